@@ -1,0 +1,56 @@
+"""The rules of No Thanks!: pure, deterministic, no I/O. Everything else in the project plays through this API."""
+
+from .config import (
+    ALL_CARDS,
+    CARDS_PLAYED,
+    CARDS_REMOVED,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    STANDARD,
+    TACTICAL,
+    GameConfig,
+    standard_chips,
+)
+from .errors import ERROR_CODES, IllegalMove
+from .records import RECORD_FORMAT, read_record, replay, to_record, write_record
+from .scoring import ScoreBreakdown, breakdown, card_points, runs_of, score, take_cost, winners
+from .state import Action, GameState, Move, apply, check, deal, from_deal, legal_actions, new_game
+from .views import PlayerView, spectator_view, view_for
+
+__all__ = [
+    "ALL_CARDS",
+    "CARDS_PLAYED",
+    "CARDS_REMOVED",
+    "ERROR_CODES",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "RECORD_FORMAT",
+    "STANDARD",
+    "TACTICAL",
+    "Action",
+    "GameConfig",
+    "GameState",
+    "IllegalMove",
+    "Move",
+    "PlayerView",
+    "ScoreBreakdown",
+    "apply",
+    "breakdown",
+    "card_points",
+    "check",
+    "deal",
+    "from_deal",
+    "legal_actions",
+    "new_game",
+    "read_record",
+    "replay",
+    "runs_of",
+    "score",
+    "spectator_view",
+    "standard_chips",
+    "take_cost",
+    "to_record",
+    "view_for",
+    "winners",
+    "write_record",
+]

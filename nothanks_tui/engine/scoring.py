@@ -1,0 +1,82 @@
+"""Scoring: runs count only their lowest card, each chip is -1, lowest total wins, ties share.
+
+Also the marginal cost of one card for a hand, which the UI shows ("Take: +22 points") and bots weigh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+def runs_of(cards: Iterable[int]) -> tuple[tuple[int, ...], ...]:
+    """Split cards into maximal runs of consecutive numbers, ascending; an isolated card is a run of one."""
+    runs: list[list[int]] = []
+    for card in sorted(cards):
+        if runs and card == runs[-1][-1] + 1:
+            runs[-1].append(card)
+        else:
+            runs.append([card])
+    return tuple(tuple(run) for run in runs)
+
+
+def card_points(cards: Iterable[int]) -> int:
+    """Points from cards alone: the lowest card of every run (isolated cards are runs of one)."""
+    held = set(cards)
+    return sum(card for card in held if card - 1 not in held)
+
+
+def score(cards: Iterable[int], chips: int) -> int:
+    """Final score: card points minus chips held. Lower is better."""
+    return card_points(cards) - chips
+
+
+def take_cost(cards: Iterable[int] | set[int] | frozenset[int], card: int) -> int:
+    """How much card points change if this hand takes ``card`` (chips on the card not counted).
+
+    +card for an isolated card, 0 when it extends a run upwards, -1 when it extends a run downwards,
+    and -(card+1) when it bridges two runs (holding 24 and 26, taking 25 lowers the score by 26).
+    """
+    held = cards if isinstance(cards, (set, frozenset)) else set(cards)
+    below = card - 1 in held
+    above = card + 1 in held
+    if below and above:
+        return -(card + 1)
+    if below:
+        return 0
+    if above:
+        return -1
+    return card
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreBreakdown:
+    """One player's score explained: runs (isolated cards are runs of one), card total, chips, final score."""
+
+    runs: tuple[tuple[int, ...], ...]
+    card_total: int
+    chips: int
+    score: int
+
+    @property
+    def isolated(self) -> tuple[int, ...]:
+        """Cards that belong to no longer run."""
+        return tuple(run[0] for run in self.runs if len(run) == 1)
+
+    @property
+    def sequences(self) -> tuple[tuple[int, ...], ...]:
+        """Runs of two or more cards."""
+        return tuple(run for run in self.runs if len(run) > 1)
+
+
+def breakdown(cards: Iterable[int], chips: int) -> ScoreBreakdown:
+    """Explain a score the way the rule texts do: 3 + 7 + 10 + 14 + 25 = 59, minus 8 chips = 51."""
+    runs = runs_of(cards)
+    total = sum(run[0] for run in runs)
+    return ScoreBreakdown(runs=runs, card_total=total, chips=chips, score=total - chips)
+
+
+def winners(scores: Sequence[int]) -> tuple[int, ...]:
+    """Seats with the lowest score; several when tied, and they share the win."""
+    best = min(scores)
+    return tuple(seat for seat, value in enumerate(scores) if value == best)
