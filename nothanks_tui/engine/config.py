@@ -57,11 +57,13 @@ class GameConfig:
                 raise IllegalMove(
                     BAD_CONFIG, f"{chips} chips for {self.players} players needs more than the box's {TOTAL_CHIPS}"
                 )
+        else:
+            # Resolve the default now, so a config equals the same config with its chip count spelled out.
+            standard = standard_chips(self.players)
+            object.__setattr__(self, "chips_per_player", standard - 1 if self.variant == TACTICAL else standard)
 
     @property
     def chips(self) -> int:
         """Chips each player starts with."""
-        if self.chips_per_player is not None:
-            return self.chips_per_player
-        standard = standard_chips(self.players)
-        return standard - 1 if self.variant == TACTICAL else standard
+        assert self.chips_per_player is not None  # resolved in __post_init__
+        return self.chips_per_player
