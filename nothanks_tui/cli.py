@@ -79,7 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"nothanks simulate: {error}", file=sys.stderr)
             return 2
-        print(result.table())
+        try:
+            print(result.table(), flush=True)
+        except BrokenPipeError:  # e.g. piped into `head`
+            sys.stderr.close()
         return 0
     if args.command == "play":
         from .client.launch import run_local_game
