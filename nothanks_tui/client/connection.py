@@ -20,6 +20,7 @@ class SeatInfo:
     name: str
     is_bot: bool = False
     away: bool = False
+    empty: bool = False  # nobody sits here yet (only before the game starts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,57 @@ class Closed:
     reason: str
 
 
-TableEvent = TableUpdate | Rejected | Closed
+@dataclass(frozen=True, slots=True)
+class TableWaiting:
+    """Seats are still filling and no game runs yet (only tables from a host send this)."""
+
+    table_id: str
+    seats: tuple[SeatInfo, ...]
+    my_seat: int | None  # None for a spectator
+    can_start: bool  # this recipient may start the game now
+    open_chips: bool = False
+    variant: str = "standard"
+
+
+TableEvent = TableUpdate | TableWaiting | Rejected | Closed
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    """One line of a host's lobby."""
+
+    table_id: str
+    players: int
+    seats: tuple[SeatInfo, ...]
+    started: bool
+    finished: bool
+    open_chips: bool
+    variant: str
+    spectators: int = 0
+
+    @property
+    def free_seats(self) -> int:
+        return sum(1 for seat in self.seats if seat.empty)
+
+
+@dataclass(frozen=True, slots=True)
+class NewTable:
+    """What a player asks for when creating a table at a host."""
+
+    players: int = 4
+    bots: int = 0  # seats filled with bots right away
+    bot: str = "rules"
+    open_chips: bool = False
+    variant: str = "standard"
+
+
+class LobbyError(Exception):
+    """The host refused a lobby request (``code`` is the host's stable error code)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
 
 
 @dataclass
@@ -82,3 +133,51 @@ class TableConnection(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Leave the table; safe to call twice."""
+
+    # Host tables only (a local table starts at once and has no empty seats): defaults refuse.
+    async def start_game(self) -> None:
+        """Start the game (the table's creator, once every seat is filled)."""
+        raise NotImplementedError
+
+    async def add_bot(self, bot: str | None = None) -> None:
+        """Fill the next empty seat with a bot (``None``: the host's default bot)."""
+        raise NotImplementedError
+
+    @property
+    def seat_token(self) -> str | None:
+        """The secret that resumes this seat after a disconnect (None: not seated, or not a host table)."""
+        return None
+
+
+class LobbyConnection(ABC):
+    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table."""
+
+    info: ConnectionInfo
+
+    @abstractmethod
+    async def start(self) -> None:
+        """Connect and introduce ourselves; raises ``LobbyError`` if the host refuses."""
+
+    @abstractmethod
+    async def list_tables(self) -> list[TableSummary]:
+        """The host's tables now."""
+
+    @abstractmethod
+    async def create_table(self, settings: NewTable) -> TableConnection:
+        """Create a table and sit at it as its creator (who adds bots and starts the game)."""
+
+    @abstractmethod
+    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
+        """Sit at a table (``seat`` None: the first free one). Raises ``LobbyError``."""
+
+    @abstractmethod
+    async def spectate(self, table_id: str) -> TableConnection:
+        """Watch a table without a seat."""
+
+    @abstractmethod
+    async def resume(self, token: str) -> TableConnection:
+        """Take back the seat a token was given for. Raises ``LobbyError`` (code ``bad_token``)."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Disconnect; safe to call twice."""

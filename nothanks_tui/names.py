@@ -1,0 +1,51 @@
+"""Player names are untrusted text typed by strangers: clean them once, at the door, the same way everywhere.
+
+A name is 1..20 printable characters. Terminal escape sequences and control characters are stripped (never
+interpreted), whitespace runs become one space. Rich markup such as ``[red]`` stays literal text: every place
+that shows a name must render it as plain text (``rich.text.Text`` / ``markup=False``), never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_NAME = 20
+MAX_RAW_NAME = 256  # longer input is refused before any cleaning work
+
+# CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC sequences, and 8-bit C1 CSI/OSC.
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]?"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+    r"|\x9d[^\x07\x9c]*[\x07\x9c]?"
+)
+_SPACES = re.compile(r"\s+")
+
+
+class BadName(ValueError):
+    """A name that is empty (after cleaning) or too long. The host answers with code ``bad_name``."""
+
+
+def clean_name(raw: object) -> str:
+    """The display form of ``raw``: escapes and control characters removed, 1..20 characters, or ``BadName``."""
+    if not isinstance(raw, str):
+        raise BadName("a name is text")
+    if len(raw) > MAX_RAW_NAME:
+        raise BadName(f"a name has at most {MAX_NAME} characters")
+    text = _ESCAPES.sub("", raw)
+    text = "".join(ch if _printable(ch) else " " if ch.isspace() else "" for ch in text)
+    text = _SPACES.sub(" ", text).strip()
+    if not text:
+        raise BadName("a name needs at least one printable character")
+    if len(text) > MAX_NAME:
+        raise BadName(f"a name has at most {MAX_NAME} characters")
+    return text
+
+
+def _printable(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    # C* = control, format (bidi overrides, zero-width), surrogate, private use, unassigned; Z[lp] = line breaks.
+    return not (category.startswith("C") or category in ("Zl", "Zp"))

@@ -1,0 +1,151 @@
+"""The client's connection interfaces talking to a ``Lobby`` in this very process, with no socket between.
+
+``nothanks host`` gives its own player an ``InProcessLobby``; the SSH front gives one to each session's App;
+tests use it to drive tables directly. Same events, same refusals as over TCP, because both go through the
+same ``Table`` methods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_tui.client.connection import (
+    Closed,
+    ConnectionInfo,
+    LobbyConnection,
+    LobbyError,
+    NewTable,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableSummary,
+)
+from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.names import BadName, clean_name
+
+from . import errors
+from .lobby import Lobby
+from .table import HostEvent, Table
+
+
+class InProcessTable(TableConnection):
+    """A seat (or a spectator's chair) at a ``Table`` of this process. Also the table's ``Member``."""
+
+    def __init__(self, name: str, info: ConnectionInfo | None = None) -> None:
+        self.name = name
+        self.info = info or ConnectionInfo(description="host")
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self._token: str | None = None
+        self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
+        self._closed = False
+
+    # Member side (called by the Table)
+    def deliver(self, event: HostEvent) -> None:
+        if isinstance(event, Closed):
+            self.table = None
+        self._events.put_nowait(event)
+
+    # TableConnection side (called by the App)
+    async def start(self) -> None:
+        if self.table is None and not self._closed:
+            raise RuntimeError("join a table through InProcessLobby first")
+
+    async def next_event(self) -> TableEvent:
+        if self._closed and self._events.empty():
+            return Closed("left the table")
+        return await self._events.get()
+
+    async def send_action(self, action: Action, state_id: int) -> None:
+        self._call(lambda table: table.submit(self, action, state_id))
+
+    async def play_again(self) -> None:
+        self._call(lambda table: table.play_again(self))
+
+    async def start_game(self) -> None:
+        self._call(lambda table: table.start(self))
+
+    async def add_bot(self, bot: str | None = None) -> None:
+        self._call(lambda table: table.add_bot(self, bot))
+
+    @property
+    def seat_token(self) -> str | None:
+        return self._token
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.table is not None:
+            self.table.leave(self)
+            self.table = None
+        self._events.put_nowait(Closed("left the table"))
+
+    def _call(self, request) -> None:  # type: ignore[no-untyped-def]
+        if self.table is None:
+            self._events.put_nowait(Rejected(errors.NOT_AT_TABLE, "you are not at a table"))
+            return
+        try:
+            request(self.table)
+        except IllegalMove as error:
+            self._events.put_nowait(Rejected(error.code, error.message))
+
+
+class InProcessLobby(LobbyConnection):
+    """A player's way into a ``Lobby`` of this process. ``name`` is cleaned here (``LobbyError`` bad_name)."""
+
+    def __init__(self, lobby: Lobby, name: str, info: ConnectionInfo | None = None) -> None:
+        self.lobby = lobby
+        self.raw_name = name
+        self.name = ""
+        self.info = info or ConnectionInfo(description="host")
+
+    async def start(self) -> None:
+        try:
+            self.name = clean_name(self.raw_name)
+        except BadName as error:
+            raise LobbyError(errors.BAD_NAME, str(error)) from None
+
+    async def list_tables(self) -> list[TableSummary]:
+        return self.lobby.tables()
+
+    async def create_table(self, settings: NewTable) -> TableConnection:
+        seat = self._seat()
+        table, index, token = _refusing(lambda: self.lobby.create_table(settings, seat))
+        seat.table, seat.seat, seat._token = table, index, token
+        return seat
+
+    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
+        member = self._seat()
+        table = _refusing(lambda: self.lobby.table(table_id))
+        index, token = _refusing(lambda: table.join(member, seat))
+        member.table, member.seat, member._token = table, index, token
+        return member
+
+    async def spectate(self, table_id: str) -> TableConnection:
+        member = self._seat()
+        table = _refusing(lambda: self.lobby.table(table_id))
+        _refusing(lambda: table.spectate(member))
+        member.table = table
+        return member
+
+    async def resume(self, token: str) -> TableConnection:
+        member = self._seat()
+        table, index = _refusing(lambda: self.lobby.resume(token, member))
+        member.table, member.seat, member._token = table, index, token
+        return member
+
+    async def close(self) -> None:
+        return None
+
+    def _seat(self) -> InProcessTable:
+        if not self.name:
+            raise LobbyError(errors.HELLO_FIRST, "call start() first")
+        return InProcessTable(self.name, self.info)
+
+
+def _refusing(call):  # type: ignore[no-untyped-def]
+    try:
+        return call()
+    except IllegalMove as error:
+        raise LobbyError(error.code, error.message) from None
