@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .bots import DEFAULT_BOT, bot_names
+from .commands import advise as advise_command
+from .commands import tournament as tournament_command
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -58,11 +60,18 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help="write one record per game here")
     simulate.add_argument("--open-chips", action="store_true")
     simulate.add_argument("--tactical", action="store_true")
+
+    tournament_command.add_parser(sub, _players, _positive)
+    advise_command.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "tournament":
+        return tournament_command.run(args)
+    if args.command == "advise":
+        return advise_command.run(args)
     if args.command == "simulate":
         from .simulate import simulate
 

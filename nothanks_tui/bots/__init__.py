@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Bot
+from .levels import EasyBot, hard_bot, medium_bot
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -44,5 +45,8 @@ DEFAULT_BOT = "rules"
 register("random", RandomBot, "takes or passes at random")
 register("threshold", ThresholdBot, "takes when the card costs it no more than the chips on it")
 register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
+register("easy", EasyBot, "level easy: a casual player who takes cards that look cheap enough")
+register("medium", medium_bot, "level medium: a quick search over a few possible decks")
+register("hard", hard_bot, "level hard: searches hundreds of possible decks and reads its rivals' habits")
 
 __all__ = ["DEFAULT_BOT", "Bot", "bot_names", "describe", "make_bot", "register"]

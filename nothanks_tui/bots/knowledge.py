@@ -1,0 +1,137 @@
+"""What one seat knows about a game, and the hidden worlds consistent with it.
+
+A search bot must decide from its own view only. This module turns a ``PlayerView`` (or an advise position) into
+an ``InfoSet``: the public table plus every chip count the seat can know. Hidden chip counts are recovered exactly
+from the public move history (everyone starts with the same chips, a pass pays one, a take collects the pot);
+without a history (an advise position) the hidden total is known and is split evenly. ``sample_deck`` then deals
+the unseen cards into one possible rest-of-deck; the other unseen cards are the ones set aside.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..engine import ALL_CARDS, TACTICAL, Action, PlayerView
+from ..engine.config import TACTICAL_REMOVED, TOTAL_CHIPS
+from ..engine.fast import cards_to_mask
+from .opponents import fit_models
+from .rollout import Model
+
+
+@dataclass(frozen=True, slots=True)
+class InfoSet:
+    """The deciding seat's knowledge. ``chips[i]`` is None only where it cannot be known (no history)."""
+
+    players: int
+    seat: int
+    card: int
+    pot: int
+    deck_left: int
+    masks: tuple[int, ...]
+    chips: tuple[int | None, ...]
+    chips_per_player: int
+    unseen: tuple[int, ...]  # cards that may still be in the deck (known set-aside cards excluded)
+    models: tuple[Model, ...] = ()  # playout model per seat (see ``opponents``); empty means ``rules`` for all
+
+    @property
+    def hidden_chip_total(self) -> int:
+        """Chips held by the seats whose counts are unknown (all chips are on the table, the pot or in hands)."""
+        total = self.chips_per_player * self.players
+        if total > TOTAL_CHIPS:
+            total = TOTAL_CHIPS
+        return total - self.pot - sum(c for c in self.chips if c is not None)
+
+
+def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
+    """Every seat's chips replayed from the public moves, or None if the history is missing or inconsistent."""
+    if len(view.moves) != view.state_id:
+        return None
+    takes = sum(1 for move in view.moves if move.action is Action.TAKE)
+    if takes != sum(len(hand) for hand in view.hands):
+        return None
+    chips = [view.chips_per_player] * view.players
+    pot = 0
+    for move in view.moves:
+        if not 0 <= move.seat < view.players:
+            return None
+        if move.action is Action.PASS:
+            chips[move.seat] -= 1
+            pot += 1
+        else:
+            chips[move.seat] += move.pot
+            pot = 0
+    if pot != view.pot or any(c < 0 for c in chips):
+        return None
+    for known, replayed in zip(view.chips, chips):
+        if known is not None and known != replayed:
+            return None
+    return tuple(chips)
+
+
+def info_from_view(view: PlayerView) -> InfoSet:
+    """The InfoSet of the seat that owns ``view``; call only when it is that seat's turn."""
+    if view.seat is None or view.card is None:
+        raise ValueError("a bot decides only for its own seat while a card is face up")
+    chips: tuple[int | None, ...] = chips_from_history(view) or view.chips
+    return make_info(
+        players=view.players,
+        seat=view.seat,
+        card=view.card,
+        pot=view.pot,
+        deck_left=view.deck_left,
+        hands=view.hands,
+        chips=chips,
+        chips_per_player=view.chips_per_player,
+        variant=view.variant,
+        models=tuple(fit_models(view)),
+    )
+
+
+def make_info(
+    players: int,
+    seat: int,
+    card: int,
+    pot: int,
+    deck_left: int,
+    hands: tuple[tuple[int, ...], ...] | list[list[int]],
+    chips: tuple[int | None, ...] | list[int | None],
+    chips_per_player: int,
+    variant: str = "standard",
+    models: tuple[Model, ...] = (),
+) -> InfoSet:
+    seen = {card}
+    for hand in hands:
+        seen.update(hand)
+    known_removed = set(TACTICAL_REMOVED) if variant == TACTICAL else set()
+    unseen = tuple(c for c in ALL_CARDS if c not in seen and c not in known_removed)
+    return InfoSet(
+        players=players,
+        seat=seat,
+        card=card,
+        pot=pot,
+        deck_left=deck_left,
+        masks=tuple(cards_to_mask(hand) for hand in hands),
+        chips=tuple(chips),
+        chips_per_player=chips_per_player,
+        unseen=unseen,
+        models=models,
+    )
+
+
+def fill_chips(info: InfoSet, rng: random.Random) -> list[int]:
+    """Every seat's chips: the known ones, and the hidden total split evenly (remainder at random) otherwise."""
+    chips = list(info.chips)
+    hidden = [seat for seat, value in enumerate(chips) if value is None]
+    if hidden:
+        total = max(0, info.hidden_chip_total)
+        share, extra = divmod(total, len(hidden))
+        lucky = set(rng.sample(hidden, extra))
+        for seat in hidden:
+            chips[seat] = share + (1 if seat in lucky else 0)
+    return chips  # type: ignore[return-value]
+
+
+def sample_deck(info: InfoSet, rng: random.Random) -> list[int]:
+    """One possible order of the ``deck_left`` face-down cards, drawn uniformly from the unseen cards."""
+    return rng.sample(info.unseen, info.deck_left)

@@ -1,0 +1,42 @@
+"""Difficulty levels for people: ``easy``, ``medium`` and ``hard``.
+
+- ``easy``: a casual player. Takes a card when its net cost (what it adds to the score, less the chips on it) is
+  under a limit it picks on a whim each time (0 to 18 points), takes run-extending cards at once, and never plans
+  ahead or watches its chips. Beatable by a new player, yet it never takes a card for no reason.
+- ``medium``: the search bot on a small budget (few sampled worlds), with no reading of its rivals' habits.
+- ``hard``: the search bot at full budget, reading each rival's habits from the public history.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..engine.fast import mask_take_cost
+from .search import SearchBot, SearchSettings
+from .simple import FastPolicyBot
+
+MEDIUM = SearchSettings(max_worlds=40, min_worlds=16, check_every=8, stop_z=2.0, read_rivals=False)
+HARD = SearchSettings()
+
+
+class EasyBot(FastPolicyBot):
+    """A casual player (see the module docstring)."""
+
+    name = "easy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def decide(self, card: int, pot: int, my_chips: int, masks: list[int], seat: int, deck_left: int) -> bool:
+        cost = mask_take_cost(masks[seat], card)
+        if cost <= 0:
+            return True
+        return cost - pot <= self._random.randint(0, 18)
+
+
+def medium_bot(seed: int | None = None) -> SearchBot:
+    return SearchBot(seed, MEDIUM, name="medium")
+
+
+def hard_bot(seed: int | None = None) -> SearchBot:
+    return SearchBot(seed, HARD, name="hard")

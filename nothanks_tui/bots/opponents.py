@@ -1,0 +1,54 @@
+"""Reading rivals from the public history: which playout model best explains each rival's past moves.
+
+Every past decision is public (who took or passed which card with how many chips on it), and so is every hand at
+that moment and, replayed from the history, every chip count. For each rival this counts how often each candidate
+``Model`` would have decided differently and keeps the one with fewest misses (``rules`` wins ties and needs no
+evidence, so a rival with little history is played as a sensible player).
+"""
+
+from __future__ import annotations
+
+from ..engine import CARDS_PLAYED, Action, PlayerView
+from .rollout import MODELS, RULES, Model, model_takes
+
+# Misses a model other than ``rules`` must save before it replaces ``rules`` as a rival's model.
+SWITCH_MARGIN = 1
+
+
+def fit_models(view: PlayerView) -> list[Model]:
+    """One playout model per seat; the viewer's own seat plays ``rules``."""
+    players = view.players
+    misses = [dict.fromkeys(MODELS, 0) for _ in range(players)]
+    masks = [0] * players
+    chips = [view.chips_per_player] * players
+    taken = 0
+    for move in view.moves:
+        seat = move.seat
+        if not 0 <= seat < players:
+            break
+        took = move.action is Action.TAKE
+        mine = chips[seat]
+        if seat != view.seat and mine > 0:
+            union = 0
+            for other, mask in enumerate(masks):
+                if other != seat:
+                    union |= mask
+            left = CARDS_PLAYED - taken - 1
+            for name, model in MODELS.items():
+                if model_takes(model, move.card, move.pot, mine, masks[seat], union, players, left) != took:
+                    misses[seat][name] += 1
+        if took:
+            chips[seat] = mine + move.pot
+            masks[seat] |= 1 << move.card
+            taken += 1
+        else:
+            chips[seat] = mine - 1
+    models = []
+    for seat in range(players):
+        best = RULES
+        best_misses = misses[seat]["rules"] - SWITCH_MARGIN
+        for name, model in MODELS.items():
+            if misses[seat][name] < best_misses:
+                best, best_misses = model, misses[seat][name]
+        models.append(RULES if seat == view.seat else best)
+    return models

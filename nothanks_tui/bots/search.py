@@ -1,0 +1,142 @@
+"""The search bot: determinized Monte Carlo over worlds consistent with its own view.
+
+For each sampled world (an order for the unseen cards still in the deck, the rest set aside; hidden chips from the
+public history) it plays the game out twice with the rule-based playout policy, once after taking and once after
+passing, and compares what each leaves it with. Both branches see the same world (common random numbers), so the
+difference between take and pass is measured with far less noise than either value alone. It stops sampling
+early once one action is ahead by several standard errors; the number of worlds depends only on the view and the
+bot's seed, so a decision is deterministic and never depends on the clock.
+
+What a world is worth to the bot (``utility``) mixes its own score with beating the best rival: winning is what a
+player wants, but a lower score is what the other targets measure.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..engine import Action, PlayerView
+from .knowledge import InfoSet, fill_chips, info_from_view, sample_deck
+from .rollout import RULES, mask_score, playout
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How hard a search bot thinks: worlds sampled per decision and when it may stop early."""
+
+    max_worlds: int = 400
+    min_worlds: int = 48
+    check_every: int = 16
+    stop_z: float = 3.0  # stop once |mean difference| exceeds this many standard errors
+    margin_weight: float = 1.0  # weight of (best rival score - own score) against -(own score)
+    read_rivals: bool = True  # fit each rival's playout model to its past moves (else all play ``rules``)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Mean utility of taking and of passing (higher is better), the bot's own mean final score after each, and how
+    many worlds were sampled."""
+
+    take: float
+    pass_: float | None  # None when passing is not allowed (no chips)
+    worlds: int
+    take_score: float = 0.0
+    pass_score: float | None = None
+
+    @property
+    def action(self) -> Action:
+        return Action.TAKE if self.pass_ is None or self.take >= self.pass_ else Action.PASS
+
+
+def _seed_for(seed: int, info: InfoSet) -> int:
+    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
+    key = (seed, info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chips, info.models)
+    return hash(key) & 0xFFFF_FFFF_FFFF
+
+
+def _utility(scores: list[int], seat: int, margin_weight: float) -> float:
+    mine = scores[seat]
+    best_rival = min(s for i, s in enumerate(scores) if i != seat)
+    return margin_weight * (best_rival - mine) - mine
+
+
+def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
+    """Estimate take and pass for the seat to move in ``info``."""
+    rng = random.Random(_seed_for(seed, info))
+    me = info.seat
+    card = info.card
+    pot = info.pot
+    players = info.players
+    hidden = any(c is None for c in info.chips)
+    known_chips = list(info.chips)
+    masks = list(info.masks)
+    weight = settings.margin_weight
+    models = list(info.models) if settings.read_rivals and info.models else [RULES] * players
+    my_chips = known_chips[me] or 0
+    take_sum = 0.0
+    take_score_sum = 0
+    pass_score_sum = 0
+    diff_sum = 0.0
+    diff_sq = 0.0
+    worlds = 0
+    next_seat = (me + 1) % players
+    for worlds in range(1, settings.max_worlds + 1):
+        deck = sample_deck(info, rng)
+        chips = fill_chips(info, rng) if hidden else known_chips
+        take_masks = masks.copy()
+        take_masks[me] |= 1 << card
+        take_chips = chips.copy()
+        take_chips[me] += pot
+        if deck:
+            take_scores = playout(deck[0], 0, me, take_masks, take_chips, deck, 1, models)
+        else:
+            take_scores = [mask_score(m, c) for m, c in zip(take_masks, take_chips)]
+        take_value = _utility(take_scores, me, weight)
+        take_sum += take_value
+        take_score_sum += take_scores[me]
+        if my_chips <= 0:
+            if worlds >= settings.min_worlds:
+                break
+            continue
+        pass_chips = chips.copy()
+        pass_chips[me] -= 1
+        pass_scores = playout(card, pot + 1, next_seat, masks.copy(), pass_chips, deck, 0, models)
+        pass_score_sum += pass_scores[me]
+        diff = take_value - _utility(pass_scores, me, weight)
+        diff_sum += diff
+        diff_sq += diff * diff
+        if worlds >= settings.min_worlds and worlds % settings.check_every == 0:
+            mean = diff_sum / worlds
+            variance = max(0.0, diff_sq / worlds - mean * mean)
+            if mean * mean > settings.stop_z**2 * variance / worlds:
+                break
+    take_mean = take_sum / worlds
+    take_score = take_score_sum / worlds
+    if my_chips <= 0:
+        return Evaluation(take=take_mean, pass_=None, worlds=worlds, take_score=take_score)
+    return Evaluation(
+        take=take_mean,
+        pass_=take_mean - diff_sum / worlds,
+        worlds=worlds,
+        take_score=take_score,
+        pass_score=pass_score_sum / worlds,
+    )
+
+
+class SearchBot:
+    """Plays from its own view by sampling worlds and playing each out after taking and after passing."""
+
+    def __init__(self, seed: int | None = None, settings: SearchSettings | None = None, name: str = "search") -> None:
+        self.name = name
+        self.seed = random.randrange(1 << 32) if seed is None else seed
+        self.settings = settings or SearchSettings()
+
+    def evaluate(self, info: InfoSet) -> Evaluation:
+        return evaluate(info, self.settings, self.seed)
+
+    def choose(self, view: PlayerView) -> Action:
+        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
+        if (view.my_chips or 0) <= 0:
+            return Action.TAKE
+        return self.evaluate(info_from_view(view)).action

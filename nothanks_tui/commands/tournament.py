@@ -1,0 +1,60 @@
+"""``nothanks tournament``: wiring between argparse and ``nothanks_tui.tournament``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from ..bots import bot_names
+
+
+def add_parser(sub: argparse._SubParsersAction, players_type, positive_type) -> None:
+    parser = sub.add_parser(
+        "tournament",
+        help="paired-deal bot tournament: mean score with 95%% CI, win share, Elo, decision times",
+        description=(
+            "Plays the same deals under every seating of the line-up and reports, per bot, the mean score with a "
+            "95%% confidence interval, the win share (ties shared) against parity, an Elo-style rating and "
+            "decision-time percentiles. Bots named for fewer seats than --players repeat the last name: "
+            "'hard threshold' at 3 players is hard against two threshold bots."
+        ),
+    )
+    parser.add_argument("bots", nargs="+", metavar="BOT", help=f"one of: {', '.join(bot_names())}")
+    parser.add_argument("--players", type=players_type, default=3)
+    parser.add_argument("--games", type=positive_type, default=300, help="at least this many games (whole deals)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--jobs", type=positive_type, default=os.cpu_count() or 1, help="worker processes (default: every core)"
+    )
+    parser.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the report as JSON")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="what to print on stdout")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..tournament import tournament
+
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    try:
+        report = tournament(
+            args.bots,
+            players=args.players,
+            games=args.games,
+            seed=args.seed,
+            jobs=args.jobs,
+            open_chips=args.open_chips,
+        )
+    except ValueError as error:
+        print(f"nothanks tournament: {error}", file=sys.stderr)
+        return 2
+    data = json.dumps(report.to_dict(), indent=2)
+    if args.json is not None:
+        args.json.write_text(data + "\n")
+    print(data if args.format == "json" else report.table())
+    return 0

@@ -1,0 +1,163 @@
+"""Turning tournament games into the numbers we judge bots by, as a table for people and JSON for programs.
+
+Per bot: mean score with a 95% confidence interval, win share (ties shared) against parity (1/players) with its
+interval, an Elo-style rating from every pairwise meeting at the table, and decision time p50/p99. Games of one
+deal are correlated (same cards), so intervals treat the deal, not the game, as the independent sample.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..engine.scoring import winners
+from .runner import DealResult
+from .stats import elo_ratings, mean_ci, percentile
+
+
+@dataclass(frozen=True, slots=True)
+class BotSummary:
+    name: str
+    seats: int  # copies of this bot in the line-up
+    games: int  # seat-games played (games x copies)
+    mean_score: float
+    score_ci: float | None  # half-width of the 95% interval
+    win_share: float
+    win_ci: float | None
+    elo: float
+    decisions: int
+    time_p50_ms: float | None
+    time_p99_ms: float | None
+    time_max_ms: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentReport:
+    players: int
+    lineup: tuple[str, ...]
+    deals: int
+    games: int
+    seatings_per_deal: int
+    seed: int
+    jobs: int
+    seconds: float
+    bots: tuple[BotSummary, ...]
+
+    @property
+    def parity(self) -> float:
+        return 1 / self.players
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["parity"] = self.parity
+        data["lineup"] = list(self.lineup)
+        data["bots"] = [asdict(bot) for bot in self.bots]
+        return data
+
+    def table(self) -> str:
+        lines = [
+            f"{self.games} games ({self.deals} deals x {self.seatings_per_deal} seatings), {self.players} players, "
+            f"seed {self.seed}, {self.jobs} job(s), {self.seconds:.1f} s",
+            f"line-up: {' '.join(self.lineup)}   parity {self.parity:.1%}",
+            f"{'bot':<12}{'seats':>6}{'mean score':>18}{'win share':>16}{'x parity':>9}{'elo':>7}"
+            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}",
+        ]
+        for bot in self.bots:
+            score = f"{bot.mean_score:7.2f}" + (f" ±{bot.score_ci:5.2f}" if bot.score_ci is not None else " " * 7)
+            win = f"{bot.win_share:6.1%}" + (f" ±{bot.win_ci:5.1%}" if bot.win_ci is not None else " " * 7)
+            p50 = "-" if bot.time_p50_ms is None else f"{bot.time_p50_ms:.2f}"
+            p99 = "-" if bot.time_p99_ms is None else f"{bot.time_p99_ms:.2f}"
+            lines.append(
+                f"{bot.name:<12}{bot.seats:>6}{score:>18}{win:>16}{bot.win_share / self.parity:>9.2f}{bot.elo:>7.0f}"
+                f"{bot.decisions:>8}{p50:>8}{p99:>8}"
+            )
+        return "\n".join(lines)
+
+
+def pairwise_results(deals: Sequence[DealResult]) -> dict[tuple[str, str], tuple[float, int]]:
+    """Every meeting of two different bots at one table: (a, b) -> (points of a, meetings); lower score wins."""
+    points: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
+    for result in deals:
+        for names, scores in result.games:
+            for i in range(len(names)):
+                for j in range(i + 1, len(names)):
+                    a, b = names[i], names[j]
+                    if a == b:
+                        continue
+                    outcome = 1.0 if scores[i] < scores[j] else 0.5 if scores[i] == scores[j] else 0.0
+                    if a > b:
+                        a, b, outcome = b, a, 1.0 - outcome
+                    entry = points[(a, b)]
+                    entry[0] += outcome
+                    entry[1] += 1
+    return {pair: (value[0], int(value[1])) for pair, value in points.items()}
+
+
+def summarize(
+    lineup: Sequence[str],
+    players: int,
+    deals: Sequence[DealResult],
+    times: Mapping[str, Sequence[float]],
+    seed: int,
+    jobs: int,
+    seconds: float,
+) -> TournamentReport:
+    names = list(dict.fromkeys(lineup))
+    per_deal_score: dict[str, list[float]] = {name: [] for name in names}
+    per_deal_wins: dict[str, list[float]] = {name: [] for name in names}
+    totals = {name: [0, 0.0, 0.0] for name in names}  # seat-games, score sum, wins
+    for result in deals:
+        deal_totals = {name: [0, 0.0, 0.0] for name in names}
+        for seat_names, scores in result.games:
+            best = winners(scores)
+            for seat, name in enumerate(seat_names):
+                entry = deal_totals[name]
+                entry[0] += 1
+                entry[1] += scores[seat]
+                if seat in best:
+                    entry[2] += 1 / len(best)
+        for name, (count, score_sum, wins) in deal_totals.items():
+            if count:
+                per_deal_score[name].append(score_sum / count)
+                per_deal_wins[name].append(wins / count)
+                totals[name][0] += count
+                totals[name][1] += score_sum
+                totals[name][2] += wins
+    elo = elo_ratings(pairwise_results(deals), names) if len(names) > 1 else {names[0]: 1500.0}
+    bots = []
+    for name in names:
+        count, score_sum, wins = totals[name]
+        score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
+        win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
+        samples = list(times.get(name, ()))
+        bots.append(
+            BotSummary(
+                name=name,
+                seats=list(lineup).count(name),
+                games=count,
+                mean_score=score_sum / count if count else 0.0,
+                score_ci=score_ci,
+                win_share=wins / count if count else 0.0,
+                win_ci=win_ci,
+                elo=elo[name],
+                decisions=len(samples),
+                time_p50_ms=percentile(samples, 0.5) * 1e3 if samples else None,
+                time_p99_ms=percentile(samples, 0.99) * 1e3 if samples else None,
+                time_max_ms=max(samples) * 1e3 if samples else None,
+            )
+        )
+    games = sum(len(result.games) for result in deals)
+    seatings = len(deals[0].games) if deals else 0
+    return TournamentReport(
+        players=players,
+        lineup=tuple(lineup),
+        deals=len(deals),
+        games=games,
+        seatings_per_deal=seatings,
+        seed=seed,
+        jobs=jobs,
+        seconds=seconds,
+        bots=tuple(bots),
+    )

@@ -1,0 +1,146 @@
+"""Paired-deal tournaments: the same deals played under every seating of the same line-up, over many processes.
+
+A line-up names the bot in each seat (a name may repeat: ``hard threshold threshold``). Every deal is played once
+per distinct seating permutation of the line-up, so each bot meets the same cards from every seat and the luck of
+the deal and of the seat order cancels. With more than ``MAX_SEATINGS`` distinct permutations (7 different bots)
+a deal is played under the ``players`` rotations of one shuffled seating instead, so every bot still sits in
+every seat once per deal. Bots are made fresh for every game with a seed drawn from the tournament seed, the deal
+and the seat, so results do not depend on ``jobs``.
+
+Bots with a fast ``decide`` play through the fast playout core; any game with another bot plays through the
+reference engine, each bot seeing only its own ``view_for``. Decision times are measured around every call where
+the bot had a choice (it held chips).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import random
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from ..bots import Bot, make_bot
+from ..engine import GameConfig, apply, deal, new_game, view_for
+from ..engine.fast import mask_points, play_fast
+
+log = logging.getLogger(__name__)
+
+MAX_SEATINGS = 720
+
+
+def seatings_for(lineup: Sequence[str]) -> list[tuple[int, ...]]:
+    """Distinct seatings of the line-up, each as line-up indices per seat (one per distinct name pattern)."""
+    names = list(lineup)
+    distinct: dict[tuple[str, ...], tuple[int, ...]] = {}
+    for order in itertools.permutations(range(len(names))):
+        key = tuple(names[i] for i in order)
+        distinct.setdefault(key, order)
+    if len(distinct) > MAX_SEATINGS:
+        return []
+    return sorted(distinct.values(), key=lambda order: tuple(names[i] for i in order))
+
+
+@dataclass
+class DealResult:
+    """All games of one deal: per game the bot name in each seat and the final scores."""
+
+    deal: int
+    games: list[tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=list)
+
+
+@dataclass
+class ChunkResult:
+    deals: list[DealResult]
+    decision_times: dict[str, list[float]]
+
+
+def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
+    return random.Random(f"{seed}:{deal_index}:{seating}:{seat}").getrandbits(48)
+
+
+class _Timed:
+    """Wraps a bot's ``choose``/``decide`` to record how long each real choice took."""
+
+    def __init__(self, bot: Bot, times: list[float]) -> None:
+        self.bot = bot
+        self.times = times
+
+    def choose(self, view):
+        started = time.perf_counter()
+        action = self.bot.choose(view)
+        if (view.my_chips or 0) > 0:
+            self.times.append(time.perf_counter() - started)
+        return action
+
+    def decide(self, card, pot, my_chips, masks, seat, deck_left):
+        started = time.perf_counter()
+        take = self.bot.decide(card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
+        self.times.append(time.perf_counter() - started)
+        return take
+
+
+def _play_one(config: GameConfig, deal_seed: int, bots: Sequence[_Timed]) -> tuple[int, ...]:
+    if all(hasattr(timed.bot, "decide") for timed in bots):
+        deck, _removed, first = deal(config, deal_seed)
+        _moves, masks, chips = play_fast(deck, first, config.chips, [timed.decide for timed in bots])
+        return tuple(mask_points(mask) - chip for mask, chip in zip(masks, chips))
+    state = new_game(config, deal_seed)
+    while not state.finished:
+        seat = state.to_move
+        state = apply(state, bots[seat].choose(view_for(state, seat)), seat)
+    return state.scores()
+
+
+def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]) -> ChunkResult:
+    """Play every seating of each deal in ``deal_indices`` (runs in a worker process)."""
+    seatings = seatings_for(lineup)
+    players = config.players
+    times: dict[str, list[float]] = defaultdict(list)
+    results = []
+    for deal_index in deal_indices:
+        deal_seed = random.Random(f"deal:{seed}:{deal_index}").getrandbits(48)
+        orders = seatings
+        if not orders:
+            shuffled = list(range(players))
+            random.Random(f"seating:{seed}:{deal_index}").shuffle(shuffled)
+            orders = [tuple(shuffled[(seat + shift) % players] for seat in range(players)) for shift in range(players)]
+        result = DealResult(deal_index)
+        for seating_index, order in enumerate(orders):
+            names = tuple(lineup[i] for i in order)
+            bots = [
+                _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name])
+                for seat, name in enumerate(names)
+            ]
+            result.games.append((names, tuple(_play_one(config, deal_seed, bots))))
+        results.append(result)
+    return ChunkResult(results, dict(times))
+
+
+def run_games(
+    lineup: Sequence[str], config: GameConfig, seed: int, deals: int, jobs: int = 1
+) -> tuple[list[DealResult], dict[str, list[float]]]:
+    """Play ``deals`` deals (every seating each) over ``jobs`` processes; results in deal order."""
+    indices = list(range(deals))
+    if jobs <= 1 or deals <= 1:
+        chunks = [play_deals(lineup, config, seed, indices)]
+    else:
+        size = max(1, deals // (jobs * 8))
+        parts = [indices[i : i + size] for i in range(0, deals, size)]
+        chunks = []
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(play_deals, list(lineup), config, seed, part) for part in parts]
+            for done, future in enumerate(futures, 1):
+                chunks.append(future.result())
+                log.info("tournament: %d/%d chunks done", done, len(parts))
+    all_deals: list[DealResult] = []
+    times: dict[str, list[float]] = defaultdict(list)
+    for chunk in chunks:
+        all_deals.extend(chunk.deals)
+        for name, values in chunk.decision_times.items():
+            times[name].extend(values)
+    all_deals.sort(key=lambda d: d.deal)
+    return all_deals, dict(times)

@@ -1,0 +1,96 @@
+"""Tournament statistics on known inputs, and tiny tournaments that check the bookkeeping."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from nothanks_tui.cli import main
+from nothanks_tui.tournament import expand_lineup, tournament
+from nothanks_tui.tournament.runner import seatings_for
+from nothanks_tui.tournament.stats import elo_ratings, mean_ci, percentile, t95
+
+
+def test_mean_ci_matches_the_textbook_student_t_interval():
+    ci = mean_ci([1, 2, 3, 4, 5])
+    assert ci.mean == 3
+    # sd = sqrt(2.5), se = sqrt(0.5), t(4) = 2.776
+    assert ci.half_width == pytest.approx(2.776 * math.sqrt(0.5))
+    assert mean_ci([7.0]).half_width is None
+    assert mean_ci([2.0] * 10).half_width == 0
+    assert t95(1) == 12.706 and t95(1000) == 1.96 and 1.98 <= t95(100) <= 2.0
+
+
+def test_percentile_interpolates_between_ranks():
+    values = list(range(1, 101))
+    assert percentile(values, 0.5) == pytest.approx(50.5)
+    assert percentile(values, 0.99) == pytest.approx(99.01)
+    assert percentile([4.0], 0.99) == 4.0
+
+
+def test_elo_gap_for_a_75_percent_score_is_191_points():
+    ratings = elo_ratings({("a", "b"): (750.0, 1000)}, ["a", "b"], prior=0)
+    assert ratings["a"] - ratings["b"] == pytest.approx(400 * math.log10(3), abs=0.01)
+    assert (ratings["a"] + ratings["b"]) / 2 == pytest.approx(1500)
+
+
+def test_elo_recovers_consistent_strengths_of_three_players():
+    # Strengths 4 : 2 : 1 give a 2/3 score between neighbours and 4/5 between the ends.
+    results = {("a", "b"): (2 / 3 * 900, 900), ("b", "c"): (2 / 3 * 900, 900), ("a", "c"): (0.8 * 900, 900)}
+    ratings = elo_ratings(results, ["a", "b", "c"], prior=0)
+    step = 400 * math.log10(2)
+    assert ratings["a"] - ratings["b"] == pytest.approx(step, abs=0.01)
+    assert ratings["b"] - ratings["c"] == pytest.approx(step, abs=0.01)
+
+
+def test_elo_of_a_clean_sweep_is_large_but_finite():
+    ratings = elo_ratings({("a", "b"): (100.0, 100)}, ["a", "b"])
+    assert 500 < ratings["a"] - ratings["b"] < 2000
+
+
+def test_lineups_and_seatings():
+    assert expand_lineup(["hard", "threshold"], 4) == ["hard", "threshold", "threshold", "threshold"]
+    with pytest.raises(ValueError):
+        expand_lineup(["nobody"], 3)
+    assert len(seatings_for(["a", "b", "b"])) == 3
+    assert len(seatings_for(["a", "b", "c"])) == 6
+    assert seatings_for(list("abcdefg")) == []  # 5040: rotations instead
+
+
+def test_a_tiny_tournament_adds_up_and_does_not_depend_on_jobs():
+    report = tournament(["rules", "threshold"], players=3, games=30, seed=5, jobs=1)
+    assert (report.deals, report.seatings_per_deal, report.games) == (10, 3, 30)
+    by_name = {bot.name: bot for bot in report.bots}
+    assert by_name["rules"].games == 30 and by_name["threshold"].games == 60
+    # Every game has exactly one win to share out.
+    assert sum(bot.win_share * bot.games for bot in report.bots) == pytest.approx(30)
+    assert by_name["rules"].decisions > 0 and by_name["rules"].time_p50_ms is not None
+    again = tournament(["rules", "threshold"], players=3, games=30, seed=5, jobs=2)
+    strip = lambda r: [(b.name, b.mean_score, b.score_ci, b.win_share, b.elo) for b in r.bots]  # noqa: E731
+    assert strip(again) == strip(report)
+
+
+def test_with_too_many_seatings_every_bot_sits_in_every_seat_once_per_deal(monkeypatch):
+    monkeypatch.setattr("nothanks_tui.tournament.runner.MAX_SEATINGS", 100)  # this line-up has 630
+    report = tournament(["random", "threshold", "rules", "easy", "random", "threshold", "rules"], 7, 14, seed=1)
+    assert report.seatings_per_deal == 7 and report.deals == 2
+    assert {bot.name: bot.games for bot in report.bots} == {"random": 28, "threshold": 28, "rules": 28, "easy": 14}
+
+
+def test_a_search_bot_plays_in_a_tournament(capsys, tmp_path):
+    out = tmp_path / "report.json"
+    code = main(["tournament", "medium", "random", "--players", "2", "--games", "2", "--jobs", "1", "--json", str(out)])
+    assert code == 0
+    table = capsys.readouterr().out
+    assert "medium" in table and "p99 ms" in table
+    data = json.loads(out.read_text())
+    assert data["games"] == 2 and data["parity"] == 0.5
+    assert {bot["name"] for bot in data["bots"]} == {"medium", "random"}
+    assert data["bots"][0]["time_p50_ms"] is not None
+
+
+def test_unknown_bot_is_a_clear_error(capsys):
+    assert main(["tournament", "nobody", "--games", "1"]) == 2
+    assert "unknown bot" in capsys.readouterr().err
