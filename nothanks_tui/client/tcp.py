@@ -1,0 +1,328 @@
+"""The client side of the TCP protocol: a host's lobby and one table over one msgpack connection.
+
+``TcpLobby`` opens the socket, exchanges hellos and runs one reader task that routes frames: replies to the
+pending lobby request that carries the same ``id``, table events to the current ``TcpTable``. Everything from
+the host is checked (limits, then shape) before it becomes an event; a host that sends garbage is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from typing import Any
+
+import msgpack
+
+from .. import __version__
+from ..engine import Action
+from ..protocol import (
+    DEFAULT_PORT,
+    PROTOCOL_VERSION,
+    client_unpacker,
+    encode,
+    event_from_wire,
+    summary_from_wire,
+)
+from .connection import (
+    Closed,
+    ConnectionInfo,
+    LobbyConnection,
+    LobbyError,
+    NewTable,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableSummary,
+)
+
+log = logging.getLogger(__name__)
+
+REQUEST_TIMEOUT = 10.0
+CONNECT_TIMEOUT = 10.0
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``[v6]:PORT`` or a bare IPv6 address -> (host, port). ValueError if unreadable."""
+    text = text.strip()
+    if not text:
+        raise ValueError("empty address")
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = int(rest[1:]) if rest.startswith(":") else default_port
+    elif text.count(":") == 1:
+        host, _, port_text = text.partition(":")
+        port = int(port_text)
+    else:
+        host, port = text, default_port
+    if not host or not 0 < port < 65536:
+        raise ValueError(f"cannot read address {text!r}")
+    return host, port
+
+
+class TcpTable(TableConnection):
+    """The table this client sits at (or watches) through a ``TcpLobby``'s connection."""
+
+    def __init__(self, lobby: TcpLobby, table_id: str, seat: int | None, token: str | None) -> None:
+        self.lobby = lobby
+        self.info = lobby.info
+        self.table_id = table_id
+        self.seat = seat
+        self._token = token
+        self.events: asyncio.Queue[TableEvent] = asyncio.Queue()
+        self._closed = False
+
+    async def start(self) -> None:
+        return None
+
+    async def next_event(self) -> TableEvent:
+        if self._closed and self.events.empty():
+            return Closed("left the table")
+        return await self.events.get()
+
+    async def send_action(self, action: Action, state_id: int) -> None:
+        await self.lobby.send({"type": "action", "action": Action(action).value, "state_id": state_id})
+
+    async def play_again(self) -> None:
+        await self.lobby.send({"type": "play_again"})
+
+    async def start_game(self) -> None:
+        await self.lobby.send({"type": "start"})
+
+    async def add_bot(self, bot: str | None = None) -> None:
+        await self.lobby.send({"type": "add_bot", "bot": bot})
+
+    @property
+    def seat_token(self) -> str | None:
+        return self._token
+
+    async def close(self) -> None:
+        """Leave the table; the lobby connection stays open for the next one."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.lobby.table is self:
+            self.lobby.table = None
+            with contextlib.suppress(LobbyError, ConnectionError, OSError):
+                await self.lobby.request({"type": "leave"})
+        self.events.put_nowait(Closed("left the table"))
+
+
+class TcpLobby(LobbyConnection):
+    """A connection to a host: lobby requests, and the one table we are at."""
+
+    def __init__(self, host: str, port: int = DEFAULT_PORT, name: str = "player") -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self.info = ConnectionInfo(description=f"{host}:{port}")
+        self.table: TcpTable | None = None
+        self.server_name = ""
+        self.closed_reason: str | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+        self._read_task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        try:
+            self._reader, self._writer = await asyncio.wait_for(
+                asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
+            )
+        except (OSError, TimeoutError) as error:
+            raise LobbyError("unreachable", f"cannot reach {self.host}:{self.port}: {error}") from None
+        unpacker = client_unpacker()
+        await self._write({"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client()})
+        hello = await self._read_one(unpacker)
+        if hello.get("type") == "error":
+            raise LobbyError(str(hello.get("code")), str(hello.get("message")))
+        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
+            await self.close()
+            raise LobbyError("bad_version", f"the host speaks protocol {hello.get('protocol')!r}, we speak 1")
+        self.server_name = str(hello.get("server", ""))
+        welcome = await self._read_one(unpacker)
+        if welcome.get("type") == "error":
+            await self.close()
+            raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
+        self.name = str(welcome.get("name", self.name))
+        self.info.extras["name"] = self.name
+        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(unpacker))
+
+    async def list_tables(self) -> list[TableSummary]:
+        reply = await self.request({"type": "list_tables"})
+        try:
+            return [summary_from_wire(item) for item in reply["tables"]]
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError("bad_frame", f"the host sent an unreadable table list: {error}") from None
+
+    async def create_table(self, settings: NewTable) -> TableConnection:
+        return await self._sit(
+            {
+                "type": "create_table",
+                "players": settings.players,
+                "bots": settings.bots,
+                "bot": settings.bot,
+                "open_chips": settings.open_chips,
+                "variant": settings.variant,
+            }
+        )
+
+    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
+        return await self._sit({"type": "join", "table": table_id, "seat": seat})
+
+    async def spectate(self, table_id: str) -> TableConnection:
+        return await self._sit({"type": "spectate", "table": table_id})
+
+    async def resume(self, token: str) -> TableConnection:
+        return await self._sit({"type": "resume", "token": token})
+
+    async def close(self) -> None:
+        if self._writer is None:
+            return
+        writer, self._writer = self._writer, None
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            writer.write(encode({"type": "bye"}))
+            writer.close()
+            await asyncio.wait_for(writer.wait_closed(), 2.0)
+        if self._read_task is not None and self._read_task is not asyncio.current_task():
+            self._read_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._read_task
+        self._end("disconnected")
+
+    # ---------------------------------------------------------------- plumbing
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
+        if self._writer is None:
+            if self.table is not None:
+                self.table.events.put_nowait(Closed(self.closed_reason or "not connected"))
+            return
+        await self._write(message)
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
+        if self._writer is None:
+            raise LobbyError("closed", self.closed_reason or "not connected")
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self._write({**message, "id": request_id})
+            reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
+        except TimeoutError:
+            raise LobbyError("timeout", "the host did not answer") from None
+        finally:
+            self._pending.pop(request_id, None)
+        if reply.get("type") == "error":
+            raise LobbyError(str(reply.get("code")), str(reply.get("message")))
+        return reply
+
+    async def _sit(self, message: dict[str, Any]) -> TcpTable:
+        if self.table is not None:
+            await self.table.close()
+        # The table's first events may arrive right behind the reply: route them to a table made in advance.
+        table = TcpTable(self, "", None, None)
+        self.table = table
+        try:
+            reply = await self.request(message)
+        except BaseException:
+            self.table = None
+            raise
+        table.table_id = str(reply.get("table", ""))
+        seat = reply.get("seat")
+        table.seat = seat if isinstance(seat, int) else None
+        token = reply.get("token")
+        table._token = token if isinstance(token, str) else None
+        return table
+
+    async def _write(self, message: dict[str, Any]) -> None:
+        if self._writer is None:
+            raise LobbyError("closed", "not connected")
+        self._writer.write(encode(message))
+        await self._writer.drain()
+
+    async def _read_one(self, unpacker: msgpack.Unpacker) -> dict[str, Any]:
+        assert self._reader is not None
+        while True:
+            try:
+                message = next(unpacker)
+            except StopIteration:
+                data = await asyncio.wait_for(self._reader.read(65536), REQUEST_TIMEOUT)
+                if not data:
+                    raise LobbyError("closed", "the host closed the connection") from None
+                unpacker.feed(data)
+                continue
+            if not isinstance(message, dict):
+                raise LobbyError("bad_frame", "the host sent something that is not a message")
+            return message
+
+    async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
+        reason = "the host closed the connection"
+        try:
+            assert self._reader is not None
+            while True:
+                for message in unpacker:
+                    if not isinstance(message, dict):
+                        raise ValueError("not a map")
+                    closing = self._route(message)
+                    if closing is not None:
+                        reason = closing
+                data = await self._reader.read(65536)
+                if not data:
+                    break
+                unpacker.feed(data)
+        except asyncio.CancelledError:
+            raise
+        except (ConnectionError, OSError):
+            reason = "the connection to the host was lost"
+        except (msgpack.UnpackException, ValueError, TypeError, KeyError) as error:
+            log.warning("host sent a malformed frame: %r", error)
+            reason = "the host sent a malformed message"
+        self._end(reason)
+
+    def _route(self, message: dict[str, Any]) -> str | None:
+        kind = message.get("type")
+        reply_to = message.get("re")
+        if isinstance(reply_to, int) and reply_to in self._pending:
+            future = self._pending.pop(reply_to)
+            if not future.done():
+                future.set_result(message)
+            return None
+        if kind in ("update", "waiting"):
+            if self.table is not None:
+                self.table.events.put_nowait(event_from_wire(message))
+        elif kind == "error":
+            code, text = str(message.get("code", "error")), str(message.get("message", ""))
+            if message.get("fatal"):
+                return f"{text} ({code})"
+            if self.table is not None:
+                self.table.events.put_nowait(Rejected(code, text))
+        elif kind == "table_closed":
+            if self.table is not None:
+                self.table.events.put_nowait(Closed(str(message.get("reason", "table closed"))))
+                self.table = None
+        elif kind == "closing":
+            return str(message.get("reason", "the host is shutting down"))
+        return None
+
+    def _end(self, reason: str) -> None:
+        if self.closed_reason is None:
+            self.closed_reason = reason
+        for future in self._pending.values():
+            if not future.done():
+                future.set_result({"type": "error", "code": "closed", "message": reason})
+        self._pending.clear()
+        if self.table is not None:
+            self.table.events.put_nowait(Closed(reason))
+            self.table = None
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.close()
+
+
+def _client() -> str:
+    return f"nothanks/{__version__}"

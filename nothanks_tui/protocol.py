@@ -1,0 +1,245 @@
+"""The wire protocol between a host and its clients: msgpack maps, one per frame, checked before use.
+
+Both ends import this module: the limits for decoding untrusted bytes, the schema of every message a client
+may send (checked field by field on the host), and the conversions between table events and wire maps
+(checked again on the client). docs/protocol.md describes the same thing for people writing other clients.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from .client.connection import SeatInfo, TableSummary, TableUpdate, TableWaiting
+from .engine import PlayerView
+
+PROTOCOL_VERSION = 1
+DEFAULT_PORT = 7777
+
+# What a host accepts from a client (small: a client only ever sends short requests).
+CLIENT_MAX_FRAME = 4096
+CLIENT_MAX_STR = 512
+CLIENT_MAX_ARRAY = 16
+CLIENT_MAX_MAP = 16
+# What a client accepts from a host (a view holds the whole public move list: at most 24 * 56 moves).
+HOST_MAX_FRAME = 1 << 20
+HOST_MAX_STR = 4096
+HOST_MAX_ARRAY = 4096
+HOST_MAX_MAP = 64
+
+MAX_ID = 2**31 - 1
+
+
+class ProtocolError(Exception):
+    """A message the receiver refuses; ``code`` is sent back in an ``error`` frame, ``fatal`` closes the link."""
+
+    def __init__(self, code: str, message: str, fatal: bool = False) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.fatal = fatal
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One frame: the msgpack encoding of one map (str keys, no bin or ext types)."""
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def host_unpacker() -> msgpack.Unpacker:
+    """The decoder a host uses on a client's bytes."""
+    return msgpack.Unpacker(
+        raw=False,
+        strict_map_key=True,
+        max_buffer_size=CLIENT_MAX_FRAME,
+        max_str_len=CLIENT_MAX_STR,
+        max_bin_len=0,
+        max_ext_len=0,
+        max_array_len=CLIENT_MAX_ARRAY,
+        max_map_len=CLIENT_MAX_MAP,
+    )
+
+
+def client_unpacker() -> msgpack.Unpacker:
+    """The decoder a client uses on a host's bytes."""
+    return msgpack.Unpacker(
+        raw=False,
+        strict_map_key=True,
+        max_buffer_size=HOST_MAX_FRAME,
+        max_str_len=HOST_MAX_STR,
+        max_bin_len=0,
+        max_ext_len=0,
+        max_array_len=HOST_MAX_ARRAY,
+        max_map_len=HOST_MAX_MAP,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- client -> host
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a message: its wire types and whether it may be left out (or nil, when ``nullable``)."""
+
+    types: tuple[type, ...]
+    required: bool = True
+    nullable: bool = False
+
+
+_INT = (int,)
+_STR = (str,)
+_BOOL = (bool,)
+
+CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
+    "hello": {"protocol": Field(_INT), "name": Field(_STR), "client": Field(_STR, required=False)},
+    "list_tables": {},
+    "create_table": {
+        "players": Field(_INT),
+        "bots": Field(_INT, required=False),
+        "bot": Field(_STR, required=False),
+        "open_chips": Field(_BOOL, required=False),
+        "variant": Field(_STR, required=False),
+    },
+    "join": {"table": Field(_STR), "seat": Field(_INT, required=False, nullable=True)},
+    "spectate": {"table": Field(_STR)},
+    "resume": {"token": Field(_STR)},
+    "leave": {},
+    "add_bot": {"bot": Field(_STR, required=False, nullable=True)},
+    "start": {},
+    "action": {"action": Field(_STR), "state_id": Field(_INT)},
+    "play_again": {},
+    "ping": {},
+    "bye": {},
+}
+
+
+def check_client_message(message: object) -> tuple[str, dict[str, Any], int | None]:
+    """(type, fields, id) of a decoded client frame, or ``ProtocolError`` saying exactly what is wrong."""
+    if not isinstance(message, dict):
+        raise ProtocolError("bad_field", "a message is a map with a 'type' key")
+    kind = message.get("type")
+    request_id = message.get("id")
+    if request_id is not None and (not _is_int(request_id) or not 0 <= request_id <= MAX_ID):
+        raise ProtocolError("bad_field", f"'id' is an integer 0..{MAX_ID}")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_field", "'type' is a string")
+    schema = CLIENT_MESSAGES.get(kind)
+    if schema is None:
+        raise ProtocolError("unknown_type", f"unknown message type {kind[:32]!r}")
+    fields: dict[str, Any] = {}
+    for name, spec in schema.items():
+        if name not in message:
+            if spec.required:
+                raise ProtocolError("bad_field", f"'{kind}' needs the field '{name}'")
+            continue
+        value = message[name]
+        if value is None and spec.nullable:
+            fields[name] = None
+            continue
+        if not _has_type(value, spec.types):
+            wanted = "/".join(t.__name__ for t in spec.types)
+            raise ProtocolError("bad_field", f"'{kind}.{name}' is a {wanted}")
+        fields[name] = value
+    return kind, fields, request_id
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _has_type(value: object, types: tuple[type, ...]) -> bool:
+    if types == _INT:
+        return _is_int(value) and -(2**63) <= value < 2**64  # type: ignore[operator]
+    return isinstance(value, types)
+
+
+# ---------------------------------------------------------------------------------------------- host -> client
+
+
+def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
+    return {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+
+
+def seat_from_wire(data: Any) -> SeatInfo:
+    return SeatInfo(
+        name=_want(data["name"], str),
+        is_bot=_want(data["bot"], bool),
+        away=_want(data["away"], bool),
+        empty=_want(data["empty"], bool),
+    )
+
+
+def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
+    """The ``update`` or ``waiting`` frame for one recipient's event."""
+    seats = [seat_to_wire(seat) for seat in event.seats]
+    if isinstance(event, TableWaiting):
+        return {
+            "type": "waiting",
+            "table": event.table_id,
+            "seats": seats,
+            "your_seat": event.my_seat,
+            "can_start": event.can_start,
+            "open_chips": event.open_chips,
+            "variant": event.variant,
+        }
+    return {
+        "type": "update",
+        "table": event.table_id,
+        "seats": seats,
+        "view": event.view.to_dict(),
+        "can_restart": event.can_restart,
+    }
+
+
+def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
+    """Inverse of ``event_to_wire``; raises ValueError/TypeError/KeyError on anything malformed."""
+    seats = tuple(seat_from_wire(seat) for seat in _want(message["seats"], list))
+    if message["type"] == "waiting":
+        your_seat = message["your_seat"]
+        return TableWaiting(
+            table_id=_want(message["table"], str),
+            seats=seats,
+            my_seat=None if your_seat is None else _want(your_seat, int),
+            can_start=_want(message["can_start"], bool),
+            open_chips=_want(message["open_chips"], bool),
+            variant=_want(message["variant"], str),
+        )
+    view = PlayerView.from_dict(_want(message["view"], dict))
+    if len(seats) != view.players:
+        raise ValueError("one seat per player")
+    return TableUpdate(
+        view=view, seats=seats, table_id=_want(message["table"], str), can_restart=_want(message["can_restart"], bool)
+    )
+
+
+def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
+    return {
+        "table": summary.table_id,
+        "players": summary.players,
+        "seats": [seat_to_wire(seat) for seat in summary.seats],
+        "started": summary.started,
+        "finished": summary.finished,
+        "open_chips": summary.open_chips,
+        "variant": summary.variant,
+        "spectators": summary.spectators,
+    }
+
+
+def summary_from_wire(data: Any) -> TableSummary:
+    return TableSummary(
+        table_id=_want(data["table"], str),
+        players=_want(data["players"], int),
+        seats=tuple(seat_from_wire(seat) for seat in _want(data["seats"], list)),
+        started=_want(data["started"], bool),
+        finished=_want(data["finished"], bool),
+        open_chips=_want(data["open_chips"], bool),
+        variant=_want(data["variant"], str),
+        spectators=_want(data["spectators"], int),
+    )
+
+
+def _want(value: Any, kind: type) -> Any:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+    return value

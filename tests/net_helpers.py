@@ -1,0 +1,101 @@
+"""Shared pieces for the networking tests: a live host on a loopback port, and a raw frame-level client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import msgpack
+
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.tcp import TcpHost
+from nothanks_tui.protocol import PROTOCOL_VERSION, encode
+
+WAIT = 10.0  # upper bound on waits that normally finish in milliseconds
+
+
+@contextlib.asynccontextmanager
+async def live_host(**settings: Any):
+    """A Lobby served on 127.0.0.1 at a free port; yields (host, port)."""
+    options = {"bot_delay": 0, "turn_timer": None, "seed": 11} | settings
+    lobby = Lobby(LobbySettings(**options))
+    host = TcpHost(lobby, "127.0.0.1", 0)
+    await host.start()
+    try:
+        yield host
+    finally:
+        await host.close("test over")
+
+
+class RawClient:
+    """Speaks frames directly and keeps every byte the host sent, to inspect what went over the wire."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.received = bytearray()
+        self.unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=1 << 22)
+        self.frames: list[Any] = []
+
+    @classmethod
+    async def connect(cls, port: int, name: str | None = "raw", request_id: int | None = None) -> RawClient:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        client = cls(reader, writer)
+        hello = await client.next_frame()
+        assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION
+        if name is not None:
+            await client.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
+            welcome = await client.next_frame()
+            assert welcome["type"] == "welcome", welcome
+        return client
+
+    async def send(self, message: Any) -> None:
+        self.writer.write(encode(message))
+        await self.writer.drain()
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def next_frame(self) -> Any:
+        """The next frame, or None when the host closed the connection."""
+
+        async def read() -> Any:
+            while True:
+                for frame in self.unpacker:
+                    self.frames.append(frame)
+                    return frame
+                try:
+                    data = await self.reader.read(65536)
+                except ConnectionError:
+                    data = b""
+                if not data:
+                    return None
+                self.received += data
+                self.unpacker.feed(data)
+
+        return await asyncio.wait_for(read(), WAIT)
+
+    async def until(self, predicate) -> Any:
+        while True:
+            frame = await self.next_frame()
+            if frame is None:
+                raise AssertionError("connection closed while waiting")
+            if predicate(frame):
+                return frame
+
+    async def closed(self) -> bool:
+        """Read to the end; True once the host has closed the connection."""
+        while await self.next_frame() is not None:
+            pass
+        return True
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+
+def of_type(kind: str):
+    return lambda frame: isinstance(frame, dict) and frame.get("type") == kind
