@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .bots import DEFAULT_BOT, bot_names
 from .commands import advise as advise_command
+from .commands import net as net_command
 from .commands import tournament as tournament_command
 from .engine import MAX_PLAYERS, MIN_PLAYERS
 
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tournament_command.add_parser(sub, _players, _positive)
     advise_command.add_parser(sub)
+    net_command.add_parsers(sub, _players)
     return parser
 
 
@@ -72,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tournament_command.run(args)
     if args.command == "advise":
         return advise_command.run(args)
+    if args.command == "server":
+        return net_command.run_server(args)
     if args.command == "simulate":
         from .simulate import simulate
 

@@ -1,0 +1,111 @@
+"""``nothanks server``, ``nothanks host`` and ``nothanks join``: wiring between argparse and the host and client."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+from ..bots import DEFAULT_BOT, bot_names
+from ..protocol import DEFAULT_PORT
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError("port must be 0..65535")
+    return value
+
+
+def _seconds(text: str) -> float | None:
+    if text.lower() in ("off", "none", "never"):
+        return None
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0 (or 'off')")
+    return value
+
+
+def _host_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where records of finished games are written")
+    parser.add_argument(
+        "--bot-pace", type=float, default=0.8, metavar="SECONDS", help="how long a bot waits before moving (0.8)"
+    )
+    parser.add_argument(
+        "--turn-timer",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="an away player's turn waits this long, then a bot plays for them until they return (60; 'off')",
+    )
+    parser.add_argument("--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"default bot ({DEFAULT_BOT})")
+
+
+def add_parsers(sub: argparse._SubParsersAction, players_type) -> None:  # type: ignore[no-untyped-def]
+    server = sub.add_parser("server", help="run a headless host with a lobby of tables (Ctrl-C stops it)")
+    _host_options(server)
+    server.add_argument("-v", "--verbose", action="store_true", help="log every connection")
+
+    host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
+    _host_options(host)
+    host.add_argument("--players", type=players_type, default=3, help="seats at your table (2..7, default 3)")
+    host.add_argument("--bots", type=int, default=0, help="seats filled with bots right away (default 0)")
+    host.add_argument("--name", default="host", help="your display name")
+    host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    host.add_argument("--tactical", action="store_true", help="tactical variant")
+
+    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
+    join.add_argument("address", metavar="HOST[:PORT]")
+    join.add_argument("--name", default=None, help="your display name (default: your login name)")
+
+
+def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from nothanks_server import LobbySettings
+    from nothanks_server.run import default_data_dir
+
+    return LobbySettings(
+        data_dir=args.data_dir or default_data_dir(),
+        bot_delay=max(0.0, args.bot_pace),
+        turn_timer=args.turn_timer,
+        default_bot=args.bot,
+    )
+
+
+def join_lines(bind: str, port: int) -> list[str]:
+    """How others reach this host, one ``nothanks join`` line per address."""
+    from nothanks_server.run import lan_addresses
+
+    if bind in ("0.0.0.0", "::", ""):
+        addresses = lan_addresses() or ["<this machine's address>"]
+    else:
+        addresses = [bind]
+    suffix = "" if port == DEFAULT_PORT else f":{port}"
+    return [f"  nothanks join {address}{suffix}" for address in addresses]
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from nothanks_server.run import serve
+
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
+    )
+    settings = _settings(args)
+
+    def ready(host) -> None:  # type: ignore[no-untyped-def]
+        print(f"nothanks server listening on {args.bind}:{host.port}; records in {settings.data_dir}", flush=True)
+        print("Players join with:", flush=True)
+        for line in join_lines(args.bind, host.port):
+            print(line, flush=True)
+        print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
+
+    try:
+        asyncio.run(serve(settings, args.bind, args.port, on_ready=ready))
+    except OSError as error:
+        print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    print("nothanks server stopped.", flush=True)
+    return 0

@@ -1,0 +1,76 @@
+"""Running a host process: bind, serve until SIGINT/SIGTERM, then tell every client and close cleanly.
+
+Used by ``nothanks server`` (headless) and ``nothanks host`` (with the host's own player in this process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from .lobby import Lobby, LobbySettings
+from .tcp import TcpHost
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_REASON = "the host is shutting down"
+
+
+def default_data_dir() -> Path:
+    """Where finished games are kept: $XDG_DATA_HOME/nothanks/records (~/.local/share/nothanks/records)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nothanks" / "records"
+
+
+def lan_addresses() -> list[str]:
+    """This machine's non-loopback IPv4 addresses, as far as the resolver knows them (no packets sent)."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            address = str(info[4][0])
+            if not address.startswith("127.") and address not in found:
+                found.append(address)
+    return found
+
+
+async def serve(
+    settings: LobbySettings,
+    bind: str,
+    port: int,
+    on_ready: Callable[[TcpHost], None] | None = None,
+    main: Callable[[TcpHost], Awaitable[object]] | None = None,
+) -> None:
+    """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything."""
+    lobby = Lobby(settings)
+    host = TcpHost(lobby, bind, port)
+    await host.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    if on_ready is not None:
+        on_ready(host)
+    waiters = [loop.create_task(stop.wait())]
+    if main is not None:
+        waiters.append(loop.create_task(_run_main(main, host)))
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        log.info("shutting down")
+        await host.close(SHUTDOWN_REASON)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signum)
+
+
+async def _run_main(main: Callable[[TcpHost], Awaitable[object]], host: TcpHost) -> None:
+    await main(host)

@@ -1,0 +1,50 @@
+"""``nothanks server`` as a real process: it prints how to join, serves, and on SIGTERM/SIGINT tells clients."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+
+import pytest
+
+from .net_helpers import WAIT, RawClient, of_type
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_server_process_shuts_down_cleanly_and_tells_its_clients(tmp_path, signum):
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "nothanks_tui",
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--bot-pace",
+        "0",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        line = (await asyncio.wait_for(process.stdout.readline(), WAIT)).decode()
+        port = int(re.search(r"127\.0\.0\.1:(\d+)", line).group(1))
+        client = await RawClient.connect(port, "alice")
+        await client.send({"type": "create_table", "players": 2, "bots": 1})
+        await client.until(of_type("joined"))
+        process.send_signal(signum)
+        closing = await client.until(of_type("closing"))
+        assert "shutting down" in closing["reason"]
+        assert await client.closed()
+        assert await asyncio.wait_for(process.wait(), WAIT) == 0
+        rest = (await process.stdout.read()).decode()
+        assert "stopped" in rest
+        assert b"Traceback" not in await process.stderr.read()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
