@@ -6,6 +6,7 @@ import asyncio
 import re
 import signal
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +45,48 @@ async def test_server_process_shuts_down_cleanly_and_tells_its_clients(tmp_path,
         rest = (await process.stdout.read()).decode()
         assert "stopped" in rest
         assert b"Traceback" not in await process.stderr.read()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def start_server(tmp_path):
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "nothanks_tui",
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--bot-pace",
+        "0",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    line = (await asyncio.wait_for(process.stdout.readline(), WAIT)).decode()
+    return process, int(re.search(r"127\.0\.0\.1:(\d+)", line).group(1))
+
+
+async def test_the_minimal_client_in_docs_protocol_md_plays_a_game_to_the_end(tmp_path):
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
+    snippet = doc.split("## A minimal client (Python)")[1].split("```python")[1].split("```")[0]
+    process, port = await start_server(tmp_path)
+    try:
+        code = snippet.replace("7777", str(port)) + "\nprint('finished', view['finished'])\n"
+        client = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", code, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        out, err = await asyncio.wait_for(client.communicate(), WAIT)
+        assert client.returncode == 0, err.decode()
+        assert out.decode().strip() == "finished True"
+        process.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(process.wait(), WAIT) == 0
+        assert len(list(tmp_path.glob("*.json"))) == 1
     finally:
         if process.returncode is None:
             process.kill()
