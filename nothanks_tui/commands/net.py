@@ -49,6 +49,13 @@ def add_parsers(sub: argparse._SubParsersAction, players_type) -> None:  # type:
     server = sub.add_parser("server", help="run a headless host with a lobby of tables (Ctrl-C stops it)")
     _host_options(server)
     server.add_argument("-v", "--verbose", action="store_true", help="log every connection")
+    server.add_argument(
+        "--rate-limit",
+        type=float,
+        default=None,
+        metavar="N",
+        help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
+    )
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -103,7 +110,7 @@ def run_server(args: argparse.Namespace) -> int:
         print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
 
     try:
-        asyncio.run(serve(settings, args.bind, args.port, on_ready=ready))
+        asyncio.run(serve(settings, args.bind, args.port, on_ready=ready, rate=args.rate_limit))
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -72,9 +72,9 @@ class PlayerView:
             return None
         return take_cost(self.hands[who], self.card)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for the wire (msgpack) or JSON."""
-        return {
+    def to_dict(self, include_moves: bool = True) -> dict[str, Any]:
+        """Plain data for the wire (msgpack) or JSON (``include_moves=False``: all but the move list)."""
+        data = {
             "players": self.players,
             "seat": self.seat,
             "open_chips": self.open_chips,
@@ -88,8 +88,10 @@ class PlayerView:
             "to_move": self.to_move,
             "finished": self.finished,
             "state_id": self.state_id,
-            "moves": [[m.seat, m.action.value, m.card, m.pot] for m in self.moves],
         }
+        if include_moves:
+            data["moves"] = [[m.seat, m.action.value, m.card, m.pot] for m in self.moves]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PlayerView:

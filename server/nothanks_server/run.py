@@ -45,10 +45,11 @@ async def serve(
     port: int,
     on_ready: Callable[[TcpHost], None] | None = None,
     main: Callable[[TcpHost], Awaitable[object]] | None = None,
+    rate: float | None = None,
 ) -> None:
     """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything."""
     lobby = Lobby(settings)
-    host = TcpHost(lobby, bind, port)
+    host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

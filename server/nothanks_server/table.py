@@ -313,9 +313,12 @@ class Table:
 
     # ----------------------------------------------------------------- views
 
-    def update_for(self, seat: int | None, member: Member | None = None) -> HostEvent:
+    def update_for(
+        self, seat: int | None, member: Member | None = None, infos: tuple[SeatInfo, ...] | None = None
+    ) -> HostEvent:
         """What a member at ``seat`` (None: spectator) sees right now."""
-        infos = tuple(s.info() for s in self.seats)
+        if infos is None:
+            infos = tuple(s.info() for s in self.seats)
         if self.game is None:
             return TableWaiting(
                 table_id=self.table_id,
@@ -345,9 +348,10 @@ class Table:
                 member.deliver(self.update_for(seat, member))
             return
         cache: dict[int | None, HostEvent] = {}
+        infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
             if seat not in cache:
-                cache[seat] = self.update_for(seat, member)
+                cache[seat] = self.update_for(seat, member, infos)
             member.deliver(cache[seat])
 
     # ----------------------------------------------------------------- internals

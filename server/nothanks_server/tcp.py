@@ -23,7 +23,7 @@ from nothanks_tui.protocol import (
     ProtocolError,
     check_client_message,
     encode,
-    event_to_wire,
+    encode_event,
     host_unpacker,
     summary_to_wire,
 )
@@ -54,7 +54,7 @@ class Session:
         self.name = ""
         self.table: Table | None = None
         self.peer = writer.get_extra_info("peername")
-        self._tokens = RATE_BURST
+        self._tokens = host.burst
         self._refill_at = time.monotonic()
         self._soft_errors = 0
         self._closing = False
@@ -142,14 +142,14 @@ class Session:
                 self.error(errors.BAD_FRAME, f"undecodable frame: {type(error).__name__}", fatal=True)
                 return False
             if not self._spend_token():
-                self.error(errors.FLOOD, f"more than {RATE_PER_SECOND:.0f} messages a second", fatal=True)
+                self.error(errors.FLOOD, f"more than {self.host.rate:.0f} messages a second", fatal=True)
                 return False
             if not self._handle(message):
                 return False
 
     def _spend_token(self) -> bool:
         now = time.monotonic()
-        self._tokens = min(RATE_BURST, self._tokens + (now - self._refill_at) * RATE_PER_SECOND)
+        self._tokens = min(self.host.burst, self._tokens + (now - self._refill_at) * self.host.rate)
         self._refill_at = now
         if self._tokens < 1:
             return False
@@ -299,7 +299,7 @@ def _encoded(event: TableUpdate | TableWaiting) -> bytes:
     global _last_event
     if _last_event is not None and _last_event[0] is event:
         return _last_event[1]
-    frame = encode(event_to_wire(event))
+    frame = encode_event(event)
     _last_event = (event, frame)
     return frame
 
@@ -307,10 +307,12 @@ def _encoded(event: TableUpdate | TableWaiting) -> bytes:
 class TcpHost:
     """Serves a ``Lobby`` over TCP. ``start()`` binds (port 0 picks a free port); ``close()`` tells every client."""
 
-    def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777) -> None:
+    def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777, rate: float = RATE_PER_SECOND) -> None:
         self.lobby = lobby
         self.bind = bind
         self.port = port
+        self.rate = rate  # messages per second a connection may send, sustained
+        self.burst = max(RATE_BURST, rate * 2)
         self.sessions: set[Session] = set()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()

@@ -1,0 +1,71 @@
+"""The protocol module: the fast update encoding equals the plain one, and events survive the round trip."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+
+from nothanks_tui.client.connection import SeatInfo, TableUpdate, TableWaiting
+from nothanks_tui.engine import GameConfig, apply, new_game, spectator_view, view_for
+from nothanks_tui.protocol import (
+    CLIENT_MESSAGES,
+    ProtocolError,
+    check_client_message,
+    encode,
+    encode_event,
+    event_from_wire,
+    event_to_wire,
+)
+
+
+def sample_updates():
+    state = new_game(GameConfig(players=4, open_chips=False), seed=3)
+    seats = (SeatInfo("a"), SeatInfo("b[/]", is_bot=True), SeatInfo("c", away=True), SeatInfo("d"))
+    for step in range(60):
+        state = apply(state, "pass" if step % 3 else "take")
+        yield TableUpdate(view_for(state, step % 4), seats, "t9", can_restart=False)
+        yield TableUpdate(spectator_view(state), seats, "t9")
+
+
+def test_encode_event_is_byte_for_byte_the_plain_encoding_and_decodes_back():
+    for update in sample_updates():
+        fast = encode_event(update)
+        assert fast == encode(event_to_wire(update))
+        assert event_from_wire(msgpack.unpackb(fast, raw=False)) == update
+
+
+def test_waiting_round_trip():
+    waiting = TableWaiting("t1", (SeatInfo("a"), SeatInfo("", empty=True)), my_seat=0, can_start=False)
+    assert event_from_wire(msgpack.unpackb(encode_event(waiting), raw=False)) == waiting
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ({"type": "action", "action": "take"}, "bad_field"),
+        ({"type": "action", "action": "take", "state_id": True}, "bad_field"),
+        ({"type": "join", "table": "t1", "seat": "0"}, "bad_field"),
+        ({"type": "fly"}, "unknown_type"),
+        ({"type": 3}, "bad_field"),
+        ("hello", "bad_field"),
+    ],
+)
+def test_check_client_message_refuses(message, code):
+    with pytest.raises(ProtocolError) as refused:
+        check_client_message(message)
+    assert refused.value.code == code
+
+
+def test_check_client_message_accepts_every_documented_type_minimally():
+    examples = {
+        "hello": {"protocol": 1, "name": "x"},
+        "create_table": {"players": 3},
+        "join": {"table": "t1", "seat": None},
+        "spectate": {"table": "t1"},
+        "resume": {"token": "abc"},
+        "add_bot": {"bot": None},
+        "action": {"action": "take", "state_id": 0},
+    }
+    for kind in CLIENT_MESSAGES:
+        parsed_kind, fields, request_id = check_client_message({"type": kind, "id": 4, **examples.get(kind, {})})
+        assert parsed_kind == kind and request_id == 4 and fields == examples.get(kind, {})
