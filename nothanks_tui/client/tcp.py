@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -125,6 +126,7 @@ class TcpLobby(LobbyConnection):
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
+        self.on_seat: Callable[[str], None] | None = None  # called with each seat token we are given
 
     async def start(self) -> None:
         try:
@@ -236,6 +238,8 @@ class TcpLobby(LobbyConnection):
         table.seat = seat if isinstance(seat, int) else None
         token = reply.get("token")
         table._token = token if isinstance(token, str) else None
+        if table._token is not None and self.on_seat is not None:
+            self.on_seat(table._token)
         return table
 
     async def _write(self, message: dict[str, Any]) -> None:

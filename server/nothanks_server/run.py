@@ -46,8 +46,12 @@ async def serve(
     on_ready: Callable[[TcpHost], None] | None = None,
     main: Callable[[TcpHost], Awaitable[object]] | None = None,
     rate: float | None = None,
+    stop_main: Callable[[], None] | None = None,
 ) -> None:
-    """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything."""
+    """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything.
+
+    On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes.
+    """
     lobby = Lobby(settings)
     host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()
@@ -63,6 +67,13 @@ async def serve(
         waiters.append(loop.create_task(_run_main(main, host)))
     try:
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        if main is not None and not waiters[1].done():
+            # Tell clients first, so they hear it while the host's own app winds down.
+            for session in list(host.sessions):
+                session.send({"type": "closing", "reason": SHUTDOWN_REASON})
+            if stop_main is not None:
+                stop_main()
+            await asyncio.wait([waiters[1]], timeout=5.0)
     finally:
         for waiter in waiters:
             waiter.cancel()
