@@ -60,7 +60,7 @@ async def test_two_players_and_a_bot_play_a_full_game_over_tcp_and_a_spectator_w
         assert results[0].can_restart and not final.can_restart
         [path] = list(tmp_path.glob("*.json"))
         record = read_record(path)
-        assert record["players"] == ["alice", "rules bot", "bob"]
+        assert record["players"] == ["alice", "rules", "bob"]
         assert replay(record).hands == final.view.hands
         for client in (alice, bob, eve):
             await client.close()

@@ -367,11 +367,12 @@ class Table:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
 
     def _bot_label(self, bot_name: str) -> str:
+        """``rules``, ``rules 2``...: the bot's name (the seat says it is a bot), unique at this table."""
         taken = {s.name for s in self.seats}
         for n in range(1, 10):
-            label = f"{bot_name} bot {n}" if n > 1 else f"{bot_name} bot"
+            label = bot_name[:16] if n == 1 else f"{bot_name[:16]} {n}"
             if label not in taken:
-                return label[:20]
+                return label
         return "bot"
 
     def _make_bot(self, name: str) -> Bot:
