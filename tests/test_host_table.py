@@ -198,3 +198,33 @@ async def test_play_again_deals_a_new_game_at_the_same_seats(lobby):
     fresh = await next_matching(a, lambda e: is_update(e) and not e.view.finished)
     assert fresh.view.state_id == 0 and fresh.seats[0].name == "alice"
     json.dumps(lobby.tables()[0].table_id)
+
+
+async def test_a_returning_player_takes_over_from_the_stand_in_and_spectators_cannot_play():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=0, seed=9))
+    try:
+        alice, bob, eve = [await lobby_player(lobby, n) for n in ("alice", "bob", "eve")]
+        a = await alice.create_table(NewTable(players=2))
+        table_id = lobby.tables()[0].table_id
+        b = await bob.join(table_id)
+        watcher = await eve.spectate(table_id)
+        await a.start_game()
+        first = await next_matching(watcher, is_update)
+        await watcher.send_action(Action.TAKE, first.view.state_id)
+        assert (await next_matching(watcher, lambda e: isinstance(e, Rejected))).code == "not_seated"
+        token = b.seat_token
+        await b.close()
+        # alice plays whenever it is her turn; bob's stand-in answers at once (timer 0) until bob is back.
+        stand_in_moved = False
+        while not stand_in_moved:
+            event = await next_matching(a, is_update)
+            if event.view.my_turn:
+                await a.send_action(Action.PASS if event.view.my_chips else Action.TAKE, event.view.state_id)
+            stand_in_moved = any(m.seat == 1 for m in event.view.moves)
+        b2 = await (await lobby_player(lobby, "bob")).resume(token)
+        table = lobby.table(table_id)
+        assert table.seats[1].stand_in is None and not table.seats[1].away
+        back = await next_matching(b2, is_update)
+        assert back.view.seat == 1
+    finally:
+        lobby.close()
