@@ -343,16 +343,19 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        if self.game is None:
-            for member, seat in list(self.members.items()):
-                member.deliver(self.update_for(seat, member))
-            return
         cache: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
-            if seat not in cache:
-                cache[seat] = self.update_for(seat, member, infos)
-            member.deliver(cache[seat])
+            if self.game is None:  # the waiting room differs per member (only the creator may start)
+                event = self.update_for(seat, member, infos)
+            else:
+                if seat not in cache:
+                    cache[seat] = self.update_for(seat, member, infos)
+                event = cache[seat]
+            try:
+                member.deliver(event)
+            except Exception:  # one broken transport must not keep the others from hearing about the move
+                log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
 
     # ----------------------------------------------------------------- internals
 
