@@ -155,3 +155,27 @@ def test_seat_tokens_are_remembered_per_address_privately(tmp_path):
     assert tokens.get("127.0.0.1:7777") is None and tokens.get("[::1]:7000") == "def"
     tokens.path.write_text("not json")
     assert tokens.get("[::1]:7000") is None
+
+
+async def test_leave_a_table_then_create_another_and_add_bots_over_tcp():
+    async with live_host() as host:
+        alice = TcpLobby("127.0.0.1", host.port, "alice")
+        await alice.start()
+        first = await alice.create_table(NewTable(players=2))
+        await next_matching(first, lambda e: isinstance(e, TableWaiting))
+        await first.close()  # leave: the lobby connection stays open
+        assert await alice.list_tables() == []  # nobody left at the first table: it is gone
+        second = await alice.create_table(NewTable(players=3, bot="random"))
+        await second.add_bot()
+        await second.add_bot("threshold")
+        ready = await next_matching(second, lambda e: isinstance(e, TableWaiting) and e.can_start)
+        assert [s.name for s in ready.seats] == ["alice", "random", "threshold"]
+        assert all(s.is_bot for s in ready.seats[1:])
+        await second.add_bot()
+        assert (await next_matching(second, lambda e: isinstance(e, Rejected))).code == "table_full"
+        await second.start_game()
+        final = await play_to_end(second)
+        await second.play_again()
+        again = await next_matching(second, lambda e: is_update(e) and e.view.state_id == 0)
+        assert not again.view.finished and final.view.finished
+        await alice.close()
