@@ -171,7 +171,13 @@ async def wait_reply(client: GameClient, kind: str) -> dict:
 # ------------------------------------------------------------------------------------------------ echo floor
 
 
+FANOUT_FRAME = 800  # bytes of padding in a fan-out reply: about a mid-game update frame
+GROUPS: dict[int, list[EchoServer]] = {}
+
+
 class EchoServer(asyncio.Protocol):
+    """Echoes each message back; a message naming a group (``g``) is instead sent, padded, to the whole group."""
+
     def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
         self.transport = transport
         self.unpacker = msgpack.Unpacker(raw=False, max_buffer_size=1 << 16)
@@ -179,7 +185,15 @@ class EchoServer(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.unpacker.feed(data)
         for message in self.unpacker:
-            self.transport.write(msgpack.packb(message))
+            group = message.get("g")
+            if group is None:
+                self.transport.write(msgpack.packb(message))
+            elif message.get("join"):
+                GROUPS.setdefault(group, []).append(self)
+            else:
+                frame = msgpack.packb({"n": message["n"], "pad": "x" * FANOUT_FRAME})
+                for member in GROUPS[group]:
+                    member.transport.write(frame)
 
 
 async def echo_server_main() -> None:
@@ -214,6 +228,70 @@ class EchoClient(asyncio.Protocol):
                 asyncio.get_running_loop().call_later(self.bench.think * self.bench.rng.uniform(0.5, 1.5), self.fire)
             else:
                 self.fire()
+
+
+class FanoutClient(asyncio.Protocol):
+    """One of a group of 5: the first sends, all receive; a round ends when all 5 have the frame."""
+
+    def __init__(self, bench: Bench, group: list[FanoutClient], index: int, state: dict) -> None:
+        self.bench = bench
+        self.group = group
+        self.index = index
+        self.state = state  # shared by the group: n in flight, sent time, receivers left
+        self.unpacker = msgpack.Unpacker(raw=False)
+
+    def connection_made(self, transport) -> None:  # type: ignore[no-untyped-def]
+        self.transport = transport
+
+    def fire(self) -> None:
+        self.state["n"] += 1
+        self.state["left"] = len(self.group)
+        self.state["sent"] = time.perf_counter()
+        self.transport.write(msgpack.packb({"g": id(self.group), "n": self.state["n"]}))
+
+    def data_received(self, data: bytes) -> None:
+        self.unpacker.feed(data)
+        for _ in self.unpacker:
+            self.state["left"] -= 1
+            if self.state["left"] == 0:
+                if self.bench.measuring:
+                    self.bench.latencies.append(time.perf_counter() - self.state["sent"])
+                    self.bench.moves += 1
+                sender = self.group[0]
+                if self.bench.think:
+                    delay = self.bench.think * self.bench.rng.uniform(0.5, 1.5)
+                    asyncio.get_running_loop().call_later(delay, sender.fire)
+                else:
+                    sender.fire()
+
+
+async def run_fanout_phase(port: int, clients: int, seconds: float, think: float) -> tuple[Bench, int]:
+    loop = asyncio.get_running_loop()
+    bench = Bench(think)
+    groups: list[list[FanoutClient]] = []
+    for _ in range(clients // PLAYERS):
+        group: list[FanoutClient] = []
+        state = {"n": 0, "left": 0, "sent": 0.0}
+        for index in range(PLAYERS):
+            _, client = await loop.create_connection(
+                lambda g=group, i=index, st=state: FanoutClient(bench, g, i, st), HOST, port
+            )
+            group.append(client)
+            client.transport.write(msgpack.packb({"g": id(group), "join": True}))
+        groups.append(group)
+    await asyncio.sleep(0.2)  # let the joins land before the first round (not a measurement)
+    for group in groups:
+        group[0].fire()
+    await asyncio.sleep(min(1.0, seconds / 5))
+    bench.measuring = True
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    bench.measuring = False
+    elapsed = time.perf_counter() - started
+    for group in groups:
+        for client in group:
+            client.transport.close()
+    return bench, int(bench.moves / elapsed)
 
 
 async def run_echo_phase(port: int, clients: int, seconds: float, think: float) -> tuple[Bench, int]:
@@ -304,7 +382,8 @@ def main() -> int:
     print(f"load before: {os.getloadavg()}; cpus: {os.cpu_count()}; python {sys.version.split()[0]}")
     header = (
         f"{'clients':>7} | {'host p50 ms':>11} {'host p99 ms':>11} {'moves/s':>8} {'RSS MiB':>8} {'peak MiB':>8} | "
-        f"{'echo p50 ms':>11} {'echo p99 ms':>11} {'echo/s':>8} | {'p99/echo p99':>12} | {'host CPU%':>8}"
+        f"{'echo p50 ms':>11} {'echo p99 ms':>11} {'echo/s':>8} | {'p99/echo p99':>12} | "
+        f"{'fan50 ms':>9} {'fan99 ms':>9} | {'host CPU%':>8}"
     )
     with tempfile.TemporaryDirectory() as records:
         for think in args.think:
@@ -354,11 +433,17 @@ def run_one(args: argparse.Namespace, clients: int, think: float, records: str) 
         floor, floor_rate = asyncio.run(asyncio.wait_for(run_echo_phase(echo_port, clients, args.seconds, think), 600))
     finally:
         stop(echo)
+    echo, echo_port = start_process([sys.executable, __file__, "--echo-server"])
+    try:
+        fanout, _ = asyncio.run(asyncio.wait_for(run_fanout_phase(echo_port, clients, args.seconds, think), 600))
+    finally:
+        stop(echo)
+    f50, f99 = percentile(fanout.latencies, 0.5) * 1e3, percentile(fanout.latencies, 0.99) * 1e3
     p50, p99 = percentile(bench.latencies, 0.5) * 1e3, percentile(bench.latencies, 0.99) * 1e3
     e50, e99 = percentile(floor.latencies, 0.5) * 1e3, percentile(floor.latencies, 0.99) * 1e3
     print(
         f"{clients:>7} | {p50:>11.2f} {p99:>11.2f} {rate:>8} {rss / 1024:>8.1f} {peak / 1024:>8.1f} | "
-        f"{e50:>11.3f} {e99:>11.3f} {floor_rate:>8} | {p99 / e99:>12.1f} | {cpu:>8.0f}",
+        f"{e50:>11.3f} {e99:>11.3f} {floor_rate:>8} | {p99 / e99:>12.1f} | {f50:>9.2f} {f99:>9.2f} | {cpu:>8.0f}",
         flush=True,
     )
     if bench.errors:
