@@ -1,0 +1,83 @@
+"""The one Textual app for every way of playing: local, hosting, joining, and over SSH.
+
+It takes a ready connection (or a factory for one) and never the engine's state, so the same app runs against an
+in-process table, a TCP host, or inside an SSH session. Nothing here prints, opens URLs, writes screenshots or
+suspends the process: over SSH those would act on the host, not the player's terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from .connection import TableConnection
+from .screens.start import StartForm, StartScreen
+from .screens.table import TableScreen
+
+ConnectionFactory = Callable[[], TableConnection]
+
+# Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
+BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
+
+
+class NoThanksApp(App[int]):
+    """Start screen when given no connection; the table when given one (or a factory)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "No Thanks!"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+
+    def __init__(
+        self,
+        connection: TableConnection | None = None,
+        *,
+        connection_factory: ConnectionFactory | None = None,
+        start_forms: list[StartForm] | None = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._connection = connection
+        self._connection_factory = connection_factory
+        self._start_forms = start_forms
+
+    def on_mount(self) -> None:
+        connection = self._connection
+        if connection is None and self._connection_factory is not None:
+            connection = self._connection_factory()
+        if connection is not None:
+            self.push_screen(TableScreen(connection))
+        else:
+            self.push_screen(StartScreen(self._start_forms))
+
+    def open_table(self, connection: TableConnection) -> None:
+        """Leave the start screen for a table."""
+        self._connection = connection
+        self.switch_screen(TableScreen(connection))
+
+    @property
+    def table_screen(self) -> TableScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, TableScreen):
+                return screen
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in BLOCKED_ACTIONS:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_suspend_process(self) -> None:
+        """Never suspend: over SSH it would stop the host."""
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Never open URLs: over SSH it would open them on the host."""
+
+    async def action_quit(self) -> None:
+        screen = self.table_screen
+        if screen is not None:
+            await screen.connection.close()
+        self.exit(0)

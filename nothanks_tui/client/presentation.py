@@ -1,0 +1,158 @@
+"""Words and layout for what a view shows: hands as runs, log lines, what each choice means for you.
+
+Pure functions from a ``PlayerView`` (and the seats' names) to ``Content``. The arithmetic is the engine's
+(``runs_of``, ``take_cost``, ``breakdown``); this module only says it in words. Every name goes through
+``display_name`` and into ``Content`` as literal text, never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+
+from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
+from .connection import SeatInfo
+from .names import display_name
+
+TURN_MARKER = "▶"
+HIDDEN_CHIPS = "?"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def points_text(value: int) -> str:
+    """ "1 point", "−3 points" (with a real minus sign)."""
+    word = "point" if abs(value) == 1 else "points"
+    return f"{value} {word}" if value >= 0 else f"−{-value} {word}"
+
+
+def you_tag(name: str) -> str:
+    """The marker after your own name, unless your name already says it."""
+    return "" if name.casefold() == "you" else " (you)"
+
+
+def number(value: int) -> str:
+    """A score with a real minus sign: 12, −3."""
+    return str(value) if value >= 0 else f"−{-value}"
+
+
+def signed(value: int) -> str:
+    """+3, 0, −2 (a real minus sign reads better than a hyphen next to runs like 14-15)."""
+    if value > 0:
+        return f"+{value}"
+    if value < 0:
+        return f"−{-value}"
+    return "0"
+
+
+def run_text(run: Sequence[int]) -> str:
+    return "-".join(str(card) for card in run)
+
+
+def hand_content(cards: Sequence[int], empty: str = "no cards") -> Content:
+    """Cards as the rules group them: runs joined (14-15-16, in bold) and apart from isolated cards."""
+    if not cards:
+        return Content.styled(empty, "dim")
+    parts: list[str | tuple[str, str]] = []
+    for index, run in enumerate(runs_of(cards)):
+        if index:
+            parts.append("  ")
+        parts.append((run_text(run), "bold") if len(run) > 1 else str(run[0]))
+    return Content.assemble(*parts)
+
+
+def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
+    if 0 <= seat < len(seats):
+        return display_name(seats[seat].name, max_cells)
+    return f"seat {seat + 1}"
+
+
+def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
+    """One log line: "bo: No thanks! (27, 3 chips on it)" or "cy took 27 with 4 chips"."""
+    name = seat_name(seats, move.seat, 10)
+    if move.action is Action.PASS:
+        return Content.assemble((name, "bold"), f": No thanks! ({move.card}, {plural(move.pot + 1, 'chip')} on it)")
+    return Content.assemble((name, "bold"), f" took {move.card} with {plural(move.pot, 'chip')}")
+
+
+def chips_text(view: PlayerView, seat: int) -> str:
+    chips = view.chips[seat]
+    return HIDDEN_CHIPS if chips is None else str(chips)
+
+
+def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
+    """Whose turn it is, with a marker so it never depends on colour."""
+    if view.finished:
+        return Content.styled("Game over", "bold")
+    if view.my_turn:
+        if not view.my_chips:
+            return Content.styled(f"{TURN_MARKER} Your turn: no chips, you must take", "bold reverse")
+        return Content.styled(f"{TURN_MARKER} Your turn", "bold reverse")
+    return Content.assemble(f"{TURN_MARKER} ", (seat_name(seats, view.to_move), "bold"), " to play…")
+
+
+def _touching_runs(hand: Sequence[int], card: int) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """The run just below ``card`` (ending at card-1) and just above it (starting at card+1), if held."""
+    below = above = None
+    for run in runs_of(hand):
+        if run[-1] == card - 1:
+            below = run
+        if run[0] == card + 1:
+            above = run
+    return below, above
+
+
+def take_effect(view: PlayerView) -> str:
+    """What taking the face-up card does to your cards, in words: "+27 points", "extends 14-15: +0 points"..."""
+    cost = view.take_cost()
+    card = view.card
+    if cost is None or card is None:
+        return ""
+    below, above = _touching_runs(view.my_hand, card)
+    points = plural(abs(cost), "point")
+    amount = f"+{points}" if cost >= 0 else f"−{points}"
+    if below and above:
+        return f"bridges {run_text(below)} and {run_text(above)}: {amount}"
+    if below:
+        return f"extends {run_text(below)}: {amount}"
+    if above:
+        return f"extends {run_text(above)} down: {amount}"
+    return amount
+
+
+def take_choice(view: PlayerView) -> Content:
+    """ "Take 27: +27 points, +3 chips → score +24". """
+    cost = view.take_cost()
+    if cost is None or view.card is None:
+        return Content("")
+    net = cost - view.pot
+    return Content.assemble(
+        (f"Take {view.card}", "bold"),
+        f": {take_effect(view)}, {signed(view.pot)} {'chip' if view.pot == 1 else 'chips'}",
+        f" → score {signed(net)}",
+    )
+
+
+def pass_choice(view: PlayerView) -> Content:
+    """ "No thanks!: −1 chip (7 left)", or why you cannot say it."""
+    chips = view.my_chips or 0
+    if chips <= 0:
+        return Content.assemble(("No thanks!", "bold strike"), ": impossible with no chips, you must take")
+    return Content.assemble(("No thanks!", "bold"), f": −1 chip → score +1 ({chips - 1} left)")
+
+
+def my_score_content(view: PlayerView) -> Content:
+    """Your current score, explained: "score 9 (cards 17 − 8 chips)"."""
+    chips = view.my_chips or 0
+    result = breakdown(view.my_hand, chips)
+    return Content.assemble(
+        (f"score {number(result.score)}", "bold"), f" (cards {result.card_total} − {plural(chips, 'chip')})"
+    )
+
+
+def public_points(view: PlayerView, seat: int) -> int:
+    """Points from a seat's cards alone (chips are not counted: they may be hidden)."""
+    return card_points(view.hands[seat])

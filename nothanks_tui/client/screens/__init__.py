@@ -1,0 +1,1 @@
+"""The client's screens: start, table, score, help, quit confirmation."""

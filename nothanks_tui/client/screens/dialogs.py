@@ -1,0 +1,103 @@
+"""Small screens over the table: the rules and keys, the quit confirmation, and the end of a connection."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ..names import clean_message
+
+RULES = """\
+No Thanks! (Thorsten Gimmler, Amigo 2004)
+
+The cards are numbered 3 to 35. Nine are set aside unseen; the other 24 are played.
+Each player starts with chips: 11 for 2 to 5 players, 9 for 6, 7 for 7.
+
+On your turn the face-up card is in front of you. Either
+  take it, with every chip on it, then flip the next card and decide again; or
+  say "No thanks!" and pay one chip onto it; play goes on clockwise.
+With no chips left you must take.
+
+The game ends when the 24th card is taken. Your score: each unbroken run of
+consecutive cards counts only its lowest card (30-31-32 counts 30), each isolated
+card counts its value, and each chip you hold is -1. The lowest score wins; ties
+share the win.
+
+Chips are hidden from the others (shown as ?) unless the table plays with open
+chips; everyone's chips are counted in the open at the end.
+
+Keys
+  t          take the card (and its chips)
+  n, space   No thanks! (pay one chip)
+  ?, h       this help
+  q          leave the table (asks first during a game)
+  a, s       after the game: play again, show the scores
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The rules in short, and the keys."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding("question_mark", "close", "Close", show=False),
+        Binding("h", "close", "Close", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box", classes="dialog"):
+            yield Static(Content(RULES), id="help-text")
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmQuitScreen(ModalScreen[bool]):
+    """Leaving during a game asks first."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes, leave"),
+        Binding("n", "answer(False)", "No, keep playing"),
+        Binding("escape", "answer(False)", "Back", show=False),
+        Binding("q", "answer(True)", "Leave", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static(Content.styled("Leave this game?", "bold"), id="confirm-title")
+            yield Static(Content("The game is not over. [y] leave, [n] keep playing."), id="confirm-text")
+        yield Footer()
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+
+class ClosedScreen(ModalScreen[None]):
+    """The table went away; say why, then any of the keys leaves."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "close", "Quit"),
+        Binding("escape", "close", "Quit", show=False),
+        Binding("enter", "close", "Quit", show=False),
+    ]
+
+    def __init__(self, reason: str) -> None:
+        super().__init__()
+        self.reason = reason
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="closed-box", classes="dialog"):
+            yield Static(Content.styled("The table closed", "bold"))
+            yield Static(Content(clean_message(self.reason)))
+        yield Footer()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,92 @@
+"""The end of a game: each player's score explained (runs, card total, minus chips, final) and the winners."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ...engine import breakdown, winners
+from ..connection import TableUpdate
+from ..presentation import hand_content, points_text, seat_name, you_tag
+
+WINNER_MARK = "★"
+SCORE_LINE_CELLS = 66
+
+
+def score_lines(table: TableUpdate) -> tuple[Content, Content]:
+    """(headline, table of breakdowns) for a finished game's update."""
+    view = table.view
+    results = [breakdown(view.hands[seat], view.chips[seat] or 0) for seat in range(view.players)]
+    best = winners([result.score for result in results])
+    names = [seat_name(table.seats, seat, 14) for seat in range(view.players)]
+    best_score = results[best[0]].score
+    if len(best) == 1:
+        who = "You win" if best[0] == view.seat else f"{names[best[0]]} wins"
+        headline = Content.assemble((f"{WINNER_MARK} {who}", "bold"), f" with {points_text(best_score)}")
+    else:
+        tied = ", ".join("you" if seat == view.seat else names[seat] for seat in best)
+        headline = Content.assemble(
+            (f"{WINNER_MARK} Shared win", "bold"), f": {tied} tie with {points_text(best_score)}"
+        )
+    lines = [Content.styled(f"  {'Player':<16}{'Cards':>7}{'Chips':>7}{'Score':>7}", "dim")]
+    order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
+    for seat in order:
+        result = results[seat]
+        mark = WINNER_MARK if seat in best else " "
+        label = names[seat] + (you_tag(names[seat]) if seat == view.seat else "")
+        lines.append(
+            Content.assemble(
+                (mark, "bold"),
+                " ",
+                (f"{label:<16}", "bold" if seat in best else ""),
+                f"{result.card_total:>7}",
+                f"{'−' + str(result.chips) if result.chips else '0':>7}",
+                (f"{result.score:>7}", "bold"),
+                ("  winner" if seat in best else "", "bold"),
+            )
+        )
+        cards = hand_content(view.hands[seat])
+        sum_text = " + ".join(str(run[0]) for run in result.runs)
+        explained = f"   ({sum_text} = {result.card_total})" if len(result.runs) > 1 else ""
+        if cards.cell_length + len(explained) > SCORE_LINE_CELLS:
+            explained = ""  # the card total column already says it; never wrap the table
+        lines.append(Content.assemble("    ", cards, (explained, "dim")))
+    return headline, Content("\n").join(lines)
+
+
+class ScoreScreen(ModalScreen[str]):
+    """Shown when a game ends. Dismisses with "again", "quit" or "table" (look at the final table)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "choose('again')", "Play again"),
+        Binding("enter", "choose('again')", "Play again", show=False),
+        Binding("escape", "choose('table')", "See the table"),
+        Binding("q", "choose('quit')", "Quit"),
+    ]
+
+    def __init__(self, table: TableUpdate) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        headline, body = score_lines(self.table)
+        with Vertical(id="score-box", classes="dialog"):
+            yield Static(Content.styled("Game over", "bold"), id="score-title")
+            yield Static(headline, id="score-headline")
+            yield Static(body, id="score-table")
+            yield Static(Content.styled("Each run counts its lowest card; each chip is −1.", "dim"), id="score-note")
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("again",) and not self.table.can_restart:
+            return False
+        return True
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)

@@ -1,0 +1,144 @@
+"""The start screen: choose how to play, then open a table.
+
+Each way of playing is a ``StartForm`` in its own tab: it draws its fields and, when the player presses Enter,
+builds a ``TableConnection``. Playing against bots is the first; hosting and joining a network game are added by
+appending their forms to ``START_FORMS`` (or passing ``forms=`` to ``StartScreen``), nothing else changes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static, TabbedContent, TabPane
+
+from ...bots import DEFAULT_BOT, bot_names, describe
+from ...engine import MAX_PLAYERS, MIN_PLAYERS
+from ..connection import TableConnection
+from ..local import DEFAULT_BOT_PACE, LocalConnection
+from ..names import clean_name
+
+
+class StartForm(Vertical):
+    """One way of playing: its fields, and how they become a connection. Subclass and add to ``START_FORMS``."""
+
+    TITLE = "?"
+
+    async def build_connection(self) -> TableConnection:
+        """A connection for the table the fields describe; raise ValueError with a readable message if invalid."""
+        raise NotImplementedError
+
+
+class BotGameForm(StartForm):
+    """You against bots at one table in this terminal."""
+
+    TITLE = "Play against bots"
+
+    def __init__(self, bot_pace: float = DEFAULT_BOT_PACE, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.bot_pace = bot_pace
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="field"):
+            yield Label("Your name", classes="field-label")
+            yield Input(value="you", max_length=24, id="name")
+        with Horizontal(classes="field"):
+            yield Label("Players", classes="field-label")
+            yield Select(
+                [(f"{n} players (you + {n - 1} bots)", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+                value=4,
+                allow_blank=False,
+                id="players",
+            )
+        with Horizontal(classes="field"):
+            yield Label("Bots", classes="field-label")
+            yield Select(
+                [(f"{name}: {describe(name)}"[:60], name) for name in bot_names()],
+                value=DEFAULT_BOT,
+                allow_blank=False,
+                id="bot",
+            )
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Checkbox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical")
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Button("Play", id="play", variant="primary")
+
+    async def build_connection(self) -> TableConnection:
+        name = clean_name(self.query_one("#name", Input).value)[:24]
+        players = self.query_one("#players", Select).value
+        bot = self.query_one("#bot", Select).value
+        if not isinstance(players, int) or not isinstance(bot, str):
+            raise ValueError("choose the number of players and a bot")
+        return LocalConnection.against_bots(
+            players=players,
+            bot=bot,
+            open_chips=self.query_one("#open-chips", Checkbox).value,
+            tactical=self.query_one("#tactical", Checkbox).value,
+            human_name=name,
+            bot_pace=self.bot_pace,
+        )
+
+
+START_FORMS: list[type[StartForm]] = [BotGameForm]
+
+
+class StartScreen(Screen[None]):
+    """How do you want to play? One tab per ``StartForm``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("escape", "quit", "Quit"),
+    ]
+
+    def __init__(self, forms: list[StartForm] | None = None) -> None:
+        super().__init__()
+        self.forms = forms if forms is not None else [form() for form in START_FORMS]
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.styled("No Thanks!", "bold"), id="start-title")
+        yield Static(
+            Content("Take the card, or pay a chip to say No thanks! Lowest score wins."), id="start-subtitle"
+        )
+        with TabbedContent(id="start-modes"):
+            for index, form in enumerate(self.forms):
+                with TabPane(form.TITLE, id=f"mode-{index}"):
+                    yield form
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for field in self.query("#name").results(Input):
+            field.focus()
+
+    def _active_form(self) -> StartForm:
+        tabs = self.query_one("#start-modes", TabbedContent)
+        active = tabs.active or "mode-0"
+        return self.forms[int(active.removeprefix("mode-"))]
+
+    async def action_start(self) -> None:
+        form = self._active_form()
+        try:
+            connection = await form.build_connection()
+        except ValueError as error:
+            self.notify(str(error), title="Cannot start", severity="error", markup=False)
+            return
+        self.app.open_table(connection)  # type: ignore[attr-defined]
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        await self.action_start()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        await self.action_start()
+
+    def action_quit(self) -> None:
+        self.app.exit(0)

@@ -1,0 +1,218 @@
+"""The table: the face-up card, every player's cards, your private area, and the keys to play.
+
+The screen owns the connection's event stream: a worker reads events and posts them as messages; the latest
+``TableUpdate`` is the screen's one reactive ``table``, bound into every widget. Key presses become intents sent
+with the state id they were made in, so a repeated key cannot act twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import ClassVar
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from ...engine import Action
+from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate
+from ..names import clean_message
+from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus
+from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
+from .score import ScoreScreen
+
+log = logging.getLogger(__name__)
+
+TAKE_KEYS = ("t",)
+PASS_KEYS = ("n", "space")
+
+
+class TitleBar(Widget):
+    """One line: the game, how we are connected, the table's settings."""
+
+    table: reactive[TableUpdate | None] = reactive(None)
+
+    def __init__(self, description: str, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.description = description
+
+    def render(self) -> Content:
+        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
+        if self.table is not None:
+            view = self.table.view
+            parts.append(f"  ·  {view.players} players")
+            parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
+            if view.variant != "standard":
+                parts.append(f"  ·  {view.variant}")
+        return Content.assemble(*parts)
+
+
+class TableScreen(Screen[None]):
+    """One seat at one table, through any ``TableConnection``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "take", "Take"),
+        Binding("n", "no_thanks", "No thanks!"),
+        Binding("space", "no_thanks", "No thanks!", show=False),
+        Binding("s", "show_score", "Scores"),
+        Binding("a", "play_again", "Play again"),
+        Binding("question_mark", "help", "Rules"),
+        Binding("h", "help", "Rules", show=False),
+        Binding("q", "quit_table", "Quit"),
+    ]
+
+    table: reactive[TableUpdate | None] = reactive(None)
+
+    class TableEventArrived(Message):
+        """The connection produced an event (posted by the reader worker)."""
+
+        def __init__(self, event: TableEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, connection: TableConnection) -> None:
+        super().__init__()
+        self.connection = connection
+        self._leaving = False
+        self._score_shown_for: int | None = None  # game number whose score screen was shown already
+        self._games_seen = 0
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.connection.info.description, id="title").data_bind(TableScreen.table)
+        with Horizontal(id="top"):
+            yield FaceUpCard(id="card").data_bind(TableScreen.table)
+            yield TableStatus(id="status").data_bind(TableScreen.table)
+            yield MoveLog(id="log").data_bind(TableScreen.table)
+        yield PlayersPanel(id="players").data_bind(TableScreen.table)
+        yield PrivatePanel(id="private").data_bind(TableScreen.table)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.read_events()
+
+    @work(exclusive=True, group="connection", exit_on_error=False)
+    async def read_events(self) -> None:
+        """Read the connection until it closes, posting each event to the screen."""
+        try:
+            await self.connection.start()
+            while True:
+                event = await self.connection.next_event()
+                self.post_message(self.TableEventArrived(event))
+                if isinstance(event, Closed):
+                    return
+        except Exception as error:  # a broken connection ends the game, never the app
+            log.exception("table connection failed")
+            self.post_message(self.TableEventArrived(Closed(f"connection lost: {error}")))
+
+    # -- events from the table ------------------------------------------------------------------------------
+
+    def on_table_screen_table_event_arrived(self, message: TableEventArrived) -> None:
+        event = message.event
+        if isinstance(event, TableUpdate):
+            previous = self.table
+            if previous is None or event.view.state_id < previous.view.state_id or (
+                previous.view.finished and not event.view.finished
+            ):
+                self._games_seen += 1  # a new deal
+            self.table = event
+            self.refresh_bindings()
+            if event.view.finished and self._score_shown_for != self._games_seen:
+                self._score_shown_for = self._games_seen
+                self.action_show_score()
+        elif isinstance(event, Rejected):
+            self.notify(clean_message(event.message), title="Not played", severity="warning", markup=False)
+        elif isinstance(event, Closed):
+            if not self._leaving:
+                self.app.push_screen(ClosedScreen(event.reason), lambda _: self.app.exit())
+
+    # -- keys -----------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        view = self.table.view if self.table else None
+        if action in ("take", "no_thanks"):
+            if view is None or view.finished:
+                return False  # hidden once the game is over
+            if not view.my_turn:
+                return None  # shown greyed: not your turn
+            if action == "no_thanks" and not view.my_chips:
+                return None  # shown greyed: no chips, you must take
+        if action in ("show_score", "play_again"):
+            if view is None or not view.finished:
+                return False
+            if action == "play_again" and not (self.table and self.table.can_restart):
+                return False
+        return True
+
+    def on_key(self, event: events.Key) -> None:
+        """Explain a play key that does nothing right now (its binding is greyed)."""
+        view = self.table.view if self.table else None
+        if view is None or view.finished or event.key not in TAKE_KEYS + PASS_KEYS:
+            return
+        if not view.my_turn:
+            self._notice_once("Not your turn yet: wait for the ▶ to reach you.")
+            event.stop()
+        elif event.key in PASS_KEYS and not view.my_chips:
+            self._notice_once("You have no chips left, so you cannot say No thanks!: you must take (press t).")
+            event.stop()
+
+    def _notice_once(self, text: str) -> None:
+        """A warning toast, not repeated while the same one is still on screen (keys held down, pressed again)."""
+        if any(notification.message == text for notification in self.app._notifications):
+            return
+        self.notify(text, severity="warning", timeout=3, markup=False)
+
+    async def action_take(self) -> None:
+        await self._send(Action.TAKE)
+
+    async def action_no_thanks(self) -> None:
+        await self._send(Action.PASS)
+
+    async def _send(self, action: Action) -> None:
+        if self.table is None:
+            return
+        await self.connection.send_action(action, self.table.view.state_id)
+
+    def action_show_score(self) -> None:
+        if self.table is None or not self.table.view.finished:
+            return
+        self.app.push_screen(ScoreScreen(self.table), self._after_score)
+
+    async def _after_score(self, choice: str | None) -> None:
+        if choice == "again":
+            await self.action_play_again()
+        elif choice == "quit":
+            self._leave()
+
+    async def action_play_again(self) -> None:
+        if self.table is not None and self.table.view.finished and self.table.can_restart:
+            await self.connection.play_again()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_quit_table(self) -> None:
+        if self.table is None or self.table.view.finished:
+            self._leave()
+            return
+
+        def confirmed(leave: bool | None) -> None:
+            if leave:
+                self._leave()
+
+        self.app.push_screen(ConfirmQuitScreen(), confirmed)
+
+    def _leave(self) -> None:
+        """Close the connection, then exit the app (in a worker: never from inside a dialog's dismissal)."""
+        self._leaving = True
+        self.app.run_worker(self._close_and_exit(), group="leave", exclusive=True)
+
+    async def _close_and_exit(self) -> None:
+        await self.connection.close()
+        self.app.exit(0)

@@ -1,0 +1,1 @@
+"""Widgets that draw a table update; no game logic."""

@@ -1,0 +1,155 @@
+"""The table screen's widgets. Each holds the latest ``TableUpdate`` (bound from the screen) and draws it.
+
+No game logic lives here: the words and numbers come from ``presentation`` (which asks the engine's pure
+scoring functions). Player names are drawn as literal text.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Digits, Label
+
+from ..connection import TableUpdate
+from ..presentation import (
+    HIDDEN_CHIPS,
+    TURN_MARKER,
+    chips_text,
+    hand_content,
+    move_line,
+    my_score_content,
+    pass_choice,
+    plural,
+    public_points,
+    seat_name,
+    take_choice,
+    turn_content,
+    you_tag,
+)
+
+
+class FaceUpCard(Vertical):
+    """The face-up card, drawn large: a box with the value in big digits and in both corners."""
+
+    table: reactive[TableUpdate | None] = reactive(None)
+
+    def compose(self) -> ComposeResult:
+        yield Digits("", id="card-value")
+        yield Label("", id="card-pot")
+
+    def watch_table(self, table: TableUpdate | None) -> None:
+        digits = self.query_one("#card-value", Digits)
+        pot = self.query_one("#card-pot", Label)
+        view = table.view if table else None
+        if view is None or view.card is None:
+            digits.update("")
+            self.border_title = self.border_subtitle = ""
+            pot.update(Content("game over" if view else ""))
+            self.set_class(True, "-empty")
+            return
+        self.set_class(False, "-empty")
+        digits.update(str(view.card))
+        self.border_title = self.border_subtitle = str(view.card)
+        pot.update(Content(f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"))
+
+
+class TableStatus(Widget):
+    """Deck, chips on the card, whose turn."""
+
+    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+
+    def render(self) -> Content:
+        if self.table is None:
+            return Content("Waiting for the table…")
+        view = self.table.view
+        lines = [
+            Content.assemble(("Deck  ", "dim"), f"{plural(view.deck_left, 'card')} left"),
+            Content.assemble(("      ", "dim"), (f"{view.removed_count} set aside unseen", "dim")),
+            Content.assemble(("Pot   ", "dim"), (plural(view.pot, "chip"), "bold"), " on the card"),
+            Content(""),
+            turn_content(view, self.table.seats),
+        ]
+        return Content("\n").join(lines)
+
+
+class MoveLog(Widget):
+    """The last few moves, newest at the bottom."""
+
+    table: reactive[TableUpdate | None] = reactive(None)
+
+    def render(self) -> Content:
+        if self.table is None or not self.table.view.moves:
+            return Content.styled("No moves yet", "dim")
+        rows = max(1, self.content_region.height or 6)
+        moves = self.table.view.moves[-rows:]
+        return Content("\n").join(move_line(move, self.table.seats) for move in moves)
+
+
+class PlayersPanel(Widget):
+    """Every seat: turn marker, name, chips (hidden as ? unless open), cards in runs, points from cards."""
+
+    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+
+    def render(self) -> Content:
+        if self.table is None:
+            return Content("")
+        view = self.table.view
+        seats = self.table.seats
+        name_cells = 14
+        label_cells = name_cells + 6
+        header = Content.styled(f"  {'Player':<{label_cells}}{'Chips':>5}  {'Pts':>3}  Cards", "dim")
+        lines = [header]
+        for seat in range(view.players):
+            marker = TURN_MARKER if (not view.finished and view.to_move == seat) else " "
+            name = seat_name(seats, seat, name_cells)
+            tag = ""
+            if seat == view.seat:
+                tag = you_tag(name)
+            elif seat < len(seats) and seats[seat].away:
+                tag = " (away)"
+            label = f"{name}{tag}" if len(name) + len(tag) <= name_cells + 2 else name
+            chips = chips_text(view, seat)
+            lines.append(
+                Content.assemble(
+                    (marker, "bold"),
+                    " ",
+                    (f"{label:<{label_cells}}", "bold" if seat == view.seat else ""),
+                    (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
+                    "  ",
+                    f"{public_points(view, seat):>3}",
+                    "  ",
+                    hand_content(view.hands[seat], "—"),
+                )
+            )
+        return Content("\n").join(lines)
+
+
+class PrivatePanel(Widget):
+    """Your own area: your chips, cards and score, and what each choice means for you now."""
+
+    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+
+    def render(self) -> Content:
+        if self.table is None or self.table.view.seat is None:
+            return Content("Watching")
+        view = self.table.view
+        chips = view.my_chips or 0
+        summary = Content.assemble(
+            ("You: ", "bold"),
+            (plural(chips, "chip"), "bold"),
+            " · ",
+            my_score_content(view),
+            " · ",
+            hand_content(view.my_hand),
+        )
+        if view.finished:
+            return Content("\n").join([summary, Content.styled("Game over: the score screen shows who won.", "dim")])
+        take = Content.assemble(("[t] ", "bold"), take_choice(view))
+        pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
+        if not view.my_turn:
+            take = take.stylize("dim")
+            pass_ = pass_.stylize("dim")
+        return Content("\n").join([summary, take, pass_])

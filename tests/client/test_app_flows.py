@@ -1,0 +1,196 @@
+"""The app played by keys through Pilot: take, pass, forced take, stale intents, a full game, hostile names."""
+
+from __future__ import annotations
+
+from textual.widgets import Footer
+from ui_helpers import local_app, my_turn, table_screen, wait_until
+
+from nothanks_tui.client.app import NoThanksApp
+from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen, HelpScreen
+from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.start import BotGameForm, StartScreen
+from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.client.widgets.table import MoveLog, PlayersPanel, PrivatePanel
+from nothanks_tui.engine import Action
+
+
+def notices(app: NoThanksApp) -> list[str]:
+    return [str(notification.message) for notification in app._notifications]
+
+
+async def test_t_takes_the_face_up_card_with_its_chips():
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        view = table_screen(app).table.view
+        card, pot, chips = view.card, view.pot, view.my_chips
+        await pilot.press("t")
+        await wait_until(pilot, lambda: card in table_screen(app).table.view.my_hand, "the card in my hand")
+        after = table_screen(app).table.view
+        assert after.my_chips == chips + pot
+        assert after.moves[-1].action is Action.TAKE
+        assert str(card) in PlayersPanel.render(app.screen.query_one(PlayersPanel)).plain
+
+
+async def test_n_and_space_say_no_thanks_and_pay_one_chip():
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key in ("n", "space"):
+            await wait_until(pilot, lambda: my_turn(app), "my turn")
+            before = table_screen(app).table.view
+            await pilot.press(key)
+            await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b.state_id, "the pass")
+            after = table_screen(app).table.view
+            assert after.moves[before.state_id].action is Action.PASS
+            assert after.my_chips == before.my_chips - 1
+            assert "No thanks!" in app.screen.query_one(MoveLog).render().plain
+
+
+async def no_chip_app() -> tuple[NoThanksApp, int]:
+    """A seed whose table (nobody has chips) starts with the human."""
+    for seed in range(50):
+        _, connection = local_app(players=3, seed=seed, chips=0)
+        await connection.start()
+        first = await connection.next_event()
+        await connection.close()
+        if first.view.my_turn:
+            return local_app(players=3, seed=seed, chips=0)[0], seed
+    raise AssertionError("no seed lets the human start")
+
+
+async def test_with_no_chips_no_thanks_is_greyed_refused_with_the_reason_and_take_still_works():
+    app, _ = await no_chip_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        before = screen.table.view
+        assert before.my_chips == 0
+        assert screen.check_action("no_thanks", ()) is None  # shown, greyed
+        assert screen.check_action("take", ()) is True
+        assert "impossible with no chips" in app.screen.query_one(PrivatePanel).render().plain
+        await pilot.press("n")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: any("no chips" in text for text in notices(app)), "the no-chips notice")
+        assert screen.table.view.state_id == before.state_id  # nothing was played
+        await pilot.press("t")
+        await wait_until(pilot, lambda: screen.table.view.state_id == before.state_id + 1, "the take")
+        assert before.card in screen.table.view.my_hand
+
+
+async def test_a_stale_intent_is_refused_and_said_so():
+    app, connection = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        seen = screen.table.view.state_id
+        await pilot.press("t")
+        await wait_until(pilot, lambda: screen.table.view.state_id > seen, "the take")
+        now = connection.state_id
+        await connection.send_action(Action.TAKE, seen)  # the same intent again, from the old picture
+        await wait_until(pilot, lambda: any("moved on" in text for text in notices(app)), "the refusal notice")
+        assert connection.state_id == now
+
+
+async def test_a_full_game_by_keys_reaches_the_score_screen_and_play_again_deals_anew():
+    app, connection = local_app(players=4, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, ScoreScreen):
+                break
+            await wait_until(pilot, lambda: my_turn(app) or isinstance(app.screen, ScoreScreen), "my turn or the end")
+            if my_turn(app):
+                view = table_screen(app).table.view
+                await pilot.press("n" if view.my_chips and view.pot < 3 else "t")
+                await wait_until(
+                    pilot,
+                    lambda v=view: table_screen(app).table.view.state_id > v.state_id,
+                    "my move",
+                )
+        assert isinstance(app.screen, ScoreScreen)
+        final = table_screen(app).table.view
+        assert final.finished
+        text = " ".join(static.render().plain for static in app.screen.query("Static"))
+        assert "Game over" in text and "★" in text and "Score" in text
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back to the table")
+        await wait_until(pilot, lambda: not table_screen(app).table.view.finished, "a new deal")
+        assert connection.games_started == 2
+
+
+async def test_hostile_names_are_drawn_literally_and_cleaned():
+    hostile_me = "mallory[/]\x1b[31m\x07"
+    bots = ["[bold]x", "a" * 10_000, "\x1b]0;pwned\x07eve[link=http://x]y[/link]"]
+    app, _ = local_app(players=4, seed=3, human_name=hostile_me, bot_names=bots)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: len(table_screen(app).table.view.moves) >= 4, "a few moves")
+        players = app.screen.query_one(PlayersPanel).render().plain
+        log = app.screen.query_one(MoveLog).render().plain
+        assert "mallory[/]" in players
+        assert "[bold]x" in players
+        assert "eve[link=http" in players
+        assert "\x1b" not in players + log and "\x07" not in players + log
+        assert "a" * 20 not in players  # long names are cut
+        assert "…" in players
+        assert app.export_screenshot()  # the whole screen draws
+
+
+async def test_quit_asks_during_a_game_and_leaves_on_yes():
+    app, connection = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back at the table")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.return_code == 0, "the app to exit")
+    assert connection._closed
+
+
+async def test_help_opens_and_closes_and_every_key_is_in_the_footer():
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        keys = {binding.key for binding in TableScreen.BINDINGS}  # type: ignore[union-attr]
+        assert {"t", "n", "space", "question_mark", "h", "q"} <= keys
+        shown = {binding.action for binding in TableScreen.BINDINGS if binding.show}  # type: ignore[union-attr]
+        assert {"take", "no_thanks", "help", "quit_table"} <= shown
+        assert app.screen.query_one(Footer)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back at the table")
+        await pilot.press("h")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+
+
+async def test_blocked_actions_never_run():
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        for action in ("screenshot", "suspend_process", "command_palette"):
+            assert app.check_action(action, ()) is False
+
+
+async def test_the_start_screen_opens_a_table_against_bots():
+    app = NoThanksApp(start_forms=[BotGameForm(bot_pace=0)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.press("enter")  # the name field has focus; Enter starts
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: table_screen(app).table is not None, "the first deal")
+        assert table_screen(app).table.view.players == 4
+
+
+async def test_small_terminals_do_not_crash():
+    app, _ = local_app(players=7, seed=3)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        assert app.export_screenshot()
+        await pilot.resize_terminal(40, 10)
+        await pilot.pause()
+        assert app.export_screenshot()

@@ -1,0 +1,54 @@
+"""Shared helpers for the client tests: small tables, and waiting on app state instead of sleeping."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from nothanks_tui.bots import make_bot
+from nothanks_tui.client.app import NoThanksApp
+from nothanks_tui.client.local import LocalConnection
+from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.engine import GameConfig
+
+MAX_PAUSES = 2000  # bound every wait; a wait that runs out fails the test
+
+
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str = "condition") -> None:
+    """Let the app process messages until ``condition()`` holds (bots run in threads, so this may take a few turns)."""
+    for _ in range(MAX_PAUSES):
+        if condition():
+            return
+        await pilot.pause(0.001)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def table_screen(app: NoThanksApp) -> TableScreen:
+    screen = app.table_screen
+    assert screen is not None, "no table screen"
+    return screen
+
+
+def my_turn(app: NoThanksApp) -> bool:
+    screen = app.table_screen
+    return bool(screen and screen.table and screen.table.view.my_turn)
+
+
+def local_app(
+    players: int = 4,
+    seed: int = 3,
+    *,
+    chips: int | None = None,
+    open_chips: bool = False,
+    human_name: str = "you",
+    bot: str = "rules",
+    bot_names: list[str] | None = None,
+) -> tuple[NoThanksApp, LocalConnection]:
+    """An app at a local table with bots that move at once (pace 0), dealt from ``seed``."""
+    config = GameConfig(players=players, chips_per_player=chips, open_chips=open_chips)
+    bots = [make_bot(bot, seed + index) for index in range(players - 1)]
+    connection = LocalConnection(
+        config, bots, human_name=human_name, seed=seed, bot_pace=0, bot_names=bot_names
+    )
+    return NoThanksApp(connection), connection
