@@ -6,9 +6,9 @@ new SVGs before committing them.
 
 from __future__ import annotations
 
-from client.ui_helpers import local_app, my_turn, table_screen, wait_until
-
 from nothanks_tui.client.screens.score import ScoreScreen
+
+from .client.ui_helpers import local_app, my_turn, table_screen, wait_until
 
 
 def test_table_at_the_first_decision(snap_compare):

@@ -13,7 +13,7 @@ from textual.content import Content
 
 from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
 from .connection import SeatInfo
-from .names import display_name
+from .safe_text import display_name
 
 TURN_MARKER = "▶"
 HIDDEN_CHIPS = "?"

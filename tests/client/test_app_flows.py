@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual.widgets import Footer
-from ui_helpers import local_app, my_turn, table_screen, wait_until
 
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen, HelpScreen
@@ -12,6 +11,8 @@ from nothanks_tui.client.screens.start import BotGameForm, StartScreen
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.widgets.table import MoveLog, PlayersPanel, PrivatePanel
 from nothanks_tui.engine import Action
+
+from .ui_helpers import local_app, my_turn, table_screen, wait_until
 
 
 def notices(app: NoThanksApp) -> list[str]:

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from ..names import clean_message
+from ..safe_text import clean_message
 
 RULES = """\
 No Thanks! (Thorsten Gimmler, Amigo 2004)

@@ -20,7 +20,7 @@ from ...bots import DEFAULT_BOT, bot_names, describe
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ..connection import TableConnection
 from ..local import DEFAULT_BOT_PACE, LocalConnection
-from ..names import clean_name
+from ..safe_text import clean_name
 
 
 class StartForm(Vertical):

@@ -23,7 +23,7 @@ from textual.widgets import Footer
 
 from ...engine import Action
 from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate
-from ..names import clean_message
+from ..safe_text import clean_message
 from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus
 from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen

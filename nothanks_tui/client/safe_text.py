@@ -1,4 +1,4 @@
-"""Player names are untrusted text: make them safe and short enough to draw.
+"""Untrusted text (player names, messages from a host) made safe to draw: never raises, always fits.
 
 A name may hold terminal escape sequences, control characters, Rich markup or 10 kB of text. For display we drop
 escape sequences and control/format characters, collapse whitespace and truncate by terminal cell width. The result
