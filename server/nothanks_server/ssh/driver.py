@@ -1,0 +1,216 @@
+"""A Textual driver whose terminal is an SSH channel, so one host process can run an app per SSH session.
+
+Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
+and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
+its work on the event loop: bytes from the channel are decoded and parsed here (``feed``), window changes arrive
+as ``resize`` calls, and output is gathered per loop turn and written to the channel in one piece.
+
+Things that would act on the server machine are refused: opening a URL, suspending the process, saving
+"delivered" files to the server's disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextvars
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
+
+from textual import constants, events
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.message import Message
+from textual.messages import InBandWindowResize
+
+from .keys import SessionKeyParser
+from .terminal import terminal_size
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+log = logging.getLogger(__name__)
+
+_TICK_MARGIN = 0.005  # seconds after the escape delay, so the parser's deadline has surely passed
+_KITTY_FLAGS = 0b1 | 0b1000 | 0b10000  # disambiguate escapes, report all keys as codes, report associated text
+
+ENTER_SEQUENCES = (
+    "\x1b[?1049h"  # alternate screen
+    "\x1b[?25l"  # hide cursor
+    "\x1b[?1000h"  # mouse button presses
+    "\x1b[?1006h"  # ... reported as SGR sequences (no motion tracking: it costs every session bandwidth)
+    "\x1b[?1004h"  # focus in/out
+    "\x1b[?2004h"  # bracketed paste
+    "\x1b[?7l"  # no line wrap
+    "\x1b[?2026$p"  # does the terminal do synchronized output?
+)
+LEAVE_SEQUENCES = (
+    "\x1b[?2004l"  # bracketed paste off
+    "\x1b[?7h"  # line wrap back on
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"  # every mouse mode off
+    "\x1b[<u"  # pop the kitty keyboard mode (ignored by terminals without it)
+    "\x1b[?1049l"  # leave the alternate screen
+    "\x1b[?25h"  # show the cursor
+    "\x1b[?1004l"  # focus events off
+    "\x1b[0m"  # default colours
+)
+
+
+class ChannelLink(Protocol):
+    """What the driver needs from the SSH session it draws on."""
+
+    def send_output(self, text: str) -> None:
+        """Write terminal output to the client."""
+
+    def driver_started(self, driver: ChannelDriver) -> None:
+        """The app's driver is ready for input (the session hands over anything that arrived earlier)."""
+
+
+class ChannelDriver(Driver):
+    """Drives one Textual app over one SSH channel; all work happens on the event loop."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        debug: bool = False,
+        mouse: bool = True,
+        size: tuple[int, int] | None = None,
+        link: ChannelLink,
+    ) -> None:
+        super().__init__(app, debug=False, mouse=mouse, size=size)
+        self._link = link
+        self._parser = SessionKeyParser()
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        self._output: list[str] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._input_enabled = False
+        self._app_context: contextvars.Context | None = None
+
+    @property
+    def can_suspend(self) -> bool:
+        return False  # suspending would stop the whole host, every table with it
+
+    # Input ---------------------------------------------------------------------------------------------------
+
+    def feed(self, data: bytes) -> None:
+        """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
+        if not self._input_enabled or self._app_context is None:
+            return
+        text = self._decode(data)
+        if text:
+            self._app_context.run(self._parse, text)
+
+    def _parse(self, text: str) -> None:
+        for event in self._parser.feed(text):
+            self.process_message(event)
+        self._schedule_tick()
+
+    def _schedule_tick(self) -> None:
+        """A lone ESC is only known to be the Escape key once no more bytes follow within the escape delay."""
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+        if self._input_enabled and self._parser.has_pending_timeout:
+            self._tick_handle = self._loop.call_later(constants.ESCAPE_DELAY + _TICK_MARGIN, self._on_tick)
+
+    def _on_tick(self) -> None:
+        self._tick_handle = None
+        if self._input_enabled and self._app_context is not None:
+            self._app_context.run(self._tick)
+
+    def _tick(self) -> None:
+        for event in self._parser.tick():
+            self.process_message(event)
+        self._schedule_tick()
+
+    def resize(self, width: int, height: int) -> None:
+        """The client's window changed size."""
+        size = terminal_size(width, height)
+        self._size = size
+        self._parser.terminal_size = size
+        if self._input_enabled:
+            self.send_message(events.Resize(Size(*size), Size(*size)))
+
+    def send_message(self, message: Message) -> None:
+        # Same thread as the app: queue directly rather than through run_coroutine_threadsafe.
+        self._app.post_message(message)
+
+    def process_message(self, message: Message) -> None:
+        if isinstance(message, InBandWindowResize):
+            return  # sizes come from the SSH window-change requests
+        super().process_message(message)
+
+    # Output --------------------------------------------------------------------------------------------------
+
+    def write(self, data: str) -> None:
+        self._output.append(data)
+        if self._flush_handle is None:
+            self._flush_handle = self._loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        if self._output:
+            text = "".join(self._output)
+            self._output.clear()
+            self._link.send_output(text)
+
+    # Application mode ----------------------------------------------------------------------------------------
+
+    def start_application_mode(self) -> None:
+        # Called inside the app's context: parse input there too, so events carry this app (never another's).
+        self._app_context = contextvars.copy_context()
+        self.write(ENTER_SEQUENCES)
+        if not constants.DISABLE_KITTY_KEY:
+            self.write(f"\x1b[>{_KITTY_FLAGS}u")
+        self.flush()
+        width, height = terminal_size(*(self._size or (0, 0)))
+        self._size = (width, height)
+        self._parser.terminal_size = self._size
+        self._input_enabled = True
+        self.send_message(events.Resize(Size(width, height), Size(width, height)))
+        self._link.driver_started(self)
+
+    def disable_input(self) -> None:
+        self._input_enabled = False
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+
+    def stop_application_mode(self) -> None:
+        self.disable_input()
+        self.write(LEAVE_SEQUENCES)
+        self.flush()
+
+    def close(self) -> None:
+        self.disable_input()
+        self.flush()
+        self._app_context = None
+
+    # Nothing may act on the server machine -------------------------------------------------------------------
+
+    def open_url(self, url: str, new_tab: bool = True) -> None:
+        log.info("refused to open a URL on the host for an SSH session: %r", url[:200])
+
+    def deliver_binary(
+        self,
+        binary: BinaryIO | TextIO,
+        *,
+        delivery_key: str,
+        save_path: Path,
+        open_method: Literal["browser", "download"] = "download",
+        encoding: str | None = None,
+        mime_type: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        log.info("refused to save a file on the host for an SSH session: %s", save_path)
+        binary.close()
+        self._app.post_message(
+            events.DeliveryFailed(
+                key=delivery_key, exception=PermissionError("files are not saved on the host"), name=name
+            )
+        )

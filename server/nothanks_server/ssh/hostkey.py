@@ -1,0 +1,53 @@
+"""The SSH host key: generated once (ed25519) into the data dir, then reused on every start.
+
+Clients remember a host's key; a key that changed between restarts makes OpenSSH refuse to connect with a loud
+"REMOTE HOST IDENTIFICATION HAS CHANGED" warning. So the key is written once, readable only by its owner, and read
+back on every later start. Losing or replacing the file is the only way players see that warning.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import asyncssh
+
+log = logging.getLogger(__name__)
+
+HOST_KEY_NAME = "ssh_host_ed25519_key"
+
+
+class HostKeyError(RuntimeError):
+    """The host key file exists but cannot be used (unreadable, corrupt, or not a private key)."""
+
+
+def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
+    """Read the private key at ``path``; if there is no file yet, generate an ed25519 key and write it (0600)."""
+    path = Path(path)
+    if path.exists():
+        try:
+            key = asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError, ValueError) as error:
+            raise HostKeyError(f"cannot use the SSH host key {path}: {error}") from error
+        log.info("SSH host key %s (%s)", path, key.get_fingerprint())
+        return key
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="nothanks host key")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(key.export_private_key("openssh"))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # never replaces a key another process wrote meanwhile
+        except FileExistsError:
+            return load_or_create_host_key(path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    public = path.with_name(path.name + ".pub")
+    public.write_bytes(key.export_public_key("openssh"))
+    log.info("generated SSH host key %s (%s)", path, key.get_fingerprint())
+    return key

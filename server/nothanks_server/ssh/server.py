@@ -1,0 +1,263 @@
+"""The SSH front of a host: an asyncssh server where every interactive session is a game app in this process.
+
+The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by default, or holders of a shared
+password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
+player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
+besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
+connections past key exchange is capped (``max_sessions``); one over the cap is told why and disconnected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import gc
+import hmac
+import logging
+import weakref
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import asyncssh
+from textual.app import App
+
+from .hostkey import load_or_create_host_key
+from .keys import check_parser_internals
+from .session import AppFactory, GameSession
+from .stdio import StdioGuard
+
+log = logging.getLogger(__name__)
+
+FULL_MESSAGE = "No Thanks! is full right now ({limit} players connected). Please try again in a few minutes."
+
+
+@dataclass(frozen=True)
+class SSHSettings:
+    """How the SSH front listens and whom it lets in."""
+
+    host_key_path: Path
+    bind: str = "127.0.0.1"
+    port: int = 2222  # 0: any free port (tests)
+    password: str | None = None  # a shared password for everyone
+    authorized_keys: Path | None = None  # only these public keys get in
+    max_sessions: int = 100
+    login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
+    keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
+    keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
+
+
+class SSHFront:
+    """Runs the asyncssh server and owns the sessions' tasks, counts and shared state."""
+
+    def __init__(self, settings: SSHSettings, app_factory: AppFactory) -> None:
+        check_parser_internals()  # fail at startup, not on the first key press, if textual changed underneath
+        self.settings = settings
+        self.app_factory = app_factory
+        self.stdio = StdioGuard()
+        self._server: asyncssh.SSHAcceptor | None = None
+        self._authorized: asyncssh.SSHAuthorizedKeys | None = None
+        self._admitted = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._running_apps: set[App[Any]] = set()
+        self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
+
+    # Lifecycle -------------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        settings = self.settings
+        host_key = load_or_create_host_key(settings.host_key_path)
+        if settings.authorized_keys is not None:
+            self._authorized = asyncssh.read_authorized_keys(str(settings.authorized_keys))
+        self._server = await asyncssh.create_server(
+            lambda: _Gate(self),
+            settings.bind,
+            settings.port,
+            server_host_keys=[host_key],
+            encoding=None,
+            line_editor=False,
+            allow_pty=True,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            allow_scp=False,
+            sftp_factory=None,
+            login_timeout=settings.login_timeout,
+            keepalive_interval=settings.keepalive_interval,
+            keepalive_count_max=settings.keepalive_count_max,
+        )
+        log.info("SSH front listening on %s port %d", settings.bind, self.port)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() first"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        """Stop listening, end every session's app and wait for them."""
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        for app in list(self._running_apps):
+            app.exit()
+        if self._tasks:
+            _done, pending = await asyncio.wait(set(self._tasks), timeout=5)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=2)
+
+    # Sessions ------------------------------------------------------------------------------------------------
+
+    def spawn(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
+        """Run a session in a fresh context (nothing of whatever app started this server leaks into it)."""
+        task = asyncio.get_running_loop().create_task(coroutine, name=name, context=contextvars.Context())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def app_starting(self, app: App[Any]) -> None:
+        self._running_apps.add(app)
+        self._all_apps.add(app)
+        self.stdio.app_starting()
+
+    def app_finished(self, app: App[Any]) -> None:
+        self._running_apps.discard(app)
+        self.stdio.app_finished()
+
+    @property
+    def running_apps(self) -> int:
+        """Apps running right now."""
+        return len(self._running_apps)
+
+    def live_apps(self) -> int:
+        """Session apps still in memory after a full garbage collection (running ones included): a leak check."""
+        gc.collect()
+        return len(self._all_apps)
+
+    @property
+    def admitted(self) -> int:
+        """Connections past key exchange and not yet closed."""
+        return self._admitted
+
+    def admit(self) -> bool:
+        if self._admitted >= self.settings.max_sessions:
+            return False
+        self._admitted += 1
+        return True
+
+    def release(self) -> None:
+        self._admitted = max(0, self._admitted - 1)
+
+    # Authentication policy -------------------------------------------------------------------------------------
+
+    @property
+    def open_door(self) -> bool:
+        """Anyone gets in (no password, no authorized-keys file)."""
+        return self.settings.password is None and self._authorized is None
+
+    def key_allowed(self, key: asyncssh.SSHKey, peer_host: str) -> bool:
+        if self._authorized is None:
+            return self.open_door  # with only a password set, keys don't get in
+        return self._authorized.validate(key, peer_host, peer_host) is not None
+
+    def password_ok(self, password: str) -> bool:
+        if self.open_door:
+            return True  # clients without keyboard-interactive fall back to a password prompt: any answer will do
+        expected = self.settings.password
+        return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
+
+
+class _Gate(asyncssh.SSHServer):
+    """One TCP connection: the cap, authentication, and at most one game session."""
+
+    def __init__(self, front: SSHFront) -> None:
+        self._front = front
+        self._conn: asyncssh.SSHServerConnection | None = None
+        self._admitted = False
+        self._username = ""
+        self._candidate_fingerprint: str | None = None
+        self._fingerprint: str | None = None
+        self._has_session = False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self._conn = conn
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._admitted:
+            self._admitted = False
+            self._front.release()
+
+    def begin_auth(self, username: str) -> bool:
+        self._username = username
+        if not self._admitted:
+            if not self._front.admit():
+                assert self._conn is not None
+                log.info("refused %s: %d sessions is the limit", self._peer(), self._front.settings.max_sessions)
+                self._conn.disconnect(
+                    asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                    FULL_MESSAGE.format(limit=self._front.settings.max_sessions),
+                )
+                return True
+            self._admitted = True
+        return True  # always ask for one auth step, so a client holding a key can be recognised by it
+
+    # Public keys: the last key validated is the one a successful publickey login signed with.
+    def public_key_auth_supported(self) -> bool:
+        return self._front.open_door or self._front._authorized is not None
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        allowed = self._front.key_allowed(key, self._peer().rsplit(":", 1)[0])
+        self._candidate_fingerprint = key.get_fingerprint("sha256") if allowed else None
+        return allowed
+
+    def password_auth_supported(self) -> bool:
+        return self._front.open_door or self._front.settings.password is not None
+
+    def validate_password(self, username: str, password: str) -> bool:
+        self._candidate_fingerprint = None
+        return self._front.password_ok(password)
+
+    def kbdint_auth_supported(self) -> bool:
+        # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt.
+        # With a password: asyncssh asks for it through keyboard-interactive as well.
+        return self._front.open_door or self._front.settings.password is not None
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
+        self._candidate_fingerprint = None
+        if self._front.open_door:
+            return True
+        return ("", "", "", [("Password: ", False)])
+
+    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+        self._candidate_fingerprint = None
+        return len(responses) == 1 and self._front.password_ok(responses[0])
+
+    def auth_completed(self) -> None:
+        self._fingerprint = self._candidate_fingerprint
+
+    # Channels: one game session per connection, nothing else.
+    def session_requested(self) -> Any:
+        if self._has_session:
+            return False
+        self._has_session = True
+        return GameSession(self._front, self._username, self._fingerprint, self._peer())
+
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+        return False
+
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        return False
+
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        return False
+
+    def unix_server_requested(self, listen_path: str) -> bool:
+        return False
+
+    def _peer(self) -> str:
+        if self._conn is None:
+            return "?"
+        peer = self._conn.get_extra_info("peername") or ("?", 0)
+        return f"{peer[0]}:{peer[1]}"

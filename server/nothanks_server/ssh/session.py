@@ -1,0 +1,218 @@
+"""One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
+
+Only an interactive shell request with a pty gets the game. ``ssh -T host`` and ``ssh host cmd`` get one line of
+explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Input that arrives before the
+app's driver exists is held (up to a limit) and handed over when it starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import asyncssh
+from rich.console import Console
+from textual.app import App
+
+from .driver import ChannelDriver
+from .player import SSHPlayer
+from .stdio import LoggingStream
+from .terminal import color_system_for, session_console, terminal_size
+
+if TYPE_CHECKING:
+    from .server import SSHFront
+
+log = logging.getLogger(__name__)
+
+NO_PTY_MESSAGE = (
+    "No Thanks! needs an interactive terminal: connect with plain `ssh -p PORT play@HOST` (or add -t); "
+    "commands and -T sessions are not served.\r\n"
+)
+CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
+MAX_EARLY_INPUT = 64 * 1024  # bytes typed before the app is up; more than that is dropped
+MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
+EXIT_GRACE = 5.0  # seconds an app gets to finish after its client went away, before it is cancelled
+
+AppFactory = Callable[[SSHPlayer], App[Any]]
+
+
+class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+    """The server side of one SSH session channel."""
+
+    def __init__(self, front: SSHFront, username: str, key_fingerprint: str | None, peer: str) -> None:
+        self._front = front
+        self._username = username
+        self._key_fingerprint = key_fingerprint
+        self._peer = peer
+        self._chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self._term: str | None = None
+        self._size = (0, 0)
+        self._command: str | None = None
+        self._driver: ChannelDriver | None = None
+        self._early_input: list[bytes] = []
+        self._early_input_size = 0
+        self._app: App[Any] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # asyncssh callbacks ---------------------------------------------------------------------------------------
+
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[override,type-arg]
+        self._chan = chan
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self._term = term_type or "xterm"
+        self._size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command: str) -> bool:
+        self._command = command  # accepted only to explain, in session_started, that commands are not run
+        return True
+
+    def subsystem_requested(self, subsystem: str) -> bool:
+        log.info("refused subsystem %r from %s", subsystem[:40], self._peer)
+        return False
+
+    def session_started(self) -> None:
+        assert self._chan is not None
+        if self._command is not None or self._term is None:
+            log.info("refused a %s session from %s", "command" if self._command is not None else "pty-less", self._peer)
+            self._chan.write_stderr(NO_PTY_MESSAGE.encode())
+            self._chan.exit(1)
+            return
+        self._task = self._front.spawn(self._run(), name=f"ssh-session {self._peer}")
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        if self._driver is not None:
+            self._driver.feed(data)
+        elif self._early_input_size + len(data) <= MAX_EARLY_INPUT:
+            self._early_input.append(data)
+            self._early_input_size += len(data)
+
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self._size = (width, height)
+        if self._driver is not None:
+            self._driver.resize(width, height)
+
+    def eof_received(self) -> bool:
+        self._client_gone()
+        return False
+
+    def break_received(self, msec: int) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._closed = True
+        self._client_gone()
+
+    # Driver link ----------------------------------------------------------------------------------------------
+
+    def send_output(self, text: str) -> None:
+        chan = self._chan
+        if self._closed or chan is None or chan.is_closing():
+            return
+        chan.write(text.encode("utf-8", "replace"))
+        if chan.get_write_buffer_size() > MAX_UNSENT_OUTPUT:
+            log.warning("closing the session of %s: it stopped reading its screen", self._peer)
+            self._closed = True
+            chan.close()
+            self._client_gone()
+
+    def driver_started(self, driver: ChannelDriver) -> None:
+        self._driver = driver
+        driver.resize(*self._size)  # a window change may have come before the driver existed
+        early, self._early_input = self._early_input, []
+        self._early_input_size = 0
+        for data in early:
+            driver.feed(data)
+
+    # The app --------------------------------------------------------------------------------------------------
+
+    def player(self) -> SSHPlayer:
+        return SSHPlayer(
+            username=self._username,
+            key_fingerprint=self._key_fingerprint,
+            peer=self._peer,
+            term=self._term or "xterm",
+            color_system=color_system_for(self._term, self._environment()),
+        )
+
+    def _environment(self) -> dict[str, str]:
+        if self._chan is None:
+            return {}
+        return {key: value for key, value in self._chan.get_environment().items() if isinstance(value, str)}
+
+    async def _run(self) -> None:
+        status = 1
+        app: App[Any] | None = None
+        try:
+            app = self._front.app_factory(self.player())
+            self._prepare(app)
+            self._app = app
+            self._front.app_starting(app)
+            try:
+                await app.run_async(size=terminal_size(*self._size), mouse=True)
+            finally:
+                self._front.app_finished(app)
+            status = app.return_code or 0
+        except Exception:
+            log.exception("the SSH session of %s failed", self._peer)
+        finally:
+            self._driver = None
+            self._app = None
+            self._early_input = []
+            chan = self._chan
+            if not self._closed and chan is not None and not chan.is_closing():
+                if status:
+                    chan.write_stderr(CRASH_MESSAGE.encode())
+                chan.exit(status)
+            self._chan = None
+
+    def _prepare(self, app: App[Any]) -> None:
+        """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
+        size = terminal_size(*self._size)
+        app.driver_class = functools.partial(ChannelDriver, link=self)  # type: ignore[assignment]
+        app.console = session_console(self._term, self._environment(), size)
+        app.error_console = Console(file=LoggingStream(logging.ERROR), markup=False, highlight=False, width=100)
+        self._front.stdio.prepare(app)
+        disable_host_actions(app)
+
+    def _client_gone(self) -> None:
+        """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
+        self._driver = None
+        app = self._app
+        if app is not None and app.is_running:
+            app.exit()
+        task = self._task
+        if task is not None and not task.done():
+            asyncio.get_running_loop().call_later(EXIT_GRACE, _cancel_if_running, task)
+
+
+def _cancel_if_running(task: asyncio.Task[None]) -> None:
+    if not task.done():
+        log.warning("cancelling an SSH session app that did not finish after its client left")
+        task.cancel()
+
+
+def _refused(what: str) -> Callable[..., None]:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        log.info("refused %s on the host for an SSH session", what)
+
+    return refuse
+
+
+def disable_host_actions(app: App[Any]) -> None:
+    """Shadow the App methods that would touch the host machine (its browser, its disk, its process)."""
+    app.open_url = _refused("opening a URL")  # type: ignore[method-assign]
+    app.action_suspend_process = _refused("suspending the process")  # type: ignore[method-assign]
+    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
+    app.action_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
+    app.deliver_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
+    app.deliver_text = _refused("saving a file")  # type: ignore[method-assign]
+    app.deliver_binary = _refused("saving a file")  # type: ignore[method-assign]

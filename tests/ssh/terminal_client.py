@@ -1,0 +1,117 @@
+"""An SSH client with a pty and a screen: what a player's terminal would show, for end-to-end tests and benchmarks.
+
+Output is fed to a pyte terminal emulator; ``wait_for`` waits on an event set whenever output arrives (never a
+sleep), up to a deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+import pyte
+
+
+class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+    def __init__(self, client: TerminalClient) -> None:
+        self._client = client
+
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        self._client._received(data, datatype)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._client._closed()
+
+
+class TerminalClient:
+    """One player's terminal connected over SSH."""
+
+    def __init__(self, width: int = 80, height: int = 24) -> None:
+        self.screen = pyte.Screen(width, height)
+        self._stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self.stderr = bytearray()
+        self.conn: asyncssh.SSHClientConnection | None = None
+        self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
+        self._changed = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.last_output_at = 0.0
+
+    async def connect(
+        self,
+        port: int,
+        username: str = "play",
+        *,
+        term: str | None = "xterm-256color",
+        size: tuple[int, int] | None = None,
+        command: str | None = None,
+        env: dict[str, str] | None = None,
+        **options: Any,
+    ) -> TerminalClient:
+        options.setdefault("known_hosts", None)
+        options.setdefault("client_keys", None)
+        options.setdefault("agent_path", None)
+        if options["client_keys"] is None:
+            options.setdefault("password", "")  # asyncssh only does keyboard-interactive when it has a password
+        self.conn = await asyncssh.connect("127.0.0.1", port, username=username, **options)
+        width, height = size if size is not None else (self.screen.columns, self.screen.lines)
+        session_options: dict[str, Any] = {"encoding": None, "env": env or {}}
+        if term is not None:
+            session_options.update(term_type=term, term_size=(width, height))
+        self.chan, _ = await self.conn.create_session(lambda: _ScreenSession(self), command, **session_options)
+        return self
+
+    def _received(self, data: bytes, datatype: Any) -> None:
+        self.last_output_at = time.perf_counter()
+        if datatype == asyncssh.EXTENDED_DATA_STDERR:
+            self.stderr.extend(data)
+        else:
+            self.raw.extend(data)
+            self._stream.feed(data)
+        self._changed.set()
+
+    def _closed(self) -> None:
+        self.closed.set()
+        self._changed.set()
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    async def wait_for(self, condition: str | Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait until the screen shows ``condition`` (a string) or ``condition()`` is true."""
+        check = (lambda: condition in self.text()) if isinstance(condition, str) else condition
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not check():
+            if self.closed.is_set() and not check():
+                raise AssertionError(f"connection closed while waiting for {condition!r}; screen:\n{self.text()}")
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise AssertionError(f"timed out waiting for {condition!r}; screen:\n{self.text()}")
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    def send(self, data: str | bytes) -> None:
+        assert self.chan is not None
+        self.chan.write(data.encode() if isinstance(data, str) else data)
+
+    def resize(self, width: int, height: int) -> None:
+        assert self.chan is not None
+        self.screen.resize(height, width)
+        self.chan.change_terminal_size(width, height)
+
+    async def wait_closed(self, timeout: float = 10.0) -> int | None:
+        """Wait for the session to end; its exit status."""
+        await asyncio.wait_for(self.closed.wait(), timeout)
+        assert self.chan is not None
+        return self.chan.get_exit_status()
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            await self.conn.wait_closed()
