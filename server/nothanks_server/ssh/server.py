@@ -15,7 +15,7 @@ import gc
 import hmac
 import logging
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
+from .caches import check_instance_caches, clear_instance_caches
 from .hostkey import load_or_create_host_key
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
@@ -53,6 +54,7 @@ class SSHFront:
 
     def __init__(self, settings: SSHSettings, app_factory: AppFactory) -> None:
         check_parser_internals()  # fail at startup, not on the first key press, if textual changed underneath
+        check_instance_caches()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()
@@ -62,6 +64,7 @@ class SSHFront:
         self._tasks: set[asyncio.Task[None]] = set()
         self._running_apps: set[App[Any]] = set()
         self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
+        self._changed = asyncio.Event()  # set whenever a count above changes
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -121,10 +124,20 @@ class SSHFront:
         self._running_apps.add(app)
         self._all_apps.add(app)
         self.stdio.app_starting()
+        self._changed.set()
 
     def app_finished(self, app: App[Any]) -> None:
         self._running_apps.discard(app)
         self.stdio.app_finished()
+        clear_instance_caches()
+        self._changed.set()
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float) -> None:
+        """Wait until ``condition()`` holds, checking whenever a session count changes (TimeoutError after)."""
+        async with asyncio.timeout(timeout):
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
 
     @property
     def running_apps(self) -> int:
@@ -145,10 +158,12 @@ class SSHFront:
         if self._admitted >= self.settings.max_sessions:
             return False
         self._admitted += 1
+        self._changed.set()
         return True
 
     def release(self) -> None:
         self._admitted = max(0, self._admitted - 1)
+        self._changed.set()
 
     # Authentication policy -------------------------------------------------------------------------------------
 

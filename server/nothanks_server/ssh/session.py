@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ NO_PTY_MESSAGE = (
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_EARLY_INPUT = 64 * 1024  # bytes typed before the app is up; more than that is dropped
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
-EXIT_GRACE = 5.0  # seconds an app gets to finish after its client went away, before it is cancelled
+EXIT_GRACE = 30.0  # seconds an app gets to finish after its client went away, before it is cancelled
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 
@@ -57,6 +58,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._app: App[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._gone = False  # the client left (EOF, disconnect, or it stopped reading)
+        self._grace: asyncio.TimerHandle | None = None  # cancels an app still running long after its client left
 
     # asyncssh callbacks ---------------------------------------------------------------------------------------
 
@@ -152,6 +155,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         status = 1
         app: App[Any] | None = None
         try:
+            if self._gone:
+                return
             app = self._front.app_factory(self.player())
             self._prepare(app)
             self._app = app
@@ -164,6 +169,10 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
+            if self._grace is not None:
+                self._grace.cancel()
+                self._grace = None
+            self._task = None
             self._driver = None
             self._app = None
             self._early_input = []
@@ -179,25 +188,27 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         size = terminal_size(*self._size)
         app.driver_class = functools.partial(ChannelDriver, link=self)  # type: ignore[assignment]
         app.console = session_console(self._term, self._environment(), size)
-        app.error_console = Console(file=LoggingStream(logging.ERROR), markup=False, highlight=False, width=100)
+        crash_log = LoggingStream(logging.ERROR, lambda: sys.__stderr__)
+        app.error_console = Console(file=crash_log, markup=False, highlight=False, width=100)
         self._front.stdio.prepare(app)
         disable_host_actions(app)
 
     def _client_gone(self) -> None:
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
+        self._gone = True
         self._driver = None
         app = self._app
-        if app is not None and app.is_running:
-            app.exit()
+        if app is not None:
+            app.exit()  # before it runs too: App.exit() marks it, and it then never starts
         task = self._task
-        if task is not None and not task.done():
-            asyncio.get_running_loop().call_later(EXIT_GRACE, _cancel_if_running, task)
+        if task is not None and not task.done() and self._grace is None:
+            self._grace = asyncio.get_running_loop().call_later(EXIT_GRACE, self._cancel_stuck_app)
 
-
-def _cancel_if_running(task: asyncio.Task[None]) -> None:
-    if not task.done():
-        log.warning("cancelling an SSH session app that did not finish after its client left")
-        task.cancel()
+    def _cancel_stuck_app(self) -> None:
+        self._grace = None
+        if self._task is not None and not self._task.done():
+            log.warning("cancelling the app of %s: it did not finish after its client left", self._peer)
+            self._task.cancel()
 
 
 def _refused(what: str) -> Callable[..., None]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from textual.app import App
@@ -22,12 +23,28 @@ log = logging.getLogger("nothanks_server.ssh.stdout")
 class LoggingStream(io.TextIOBase):
     """A text stream whose complete lines go to a logger (a session app's stray prints end up in the host's log)."""
 
-    def __init__(self, level: int) -> None:
+    def __init__(self, level: int, fallback: Callable[[], Any]) -> None:
         super().__init__()
         self._level = level
+        self._fallback = fallback
         self._pending = ""
+        self._busy = False
 
     def write(self, text: str) -> int:
+        if self._busy:
+            # A logging handler writing to sys.stderr (logging's last-resort handler does) while sys.stderr is
+            # this stream: send it to the real stream instead of logging it again, forever.
+            stream = self._fallback()
+            if stream is not None:
+                stream.write(text)
+            return len(text)
+        self._busy = True
+        try:
+            return self._log(text)
+        finally:
+            self._busy = False
+
+    def _log(self, text: str) -> int:
         self._pending += text
         *lines, self._pending = self._pending.split("\n")
         if len(self._pending) > 4096:
@@ -39,16 +56,20 @@ class LoggingStream(io.TextIOBase):
         return len(text)
 
     def flush(self) -> None:
-        if self._pending:
-            log.log(self._level, "%s", self._pending)
-            self._pending = ""
+        if self._pending and not self._busy:
+            self._busy = True
+            try:
+                log.log(self._level, "%s", self._pending)
+                self._pending = ""
+            finally:
+                self._busy = False
 
     def isatty(self) -> bool:
         return False
 
 
-SESSION_STDOUT = LoggingStream(logging.INFO)
-SESSION_STDERR = LoggingStream(logging.WARNING)
+SESSION_STDOUT = LoggingStream(logging.INFO, lambda: sys.__stdout__)
+SESSION_STDERR = LoggingStream(logging.WARNING, lambda: sys.__stderr__)
 
 
 class StdioGuard:

@@ -1,0 +1,296 @@
+"""End-to-end: asyncssh clients with a pty against an SSH front on 127.0.0.1, a probe app standing in for the game."""
+
+from __future__ import annotations
+
+import re
+import stat
+import sys
+import webbrowser
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from nothanks_server.ssh import SSHPlayer, load_or_create_host_key
+from nothanks_server.ssh.driver import LEAVE_SEQUENCES
+from nothanks_server.ssh.session import NO_PTY_MESSAGE
+
+from .probe_app import ProbeApp
+from .terminal_client import TerminalClient
+
+
+async def test_first_screen_shows_title_and_name_from_user(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port, "alice")
+    await client.wait_for("No Thanks!")
+    await client.wait_for("name: alice")
+    await client.close()
+
+
+async def test_user_play_gets_no_suggested_name(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port, "play")
+    await client.wait_for("No Thanks!")
+    assert re.search(r"name: *$", client.text(), re.MULTILINE)
+    await client.close()
+
+
+async def test_clean_exit_restores_the_terminal(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    client.send("\x11")  # ctrl+q
+    assert await client.wait_closed() == 0
+    raw = bytes(client.raw)
+    tail = raw[raw.rindex(b"\x1b[?1049h") :]
+    assert tail.endswith(LEAVE_SEQUENCES.encode())
+    leave = tail.rindex(b"\x1b[?1049l")
+    assert tail.rindex(b"\x1b[?25h") > leave  # cursor shown after leaving the alternate screen
+    assert front.running_apps == 0
+
+
+async def test_window_change_reaches_the_app(start_front):
+    front = await start_front()
+    client = await TerminalClient(80, 24).connect(front.port)
+    await client.wait_for("size: 80x24")
+    client.resize(100, 30)
+    await client.wait_for("size: 100x30")
+    client.resize(60, 20)
+    await client.wait_for("size: 60x20")
+    await client.close()
+
+
+async def test_zero_size_pty_gets_80x24(start_front):
+    front = await start_front()
+    client = await TerminalClient(80, 24).connect(front.port, size=(0, 0))
+    await client.wait_for("size: 80x24")
+    await client.close()
+
+
+async def test_lone_escape_key_arrives_through_the_timeout_tick(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("last: -")
+    client.send("\x1b")  # nothing follows: only the parser's timeout decides it was the Escape key
+    await client.wait_for("last: ESCAPE-BINDING")
+    client.send("q")
+    await client.wait_for("last: q")
+    await client.close()
+
+
+@pytest.mark.parametrize(
+    ("term", "env", "expected", "absent"),
+    [
+        ("xterm", {}, rb"\x1b\[(?:\d+;)*(?:3[0-7]|9[0-7])(?:;\d+)*m", rb"\x1b\[[0-9;]*[34]8;[25];"),
+        ("xterm-256color", {}, rb"\x1b\[[0-9;]*38;5;", rb"\x1b\[[0-9;]*[34]8;2;"),
+        ("screen-256color", {}, rb"\x1b\[[0-9;]*38;5;", rb"\x1b\[[0-9;]*[34]8;2;"),
+        ("tmux-256color", {}, rb"\x1b\[[0-9;]*38;5;", rb"\x1b\[[0-9;]*[34]8;2;"),
+        ("xterm-256color", {"COLORTERM": "truecolor"}, rb"\x1b\[[0-9;]*38;2;255;128;0", None),
+    ],
+)
+async def test_colours_follow_the_clients_terminal(start_front, term, env, expected, absent):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port, term=term, env=env)
+    await client.wait_for("No Thanks!")
+    raw = bytes(client.raw)
+    assert re.search(expected, raw), raw[:400]
+    if absent is not None:
+        assert not re.search(absent, raw)
+    await client.close()
+
+
+async def test_session_without_pty_is_refused_with_one_line(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port, term=None)
+    assert await client.wait_closed() == 1
+    assert bytes(client.stderr) == NO_PTY_MESSAGE.encode()
+    assert front.live_apps() == 0
+
+
+async def test_commands_are_not_run(start_front, tmp_path):
+    front = await start_front()
+    marker = tmp_path / "ran"
+    client = await TerminalClient().connect(front.port, command=f"touch {marker}")
+    assert await client.wait_closed() == 1
+    assert b"interactive terminal" in client.stderr
+    assert not marker.exists()
+    # even with a pty
+    client = await TerminalClient().connect(front.port, command=f"touch {marker}", term="xterm")
+    assert await client.wait_closed() == 1
+    assert not marker.exists()
+
+
+async def test_sftp_and_forwarding_are_refused(start_front):
+    front = await start_front()
+    async with asyncssh.connect(
+        "127.0.0.1", front.port, username="eve", password="", known_hosts=None, client_keys=None, agent_path=None
+    ) as conn:
+        with pytest.raises(asyncssh.ChannelOpenError, match="Session request failed"):
+            await conn.start_sftp_client()
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await conn.open_connection("127.0.0.1", 22)
+        with pytest.raises(asyncssh.ChannelListenError):
+            await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 22)
+
+
+async def test_one_game_session_per_connection(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    assert client.conn is not None
+    with pytest.raises(asyncssh.ChannelOpenError):
+        await client.conn.create_session(asyncssh.SSHClientSession, term_type="xterm")
+    await client.close()
+
+
+async def test_session_cap_disconnects_with_a_clear_message(start_front):
+    front = await start_front(max_sessions=2)
+    first = await TerminalClient().connect(front.port)
+    second = await TerminalClient().connect(front.port)
+    await first.wait_for("No Thanks!")
+    await second.wait_for("No Thanks!")
+    with pytest.raises(asyncssh.DisconnectError) as refused:
+        await TerminalClient().connect(front.port)
+    assert refused.value.code == asyncssh.DISC_TOO_MANY_CONNECTIONS
+    assert "full" in refused.value.reason and "2 players" in refused.value.reason
+    await first.close()
+    # a freed place can be taken again
+    await front.wait_until(lambda: front.admitted == 1, timeout=5)
+    third = await TerminalClient().connect(front.port)
+    await third.wait_for("No Thanks!")
+    await second.close()
+    await third.close()
+
+
+async def test_nothing_acts_on_the_host_machine(start_front, tmp_path, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url))
+    front = await start_front()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    client.send("\x1bOQ")  # F2
+    await client.wait_for("HOST-ACTIONS-DONE")
+    assert opened == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["ssh_host_ed25519_key", "ssh_host_ed25519_key.pub"]
+    await client.close()
+
+
+async def test_prints_go_to_the_log_and_streams_are_restored(start_front, caplog):
+    stdout, stderr = sys.stdout, sys.stderr
+    front = await start_front()
+    first = await TerminalClient().connect(front.port)
+    second = await TerminalClient().connect(front.port)
+    await first.wait_for("No Thanks!")
+    await second.wait_for("No Thanks!")
+    with caplog.at_level("INFO", logger="nothanks_server.ssh.stdout"):
+        first.send("\x1bOR")  # F3: print()
+        await first.wait_for("PRINTED")
+    assert "printed by a session app" in caplog.text
+    # the first app to start ends first: the classic order that leaves a dead app in sys.stdout
+    first.send("\x11")
+    await first.wait_closed()
+    second.send("\x11")
+    await second.wait_closed()
+    await front.wait_until(lambda: front.running_apps == 0, timeout=5)
+    assert sys.stdout is stdout
+    assert sys.stderr is stderr
+    assert front.live_apps() == 0
+
+
+async def test_a_crashing_app_ends_only_its_session(start_front):
+    front = await start_front()
+    crasher = await TerminalClient().connect(front.port)
+    bystander = await TerminalClient().connect(front.port)
+    await crasher.wait_for("No Thanks!")
+    await bystander.wait_for("No Thanks!")
+    crasher.send("\x1bOS")  # F4
+    assert await crasher.wait_closed() == 1
+    assert b"Sorry" in crasher.stderr
+    bystander.send("z")
+    await bystander.wait_for("last: z")
+    await bystander.close()
+
+
+async def test_host_key_is_made_once_and_reused(tmp_path, start_front):
+    path = tmp_path / "data" / "ssh_host_ed25519_key"
+    front = await start_front(host_key_path=path)
+    first_key = front_key = load_or_create_host_key(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert first_key.algorithm == b"ssh-ed25519"
+    async with asyncssh.connect(
+        "127.0.0.1", front.port, username="x", password="", known_hosts=None, client_keys=None, agent_path=None
+    ) as conn:
+        served = conn.get_server_host_key()
+    assert served is not None and served.public_data == front_key.public_data
+    await front.close()
+    again = await start_front(host_key_path=path)
+    async with asyncssh.connect(
+        "127.0.0.1", again.port, username="x", password="", known_hosts=None, client_keys=None, agent_path=None
+    ) as conn:
+        assert conn.get_server_host_key().public_data == first_key.public_data
+
+
+async def test_shared_password(start_front):
+    front = await start_front(password="sesame")
+    with pytest.raises(asyncssh.PermissionDenied):
+        await TerminalClient().connect(front.port, password="wrong")
+    client = await TerminalClient().connect(front.port, password="sesame")
+    await client.wait_for("No Thanks!")
+    await client.close()
+
+
+def _write_authorized(path: Path, *keys: asyncssh.SSHKey) -> Path:
+    path.write_bytes(b"".join(key.export_public_key("openssh") for key in keys))
+    return path
+
+
+async def test_authorized_keys_file_lets_listed_keys_in_and_names_them(start_front, tmp_path):
+    alice = asyncssh.generate_private_key("ssh-ed25519")
+    mallory = asyncssh.generate_private_key("ssh-ed25519")
+    seen: list[SSHPlayer] = []
+
+    def factory(player: SSHPlayer) -> ProbeApp:
+        seen.append(player)
+        return ProbeApp(player, tmp_path)
+
+    front = await start_front(factory, authorized_keys=_write_authorized(tmp_path / "authorized_keys", alice))
+    with pytest.raises(asyncssh.PermissionDenied):
+        await TerminalClient().connect(front.port, client_keys=[mallory])
+    with pytest.raises(asyncssh.PermissionDenied):  # no key, no entry: no password way in either
+        await TerminalClient().connect(front.port, password="anything")
+    client = await TerminalClient().connect(front.port, "alice", client_keys=[alice])
+    await client.wait_for("name: alice")
+    assert [player.key_fingerprint for player in seen] == [alice.get_fingerprint("sha256")]
+    assert seen[0].identity == f"ssh-key:{alice.get_fingerprint('sha256')}"
+    await client.close()
+
+
+async def test_open_door_recognises_a_key_but_never_an_unproven_one(start_front, tmp_path):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    seen: list[SSHPlayer] = []
+
+    def factory(player: SSHPlayer) -> ProbeApp:
+        seen.append(player)
+        return ProbeApp(player, tmp_path)
+
+    front = await start_front(factory)
+    with_key = await TerminalClient().connect(front.port, client_keys=[key])
+    await with_key.wait_for("No Thanks!")
+    without = await TerminalClient().connect(front.port)
+    await without.wait_for("No Thanks!")
+    assert [player.key_fingerprint for player in seen] == [key.get_fingerprint("sha256"), None]
+    await with_key.close()
+    await without.close()
+
+
+async def test_dropped_connections_end_their_apps(start_front):
+    front = await start_front()
+    clients = [await TerminalClient().connect(front.port) for _ in range(5)]
+    for client in clients:
+        await client.wait_for("No Thanks!")
+    assert front.running_apps == 5
+    for client in clients:
+        client.send("abc")
+        await client.close()
+    await front.wait_until(lambda: front.running_apps == 0, timeout=10)
+    assert front.live_apps() == 0

@@ -1,0 +1,95 @@
+"""Many SSH visitors from a separate process: ``python -m tests.ssh.visitors --port P --sessions N``.
+
+Used by the leak test (so the host's memory is measured without the clients in it) and by scripts/bench_ssh.py.
+Each visitor connects with a pty, waits for the first screen, plays its script and drops the connection. Prints
+one JSON object: counts and per-visitor timings (connect-to-first-frame, key-to-update) in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+
+from .terminal_client import TerminalClient
+
+KITTY_KEYS = "\x1b[120u\x1b[121;2u\x1b[27u"  # x, shift+y, escape in the kitty keyboard protocol
+
+Script = Callable[[TerminalClient, dict[str, list[float]]], Awaitable[None]]
+
+
+async def timed_key(client: TerminalClient, keys: str, expect: str, timings: dict[str, list[float]]) -> None:
+    started = time.perf_counter()
+    client.send(keys)
+    await client.wait_for(expect, timeout=60)
+    timings["key_to_update"].append(time.perf_counter() - started)
+
+
+async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) -> None:
+    """Against tests/ssh/probe_app.py: keys, kitty-protocol keys, a lone escape, a resize."""
+    await timed_key(client, "a", "last: a", timings)
+    await timed_key(client, "b", "last: b", timings)
+    client.send(KITTY_KEYS)
+    await client.wait_for("last: ESCAPE-BINDING", timeout=60)
+    client.resize(90, 30)
+    await client.wait_for("size: 90x30", timeout=60)
+
+
+SCRIPTS: dict[str, tuple[str, Script]] = {"probe": ("No Thanks!", probe_script)}
+
+
+async def visit(port: int, index: int, script: str, timings: dict[str, list[float]], hold: asyncio.Event) -> None:
+    first_screen, play = SCRIPTS[script]
+    started = time.perf_counter()
+    client = await TerminalClient().connect(port, f"visitor{index}")
+    await client.wait_for(first_screen, timeout=60)
+    timings["first_frame"].append(time.perf_counter() - started)
+    await play(client, timings)
+    await hold.wait()
+    await client.close()
+
+
+async def run(port: int, sessions: int, concurrency: int, script: str, hold_all: bool) -> dict[str, object]:
+    timings: dict[str, list[float]] = {"first_frame": [], "key_to_update": []}
+    failures: list[str] = []
+    hold = asyncio.Event()
+    if not hold_all:
+        hold.set()
+
+    async def one(index: int) -> None:
+        try:
+            await visit(port, index, script, timings, hold)
+        except Exception as error:  # reported, never hidden: the caller fails on any failure
+            failures.append(f"visitor {index}: {type(error).__name__}: {str(error)[:300]}")
+
+    for start in range(0, sessions, concurrency):
+        batch = [asyncio.ensure_future(one(index)) for index in range(start, min(sessions, start + concurrency))]
+        if hold_all:
+            # all of this batch connected and played: report, then let them go together
+            while len(timings["first_frame"]) + len(failures) < len(batch) + start:
+                await asyncio.sleep(0.05)
+            print(json.dumps({"all_connected": True}), flush=True)
+            await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            hold.set()
+        await asyncio.gather(*batch)
+    return {"sessions": sessions, "failures": failures, **timings}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--script", choices=sorted(SCRIPTS), default="probe")
+    parser.add_argument("--hold", action="store_true", help="keep each batch connected until a line on stdin")
+    args = parser.parse_args(argv)
+    result = asyncio.run(run(args.port, args.sessions, args.concurrency, args.script, args.hold))
+    print(json.dumps(result), flush=True)
+    return 1 if result["failures"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
