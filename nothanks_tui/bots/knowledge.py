@@ -69,8 +69,9 @@ def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
     return tuple(chips)
 
 
-def info_from_view(view: PlayerView) -> InfoSet:
-    """The InfoSet of the seat that owns ``view``; call only when it is that seat's turn."""
+def info_from_view(view: PlayerView, candidates: dict[str, Model] | None = None) -> InfoSet:
+    """The InfoSet of the seat that owns ``view``; call only when it is that seat's turn. Each rival's playout
+    model is the one of ``candidates`` (see ``opponents.fit_models``) that best explains its past moves."""
     if view.seat is None or view.card is None:
         raise ValueError("a bot decides only for its own seat while a card is face up")
     chips: tuple[int | None, ...] = chips_from_history(view) or view.chips
@@ -84,7 +85,7 @@ def info_from_view(view: PlayerView) -> InfoSet:
         chips=chips,
         chips_per_player=view.chips_per_player,
         variant=view.variant,
-        models=tuple(fit_models(view)),
+        models=tuple(fit_models(view, candidates)),
     )
 
 

@@ -3,7 +3,8 @@
 - ``easy``: a casual player. Takes a card when its net cost (what it adds to the score, less the chips on it) is
   under a limit it picks on a whim each time (0 to 18 points), takes run-extending cards at once, and never plans
   ahead or watches its chips. Beatable by a new player, yet it never takes a card for no reason.
-- ``medium``: the search bot on a small budget (few sampled worlds), with no reading of its rivals' habits.
+- ``medium``: the search bot on a small budget: 12 sampled worlds, minding only its own score, with no reading of
+  its rivals' habits (about as strong as the ``rules`` bot, and quite a different opponent).
 - ``hard``: the search bot at full budget, reading each rival's habits from the public history.
 """
 
@@ -15,7 +16,7 @@ from ..engine.fast import mask_take_cost
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
-MEDIUM = SearchSettings(max_worlds=40, min_worlds=16, check_every=8, stop_z=2.0, read_rivals=False)
+MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False)
 HARD = SearchSettings()
 
 

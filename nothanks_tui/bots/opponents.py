@@ -15,10 +15,12 @@ from .rollout import MODELS, RULES, Model, model_takes
 SWITCH_MARGIN = 1
 
 
-def fit_models(view: PlayerView) -> list[Model]:
-    """One playout model per seat; the viewer's own seat plays ``rules``."""
+def fit_models(view: PlayerView, candidates: dict[str, Model] | None = None) -> list[Model]:
+    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the viewer's own seat plays
+    ``rules``."""
+    candidates = candidates or MODELS
     players = view.players
-    misses = [dict.fromkeys(MODELS, 0) for _ in range(players)]
+    misses = [dict.fromkeys(candidates, 0) for _ in range(players)]
     masks = [0] * players
     chips = [view.chips_per_player] * players
     taken = 0
@@ -34,7 +36,7 @@ def fit_models(view: PlayerView) -> list[Model]:
                 if other != seat:
                     union |= mask
             left = CARDS_PLAYED - taken - 1
-            for name, model in MODELS.items():
+            for name, model in candidates.items():
                 if model_takes(model, move.card, move.pot, mine, masks[seat], union, players, left) != took:
                     misses[seat][name] += 1
         if took:
@@ -47,7 +49,7 @@ def fit_models(view: PlayerView) -> list[Model]:
     for seat in range(players):
         best = RULES
         best_misses = misses[seat]["rules"] - SWITCH_MARGIN
-        for name, model in MODELS.items():
+        for name, model in candidates.items():
             if misses[seat][name] < best_misses:
                 best, best_misses = model, misses[seat][name]
         models.append(RULES if seat == view.seat else best)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..engine.config import TOTAL_CHIPS
+
 
 class Model(NamedTuple):
     """One member of the playout policy family (see the module docstring)."""
@@ -63,6 +65,13 @@ def mask_score(mask: int, chips: int) -> int:
     return total - chips
 
 
+def limit_tables(models: list[Model]) -> tuple[list[list[int]], list[list[int]]]:
+    """Per seat and chip count, the most a card may cost net of its pot for the seat to take it: (early, late)."""
+    early = [[max(0, m.base - m.slope * chips) for chips in range(TOTAL_CHIPS + 1)] for m in models]
+    late = [[limit + m.late for limit in row] for m, row in zip(models, early)]
+    return early, late
+
+
 def playout(
     card: int,
     pot: int,
@@ -72,40 +81,37 @@ def playout(
     deck: list[int],
     next_index: int,
     models: list[Model],
+    tables: tuple[list[list[int]], list[list[int]]] | None = None,
 ) -> list[int]:
     """Play on from ``card`` (face up, ``pot`` on it, ``seat`` to move) through ``deck[next_index:]``, seat ``i``
-    playing ``models[i]``. ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
+    playing ``models[i]`` (``tables`` is ``limit_tables(models)``, passed in to save rebuilding it).
+    ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
     """
     players = len(masks)
+    early, late = tables or limit_tables(models)
+    milks = [m.milk for m in models]
     union = 0
     for mask in masks:
         union |= mask
     end = len(deck)
     index = next_index
+    # Per face-up card: the neighbours' bits, half its value (the milking test) and which limits apply.
+    near = (1 << (card - 1)) | (1 << (card + 1))
+    half = card // 2
+    limits = late if end - index < 4 else early
     while True:
         mine = chips[seat]
         if mine <= 0:
             take = True
         else:
             mask = masks[seat]
-            if (mask >> (card - 1)) & 1:
-                cost = -(card + 1) if (mask >> (card + 1)) & 1 else 0
-            else:
-                cost = -1 if (mask >> (card + 1)) & 1 else card
-            base, slope, late, milk = models[seat]
-            if cost <= 0:
-                if not milk or mine < 2 or index == end:
+            if mask & near:  # extends or bridges a run: costs nothing or lowers the score
+                if not milks[seat] or mine < 2 or index == end:
                     take = True
                 else:
-                    near = (1 << (card - 1)) | (1 << (card + 1))
-                    take = bool((union ^ mask) & near) or pot + players >= card // 2
-            else:
-                limit = base - slope * mine
-                if limit < 0:
-                    limit = 0
-                if end - index < 4:
-                    limit += late
-                take = cost - pot <= limit
+                    take = bool((union ^ mask) & near) or pot + players >= half
+            else:  # an isolated card costs its value
+                take = card - pot <= limits[seat][mine]
         if take:
             chips[seat] = mine + pot
             bit = 1 << card
@@ -116,6 +122,10 @@ def playout(
             card = deck[index]
             index += 1
             pot = 0
+            near = (1 << (card - 1)) | (1 << (card + 1))
+            half = card // 2
+            if end - index < 4:
+                limits = late
         else:
             chips[seat] = mine - 1
             pot += 1

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
 from .knowledge import InfoSet, fill_chips, info_from_view, sample_deck
-from .rollout import RULES, mask_score, playout
+from .rollout import RULES, limit_tables, mask_score, playout
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     masks = list(info.masks)
     weight = settings.margin_weight
     models = list(info.models) if settings.read_rivals and info.models else [RULES] * players
+    tables = limit_tables(models)
     my_chips = known_chips[me] or 0
     take_sum = 0.0
     take_score_sum = 0
@@ -89,7 +90,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
         take_chips = chips.copy()
         take_chips[me] += pot
         if deck:
-            take_scores = playout(deck[0], 0, me, take_masks, take_chips, deck, 1, models)
+            take_scores = playout(deck[0], 0, me, take_masks, take_chips, deck, 1, models, tables)
         else:
             take_scores = [mask_score(m, c) for m, c in zip(take_masks, take_chips)]
         take_value = _utility(take_scores, me, weight)
@@ -101,7 +102,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
             continue
         pass_chips = chips.copy()
         pass_chips[me] -= 1
-        pass_scores = playout(card, pot + 1, next_seat, masks.copy(), pass_chips, deck, 0, models)
+        pass_scores = playout(card, pot + 1, next_seat, masks.copy(), pass_chips, deck, 0, models, tables)
         pass_score_sum += pass_scores[me]
         diff = take_value - _utility(pass_scores, me, weight)
         diff_sum += diff
