@@ -47,6 +47,6 @@ register("threshold", ThresholdBot, "takes when the card costs it no more than t
 register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
 register("easy", EasyBot, "level easy: a casual player who takes cards that look cheap enough")
 register("medium", medium_bot, "level medium: a quick search over a few possible decks")
-register("hard", hard_bot, "level hard: searches hundreds of possible decks and reads its rivals' habits")
+register("hard", hard_bot, "level hard: searches up to 240 possible decks and reads its rivals' habits")
 
 __all__ = ["DEFAULT_BOT", "Bot", "bot_names", "describe", "make_bot", "register"]

@@ -69,9 +69,9 @@ def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
     return tuple(chips)
 
 
-def info_from_view(view: PlayerView, candidates: dict[str, Model] | None = None) -> InfoSet:
+def info_from_view(view: PlayerView, prior: str = "rules") -> InfoSet:
     """The InfoSet of the seat that owns ``view``; call only when it is that seat's turn. Each rival's playout
-    model is the one of ``candidates`` (see ``opponents.fit_models``) that best explains its past moves."""
+    model is the one (see ``opponents.fit_models``) that best explains its past moves, ``prior`` by default."""
     if view.seat is None or view.card is None:
         raise ValueError("a bot decides only for its own seat while a card is face up")
     chips: tuple[int | None, ...] = chips_from_history(view) or view.chips
@@ -85,7 +85,7 @@ def info_from_view(view: PlayerView, candidates: dict[str, Model] | None = None)
         chips=chips,
         chips_per_player=view.chips_per_player,
         variant=view.variant,
-        models=tuple(fit_models(view, candidates)),
+        models=tuple(fit_models(view, prior)),
     )
 
 

@@ -5,7 +5,7 @@
   ahead or watches its chips. Beatable by a new player, yet it never takes a card for no reason.
 - ``medium``: the search bot on a small budget: 12 sampled worlds, minding only its own score, with no reading of
   its rivals' habits (about as strong as the ``rules`` bot, and quite a different opponent).
-- ``hard``: the search bot at full budget, reading each rival's habits from the public history.
+- ``hard``: the search bot at full budget (48 to 240 worlds), reading each rival's habits from the public history.
 """
 
 from __future__ import annotations

@@ -9,15 +9,15 @@ evidence, so a rival with little history is played as a sensible player).
 from __future__ import annotations
 
 from ..engine import CARDS_PLAYED, Action, PlayerView
-from .rollout import MODELS, RULES, Model, model_takes
+from .rollout import MODELS, Model, model_takes
 
 # Misses a model other than ``rules`` must save before it replaces ``rules`` as a rival's model.
 SWITCH_MARGIN = 1
 
 
-def fit_models(view: PlayerView, candidates: dict[str, Model] | None = None) -> list[Model]:
-    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the viewer's own seat plays
-    ``rules``."""
+def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Model] | None = None) -> list[Model]:
+    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the ``prior`` model wins ties
+    and needs no evidence, and the viewer's own seat plays it."""
     candidates = candidates or MODELS
     players = view.players
     misses = [dict.fromkeys(candidates, 0) for _ in range(players)]
@@ -47,10 +47,10 @@ def fit_models(view: PlayerView, candidates: dict[str, Model] | None = None) -> 
             chips[seat] = mine - 1
     models = []
     for seat in range(players):
-        best = RULES
-        best_misses = misses[seat]["rules"] - SWITCH_MARGIN
+        best = candidates[prior]
+        best_misses = misses[seat][prior] - SWITCH_MARGIN
         for name, model in candidates.items():
             if misses[seat][name] < best_misses:
                 best, best_misses = model, misses[seat][name]
-        models.append(RULES if seat == view.seat else best)
+        models.append(candidates[prior] if seat == view.seat else best)
     return models

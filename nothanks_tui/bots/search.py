@@ -18,19 +18,20 @@ from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
 from .knowledge import InfoSet, fill_chips, info_from_view, sample_deck
-from .rollout import RULES, limit_tables, mask_score, playout
+from .rollout import MODELS, limit_tables, mask_score, playout
 
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
     """How hard a search bot thinks: worlds sampled per decision and when it may stop early."""
 
-    max_worlds: int = 400
+    max_worlds: int = 240
     min_worlds: int = 48
     check_every: int = 16
-    stop_z: float = 3.0  # stop once |mean difference| exceeds this many standard errors
+    stop_z: float = 2.5  # stop once |mean difference| exceeds this many standard errors
     margin_weight: float = 1.0  # weight of (best rival score - own score) against -(own score)
-    read_rivals: bool = True  # fit each rival's playout model to its past moves (else all play ``rules``)
+    read_rivals: bool = True  # fit each rival's playout model to its past moves (else all play ``prior``)
+    prior: str = "rules"  # playout model for itself, and for rivals until their moves suggest another
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     known_chips = list(info.chips)
     masks = list(info.masks)
     weight = settings.margin_weight
-    models = list(info.models) if settings.read_rivals and info.models else [RULES] * players
+    models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.prior]] * players
     tables = limit_tables(models)
     my_chips = known_chips[me] or 0
     take_sum = 0.0
@@ -140,4 +141,4 @@ class SearchBot:
         """Thread-safe: no state changes between calls; the same view and seed give the same action."""
         if (view.my_chips or 0) <= 0:
             return Action.TAKE
-        return self.evaluate(info_from_view(view)).action
+        return self.evaluate(info_from_view(view, self.settings.prior)).action
