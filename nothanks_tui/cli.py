@@ -76,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return advise_command.run(args)
     if args.command == "server":
         return net_command.run_server(args)
+    if args.command == "host":
+        return net_command.run_host(args)
+    if args.command == "join":
+        return net_command.run_join(args)
     if args.command == "simulate":
         from .simulate import simulate
 

@@ -91,3 +91,23 @@ async def test_the_minimal_client_in_docs_protocol_md_plays_a_game_to_the_end(tm
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+def test_join_reports_an_unreachable_host_and_a_bad_address(capsys):
+    import socket
+
+    from nothanks_tui.cli import main
+
+    with socket.socket() as probe:  # a port nobody listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        assert main(["join", f"127.0.0.1:{port}", "--name", "x"]) == 1
+    assert "cannot reach" in capsys.readouterr().out
+    assert main(["join", "127.0.0.1:notaport"]) == 2
+
+
+def test_host_refuses_more_bots_than_free_seats(capsys):
+    from nothanks_tui.cli import main
+
+    assert main(["host", "--bind", "127.0.0.1", "--port", "0", "--players", "3", "--bots", "3"]) == 2
+    assert "--bots must be 0..2" in capsys.readouterr().err

@@ -94,6 +94,45 @@ def join_lines(bind: str, port: int) -> list[str]:
     return [f"  nothanks join {address}{suffix}" for address in addresses]
 
 
+def run_join(args: argparse.Namespace) -> int:
+    from ..client.netlaunch import run_join as join
+
+    return join(args.address, args.name)
+
+
+def run_host(args: argparse.Namespace) -> int:
+    from ..client.connection import NewTable
+    from ..client.netlaunch import host_async
+
+    settings = _settings(args)
+    if not 0 <= args.bots < args.players:
+        print(f"nothanks host: --bots must be 0..{args.players - 1} (one seat is yours)", file=sys.stderr)
+        return 2
+    log_file = settings.data_dir.parent / "host.log" if settings.data_dir else None
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    table = NewTable(
+        players=args.players,
+        bots=args.bots,
+        bot=args.bot,
+        open_chips=args.open_chips,
+        variant="tactical" if args.tactical else "standard",
+    )
+    print(f"Hosting on {args.bind}:{args.port}. Others join with:")
+    for line in join_lines(args.bind, args.port):
+        print(line)
+    try:
+        code = asyncio.run(
+            host_async(settings, args.bind, args.port, args.name, table, lambda port: join_lines(args.bind, port))
+        )
+    except OSError as error:
+        print(f"nothanks host: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    print("nothanks host stopped.")
+    return code
+
+
 def run_server(args: argparse.Namespace) -> int:
     from nothanks_server.run import serve
 

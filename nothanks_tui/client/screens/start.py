@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -31,6 +31,10 @@ class StartForm(Vertical):
     async def build_connection(self) -> TableConnection:
         """A connection for the table the fields describe; raise ValueError with a readable message if invalid."""
         raise NotImplementedError
+
+    async def open(self, app: App[object]) -> None:
+        """Go play: by default open the table ``build_connection`` gives (network forms open a lobby instead)."""
+        app.open_table(await self.build_connection())  # type: ignore[attr-defined]
 
 
 class BotGameForm(StartForm):
@@ -91,6 +95,16 @@ class BotGameForm(StartForm):
 START_FORMS: list[type[StartForm]] = [BotGameForm]
 
 
+def _add_network_forms() -> None:
+    """Host and join tabs live in their own module (they import this one)."""
+    from .net_forms import HostForm, JoinForm
+
+    START_FORMS.extend([HostForm, JoinForm])
+
+
+_add_network_forms()
+
+
 class StartScreen(Screen[None]):
     """How do you want to play? One tab per ``StartForm``."""
 
@@ -116,7 +130,8 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         for field in self.query("#name").results(Input):
-            field.focus()
+            field.focus()  # the first tab's name field: focusing a later one would switch tabs
+            break
 
     def _active_form(self) -> StartForm:
         tabs = self.query_one("#start-modes", TabbedContent)
@@ -126,11 +141,9 @@ class StartScreen(Screen[None]):
     async def action_start(self) -> None:
         form = self._active_form()
         try:
-            connection = await form.build_connection()
+            await form.open(self.app)
         except ValueError as error:
             self.notify(str(error), title="Cannot start", severity="error", markup=False)
-            return
-        self.app.open_table(connection)  # type: ignore[attr-defined]
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

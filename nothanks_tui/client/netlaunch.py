@@ -1,0 +1,127 @@
+"""What ``nothanks join`` and ``nothanks host`` run: the same Textual app, over TCP or in the host's process.
+
+``join`` connects, resumes the seat it held at that host if it still can (the token is kept on disk), and
+otherwise opens the lobby. ``host`` starts the host and seats its own player at a new table, in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+from collections.abc import Callable
+
+from textual import events
+from textual.screen import Screen
+
+from .app import NoThanksApp
+from .connection import LobbyError, NewTable, TableConnection
+from .safe_text import clean_message
+from .seat_tokens import SeatTokens
+from .tcp import TcpLobby, parse_address
+
+log = logging.getLogger(__name__)
+
+
+class NetApp(NoThanksApp):
+    """The client app opening on a given first screen (lobby or waiting room) instead of the start screen."""
+
+    def __init__(self, first_screen: Callable[[], Screen[object]], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._first_screen = first_screen
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # not the start screen the base app would open
+        self.push_screen(self._first_screen())
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser()[:20] or "player"
+    except (KeyError, OSError):
+        return "player"
+
+
+def first_screen_for(lobby, connection: TableConnection | None, join_hint: list[str] | None = None):  # type: ignore[no-untyped-def]
+    """The lobby, or the waiting room of the table we are already at (it hands over to the table)."""
+    from .screens.lobby import LobbyScreen
+    from .screens.waiting import WaitingScreen
+
+    if connection is not None:
+        return lambda: WaitingScreen(connection, join_hint)
+    return lambda: LobbyScreen(lobby, join_hint)
+
+
+async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None) -> int:
+    host, port = parse_address(address)
+    key = f"{host}:{port}"
+    tokens = tokens or SeatTokens()
+    lobby = TcpLobby(host, port, name or default_name())
+    try:
+        await lobby.start()
+    except LobbyError as error:
+        print(f"nothanks join: {clean_message(error.message)}")
+        return 1
+    lobby.on_seat = lambda token: tokens.put(key, token)  # remember every seat we get, to come back to it
+    connection = None
+    saved = tokens.get(key)
+    if saved is not None:
+        try:
+            connection = await lobby.resume(saved)
+        except LobbyError:
+            tokens.forget(key)
+    app = NetApp(first_screen_for(lobby, connection))
+    try:
+        await app.run_async()
+    finally:
+        await lobby.close()
+    if lobby.closed_reason and lobby.closed_reason != "disconnected":
+        print(f"nothanks join: {clean_message(lobby.closed_reason)}")
+    return app.return_code or 0
+
+
+def run_join(address: str, name: str | None) -> int:
+    try:
+        parse_address(address)
+    except ValueError as error:
+        print(f"nothanks join: {error}")
+        return 2
+    return asyncio.run(join_async(address, name))
+
+
+async def host_async(
+    settings,  # nothanks_server.LobbySettings
+    bind: str,
+    port: int,
+    name: str,
+    table: NewTable,
+    join_hint: Callable[[int], list[str]],
+) -> int:
+    """Serve a lobby and play at a new table of it in this terminal; when the app closes, the host stops."""
+    from nothanks_server.inprocess import InProcessLobby
+    from nothanks_server.run import serve
+
+    result = {"code": 0}
+    holder: dict[str, NetApp] = {}
+
+    async def play(host) -> None:  # type: ignore[no-untyped-def]
+        lobby = InProcessLobby(host.lobby, name)
+        lobby.info.description = f"hosting on port {host.port}"
+        try:
+            await lobby.start()
+            connection = await lobby.create_table(table)
+        except LobbyError as error:
+            print(f"nothanks host: {clean_message(error.message)}")
+            result["code"] = 1
+            return
+        app = NetApp(first_screen_for(lobby, connection, join_hint(host.port)))
+        holder["app"] = app
+        await app.run_async()
+        result["code"] = app.return_code or 0
+
+    def stop() -> None:
+        if "app" in holder:
+            holder["app"].exit(0, message="the host was stopped")
+
+    await serve(settings, bind, port, main=play, stop_main=stop)
+    return result["code"]

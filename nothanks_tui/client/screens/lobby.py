@@ -1,0 +1,218 @@
+"""A host's lobby: its tables, and the ways to a seat (join, create, watch). Works over TCP and in-process alike.
+
+The screen only talks to a ``LobbyConnection``; every name on it is untrusted text and is drawn as plain text.
+Choosing a table opens the ``WaitingScreen``, which hands over to the table screen when the game starts.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Checkbox, DataTable, Footer, Label, Select, Static
+
+from ...engine import MAX_PLAYERS, MIN_PLAYERS
+from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ..safe_text import clean_message, display_name
+from .waiting import WaitingScreen
+
+REFRESH_SECONDS = 2.0
+
+
+def table_status(summary: TableSummary) -> str:
+    if summary.finished:
+        return "game over"
+    if summary.started:
+        return "playing"
+    free = summary.free_seats
+    return f"{free} seat{'s' if free != 1 else ''} free" if free else "full, starting soon"
+
+
+def seat_names(summary: TableSummary) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for index, seat in enumerate(summary.seats):
+        if index:
+            text.append(", ")
+        if seat.empty:
+            text.append("(free)", style="dim")
+        else:
+            text.append(display_name(seat.name, 12))
+            if seat.is_bot:
+                text.append(" bot", style="dim")
+            elif seat.away:
+                text.append(" away", style="dim")
+    return text
+
+
+class LobbyScreen(Screen[None]):
+    """The host's tables; Enter joins the highlighted one."""
+
+    CSS_PATH = "lobby.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "join", "Join"),
+        Binding("enter", "join", "Join", show=False),
+        Binding("c", "create", "New table"),
+        Binding("w", "watch", "Watch"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("q", "quit_lobby", "Quit"),
+    ]
+
+    def __init__(self, lobby: LobbyConnection, join_hint: list[str] | None = None) -> None:
+        super().__init__()
+        self.lobby = lobby
+        self.join_hint = join_hint or []
+        self.summaries: list[TableSummary] = []
+
+    def compose(self) -> ComposeResult:
+        name = self.lobby.info.extras.get("name", "")
+        title = Text(f"No Thanks! lobby at {self.lobby.info.description}")
+        if name:
+            title.append(" - you are ")
+            title.append(display_name(name), style="bold")
+        yield Static(title, id="lobby-title")
+        table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="lobby-message")
+        if self.join_hint:
+            yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        table.add_columns("Table", "Players", "Status", "Seats")
+        self.refresh_tables()
+        self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def say(self, text: str) -> None:
+        self.query_one("#lobby-message", Static).update(Text(clean_message(text)))
+
+    @work(exclusive=True, group="lobby-refresh")
+    async def refresh_tables(self) -> None:
+        if not self.is_current:
+            return
+        try:
+            summaries = await self.lobby.list_tables()
+        except LobbyError as error:
+            self.say(f"Cannot list tables: {error.message}")
+            return
+        self.summaries = summaries
+        table = self.query_one("#tables", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for summary in summaries:
+            table.add_row(
+                summary.table_id,
+                f"{summary.players}" + (" open chips" if summary.open_chips else ""),
+                table_status(summary),
+                seat_names(summary),
+                key=summary.table_id,
+            )
+        if summaries:
+            table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
+            self.say("Enter or j joins the highlighted table, w watches it, c sets up a new one.")
+        else:
+            self.say("No tables yet: press c to set one up.")
+
+    def action_refresh(self) -> None:
+        self.refresh_tables()
+
+    def _highlighted(self) -> TableSummary | None:
+        table = self.query_one("#tables", DataTable)
+        if not self.summaries or table.cursor_row < 0 or table.cursor_row >= len(self.summaries):
+            return None
+        return self.summaries[table.cursor_row]
+
+    async def action_join(self) -> None:
+        summary = self._highlighted()
+        if summary is None:
+            self.say("No table to join: press c to set one up.")
+            return
+        if summary.started:
+            self.say("That game has started: press w to watch it.")
+            return
+        await self._enter(lambda: self.lobby.join(summary.table_id))
+
+    async def action_watch(self) -> None:
+        summary = self._highlighted()
+        if summary is not None:
+            await self._enter(lambda: self.lobby.spectate(summary.table_id))
+
+    def action_create(self) -> None:
+        async def chosen(settings: NewTable | None) -> None:
+            if settings is not None:
+                await self._enter(lambda: self.lobby.create_table(settings))
+
+        self.app.push_screen(NewTableScreen(), chosen)
+
+    async def _enter(self, sit) -> None:  # type: ignore[no-untyped-def]
+        try:
+            connection: TableConnection = await sit()
+        except LobbyError as error:
+            self.say(error.message)
+            self.refresh_tables()
+            return
+        self.app.push_screen(WaitingScreen(connection, self.join_hint), lambda _: self.refresh_tables())
+
+    async def action_quit_lobby(self) -> None:
+        await self.lobby.close()
+        self.app.exit(0)
+
+    def on_data_table_row_selected(self, _event: DataTable.RowSelected) -> None:
+        self.run_worker(self.action_join(), exclusive=True, group="lobby-enter")
+
+
+class NewTableScreen(ModalScreen[NewTable | None]):
+    """How many seats, how many bots, open chips."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "create", "Create"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="new-table", classes="dialog"):
+            yield Label("New table")
+            with Horizontal(classes="field"):
+                yield Label("Players", classes="field-label")
+                yield Select(
+                    [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+                    value=3,
+                    allow_blank=False,
+                    id="players",
+                )
+            with Horizontal(classes="field"):
+                yield Label("Bots now", classes="field-label")
+                yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
+            yield Checkbox("Tactical variant", id="tactical")
+            with Horizontal(classes="field"):
+                yield Button("Create", id="create", variant="primary")
+                yield Button("Cancel", id="cancel")
+        yield Footer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "create":
+            self.action_create()
+        else:
+            self.dismiss(None)
+
+    def action_create(self) -> None:
+        players = self.query_one("#players", Select).value
+        bots = self.query_one("#bots", Select).value
+        assert isinstance(players, int) and isinstance(bots, int)
+        self.dismiss(
+            NewTable(
+                players=players,
+                bots=min(bots, players - 1),
+                open_chips=self.query_one("#open-chips", Checkbox).value,
+                variant="tactical" if self.query_one("#tactical", Checkbox).value else "standard",
+            )
+        )
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

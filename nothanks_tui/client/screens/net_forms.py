@@ -1,0 +1,134 @@
+"""The start screen's network tabs: host a game from this terminal, or join someone else's.
+
+Joining connects over TCP and opens the host's lobby (or, with a remembered seat token, goes straight back to
+that seat). Hosting starts a host in this very process and seats you at a new table, in-process.
+"""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Button, Checkbox, Input, Label, Select
+
+from ...engine import MAX_PLAYERS, MIN_PLAYERS
+from ...protocol import DEFAULT_PORT
+from ..connection import LobbyError, NewTable
+from ..seat_tokens import SeatTokens
+from ..tcp import TcpLobby, parse_address
+from .start import StartForm
+
+
+def _name_field(default: str) -> ComposeResult:
+    with Horizontal(classes="field"):
+        yield Label("Your name", classes="field-label")
+        yield Input(value=default, max_length=20, id="name")
+
+
+class JoinForm(StartForm):
+    """Join a host on the network: its address, your name."""
+
+    TITLE = "Join a game"
+
+    def compose(self) -> ComposeResult:
+        yield from _name_field("player")
+        with Horizontal(classes="field"):
+            yield Label("Host", classes="field-label")
+            yield Input(placeholder=f"address or address:port (port {DEFAULT_PORT})", id="address")
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Button("Join", id="join", variant="primary")
+
+    async def open(self, app: App[object]) -> None:
+        from ..netlaunch import first_screen_for
+
+        address = self.query_one("#address", Input).value
+        try:
+            host, port = parse_address(address)
+        except ValueError:
+            raise ValueError("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777") from None
+        lobby = TcpLobby(host, port, self.query_one("#name", Input).value)
+        try:
+            await lobby.start()
+        except LobbyError as error:
+            raise ValueError(error.message) from None
+        key = f"{host}:{port}"
+        tokens = SeatTokens()
+        lobby.on_seat = lambda token: tokens.put(key, token)
+        connection = None
+        saved = tokens.get(key)
+        if saved is not None:
+            try:
+                connection = await lobby.resume(saved)
+            except LobbyError:
+                tokens.forget(key)
+        app.switch_screen(first_screen_for(lobby, connection)())
+
+
+class HostForm(StartForm):
+    """Host a game from this terminal: others join with ``nothanks join`` on this machine's address."""
+
+    TITLE = "Host a game"
+    BIND = "0.0.0.0"  # every interface, so others on the LAN can join (tests use loopback)
+
+    def compose(self) -> ComposeResult:
+        yield from _name_field("host")
+        with Horizontal(classes="field"):
+            yield Label("Players", classes="field-label")
+            yield Select(
+                [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+                value=3,
+                allow_blank=False,
+                id="players",
+            )
+        with Horizontal(classes="field"):
+            yield Label("Bots now", classes="field-label")
+            yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+        with Horizontal(classes="field"):
+            yield Label("Port", classes="field-label")
+            yield Input(value=str(DEFAULT_PORT), id="port")
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield Button("Host", id="host", variant="primary")
+
+    async def open(self, app: App[object]) -> None:
+        from nothanks_server import Lobby, LobbySettings
+        from nothanks_server.inprocess import InProcessLobby
+        from nothanks_server.run import default_data_dir
+        from nothanks_server.tcp import TcpHost
+
+        from ...commands.net import join_lines
+        from ..netlaunch import first_screen_for
+
+        players = self.query_one("#players", Select).value
+        bots = self.query_one("#bots", Select).value
+        if not isinstance(players, int) or not isinstance(bots, int):
+            raise ValueError("choose the number of players")
+        try:
+            port = int(self.query_one("#port", Input).value)
+        except ValueError:
+            raise ValueError("the port is a number, e.g. 7777") from None
+        lobby = Lobby(LobbySettings(data_dir=default_data_dir()))
+        host = TcpHost(lobby, self.BIND, port)
+        try:
+            await host.start()
+        except OSError as error:
+            raise ValueError(f"cannot listen on port {port}: {error.strerror}") from None
+        app._nothanks_host = host  # type: ignore[attr-defined]  # lives as long as the app
+        player = InProcessLobby(lobby, self.query_one("#name", Input).value)
+        player.info.description = f"hosting on port {host.port}"
+        try:
+            await player.start()
+            connection = await player.create_table(
+                NewTable(
+                    players=players,
+                    bots=min(bots, players - 1),
+                    open_chips=self.query_one("#open-chips", Checkbox).value,
+                )
+            )
+        except LobbyError as error:
+            await host.close()
+            raise ValueError(error.message) from None
+        app.switch_screen(first_screen_for(player, connection, join_lines(self.BIND, host.port))())

@@ -1,0 +1,182 @@
+"""Before the deal at a host's table: who sits where, bots to add, and the start key for the table's creator.
+
+It reads the table connection until the first ``TableUpdate`` (the game started, or we resumed or watch a
+running game) and then hands the connection, that update first, to the table screen.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...engine import Action
+from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ..safe_text import clean_message, display_name
+
+
+class PrefilledConnection(TableConnection):
+    """A connection that first replays events already read from it (the update that ended the waiting room)."""
+
+    def __init__(self, inner: TableConnection, events: list[TableEvent]) -> None:
+        self.inner = inner
+        self.info = inner.info
+        self._events = list(events)
+
+    async def start(self) -> None:
+        return None  # the inner connection is already open
+
+    async def next_event(self) -> TableEvent:
+        if self._events:
+            return self._events.pop(0)
+        return await self.inner.next_event()
+
+    async def send_action(self, action: Action, state_id: int) -> None:
+        await self.inner.send_action(action, state_id)
+
+    async def play_again(self) -> None:
+        await self.inner.play_again()
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    async def start_game(self) -> None:
+        await self.inner.start_game()
+
+    async def add_bot(self, bot: str | None = None) -> None:
+        await self.inner.add_bot(bot)
+
+    @property
+    def seat_token(self) -> str | None:
+        return self.inner.seat_token
+
+
+def open_table_screen(screen: Screen[object], connection: TableConnection) -> None:
+    """Replace ``screen`` with the table screen for ``connection``."""
+    from .table import TableScreen
+
+    screen.app.switch_screen(TableScreen(connection))
+
+
+class WaitingScreen(Screen[None]):
+    """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
+
+    CSS_PATH = "lobby.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "start", "Start"),
+        Binding("b", "add_bot", "Add a bot"),
+        Binding("q", "leave", "Leave"),
+    ]
+
+    class Arrived(Message):
+        def __init__(self, event: TableEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, connection: TableConnection, join_hint: list[str] | None = None) -> None:
+        super().__init__()
+        self.connection = connection
+        self.join_hint = join_hint or []
+        self.waiting: TableWaiting | None = None
+        self._handed_over = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="waiting-title")
+        yield Static("", id="waiting-seats")
+        yield Static("", id="waiting-message")
+        if self.join_hint:
+            yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.read_events()
+
+    @work(exclusive=True, group="waiting-events")
+    async def read_events(self) -> None:
+        while True:
+            event = await self.connection.next_event()
+            self.post_message(self.Arrived(event))
+            if isinstance(event, TableUpdate | Closed):
+                return
+
+    def on_waiting_screen_arrived(self, message: Arrived) -> None:
+        event = message.event
+        if isinstance(event, TableWaiting):
+            self.waiting = event
+            self._draw(event)
+        elif isinstance(event, TableUpdate):
+            self._handed_over = True
+            open_table_screen(self, PrefilledConnection(self.connection, [event]))
+        elif isinstance(event, Rejected):
+            self.say(event.message)
+        elif isinstance(event, Closed):
+            self._go_back(event.reason)
+
+    def _draw(self, event: TableWaiting) -> None:
+        title = Text(f"Table {event.table_id}: waiting for players", style="bold")
+        if event.open_chips:
+            title.append(" (open chips)")
+        if event.variant != "standard":
+            title.append(f" ({event.variant})")
+        self.query_one("#waiting-title", Static).update(title)
+        lines = Text()
+        for index, seat in enumerate(event.seats):
+            lines.append("> " if index == event.my_seat else "  ")
+            lines.append(f"seat {index + 1}: ")
+            if seat.empty:
+                lines.append("(free)", style="dim")
+            else:
+                lines.append(display_name(seat.name, 20))
+                if seat.is_bot:
+                    lines.append("  bot", style="dim")
+                if index == event.my_seat:
+                    lines.append("  (you)")
+            lines.append("\n")
+        self.query_one("#waiting-seats", Static).update(lines)
+        free = sum(1 for seat in event.seats if seat.empty)
+        if event.my_seat is None:
+            self.say("You are watching; the game shows here when it starts.")
+        elif event.can_start:
+            self.say("Every seat is filled: press s to start.")
+        elif free:
+            self.say(f"Waiting for {free} more: others join, or press b to add a bot (the table's creator).")
+        else:
+            self.say("Every seat is filled: waiting for the table's creator to start.")
+        self.refresh_bindings()
+
+    def say(self, text: str) -> None:
+        self.query_one("#waiting-message", Static).update(Text(clean_message(text)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            return self.waiting is not None and self.waiting.can_start
+        if action == "add_bot":
+            return (
+                self.waiting is not None
+                and self.waiting.my_seat is not None
+                and any(seat.empty for seat in self.waiting.seats)
+            )
+        return True
+
+    async def action_start(self) -> None:
+        await self.connection.start_game()
+
+    async def action_add_bot(self) -> None:
+        await self.connection.add_bot()
+
+    async def action_leave(self) -> None:
+        await self.connection.close()
+        self._go_back("You left the table.")
+
+    def _go_back(self, reason: str) -> None:
+        """Back to the lobby below, or (when this is the first screen) out of the app."""
+        if len(self.app.screen_stack) > 2:
+            self.dismiss(None)
+        else:
+            self.app.exit(0, message=clean_message(reason))

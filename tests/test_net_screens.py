@@ -1,0 +1,170 @@
+"""The lobby and waiting-room screens, driven with Textual's pilot against a real lobby (in-process and TCP)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.inprocess import InProcessLobby
+from nothanks_tui.client.connection import NewTable, TableUpdate
+from nothanks_tui.client.netlaunch import NetApp, first_screen_for
+from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
+from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.client.screens.waiting import WaitingScreen
+from nothanks_tui.client.tcp import TcpLobby
+
+from .net_helpers import live_host
+
+WAIT = 10.0
+
+
+async def wait_for_screen(app, pilot, kind):
+    async def poll():
+        while not isinstance(app.screen, kind):
+            await pilot.pause(0.02)
+
+    await asyncio.wait_for(poll(), WAIT)
+    return app.screen
+
+
+async def wait_until(pilot, predicate):
+    async def poll():
+        while not predicate():
+            await pilot.pause(0.02)
+
+    await asyncio.wait_for(poll(), WAIT)
+
+
+def screen_text(app) -> str:
+    return "\n".join(str(widget.render()) for widget in app.screen.query("Static"))
+
+
+async def test_create_a_table_fill_it_with_a_bot_and_start_from_the_lobby():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    player = InProcessLobby(lobby, "alice")
+    await player.start()
+    app = NetApp(first_screen_for(player, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_screen(app, pilot, LobbyScreen)
+        await pilot.press("c")
+        await wait_for_screen(app, pilot, NewTableScreen)
+        await pilot.click("#create")
+        waiting = await wait_for_screen(app, pilot, WaitingScreen)
+        await wait_until(pilot, lambda: waiting.waiting is not None)
+        assert not waiting.waiting.can_start  # 3 seats by default: alice and two free
+        await pilot.press("b")
+        await wait_until(pilot, lambda: waiting.waiting.seats[1].is_bot)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: waiting.waiting.can_start)
+        await pilot.press("s")
+        table = await wait_for_screen(app, pilot, TableScreen)
+        await wait_until(pilot, lambda: table.table is not None)
+        assert table.table.view.seat == 0
+    lobby.close()
+
+
+async def test_a_second_player_joins_over_tcp_and_a_hostile_name_shows_as_plain_text():
+    async with live_host() as host:
+        creator = TcpLobby("127.0.0.1", host.port, "[bold]mal\x1b[31mlory[/]")
+        await creator.start()
+        mine = await creator.create_table(NewTable(players=2))
+        bob = TcpLobby("127.0.0.1", host.port, "bob")
+        await bob.start()
+        app = NetApp(first_screen_for(bob, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            lobby_screen = await wait_for_screen(app, pilot, LobbyScreen)
+            await wait_until(pilot, lambda: len(lobby_screen.summaries) == 1)
+            await pilot.press("j")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None)
+            text = screen_text(app)
+            assert "[bold]mallory[/]" in text and "\x1b" not in text
+            await mine.start_game()
+            await wait_for_screen(app, pilot, TableScreen)
+        await bob.close()
+        await creator.close()
+
+
+async def test_joining_with_a_saved_token_goes_straight_back_to_the_seat(tmp_path):
+    from nothanks_tui.client.seat_tokens import SeatTokens
+
+    async with live_host() as host:
+        alice = TcpLobby("127.0.0.1", host.port, "alice")
+        await alice.start()
+        table = await alice.create_table(NewTable(players=2))
+        bob = TcpLobby("127.0.0.1", host.port, "bob")
+        await bob.start()
+        seat = await bob.join((await bob.list_tables())[0].table_id)
+        await table.start_game()
+        tokens = SeatTokens(tmp_path / "seats.json")
+        tokens.put(f"127.0.0.1:{host.port}", seat.seat_token)
+        bob._writer.transport.abort()  # bob's terminal dies
+
+        bob_again = TcpLobby("127.0.0.1", host.port, "bob")
+        await bob_again.start()
+        resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}"))
+        app = NetApp(first_screen_for(bob_again, resumed))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await wait_for_screen(app, pilot, TableScreen)
+            await wait_until(pilot, lambda: isinstance(screen.table, TableUpdate))
+            assert screen.table.view.seat == 1 and not screen.table.seats[1].away
+        await bob_again.close()
+        await alice.close()
+
+
+async def test_the_start_screen_joins_a_host_through_the_join_tab(tmp_path, monkeypatch):
+    from textual.widgets import Input, TabbedContent
+
+    from nothanks_tui.client.app import NoThanksApp
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    async with live_host() as host:
+        app = NoThanksApp()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.screen.query_one("#start-modes", TabbedContent).active = "mode-2"
+            await pilot.pause()
+            form = app.screen.forms[2]
+            form.query_one("#name", Input).value = "zoe"
+            form.query_one("#address", Input).value = f"127.0.0.1:{host.port}"
+            await app.screen.action_start()
+            screen = await wait_for_screen(app, pilot, LobbyScreen)
+            assert screen.lobby.name == "zoe"
+            await pilot.press("c")
+            await wait_for_screen(app, pilot, NewTableScreen)
+            await pilot.press("ctrl+s")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None and waiting.waiting.my_seat == 0)
+        # the seat's token was remembered for this host
+        assert (tmp_path / "nothanks" / "seats.json").exists()
+
+
+async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monkeypatch):
+    from textual.widgets import Input, Select, TabbedContent
+
+    from nothanks_tui.client.app import NoThanksApp
+    from nothanks_tui.client.screens.net_forms import HostForm
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setattr(HostForm, "BIND", "127.0.0.1")
+    app = NoThanksApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
+        await pilot.pause()
+        form = app.screen.forms[1]
+        form.query_one("#port", Input).value = "0"
+        form.query_one("#players", Select).value = 2
+        await app.screen.action_start()
+        waiting = await wait_for_screen(app, pilot, WaitingScreen)
+        await wait_until(pilot, lambda: waiting.waiting is not None)
+        port = app._nothanks_host.port
+        guest = TcpLobby("127.0.0.1", port, "guest")
+        await guest.start()
+        [summary] = await guest.list_tables()
+        await guest.join(summary.table_id)
+        await wait_until(pilot, lambda: waiting.waiting.can_start)
+        await pilot.press("s")
+        await wait_for_screen(app, pilot, TableScreen)
+        await guest.close()
+        await app._nothanks_host.close()
