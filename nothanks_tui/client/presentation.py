@@ -64,6 +64,35 @@ def hand_content(cards: Sequence[int], empty: str = "no cards") -> Content:
     return Content.assemble(*parts)
 
 
+def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> list[Content]:
+    """``hand_content`` in lines of at most ``width`` cells; a run is never split unless it alone is wider."""
+    if not cards:
+        return [Content.styled(empty, "dim")]
+    width = max(1, width)
+    lines: list[list[tuple[str, str]]] = [[]]
+    used = 0
+    for run in runs_of(cards):
+        text = run_text(run)
+        style = "bold" if len(run) > 1 else ""
+        needed = len(text) + (2 if lines[-1] else 0)
+        if lines[-1] and used + needed > width:
+            lines.append([])
+            used = 0
+            needed = len(text)
+        if lines[-1]:
+            lines[-1].append(("  ", ""))
+        lines[-1].append((text, style))
+        used += needed
+    return [Content.assemble(*parts) for parts in lines]
+
+
+def indented(prefix: Content, lines: Sequence[Content]) -> Content:
+    """``prefix`` then the first line; later lines indented to line up under the first."""
+    pad = " " * prefix.cell_length
+    out = [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
+    return Content("\n").join(out)
+
+
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
         return display_name(seats[seat].name, max_cells)

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Static
 
 from ...engine import breakdown, winners
 from ..connection import TableUpdate
-from ..presentation import hand_content, points_text, seat_name, you_tag
+from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
@@ -47,16 +47,16 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 (f"{label:<16}", "bold" if seat in best else ""),
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
-                (f"{result.score:>7}", "bold"),
+                (f"{number(result.score):>7}", "bold"),
                 ("  winner" if seat in best else "", "bold"),
             )
         )
-        cards = hand_content(view.hands[seat])
+        cards = hand_lines(view.hands[seat], SCORE_LINE_CELLS)
         sum_text = " + ".join(str(run[0]) for run in result.runs)
         explained = f"   ({sum_text} = {result.card_total})" if len(result.runs) > 1 else ""
-        if cards.cell_length + len(explained) > SCORE_LINE_CELLS:
-            explained = ""  # the card total column already says it; never wrap the table
-        lines.append(Content.assemble("    ", cards, (explained, "dim")))
+        if len(cards) == 1 and cards[0].cell_length + len(explained) <= SCORE_LINE_CELLS:
+            cards[0] = Content.assemble(cards[0], (explained, "dim"))  # the card total column says it anyway
+        lines.append(indented(Content("    "), cards))
     return headline, Content("\n").join(lines)
 
 

@@ -21,6 +21,7 @@ from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ..connection import TableConnection
 from ..local import DEFAULT_BOT_PACE, LocalConnection
 from ..safe_text import clean_name
+from ..widgets.forms import TickBox
 
 
 class StartForm(Vertical):
@@ -49,7 +50,7 @@ class BotGameForm(StartForm):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="field"):
             yield Label("Your name", classes="field-label")
-            yield Input(value="you", max_length=24, id="name")
+            yield Input(value="you", max_length=24, id="name", compact=True)
         with Horizontal(classes="field"):
             yield Label("Players", classes="field-label")
             yield Select(
@@ -57,6 +58,7 @@ class BotGameForm(StartForm):
                 value=4,
                 allow_blank=False,
                 id="players",
+                compact=True,
             )
         with Horizontal(classes="field"):
             yield Label("Bots", classes="field-label")
@@ -65,16 +67,17 @@ class BotGameForm(StartForm):
                 value=DEFAULT_BOT,
                 allow_blank=False,
                 id="bot",
+                compact=True,
             )
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
+            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Checkbox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical")
+            yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Button("Play", id="play", variant="primary")
+            yield Button("Play", id="play", variant="primary", compact=True)
 
     async def build_connection(self) -> TableConnection:
         name = clean_name(self.query_one("#name", Input).value)[:24]

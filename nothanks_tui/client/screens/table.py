@@ -137,8 +137,8 @@ class TableScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         view = self.table.view if self.table else None
         if action in ("take", "no_thanks"):
-            if view is None or view.finished:
-                return False  # hidden once the game is over
+            if view is None or view.finished or view.seat is None:
+                return False  # hidden once the game is over, and for spectators
             if not view.my_turn:
                 return None  # shown greyed: not your turn
             if action == "no_thanks" and not view.my_chips:
@@ -155,7 +155,10 @@ class TableScreen(Screen[None]):
         view = self.table.view if self.table else None
         if view is None or view.finished or event.key not in TAKE_KEYS + PASS_KEYS:
             return
-        if not view.my_turn:
+        if view.seat is None:
+            self._notice_once("You are watching this table: spectators do not play.")
+            event.stop()
+        elif not view.my_turn:
             self._notice_once("Not your turn yet: wait for the ▶ to reach you.")
             event.stop()
         elif event.key in PASS_KEYS and not view.my_chips:

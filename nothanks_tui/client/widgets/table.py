@@ -18,7 +18,8 @@ from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
     chips_text,
-    hand_content,
+    hand_lines,
+    indented,
     move_line,
     my_score_content,
     pass_choice,
@@ -112,18 +113,17 @@ class PlayersPanel(Widget):
                 tag = " (away)"
             label = f"{name}{tag}" if len(name) + len(tag) <= name_cells + 2 else name
             chips = chips_text(view, seat)
-            lines.append(
-                Content.assemble(
-                    (marker, "bold"),
-                    " ",
-                    (f"{label:<{label_cells}}", "bold" if seat == view.seat else ""),
-                    (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
-                    "  ",
-                    f"{public_points(view, seat):>3}",
-                    "  ",
-                    hand_content(view.hands[seat], "—"),
-                )
+            prefix = Content.assemble(
+                (marker, "bold"),
+                " ",
+                (f"{label:<{label_cells}}", "bold" if seat == view.seat else ""),
+                (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
+                "  ",
+                f"{public_points(view, seat):>3}",
+                "  ",
             )
+            width = (self.content_region.width or 80) - prefix.cell_length
+            lines.append(indented(prefix, hand_lines(view.hands[seat], width, "—")))
         return Content("\n").join(lines)
 
 
@@ -137,14 +137,11 @@ class PrivatePanel(Widget):
             return Content("Watching")
         view = self.table.view
         chips = view.my_chips or 0
-        summary = Content.assemble(
-            ("You: ", "bold"),
-            (plural(chips, "chip"), "bold"),
-            " · ",
-            my_score_content(view),
-            " · ",
-            hand_content(view.my_hand),
-        )
+        summary = Content.assemble(("You: ", "bold"), (plural(chips, "chip"), "bold"), " · ", my_score_content(view))
+        prefix = Content("Your cards: ")
+        width = (self.content_region.width or 80) - prefix.cell_length
+        cards = indented(prefix, hand_lines(view.my_hand, width))
+        summary = Content("\n").join([summary, cards])
         if view.finished:
             return Content("\n").join([summary, Content.styled("Game over: the score screen shows who won.", "dim")])
         take = Content.assemble(("[t] ", "bold"), take_choice(view))

@@ -1,0 +1,108 @@
+"""The app works through any ``TableConnection``: a scripted one stands in for a host (spectators, refusals, loss)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_tui.client.app import NoThanksApp
+from nothanks_tui.client.connection import (
+    Closed,
+    ConnectionInfo,
+    Rejected,
+    SeatInfo,
+    TableConnection,
+    TableEvent,
+    TableUpdate,
+)
+from nothanks_tui.client.screens.dialogs import ClosedScreen
+from nothanks_tui.client.widgets.table import PlayersPanel
+from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
+
+from .ui_helpers import table_screen, wait_until
+
+
+class ScriptedConnection(TableConnection):
+    """Hands the app the events a test puts in, and records what the app sends."""
+
+    def __init__(self) -> None:
+        self.info = ConnectionInfo("scripted host")
+        self.events: asyncio.Queue[TableEvent | Exception] = asyncio.Queue()
+        self.sent: list[tuple[Action, int]] = []
+        self.closed = False
+
+    async def start(self) -> None:
+        return None
+
+    async def next_event(self) -> TableEvent:
+        event = await self.events.get()
+        if isinstance(event, Exception):
+            raise event
+        return event
+
+    async def send_action(self, action: Action, state_id: int) -> None:
+        self.sent.append((action, state_id))
+
+    async def play_again(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+SEATS = (SeatInfo("ana"), SeatInfo("bo", is_bot=True), SeatInfo("cy", away=True))
+
+
+async def test_a_spectator_sees_the_table_but_has_no_play_keys():
+    connection = ScriptedConnection()
+    state = new_game(GameConfig(players=3), seed=1)
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(TableUpdate(spectator_view(state), SEATS, "t1"))
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
+        screen = table_screen(app)
+        assert screen.check_action("take", ()) is False
+        assert screen.check_action("no_thanks", ()) is False
+        await pilot.press("t")
+        await wait_until(pilot, lambda: any("watching" in str(n.message) for n in app._notifications), "notice")
+        assert connection.sent == []
+        players = screen.query_one(PlayersPanel).render().plain
+        assert "(away)" in players and players.count("?") == 3  # nobody's chips are shown to a spectator
+
+
+async def test_keys_send_intents_with_the_state_id_they_were_pressed_in_and_refusals_are_shown():
+    connection = ScriptedConnection()
+    state = new_game(GameConfig(players=3), seed=1)
+    state = apply(state, Action.PASS) if state.to_move != 0 else state
+    while state.to_move != 0:
+        state = apply(state, Action.PASS)
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), SEATS, "t1"))
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
+        await pilot.press("t")
+        await wait_until(pilot, lambda: bool(connection.sent), "the intent")
+        assert connection.sent == [(Action.TAKE, state.state_id)]
+        connection.events.put_nowait(Rejected("not_your_turn", "it is \x1b[31mbo's[/] turn"))
+        await wait_until(pilot, lambda: any("turn" in str(n.message) for n in app._notifications), "the refusal")
+        shown = [str(n.message) for n in app._notifications]
+        assert any("bo's[/] turn" in text and "\x1b" not in text for text in shown)
+
+
+async def test_a_lost_connection_says_why_and_leaves():
+    connection = ScriptedConnection()
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(ConnectionResetError("host went away"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ClosedScreen), "the closed notice")
+        assert "host went away" in app.screen.reason
+        await pilot.press("q")
+        await wait_until(pilot, lambda: app.return_code == 0, "exit")
+
+
+async def test_a_closed_table_says_why():
+    connection = ScriptedConnection()
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(Closed("the host shut down"))
+        await wait_until(pilot, lambda: isinstance(app.screen, ClosedScreen), "the closed notice")
+        assert app.screen.reason == "the host shut down"
