@@ -111,3 +111,13 @@ def test_host_refuses_more_bots_than_free_seats(capsys):
 
     assert main(["host", "--bind", "127.0.0.1", "--port", "0", "--players", "3", "--bots", "3"]) == 2
     assert "--bots must be 0..2" in capsys.readouterr().err
+
+
+def test_lan_addresses_are_ipv4_and_never_loopback():
+    import ipaddress
+
+    from nothanks_server.run import lan_addresses
+
+    for address in lan_addresses():
+        parsed = ipaddress.IPv4Address(address)
+        assert not parsed.is_loopback
