@@ -228,3 +228,35 @@ async def test_a_returning_player_takes_over_from_the_stand_in_and_spectators_ca
         assert back.view.seat == 1
     finally:
         lobby.close()
+
+
+async def test_a_bot_that_crashes_or_cheats_still_moves_and_the_game_ends(monkeypatch):
+    from nothanks_tui import bots
+
+    class Broken:
+        name = "broken"
+
+        def __init__(self, seed=None) -> None:
+            self.calls = 0
+
+        def choose(self, view):
+            self.calls += 1
+            if self.calls % 2:
+                raise RuntimeError("bug in a bot")
+            return "pass" if not view.my_chips else "steal"
+
+    monkeypatch.setitem(bots._REGISTRY, "broken-test-bot", (Broken, "raises or answers nonsense"))
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=2))
+    try:
+        alice = await lobby_player(lobby, "alice")
+        a = await alice.create_table(NewTable(players=3, bots=2, bot="broken-test-bot"))
+        await a.start_game()
+        while True:
+            event = await next_matching(a, is_update)
+            if event.view.finished:
+                break
+            if event.view.my_turn:
+                await a.send_action(Action.TAKE, event.view.state_id)
+        assert sum(len(hand) for hand in event.view.hands) == 24
+    finally:
+        lobby.close()

@@ -470,7 +470,11 @@ class Table:
             if bot is None or self.game is None:
                 return
             view = engine_view_for(self.game.state, seat_index)
-            action = await asyncio.to_thread(bot.choose, view)
+            try:
+                action = await asyncio.to_thread(bot.choose, view)
+            except Exception:  # a broken bot must not stall the table: it takes the card
+                log.exception("table %s: bot %s failed; taking instead", self.table_id, bot.name)
+                action = Action.TAKE
             if not self._current(state_id) or (seat.bot or seat.stand_in) is not bot:
                 return
             self._driver = None
