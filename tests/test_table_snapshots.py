@@ -55,3 +55,22 @@ def test_score_screen(snap_compare):
                 await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "the take")
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=finish)
+
+
+def test_table_when_you_must_take(snap_compare):
+    # Nobody has chips, and with seed 0 the human moves first: "No thanks!" is greyed with the reason.
+    app, _ = local_app(players=3, seed=0, chips=0)
+
+    async def ready(pilot):
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+def test_table_in_a_small_terminal(snap_compare):
+    app, _ = local_app(players=5, seed=8)
+
+    async def ready(pilot):
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+
+    assert snap_compare(app, terminal_size=(60, 18), run_before=ready)

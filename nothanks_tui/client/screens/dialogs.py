@@ -13,32 +13,40 @@ from textual.widgets import Footer, Static
 
 from ..safe_text import clean_message
 
-RULES = """\
-No Thanks! (Thorsten Gimmler, Amigo 2004)
-
-The cards are numbered 3 to 35. Nine are set aside unseen; the other 24 are played.
-Each player starts with chips: 11 for 2 to 5 players, 9 for 6, 7 for 7.
-
-On your turn the face-up card is in front of you. Either
-  take it, with every chip on it, then flip the next card and decide again; or
-  say "No thanks!" and pay one chip onto it; play goes on clockwise.
-With no chips left you must take.
-
-The game ends when the 24th card is taken. Your score: each unbroken run of
-consecutive cards counts only its lowest card (30-31-32 counts 30), each isolated
-card counts its value, and each chip you hold is -1. The lowest score wins; ties
-share the win.
-
-Chips are hidden from the others (shown as ?) unless the table plays with open
-chips; everyone's chips are counted in the open at the end.
-
-Keys
-  t          take the card (and its chips)
-  n, space   No thanks! (pay one chip)
-  ?, h       this help
-  q          leave the table (asks first during a game)
-  a, s       after the game: play again, show the scores
-"""
+RULES = "\n".join(
+    [
+        'No Thanks! (Thorsten Gimmler, Amigo 2004)',
+        '',
+        (
+            'Cards 3 to 35: nine are set aside unseen, the other 24 are played. Each player starts with chips: 11'
+            ' for 2 to 5 players, 9 for 6, 7 for 7.'
+        ),
+        '',
+        'On your turn, with the face-up card in front of you, either:',
+        '• take it with every chip on it, then flip the next card and decide again; or',
+        '• say "No thanks!": pay one chip onto it, and play goes on clockwise.',
+        'With no chips left you must take.',
+        '',
+        (
+            'The game ends when the 24th card is taken. Each unbroken run of cards counts only its lowest card '
+            '(30-31-32 counts 30), a single card counts its value, and each chip you hold is −1. The lowest score'
+            ' wins; ties share the win.'
+        ),
+        '',
+        (
+            'Chips are hidden from the others (shown as ?) unless the table plays with open chips; all chips are '
+            'counted in the open at the end.'
+        ),
+        '',
+        'Keys',
+        '  t          take the card (and its chips)',
+        '  n, space   No thanks! (pay one chip)',
+        '  ?, h       this help (Esc closes it)',
+        '  q          leave the table (asks first during a game)',
+        '  a, s       after the game: play again, show the scores',
+        '',
+    ]
+)
 
 
 class HelpScreen(ModalScreen[None]):

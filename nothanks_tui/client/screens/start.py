@@ -132,6 +132,9 @@ class StartScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.
+        for widget in self.query("StartForm Input, StartForm Select, StartForm Button, StartForm Checkbox"):
+            widget.compact = True  # type: ignore[attr-defined]
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
             break

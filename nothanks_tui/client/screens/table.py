@@ -97,6 +97,11 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         self.read_events()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Below 80x24 the layout tightens (smaller card, no log) rather than hiding players."""
+        self.set_class(event.size.height < 24, "-short")
+        self.set_class(event.size.width < 80, "-narrow")
+
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:
         """Read the connection until it closes, posting each event to the screen."""

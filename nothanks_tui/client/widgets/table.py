@@ -143,7 +143,8 @@ class PrivatePanel(Widget):
         cards = indented(prefix, hand_lines(view.my_hand, width))
         summary = Content("\n").join([summary, cards])
         if view.finished:
-            return Content("\n").join([summary, Content.styled("Game over: the score screen shows who won.", "dim")])
+            after = Content.styled("Game over: s shows the scores, a deals a new game.", "dim")
+            return Content("\n").join([summary, after])
         take = Content.assemble(("[t] ", "bold"), take_choice(view))
         pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
         if not view.my_turn:
