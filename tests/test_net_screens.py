@@ -168,3 +168,53 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
         await wait_for_screen(app, pilot, TableScreen)
         await guest.close()
         await app._nothanks_host.close()
+
+
+async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen():
+    import msgpack
+    from rich.text import Text
+    from textual.widgets import DataTable
+
+    from nothanks_tui.protocol import encode
+
+    evil = "\x1b]0;pwned\x07[blink]t1\x1b[2J"
+    seat = {"name": "[red]x\x1b[31m", "bot": False, "away": False, "empty": False}
+
+    async def fake_host(reader, writer):
+        unpacker = msgpack.Unpacker(raw=False)
+        writer.write(encode({"type": "hello", "protocol": 1, "server": "evil"}))
+        while data := await reader.read(4096):
+            unpacker.feed(data)
+            for message in unpacker:
+                if message["type"] == "hello":
+                    writer.write(encode({"type": "welcome", "name": "bob"}))
+                elif message["type"] == "list_tables":
+                    table = {
+                        "table": evil,
+                        "players": 2,
+                        "seats": [seat, seat],
+                        "started": False,
+                        "finished": False,
+                        "open_chips": False,
+                        "variant": "standard",
+                        "spectators": 0,
+                    }
+                    writer.write(encode({"type": "tables", "tables": [table], "re": message["id"]}))
+        writer.close()
+
+    server = await asyncio.start_server(fake_host, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    lobby = TcpLobby("127.0.0.1", port, "bob")
+    await lobby.start()
+    app = NetApp(first_screen_for(lobby, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        await wait_until(pilot, lambda: len(screen.summaries) == 1)
+        await pilot.pause()
+        cells = screen.query_one("#tables", DataTable).get_row_at(0)
+        assert all(isinstance(cell, Text) for cell in cells)
+        shown = " ".join(cell.plain for cell in cells)
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "[blink]" in shown and "[red]x" in shown  # markup stays literal text
+    await lobby.close()
+    server.close()

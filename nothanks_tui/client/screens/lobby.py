@@ -105,10 +105,10 @@ class LobbyScreen(Screen[None]):
         row = table.cursor_row
         table.clear()
         for summary in summaries:
-            table.add_row(
-                summary.table_id,
-                f"{summary.players}" + (" open chips" if summary.open_chips else ""),
-                table_status(summary),
+            table.add_row(  # every cell is a Text: host-sent strings are never parsed as markup
+                Text(clean_message(summary.table_id, 12)),
+                Text(f"{summary.players}" + (" open chips" if summary.open_chips else "")),
+                Text(table_status(summary)),
                 seat_names(summary),
                 key=summary.table_id,
             )

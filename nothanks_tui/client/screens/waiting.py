@@ -119,11 +119,11 @@ class WaitingScreen(Screen[None]):
             self._go_back(event.reason)
 
     def _draw(self, event: TableWaiting) -> None:
-        title = Text(f"Table {event.table_id}: waiting for players", style="bold")
+        title = Text(f"Table {clean_message(event.table_id, 12)}: waiting for players", style="bold")
         if event.open_chips:
             title.append(" (open chips)")
         if event.variant != "standard":
-            title.append(f" ({event.variant})")
+            title.append(f" ({clean_message(event.variant, 20)})")
         self.query_one("#waiting-title", Static).update(title)
         lines = Text()
         for index, seat in enumerate(event.seats):
