@@ -43,6 +43,9 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         help="an away player's turn waits this long, then a bot plays for them until they return (60; 'off')",
     )
     parser.add_argument("--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"default bot ({DEFAULT_BOT})")
+    from nothanks_server.ssh.options import add_ssh_options
+
+    add_ssh_options(parser)
 
 
 def add_parsers(sub: argparse._SubParsersAction, players_type) -> None:  # type: ignore[no-untyped-def]
@@ -135,6 +138,7 @@ def run_host(args: argparse.Namespace) -> int:
 
 def run_server(args: argparse.Namespace) -> int:
     from nothanks_server.run import serve
+    from nothanks_server.ssh.options import ssh_settings_from
 
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
@@ -148,8 +152,16 @@ def run_server(args: argparse.Namespace) -> int:
             print(line, flush=True)
         print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
 
+    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
+        print(f"SSH: players connect with `ssh -p {front.port} play@<this host>`", flush=True)
+
+    ssh = ssh_settings_from(args)
     try:
-        asyncio.run(serve(settings, args.bind, args.port, on_ready=ready, rate=args.rate_limit))
+        asyncio.run(
+            serve(
+                settings, args.bind, args.port, on_ready=ready, rate=args.rate_limit, ssh=ssh, on_ssh_ready=ssh_ready
+            )
+        )
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -13,9 +13,13 @@ import signal
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .lobby import Lobby, LobbySettings
 from .tcp import TcpHost
+
+if TYPE_CHECKING:
+    from .ssh.server import SSHFront, SSHSettings
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +73,30 @@ async def serve(
     main: Callable[[TcpHost], Awaitable[object]] | None = None,
     rate: float | None = None,
     stop_main: Callable[[], None] | None = None,
+    ssh: SSHSettings | None = None,
+    on_ssh_ready: Callable[[SSHFront], None] | None = None,
 ) -> None:
     """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything.
 
-    On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes.
+    On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes. With ``ssh``,
+    an SSH front serves the same lobby (every SSH session runs the game's app in this process).
     """
     lobby = Lobby(settings)
     host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()
+    front: SSHFront | None = None
+    if ssh is not None:
+        from .ssh.game import game_app_factory
+        from .ssh.server import SSHFront
+
+        front = SSHFront(ssh, game_app_factory(lobby))
+        try:
+            await front.start()
+        except BaseException:
+            await host.close(SHUTDOWN_REASON)
+            raise
+        if on_ssh_ready is not None:
+            on_ssh_ready(front)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -100,7 +120,9 @@ async def serve(
         for waiter in waiters:
             waiter.cancel()
         log.info("shutting down")
-        await host.close(SHUTDOWN_REASON)
+        await host.close(SHUTDOWN_REASON)  # closes the lobby too: every table tells its players why
+        if front is not None:
+            await front.close()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)

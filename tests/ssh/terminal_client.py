@@ -29,10 +29,14 @@ class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
 class TerminalClient:
     """One player's terminal connected over SSH."""
 
-    def __init__(self, width: int = 80, height: int = 24) -> None:
+    def __init__(self, width: int = 80, height: int = 24, *, emulate: bool = True) -> None:
+        """``emulate=False`` skips the terminal emulator (cheap, for benchmarks): ``wait_for`` then searches the
+        raw output received since the last ``mark()`` instead of the screen."""
         self.screen = pyte.Screen(width, height)
         self._stream = pyte.ByteStream(self.screen)
+        self.emulate = emulate
         self.raw = bytearray()
+        self._mark = 0
         self.stderr = bytearray()
         self.conn: asyncssh.SSHClientConnection | None = None
         self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
@@ -70,7 +74,8 @@ class TerminalClient:
             self.stderr.extend(data)
         else:
             self.raw.extend(data)
-            self._stream.feed(data)
+            if self.emulate:
+                self._stream.feed(data)
         self._changed.set()
 
     def _closed(self) -> None:
@@ -78,7 +83,13 @@ class TerminalClient:
         self._changed.set()
 
     def text(self) -> str:
+        if not self.emulate:
+            return self.raw[self._mark :].decode("utf-8", "replace")
         return "\n".join(self.screen.display)
+
+    def mark(self) -> None:
+        """Without emulation: from now on ``wait_for`` looks only at output that arrives after this call."""
+        self._mark = len(self.raw)
 
     async def wait_for(self, condition: str | Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until the screen shows ``condition`` (a string) or ``condition()`` is true."""

@@ -22,6 +22,7 @@ Script = Callable[[TerminalClient, dict[str, list[float]]], Awaitable[None]]
 
 
 async def timed_key(client: TerminalClient, keys: str, expect: str, timings: dict[str, list[float]]) -> None:
+    client.mark()
     started = time.perf_counter()
     client.send(keys)
     await client.wait_for(expect, timeout=60)
@@ -32,8 +33,10 @@ async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) 
     """Against tests/ssh/probe_app.py: keys, kitty-protocol keys, a lone escape, a resize."""
     await timed_key(client, "a", "last: a", timings)
     await timed_key(client, "b", "last: b", timings)
+    client.mark()
     client.send(KITTY_KEYS)
     await client.wait_for("last: ESCAPE-BINDING", timeout=60)
+    client.mark()
     client.resize(90, 30)
     await client.wait_for("size: 90x30", timeout=60)
 
@@ -41,37 +44,52 @@ async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) 
 SCRIPTS: dict[str, tuple[str, Script]] = {"probe": ("No Thanks!", probe_script)}
 
 
-async def visit(port: int, index: int, script: str, timings: dict[str, list[float]], hold: asyncio.Event) -> None:
+async def visit(
+    port: int,
+    index: int,
+    script: str,
+    timings: dict[str, list[float]],
+    played: asyncio.Queue[None],
+    hold: asyncio.Event,
+    emulate: bool,
+) -> None:
     first_screen, play = SCRIPTS[script]
-    started = time.perf_counter()
-    client = await TerminalClient().connect(port, f"visitor{index}")
-    await client.wait_for(first_screen, timeout=60)
-    timings["first_frame"].append(time.perf_counter() - started)
-    await play(client, timings)
+    client = TerminalClient(emulate=emulate)
+    try:
+        started = time.perf_counter()
+        await client.connect(port, f"visitor{index}")
+        await client.wait_for(first_screen, timeout=60)
+        timings["first_frame"].append(time.perf_counter() - started)
+        await play(client, timings)
+    finally:
+        played.put_nowait(None)
     await hold.wait()
     await client.close()
 
 
-async def run(port: int, sessions: int, concurrency: int, script: str, hold_all: bool) -> dict[str, object]:
+async def run(
+    port: int, sessions: int, concurrency: int, script: str, hold_all: bool, emulate: bool = True
+) -> dict[str, object]:
     timings: dict[str, list[float]] = {"first_frame": [], "key_to_update": []}
     failures: list[str] = []
+    played: asyncio.Queue[None] = asyncio.Queue()
     hold = asyncio.Event()
     if not hold_all:
         hold.set()
 
     async def one(index: int) -> None:
         try:
-            await visit(port, index, script, timings, hold)
+            await visit(port, index, script, timings, played, hold, emulate)
         except Exception as error:  # reported, never hidden: the caller fails on any failure
             failures.append(f"visitor {index}: {type(error).__name__}: {str(error)[:300]}")
 
     for start in range(0, sessions, concurrency):
         batch = [asyncio.ensure_future(one(index)) for index in range(start, min(sessions, start + concurrency))]
         if hold_all:
-            # all of this batch connected and played: report, then let them go together
-            while len(timings["first_frame"]) + len(failures) < len(batch) + start:
-                await asyncio.sleep(0.05)
-            print(json.dumps({"all_connected": True}), flush=True)
+            # every visitor of this batch connected and played (or failed): report, then let them go together
+            for _ in batch:
+                await played.get()
+            print(json.dumps({"all_connected": True, "failures": len(failures)}), flush=True)
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
             hold.set()
         await asyncio.gather(*batch)
@@ -85,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--script", choices=sorted(SCRIPTS), default="probe")
     parser.add_argument("--hold", action="store_true", help="keep each batch connected until a line on stdin")
+    parser.add_argument("--raw", action="store_true", help="no terminal emulator: match the raw output (cheaper)")
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.port, args.sessions, args.concurrency, args.script, args.hold))
+    result = asyncio.run(run(args.port, args.sessions, args.concurrency, args.script, args.hold, not args.raw))
     print(json.dumps(result), flush=True)
     return 1 if result["failures"] else 0
 

@@ -165,6 +165,9 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 await app.run_async(size=terminal_size(*self._size), mouse=True)
             finally:
                 self._front.app_finished(app)
+                ended = getattr(app, "ssh_session_ended", None)
+                if ended is not None:
+                    await ended()  # e.g. leave the tables it sat at
             status = app.return_code or 0
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)

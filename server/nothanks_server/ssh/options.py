@@ -1,0 +1,86 @@
+"""The SSH options of ``nothanks server`` and ``nothanks host``, and the ``SSHSettings`` they make."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from .hostkey import HOST_KEY_NAME
+from .server import SSHSettings
+
+DEFAULT_SSH_PORT = 2222
+
+
+def default_host_key_path(data_dir: Path | None) -> Path:
+    """``DATA_DIR/ssh_host_ed25519_key``; without --data-dir, ``$XDG_DATA_HOME/nothanks/`` (~/.local/share/...)."""
+    if data_dir is not None:
+        return Path(data_dir) / HOST_KEY_NAME
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nothanks" / HOST_KEY_NAME
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError("port must be 0..65535")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_ssh_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)")
+    group.add_argument(
+        "--ssh-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help=f"also serve over SSH on PORT (e.g. {DEFAULT_SSH_PORT})",
+    )
+    group.add_argument(
+        "--ssh-password",
+        default=os.environ.get("NOTHANKS_SSH_PASSWORD"),
+        metavar="TEXT",
+        help="SSH players need this shared password (or set NOTHANKS_SSH_PASSWORD, which `ps` does not show)",
+    )
+    group.add_argument(
+        "--ssh-authorized-keys",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="only the public keys in this authorized_keys file get in over SSH",
+    )
+    group.add_argument(
+        "--ssh-host-key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)",
+    )
+    group.add_argument(
+        "--max-sessions",
+        type=_positive,
+        default=100,
+        metavar="N",
+        help="SSH players at once; more are turned away (100)",
+    )
+
+
+def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
+    """The SSH front's settings from parsed options, or None when --ssh-port was not given."""
+    if args.ssh_port is None:
+        return None
+    return SSHSettings(
+        host_key_path=args.ssh_host_key or default_host_key_path(args.data_dir),
+        bind=args.bind,
+        port=args.ssh_port,
+        password=args.ssh_password,
+        authorized_keys=args.ssh_authorized_keys,
+        max_sessions=args.max_sessions,
+    )
