@@ -1,0 +1,108 @@
+"""End-to-end: the real game over SSH. Welcome, name, lobby, a table with bots, take and pass, resize, reconnect."""
+
+from __future__ import annotations
+
+import asyncssh
+import pytest
+
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.ssh.game import SeatMemory, game_app_factory
+
+from .terminal_client import TerminalClient
+
+
+@pytest.fixture
+async def game_front(start_front):
+    lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=11))
+    seats = SeatMemory()
+    front = await start_front(game_app_factory(lobby, seats))
+    front.test_lobby = lobby
+    front.test_seats = seats
+    return front
+
+
+async def sit_at_bot_table(client: TerminalClient) -> None:
+    """From the welcome screen to a started game at a 3-seat table with 2 bots."""
+    await client.wait_for("Your name at the table")
+    client.send("\r")
+    await client.wait_for("No tables yet")
+    client.send("c")
+    await client.wait_for("New table")
+    client.send("\x13")  # ctrl+s: create (3 players)
+    await client.wait_for("waiting for players")
+    client.send("b")
+    await client.wait_for("seat 2: rules")
+    client.send("b")
+    await client.wait_for("press s to start")
+    client.send("s")
+    await client.wait_for("You: 11 chips")
+
+
+async def test_welcome_screen_shows_the_game_and_prefills_the_name(game_front):
+    client = await TerminalClient().connect(game_front.port, "alice")
+    await client.wait_for("No Thanks!")
+    await client.wait_for("Your name at the table")
+    await client.wait_for("alice")
+    await client.close()
+
+
+async def test_user_play_must_choose_a_name(game_front):
+    client = await TerminalClient().connect(game_front.port, "play")
+    await client.wait_for("Your name at the table")
+    client.send("\r")  # empty name: refused, stays on the welcome screen
+    await client.wait_for("at least one")
+    client.send("Bo\r")
+    await client.wait_for("you are Bo")
+    await client.close()
+
+
+async def test_markup_in_a_name_is_shown_as_text(game_front):
+    client = await TerminalClient().connect(game_front.port, "mallory[/]")
+    await client.wait_for("mallory[/]")
+    client.send("\r")
+    await client.wait_for("you are mallory[/]")
+    client.send("c")
+    await client.wait_for("New table")
+    client.send("\x13")
+    await client.wait_for("seat 1: mallory[/]")
+    await client.close()
+
+
+async def test_a_game_with_bots_take_pass_and_resize(game_front):
+    client = await TerminalClient().connect(game_front.port, "alice")
+    await sit_at_bot_table(client)
+    await client.wait_for("Your turn")
+    client.send("n")
+    await client.wait_for("You: 10 chips")
+    await client.wait_for("Your turn")
+    client.send("t")
+    await client.wait_for(lambda: "You: " in client.text() and "no cards" not in client.text())
+    client.resize(100, 30)
+    await client.wait_for("─" * 100)
+    await client.close()
+    await game_front.wait_until(lambda: game_front.running_apps == 0, timeout=10)
+
+
+async def test_a_key_login_comes_back_to_its_seat(game_front):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    first = await TerminalClient().connect(game_front.port, "carol", client_keys=[key])
+    await sit_at_bot_table(first)
+    await first.close()  # dropped: the seat waits, away
+    await game_front.wait_until(lambda: game_front.running_apps == 0, timeout=10)
+    (summary,) = game_front.test_lobby.tables()
+    assert [seat.away for seat in summary.seats] == [True, False, False]
+
+    again = await TerminalClient().connect(game_front.port, "carol", client_keys=[key])
+    await again.wait_for("You: 11 chips")  # straight back to the table, no name asked
+    (summary,) = game_front.test_lobby.tables()
+    assert not summary.seats[0].away
+    await again.close()
+
+
+async def test_without_a_key_a_reconnect_starts_over(game_front):
+    first = await TerminalClient().connect(game_front.port, "dave")
+    await sit_at_bot_table(first)
+    await first.close()
+    again = await TerminalClient().connect(game_front.port, "dave")
+    await again.wait_for("Your name at the table")
+    await again.close()
