@@ -106,3 +106,29 @@ async def test_a_closed_table_says_why():
         connection.events.put_nowait(Closed("the host shut down"))
         await wait_until(pilot, lambda: isinstance(app.screen, ClosedScreen), "the closed notice")
         assert app.screen.reason == "the host shut down"
+
+
+async def test_leaving_a_table_opened_from_another_screen_goes_back_to_it():
+    from textual.screen import Screen
+
+    from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
+    from nothanks_tui.client.screens.table import TableScreen
+
+    class LobbyStandIn(Screen[None]):
+        pass
+
+    connection = ScriptedConnection()
+    state = new_game(GameConfig(players=3), seed=1)
+    app = NoThanksApp(start_forms=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = LobbyStandIn()
+        await app.switch_screen(lobby)
+        await app.push_screen(TableScreen(connection))
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), SEATS, "t1"))
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.screen is lobby, "back at the lobby")
+        assert connection.closed
+        assert app.return_code is None  # still running

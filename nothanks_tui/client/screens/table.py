@@ -135,7 +135,7 @@ class TableScreen(Screen[None]):
             self.notify(clean_message(event.message), title="Not played", severity="warning", markup=False)
         elif isinstance(event, Closed):
             if not self._leaving:
-                self.app.push_screen(ClosedScreen(event.reason), lambda _: self.app.exit())
+                self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
 
     # -- keys -----------------------------------------------------------------------------------------------
 
@@ -217,10 +217,17 @@ class TableScreen(Screen[None]):
         self.app.push_screen(ConfirmQuitScreen(), confirmed)
 
     def _leave(self) -> None:
-        """Close the connection, then exit the app (in a worker: never from inside a dialog's dismissal)."""
+        """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
         self._leaving = True
-        self.app.run_worker(self._close_and_exit(), group="leave", exclusive=True)
+        self.app.run_worker(self._close_and_go_back(), group="leave", exclusive=True)
 
-    async def _close_and_exit(self) -> None:
+    async def _close_and_go_back(self) -> None:
         await self.connection.close()
-        self.app.exit(0)
+        self._go_back()
+
+    def _go_back(self) -> None:
+        """Back to the screen below (a host's lobby), or out of the app when the table is the first screen."""
+        if len(self.app.screen_stack) > 2 and self.app.screen is self:
+            self.app.pop_screen()
+        else:
+            self.app.exit(0)
