@@ -218,3 +218,30 @@ async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen()
         assert "[blink]" in shown and "[red]x" in shown  # markup stays literal text
     await lobby.close()
     server.close()
+
+
+async def test_leaving_a_table_goes_back_to_the_lobby():
+    from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
+
+    async with live_host() as host:
+        bob = TcpLobby("127.0.0.1", host.port, "bob")
+        await bob.start()
+        app = NetApp(first_screen_for(bob, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            lobby_screen = await wait_for_screen(app, pilot, LobbyScreen)
+            await pilot.press("c")
+            await wait_for_screen(app, pilot, NewTableScreen)
+            app.screen.query_one("#players").value = 2
+            app.screen.query_one("#bots").value = 1
+            await pilot.press("ctrl+s")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None and waiting.waiting.can_start)
+            await pilot.press("s")
+            await wait_for_screen(app, pilot, TableScreen)
+            await pilot.press("q")
+            await wait_for_screen(app, pilot, ConfirmQuitScreen)  # the game is running: it asks first
+            await pilot.press("y")
+            assert await wait_for_screen(app, pilot, LobbyScreen) is lobby_screen
+            await wait_until(pilot, lambda: len(lobby_screen.summaries) == 1 and lobby_screen.summaries[0].started)
+            assert lobby_screen.summaries[0].seats[0].away  # our seat waits for us
+        await bob.close()

@@ -88,6 +88,9 @@ class LobbyScreen(Screen[None]):
         self.refresh_tables()
         self.set_interval(REFRESH_SECONDS, self.refresh_tables)
 
+    def on_screen_resume(self) -> None:
+        self.refresh_tables()  # back from a table: show the lobby as it is now
+
     def say(self, text: str) -> None:
         self.query_one("#lobby-message", Static).update(Text(clean_message(text)))
 
