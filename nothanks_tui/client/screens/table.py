@@ -59,12 +59,10 @@ class TableScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", "Take"),
-        Binding("n", "no_thanks", "No thanks!"),
-        Binding("space", "no_thanks", "No thanks!", show=False),
+        Binding("n,space", "no_thanks", "No thanks!", key_display="n/space"),
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
-        Binding("question_mark", "help", "Rules"),
-        Binding("h", "help", "Rules", show=False),
+        Binding("question_mark,h", "help", "Rules", key_display="?/h"),
         Binding("q", "quit_table", "Quit"),
     ]
 
