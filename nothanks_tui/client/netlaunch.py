@@ -96,6 +96,7 @@ async def host_async(
     name: str,
     table: NewTable,
     join_hint: Callable[[int], list[str]],
+    ssh=None,  # nothanks_server.ssh.SSHSettings: also serve the lobby over SSH  # type: ignore[no-untyped-def]
 ) -> int:
     """Serve a lobby and play at a new table of it in this terminal; when the app closes, the host stops."""
     from nothanks_server.inprocess import InProcessLobby
@@ -123,5 +124,5 @@ async def host_async(
         if "app" in holder:
             holder["app"].exit(0, message="the host was stopped")
 
-    await serve(settings, bind, port, main=play, stop_main=stop)
+    await serve(settings, bind, port, main=play, stop_main=stop, ssh=ssh)
     return result["code"]

@@ -104,6 +104,8 @@ def run_join(args: argparse.Namespace) -> int:
 
 
 def run_host(args: argparse.Namespace) -> int:
+    from nothanks_server.ssh.options import ssh_settings_from
+
     from ..client.connection import NewTable
     from ..client.netlaunch import host_async
 
@@ -125,9 +127,14 @@ def run_host(args: argparse.Namespace) -> int:
     print(f"Hosting on {args.bind}:{args.port}. Others join with:")
     for line in join_lines(args.bind, args.port):
         print(line)
+    ssh = ssh_settings_from(args)
+    if ssh is not None:
+        print(f"  ssh -p {args.ssh_port} play@<this machine>")
     try:
         code = asyncio.run(
-            host_async(settings, args.bind, args.port, args.name, table, lambda port: join_lines(args.bind, port))
+            host_async(
+                settings, args.bind, args.port, args.name, table, lambda port: join_lines(args.bind, port), ssh=ssh
+            )
         )
     except OSError as error:
         print(f"nothanks host: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)

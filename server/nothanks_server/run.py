@@ -122,7 +122,7 @@ async def serve(
         log.info("shutting down")
         await host.close(SHUTDOWN_REASON)  # closes the lobby too: every table tells its players why
         if front is not None:
-            await front.close()
+            await front.close(SHUTDOWN_REASON)
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)

@@ -91,6 +91,11 @@ class TerminalClient:
         """Without emulation: from now on ``wait_for`` looks only at output that arrives after this call."""
         self._mark = len(self.raw)
 
+    @property
+    def marked(self) -> int:
+        """Bytes of output received before the last ``mark()``."""
+        return self._mark
+
     async def wait_for(self, condition: str | Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until the screen shows ``condition`` (a string) or ``condition()`` is true."""
         check = (lambda: condition in self.text()) if isinstance(condition, str) else condition

@@ -152,7 +152,7 @@ async def test_session_cap_disconnects_with_a_clear_message(start_front):
     with pytest.raises(asyncssh.DisconnectError) as refused:
         await TerminalClient().connect(front.port)
     assert refused.value.code == asyncssh.DISC_TOO_MANY_CONNECTIONS
-    assert "full" in refused.value.reason and "2 players" in refused.value.reason
+    assert "full" in refused.value.reason and "2 players at once" in refused.value.reason
     await first.close()
     # a freed place can be taken again
     await front.wait_until(lambda: front.admitted == 1, timeout=5)
@@ -294,3 +294,12 @@ async def test_dropped_connections_end_their_apps(start_front):
         await client.close()
     await front.wait_until(lambda: front.running_apps == 0, timeout=10)
     assert front.live_apps() == 0
+
+
+async def test_stopping_the_host_tells_every_player_why(start_front):
+    front = await start_front()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    await front.close("the host is shutting down")
+    assert await client.wait_closed() == 0
+    assert bytes(client.raw).endswith(b"No Thanks!: the host is shutting down.\r\n")

@@ -41,7 +41,39 @@ async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) 
     await client.wait_for("size: 90x30", timeout=60)
 
 
-SCRIPTS: dict[str, tuple[str, Script]] = {"probe": ("No Thanks!", probe_script)}
+async def step(client: TerminalClient, keys: str, expect: str) -> None:
+    client.mark()
+    client.send(keys)
+    await client.wait_for(expect, timeout=60)
+
+
+def my_turn(client: TerminalClient) -> bool:
+    """Is the latest turn marker drawn "Your turn"? (Works on raw output: no emulator needed.)"""
+    text = client.raw.decode("utf-8", "replace")
+    return text.rfind("Your turn") > max(text.rfind("to play"), text.rfind("Game over"))
+
+
+async def game_script(client: TerminalClient, timings: dict[str, list[float]]) -> None:
+    """Against the game: name, lobby, a new 3-seat table, two bots, start, two moves (pass, then take)."""
+    await step(client, "\r", "New table")
+    await step(client, "c", "Create")
+    await step(client, "\x13", "waiting for players")  # ctrl+s
+    await step(client, "b", "rules")
+    await step(client, "b", "press s to start")
+    await step(client, "s", "Take")
+    for key in "nt":
+        await client.wait_for(lambda: my_turn(client), timeout=60)
+        client.mark()
+        started = time.perf_counter()
+        client.send(key)
+        await client.wait_for(lambda: len(client.raw) > client.marked, timeout=60)
+        timings["key_to_update"].append(time.perf_counter() - started)
+
+
+SCRIPTS: dict[str, tuple[str, Script]] = {
+    "probe": ("No Thanks!", probe_script),
+    "game": ("Go to the tables", game_script),
+}
 
 
 async def visit(

@@ -101,11 +101,21 @@ class SessionLobby(InProcessLobby):
         await super().close()
 
 
+class NameInput(Input):
+    """The name field; Enter (shown in the footer) goes on to the tables."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", "Go to the tables")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
+        super().__init__(**kwargs)
+        self.cursor_blink = False
+
+
 class WelcomeScreen(Screen[None]):
     """The game's name and a display name to play under."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "enter", "Go to the tables", show=True),
         Binding("ctrl+q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
@@ -129,7 +139,7 @@ class WelcomeScreen(Screen[None]):
                 "Take the card, or pay a chip to say No thanks! Lowest score wins.", id="welcome-rules", markup=False
             )
             yield Static("Your name at the table:", markup=False)
-            yield Input(
+            yield NameInput(
                 value=self.player.suggested_name[:MAX_NAME],
                 placeholder="a name (1 to 20 characters)",
                 max_length=MAX_NAME,
@@ -163,9 +173,9 @@ class WelcomeScreen(Screen[None]):
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        await self.action_enter()
+        await self.enter_lobby()
 
-    async def action_enter(self) -> None:
+    async def enter_lobby(self) -> None:
         lobby = SessionLobby(self.lobby, self.query_one("#name", Input).value, self.player, self.seats)
         try:
             await lobby.start()

@@ -31,7 +31,7 @@ from .stdio import StdioGuard
 
 log = logging.getLogger(__name__)
 
-FULL_MESSAGE = "No Thanks! is full right now ({limit} players connected). Please try again in a few minutes."
+FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,7 @@ class SSHFront:
         self._running_apps: set[App[Any]] = set()
         self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
         self._changed = asyncio.Event()  # set whenever a count above changes
+        self.farewell: str | None = None  # once closing: the line every session prints as it ends
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -96,8 +97,9 @@ class SSHFront:
         assert self._server is not None, "start() first"
         return int(self._server.sockets[0].getsockname()[1])
 
-    async def close(self) -> None:
-        """Stop listening, end every session's app and wait for them."""
+    async def close(self, reason: str = "the host stopped") -> None:
+        """Stop listening, end every session's app (each player is told ``reason``) and wait for them."""
+        self.farewell = reason
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -184,6 +186,10 @@ class SSHFront:
         return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
 
 
+def _players(count: int) -> str:
+    return f"{count} player" if count == 1 else f"{count} players"
+
+
 class _Gate(asyncssh.SSHServer):
     """One TCP connection: the cap, authentication, and at most one game session."""
 
@@ -212,7 +218,7 @@ class _Gate(asyncssh.SSHServer):
                 log.info("refused %s: %d sessions is the limit", self._peer(), self._front.settings.max_sessions)
                 self._conn.disconnect(
                     asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                    FULL_MESSAGE.format(limit=self._front.settings.max_sessions),
+                    FULL_MESSAGE.format(limit=_players(self._front.settings.max_sessions)),
                 )
                 return True
             self._admitted = True

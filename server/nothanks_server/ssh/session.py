@@ -183,6 +183,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             if not self._closed and chan is not None and not chan.is_closing():
                 if status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
+                elif self._front.farewell:
+                    chan.write(f"No Thanks!: {self._front.farewell}.\r\n".encode())
                 chan.exit(status)
             self._chan = None
 
