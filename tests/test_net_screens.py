@@ -6,7 +6,7 @@ import asyncio
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
-from nothanks_tui.client.connection import NewTable, TableUpdate
+from nothanks_tui.client.connection import Closed, NewTable, TableUpdate
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.table import TableScreen
@@ -158,16 +158,20 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
         await app.screen.action_start()
         waiting = await wait_for_screen(app, pilot, WaitingScreen)
         await wait_until(pilot, lambda: waiting.waiting is not None)
-        port = app._nothanks_host.port
+        port = app.hosted.port
         guest = TcpLobby("127.0.0.1", port, "guest")
         await guest.start()
         [summary] = await guest.list_tables()
-        await guest.join(summary.table_id)
+        seat = await guest.join(summary.table_id)
         await wait_until(pilot, lambda: waiting.waiting.can_start)
         await pilot.press("s")
         await wait_for_screen(app, pilot, TableScreen)
-        await guest.close()
-        await app._nothanks_host.close()
+        app.exit()
+    # the app ended: its host told the guest before closing
+    while not isinstance(event := await asyncio.wait_for(seat.next_event(), WAIT), Closed):
+        pass
+    assert "stopped" in event.reason
+    await guest.close()
 
 
 async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen():

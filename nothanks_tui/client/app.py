@@ -76,6 +76,12 @@ class NoThanksApp(App[int]):
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Never open URLs: over SSH it would open them on the host."""
 
+    async def on_unmount(self) -> None:
+        """A host started from the start screen lives as long as the app: stop it, telling its players."""
+        host = getattr(self, "hosted", None)
+        if host is not None:
+            await host.close("the host was stopped")
+
     async def action_quit(self) -> None:
         screen = self.table_screen
         if screen is not None:

@@ -116,7 +116,7 @@ class HostForm(StartForm):
             await host.start()
         except OSError as error:
             raise ValueError(f"cannot listen on port {port}: {error.strerror}") from None
-        app._nothanks_host = host  # type: ignore[attr-defined]  # lives as long as the app
+        app.hosted = host  # type: ignore[attr-defined]  # the app closes it when it ends (NoThanksApp.on_unmount)
         player = InProcessLobby(lobby, self.query_one("#name", Input).value)
         player.info.description = f"hosting on port {host.port}"
         try:
