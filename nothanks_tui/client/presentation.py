@@ -100,10 +100,10 @@ def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
 
 
 def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
-    """One log line: "bo: No thanks! (27, 3 chips on it)" or "cy took 27 with 4 chips"."""
+    """One log line: "bo: No thanks! (27, 3 on it)" (chips on the card after paying) or "cy took 27 with 4 chips"."""
     name = seat_name(seats, move.seat, 10)
     if move.action is Action.PASS:
-        return Content.assemble((name, "bold"), f": No thanks! ({move.card}, {plural(move.pot + 1, 'chip')} on it)")
+        return Content.assemble((name, "bold"), f": No thanks! ({move.card}, {move.pot + 1} on it)")
     return Content.assemble((name, "bold"), f" took {move.card} with {plural(move.pot, 'chip')}")
 
 

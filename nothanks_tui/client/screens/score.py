@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -17,6 +18,7 @@ from ..presentation import hand_lines, indented, number, points_text, seat_name,
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
+LABEL_CELLS = 20
 
 
 def score_lines(table: TableUpdate) -> tuple[Content, Content]:
@@ -34,7 +36,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
         headline = Content.assemble(
             (f"{WINNER_MARK} Shared win", "bold"), f": {tied} tie with {points_text(best_score)}"
         )
-    lines = [Content.styled(f"  {'Player':<16}{'Cards':>7}{'Chips':>7}{'Score':>7}", "dim")]
+    lines = [Content.styled(f"  {'Player':<{LABEL_CELLS}}{'Cards':>7}{'Chips':>7}{'Score':>7}", "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]
@@ -44,7 +46,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
             Content.assemble(
                 (mark, "bold"),
                 " ",
-                (f"{label:<16}", "bold" if seat in best else ""),
+                (label + " " * max(1, LABEL_CELLS - cell_len(label)), "bold" if seat in best else ""),
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{number(result.score):>7}", "bold"),

@@ -6,6 +6,7 @@ scoring functions). Player names are drawn as literal text.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -67,9 +68,9 @@ class TableStatus(Widget):
             return Content("Waiting for the table…")
         view = self.table.view
         lines = [
-            Content.assemble(("Deck  ", "dim"), f"{plural(view.deck_left, 'card')} left"),
-            Content.assemble(("      ", "dim"), (f"{view.removed_count} set aside unseen", "dim")),
-            Content.assemble(("Pot   ", "dim"), (plural(view.pot, "chip"), "bold"), " on the card"),
+            Content.assemble(("Deck   ", "dim"), f"{plural(view.deck_left, 'card')} left"),
+            Content.assemble(("       ", "dim"), (f"{view.removed_count} set aside", "dim")),
+            Content.assemble(("Chips  ", "dim"), (str(view.pot), "bold"), " on the card"),
             Content(""),
             turn_content(view, self.table.seats),
         ]
@@ -111,12 +112,14 @@ class PlayersPanel(Widget):
                 tag = you_tag(name)
             elif seat < len(seats) and seats[seat].away:
                 tag = " (away)"
-            label = f"{name}{tag}" if len(name) + len(tag) <= name_cells + 2 else name
+            elif seat < len(seats) and seats[seat].is_bot:
+                tag = " (bot)"
+            label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
             chips = chips_text(view, seat)
             prefix = Content.assemble(
                 (marker, "bold"),
                 " ",
-                (f"{label:<{label_cells}}", "bold" if seat == view.seat else ""),
+                (label + " " * (label_cells - cell_len(label)), "bold" if seat == view.seat else ""),
                 (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
                 "  ",
                 f"{public_points(view, seat):>3}",
