@@ -37,7 +37,7 @@ async def visitors(port: int, sessions: int, script: str = "probe") -> dict[str,
 async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
     front = await start_front(max_sessions=50)
     await visitors(front.port, 60)  # warm up: imports, caches, allocator arenas at this concurrency
-    await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=20)
+    await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=90)
     assert front.live_apps() == 0
     gc.collect()
     before = rss_mib()
@@ -45,9 +45,9 @@ async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
     result = await visitors(front.port, 200)
 
     assert len(result["first_frame"]) == 200
-    await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=20)
+    await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=90)
     assert front.live_apps() == 0
     assert instance_cache_entries() == 0
     gc.collect()
     grown = rss_mib() - before
-    assert grown < 4, f"the host's RSS grew by {grown:.1f} MiB over 200 sessions"
+    assert grown < 6, f"the host's RSS grew by {grown:.1f} MiB over 200 sessions (from {before:.1f} MiB)"
