@@ -103,11 +103,14 @@ async def test_joining_with_a_saved_token_goes_straight_back_to_the_seat(tmp_pat
         bob_again = TcpLobby("127.0.0.1", host.port, "bob")
         await bob_again.start()
         resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}"))
-        app = NetApp(first_screen_for(bob_again, resumed))
+        app = NetApp(first_screen_for(bob_again, resumed), below=first_screen_for(bob_again, None))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await wait_for_screen(app, pilot, TableScreen)
             await wait_until(pilot, lambda: isinstance(screen.table, TableUpdate))
             assert screen.table.view.seat == 1 and not screen.table.seats[1].away
+            await pilot.press("q")
+            await pilot.press("y")
+            await wait_for_screen(app, pilot, LobbyScreen)  # leaving the resumed table: the lobby
         await bob_again.close()
         await alice.close()
 

@@ -26,12 +26,20 @@ log = logging.getLogger(__name__)
 class NetApp(NoThanksApp):
     """The client app opening on a given first screen (lobby or waiting room) instead of the start screen."""
 
-    def __init__(self, first_screen: Callable[[], Screen[object]], **kwargs: object) -> None:
+    def __init__(
+        self,
+        first_screen: Callable[[], Screen[object]],
+        below: Callable[[], Screen[object]] | None = None,
+        **kwargs: object,
+    ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._first_screen = first_screen
+        self._below = below  # e.g. the lobby under a resumed table, to go back to when leaving it
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # not the start screen the base app would open
+        if self._below is not None:
+            self.push_screen(self._below())
         self.push_screen(self._first_screen())
 
 
@@ -70,7 +78,8 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
             connection = await lobby.resume(saved)
         except LobbyError:
             tokens.forget(key)
-    app = NetApp(first_screen_for(lobby, connection))
+    below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
+    app = NetApp(first_screen_for(lobby, connection), below=below)
     try:
         await app.run_async()
     finally:

@@ -183,6 +183,8 @@ class TcpLobby(LobbyConnection):
     async def close(self) -> None:
         if self._writer is None:
             return
+        if self.closed_reason is None:
+            self.closed_reason = "disconnected"  # we hung up: whatever the reader sees next is not news
         writer, self._writer = self._writer, None
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
             writer.write(encode({"type": "bye"}))

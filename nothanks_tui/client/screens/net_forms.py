@@ -61,7 +61,9 @@ class JoinForm(StartForm):
                 connection = await lobby.resume(saved)
             except LobbyError:
                 tokens.forget(key)
-        app.switch_screen(first_screen_for(lobby, connection)())
+        app.switch_screen(first_screen_for(lobby, None)())
+        if connection is not None:  # back at our seat, with the lobby below for when we leave it
+            app.push_screen(first_screen_for(lobby, connection)())
 
 
 class HostForm(StartForm):
