@@ -10,6 +10,7 @@ from textual._xterm_parser import XTermParser
 from textual.app import App
 
 from nothanks_server.ssh.caches import check_instance_caches
+from nothanks_server.ssh.css_cache import check_stylesheet_internals, shared_entries
 from nothanks_server.ssh.keys import SessionKeyParser, check_parser_internals
 
 KITTY_SHIFT_A = "\x1b[97;2u"  # the kitty keyboard protocol's shift+a
@@ -67,3 +68,24 @@ def test_app_still_redirects_print_through_capture_attributes():
 
 def test_instance_keyed_caches_are_still_lru_caches():
     check_instance_caches()  # raises InstanceCachesChanged otherwise
+
+
+def test_stylesheet_internals_for_the_shared_css_cache_are_there():
+    check_stylesheet_internals()  # raises StylesheetInternalsChanged otherwise
+
+
+async def test_session_apps_share_parsed_css(start_front):
+    from .terminal_client import TerminalClient
+
+    front = await start_front()
+    first = await TerminalClient().connect(front.port)
+    await first.wait_for("No Thanks!")
+    parsed = shared_entries()
+    assert parsed > 0
+    second = await TerminalClient().connect(front.port)
+    await second.wait_for("No Thanks!")
+    assert shared_entries() == parsed  # the second app parsed nothing new
+    # and it looks the same: the probe's #title colour came through the shared rules
+    assert b"No Thanks!" in second.raw
+    await first.close()
+    await second.close()

@@ -24,6 +24,7 @@ import asyncssh
 from textual.app import App
 
 from .caches import check_instance_caches, clear_instance_caches
+from .css_cache import check_stylesheet_internals
 from .hostkey import load_or_create_host_key
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
@@ -55,6 +56,7 @@ class SSHFront:
     def __init__(self, settings: SSHSettings, app_factory: AppFactory) -> None:
         check_parser_internals()  # fail at startup, not on the first key press, if textual changed underneath
         check_instance_caches()
+        check_stylesheet_internals()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()

@@ -18,6 +18,7 @@ import asyncssh
 from rich.console import Console
 from textual.app import App
 
+from .css_cache import share_parsed_css
 from .driver import ChannelDriver
 from .player import SSHPlayer
 from .stdio import LoggingStream
@@ -196,6 +197,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         crash_log = LoggingStream(logging.ERROR, lambda: sys.__stderr__)
         app.error_console = Console(file=crash_log, markup=False, highlight=False, width=100)
         self._front.stdio.prepare(app)
+        share_parsed_css(app)
         disable_host_actions(app)
 
     def _client_gone(self) -> None:
