@@ -8,7 +8,7 @@ from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen, HelpScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.start import BotGameForm, StartScreen
-from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.client.screens.table import TableScreen, TitleBar
 from nothanks_tui.client.widgets.table import MoveLog, PlayersPanel, PrivatePanel
 from nothanks_tui.engine import Action
 
@@ -116,6 +116,7 @@ async def test_a_full_game_by_keys_reaches_the_score_screen_and_play_again_deals
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back to the table")
         await wait_until(pilot, lambda: not table_screen(app).table.view.finished, "a new deal")
         assert connection.games_started == 2
+        assert "game 2" in app.screen.query_one(TitleBar).render().plain
 
 
 async def test_hostile_names_are_drawn_literally_and_cleaned():

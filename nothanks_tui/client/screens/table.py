@@ -38,6 +38,7 @@ class TitleBar(Widget):
     """One line: the game, how we are connected, the table's settings."""
 
     table: reactive[TableUpdate | None] = reactive(None)
+    game_number: reactive[int] = reactive(0)
 
     def __init__(self, description: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -45,6 +46,8 @@ class TitleBar(Widget):
 
     def render(self) -> Content:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
+        if self.game_number > 1:
+            parts.append(f"  ·  game {self.game_number}")
         if self.table is not None:
             view = self.table.view
             parts.append(f"  ·  {view.players} players")
@@ -67,6 +70,7 @@ class TableScreen(Screen[None]):
     ]
 
     table: reactive[TableUpdate | None] = reactive(None)
+    game_number: reactive[int] = reactive(0)  # games dealt at this table since the screen opened
 
     class TableEventArrived(Message):
         """The connection produced an event (posted by the reader worker)."""
@@ -80,10 +84,11 @@ class TableScreen(Screen[None]):
         self.connection = connection
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
-        self._games_seen = 0
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(self.connection.info.description, id="title").data_bind(TableScreen.table)
+        yield TitleBar(self.connection.info.description, id="title").data_bind(
+            TableScreen.table, TableScreen.game_number
+        )
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
             yield TableStatus(id="status").data_bind(TableScreen.table)
@@ -123,11 +128,11 @@ class TableScreen(Screen[None]):
             if previous is None or event.view.state_id < previous.view.state_id or (
                 previous.view.finished and not event.view.finished
             ):
-                self._games_seen += 1  # a new deal
+                self.game_number += 1  # a new deal
             self.table = event
             self.refresh_bindings()
-            if event.view.finished and self._score_shown_for != self._games_seen:
-                self._score_shown_for = self._games_seen
+            if event.view.finished and self._score_shown_for != self.game_number:
+                self._score_shown_for = self.game_number
                 self.action_show_score()
         elif isinstance(event, Rejected):
             self.notify(clean_message(event.message), title="Not played", severity="warning", markup=False)

@@ -78,7 +78,7 @@ class TableStatus(Widget):
 
 
 class MoveLog(Widget):
-    """The last few moves, newest at the bottom."""
+    """The last few moves, newest at the bottom and marked ``›`` (older ones dimmed)."""
 
     table: reactive[TableUpdate | None] = reactive(None)
 
@@ -87,7 +87,9 @@ class MoveLog(Widget):
             return Content.styled("No moves yet", "dim")
         rows = max(1, self.content_region.height or 6)
         moves = self.table.view.moves[-rows:]
-        return Content("\n").join(move_line(move, self.table.seats) for move in moves)
+        lines = [Content.assemble("  ", move_line(move, self.table.seats)).stylize("dim") for move in moves[:-1]]
+        lines.append(Content.assemble(("› ", "bold"), move_line(moves[-1], self.table.seats)))
+        return Content("\n").join(lines)
 
 
 class PlayersPanel(Widget):
