@@ -196,3 +196,26 @@ async def test_small_terminals_do_not_crash():
         await pilot.resize_terminal(40, 10)
         await pilot.pause()
         assert app.export_screenshot()
+
+
+async def test_ctrl_n_moves_to_the_next_way_of_playing_with_its_first_field_focused():
+    from textual.widgets import TabbedContent
+
+    from nothanks_tui.client.screens.start import StartForm
+
+    class OtherForm(StartForm):
+        TITLE = "Other"
+
+        def compose(self):
+            from textual.widgets import Input
+
+            yield Input(value="x", id="other-field")
+
+    app = NoThanksApp(start_forms=[BotGameForm(bot_pace=0), OtherForm()])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: app.screen.query_one(TabbedContent).active == "mode-1", "the second tab")
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "other-field", "its field")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: app.screen.query_one(TabbedContent).active == "mode-0", "back to the first")

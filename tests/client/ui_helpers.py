@@ -12,7 +12,7 @@ from nothanks_tui.client.local import LocalConnection
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.engine import GameConfig
 
-MAX_PAUSES = 2000  # bound every wait; a wait that runs out fails the test
+MAX_PAUSES = 20_000  # bound every wait (about 20 s at least); a wait that runs out fails the test
 
 
 async def wait_until(pilot: Pilot, condition: Callable[[], bool], what: str = "condition") -> None:

@@ -113,6 +113,7 @@ class StartScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
+        Binding("ctrl+n", "next_mode", "Next tab"),
         Binding("escape", "quit", "Quit"),
     ]
 
@@ -143,6 +144,21 @@ class StartScreen(Screen[None]):
         tabs = self.query_one("#start-modes", TabbedContent)
         active = tabs.active or "mode-0"
         return self.forms[int(active.removeprefix("mode-"))]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_mode":
+            return len(self.forms) > 1
+        return True
+
+    def action_next_mode(self) -> None:
+        """The next way of playing (tab), with its first field focused: no need to reach the tab bar."""
+        tabs = self.query_one("#start-modes", TabbedContent)
+        index = self.forms.index(self._active_form())
+        following = (index + 1) % len(self.forms)
+        tabs.active = f"mode-{following}"
+        fields = self.forms[following].query("Input, Select, Checkbox, Button")
+        if fields:
+            fields.first().focus()
 
     async def action_start(self) -> None:
         form = self._active_form()
