@@ -2,8 +2,8 @@
 """Benchmark of the SSH front: N concurrent SSH sessions on loopback, each running the game's app in the host.
 
 For each N (default 10, 50, 200) a fresh host process is started (``nothanks server --ssh-port 0``, bots moving
-fast), then one visitors process opens N SSH sessions with a pty at once; each visitor waits for its first screen,
-plays its script and holds its connection until every visitor has played. Reported:
+at their normal pace of 0.8 s), then one visitors process opens N SSH sessions with a pty at once; each visitor
+waits for its first screen, plays its script and holds its connection until every visitor has played. Reported:
 
 - host RSS per session: (host RSS with all N connected - host RSS after one warm-up session) / N
 - connect-to-first-frame: from TCP connect to the first screen fully drawn on the visitor's emulated terminal
@@ -57,7 +57,7 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
     else:
         command = [
             sys.executable, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", "0",
-            "--ssh-port", "0", "--data-dir", str(directory), "--bot-pace", "0.05", "--max-sessions", "1000",
+            "--ssh-port", "0", "--data-dir", str(directory), "--max-sessions", "1000",
         ]
     host = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert host.stdout is not None
@@ -71,8 +71,8 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
 def visitors(port: int, sessions: int, script: str, hold: bool) -> subprocess.Popen[str]:
     command = [
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(port), "--sessions", str(sessions),
-        "--concurrency", str(sessions), "--script", script, "--raw",
-    ] + (["--hold"] if hold else [])
+        "--concurrency", str(sessions), "--script", script,
+    ] + (["--hold"] if hold else []) + (["--raw"] if script == "probe" else [])
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -108,7 +108,7 @@ def measure(app: str, sessions: int) -> dict[str, float]:
         finally:
             host.stdin.close()  # type: ignore[union-attr]
             host.terminate()
-            host.wait(timeout=30)
+            host.wait(timeout=120)
     first = [value * 1000 for value in result["first_frame"]]  # type: ignore[union-attr]
     keys = [value * 1000 for value in result["key_to_update"]]  # type: ignore[union-attr]
     return {

@@ -51,3 +51,4 @@ async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
     gc.collect()
     grown = rss_mib() - before
     assert grown < 6, f"the host's RSS grew by {grown:.1f} MiB over 200 sessions (from {before:.1f} MiB)"
+

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -44,29 +45,40 @@ async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) 
 async def step(client: TerminalClient, keys: str, expect: str) -> None:
     client.mark()
     client.send(keys)
-    await client.wait_for(expect, timeout=60)
+    await client.wait_for(expect, timeout=60)  # raw: in output after the key; emulated: on the screen
 
 
 def my_turn(client: TerminalClient) -> bool:
-    """Is the latest turn marker drawn "Your turn"? (Works on raw output: no emulator needed.)"""
-    text = client.raw.decode("utf-8", "replace")
-    return text.rfind("Your turn") > max(text.rfind("to play"), text.rfind("Game over"))
+    """Does the screen say it is my turn?"""
+    return "Your turn" in client.text()
+
+
+_MY_CHIPS = re.compile(r"You: (?:\x1b\[[0-9;]*m)*(\d+) chips?")
+
+
+def my_chips(client: TerminalClient) -> int | None:
+    """The chip count on the screen's "You: N chips" line (needs the emulator: updates redraw only what changed)."""
+    found = _MY_CHIPS.findall(client.text())
+    return int(found[-1]) if found else None
 
 
 async def game_script(client: TerminalClient, timings: dict[str, list[float]]) -> None:
-    """Against the game: name, lobby, a new 3-seat table, two bots, start, two moves (pass, then take)."""
+    assert client.emulate, "the game script reads the screen: run it without --raw"
+    """Against the game: name, lobby, a new 3-seat table, two bots, start, then "No thanks!" twice; each key is
+    timed until the screen shows one chip fewer."""
     await step(client, "\r", "New table")
     await step(client, "c", "Create")
     await step(client, "\x13", "waiting for players")  # ctrl+s
     await step(client, "b", "rules")
     await step(client, "b", "press s to start")
     await step(client, "s", "Take")
-    for key in "nt":
+    for _ in range(2):
         await client.wait_for(lambda: my_turn(client), timeout=60)
-        client.mark()
+        chips = my_chips(client)
+        assert chips is not None and chips > 0
         started = time.perf_counter()
-        client.send(key)
-        await client.wait_for(lambda: len(client.raw) > client.marked, timeout=60)
+        client.send("n")
+        await client.wait_for(lambda chips=chips: my_chips(client) == chips - 1, timeout=60)
         timings["key_to_update"].append(time.perf_counter() - started)
 
 
