@@ -194,7 +194,7 @@ async def test_prints_go_to_the_log_and_streams_are_restored(start_front, caplog
     await front.wait_until(lambda: front.running_apps == 0, timeout=5)
     assert sys.stdout is stdout
     assert sys.stderr is stderr
-    assert front.live_apps() == 0
+    assert await front.live_apps_after_settling() == 0
 
 
 async def test_a_crashing_app_ends_only_its_session(start_front):
@@ -293,7 +293,7 @@ async def test_dropped_connections_end_their_apps(start_front):
         client.send("abc")
         await client.close()
     await front.wait_until(lambda: front.running_apps == 0, timeout=10)
-    assert front.live_apps() == 0
+    assert await front.live_apps_after_settling() == 0
 
 
 async def test_stopping_the_host_tells_every_player_why(start_front):

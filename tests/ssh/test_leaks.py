@@ -38,7 +38,7 @@ async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
     front = await start_front(max_sessions=50)
     await visitors(front.port, 60)  # warm up: imports, caches, allocator arenas at this concurrency
     await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=90)
-    assert front.live_apps() == 0
+    assert await front.live_apps_after_settling() == 0
     gc.collect()
     before = rss_mib()
 
@@ -46,7 +46,7 @@ async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
 
     assert len(result["first_frame"]) == 200
     await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=90)
-    assert front.live_apps() == 0
+    assert await front.live_apps_after_settling() == 0
     assert instance_cache_entries() == 0
     gc.collect()
     grown = rss_mib() - before

@@ -153,6 +153,17 @@ class SSHFront:
         gc.collect()
         return len(self._all_apps)
 
+    async def live_apps_after_settling(self, timeout: float = 10.0) -> int:
+        """``live_apps()`` once ending sessions had time to let go (their tasks finish, their connections close).
+
+        Garbage has no event to wait on, so this collects and looks again a few times until ``timeout``; apps that
+        are really leaked never go away and are counted.
+        """
+        deadline = asyncio.get_running_loop().time() + timeout
+        while (count := self.live_apps()) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.1)
+        return count
+
     @property
     def admitted(self) -> int:
         """Connections past key exchange and not yet closed."""
