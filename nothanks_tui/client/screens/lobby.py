@@ -14,11 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, DataTable, Footer, Label, Select, Static
+from textual.widgets import Button, DataTable, Footer, Label, Select, Static
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
+from ..widgets.forms import TickBox
 from .waiting import WaitingScreen
 
 REFRESH_SECONDS = 2.0
@@ -191,8 +192,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             with Horizontal(classes="field"):
                 yield Label("Bots now", classes="field-label")
                 yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
-            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
-            yield Checkbox("Tactical variant", id="tactical")
+            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
+            yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
             with Horizontal(classes="field"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -212,8 +213,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             NewTable(
                 players=players,
                 bots=min(bots, players - 1),
-                open_chips=self.query_one("#open-chips", Checkbox).value,
-                variant="tactical" if self.query_one("#tactical", Checkbox).value else "standard",
+                open_chips=self.query_one("#open-chips", TickBox).value,
+                variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
             )
         )
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Button, Checkbox, Input, Label, Select
+from textual.widgets import Button, Input, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...protocol import DEFAULT_PORT
 from ..connection import LobbyError, NewTable
 from ..seat_tokens import SeatTokens
 from ..tcp import TcpLobby, parse_address
+from ..widgets.forms import TickBox
 from .start import StartForm
 
 
@@ -90,7 +91,7 @@ class HostForm(StartForm):
             yield Input(value=str(DEFAULT_PORT), id="port")
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Checkbox("Open chips (everyone sees every chip count)", id="open-chips")
+            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button("Host", id="host", variant="primary")
@@ -127,7 +128,7 @@ class HostForm(StartForm):
                 NewTable(
                     players=players,
                     bots=min(bots, players - 1),
-                    open_chips=self.query_one("#open-chips", Checkbox).value,
+                    open_chips=self.query_one("#open-chips", TickBox).value,
                 )
             )
         except LobbyError as error:
