@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import stat
 import sys
@@ -303,3 +304,26 @@ async def test_stopping_the_host_tells_every_player_why(start_front):
     await front.close("the host is shutting down")
     assert await client.wait_closed() == 0
     assert bytes(client.raw).endswith(b"No Thanks!: the host is shutting down.\r\n")
+
+
+async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_front):
+    front = await start_front(keepalive_interval=0.2, keepalive_count_max=2)
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    assert front.admitted == 1
+    assert client.conn is not None
+    client.conn._transport.pause_reading()  # the client hangs: it never reads the keepalives
+    await front.wait_until(lambda: front.admitted == 0 and front.running_apps == 0, timeout=10)
+    client.conn.abort()
+
+
+async def test_a_connection_that_never_logs_in_is_closed(start_front):
+    front = await start_front(login_timeout=0.5)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
+    banner = await asyncio.wait_for(reader.readline(), 5)
+    assert banner.startswith(b"SSH-2.0-")
+    # say nothing more: the server gives up after the login timeout and closes the connection
+    rest = await asyncio.wait_for(reader.read(), 10)
+    assert reader.at_eof()
+    assert len(rest) < 100_000
+    writer.close()
