@@ -219,3 +219,28 @@ async def test_ctrl_n_moves_to_the_next_way_of_playing_with_its_first_field_focu
         await wait_until(pilot, lambda: app.focused is not None and app.focused.id == "other-field", "its field")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: app.screen.query_one(TabbedContent).active == "mode-0", "back to the first")
+
+
+async def test_the_footer_is_rebuilt_only_when_a_key_changes_state():
+    """Rebuilding the footer restyles every key (costly for many SSH sessions in one process): bots' moves that
+    leave my keys as they were must not rebuild it, and my turn coming round must."""
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        rebuilds: list[int] = []
+        original = screen.refresh_bindings
+
+        def counting() -> None:
+            rebuilds.append(screen.table.view.state_id)
+            original()
+
+        screen.refresh_bindings = counting  # type: ignore[method-assign]
+        before = screen.table.view.state_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: my_turn(app) and screen.table.view.state_id > before, "my turn again")
+        moves = screen.table.view.state_id - before
+        assert moves >= 3, "the bots moved in between"
+        assert len(rebuilds) == 2 < moves  # my turn ended, then came back: not once per move
+        assert app.screen.query_one(Footer) is not None
+        assert screen.check_action("take", ()) is True

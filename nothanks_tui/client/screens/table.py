@@ -84,6 +84,7 @@ class TableScreen(Screen[None]):
         self.connection = connection
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
+        self._bindings_state: tuple[bool, ...] | None = None  # what the footer last reflected
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -130,7 +131,11 @@ class TableScreen(Screen[None]):
             ):
                 self.game_number += 1  # a new deal
             self.table = event
-            self.refresh_bindings()
+            bindings_state = _bindings_state(event)
+            if bindings_state != self._bindings_state:
+                # Rebuilding the footer is costly (it restyles every key); do it only when a key's state changes.
+                self._bindings_state = bindings_state
+                self.refresh_bindings()
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
                 self.action_show_score()
@@ -143,6 +148,7 @@ class TableScreen(Screen[None]):
     # -- keys -----------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keep _bindings_state in step with what this reads.
         view = self.table.view if self.table else None
         if action in ("take", "no_thanks"):
             if view is None or view.finished or view.seat is None:
@@ -234,3 +240,9 @@ class TableScreen(Screen[None]):
             self.app.pop_screen()
         else:
             self.app.exit(0)
+
+
+def _bindings_state(update: TableUpdate) -> tuple[bool, bool, bool, bool, bool]:
+    """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
+    view = update.view
+    return (view.finished, view.seat is None, view.my_turn, bool(view.my_chips), update.can_restart)
