@@ -252,3 +252,29 @@ async def test_leaving_a_table_goes_back_to_the_lobby():
             await wait_until(pilot, lambda: len(lobby_screen.summaries) == 1 and lobby_screen.summaries[0].started)
             assert lobby_screen.summaries[0].seats[0].away  # our seat waits for us
         await bob.close()
+
+
+async def test_an_idle_lobby_does_not_redraw_its_list_but_shows_a_new_table():
+    """The lobby polls the host; when nothing changed it must not rebuild its list (over SSH every rebuild is
+    a repaint sent to an idle player), and when a table appears it must."""
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        from textual.widgets import DataTable
+
+        rows = screen.query_one("#tables", DataTable)
+        clears: list[int] = []
+        original = rows.clear
+        rows.clear = lambda *args, **kwargs: (clears.append(1), original(*args, **kwargs))[1]  # type: ignore[method-assign]
+        for _ in range(3):
+            await screen.refresh_tables().wait()
+        assert clears == []
+        other = InProcessLobby(lobby, "olga")
+        await other.start()
+        await other.create_table(NewTable(players=3))
+        await screen.refresh_tables().wait()
+        assert clears == [1] and rows.row_count == 1
+    lobby.close()

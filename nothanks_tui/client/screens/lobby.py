@@ -68,6 +68,7 @@ class LobbyScreen(Screen[None]):
         self.lobby = lobby
         self.join_hint = join_hint or []
         self.summaries: list[TableSummary] = []
+        self._listed = False  # the table list has been drawn at least once
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -104,6 +105,9 @@ class LobbyScreen(Screen[None]):
         except LobbyError as error:
             self.say(f"Cannot list tables: {error.message}")
             return
+        if summaries == self.summaries and self._listed:
+            return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
+        self._listed = True
         self.summaries = summaries
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
