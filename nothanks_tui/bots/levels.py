@@ -4,7 +4,8 @@
   under a limit it picks on a whim each time (0 to 18 points), takes run-extending cards at once, and never plans
   ahead or watches its chips. Beatable by a new player, yet it never takes a card for no reason.
 - ``medium``: the search bot on a small budget: 12 sampled worlds, minding only its own score, with no reading of
-  its rivals' habits (about as strong as the ``rules`` bot, and quite a different opponent).
+  its rivals' habits; its playouts have everyone play the ``greedy`` model (take a dear card early rather than
+  hoard chips), which held up far better against casual players than the ``rules`` model.
 - ``hard``: the search bot at full budget (48 to 240 worlds), reading each rival's habits from the public history.
 """
 
@@ -16,7 +17,7 @@ from ..engine.fast import mask_take_cost
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
-MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False)
+MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False, prior="greedy")
 HARD = SearchSettings()
 
 
