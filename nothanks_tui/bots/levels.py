@@ -6,7 +6,8 @@
 - ``medium``: the search bot on a small budget: 12 sampled worlds, minding only its own score, with no reading of
   its rivals' habits; its playouts have everyone play the ``greedy`` model (take a dear card early rather than
   hoard chips), which held up far better against casual players than the ``rules`` model.
-- ``hard``: the search bot at full budget (48 to 240 worlds), reading each rival's habits from the public history.
+- ``hard``: the search bot at full budget (48 to 240 worlds), reading each rival's habits from the public history,
+  with the ``greedy`` model as its playout default like ``medium``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
 MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False, prior="greedy")
-HARD = SearchSettings()
+HARD = SearchSettings(prior="greedy")
 
 
 class EasyBot(FastPolicyBot):
