@@ -2,8 +2,9 @@
 
 Every past decision is public (who took or passed which card with how many chips on it), and so is every hand at
 that moment and, replayed from the history, every chip count. For each rival this counts how often each candidate
-``Model`` would have decided differently and keeps the one with fewest misses (``rules`` wins ties and needs no
-evidence, so a rival with little history is played as a sensible player).
+``Model`` would have decided differently and keeps the one with fewest misses (the prior model, ``rules`` unless
+the bot's settings say otherwise, wins ties and needs no evidence, so a rival with little history is played as
+the prior says).
 """
 
 from __future__ import annotations
