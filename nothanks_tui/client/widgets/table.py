@@ -37,31 +37,34 @@ class FaceUpCard(Vertical):
     """The face-up card, drawn large: a box with the value in big digits and in both corners."""
 
     table: reactive[TableUpdate | None] = reactive(None)
+    _shown_pot = ""
 
     def compose(self) -> ComposeResult:
         yield Digits("", id="card-value")
         yield Label("", id="card-pot")
 
     def watch_table(self, table: TableUpdate | None) -> None:
-        digits = self.query_one("#card-value", Digits)
-        pot = self.query_one("#card-pot", Label)
+        # Update a child only when what it shows changes: each update of a Digits or Label re-lays the screen out.
         view = table.view if table else None
         if view is None or view.card is None:
-            digits.update("")
-            self.border_title = self.border_subtitle = ""
-            pot.update(Content("game over" if view else ""))
-            self.set_class(True, "-empty")
-            return
-        self.set_class(False, "-empty")
-        digits.update(str(view.card))
-        self.border_title = self.border_subtitle = str(view.card)
-        pot.update(Content(f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"))
+            value, corner, pot = "", "", "game over" if view else ""
+        else:
+            value = corner = str(view.card)
+            pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
+        self.set_class(not value, "-empty")
+        digits = self.query_one("#card-value", Digits)
+        if digits.value != value:
+            digits.update(value)
+        self.border_title = self.border_subtitle = corner
+        if pot != self._shown_pot:
+            self._shown_pot = pot
+            self.query_one("#card-pot", Label).update(Content(pot))
 
 
 class TableStatus(Widget):
     """Deck, chips on the card, whose turn."""
 
-    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+    table: reactive[TableUpdate | None] = reactive(None)
 
     def render(self) -> Content:
         if self.table is None:
@@ -95,7 +98,7 @@ class MoveLog(Widget):
 class PlayersPanel(Widget):
     """Every seat: turn marker, name, chips (hidden as ? unless open), cards in runs, points from cards."""
 
-    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+    table: reactive[TableUpdate | None] = reactive(None)
 
     def render(self) -> Content:
         if self.table is None:
@@ -135,7 +138,15 @@ class PlayersPanel(Widget):
 class PrivatePanel(Widget):
     """Your own area: your chips, cards and score, and what each choice means for you now."""
 
-    table: reactive[TableUpdate | None] = reactive(None, layout=True)
+    table: reactive[TableUpdate | None] = reactive(None)
+    _shown_lines = 0
+
+    def watch_table(self) -> None:
+        # Its height follows its lines (height: auto): lay the screen out again only when their count changes.
+        lines = len(self.render().split("\n"))
+        if lines != self._shown_lines:
+            self._shown_lines = lines
+            self.refresh(layout=True)
 
     def render(self) -> Content:
         if self.table is None or self.table.view.seat is None:
