@@ -11,21 +11,7 @@ from .bots import DEFAULT_BOT, bot_names
 from .commands import advise as advise_command
 from .commands import net as net_command
 from .commands import tournament as tournament_command
-from .engine import MAX_PLAYERS, MIN_PLAYERS
-
-
-def _players(text: str) -> int:
-    value = int(text)
-    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+from .commands.argtypes import players, positive
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at one table in this terminal")
-    play.add_argument("--players", type=_players, default=4, help="seats at the table, you included (2..7, default 4)")
+    play.add_argument("--players", type=players, default=4, help="seats at the table, you included (2..7, default 4)")
     play.add_argument(
         "--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"bot for the other seats ({DEFAULT_BOT})"
     )
@@ -48,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default="you", help="your display name")
 
     simulate = sub.add_parser("simulate", help="play many bot games headless and print a summary")
-    simulate.add_argument("--players", type=_players, default=3)
-    simulate.add_argument("--games", type=_positive, default=1000)
+    simulate.add_argument("--players", type=players, default=3)
+    simulate.add_argument("--games", type=positive, default=1000)
     simulate.add_argument("--seed", type=int, default=0)
     simulate.add_argument(
         "--bot",
@@ -62,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--open-chips", action="store_true")
     simulate.add_argument("--tactical", action="store_true")
 
-    tournament_command.add_parser(sub, _players, _positive)
+    tournament_command.add_parser(sub, players, positive)
     advise_command.add_parser(sub)
-    net_command.add_parsers(sub, _players)
+    net_command.add_parsers(sub, players)
     return parser
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..engine.config import TOTAL_CHIPS
+from ..engine.fast import mask_points
 
 
 class Model(NamedTuple):
@@ -65,13 +66,7 @@ def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others:
 
 def mask_score(mask: int, chips: int) -> int:
     """Final score of a hand (bit mask) holding ``chips``."""
-    lows = mask & ~(mask << 1)
-    total = 0
-    while lows:
-        low_bit = lows & -lows
-        total += low_bit.bit_length() - 1
-        lows ^= low_bit
-    return total - chips
+    return mask_points(mask) - chips
 
 
 def limit_tables(models: list[Model]) -> tuple[list[list[int]], list[list[int]]]:

@@ -10,13 +10,7 @@ from pathlib import Path
 
 from ..bots import DEFAULT_BOT, bot_names
 from ..protocol import DEFAULT_PORT
-
-
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError("port must be 0..65535")
-    return value
+from .argtypes import port
 
 
 def _seconds(text: str) -> float | None:
@@ -30,7 +24,7 @@ def _seconds(text: str) -> float | None:
 
 def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
-    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument("--data-dir", type=Path, default=None, help="where records of finished games are written")
     parser.add_argument(
         "--bot-pace", type=float, default=0.8, metavar="SECONDS", help="how long a bot waits before moving (0.8)"

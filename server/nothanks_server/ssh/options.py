@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from nothanks_tui.commands.argtypes import port, positive
+
 from .hostkey import HOST_KEY_NAME
 from .server import SSHSettings
 
@@ -20,25 +22,15 @@ def default_host_key_path(data_dir: Path | None) -> Path:
     return Path(base) / "nothanks" / HOST_KEY_NAME
 
 
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError("port must be 0..65535")
-    return value
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)")
     group.add_argument(
         "--ssh-port",
-        type=_port,
+        type=port,
         default=None,
         metavar="PORT",
         help=f"also serve over SSH on PORT (e.g. {DEFAULT_SSH_PORT})",
@@ -65,7 +57,7 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--max-sessions",
-        type=_positive,
+        type=positive,
         default=100,
         metavar="N",
         help="SSH players at once; more are turned away (100)",
