@@ -16,10 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Label, Select, Static
 
-from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TickBox
+from ..widgets.forms import TickBox, table_size_fields
 from .waiting import WaitingScreen
 
 REFRESH_SECONDS = 2.0
@@ -185,17 +184,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
             yield Label("New table")
-            with Horizontal(classes="field"):
-                yield Label("Players", classes="field-label")
-                yield Select(
-                    [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
-                    value=3,
-                    allow_blank=False,
-                    id="players",
-                )
-            with Horizontal(classes="field"):
-                yield Label("Bots now", classes="field-label")
-                yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+            yield from table_size_fields()
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
             yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
             with Horizontal(classes="field"):

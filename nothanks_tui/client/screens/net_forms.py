@@ -10,12 +10,11 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Select
 
-from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...protocol import DEFAULT_PORT
 from ..connection import LobbyError, NewTable
 from ..seat_tokens import SeatTokens
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox
+from ..widgets.forms import TickBox, table_size_fields
 from .start import StartForm
 
 
@@ -75,17 +74,7 @@ class HostForm(StartForm):
 
     def compose(self) -> ComposeResult:
         yield from _name_field("host")
-        with Horizontal(classes="field"):
-            yield Label("Players", classes="field-label")
-            yield Select(
-                [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
-                value=3,
-                allow_blank=False,
-                id="players",
-            )
-        with Horizontal(classes="field"):
-            yield Label("Bots now", classes="field-label")
-            yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+        yield from table_size_fields()
         with Horizontal(classes="field"):
             yield Label("Port", classes="field-label")
             yield Input(value=str(DEFAULT_PORT), id="port")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Checkbox
+from textual.widgets import Checkbox, Label, Select
+
+from ...engine import MAX_PLAYERS, MIN_PLAYERS
 
 
 class TickBox(Checkbox):
@@ -12,3 +16,18 @@ class TickBox(Checkbox):
     @property
     def _button(self) -> Content:
         return Content.styled("[✓]" if self.value else "[ ]", "bold")
+
+
+def table_size_fields() -> ComposeResult:
+    """The "Players" and "Bots now" fields of every form that sets up a table (lobby dialog, host tab)."""
+    with Horizontal(classes="field"):
+        yield Label("Players", classes="field-label")
+        yield Select(
+            [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+            value=3,
+            allow_blank=False,
+            id="players",
+        )
+    with Horizontal(classes="field"):
+        yield Label("Bots now", classes="field-label")
+        yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
