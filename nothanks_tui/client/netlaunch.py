@@ -17,7 +17,7 @@ from textual.screen import Screen
 from .app import NoThanksApp
 from .connection import LobbyError, NewTable, TableConnection
 from .safe_text import clean_message
-from .seat_tokens import SeatTokens
+from .seat_tokens import SeatTokens, remember_and_resume
 from .tcp import TcpLobby, parse_address
 
 log = logging.getLogger(__name__)
@@ -70,14 +70,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     except LobbyError as error:
         print(f"nothanks join: {clean_message(error.message)}")
         return 1
-    lobby.on_seat = lambda token: tokens.put(key, token)  # remember every seat we get, to come back to it
-    connection = None
-    saved = tokens.get(key)
-    if saved is not None:
-        try:
-            connection = await lobby.resume(saved)
-        except LobbyError:
-            tokens.forget(key)
+    connection = await remember_and_resume(lobby, tokens, key)
     below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
     app = NetApp(first_screen_for(lobby, connection), below=below)
     try:

@@ -12,6 +12,9 @@ import logging
 import os
 from pathlib import Path
 
+from .connection import LobbyError, TableConnection
+from .tcp import TcpLobby
+
 log = logging.getLogger(__name__)
 
 
@@ -56,3 +59,19 @@ class SeatTokens:
             if isinstance(data, dict):
                 return data
         return {}
+
+
+async def remember_and_resume(lobby: TcpLobby, tokens: SeatTokens, address: str) -> TableConnection | None:
+    """Keep every seat token ``lobby`` is given under ``address``, and return to the seat saved there, if any.
+
+    A saved token the host no longer knows is forgotten.
+    """
+    lobby.on_seat = lambda token: tokens.put(address, token)
+    saved = tokens.get(address)
+    if saved is None:
+        return None
+    try:
+        return await lobby.resume(saved)
+    except LobbyError:
+        tokens.forget(address)
+        return None

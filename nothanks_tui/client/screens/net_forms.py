@@ -12,7 +12,7 @@ from textual.widgets import Button, Input, Label, Select
 
 from ...protocol import DEFAULT_PORT
 from ..connection import LobbyError, NewTable
-from ..seat_tokens import SeatTokens
+from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, table_size_fields
 from .start import StartForm
@@ -53,14 +53,7 @@ class JoinForm(StartForm):
             raise ValueError(error.message) from None
         key = f"{host}:{port}"
         tokens = SeatTokens()
-        lobby.on_seat = lambda token: tokens.put(key, token)
-        connection = None
-        saved = tokens.get(key)
-        if saved is not None:
-            try:
-                connection = await lobby.resume(saved)
-            except LobbyError:
-                tokens.forget(key)
+        connection = await remember_and_resume(lobby, tokens, key)
         app.switch_screen(first_screen_for(lobby, None)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
