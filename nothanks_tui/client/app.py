@@ -8,6 +8,7 @@ suspends the process: over SSH those would act on the host, not the player's ter
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 from textual.app import App
@@ -19,6 +20,8 @@ from .screens.table import TableScreen
 
 ConnectionFactory = Callable[[], TableConnection]
 
+STYLES = Path(__file__).parent
+
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
 
@@ -26,7 +29,9 @@ BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette",
 class NoThanksApp(App[int]):
     """Start screen when given no connection; the table when given one (or a factory)."""
 
-    CSS_PATH = "app.tcss"
+    # Absolute paths, so subclasses elsewhere (the SSH front's app) find them; every screen's styles are loaded at
+    # start: a screen with its own CSS_PATH would make each app re-parse all of its CSS when that screen opens.
+    CSS_PATH: ClassVar[list[Path]] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]  # type: ignore[assignment]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from textual.widgets import Footer
-
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen, HelpScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.start import BotGameForm, StartScreen
 from nothanks_tui.client.screens.table import TableScreen, TitleBar
-from nothanks_tui.client.widgets.table import MoveLog, PlayersPanel, PrivatePanel
+from nothanks_tui.client.widgets.keybar import KeyBar
+from nothanks_tui.client.widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel
 from nothanks_tui.engine import Action
 
 from .ui_helpers import local_app, my_turn, table_screen, wait_until
@@ -161,7 +160,7 @@ async def test_help_opens_and_closes_and_every_key_is_in_the_footer():
         assert {"t", "n", "space", "question_mark", "h", "q"} <= keys
         shown = {binding.action for binding in TableScreen.BINDINGS if binding.show}  # type: ignore[union-attr]
         assert {"take", "no_thanks", "help", "quit_table"} <= shown
-        assert app.screen.query_one(Footer)
+        assert app.screen.query_one(KeyBar)
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
         await pilot.press("escape")
@@ -242,5 +241,55 @@ async def test_the_footer_is_rebuilt_only_when_a_key_changes_state():
         moves = screen.table.view.state_id - before
         assert moves >= 3, "the bots moved in between"
         assert len(rebuilds) == 2 < moves  # my turn ended, then came back: not once per move
-        assert app.screen.query_one(Footer) is not None
+        assert app.screen.query_one(KeyBar) is not None
         assert screen.check_action("take", ()) is True
+
+
+async def test_the_key_bar_shows_every_key_and_greys_those_that_do_nothing_now():
+    app, _ = local_app(seed=3, bot_pace=0.3)  # bots take their time: the bar is seen during their turns
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        bar = screen.query_one(KeyBar)
+        line = bar.render().plain
+        for binding in TableScreen.BINDINGS:
+            if binding.show and screen.check_action(binding.action, ()) is not False:  # type: ignore[union-attr]
+                assert binding.description in line  # type: ignore[union-attr]
+        assert {shown.description: shown.enabled for shown in bar.shown_keys()}["Take"] is True
+        before = screen.table.view.state_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.table.view.state_id > before and not my_turn(app), "a bot's turn")
+        await wait_until(pilot, lambda: not bar._shown[0].enabled, "take greyed in the bar")
+        assert "Take" in bar.render().plain  # greyed, still shown
+        await wait_until(pilot, lambda: my_turn(app), "my turn again")
+        await wait_until(pilot, lambda: bar._shown[0].enabled, "take enabled again")
+        # A click on "Take" presses t: I take the card.
+        cards = len(screen.table.view.my_hand)
+        await pilot.click(KeyBar, offset=(1, 0))
+        await wait_until(pilot, lambda: len(screen.table.view.my_hand) == cards + 1, "the card taken by a click")
+
+
+async def test_a_move_redraws_only_the_widgets_whose_drawing_changed():
+    """Each redraw costs the host real time for every SSH player: the title, which no move changes, is never
+    redrawn by moves, while the card and the log are."""
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        renders: dict[str, int] = {}
+        for widget_type in (TitleBar, FaceUpCard, MoveLog):
+            widget = screen.query_one(widget_type)
+            original = widget.render
+
+            def counting(original=original, name=widget_type.__name__):  # type: ignore[no-untyped-def]
+                renders[name] = renders.get(name, 0) + 1
+                return original()
+
+            widget.render = counting  # type: ignore[method-assign]
+        before = screen.table.view.state_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: my_turn(app) and screen.table.view.state_id > before, "my turn again")
+        await pilot.pause()
+        assert renders.get("TitleBar", 0) == 0
+        assert renders.get("MoveLog", 0) >= 1
+        assert renders.get("FaceUpCard", 0) >= 1

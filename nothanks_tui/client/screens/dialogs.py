@@ -9,9 +9,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..safe_text import clean_message
+from ..widgets.keybar import KeyBar
 
 RULES = "\n".join(
     [
@@ -62,7 +63,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
             yield Static(Content(RULES), id="help-text")
-        yield Footer()
+        yield KeyBar()
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -82,7 +83,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         with Vertical(id="confirm-box", classes="dialog"):
             yield Static(Content.styled("Leave this game?", "bold"), id="confirm-title")
             yield Static(Content("The game is not over. [y] leave, [n] keep playing."), id="confirm-text")
-        yield Footer()
+        yield KeyBar()
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
@@ -105,7 +106,7 @@ class ClosedScreen(ModalScreen[None]):
         with Vertical(id="closed-box", classes="dialog"):
             yield Static(Content.styled("The table closed", "bold"))
             yield Static(Content(clean_message(self.reason)))
-        yield Footer()
+        yield KeyBar()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -14,11 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Label, Select, Static
+from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, table_size_fields
+from ..widgets.keybar import KeyBar
 from .waiting import WaitingScreen
 
 REFRESH_SECONDS = 2.0
@@ -52,7 +53,6 @@ def seat_names(summary: TableSummary) -> Text:
 class LobbyScreen(Screen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
-    CSS_PATH = "lobby.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "join", "Join"),
         Binding("enter", "join", "Join", show=False),
@@ -81,7 +81,7 @@ class LobbyScreen(Screen[None]):
         yield Static("", id="lobby-message")
         if self.join_hint:
             yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
@@ -190,7 +190,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             with Horizontal(classes="field"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyBar()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "create":

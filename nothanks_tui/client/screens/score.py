@@ -10,11 +10,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...engine import breakdown, winners
 from ..connection import TableUpdate
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
+from ..widgets.keybar import KeyBar
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
@@ -83,7 +84,7 @@ class ScoreScreen(ModalScreen[str]):
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
             yield Static(Content.styled("Each run counts its lowest card; each chip is −1.", "dim"), id="score-note")
-        yield Footer()
+        yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("again",) and not self.table.can_restart:

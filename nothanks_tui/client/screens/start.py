@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
 from ...bots import DEFAULT_BOT, bot_names, describe
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
@@ -22,6 +22,7 @@ from ..connection import TableConnection
 from ..local import DEFAULT_BOT_PACE, LocalConnection
 from ..safe_text import clean_name
 from ..widgets.forms import TickBox
+from ..widgets.keybar import KeyBar
 
 
 class StartForm(Vertical):
@@ -130,7 +131,7 @@ class StartScreen(Screen[None]):
             for index, form in enumerate(self.forms):
                 with TabPane(form.TITLE, id=f"mode-{index}"):
                     yield form
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.

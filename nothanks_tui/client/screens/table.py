@@ -18,13 +18,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Footer
 
 from ...engine import Action
 from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate
 from ..safe_text import clean_message
-from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus
+from ..widgets.keybar import KeyBar
+from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
 
@@ -34,17 +33,19 @@ TAKE_KEYS = ("t",)
 PASS_KEYS = ("n", "space")
 
 
-class TitleBar(Widget):
+class TitleBar(TableView):
     """One line: the game, how we are connected, the table's settings."""
 
-    table: reactive[TableUpdate | None] = reactive(None)
-    game_number: reactive[int] = reactive(0)
+    game_number: reactive[int] = reactive(0, repaint=False)
 
     def __init__(self, description: str, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.description = description
 
-    def render(self) -> Content:
+    def watch_game_number(self) -> None:
+        self.watch_table()
+
+    def draw(self) -> Content:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
         if self.game_number > 1:
             parts.append(f"  ·  game {self.game_number}")
@@ -69,8 +70,10 @@ class TableScreen(Screen[None]):
         Binding("q", "quit_table", "Quit"),
     ]
 
-    table: reactive[TableUpdate | None] = reactive(None)
-    game_number: reactive[int] = reactive(0)  # games dealt at this table since the screen opened
+    # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
+    # app tens of milliseconds on the host. Its widgets, bound to these, redraw what they show.
+    table: reactive[TableUpdate | None] = reactive(None, repaint=False)
+    game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
 
     class TableEventArrived(Message):
         """The connection produced an event (posted by the reader worker)."""
@@ -96,7 +99,7 @@ class TableScreen(Screen[None]):
             yield MoveLog(id="log").data_bind(TableScreen.table)
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.read_events()

@@ -14,11 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...engine import Action
 from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
 from ..safe_text import clean_message, display_name
+from ..widgets.keybar import KeyBar
 
 
 class PrefilledConnection(TableConnection):
@@ -67,7 +68,6 @@ def open_table_screen(screen: Screen[object], connection: TableConnection) -> No
 class WaitingScreen(Screen[None]):
     """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
 
-    CSS_PATH = "lobby.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", "Start"),
         Binding("b", "add_bot", "Add a bot"),
@@ -92,7 +92,7 @@ class WaitingScreen(Screen[None]):
         yield Static("", id="waiting-message")
         if self.join_hint:
             yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.read_events()

@@ -7,12 +7,11 @@ scoring functions). Player names are drawn as literal text.
 from __future__ import annotations
 
 from rich.cells import cell_len
-from textual.app import ComposeResult
-from textual.containers import Vertical
+from rich.style import Style as RichStyle
 from textual.content import Content
 from textual.reactive import reactive
+from textual.renderables.digits import Digits as DigitsGlyphs
 from textual.widget import Widget
-from textual.widgets import Digits, Label
 
 from ..connection import TableUpdate
 from ..presentation import (
@@ -33,40 +32,67 @@ from ..presentation import (
 )
 
 
-class FaceUpCard(Vertical):
-    """The face-up card, drawn large: a box with the value in big digits and in both corners."""
-
-    table: reactive[TableUpdate | None] = reactive(None)
-    _shown_pot = ""
-
-    def compose(self) -> ComposeResult:
-        yield Digits("", id="card-value")
-        yield Label("", id="card-pot")
-
-    def watch_table(self, table: TableUpdate | None) -> None:
-        # Update a child only when what it shows changes: each update of a Digits or Label re-lays the screen out.
-        view = table.view if table else None
-        if view is None or view.card is None:
-            value, corner, pot = "", "", "game over" if view else ""
-        else:
-            value = corner = str(view.card)
-            pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
-        self.set_class(not value, "-empty")
-        digits = self.query_one("#card-value", Digits)
-        if digits.value != value:
-            digits.update(value)
-        self.border_title = self.border_subtitle = corner
-        if pot != self._shown_pot:
-            self._shown_pot = pot
-            self.query_one("#card-pot", Label).update(Content(pot))
+def big_digits(text: str) -> list[str]:
+    """``text`` as three lines of box-drawing digits (Textual's ``Digits`` glyphs, bold)."""
+    rows = "".join(segment.text for segment in DigitsGlyphs(text).render(RichStyle(bold=True)))
+    return rows.split("\n")[:3]
 
 
-class TableStatus(Widget):
-    """Deck, chips on the card, whose turn."""
+class TableView(Widget):
+    """A widget that draws the latest ``TableUpdate``, and asks to be redrawn only when its drawing changes.
 
-    table: reactive[TableUpdate | None] = reactive(None)
+    Every update of the table reaches every widget; most of them show the same thing as before. On the host, where
+    each SSH player's app runs, redrawing a widget costs real time, so an update that changes nothing here costs
+    only the ``draw`` below.
+    """
+
+    table: reactive[TableUpdate | None] = reactive(None, repaint=False)
+    _drawn: Content | None = None
+
+    def draw(self) -> Content:
+        """What the widget shows for ``self.table`` at its current size."""
+        raise NotImplementedError
+
+    def watch_table(self) -> None:
+        if self._drawn is None or not self.draw().is_same(self._drawn):
+            self.refresh()
 
     def render(self) -> Content:
+        self._drawn = self.draw()
+        return self._drawn
+
+
+class FaceUpCard(TableView):
+    """The face-up card, drawn large: a box with the value in big digits and in both corners, the chips below."""
+
+    _shown_corner = ""
+
+    def watch_table(self) -> None:
+        view = self.table.view if self.table else None
+        self.set_class(view is None or view.card is None, "-empty")
+        corner = str(view.card) if view is not None and view.card is not None else ""
+        if corner != self._shown_corner:
+            self._shown_corner = corner
+            self.border_title = self.border_subtitle = corner
+        super().watch_table()
+
+    def draw(self) -> Content:
+        view = self.table.view if self.table else None
+        if view is None or view.card is None:
+            value, pot = "", "game over" if view else ""
+        else:
+            value = str(view.card)
+            pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
+        lines = [Content.styled(line, "bold") for line in big_digits(value)]
+        if self.content_region.height >= len(lines) + 2:  # room for the chips under the value
+            lines += [Content(""), Content(pot)]
+        return Content("\n").join(lines)
+
+
+class TableStatus(TableView):
+    """Deck, chips on the card, whose turn."""
+
+    def draw(self) -> Content:
         if self.table is None:
             return Content("Waiting for the table…")
         view = self.table.view
@@ -80,12 +106,10 @@ class TableStatus(Widget):
         return Content("\n").join(lines)
 
 
-class MoveLog(Widget):
+class MoveLog(TableView):
     """The last few moves, newest at the bottom and marked ``›`` (older ones dimmed)."""
 
-    table: reactive[TableUpdate | None] = reactive(None)
-
-    def render(self) -> Content:
+    def draw(self) -> Content:
         if self.table is None or not self.table.view.moves:
             return Content.styled("No moves yet", "dim")
         rows = max(1, self.content_region.height or 6)
@@ -95,12 +119,10 @@ class MoveLog(Widget):
         return Content("\n").join(lines)
 
 
-class PlayersPanel(Widget):
+class PlayersPanel(TableView):
     """Every seat: turn marker, name, chips (hidden as ? unless open), cards in runs, points from cards."""
 
-    table: reactive[TableUpdate | None] = reactive(None)
-
-    def render(self) -> Content:
+    def draw(self) -> Content:
         if self.table is None:
             return Content("")
         view = self.table.view
@@ -135,7 +157,7 @@ class PlayersPanel(Widget):
         return Content("\n").join(lines)
 
 
-class PrivatePanel(Widget):
+class PrivatePanel(TableView):
     """Your own area: your chips, cards and score, and what each choice means for you now."""
 
     table: reactive[TableUpdate | None] = reactive(None)
@@ -143,12 +165,13 @@ class PrivatePanel(Widget):
 
     def watch_table(self) -> None:
         # Its height follows its lines (height: auto): lay the screen out again only when their count changes.
-        lines = len(self.render().split("\n"))
+        lines = len(self.draw().split("\n"))
         if lines != self._shown_lines:
             self._shown_lines = lines
             self.refresh(layout=True)
+        super().watch_table()
 
-    def render(self) -> Content:
+    def draw(self) -> Content:
         if self.table is None or self.table.view.seat is None:
             return Content("Watching")
         view = self.table.view

@@ -8,10 +8,8 @@ when they come back while their seat is still held (a dropped connection), they 
 
 from __future__ import annotations
 
-import inspect
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -20,14 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
-from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.connection import ConnectionInfo, LobbyError, NewTable, TableConnection
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.safe_text import clean_message, display_name
 from nothanks_tui.client.screens.lobby import LobbyScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
+from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.names import MAX_NAME
 
 from ..inprocess import InProcessLobby
@@ -146,7 +144,7 @@ class WelcomeScreen(Screen[None]):
                 id="name",
             )
             yield Static("", id="welcome-message")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#name", Input).focus()
@@ -188,9 +186,6 @@ class WelcomeScreen(Screen[None]):
 
 class SSHGameApp(NetApp):
     """The game app for one SSH session; ``ssh_session_ended`` leaves its tables when the session is over."""
-
-    # Textual resolves a relative CSS_PATH next to the subclass's module: point at the client's own stylesheet.
-    CSS_PATH = str(Path(inspect.getfile(NoThanksApp)).with_name(str(NoThanksApp.CSS_PATH)))
 
     def __init__(self, player: SSHPlayer, lobby: Lobby, seats: SeatMemory, **kwargs: Any) -> None:
         super().__init__(lambda: WelcomeScreen(player, lobby, seats), **kwargs)
