@@ -99,6 +99,8 @@ async def host_async(
     table: NewTable,
     join_hint: Callable[[int], list[str]],
     ssh=None,  # nothanks_server.ssh.SSHSettings: also serve the lobby over SSH  # type: ignore[no-untyped-def]
+    on_ready=None,  # called with the TcpHost once it listens (its real port), before the app takes the terminal
+    on_ssh_ready=None,  # called with the SSHFront once it listens, before on_ready
 ) -> int:
     """Serve a lobby and play at a new table of it in this terminal; when the app closes, the host stops."""
     from nothanks_server.inprocess import InProcessLobby
@@ -126,5 +128,7 @@ async def host_async(
         if "app" in holder:
             holder["app"].exit(0, message="the host was stopped")
 
-    await serve(settings, bind, port, main=play, stop_main=stop, ssh=ssh)
+    await serve(
+        settings, bind, port, on_ready=on_ready, main=play, stop_main=stop, ssh=ssh, on_ssh_ready=on_ssh_ready
+    )
     return result["code"]

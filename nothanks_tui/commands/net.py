@@ -91,6 +91,14 @@ def join_lines(bind: str, port: int) -> list[str]:
     return [f"  nothanks join {address}{suffix}" for address in addresses]
 
 
+def hosting_lines(bind: str, port: int, ssh_port: int | None) -> list[str]:
+    """What ``nothanks host`` prints before its app starts, given the ports actually bound (``--port 0`` picks one)."""
+    lines = [f"Hosting on {bind}:{port}. Others join with:", *join_lines(bind, port)]
+    if ssh_port is not None:
+        lines.append(f"  ssh -p {ssh_port} play@<this machine>")
+    return lines
+
+
 def run_join(args: argparse.Namespace) -> int:
     from ..client.netlaunch import run_join as join
 
@@ -118,16 +126,29 @@ def run_host(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         variant="tactical" if args.tactical else "standard",
     )
-    print(f"Hosting on {args.bind}:{args.port}. Others join with:")
-    for line in join_lines(args.bind, args.port):
-        print(line)
     ssh = ssh_settings_from(args)
-    if ssh is not None:
-        print(f"  ssh -p {args.ssh_port} play@<this machine>")
+    ssh_port: list[int] = []
+
+    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
+        ssh_port.append(front.port)
+
+    def ready(host) -> None:  # type: ignore[no-untyped-def]
+        # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
+        for line in hosting_lines(args.bind, host.port, ssh_port[0] if ssh_port else None):
+            print(line, flush=True)
+
     try:
         code = asyncio.run(
             host_async(
-                settings, args.bind, args.port, args.name, table, lambda port: join_lines(args.bind, port), ssh=ssh
+                settings,
+                args.bind,
+                args.port,
+                args.name,
+                table,
+                lambda port: join_lines(args.bind, port),
+                ssh=ssh,
+                on_ready=ready,
+                on_ssh_ready=ssh_ready,
             )
         )
     except OSError as error:
@@ -146,15 +167,19 @@ def run_server(args: argparse.Namespace) -> int:
     )
     settings = _settings(args)
 
+    ssh_port: list[int] = []
+
+    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
+        ssh_port.append(front.port)  # printed by ready(), after the TCP line: the first line always names that port
+
     def ready(host) -> None:  # type: ignore[no-untyped-def]
         print(f"nothanks server listening on {args.bind}:{host.port}; records in {settings.data_dir}", flush=True)
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
+        if ssh_port:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
+            print(f"SSH: players connect with `ssh -p {ssh_port[0]} play@<this host>`", flush=True)
         print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
-
-    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
-        print(f"SSH: players connect with `ssh -p {front.port} play@<this host>`", flush=True)
 
     ssh = ssh_settings_from(args)
     try:
