@@ -4,7 +4,8 @@ The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by defau
 password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
 player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
 besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past key exchange is capped (``max_sessions``); one over the cap is told why and disconnected.
+connections past key exchange is capped (``max_sessions``); one over the cap is told why and disconnected. A
+session channel keeps only the few ``env`` variables the game reads (``environment.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from textual.app import App
 
 from .caches import check_instance_caches, clear_instance_caches
 from .css_cache import check_stylesheet_internals
+from .environment import check_environment_internals, limit_environment
 from .hostkey import load_or_create_host_key
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
@@ -57,6 +59,7 @@ class SSHFront:
         check_parser_internals()  # fail at startup, not on the first key press, if textual changed underneath
         check_instance_caches()
         check_stylesheet_internals()
+        check_environment_internals()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()
@@ -276,7 +279,10 @@ class _Gate(asyncssh.SSHServer):
         if self._has_session:
             return False
         self._has_session = True
-        return GameSession(self._front, self._username, self._fingerprint, self._peer())
+        assert self._conn is not None
+        chan = self._conn.create_server_channel()
+        limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
+        return chan, GameSession(self._front, self._username, self._fingerprint, self._peer())
 
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
         return False
