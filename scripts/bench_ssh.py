@@ -2,13 +2,24 @@
 """Benchmark of the SSH front: N concurrent SSH sessions on loopback, each running the game's app in the host.
 
 For each N (default 10, 50, 200) a fresh host process is started (``nothanks server --ssh-port 0``, bots moving
-at their normal pace of 0.8 s), then one visitors process opens N SSH sessions with a pty at once; each visitor
-waits for its first screen, plays its script and holds its connection until every visitor has played. Reported:
+at their normal pace of 0.8 s), then one visitors process (tests/ssh/visitors.py) runs three phases:
+
+1. Burst: all N visitors connect at the same moment, each waits for its first screen, enters a name, creates a
+   3-seat table in the lobby, adds two bots and starts (the worst case: N people arriving in the same instant).
+2. Play: once all N are seated, every visitor plays on for ``--play-seconds`` (No thanks! while it has chips,
+   else take) against its bots.
+3. Newcomers: during the play phase, ``--newcomers`` more visitors arrive one after another, each waiting for its
+   first screen and leaving: what someone connecting to a host with N players sees.
+
+Reported (all times measured at the visitor, from the key or the TCP connect to the output that shows it):
 
 - host RSS per session: (host RSS with all N connected - host RSS after one warm-up session) / N
-- connect-to-first-frame: from TCP connect to the first screen fully drawn on the visitor's emulated terminal
-- key-to-update: from a key press to the screen showing its effect
-- host CPU: host process CPU time over the run, as a share of one core
+- burst first frame: TCP connect to the first screen fully drawn, for the N arriving at once
+- setup key: each key on the way to the table (name, lobby, waiting room), during the burst
+- newcomer first frame: TCP connect to the first screen for a visitor arriving while N play
+- play key: key press to the screen showing its effect, while all N play (the game's key-to-update)
+- host CPU: host process CPU time over the run, as a share of one core; visitors CPU likewise (the visitors'
+  terminal emulators share the machine: near 100 % means the measurement itself is saturated)
 
 Run from the repository root: ``.venv/bin/python scripts/bench_ssh.py [--sessions 10,50,200] [--app game|probe]``.
 ``--app probe`` serves a minimal Textual app instead of the game (the front's own cost).
@@ -68,10 +79,13 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
     raise RuntimeError("the host did not say its SSH port")
 
 
-def visitors(port: int, sessions: int, script: str, hold: bool) -> subprocess.Popen[str]:
+def visitors(
+    port: int, sessions: int, script: str, hold: bool, play_seconds: float = 0.0, newcomers: int = 0
+) -> subprocess.Popen[str]:
     command = [
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(port), "--sessions", str(sessions),
         "--concurrency", str(sessions), "--script", script,
+        "--play-seconds", str(play_seconds), "--newcomers", str(newcomers),
     ] + (["--hold"] if hold else []) + (["--raw"] if script == "probe" else [])
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
@@ -84,7 +98,7 @@ def finish(process: subprocess.Popen[str]) -> dict[str, object]:
     return result
 
 
-def measure(app: str, sessions: int) -> dict[str, float]:
+def measure(app: str, sessions: int, play_seconds: float, newcomers: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         host, port = start_host(app, Path(directory))
         try:
@@ -92,7 +106,7 @@ def measure(app: str, sessions: int) -> dict[str, float]:
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
-            crowd = visitors(port, sessions, app, hold=True)
+            crowd = visitors(port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers)
             assert crowd.stdout is not None and crowd.stdin is not None
             ready = json.loads(crowd.stdout.readline())
             if ready.get("failures"):
@@ -102,56 +116,62 @@ def measure(app: str, sessions: int) -> dict[str, float]:
             loaded = rss_mib(host.pid)
             crowd.stdin.write("\n")
             crowd.stdin.flush()
-            result = finish(crowd)
             cpu = cpu_seconds(host.pid) - cpu_before
+            crowd_cpu = cpu_seconds(crowd.pid)
             wall = time.perf_counter() - wall_before
+            result = finish(crowd)
         finally:
             host.stdin.close()  # type: ignore[union-attr]
             host.terminate()
             host.wait(timeout=120)
-    first = [value * 1000 for value in result["first_frame"]]  # type: ignore[union-attr]
-    keys = [value * 1000 for value in result["key_to_update"]]  # type: ignore[union-attr]
-    return {
+    row: dict[str, float] = {
         "sessions": sessions,
         "baseline_rss_mib": baseline,
         "loaded_rss_mib": loaded,
         "rss_per_session_mib": (loaded - baseline) / sessions,
-        "first_frame_p50_ms": statistics.median(first),
-        "first_frame_p99_ms": percentile(first, 0.99),
-        "key_p50_ms": statistics.median(keys) if keys else float("nan"),
-        "key_p99_ms": percentile(keys, 0.99),
-        "keys_measured": len(keys),
         "host_cpu_s": cpu,
         "wall_s": wall,
         "host_cpu_share": cpu / wall,
-        "host_cpu_ms_per_session": 1000 * cpu / sessions,
+        "visitors_cpu_share": crowd_cpu / wall,
     }
+    for name in ("first_frame", "setup_key", "newcomer_first_frame", "key_to_update"):
+        values = [value * 1000 for value in result[name]]  # type: ignore[union-attr]
+        row[f"{name}_p50_ms"] = statistics.median(values) if values else float("nan")
+        row[f"{name}_p99_ms"] = percentile(values, 0.99)
+        row[f"{name}_count"] = len(values)
+    return row
+
+
+def pair(row: dict[str, float], name: str) -> str:
+    return f"{row[f'{name}_p50_ms']:>6.0f} /{row[f'{name}_p99_ms']:>5.0f}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", default="10,50,200", help="comma-separated session counts (10,50,200)")
     parser.add_argument("--app", choices=("game", "probe"), default="game")
+    parser.add_argument("--play-seconds", type=float, default=20.0, help="length of the play phase (20)")
+    parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
-    print(
-        f"{'sessions':>8} {'RSS/session':>12} {'first frame p50/p99':>20} {'key p50/p99':>16} {'host CPU':>9}"
-        f" {'CPU/session':>12}"
-        if not args.json
-        else "",
-        end="\n" if not args.json else "",
-    )
+    if args.app == "probe":
+        args.play_seconds, args.newcomers = 0.0, 0
+    if not args.json:
+        print("times in ms, p50 / p99; (n) = samples")
+        print(
+            f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
+            f" {'play key':>13} {'(n)':>6} | {'host CPU':>8} {'visitors':>8}"
+        )
     for count in (int(text) for text in args.sessions.split(",")):
-        row = measure(args.app, count)
+        row = measure(args.app, count, args.play_seconds, args.newcomers)
         if args.json:
             print(json.dumps(row), flush=True)
         else:
             print(
-                f"{count:>8} {row['rss_per_session_mib']:>8.2f} MiB "
-                f"{row['first_frame_p50_ms']:>9.0f} /{row['first_frame_p99_ms']:>5.0f} ms "
-                f"{row['key_p50_ms']:>6.1f} /{row['key_p99_ms']:>5.1f} ms "
-                f"{100 * row['host_cpu_share']:>7.0f} % "
-                f"{row['host_cpu_ms_per_session']:>8.0f} ms",
+                f"{count:>8} {row['rss_per_session_mib']:>5.2f} MiB | {pair(row, 'first_frame')} "
+                f"{pair(row, 'setup_key')} | {pair(row, 'newcomer_first_frame'):>14} {pair(row, 'key_to_update')} "
+                f"{row['key_to_update_count']:>6.0f} | {100 * row['host_cpu_share']:>6.0f} % "
+                f"{100 * row['visitors_cpu_share']:>6.0f} %",
                 flush=True,
             )
     return 0

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen
 
 from .connection import TableConnection
 from .screens.start import StartForm, StartScreen
@@ -62,6 +63,19 @@ class NoThanksApp(App[int]):
         """Leave the start screen for a table."""
         self._connection = connection
         self.switch_screen(TableScreen(connection))
+
+    @property
+    def _background_screens(self) -> list[Screen[Any]]:
+        """Screens that show through the top one: only under a dialog (a ``ModalScreen``).
+
+        Textual 8 counts the screen just below the top as visible even when the top one is an opaque full screen.
+        A lobby under a table then stays "current": each of its repaints made it mark itself for repainting again
+        and forced the table above to repaint the whole terminal, about once a second for ever, the largest cost
+        of an SSH player's app on the host. ``tests/client/test_screens_below.py`` fails if Textual renames this.
+        """
+        if not isinstance(self.screen, ModalScreen):
+            return []
+        return super()._background_screens
 
     @property
     def table_screen(self) -> TableScreen | None:

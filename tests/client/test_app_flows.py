@@ -293,3 +293,27 @@ async def test_a_move_redraws_only_the_widgets_whose_drawing_changed():
         assert renders.get("TitleBar", 0) == 0
         assert renders.get("MoveLog", 0) >= 1
         assert renders.get("FaceUpCard", 0) >= 1
+
+
+async def test_a_move_repaints_only_the_changed_lines_of_the_players_panel():
+    """A pass moves the turn marker from one seat to the next: two lines of the panel, not all of it."""
+    app, _ = local_app(players=5, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        panel = screen.query_one(PlayersPanel)
+        repainted: list[list[int]] = []
+        original = panel.changed_lines
+
+        def recording(drawing):  # type: ignore[no-untyped-def]
+            regions = original(drawing)
+            repainted.append([region.y for region in regions])
+            return regions
+
+        panel.changed_lines = recording  # type: ignore[method-assign]
+        before = screen.table.view.state_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: my_turn(app) and screen.table.view.state_id > before, "my turn again")
+        assert repainted, "the panel saw the moves"
+        for lines in repainted:
+            assert 1 <= len(lines) <= 2, lines  # old and new marker rows (chips are hidden, no card taken)

@@ -19,8 +19,6 @@ from .terminal_client import TerminalClient
 
 KITTY_KEYS = "\x1b[120u\x1b[121;2u\x1b[27u"  # x, shift+y, escape in the kitty keyboard protocol
 
-Script = Callable[[TerminalClient, dict[str, list[float]]], Awaitable[None]]
-
 
 async def timed_key(client: TerminalClient, keys: str, expect: str, timings: dict[str, list[float]]) -> None:
     client.mark()
@@ -42,10 +40,13 @@ async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) 
     await client.wait_for("size: 90x30", timeout=60)
 
 
-async def step(client: TerminalClient, keys: str, expect: str) -> None:
+async def step(client: TerminalClient, keys: str, expect: str, timings: dict[str, list[float]]) -> None:
+    """A key of the way to the table (name, lobby, waiting room), timed into ``setup_key``."""
     client.mark()
+    started = time.perf_counter()
     client.send(keys)
     await client.wait_for(expect, timeout=60)  # raw: in output after the key; emulated: on the screen
+    timings["setup_key"].append(client.last_output_at - started)
 
 
 def my_turn(client: TerminalClient) -> bool:
@@ -62,28 +63,57 @@ def my_chips(client: TerminalClient) -> int | None:
     return int(found[-1]) if found else None
 
 
-async def game_script(client: TerminalClient, timings: dict[str, list[float]]) -> None:
+def my_area(client: TerminalClient) -> tuple[str, ...]:
+    """The lines of my own area that a move of mine always changes: my chips and score, my cards."""
+    return tuple(line for line in client.text().splitlines() if line.lstrip().startswith(("You:", "Your cards")))
+
+
+class Crowd:
+    """What the visitors of one run share: when everyone is seated, when to stop playing."""
+
+    def __init__(self, sessions: int) -> None:
+        self.unseated = sessions
+        self.all_seated = asyncio.Event()
+        self.stop_playing = asyncio.Event()
+
+    def seated(self) -> None:
+        self.unseated -= 1
+        if self.unseated <= 0:
+            self.all_seated.set()
+
+
+async def game_script(client: TerminalClient, timings: dict[str, list[float]], crowd: Crowd) -> None:
+    """Against the game: name, lobby, a new 3-seat table, two bots, start (each key timed into ``setup_key``).
+    Then, once every visitor is seated, play on (No thanks! while I have chips, else take) until told to stop or
+    the game ends, timing each key until my own area on the screen changes (``key_to_update``)."""
     assert client.emulate, "the game script reads the screen: run it without --raw"
-    """Against the game: name, lobby, a new 3-seat table, two bots, start, then "No thanks!" twice; each key is
-    timed until the screen shows one chip fewer."""
-    await step(client, "\r", "New table")
-    await step(client, "c", "Create")
-    await step(client, "\x13", "waiting for players")  # ctrl+s
-    await step(client, "b", "rules")
-    await step(client, "b", "press s to start")
-    await step(client, "s", "Take")
-    for _ in range(2):
-        await client.wait_for(lambda: my_turn(client), timeout=60)
+    await step(client, "\r", "New table", timings)
+    await step(client, "c", "Create", timings)
+    await step(client, "\x13", "waiting for players", timings)  # ctrl+s
+    await step(client, "b", "rules", timings)
+    await step(client, "b", "press s to start", timings)
+    await step(client, "s", "Take", timings)
+    crowd.seated()
+    await crowd.all_seated.wait()
+    while not crowd.stop_playing.is_set():
+        await client.wait_for(lambda: my_turn(client) or "Game over" in client.text(), timeout=120)
+        if not my_turn(client):
+            return  # the game is over
+        before = my_area(client)
         chips = my_chips(client)
-        assert chips is not None and chips > 0
         started = time.perf_counter()
-        client.send("n")
-        await client.wait_for(lambda chips=chips: my_chips(client) == chips - 1, timeout=60)
-        timings["key_to_update"].append(time.perf_counter() - started)
+        client.send("n" if chips else "t")
+        await client.wait_for(lambda before=before: my_area(client) != before, timeout=60)
+        timings["key_to_update"].append(client.last_output_at - started)
 
 
-SCRIPTS: dict[str, tuple[str, Script]] = {
-    "probe": ("No Thanks!", probe_script),
+async def probe_play(client: TerminalClient, timings: dict[str, list[float]], crowd: Crowd) -> None:
+    await probe_script(client, timings)
+    crowd.seated()
+
+
+SCRIPTS: dict[str, tuple[str, Callable[[TerminalClient, dict[str, list[float]], Crowd], Awaitable[None]]]] = {
+    "probe": ("No Thanks!", probe_play),
     "game": ("Go to the tables", game_script),
 }
 
@@ -93,6 +123,7 @@ async def visit(
     index: int,
     script: str,
     timings: dict[str, list[float]],
+    crowd: Crowd,
     played: asyncio.Queue[None],
     hold: asyncio.Event,
     emulate: bool,
@@ -103,32 +134,73 @@ async def visit(
         started = time.perf_counter()
         await client.connect(port, f"visitor{index}")
         await client.wait_for(first_screen, timeout=60)
-        timings["first_frame"].append(time.perf_counter() - started)
-        await play(client, timings)
+        timings["first_frame"].append(client.last_output_at - started)
+        await play(client, timings, crowd)
     finally:
         played.put_nowait(None)
     await hold.wait()
     await client.close()
 
 
+async def newcomers(port: int, count: int, script: str, timings: dict[str, list[float]], emulate: bool) -> None:
+    """One visitor at a time connects, waits for its first screen and leaves: the first frame a newcomer sees
+    while the crowd plays."""
+    first_screen, _ = SCRIPTS[script]
+    for index in range(count):
+        client = TerminalClient(emulate=emulate)
+        started = time.perf_counter()
+        await client.connect(port, f"newcomer{index}")
+        await client.wait_for(first_screen, timeout=60)
+        timings["newcomer_first_frame"].append(client.last_output_at - started)
+        await client.close()
+
+
 async def run(
-    port: int, sessions: int, concurrency: int, script: str, hold_all: bool, emulate: bool = True
+    port: int,
+    sessions: int,
+    concurrency: int,
+    script: str,
+    hold_all: bool,
+    emulate: bool = True,
+    *,
+    play_seconds: float = 0.0,
+    newcomer_count: int = 0,
 ) -> dict[str, object]:
-    timings: dict[str, list[float]] = {"first_frame": [], "key_to_update": []}
+    """``sessions`` visitors in batches of ``concurrency`` that connect at once. With ``play_seconds`` (game
+    script), the visitors of a batch play on for that long once all are seated, while ``newcomer_count``
+    newcomers arrive one after another."""
+    timings: dict[str, list[float]] = {
+        "first_frame": [], "setup_key": [], "key_to_update": [], "newcomer_first_frame": []
+    }
     failures: list[str] = []
     played: asyncio.Queue[None] = asyncio.Queue()
     hold = asyncio.Event()
     if not hold_all:
         hold.set()
 
-    async def one(index: int) -> None:
-        try:
-            await visit(port, index, script, timings, played, hold, emulate)
-        except Exception as error:  # reported, never hidden: the caller fails on any failure
-            failures.append(f"visitor {index}: {type(error).__name__}: {str(error)[:300]}")
-
     for start in range(0, sessions, concurrency):
+        crowd = Crowd(min(sessions, start + concurrency) - start)
+        if not play_seconds:
+            crowd.stop_playing.set()
+
+        async def one(index: int, crowd: Crowd = crowd) -> None:
+            try:
+                await visit(port, index, script, timings, crowd, played, hold, emulate)
+            except Exception as error:  # reported, never hidden: the caller fails on any failure
+                failures.append(f"visitor {index}: {type(error).__name__}: {str(error)[:300]}")
+                crowd.seated()  # a failed visitor must not keep the others waiting
+
         batch = [asyncio.ensure_future(one(index)) for index in range(start, min(sessions, start + concurrency))]
+        if play_seconds:
+            await crowd.all_seated.wait()
+            try:
+                await asyncio.wait_for(
+                    newcomers(port, newcomer_count, script, timings, emulate), timeout=max(play_seconds, 120)
+                )
+            except Exception as error:
+                failures.append(f"newcomer: {type(error).__name__}: {str(error)[:300]}")
+            await asyncio.sleep(play_seconds)  # the crowd plays on for this long: the benchmark's playing time
+            crowd.stop_playing.set()
         if hold_all:
             # every visitor of this batch connected and played (or failed): report, then let them go together
             for _ in batch:
@@ -148,8 +220,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", choices=sorted(SCRIPTS), default="probe")
     parser.add_argument("--hold", action="store_true", help="keep each batch connected until a line on stdin")
     parser.add_argument("--raw", action="store_true", help="no terminal emulator: match the raw output (cheaper)")
+    parser.add_argument("--play-seconds", type=float, default=0.0, help="game: play on this long once all are seated")
+    parser.add_argument("--newcomers", type=int, default=0, help="game: visitors arriving one by one while all play")
     args = parser.parse_args(argv)
-    result = asyncio.run(run(args.port, args.sessions, args.concurrency, args.script, args.hold, not args.raw))
+    result = asyncio.run(
+        run(
+            args.port, args.sessions, args.concurrency, args.script, args.hold, not args.raw,
+            play_seconds=args.play_seconds, newcomer_count=args.newcomers,
+        )
+    )
     print(json.dumps(result), flush=True)
     return 1 if result["failures"] else 0
 

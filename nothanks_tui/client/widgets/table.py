@@ -6,9 +6,12 @@ scoring functions). Player names are drawn as literal text.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.cells import cell_len
 from rich.style import Style as RichStyle
 from textual.content import Content
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.renderables.digits import Digits as DigitsGlyphs
 from textual.widget import Widget
@@ -39,23 +42,48 @@ def big_digits(text: str) -> list[str]:
 
 
 class TableView(Widget):
-    """A widget that draws the latest ``TableUpdate``, and asks to be redrawn only when its drawing changes.
+    """A widget that draws the latest ``TableUpdate``, and asks to be redrawn only where its drawing changed.
 
-    Every update of the table reaches every widget; most of them show the same thing as before. On the host, where
-    each SSH player's app runs, redrawing a widget costs real time, so an update that changes nothing here costs
-    only the ``draw`` below.
+    Every update of the table reaches every widget; most lines of most widgets show the same thing as before. On
+    the host, where each SSH player's app runs, redrawing costs real time per line and bytes on every player's
+    connection, so an update repaints only the lines whose text or style changed (the whole widget when its line
+    count changes or a line is too wide to be drawn one to one).
     """
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     _drawn: Content | None = None
+    LINE_BY_LINE: ClassVar[bool] = True  # False for a widget whose lines move when one of them changes (centred)
 
     def draw(self) -> Content:
         """What the widget shows for ``self.table`` at its current size."""
         raise NotImplementedError
 
     def watch_table(self) -> None:
-        if self._drawn is None or not self.draw().is_same(self._drawn):
+        lines = self.changed_lines(self.draw())
+        if lines:  # (refresh() with no region at all would redraw everything)
+            self.refresh(*lines)
+
+    def changed_lines(self, drawing: Content) -> list[Region]:
+        """The regions (one per line, relative to the content) that differ between ``drawing`` and what is on
+        screen; empty when nothing changed. Asks for a full redraw itself when lines cannot be compared."""
+        drawn = self._drawn
+        if drawn is not None and drawing.is_same(drawn):
+            return []
+        width = self.content_region.width
+        old_lines = drawn.split("\n") if drawn is not None else []
+        new_lines = drawing.split("\n")
+        if (
+            drawn is None
+            or not self.LINE_BY_LINE
+            or len(old_lines) != len(new_lines)
+            or not width
+            or any(line.cell_length > width for line in new_lines)
+        ):
             self.refresh()
+            return []
+        return [
+            Region(0, y, width, 1) for y, (old, new) in enumerate(zip(old_lines, new_lines)) if not old.is_same(new)
+        ]
 
     def render(self) -> Content:
         self._drawn = self.draw()
@@ -66,6 +94,7 @@ class FaceUpCard(TableView):
     """The face-up card, drawn large: a box with the value in big digits and in both corners, the chips below."""
 
     _shown_corner = ""
+    LINE_BY_LINE = False  # the block of lines is centred: a wider chips line moves the digits too
 
     def watch_table(self) -> None:
         view = self.table.view if self.table else None
