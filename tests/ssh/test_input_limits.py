@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 
-from nothanks_server.ssh import environment, server
+from nothanks_server.ssh import environment, server, session
 from nothanks_server.ssh.environment import KEPT_VARIABLES, MAX_VALUE, SessionEnvironment
+from nothanks_server.ssh.input_gate import InputGate
 
 from .terminal_client import TerminalClient
+
+FLOOD = 2 * 1024 * 1024  # bytes of keys
+RESPONSIVE = 3.0  # seconds: a generous bound on a key-to-screen time that is milliseconds when nobody floods
 
 
 async def test_thousands_of_env_requests_keep_only_the_games_variables(start_front, monkeypatch):
@@ -35,3 +41,56 @@ async def test_thousands_of_env_requests_keep_only_the_games_variables(start_fro
 
 def test_asyncssh_still_stores_env_requests_where_we_bound_them():
     environment.check_environment_internals()  # raises EnvironmentInternalsChanged otherwise
+
+
+async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_front, monkeypatch):
+    gates: list[InputGate] = []
+    later = [0.0]  # seconds added to the gates' clock: "the player types again a while after the flood"
+
+    class RecordingGate(InputGate):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, clock=lambda: time.monotonic() + later[0], **kwargs)
+            gates.append(self)
+
+    monkeypatch.setattr(session, "InputGate", RecordingGate)
+    front = await start_front()
+    flooder = await TerminalClient(emulate=False).connect(front.port)
+    await flooder.wait_for("No Thanks!")
+    player = await TerminalClient().connect(front.port)
+    await player.wait_for("No Thanks!")
+    flooded, _ = gates
+    assert flooder.chan is not None
+
+    async def flood() -> None:
+        # Small packets, many of which fit the budget (the hardest case for the queue), between packets of 32 KiB
+        # (a paste, or the flood as a remote client's data arrives: in one piece, however busy the host is).
+        chunks = (b"a" * 512, b"a" * 32768)
+        sent = writes = 0
+        while sent < FLOOD:
+            chunk = chunks[writes % 2]
+            flooder.chan.write(chunk)
+            sent += len(chunk)
+            writes += 1
+            await asyncio.sleep(0)  # let the loop deliver (a real client's packets arrive over time)
+
+    flooding = asyncio.create_task(flood())
+    presses = 0
+    while not flooding.done() or presses < 5:
+        key = "bcdefghijk"[presses % 10]
+        player.send(key)
+        await player.wait_for(f"last: {key}", timeout=RESPONSIVE)  # the other player's keys keep showing up
+        presses += 1
+        assert flooded.queued <= flooded.max_queued
+    await flooding
+    assert flooded.accepted > 0 and flooded.dropped > FLOOD // 2
+    assert flooded.queued_peak <= flooded.max_queued  # the host held no more than the cap, whatever was sent
+    assert "Too much input at once" in flooder.text()  # the flooder was told
+    # The flooded session works on: once it has caught up, a key typed a little later shows up.
+    await flooder.wait_for(lambda: flooded.queued == 0, timeout=RESPONSIVE)
+    flooder.mark()
+    later[0] = 1.0
+    flooder.send("z")
+    await flooder.wait_for("last: z", timeout=RESPONSIVE)
+    assert front.running_apps == 2
+    await flooder.close()
+    await player.close()

@@ -2,8 +2,9 @@
 
 Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
 and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
-its work on the event loop: bytes from the channel are decoded and parsed here (``feed``), window changes arrive
-as ``resize`` calls, and output is gathered per loop turn and written to the channel in one piece.
+its work on the event loop: bytes from the channel are decoded and parsed here (``feed``, paced by the session's
+``InputGate``), window changes arrive as ``resize`` calls, and output is gathered per loop turn and written to the
+channel in one piece.
 
 Things that would act on the server machine are refused: opening a URL, suspending the process, saving
 "delivered" files to the server's disk.
@@ -15,6 +16,7 @@ import asyncio
 import codecs
 import contextvars
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
 
@@ -65,6 +67,9 @@ class ChannelLink(Protocol):
 
     def driver_started(self, driver: ChannelDriver) -> None:
         """The app's driver is ready for input (the session hands over anything that arrived earlier)."""
+
+    def input_waiting(self) -> bool:
+        """More input has arrived that the driver has not been fed yet (a pending escape sequence may go on)."""
 
 
 class ChannelDriver(Driver):
@@ -118,6 +123,8 @@ class ChannelDriver(Driver):
 
     def _on_tick(self) -> None:
         self._tick_handle = None
+        if self._link.input_waiting():
+            return  # the rest may still come: the next feed decides, and schedules the tick again
         if self._input_enabled and self._app_context is not None:
             self._app_context.run(self._tick)
 
@@ -125,6 +132,23 @@ class ChannelDriver(Driver):
         for event in self._parser.tick():
             self.process_message(event)
         self._schedule_tick()
+
+    def call_when_processed(self, callback: Callable[[], None]) -> bool:
+        """Have the app run ``callback`` once it has handled every event fed so far (False: it takes no more)."""
+        if not self._input_enabled or self._app_context is None:
+            return False
+        return bool(self._app_context.run(self._app.call_later, callback))
+
+    def input_dropped(self, notice: str | None) -> None:
+        """Input was dropped mid-stream: start parsing afresh, and tell the player why when ``notice`` is given."""
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+        self._parser = SessionKeyParser()
+        self._parser.terminal_size = self._size or terminal_size(0, 0)
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+        if notice is not None and self._input_enabled and self._app_context is not None:
+            self._app_context.run(self._app.notify, notice, severity="warning", markup=False)
 
     def resize(self, width: int, height: int) -> None:
         """The client's window changed size."""

@@ -1,8 +1,9 @@
 """One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
 
 Only an interactive shell request with a pty gets the game. ``ssh -T host`` and ``ssh host cmd`` get one line of
-explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Input that arrives before the
-app's driver exists is held (up to a limit) and handed over when it starts.
+explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Every byte the client types
+goes through the session's ``InputGate`` (a budget and a bounded queue, see input_gate.py); input that arrives
+before the app's driver exists waits there and is handed over when it starts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.app import App
 
 from .css_cache import share_parsed_css
 from .driver import ChannelDriver
+from .input_gate import InputGate
 from .player import SSHPlayer
 from .stdio import LoggingStream
 from .terminal import color_system_for, session_console, terminal_size
@@ -34,7 +36,6 @@ NO_PTY_MESSAGE = (
     "commands and -T sessions are not served.\r\n"
 )
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
-MAX_EARLY_INPUT = 64 * 1024  # bytes typed before the app is up; more than that is dropped
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
 EXIT_GRACE = 30.0  # seconds an app gets to finish after its client went away, before it is cancelled
 
@@ -54,8 +55,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._size = (0, 0)
         self._command: str | None = None
         self._driver: ChannelDriver | None = None
-        self._early_input: list[bytes] = []
-        self._early_input_size = 0
+        self.input = InputGate(peer)
         self._app: App[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -93,11 +93,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._task = self._front.spawn(self._run(), name=f"ssh-session {self._peer}")
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        if self._driver is not None:
-            self._driver.feed(data)
-        elif self._early_input_size + len(data) <= MAX_EARLY_INPUT:
-            self._early_input.append(data)
-            self._early_input_size += len(data)
+        if not self._gone:
+            self.input.receive(data)
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self._size = (width, height)
@@ -131,10 +128,10 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def driver_started(self, driver: ChannelDriver) -> None:
         self._driver = driver
         driver.resize(*self._size)  # a window change may have come before the driver existed
-        early, self._early_input = self._early_input, []
-        self._early_input_size = 0
-        for data in early:
-            driver.feed(data)
+        self.input.attach(driver)  # with whatever was typed before the app was up
+
+    def input_waiting(self) -> bool:
+        return self.input.waiting
 
     # The app --------------------------------------------------------------------------------------------------
 
@@ -179,7 +176,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._task = None
             self._driver = None
             self._app = None
-            self._early_input = []
+            self.input.detach()
             chan = self._chan
             if not self._closed and chan is not None and not chan.is_closing():
                 if status:
@@ -204,6 +201,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
         self._gone = True
         self._driver = None
+        self.input.detach()
         app = self._app
         if app is not None:
             app.exit()  # before it runs too: App.exit() marks it, and it then never starts

@@ -1,0 +1,152 @@
+"""How fast one SSH session's keys reach its app: a budget per session, so one client cannot starve the others.
+
+Every session's app runs on the host's one event loop, and Textual handles the events queued for an app without
+yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked (2 MB is two
+million key events, minutes of work) would stall every other session for as long as its app chews on them. So
+input passes through an ``InputGate``:
+
+- a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
+  (50 keys/s, even as 20-byte kitty key sequences) and mouse clicks stay far inside it;
+- a bounded queue: at most ``MAX_QUEUED_INPUT`` bytes accepted but not yet handled by the app, handed to the app
+  ``INPUT_SLICE`` bytes at a time, the next slice only once the app has handled the previous one (a marker posted
+  behind it comes back). The loop is never held by more than one slice of one session's keys.
+
+Input over the budget is dropped, not paused. Pausing the channel (SSH flow control) would keep the bytes at the
+client, but its backlog would then reach the app at the budget's pace: after a 2 MB flood the session would be
+replaying stale keys for half an hour, and a huge paste would freeze it as long. Pausing does not save the host
+the cost of receiving either: a hostile client can send SSH_MSG_IGNORE packets, which no channel window limits.
+Dropping keeps the host's work and memory per session bounded and leaves the session usable the moment the flood
+stops. A drop discards whole packets plus whatever was still queued, and the session's key parser starts afresh
+(no half escape sequence, no unfinished bracketed paste is carried over); the player sees a notice, at most once
+every ``NOTICE_INTERVAL`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+INPUT_RATE = 1024.0  # bytes a second, sustained
+INPUT_BURST = 4096  # bytes at once (a paste, a flurry of keys)
+MAX_QUEUED_INPUT = 4096  # bytes accepted but not yet handled by the app
+INPUT_SLICE = 64  # bytes handed to the app before waiting for it to handle them
+NOTICE_INTERVAL = 5.0  # seconds between two "input ignored" notices to one player
+DROP_NOTICE = "Too much input at once: some keys were ignored."
+
+
+class InputSink(Protocol):
+    """Where a gate's input goes: the session's Textual driver."""
+
+    def feed(self, data: bytes) -> None:
+        """Parse ``data`` and post its events to the app."""
+
+    def call_when_processed(self, callback: Callable[[], None]) -> bool:
+        """Have the app call ``callback`` once it handled every event posted so far; False if it takes no more."""
+
+    def input_dropped(self, notice: str | None) -> None:
+        """Input was dropped: forget any half-parsed sequence; show ``notice`` to the player unless None."""
+
+
+class InputGate:
+    """The input budget and queue of one SSH session (see the module docstring)."""
+
+    def __init__(
+        self,
+        peer: str = "?",
+        *,
+        rate: float = INPUT_RATE,
+        burst: int = INPUT_BURST,
+        max_queued: int = MAX_QUEUED_INPUT,
+        slice_size: int = INPUT_SLICE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.peer = peer
+        self.rate = rate
+        self.burst = burst
+        self.max_queued = max_queued
+        self.slice_size = slice_size
+        self._clock = clock
+        self._tokens = float(burst)
+        self._stamp = clock()
+        self._backlog = bytearray()  # accepted, not yet handed to the app
+        self.in_flight = 0  # handed to the app, not yet handled by it
+        self.accepted = 0  # bytes, over the session's life
+        self.dropped = 0
+        self.queued_peak = 0  # the most bytes ever queued at once: never above max_queued
+        self._last_notice: float | None = None
+        self._sink: InputSink | None = None
+        self._pump_handle: asyncio.Handle | None = None
+
+    @property
+    def queued(self) -> int:
+        """Bytes accepted and not yet handled by the app (waiting here, or handed over)."""
+        return len(self._backlog) + self.in_flight
+
+    @property
+    def waiting(self) -> bool:
+        """Accepted input is waiting to be handed to the app (a pending escape sequence may continue in it)."""
+        return bool(self._backlog)
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued)."""
+        if not data:
+            return
+        now = self._clock()
+        self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
+        self._stamp = now
+        if len(data) > self._tokens or self.queued + len(data) > self.max_queued:
+            self._drop(len(data), now)
+            return
+        self._tokens -= len(data)
+        self.accepted += len(data)
+        self._backlog += data
+        self.queued_peak = max(self.queued_peak, self.queued)
+        self._pump()
+
+    def attach(self, sink: InputSink) -> None:
+        """The app is ready: input queued until now goes to it."""
+        self._sink = sink
+        self._pump()
+
+    def detach(self) -> None:
+        self._sink = None
+        self._backlog.clear()
+        self.in_flight = 0
+        if self._pump_handle is not None:
+            self._pump_handle.cancel()
+            self._pump_handle = None
+
+    def _pump(self) -> None:
+        self._pump_handle = None
+        sink = self._sink
+        while sink is not None and self._backlog and self.in_flight < self.slice_size:
+            size = min(len(self._backlog), self.slice_size - self.in_flight)
+            chunk = bytes(self._backlog[:size])
+            del self._backlog[:size]
+            self.in_flight += size
+            sink.feed(chunk)
+            if not sink.call_when_processed(lambda size=size: self._handled(size)):
+                self.in_flight -= size  # the app is closing: nothing will come back, nothing needs to
+            sink = self._sink
+
+    def _handled(self, size: int) -> None:
+        self.in_flight = max(0, self.in_flight - size)
+        if self._backlog and self._pump_handle is None and self._sink is not None:
+            # Not right now, from inside the app's message handling: let the loop run everyone else first.
+            self._pump_handle = asyncio.get_running_loop().call_soon(self._pump)
+
+    def _drop(self, size: int, now: float) -> None:
+        dropped = size + len(self._backlog)
+        self.dropped += dropped
+        self._backlog.clear()
+        notice = self._last_notice is None or now - self._last_notice >= NOTICE_INTERVAL
+        if notice:
+            self._last_notice = now
+            log.info("dropping input from %s: over its budget (%d bytes dropped so far)", self.peer, self.dropped)
+        if self._sink is not None:
+            self._sink.input_dropped(DROP_NOTICE if notice else None)
