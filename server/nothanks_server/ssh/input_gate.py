@@ -11,14 +11,16 @@ input passes through an ``InputGate``:
   ``INPUT_SLICE`` bytes at a time, the next slice only once the app has handled the previous one (a marker posted
   behind it comes back). The loop is never held by more than one slice of one session's keys.
 
-Input over the budget is dropped, not paused. Pausing the channel (SSH flow control) would keep the bytes at the
-client, but its backlog would then reach the app at the budget's pace: after a 2 MB flood the session would be
-replaying stale keys for half an hour, and a huge paste would freeze it as long. Pausing does not save the host
-the cost of receiving either: a hostile client can send SSH_MSG_IGNORE packets, which no channel window limits.
-Dropping keeps the host's work and memory per session bounded and leaves the session usable the moment the flood
-stops. A drop discards whole packets plus whatever was still queued, and the session's key parser starts afresh
-(no half escape sequence, no unfinished bracketed paste is carried over); the player sees a notice, at most once
-every ``NOTICE_INTERVAL`` seconds.
+Input over the budget is dropped, and the channel is paused for ``HOLD_OFF`` seconds (SSH flow control: the
+client may then send no more than the channel's window, ``INPUT_WINDOW``, until reading resumes). Pausing alone
+would keep every byte, but the backlog would reach the app at the budget's pace: after a 2 MB flood the session
+would be replaying stale keys for half an hour, and a huge paste would freeze it as long. Dropping alone would
+leave the host decrypting whatever the client sends (a loopback flood of ~50 MB/s took 60 % of a core). Together:
+the host takes at most about ``INPUT_WINDOW / HOLD_OFF`` bytes a second from a flooding client and throws away what
+is over the budget, its memory for the session stays bounded by the window and ``MAX_QUEUED_INPUT``, and the
+session is usable again as soon as the client's own backlog is through. A drop discards whole packets plus
+whatever was still queued, and the session's key parser starts afresh (no half escape sequence, no unfinished
+bracketed paste is carried over); the player sees a notice, at most once every ``NOTICE_INTERVAL`` seconds.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ INPUT_RATE = 1024.0  # bytes a second, sustained
 INPUT_BURST = 4096  # bytes at once (a paste, a flurry of keys)
 MAX_QUEUED_INPUT = 4096  # bytes accepted but not yet handled by the app
 INPUT_SLICE = 64  # bytes handed to the app before waiting for it to handle them
+INPUT_WINDOW = 256 * 1024  # bytes the client may send ahead of what the session has taken (asyncssh: 2 MiB)
+HOLD_OFF = 0.1  # seconds the channel stays paused after a drop
 NOTICE_INTERVAL = 5.0  # seconds between two "input ignored" notices to one player
 DROP_NOTICE = "Too much input at once: some keys were ignored."
 
@@ -92,21 +96,25 @@ class InputGate:
         """Accepted input is waiting to be handed to the app (a pending escape sequence may continue in it)."""
         return bool(self._backlog)
 
-    def receive(self, data: bytes) -> None:
-        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued)."""
+    def receive(self, data: bytes) -> bool:
+        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued).
+
+        False when they were dropped: the caller then holds the client off for ``HOLD_OFF`` seconds.
+        """
         if not data:
-            return
+            return True
         now = self._clock()
         self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
         self._stamp = now
         if len(data) > self._tokens or self.queued + len(data) > self.max_queued:
             self._drop(len(data), now)
-            return
+            return False
         self._tokens -= len(data)
         self.accepted += len(data)
         self._backlog += data
         self.queued_peak = max(self.queued_peak, self.queued)
         self._pump()
+        return True
 
     def attach(self, sink: InputSink) -> None:
         """The app is ready: input queued until now goes to it."""

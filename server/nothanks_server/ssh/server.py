@@ -28,6 +28,7 @@ from .caches import check_instance_caches, clear_instance_caches
 from .css_cache import check_stylesheet_internals
 from .environment import check_environment_internals, limit_environment
 from .hostkey import load_or_create_host_key
+from .input_gate import INPUT_WINDOW
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
 from .stdio import StdioGuard
@@ -280,7 +281,7 @@ class _Gate(asyncssh.SSHServer):
             return False
         self._has_session = True
         assert self._conn is not None
-        chan = self._conn.create_server_channel()
+        chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
         return chan, GameSession(self._front, self._username, self._fingerprint, self._peer())
 

@@ -21,7 +21,7 @@ from textual.app import App
 
 from .css_cache import share_parsed_css
 from .driver import ChannelDriver
-from .input_gate import InputGate
+from .input_gate import HOLD_OFF, InputGate
 from .player import SSHPlayer
 from .stdio import LoggingStream
 from .terminal import color_system_for, session_console, terminal_size
@@ -56,6 +56,9 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._command: str | None = None
         self._driver: ChannelDriver | None = None
         self.input = InputGate(peer)
+        self._held_off: asyncio.TimerHandle | None = None  # resumes reading from a client that went over budget
+        self._resuming = False  # resume_reading() is handing over what arrived while reading was paused
+        self._dropped_while_resuming = False
         self._app: App[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
@@ -93,8 +96,35 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._task = self._front.spawn(self._run(), name=f"ssh-session {self._peer}")
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        if not self._gone:
-            self.input.receive(data)
+        if self._gone or self.input.receive(data):
+            return
+        if self._resuming:
+            self._dropped_while_resuming = True  # take (and drop) the rest of what is buffered first
+        else:
+            self._hold_off()
+
+    def _hold_off(self) -> None:
+        """Over budget: read nothing from this client for a moment (its flood backs up at its end, not ours)."""
+        chan = self._chan
+        if chan is None or self._held_off is not None:
+            return
+        chan.pause_reading()
+        self._held_off = asyncio.get_running_loop().call_later(HOLD_OFF, self._resume_reading)
+
+    def _resume_reading(self) -> None:
+        """Take everything the client sent while held off (up to the channel window) in one go; hold off again if
+        some of it was over budget, so a flood drains at about INPUT_WINDOW / HOLD_OFF bytes a second."""
+        self._held_off = None
+        chan = self._chan
+        if chan is None or self._closed or chan.is_closing():
+            return
+        self._resuming, self._dropped_while_resuming = True, False
+        try:
+            chan.resume_reading()  # delivers what asyncssh buffered, right here
+        finally:
+            self._resuming = False
+        if self._dropped_while_resuming:
+            self._hold_off()
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self._size = (width, height)
@@ -177,6 +207,9 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._driver = None
             self._app = None
             self.input.detach()
+            if self._held_off is not None:
+                self._held_off.cancel()
+                self._held_off = None
             chan = self._chan
             if not self._closed and chan is not None and not chan.is_closing():
                 if status:
