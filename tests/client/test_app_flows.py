@@ -279,13 +279,13 @@ async def test_a_move_redraws_only_the_widgets_whose_drawing_changed():
         renders: dict[str, int] = {}
         for widget_type in (TitleBar, FaceUpCard, MoveLog):
             widget = screen.query_one(widget_type)
-            original = widget.render
+            original = widget.render_line
 
-            def counting(original=original, name=widget_type.__name__):  # type: ignore[no-untyped-def]
+            def counting(y, original=original, name=widget_type.__name__):  # type: ignore[no-untyped-def]
                 renders[name] = renders.get(name, 0) + 1
-                return original()
+                return original(y)
 
-            widget.render = counting  # type: ignore[method-assign]
+            widget.render_line = counting  # type: ignore[method-assign]
         before = screen.table.view.state_id
         await pilot.press("n")
         await wait_until(pilot, lambda: my_turn(app) and screen.table.view.state_id > before, "my turn again")
@@ -305,8 +305,9 @@ async def test_a_move_repaints_only_the_changed_lines_of_the_players_panel():
         repainted: list[list[int]] = []
         original = panel.changed_lines
 
-        def recording(drawing):  # type: ignore[no-untyped-def]
-            regions = original(drawing)
+        def recording(lines):  # type: ignore[no-untyped-def]
+            regions = original(lines)
+            assert regions is not None, "the panel kept its line count"
             repainted.append([region.y for region in regions])
             return regions
 

@@ -6,14 +6,13 @@ scoring functions). Player names are drawn as literal text.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.cells import cell_len
 from rich.style import Style as RichStyle
 from textual.content import Content
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.renderables.digits import Digits as DigitsGlyphs
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ..connection import TableUpdate
@@ -42,59 +41,71 @@ def big_digits(text: str) -> list[str]:
 
 
 class TableView(Widget):
-    """A widget that draws the latest ``TableUpdate``, and asks to be redrawn only where its drawing changed.
+    """A widget that draws the latest ``TableUpdate`` line by line, repainting only the lines that changed.
 
-    Every update of the table reaches every widget; most lines of most widgets show the same thing as before. On
-    the host, where each SSH player's app runs, redrawing costs real time per line and bytes on every player's
-    connection, so an update repaints only the lines whose text or style changed (the whole widget when its line
-    count changes or a line is too wide to be drawn one to one).
+    Every update of the table reaches every widget, and most lines of most widgets show the same thing as before.
+    On the host, where each SSH player's app runs, repainting costs real time per line and bytes on every player's
+    connection. So ``draw`` gives the widget's lines (``Content``, player names as plain text), an update asks
+    Textual to repaint only the lines whose text or style changed, and ``render_line`` (Textual's line API) turns
+    just those lines into strips: no full re-render of the widget per update. A line wider than the widget ends
+    in an ellipsis.
     """
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
-    _drawn: Content | None = None
-    LINE_BY_LINE: ClassVar[bool] = True  # False for a widget whose lines move when one of them changes (centred)
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._lines: list[Content] = []
+        self._lines_size = Size(0, 0)  # the content size the lines were drawn for
 
     def draw(self) -> Content:
         """What the widget shows for ``self.table`` at its current size."""
         raise NotImplementedError
 
     def watch_table(self) -> None:
-        lines = self.changed_lines(self.draw())
-        if lines:  # (refresh() with no region at all would redraw everything)
-            self.refresh(*lines)
-
-    def changed_lines(self, drawing: Content) -> list[Region]:
-        """The regions (one per line, relative to the content) that differ between ``drawing`` and what is on
-        screen; empty when nothing changed. Asks for a full redraw itself when lines cannot be compared."""
-        drawn = self._drawn
-        if drawn is not None and drawing.is_same(drawn):
-            return []
-        width = self.content_region.width
-        old_lines = drawn.split("\n") if drawn is not None else []
-        new_lines = drawing.split("\n")
-        if (
-            drawn is None
-            or not self.LINE_BY_LINE
-            or len(old_lines) != len(new_lines)
-            or not width
-            or any(line.cell_length > width for line in new_lines)
-        ):
+        size = self.content_region.size
+        new_lines = self.draw().split("\n")
+        regions = self.changed_lines(new_lines) if size == self._lines_size else None
+        self._lines, self._lines_size = new_lines, size
+        if regions is None:
             self.refresh()
-            return []
+        elif regions:  # (refresh() with no region would repaint everything)
+            self.refresh(*regions)
+
+    def changed_lines(self, new_lines: list[Content]) -> list[Region] | None:
+        """One region per line (relative to the content) that differs from what is shown; ``None`` when the
+        lines cannot be compared one to one (their count changed)."""
+        if len(new_lines) != len(self._lines):
+            return None
+        width = self._lines_size.width
         return [
-            Region(0, y, width, 1) for y, (old, new) in enumerate(zip(old_lines, new_lines)) if not old.is_same(new)
+            Region(0, y, width, 1) for y, (old, new) in enumerate(zip(self._lines, new_lines)) if not old.is_same(new)
         ]
 
+    def render_line(self, y: int) -> Strip:
+        size = self.content_region.size
+        if size != self._lines_size:  # resized (or first paint): draw again for this size
+            self._lines, self._lines_size = self.draw().split("\n"), size
+        style = self.visual_style
+        line = self._lines[y] if y < len(self._lines) else Content("")
+        if line.cell_length > size.width:
+            line = line.truncate(size.width, ellipsis=True)
+        return Strip(line.render_segments(style), line.cell_length).extend_cell_length(size.width, style.rich_style)
+
     def render(self) -> Content:
-        self._drawn = self.draw()
-        return self._drawn
+        """The whole drawing (Textual measures a widget of ``height: auto`` with it)."""
+        return self.draw()
+
+
+def centred(line: Content, width: int) -> Content:
+    """``line`` with spaces on the left so that it sits in the middle of ``width`` cells."""
+    return Content(" " * max(0, (width - line.cell_length) // 2)) + line
 
 
 class FaceUpCard(TableView):
     """The face-up card, drawn large: a box with the value in big digits and in both corners, the chips below."""
 
     _shown_corner = ""
-    LINE_BY_LINE = False  # the block of lines is centred: a wider chips line moves the digits too
 
     def watch_table(self) -> None:
         view = self.table.view if self.table else None
@@ -113,9 +124,11 @@ class FaceUpCard(TableView):
             value = str(view.card)
             pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
         lines = [Content.styled(line, "bold") for line in big_digits(value)]
-        if self.content_region.height >= len(lines) + 2:  # room for the chips under the value
+        width, height = self.content_region.size
+        if height >= len(lines) + 2:  # room for the chips under the value
             lines += [Content(""), Content(pot)]
-        return Content("\n").join(lines)
+        top = [Content("")] * max(0, (height - len(lines)) // 2)
+        return Content("\n").join(top + [centred(line, width) for line in lines])
 
 
 class TableStatus(TableView):
