@@ -68,7 +68,8 @@ class TableView(Widget):
         regions = self.changed_lines(new_lines) if size == self._lines_size else None
         self._lines, self._lines_size = new_lines, size
         if regions is None:
-            self.refresh()
+            # A widget of ``height: auto`` follows its line count: only then is the screen laid out again.
+            self.refresh(layout=bool(self.styles.height and self.styles.height.is_auto))
         elif regions:  # (refresh() with no region would repaint everything)
             self.refresh(*regions)
 
@@ -201,17 +202,6 @@ class PlayersPanel(TableView):
 
 class PrivatePanel(TableView):
     """Your own area: your chips, cards and score, and what each choice means for you now."""
-
-    table: reactive[TableUpdate | None] = reactive(None)
-    _shown_lines = 0
-
-    def watch_table(self) -> None:
-        # Its height follows its lines (height: auto): lay the screen out again only when their count changes.
-        lines = len(self.draw().split("\n"))
-        if lines != self._shown_lines:
-            self._shown_lines = lines
-            self.refresh(layout=True)
-        super().watch_table()
 
     def draw(self) -> Content:
         if self.table is None or self.table.view.seat is None:
