@@ -27,7 +27,6 @@ from textual.app import App
 from .caches import check_instance_caches, clear_instance_caches
 from .css_cache import check_stylesheet_internals
 from .environment import check_environment_internals, limit_environment
-from .gc_policy import relax_full_collections, restore
 from .hostkey import load_or_create_host_key
 from .input_gate import INPUT_WINDOW
 from .keys import check_parser_internals
@@ -73,7 +72,6 @@ class SSHFront:
         self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
-        self._gc_thresholds: tuple[int, int, int] | None = None  # to restore when the front closes
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -98,7 +96,6 @@ class SSHFront:
             keepalive_interval=settings.keepalive_interval,
             keepalive_count_max=settings.keepalive_count_max,
         )
-        self._gc_thresholds = relax_full_collections()
         log.info("SSH front listening on %s port %d", settings.bind, self.port)
 
     @property
@@ -121,9 +118,6 @@ class SSHFront:
                 task.cancel()
             if pending:
                 await asyncio.wait(pending, timeout=2)
-        if self._gc_thresholds is not None:
-            restore(self._gc_thresholds)
-            self._gc_thresholds = None
 
     # Sessions ------------------------------------------------------------------------------------------------
 
