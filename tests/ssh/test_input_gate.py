@@ -105,3 +105,22 @@ async def test_drop_notices_come_at_most_every_few_seconds():
     notices = [notice for notice in app.drops if notice is not None]
     assert len(app.drops) == 100
     assert len(notices) == 10  # 50 seconds of flood, one notice per NOTICE_INTERVAL
+
+
+async def test_an_app_that_fails_on_some_input_still_gets_the_next(caplog):
+    clock, app = FakeClock(), FakeApp()
+    failing = [True]
+    real_feed = app.feed
+
+    def feed(data: bytes) -> None:
+        if failing.pop() if failing else False:
+            raise RuntimeError("parser broke")
+        real_feed(data)
+
+    app.feed = feed  # type: ignore[method-assign]
+    gate = InputGate(clock=clock)
+    gate.attach(app)
+    gate.receive(b"a")
+    assert gate.queued == 0 and "could not be handed" in caplog.text
+    gate.receive(b"b")
+    assert app.fed == b"b"

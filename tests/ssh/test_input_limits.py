@@ -9,6 +9,7 @@ import time
 import asyncssh
 
 from nothanks_server.ssh import environment, server, session
+from nothanks_server.ssh.driver import MAX_UNFINISHED_INPUT
 from nothanks_server.ssh.environment import KEPT_VARIABLES, MAX_VALUE, SessionEnvironment
 from nothanks_server.ssh.input_gate import INPUT_WINDOW, InputGate
 
@@ -130,3 +131,19 @@ async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_fron
     assert front.running_apps == 2
     await flooder.close()
     await player.close()
+
+
+async def test_a_paste_that_never_ends_is_dropped_before_it_grows_large(start_front, monkeypatch):
+    # A generous budget, so that this test does not wait a minute for 64 KiB to get through the default one.
+    monkeypatch.setattr(session, "InputGate", lambda peer: InputGate(peer, rate=1e9, burst=1 << 20, max_queued=1 << 20))
+    front = await start_front()
+    client = await Flooder().connect(front.port)
+    await client.wait_for("No Thanks!")
+    await client.send(b"\x1b[200~")  # a bracketed paste starts ...
+    for _ in range(MAX_UNFINISHED_INPUT // 4096 + 2):
+        await client.send(b"x" * 4096)  # ... and never ends
+    await client.wait_for("Pasted text too long")
+    mark = len(client.output)
+    await client.send(b"z")  # a key again, not more of the paste
+    await client.wait_for("last: z", since=mark)
+    await client.close()

@@ -36,6 +36,11 @@ log = logging.getLogger(__name__)
 
 _TICK_MARGIN = 0.005  # seconds after the escape delay, so the parser's deadline has surely passed
 _KITTY_FLAGS = 0b1 | 0b1000 | 0b10000  # disambiguate escapes, report all keys as codes, report associated text
+# Characters the parser may take in without producing an event: a bracketed paste collects in the parser until
+# its end marker, so a client that opens a paste and never closes it would grow that buffer (within the input
+# budget: 1 KiB/s, 88 MB a day) for the life of the session. Past this, the paste is dropped and parsing restarts.
+MAX_UNFINISHED_INPUT = 64 * 1024
+TOO_LONG_NOTICE = "Pasted text too long: ignored."
 
 ENTER_SEQUENCES = (
     "\x1b[?1049h"  # alternate screen
@@ -93,6 +98,7 @@ class ChannelDriver(Driver):
         self._tick_handle: asyncio.TimerHandle | None = None
         self._input_enabled = False
         self._app_context: contextvars.Context | None = None
+        self._unfinished = 0  # characters parsed since the parser last produced an event
 
     @property
     def can_suspend(self) -> bool:
@@ -109,8 +115,16 @@ class ChannelDriver(Driver):
             self._app_context.run(self._parse, text)
 
     def _parse(self, text: str) -> None:
+        produced = False
         for event in self._parser.feed(text):
             self.process_message(event)
+            produced = True
+        self._unfinished = 0 if produced else self._unfinished + len(text)
+        if self._unfinished > MAX_UNFINISHED_INPUT:
+            log.info("dropping an unfinished paste of more than %d characters", MAX_UNFINISHED_INPUT)
+            self._reset_parser()
+            self._app.notify(TOO_LONG_NOTICE, severity="warning", markup=False)  # already in the app's context
+            return
         self._schedule_tick()
 
     def _schedule_tick(self) -> None:
@@ -141,14 +155,19 @@ class ChannelDriver(Driver):
 
     def input_dropped(self, notice: str | None) -> None:
         """Input was dropped mid-stream: start parsing afresh, and tell the player why when ``notice`` is given."""
+        self._reset_parser()
+        if notice is not None and self._input_enabled and self._app_context is not None:
+            self._app_context.run(self._app.notify, notice, severity="warning", markup=False)
+
+    def _reset_parser(self) -> None:
+        """Forget any half-parsed escape sequence or unfinished paste."""
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
         self._parser = SessionKeyParser()
         self._parser.terminal_size = self._size or terminal_size(0, 0)
+        self._unfinished = 0
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
-        if notice is not None and self._input_enabled and self._app_context is not None:
-            self._app_context.run(self._app.notify, notice, severity="warning", markup=False)
 
     def resize(self, width: int, height: int) -> None:
         """The client's window changed size."""

@@ -137,8 +137,13 @@ class InputGate:
             chunk = bytes(self._backlog[:size])
             del self._backlog[:size]
             self.in_flight += size
-            sink.feed(chunk)
-            if not sink.call_when_processed(lambda size=size: self._handled(size)):
+            try:
+                sink.feed(chunk)
+                waiting = sink.call_when_processed(lambda size=size: self._handled(size))
+            except Exception:
+                log.exception("the input of %s could not be handed to its app", self.peer)
+                waiting = False  # one bad chunk must not leave the session's input stuck for good
+            if not waiting:
                 self.in_flight -= size  # the app is closing: nothing will come back, nothing needs to
             sink = self._sink
 
