@@ -6,7 +6,7 @@ million key events, minutes of work) would stall every other session for as long
 input passes through an ``InputGate``:
 
 - a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
-  (50 keys/s, even as 20-byte kitty key sequences) and mouse clicks stay far inside it;
+  (50 keys/s is 650 B/s even as 13-byte kitty key sequences like shift+a's) and mouse clicks stay inside it;
 - a bounded queue: at most ``MAX_QUEUED_INPUT`` bytes accepted but not yet handled by the app, handed to the app
   ``INPUT_SLICE`` bytes at a time, the next slice only once the app has handled the previous one (a marker posted
   behind it comes back). The loop is never held by more than one slice of one session's keys.

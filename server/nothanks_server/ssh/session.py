@@ -55,7 +55,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._size = (0, 0)
         self._command: str | None = None
         self._driver: ChannelDriver | None = None
-        self.input = InputGate(peer)
+        self.input_gate = InputGate(peer)
         self._held_off: asyncio.TimerHandle | None = None  # resumes reading from a client that went over budget
         self._resuming = False  # resume_reading() is handing over what arrived while reading was paused
         self._dropped_while_resuming = False
@@ -96,7 +96,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._task = self._front.spawn(self._run(), name=f"ssh-session {self._peer}")
 
     def data_received(self, data: bytes, datatype: Any) -> None:
-        if self._gone or self.input.receive(data):
+        if self._gone or self.input_gate.receive(data):
             return
         if self._resuming:
             self._dropped_while_resuming = True  # take (and drop) the rest of what is buffered first
@@ -158,10 +158,10 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     def driver_started(self, driver: ChannelDriver) -> None:
         self._driver = driver
         driver.resize(*self._size)  # a window change may have come before the driver existed
-        self.input.attach(driver)  # with whatever was typed before the app was up
+        self.input_gate.attach(driver)  # with whatever was typed before the app was up
 
     def input_waiting(self) -> bool:
-        return self.input.waiting
+        return self.input_gate.waiting
 
     # The app --------------------------------------------------------------------------------------------------
 
@@ -206,7 +206,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._task = None
             self._driver = None
             self._app = None
-            self.input.detach()
+            self.input_gate.detach()
             if self._held_off is not None:
                 self._held_off.cancel()
                 self._held_off = None
@@ -234,7 +234,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
         self._gone = True
         self._driver = None
-        self.input.detach()
+        self.input_gate.detach()
         app = self._app
         if app is not None:
             app.exit()  # before it runs too: App.exit() marks it, and it then never starts
