@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from typing import Any
 
 import msgpack
@@ -99,3 +100,8 @@ class RawClient:
 
 def of_type(kind: str):
     return lambda frame: isinstance(frame, dict) and frame.get("type") == kind
+
+
+async def nothanks_process(*arguments: str, **options: Any) -> asyncio.subprocess.Process:
+    """``python -m nothanks_tui ARGUMENTS...`` as a real process (``options`` go to create_subprocess_exec)."""
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "nothanks_tui", *arguments, **options)

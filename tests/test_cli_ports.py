@@ -11,13 +11,12 @@ import os
 import pty
 import re
 import signal
-import sys
 
 import asyncssh
 
 from nothanks_tui.commands.net import hosting_lines
 
-from .net_helpers import WAIT, RawClient, of_type
+from .net_helpers import WAIT, RawClient, nothanks_process, of_type
 
 SSH_PORT = re.compile(r"ssh -p (\d+)")  # what scripts/bench_ssh.py looks for
 
@@ -43,21 +42,9 @@ def test_hosting_lines_name_the_given_ports():
 
 async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
     main, secondary = pty.openpty()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "nothanks_tui",
-        "host",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--ssh-port",
-        "0",
-        "--data-dir",
-        str(tmp_path / "data"),
-        "--players",
-        "2",
+    process = await nothanks_process(
+        "host", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0", "--data-dir", str(tmp_path / "data"),
+        "--players", "2",
         stdin=secondary,
         stdout=secondary,
         stderr=secondary,
@@ -100,19 +87,8 @@ async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
 
 
 async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tmp_path):
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "nothanks_tui",
-        "server",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--ssh-port",
-        "0",
-        "--data-dir",
-        str(tmp_path),
+    process = await nothanks_process(
+        "server", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0", "--data-dir", str(tmp_path),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
