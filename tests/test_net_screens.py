@@ -278,3 +278,30 @@ async def test_an_idle_lobby_does_not_redraw_its_list_but_shows_a_new_table():
         await screen.refresh_tables().wait()
         assert clears == [1] and rows.row_count == 1
     lobby.close()
+
+
+async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_after():
+    """Under a table for a whole game the lobby has no list to keep fresh (one poller per SSH player otherwise)."""
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        calls: list[str] = []
+
+        class RecordingTimer:
+            def pause(self) -> None:
+                calls.append("pause")
+
+            def resume(self) -> None:
+                calls.append("resume")
+
+        screen._refresh_timer = RecordingTimer()  # type: ignore[assignment]
+        await pilot.press("c")
+        await wait_for_screen(app, pilot, NewTableScreen)
+        assert calls == ["pause"]
+        await pilot.press("escape")
+        assert await wait_for_screen(app, pilot, LobbyScreen) is screen
+        await wait_until(pilot, lambda: calls == ["pause", "resume"])
+    lobby.close()

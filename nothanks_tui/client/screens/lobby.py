@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
@@ -68,6 +69,7 @@ class LobbyScreen(Screen[None]):
         self.join_hint = join_hint or []
         self.summaries: list[TableSummary] = []
         self._listed = False  # the table list has been drawn at least once
+        self._refresh_timer: Timer | None = None  # lists the tables again every REFRESH_SECONDS while on top
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -87,9 +89,15 @@ class LobbyScreen(Screen[None]):
         table = self.query_one("#tables", DataTable)
         table.add_columns("Table", "Players", "Status", "Seats")
         self.refresh_tables()
-        self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+        self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def on_screen_suspend(self) -> None:
+        if self._refresh_timer is not None:
+            self._refresh_timer.pause()  # under a table for a whole game: no list to keep fresh (one per SSH player)
 
     def on_screen_resume(self) -> None:
+        if self._refresh_timer is not None:
+            self._refresh_timer.resume()
         self.refresh_tables()  # back from a table: show the lobby as it is now
 
     def say(self, text: str) -> None:
