@@ -22,10 +22,6 @@ def default_host_key_path(data_dir: Path | None) -> Path:
     return Path(base) / "nothanks" / HOST_KEY_NAME
 
 
-
-
-
-
 def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)")
     group.add_argument(
