@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Where an SSH host's time goes while N sessions play: the tool behind docs/benchmarks.md, "SSH front, second pass".
+
+Runs a host (lobby and SSH front) in this process, sends N visitors at it from a separate process (the game
+script of tests/ssh/visitors.py: name, lobby, a 3-seat table with two bots, then playing on), waits until every
+table has started, and then watches the play phase only:
+
+- the host's CPU share, and event-loop lag (how late a 10 ms sleep wakes up: what every session waits for),
+- garbage collections per generation (count, total and longest pause), with the number of tracked objects,
+- optionally (``--profile``) a cProfile of the phase, sorted by cumulative time,
+- the visitors' key-to-update times.
+
+Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run.
+
+Run from the repository root: ``.venv/bin/python scripts/profile_ssh.py --sessions 50 [--profile]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import json
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.ssh.visitors is run as a module from the repository root
+
+from nothanks_server import Lobby, LobbySettings  # noqa: E402
+from nothanks_server.ssh import SSHFront, SSHSettings  # noqa: E402
+from nothanks_server.ssh.game import game_app_factory  # noqa: E402
+
+LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
+
+
+def report(text: str) -> None:
+    """Print to the real stdout: while session apps run, ``sys.stdout`` is redirected into logging."""
+    print(text, file=sys.__stdout__, flush=True)
+
+
+async def probe_loop_lag(lags: list[float]) -> None:
+    loop = asyncio.get_running_loop()
+    while True:
+        started = loop.time()
+        await asyncio.sleep(LAG_TICK)
+        lags.append(loop.time() - started - LAG_TICK)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+class CollectionTimer:
+    """Times every garbage collection through ``gc.callbacks``."""
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[float]] = {}
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.setdefault(info["generation"], []).append(time.perf_counter() - self._started)
+
+    def summary(self) -> str:
+        return ", ".join(
+            f"gen{generation}: {len(pauses)} in {1000 * sum(pauses):.0f} ms (longest {1000 * max(pauses):.0f} ms)"
+            for generation, pauses in sorted(self.pauses.items())
+        )
+
+
+async def run(sessions: int, play_seconds: float, profile: bool, top: int) -> None:
+    directory = Path(tempfile.mkdtemp())
+    lobby = Lobby(LobbySettings())
+    front = SSHFront(
+        SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10), game_app_factory(lobby)
+    )
+    await front.start()
+    visitors = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.ssh.visitors", "--port", str(front.port), "--sessions", str(sessions),
+        "--concurrency", str(sessions), "--script", "game", "--play-seconds", str(play_seconds),
+        cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+    )
+    arrived = time.perf_counter()
+    while sum(1 for table in lobby.tables() if table.started) < sessions:
+        await asyncio.sleep(0.05)
+    report(f"all {sessions} tables started {time.perf_counter() - arrived:.1f} s after the visitors set off")
+    report(f"objects tracked by the garbage collector: {len(gc.get_objects()):,}")
+
+    lags: list[float] = []
+    lag_probe = asyncio.ensure_future(probe_loop_lag(lags))
+    collections = CollectionTimer()
+    gc.callbacks.append(collections)
+    profiler = cProfile.Profile()
+    if profile:
+        profiler.enable()
+    cpu_before, wall_before = time.process_time(), time.perf_counter()
+    await asyncio.sleep(max(1.0, play_seconds - 4))  # the middle of the play phase
+    if profile:
+        profiler.disable()
+    cpu, wall = time.process_time() - cpu_before, time.perf_counter() - wall_before
+    gc.callbacks.remove(collections)
+    lag_probe.cancel()
+
+    report(f"play phase ({wall:.1f} s): host CPU {100 * cpu / wall:.0f} % of one core")
+    report(
+        f"event-loop lag: p50 {1000 * percentile(lags, 0.5):.1f} ms, p99 {1000 * percentile(lags, 0.99):.1f} ms, "
+        f"max {1000 * max(lags):.1f} ms"
+    )
+    report(f"garbage collections: {collections.summary() or 'none'}")
+    output, _ = await visitors.communicate()
+    result = json.loads(output.decode().strip().splitlines()[-1])
+    keys = [1000 * value for value in result["key_to_update"]]
+    report(
+        f"key-to-update over the whole play phase: p50 {percentile(keys, 0.5):.0f} ms, "
+        f"p99 {percentile(keys, 0.99):.0f} ms ({len(keys)} keys); failures: {result['failures'][:1] or 'none'}"
+    )
+    if profile:
+        pstats.Stats(profiler, stream=sys.__stdout__).sort_stats("cumulative").print_stats(top)
+    await front.close()
+    lobby.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--play-seconds", type=float, default=20.0)
+    parser.add_argument("--profile", action="store_true", help="cProfile the play phase (slows the host about 2x)")
+    parser.add_argument("--top", type=int, default=60, help="profile lines to print (60)")
+    parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
+    args = parser.parse_args()
+    if args.gc_thresholds:
+        gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))
+    asyncio.run(run(args.sessions, args.play_seconds, args.profile, args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
