@@ -105,9 +105,7 @@ class LobbyScreen(Screen[None]):
 
     @work(exclusive=True, group="lobby-refresh")
     async def refresh_tables(self) -> None:
-        # Only while on top: Textual counts the screen just below the top one as current too (it may show
-        # through), and redrawing the list under a table repainted that player's whole table screen every time.
-        if self.app.screen is not self:
+        if not self.is_current:  # (under a table it is not: NoThanksApp._background_screens)
             return
         try:
             summaries = await self.lobby.list_tables()

@@ -62,9 +62,13 @@ class TableView(Widget):
         """What the widget shows for ``self.table`` at its current size."""
         raise NotImplementedError
 
+    def draw_lines(self) -> list[Content]:
+        """``draw()`` as one ``Content`` per line."""
+        return self.draw().split("\n")
+
     def watch_table(self) -> None:
         size = self.content_region.size
-        new_lines = self.draw().split("\n")
+        new_lines = self.draw_lines()
         regions = self.changed_lines(new_lines) if size == self._lines_size else None
         self._lines, self._lines_size = new_lines, size
         if regions is None:
@@ -86,7 +90,7 @@ class TableView(Widget):
     def render_line(self, y: int) -> Strip:
         size = self.content_region.size
         if size != self._lines_size:  # resized (or first paint): draw again for this size
-            self._lines, self._lines_size = self.draw().split("\n"), size
+            self._lines, self._lines_size = self.draw_lines(), size
         style = self.visual_style
         line = self._lines[y] if y < len(self._lines) else Content("")
         if line.cell_length > size.width:
