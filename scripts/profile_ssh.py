@@ -10,7 +10,9 @@ table has started, and then watches the play phase only:
 - optionally (``--profile``) a cProfile of the phase, sorted by cumulative time,
 - the visitors' key-to-update times.
 
-Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run.
+Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run;
+``--no-freeze`` runs without the freezing collector (server/nothanks_server/ssh/collector.py) to compare; ``--objects
+N`` lists the N most common kinds of object the collector still walks.
 
 Run from the repository root: ``.venv/bin/python scripts/profile_ssh.py --sessions 50 [--profile]``.
 """
@@ -26,6 +28,7 @@ import pstats
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +36,7 @@ sys.path.insert(0, str(ROOT))  # tests.ssh.visitors is run as a module from the 
 
 from nothanks_server import Lobby, LobbySettings  # noqa: E402
 from nothanks_server.ssh import SSHFront, SSHSettings  # noqa: E402
+from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
@@ -76,23 +80,36 @@ class CollectionTimer:
         )
 
 
-async def run(sessions: int, play_seconds: float, profile: bool, top: int) -> None:
+async def run(
+    sessions: int, play_seconds: float, profile: bool, top: int, freeze: bool, objects: int, think: str
+) -> None:
     directory = Path(tempfile.mkdtemp())
     lobby = Lobby(LobbySettings())
     front = SSHFront(
-        SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10), game_app_factory(lobby)
+        SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10,
+                    freeze_objects=freeze),
+        game_app_factory(lobby),
     )
     await front.start()
+    blocks_at_start = sys.getallocatedblocks()
     visitors = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(front.port), "--sessions", str(sessions),
         "--concurrency", str(sessions), "--script", "game", "--play-seconds", str(play_seconds),
+        "--think", think,
         cwd=ROOT, stdout=asyncio.subprocess.PIPE,
     )
     arrived = time.perf_counter()
     while sum(1 for table in lobby.tables() if table.started) < sessions:
         await asyncio.sleep(0.05)
     report(f"all {sessions} tables started {time.perf_counter() - arrived:.1f} s after the visitors set off")
-    report(f"objects tracked by the garbage collector: {len(gc.get_objects()):,}")
+    report(
+        f"objects: {len(gc.get_objects()):,} walked by the collector, {gc.get_freeze_count():,} frozen; "
+        f"memory blocks: {sys.getallocatedblocks():,} ({blocks_at_start:,} at start)"
+    )
+    if objects:
+        counts = Counter(type(item).__qualname__ for item in gc.get_objects())
+        report("  most common: " + ", ".join(f"{name} {count:,}" for name, count in counts.most_common(objects)))
+    deep_before = len(PROCESS_COLLECTOR.deep_collections)
 
     lags: list[float] = []
     lag_probe = asyncio.ensure_future(probe_loop_lag(lags))
@@ -115,6 +132,13 @@ async def run(sessions: int, play_seconds: float, profile: bool, top: int) -> No
         f"max {1000 * max(lags):.1f} ms"
     )
     report(f"garbage collections: {collections.summary() or 'none'}")
+    if freeze:
+        deep = PROCESS_COLLECTOR.deep_collections[deep_before:]
+        report(
+            f"deep collections: {len(deep)}"
+            + "".join(f"; {item.reason} {1000 * item.seconds:.0f} ms" for item in deep)
+            + f"; frozen now {gc.get_freeze_count():,}"
+        )
     output, _ = await visitors.communicate()
     result = json.loads(output.decode().strip().splitlines()[-1])
     keys = [1000 * value for value in result["key_to_update"]]
@@ -134,11 +158,15 @@ def main() -> int:
     parser.add_argument("--play-seconds", type=float, default=20.0)
     parser.add_argument("--profile", action="store_true", help="cProfile the play phase (slows the host about 2x)")
     parser.add_argument("--top", type=int, default=60, help="profile lines to print (60)")
+    parser.add_argument("--think", default="0,0", help="MIN,MAX seconds each player thinks before a move (0,0)")
+    parser.add_argument("--no-freeze", action="store_true", help="without the freezing collector, to compare")
+    parser.add_argument("--objects", type=int, default=0, help="list the N most common kinds of walked object")
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
     args = parser.parse_args()
     if args.gc_thresholds:
         gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))
-    asyncio.run(run(args.sessions, args.play_seconds, args.profile, args.top))
+    freeze = not args.no_freeze
+    asyncio.run(run(args.sessions, args.play_seconds, args.profile, args.top, freeze, args.objects, args.think))
     return 0
 
 

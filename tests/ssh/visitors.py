@@ -3,7 +3,9 @@
 Used by the leak test (so the host's memory is measured without the clients in it) and by scripts/bench_ssh.py.
 Each visitor connects with a pty, waits for the first screen, plays its script and drops the connection. With
 ``--play-seconds`` the game script plays on once every visitor is seated, while ``--newcomers`` more visitors
-arrive one by one (see scripts/bench_ssh.py). Prints one JSON object: counts and timings in seconds
+arrive one by one (see scripts/bench_ssh.py). ``--think MIN,MAX`` makes each player wait a random time in that range
+(seconds) before each move, as people do; without it every visitor moves the instant its turn shows, so all tables
+move in lockstep (the worst case for the host). Prints one JSON object: counts and timings in seconds
 (first_frame, setup_key, key_to_update, newcomer_first_frame).
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import re
 import sys
 import time
@@ -73,7 +76,8 @@ def my_area(client: TerminalClient) -> tuple[str, ...]:
 class Crowd:
     """What the visitors of one run share: when everyone is seated, when to stop playing."""
 
-    def __init__(self, sessions: int) -> None:
+    def __init__(self, sessions: int, think: tuple[float, float] = (0.0, 0.0)) -> None:
+        self.think = think  # seconds a player waits before each move: (shortest, longest)
         self.unseated = sessions
         self.all_seated = asyncio.Event()
         self.stop_playing = asyncio.Event()
@@ -101,6 +105,10 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
         await client.wait_for(lambda: my_turn(client) or "Game over" in client.text(), timeout=120)
         if not my_turn(client):
             return  # the game is over
+        if crowd.think[1] > 0:
+            await asyncio.sleep(random.uniform(*crowd.think))  # the player's thinking time, not synchronisation
+            if crowd.stop_playing.is_set():
+                return
         before = my_area(client)
         chips = my_chips(client)
         started = time.perf_counter()
@@ -171,6 +179,7 @@ async def run(
     *,
     play_seconds: float = 0.0,
     newcomer_count: int = 0,
+    think: tuple[float, float] = (0.0, 0.0),
 ) -> dict[str, object]:
     """``sessions`` visitors in batches of ``concurrency`` that connect at once. With ``play_seconds`` (game
     script), the visitors of a batch play on for that long once all are seated, while ``newcomer_count``
@@ -185,7 +194,7 @@ async def run(
         hold.set()
 
     for start in range(0, sessions, concurrency):
-        crowd = Crowd(min(sessions, start + concurrency) - start)
+        crowd = Crowd(min(sessions, start + concurrency) - start, think)
         if not play_seconds:
             crowd.stop_playing.set()
 
@@ -226,11 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--raw", action="store_true", help="no terminal emulator: match the raw output (cheaper)")
     parser.add_argument("--play-seconds", type=float, default=0.0, help="game: play on this long once all are seated")
     parser.add_argument("--newcomers", type=int, default=0, help="game: visitors arriving one by one while all play")
+    parser.add_argument("--think", default="0,0", help="game: MIN,MAX seconds each player waits before a move (0,0)")
     args = parser.parse_args(argv)
+    shortest, longest = (float(part) for part in args.think.split(","))
     result = asyncio.run(
         run(
             args.port, args.sessions, args.concurrency, args.script, args.hold, not args.raw,
-            play_seconds=args.play_seconds, newcomer_count=args.newcomers,
+            play_seconds=args.play_seconds, newcomer_count=args.newcomers, think=(shortest, longest),
         )
     )
     print(json.dumps(result), flush=True)

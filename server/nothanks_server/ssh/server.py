@@ -25,6 +25,7 @@ import asyncssh
 from textual.app import App
 
 from .caches import check_instance_caches, clear_instance_caches
+from .collector import PROCESS_COLLECTOR
 from .css_cache import check_stylesheet_internals
 from .environment import check_environment_internals, limit_environment
 from .hostkey import load_or_create_host_key
@@ -32,6 +33,7 @@ from .input_gate import INPUT_WINDOW
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
 from .stdio import StdioGuard
+from .strip_cycles import prevent_strip_cycles
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ class SSHSettings:
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
+    freeze_objects: bool = True  # keep full garbage collections short (collector.py); off only to compare
 
 
 class SSHFront:
@@ -61,6 +64,7 @@ class SSHFront:
         check_instance_caches()
         check_stylesheet_internals()
         check_environment_internals()
+        prevent_strip_cycles()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()
@@ -72,6 +76,7 @@ class SSHFront:
         self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
+        self._collecting = False  # holds PROCESS_COLLECTOR between start() and close()
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -96,6 +101,9 @@ class SSHFront:
             keepalive_interval=settings.keepalive_interval,
             keepalive_count_max=settings.keepalive_count_max,
         )
+        if settings.freeze_objects:
+            PROCESS_COLLECTOR.acquire()
+            self._collecting = True
         log.info("SSH front listening on %s port %d", settings.bind, self.port)
 
     @property
@@ -118,6 +126,9 @@ class SSHFront:
                 task.cancel()
             if pending:
                 await asyncio.wait(pending, timeout=2)
+        if self._collecting:
+            self._collecting = False
+            PROCESS_COLLECTOR.release()
 
     # Sessions ------------------------------------------------------------------------------------------------
 
@@ -132,12 +143,16 @@ class SSHFront:
         self._running_apps.add(app)
         self._all_apps.add(app)
         self.stdio.app_starting()
+        if self._collecting:
+            PROCESS_COLLECTOR.session_started()
         self._changed.set()
 
     def app_finished(self, app: App[Any]) -> None:
         self._running_apps.discard(app)
         self.stdio.app_finished()
         clear_instance_caches()
+        if self._collecting:
+            PROCESS_COLLECTOR.session_ended()
         self._changed.set()
 
     async def wait_until(self, condition: Callable[[], bool], timeout: float) -> None:
@@ -154,7 +169,10 @@ class SSHFront:
 
     def live_apps(self) -> int:
         """Session apps still in memory after a full garbage collection (running ones included): a leak check."""
-        gc.collect()
+        if self._collecting:
+            PROCESS_COLLECTOR.collect_everything("leak check")  # frozen objects too
+        else:
+            gc.collect()
         return len(self._all_apps)
 
     async def live_apps_after_settling(self, timeout: float = 10.0) -> int:

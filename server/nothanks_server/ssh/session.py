@@ -9,6 +9,7 @@ before the app's driver exists waits there and is handed over when it starts.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 import sys
@@ -240,7 +241,11 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             app.exit()  # before it runs too: App.exit() marks it, and it then never starts
         task = self._task
         if task is not None and not task.done() and self._grace is None:
-            self._grace = asyncio.get_running_loop().call_later(EXIT_GRACE, self._cancel_stuck_app)
+            # An empty context: a cancelled timer stays in the loop's queue until its time, with its context, and
+            # the context this runs in may be an app's (holding it through Textual's context variables for 30 s).
+            self._grace = asyncio.get_running_loop().call_later(
+                EXIT_GRACE, self._cancel_stuck_app, context=contextvars.Context()
+            )
 
     def _cancel_stuck_app(self) -> None:
         self._grace = None

@@ -1,0 +1,195 @@
+"""The freezing collector: its policy against a fake ``gc``, and against the real one in a running SSH front."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+from nothanks_server.ssh.collector import PROCESS_COLLECTOR, CollectorSettings, FreezingCollector
+
+from .terminal_client import TerminalClient
+
+
+class FakeGC:
+    """Records what the collector asks of ``gc``; ``frozen`` is set on every freeze."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.frozen = asyncio.Event()
+        self.unfrozen = asyncio.Event()
+
+    def collect(self, generation: int = 2) -> int:
+        self.calls.append(f"collect({generation})")
+        return 0
+
+    def freeze(self) -> None:
+        self.calls.append("freeze")
+        self.frozen.set()
+
+    def unfreeze(self) -> None:
+        self.calls.append("unfreeze")
+        self.unfrozen.set()
+
+    def take(self) -> list[str]:
+        calls, self.calls = self.calls, []
+        return calls
+
+
+class Blocks:
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __call__(self) -> int:
+        return self.count
+
+
+def collector(blocks: Blocks, fake: FakeGC, **settings: float) -> FreezingCollector:
+    settings.setdefault("freeze_interval", 0)  # ticks by hand
+    return FreezingCollector(CollectorSettings(**settings), fake, blocks)  # type: ignore[arg-type]
+
+
+DEEP = ["unfreeze", "collect(2)", "freeze"]
+
+
+async def test_while_sessions_run_each_tick_collects_the_young_and_freezes_the_rest():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake)
+    subject.acquire()
+    assert fake.take() == ["freeze"]  # what existed before any session
+    subject.tick()
+    assert fake.take() == []  # no session, nothing frozen since: nothing to do
+    subject.session_started()
+    subject.tick()
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"] * 2
+
+
+async def test_a_deep_collection_once_memory_grew_by_a_quarter_and_by_the_minimum():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, growth=0.25, min_growth=100_000)
+    subject.acquire()
+    subject.session_started()
+    fake.take()
+    blocks.count = 1_249_999
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    blocks.count = 1_250_000
+    subject.tick()
+    assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "grown"
+    blocks.count = 1_300_000  # measured from what the deep collection left: 1,250,000
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+
+
+async def test_the_minimum_growth_holds_for_a_small_heap():
+    fake, blocks = FakeGC(), Blocks(100_000)
+    subject = collector(blocks, fake, growth=0.25, min_growth=250_000)
+    subject.acquire()
+    subject.session_started()
+    fake.take()
+    blocks.count = 349_999  # +250 % but under the minimum
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    blocks.count = 350_000
+    subject.tick()
+    assert fake.take() == DEEP
+
+
+async def test_an_idle_host_collects_deeply_once_then_rests():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake)
+    subject.acquire()
+    subject.session_started()
+    subject.tick()
+    subject.session_ended()
+    fake.take()
+    subject.tick()
+    assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "idle"
+    subject.tick()
+    subject.tick()
+    assert fake.take() == []
+
+
+async def test_a_deep_collection_at_the_tick_after_enough_sessions_ended():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, ended_sessions=3)
+    subject.acquire()
+    for _ in range(5):
+        subject.session_started()
+    subject.session_ended()
+    subject.session_ended()
+    fake.take()
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    subject.session_ended()
+    subject.tick()
+    assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "sessions ended"
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]  # the count starts again
+
+
+async def test_sessions_ending_faster_than_the_ticks_get_their_deep_collection_at_once():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, ended_sessions=3, freeze_interval=3600)
+    subject.acquire()
+    for _ in range(5):
+        subject.session_started()
+    fake.take()
+    for _ in range(3):
+        subject.session_ended()
+    await asyncio.wait_for(fake.unfrozen.wait(), timeout=10)
+    assert fake.take() == DEEP
+    subject.release()
+
+
+async def test_the_last_user_to_leave_unfreezes_everything():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake)
+    subject.acquire()
+    subject.acquire()
+    assert fake.take() == ["freeze"]
+    subject.release()
+    assert fake.take() == []
+    subject.release()
+    assert fake.take() == ["unfreeze"]
+    assert subject.collect_everything().reason == "asked"
+    assert fake.take() == ["unfreeze", "collect(2)"]  # no user: nothing is frozen again
+
+
+async def test_the_periodic_task_ticks_on_its_own_and_stops_with_the_last_user():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, freeze_interval=0.001)
+    subject.acquire()
+    subject.session_started()
+    fake.take()
+    fake.frozen.clear()
+    await asyncio.wait_for(fake.frozen.wait(), timeout=10)
+    assert fake.calls[:2] == ["collect(1)", "freeze"]
+    task = subject._task
+    assert task is not None
+    subject.release()
+    await asyncio.wait({task}, timeout=10)
+    assert task.cancelled()
+
+
+async def test_a_finished_session_frozen_while_it_ran_is_freed_once_the_host_is_idle(start_front, monkeypatch):
+    monkeypatch.setattr(PROCESS_COLLECTOR, "settings", CollectorSettings(freeze_interval=0))  # ticks by hand
+    front = await start_front()  # its collector: the process-wide one, with the real gc
+    client = await TerminalClient().connect(front.port, "frozen")
+    await client.wait_for("No Thanks!")
+    [app] = list(front._running_apps)
+    gone = weakref.ref(app)
+    del app
+    PROCESS_COLLECTOR.tick()  # a session runs: its app is frozen
+    await client.close()
+    await front.wait_until(lambda: front.running_apps == 0 and front.admitted == 0, timeout=30)
+    await asyncio.wait(set(front._tasks), timeout=30)  # the session's task has let go of it
+    gc.collect()
+    assert gone() is not None, "frozen objects are out of the ordinary collector's reach"
+    PROCESS_COLLECTOR.tick()  # idle now: a deep collection
+    assert gone() is None
+    assert PROCESS_COLLECTOR.deep_collections[-1].reason == "idle"
