@@ -7,7 +7,9 @@ at their normal pace of 0.8 s), then one visitors process (tests/ssh/visitors.py
 1. Burst: all N visitors connect at the same moment, each waits for its first screen, enters a name, creates a
    3-seat table in the lobby, adds two bots and starts (the worst case: N people arriving in the same instant).
 2. Play: once all N are seated, every visitor plays on for ``--play-seconds`` (No thanks! while it has chips,
-   else take) against its bots.
+   else take) against its bots. By default each moves the instant its turn shows, so all N tables move in
+   lockstep (the worst case); ``--think 0.3,1.5`` makes each player wait a random 0.3 to 1.5 s before each move,
+   as people do.
 3. Newcomers: during the play phase, ``--newcomers`` more visitors arrive one after another, each waiting for its
    first screen and leaving: what someone connecting to a host with N players sees.
 
@@ -80,12 +82,14 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
 
 
 def visitors(
-    port: int, sessions: int, script: str, hold: bool, play_seconds: float = 0.0, newcomers: int = 0
+    port: int, sessions: int, script: str, hold: bool, play_seconds: float = 0.0, newcomers: int = 0,
+    think: str = "0,0",
 ) -> subprocess.Popen[str]:
     command = [
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(port), "--sessions", str(sessions),
         "--concurrency", str(sessions), "--script", script,
         "--play-seconds", str(play_seconds), "--newcomers", str(newcomers),
+        "--think", think,
     ] + (["--hold"] if hold else []) + (["--raw"] if script == "probe" else [])
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
@@ -98,7 +102,7 @@ def finish(process: subprocess.Popen[str]) -> dict[str, object]:
     return result
 
 
-def measure(app: str, sessions: int, play_seconds: float, newcomers: int) -> dict[str, float]:
+def measure(app: str, sessions: int, play_seconds: float, newcomers: int, think: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         host, port = start_host(app, Path(directory))
         try:
@@ -106,7 +110,8 @@ def measure(app: str, sessions: int, play_seconds: float, newcomers: int) -> dic
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
-            crowd = visitors(port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers)
+            crowd = visitors(port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers,
+                              think=think)
             assert crowd.stdout is not None and crowd.stdin is not None
             ready = json.loads(crowd.stdout.readline())
             if ready.get("failures"):
@@ -152,18 +157,20 @@ def main() -> int:
     parser.add_argument("--app", choices=("game", "probe"), default="game")
     parser.add_argument("--play-seconds", type=float, default=20.0, help="length of the play phase (20)")
     parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
+    parser.add_argument("--think", default="0,0", help="MIN,MAX seconds a player waits before each move (0,0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
     if args.app == "probe":
         args.play_seconds, args.newcomers = 0.0, 0
     if not args.json:
-        print("times in ms, p50 / p99; (n) = samples")
+        pace = "lockstep" if args.think in ("0", "0,0") else f"players think {args.think} s"
+        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}")
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
             f" {'play key':>13} {'(n)':>6} | {'host CPU':>8} {'visitors':>8}"
         )
     for count in (int(text) for text in args.sessions.split(",")):
-        row = measure(args.app, count, args.play_seconds, args.newcomers)
+        row = measure(args.app, count, args.play_seconds, args.newcomers, args.think)
         if args.json:
             print(json.dumps(row), flush=True)
         else:

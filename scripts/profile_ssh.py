@@ -40,6 +40,7 @@ from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
+NEWCOMERS = 0  # --newcomers: visitors arriving one by one during the play phase
 
 
 def report(text: str) -> None:
@@ -95,7 +96,7 @@ async def run(
     visitors = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(front.port), "--sessions", str(sessions),
         "--concurrency", str(sessions), "--script", "game", "--play-seconds", str(play_seconds),
-        "--think", think,
+        "--think", think, "--newcomers", str(NEWCOMERS),
         cwd=ROOT, stdout=asyncio.subprocess.PIPE,
     )
     arrived = time.perf_counter()
@@ -109,7 +110,7 @@ async def run(
     if objects:
         counts = Counter(type(item).__qualname__ for item in gc.get_objects())
         report("  most common: " + ", ".join(f"{name} {count:,}" for name, count in counts.most_common(objects)))
-    deep_before = len(PROCESS_COLLECTOR.deep_collections)
+    deep_before = PROCESS_COLLECTOR.deep_collection_count
 
     lags: list[float] = []
     lag_probe = asyncio.ensure_future(probe_loop_lag(lags))
@@ -133,9 +134,10 @@ async def run(
     )
     report(f"garbage collections: {collections.summary() or 'none'}")
     if freeze:
-        deep = PROCESS_COLLECTOR.deep_collections[deep_before:]
+        new = PROCESS_COLLECTOR.deep_collection_count - deep_before
+        deep = PROCESS_COLLECTOR.deep_collections[-new:] if new else []
         report(
-            f"deep collections: {len(deep)}"
+            f"deep collections: {new}"
             + "".join(f"; {item.reason} {1000 * item.seconds:.0f} ms" for item in deep)
             + f"; frozen now {gc.get_freeze_count():,}"
         )
@@ -146,6 +148,9 @@ async def run(
         f"key-to-update over the whole play phase: p50 {percentile(keys, 0.5):.0f} ms, "
         f"p99 {percentile(keys, 0.99):.0f} ms ({len(keys)} keys); failures: {result['failures'][:1] or 'none'}"
     )
+    if result["newcomer_first_frame"]:
+        firsts = [1000 * value for value in result["newcomer_first_frame"]]
+        report("newcomers' first frame: " + ", ".join(f"{value:.0f}" for value in firsts) + " ms")
     if profile:
         pstats.Stats(profiler, stream=sys.__stdout__).sort_stats("cumulative").print_stats(top)
     await front.close()
@@ -162,7 +167,10 @@ def main() -> int:
     parser.add_argument("--no-freeze", action="store_true", help="without the freezing collector, to compare")
     parser.add_argument("--objects", type=int, default=0, help="list the N most common kinds of walked object")
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
+    parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
     args = parser.parse_args()
+    global NEWCOMERS
+    NEWCOMERS = args.newcomers
     if args.gc_thresholds:
         gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))
     freeze = not args.no_freeze

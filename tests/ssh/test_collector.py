@@ -132,6 +132,22 @@ async def test_a_deep_collection_at_the_tick_after_enough_sessions_ended():
     assert fake.take() == ["collect(1)", "freeze"]  # the count starts again
 
 
+async def test_a_busy_host_waits_for_a_quarter_of_its_sessions_to_end():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, ended_sessions=3)
+    subject.acquire()
+    for _ in range(60):
+        subject.session_started()
+    for _ in range(11):
+        subject.session_ended()  # 49 still running: 12 must end
+    fake.take()
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    subject.session_ended()
+    subject.tick()
+    assert fake.take() == DEEP
+
+
 async def test_sessions_ending_faster_than_the_ticks_get_their_deep_collection_at_once():
     fake, blocks = FakeGC(), Blocks(1_000_000)
     subject = collector(blocks, fake, ended_sessions=3, freeze_interval=3600)

@@ -152,16 +152,24 @@ async def visit(
     await client.close()
 
 
-async def newcomers(port: int, count: int, script: str, timings: dict[str, list[float]], emulate: bool) -> None:
+async def newcomers(
+    port: int, count: int, script: str, timings: dict[str, list[float]], emulate: bool, spread_over: float = 0.0
+) -> None:
     """One visitor at a time connects, waits for its first screen and leaves: the first frame a newcomer sees
-    while the crowd plays."""
+    while the crowd plays. With ``spread_over`` (seconds), the arrivals are spaced evenly over that time (the
+    play phase), not all at its start, when every table makes its first move at once."""
     first_screen, _ = SCRIPTS[script]
+    loop = asyncio.get_running_loop()
+    began = loop.time()
 
     async def arrive(client: TerminalClient, index: int) -> None:
         await client.connect(port, f"newcomer{index}")
         await client.wait_for(first_screen, timeout=120)
 
     for index in range(count):
+        due = began + (index + 1) * spread_over / (count + 1)
+        if due > loop.time():
+            await asyncio.sleep(due - loop.time())  # the arrival schedule, not a wait for anything
         client = TerminalClient(emulate=emulate)
         started = time.perf_counter()
         await asyncio.wait_for(arrive(client, index), timeout=120)  # connect and first screen, however slow
@@ -208,11 +216,12 @@ async def run(
         batch = [asyncio.ensure_future(one(index)) for index in range(start, min(sessions, start + concurrency))]
         if play_seconds:
             await crowd.all_seated.wait()
+            playing = asyncio.ensure_future(asyncio.sleep(play_seconds))  # the benchmark's playing time
             try:
-                await newcomers(port, newcomer_count, script, timings, emulate)
+                await newcomers(port, newcomer_count, script, timings, emulate, spread_over=play_seconds)
             except Exception as error:
                 failures.append(f"newcomer: {type(error).__name__}: {str(error)[:300]}")
-            await asyncio.sleep(play_seconds)  # the crowd plays on for this long: the benchmark's playing time
+            await playing  # the crowd plays on for at least play_seconds, and until the last newcomer is done
             crowd.stop_playing.set()
         if hold_all:
             # every visitor of this batch connected and played (or failed): report, then let them go together

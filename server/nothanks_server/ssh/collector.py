@@ -14,11 +14,14 @@ a *deep* collection (``gc.unfreeze``, a full collection, freeze again). A deep c
 full one used to, so it runs only when it is cheap or needed:
 
 - when no session is running (nobody waits), if anything was frozen since the last one;
-- when ``ended_sessions`` sessions have ended since the last one (a finished session's app is garbage in cycles,
-  about 2.5 MiB of it for a player who sat at a table);
+- when sessions have ended since the last one, as many as a quarter of those running now and at least
+  ``ended_sessions`` (a finished session's app is garbage in cycles, about 2.5 MiB of it for a player who sat at
+  a table; the pause grows with the sessions running, so a busy host waits for more garbage before paying it);
 - when the process's allocated memory blocks (``sys.getallocatedblocks``, cheap to read, unlike the frozen count)
-  have grown by a quarter since the last deep collection, and by at least ``min_growth`` blocks: the rule Python
-  applies to its own old generation, so garbage stays a bounded share of the heap.
+  have grown by half since the last deep collection, and by at least ``min_growth`` blocks: a backstop for
+  garbage of any other kind (dismissed dialogs, screens left), so it stays a bounded share of the heap. Python's
+  own rule for its old generation is a quarter; half means fewer pauses while a host fills up with players (its
+  heap grows with every arrival, which is not garbage) for at most half again the memory.
 
 One collector serves the whole process (the heap is process-wide): every SSH front ``acquire``s it on start and
 ``release``s it on close; the last release unfreezes everything.
@@ -50,9 +53,9 @@ class GarbageCollector(Protocol):
 @dataclass(frozen=True)
 class CollectorSettings:
     freeze_interval: float = 2.0  # seconds between freezes while sessions run
-    growth: float = 0.25  # deep collection once allocated blocks grew by this share since the last one
+    growth: float = 0.5  # deep collection once allocated blocks grew by this share since the last one
     min_growth: int = 100_000  # ... and by at least this many blocks (about four sessions, 10 MiB)
-    ended_sessions: int = 8  # deep collection once this many sessions ended since the last one
+    ended_sessions: int = 8  # deep collection once this many sessions (or a quarter of those running) ended
 
 
 @dataclass
@@ -80,10 +83,12 @@ class FreezingCollector:
         self._users = 0
         self._sessions = 0
         self._ended_since_deep = 0
+        self._deep_soon = False  # a deep collection is scheduled to run as soon as the loop is free
         self._blocks_after_deep = 0
         self._frozen_since_deep = False
         self._task: asyncio.Task[None] | None = None
-        self.deep_collections: list[DeepCollection] = []
+        self.deep_collections: list[DeepCollection] = []  # the last 20
+        self.deep_collection_count = 0  # since the process started
 
     # Who uses it ---------------------------------------------------------------------------------------------
 
@@ -113,12 +118,17 @@ class FreezingCollector:
     def session_ended(self) -> None:
         self._sessions = max(0, self._sessions - 1)
         self._ended_since_deep += 1
-        if self._ended_since_deep == self.settings.ended_sessions and self._task is not None:
+        if self._enough_ended() and self._task is not None and not self._deep_soon:
             # soon, not at the next tick: sessions can come and go faster than the ticks
+            self._deep_soon = True
             asyncio.get_running_loop().call_soon(self._collect_if_still_due, context=contextvars.Context())
 
+    def _enough_ended(self) -> bool:
+        return self._ended_since_deep >= max(self.settings.ended_sessions, self._sessions // 4)
+
     def _collect_if_still_due(self) -> None:
-        if self._users and self._ended_since_deep >= self.settings.ended_sessions:
+        self._deep_soon = False
+        if self._users and self._enough_ended():
             self.collect_everything("sessions ended")
 
     # Policy --------------------------------------------------------------------------------------------------
@@ -129,7 +139,7 @@ class FreezingCollector:
             if self._frozen_since_deep:
                 self.collect_everything("idle")
             return
-        if self._ended_since_deep >= self.settings.ended_sessions:
+        if self._enough_ended():
             self.collect_everything("sessions ended")
             return
         grown = self._allocated_blocks() - self._blocks_after_deep
@@ -154,6 +164,7 @@ class FreezingCollector:
         done = DeepCollection(reason, before, self._blocks_after_deep, time.perf_counter() - started)
         self.deep_collections.append(done)
         del self.deep_collections[:-20]
+        self.deep_collection_count += 1
         log.info(
             "deep garbage collection (%s): %d allocated blocks before, %d after, %.0f ms",
             reason, done.blocks_before, done.blocks_after, 1000 * done.seconds,
