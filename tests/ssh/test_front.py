@@ -15,6 +15,7 @@ import pytest
 from nothanks_server.ssh import SSHPlayer, load_or_create_host_key
 from nothanks_server.ssh.driver import LEAVE_SEQUENCES
 from nothanks_server.ssh.session import NO_PTY_MESSAGE
+from nothanks_server.ssh.terminal import MAX_SIZE
 
 from .probe_app import ProbeApp
 from .terminal_client import TerminalClient
@@ -65,6 +66,17 @@ async def test_zero_size_pty_gets_80x24(start_front):
     front = await start_front()
     client = await TerminalClient(80, 24).connect(front.port, size=(0, 0))
     await client.wait_for("size: 80x24")
+    await client.close()
+
+
+async def test_a_huge_terminal_is_drawn_at_the_largest_size_we_draw(start_front):
+    front = await start_front()
+    client = await TerminalClient(*MAX_SIZE).connect(front.port, size=(100_000, 100_000))
+    await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
+    client.chan.change_terminal_size(60, 20)  # the requests only: the emulated screen stays at MAX_SIZE
+    await client.wait_for("size: 60x20")
+    client.chan.change_terminal_size(2**31 - 1, 500)
+    await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
     await client.close()
 
 

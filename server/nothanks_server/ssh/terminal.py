@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from rich.console import Console
 
 DEFAULT_SIZE = (80, 24)
+MAX_SIZE = (400, 150)  # a 4K screen with a small font is about 380x100; beyond this a size is only a way to make
+# the host draw (and keep) a screen of millions of cells for one player: it is cut down to this
 _TRUECOLOR_TERMS = ("truecolor", "24bit", "direct", "kitty", "wezterm", "alacritty", "foot", "ghostty", "iterm")
 
 
@@ -34,9 +36,14 @@ def color_system_for(term: str | None, environment: Mapping[str, str] | None = N
 
 
 def terminal_size(width: int, height: int) -> tuple[int, int]:
-    """The size to draw at: the client's, or 80x24 when it reports 0 (``ssh -tt`` without a local terminal)."""
+    """The size to draw at: the client's, 80x24 when it reports 0 (``ssh -tt`` without a local terminal), and at
+    most ``MAX_SIZE``."""
     default_width, default_height = DEFAULT_SIZE
-    return (width if width > 0 else default_width, height if height > 0 else default_height)
+    max_width, max_height = MAX_SIZE
+    return (
+        min(width, max_width) if width > 0 else default_width,
+        min(height, max_height) if height > 0 else default_height,
+    )
 
 
 class _Discard:
