@@ -40,6 +40,7 @@ from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
+SORT = "cumulative"
 NEWCOMERS = 0  # --newcomers: visitors arriving one by one during the play phase
 
 
@@ -152,7 +153,7 @@ async def run(
         firsts = [1000 * value for value in result["newcomer_first_frame"]]
         report("newcomers' first frame: " + ", ".join(f"{value:.0f}" for value in firsts) + " ms")
     if profile:
-        pstats.Stats(profiler, stream=sys.__stdout__).sort_stats("cumulative").print_stats(top)
+        pstats.Stats(profiler, stream=sys.__stdout__).sort_stats(SORT).print_stats(top)
     await front.close()
     lobby.close()
 
@@ -167,10 +168,11 @@ def main() -> int:
     parser.add_argument("--no-freeze", action="store_true", help="without the freezing collector, to compare")
     parser.add_argument("--objects", type=int, default=0, help="list the N most common kinds of walked object")
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
+    parser.add_argument("--sort", default="cumulative", help="profile order: cumulative (default) or tottime")
     parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
     args = parser.parse_args()
-    global NEWCOMERS
-    NEWCOMERS = args.newcomers
+    global NEWCOMERS, SORT
+    NEWCOMERS, SORT = args.newcomers, args.sort
     if args.gc_thresholds:
         gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))
     freeze = not args.no_freeze

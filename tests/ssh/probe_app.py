@@ -36,9 +36,12 @@ class ProbeApp(App[None]):
         yield Static(f"name: {self.player.suggested_name}", id="name", markup=False)
         yield Static("size: ?", id="size")
         yield Static("last: -", id="last")
+        yield Static("resizes: 0", id="resizes")
 
     def on_resize(self, event: events.Resize) -> None:
+        self.resizes = getattr(self, "resizes", 0) + 1
         self.query_one("#size", Static).update(f"size: {event.size.width}x{event.size.height}")
+        self.query_one("#resizes", Static).update(f"resizes: {self.resizes}")
 
     def on_key(self, event: events.Key) -> None:
         self.query_one("#last", Static).update(f"last: {event.key}")

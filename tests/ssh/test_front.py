@@ -14,7 +14,7 @@ import pytest
 
 from nothanks_server.ssh import SSHPlayer, load_or_create_host_key
 from nothanks_server.ssh.driver import LEAVE_SEQUENCES
-from nothanks_server.ssh.session import NO_PTY_MESSAGE
+from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL
 from nothanks_server.ssh.terminal import MAX_SIZE
 
 from .probe_app import ProbeApp
@@ -77,6 +77,25 @@ async def test_a_huge_terminal_is_drawn_at_the_largest_size_we_draw(start_front)
     await client.wait_for("size: 60x20")
     client.chan.change_terminal_size(2**31 - 1, 500)
     await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
+    await client.close()
+
+
+async def test_a_flood_of_window_changes_reaches_the_app_as_a_few_sizes_ending_with_the_last(start_front):
+    front = await start_front()
+    client = await TerminalClient(*MAX_SIZE).connect(front.port)
+    await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
+    [app] = list(front._running_apps)
+    before = app.resizes
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for step in range(60):  # a window being dragged: a new size every 10 ms for 0.6 s
+        client.chan.change_terminal_size(60 + step % 40, 20 + step % 10)
+        await asyncio.sleep(0.01)  # the pace of the drag, not a wait for anything
+    client.chan.change_terminal_size(99, 33)
+    await client.wait_for("size: 99x33")
+    elapsed = loop.time() - started
+    allowed = 2 + int(elapsed / RESIZE_INTERVAL)  # one at once, then at most one per interval
+    assert app.resizes - before <= allowed, f"{app.resizes - before} layouts in {elapsed:.2f} s"
     await client.close()
 
 

@@ -39,6 +39,8 @@ NO_PTY_MESSAGE = (
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
 EXIT_GRACE = 30.0  # seconds an app gets to finish after its client went away, before it is cancelled
+RESIZE_INTERVAL = 0.2  # seconds between two window sizes passed to the app: each costs a whole new layout and
+# screen, and a window being dragged (or a hostile client) sends dozens a second; the last size always arrives
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 
@@ -65,6 +67,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._closed = False
         self._gone = False  # the client left (EOF, disconnect, or it stopped reading)
         self._grace: asyncio.TimerHandle | None = None  # cancels an app still running long after its client left
+        self._resized_at = float("-inf")  # loop time the app was last given a window size
+        self._pending_resize: asyncio.TimerHandle | None = None  # gives it the latest size once the interval is over
 
     # asyncssh callbacks ---------------------------------------------------------------------------------------
 
@@ -129,8 +133,20 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self._size = (width, height)
+        if self._driver is None or self._pending_resize is not None:
+            return  # the driver takes the size when it starts; a pending resize will take the latest
+        loop = asyncio.get_running_loop()
+        wait = self._resized_at + RESIZE_INTERVAL - loop.time()
+        if wait <= 0:
+            self._apply_resize()
+        else:
+            self._pending_resize = loop.call_later(wait, self._apply_resize, context=contextvars.Context())
+
+    def _apply_resize(self) -> None:
+        self._pending_resize = None
+        self._resized_at = asyncio.get_running_loop().time()
         if self._driver is not None:
-            self._driver.resize(width, height)
+            self._driver.resize(*self._size)
 
     def eof_received(self) -> bool:
         self._client_gone()
@@ -211,6 +227,9 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             if self._held_off is not None:
                 self._held_off.cancel()
                 self._held_off = None
+            if self._pending_resize is not None:
+                self._pending_resize.cancel()
+                self._pending_resize = None
             chan = self._chan
             if not self._closed and chan is not None and not chan.is_closing():
                 if status:
