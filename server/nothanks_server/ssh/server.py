@@ -33,7 +33,7 @@ from .input_gate import INPUT_WINDOW
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
 from .stdio import StdioGuard
-from .strip_cycles import prevent_strip_cycles
+from .strips import install_strip_fixes
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class SSHFront:
         check_instance_caches()
         check_stylesheet_internals()
         check_environment_internals()
-        prevent_strip_cycles()
+        install_strip_fixes()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()
