@@ -83,6 +83,29 @@ async def test_a_deep_collection_once_memory_grew_by_a_quarter_and_by_the_minimu
     assert fake.take() == ["collect(1)", "freeze"]
 
 
+async def test_players_arriving_are_not_mistaken_for_garbage():
+    fake, blocks = FakeGC(), Blocks(1_000_000)
+    subject = collector(blocks, fake, growth=0.5, min_growth=100_000)
+    subject.acquire()
+    for _ in range(10):
+        subject.session_started()
+    blocks.count = 1_200_000
+    subject.collect_everything()  # measures 20,000 live blocks per running session
+    fake.take()
+    for _ in range(10):
+        subject.session_started()
+    blocks.count = 1_400_000  # ten more players' worth: expected
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    blocks.count = 1_400_000 + 699_999  # beyond that, half the expected 1,400,000: not yet
+    subject.tick()
+    assert fake.take() == ["collect(1)", "freeze"]
+    blocks.count = 1_400_000 + 700_000
+    subject.tick()
+    assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "grown"
+
+
 async def test_the_minimum_growth_holds_for_a_small_heap():
     fake, blocks = FakeGC(), Blocks(100_000)
     subject = collector(blocks, fake, growth=0.25, min_growth=250_000)

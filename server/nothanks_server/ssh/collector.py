@@ -18,10 +18,10 @@ full one used to, so it runs only when it is cheap or needed:
   ``ended_sessions`` (a finished session's app is garbage in cycles, about 2.5 MiB of it for a player who sat at
   a table; the pause grows with the sessions running, so a busy host waits for more garbage before paying it);
 - when the process's allocated memory blocks (``sys.getallocatedblocks``, cheap to read, unlike the frozen count)
-  have grown by half since the last deep collection, and by at least ``min_growth`` blocks: a backstop for
-  garbage of any other kind (dismissed dialogs, screens left), so it stays a bounded share of the heap. Python's
-  own rule for its old generation is a quarter; half means fewer pauses while a host fills up with players (its
-  heap grows with every arrival, which is not garbage) for at most half again the memory.
+  have grown, beyond what the sessions that arrived since account for, by half of the expected live heap (and by
+  at least ``min_growth`` blocks): a backstop for garbage of any other kind (dismissed dialogs, screens left),
+  so it stays a bounded share of the heap. What a session accounts for is measured at each deep collection (the
+  live blocks per running session), so a host filling up with players is not mistaken for one making garbage.
 
 One collector serves the whole process (the heap is process-wide): every SSH front ``acquire``s it on start and
 ``release``s it on close; the last release unfreezes everything.
@@ -85,6 +85,9 @@ class FreezingCollector:
         self._ended_since_deep = 0
         self._deep_soon = False  # a deep collection is scheduled to run as soon as the loop is free
         self._blocks_after_deep = 0
+        self._blocks_at_start = 0  # allocated blocks when the first user acquired the collector
+        self._sessions_at_deep = 0
+        self._blocks_per_session = 0.0  # live blocks per running session, measured at the last deep collection
         self._frozen_since_deep = False
         self._task: asyncio.Task[None] | None = None
         self.deep_collections: list[DeepCollection] = []  # the last 20
@@ -97,7 +100,8 @@ class FreezingCollector:
         self._users += 1
         if self._users == 1:
             self._gc.freeze()  # what exists before any session (imports, the lobby) never needs walking again
-            self._blocks_after_deep = self._allocated_blocks()
+            self._blocks_after_deep = self._blocks_at_start = self._allocated_blocks()
+            self._sessions_at_deep = self._sessions
             self._frozen_since_deep = False
             if self.settings.freeze_interval > 0:
                 self._task = asyncio.get_running_loop().create_task(self._run(), name="freezing collector")
@@ -142,8 +146,10 @@ class FreezingCollector:
         if self._enough_ended():
             self.collect_everything("sessions ended")
             return
-        grown = self._allocated_blocks() - self._blocks_after_deep
-        if grown >= max(self.settings.min_growth, self.settings.growth * self._blocks_after_deep):
+        arrived = max(0, self._sessions - self._sessions_at_deep) * self._blocks_per_session
+        unexplained = self._allocated_blocks() - self._blocks_after_deep - arrived
+        expected = self._blocks_after_deep + arrived
+        if unexplained >= max(self.settings.min_growth, self.settings.growth * expected):
             self.collect_everything("grown")
             return
         self._gc.collect(1)  # young garbage is found cheaply now rather than frozen
@@ -159,6 +165,9 @@ class FreezingCollector:
         if self._users:
             self._gc.freeze()
         self._blocks_after_deep = self._allocated_blocks()
+        self._sessions_at_deep = self._sessions
+        if self._sessions:
+            self._blocks_per_session = max(0, self._blocks_after_deep - self._blocks_at_start) / self._sessions
         self._frozen_since_deep = False
         self._ended_since_deep = 0
         done = DeepCollection(reason, before, self._blocks_after_deep, time.perf_counter() - started)
