@@ -52,6 +52,17 @@ def collector(blocks: Blocks, fake: FakeGC, **settings: float) -> FreezingCollec
 DEEP = ["unfreeze", "collect(2)", "freeze"]
 
 
+def running(sessions: int, blocks: int = 1_000_000, **settings: float) -> tuple[FreezingCollector, FakeGC, Blocks]:
+    """A collector in use with ``sessions`` sessions running, its calls so far forgotten."""
+    fake, counter = FakeGC(), Blocks(blocks)
+    subject = collector(counter, fake, **settings)
+    subject.acquire()
+    for _ in range(sessions):
+        subject.session_started()
+    fake.take()
+    return subject, fake, counter
+
+
 async def test_while_sessions_run_each_tick_collects_the_young_and_freezes_the_rest():
     fake, blocks = FakeGC(), Blocks(1_000_000)
     subject = collector(blocks, fake)
@@ -66,11 +77,7 @@ async def test_while_sessions_run_each_tick_collects_the_young_and_freezes_the_r
 
 
 async def test_a_deep_collection_once_memory_grew_by_a_quarter_and_by_the_minimum():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, growth=0.25, min_growth=100_000)
-    subject.acquire()
-    subject.session_started()
-    fake.take()
+    subject, fake, blocks = running(1, growth=0.25, min_growth=100_000)
     blocks.count = 1_249_999
     subject.tick()
     assert fake.take() == ["collect(1)", "freeze"]
@@ -84,11 +91,7 @@ async def test_a_deep_collection_once_memory_grew_by_a_quarter_and_by_the_minimu
 
 
 async def test_players_arriving_are_not_mistaken_for_garbage():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, growth=0.5, min_growth=100_000)
-    subject.acquire()
-    for _ in range(10):
-        subject.session_started()
+    subject, fake, blocks = running(10, growth=0.5, min_growth=100_000)
     blocks.count = 1_200_000
     subject.collect_everything()  # measures 20,000 live blocks per running session
     fake.take()
@@ -107,11 +110,7 @@ async def test_players_arriving_are_not_mistaken_for_garbage():
 
 
 async def test_the_minimum_growth_holds_for_a_small_heap():
-    fake, blocks = FakeGC(), Blocks(100_000)
-    subject = collector(blocks, fake, growth=0.25, min_growth=250_000)
-    subject.acquire()
-    subject.session_started()
-    fake.take()
+    subject, fake, blocks = running(1, 100_000, growth=0.25, min_growth=250_000)
     blocks.count = 349_999  # +250 % but under the minimum
     subject.tick()
     assert fake.take() == ["collect(1)", "freeze"]
@@ -137,11 +136,7 @@ async def test_an_idle_host_collects_deeply_once_then_rests():
 
 
 async def test_a_deep_collection_at_the_tick_after_enough_sessions_ended():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, ended_sessions=3)
-    subject.acquire()
-    for _ in range(5):
-        subject.session_started()
+    subject, fake, _blocks = running(5, ended_sessions=3)
     subject.session_ended()
     subject.session_ended()
     fake.take()
@@ -156,11 +151,7 @@ async def test_a_deep_collection_at_the_tick_after_enough_sessions_ended():
 
 
 async def test_a_busy_host_waits_for_a_quarter_of_its_sessions_to_end():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, ended_sessions=3)
-    subject.acquire()
-    for _ in range(60):
-        subject.session_started()
+    subject, fake, _blocks = running(60, ended_sessions=3)
     for _ in range(11):
         subject.session_ended()  # 49 still running: 12 must end
     fake.take()
@@ -172,11 +163,7 @@ async def test_a_busy_host_waits_for_a_quarter_of_its_sessions_to_end():
 
 
 async def test_sessions_ending_faster_than_the_ticks_get_their_deep_collection_at_once():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, ended_sessions=3, freeze_interval=3600)
-    subject.acquire()
-    for _ in range(5):
-        subject.session_started()
+    subject, fake, _blocks = running(5, ended_sessions=3, freeze_interval=3600)
     fake.take()
     for _ in range(3):
         subject.session_ended()
@@ -200,11 +187,7 @@ async def test_the_last_user_to_leave_unfreezes_everything():
 
 
 async def test_the_periodic_task_ticks_on_its_own_and_stops_with_the_last_user():
-    fake, blocks = FakeGC(), Blocks(1_000_000)
-    subject = collector(blocks, fake, freeze_interval=0.001)
-    subject.acquire()
-    subject.session_started()
-    fake.take()
+    subject, fake, _blocks = running(1, freeze_interval=0.001)
     fake.frozen.clear()
     await asyncio.wait_for(fake.frozen.wait(), timeout=10)
     assert fake.calls[:2] == ["collect(1)", "freeze"]
