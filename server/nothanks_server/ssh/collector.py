@@ -115,6 +115,8 @@ class FreezingCollector:
                 self._task = None
             self._gc.unfreeze()
             self._sessions = 0
+            self._ended_since_deep = 0
+            self._frozen_since_deep = False
 
     def session_started(self) -> None:
         self._sessions += 1

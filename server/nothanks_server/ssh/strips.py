@@ -1,6 +1,6 @@
 """Textual's rendered lines (``Strip``), made cheap to keep for a host that runs many session apps in one heap.
 
-Two changes, both process-wide, both invisible to an ordinary app (the results are the same objects' equals):
+Two changes, both process-wide, both invisible to an ordinary app (every result equals Textual's own):
 
 **No self-reference from ``divide``.** Textual's compositor cuts every line it paints with ``Strip.divide``. When
 the only cut is the line's own end (the usual case: one widget across the width of a region), ``divide`` returns
@@ -10,10 +10,10 @@ sessions that was about 12,000 objects a second for the collector (measured with
 wrapped ``divide`` returns a fresh ``[self]`` in that one case and hands every other call to Textual's method.
 
 **Caches made on first use.** Every ``Strip`` creates seven small caches (``FIFOCache``) when it is made. In a
-host at play, 55 % of the live strips never use any of them and the rest use exactly one: about 3,700 cache
-objects per session (a third of all the objects the collector walks, and about 0.5 MiB of memory). Each cache
-slot of the class is given a descriptor that makes the cache when it is first read; ``Strip.__init__`` no longer
-makes them.
+host at play, 55 % of the live strips never use any of them and the rest use exactly one. Made eagerly they were
+2,678 of a session's 11,074 tracked objects; made on first use, 217 (and a session's memory blocks 14 % fewer).
+Each cache slot of the class is given a descriptor that makes the cache when it is first read;
+``Strip.__init__`` no longer makes them.
 
 Both rely on private details of ``textual.strip`` (the slot names, the caches' sizes, what ``__init__`` sets):
 ``check_strip_internals`` verifies them against the installed Textual (the SSH front calls it at startup, a test
