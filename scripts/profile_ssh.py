@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Where an SSH host's time goes while N sessions play: the tool behind docs/benchmarks.md, "SSH front, second pass".
+"""Where an SSH host's time goes while N sessions play: the tool behind docs/benchmarks.md, "SSH front", second and
+third pass.
 
 Runs a host (lobby and SSH front) in this process, sends N visitors at it from a separate process (the game
 script of tests/ssh/visitors.py: name, lobby, a 3-seat table with two bots, then playing on), waits until every
@@ -7,12 +8,14 @@ table has started, and then watches the play phase only:
 
 - the host's CPU share, and event-loop lag (how late a 10 ms sleep wakes up: what every session waits for),
 - garbage collections per generation (count, total and longest pause), with the number of tracked objects,
-- optionally (``--profile``) a cProfile of the phase, sorted by cumulative time,
-- the visitors' key-to-update times.
+- the freezing collector's deep collections in the phase (reason and pause), and what is frozen,
+- optionally (``--profile``) a cProfile of the phase, sorted by cumulative time (``--sort tottime`` for own time),
+- the visitors' key-to-update times, and with ``--newcomers N`` the first frame of N visitors arriving one by one.
 
 Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run;
 ``--no-freeze`` runs without the freezing collector (server/nothanks_server/ssh/collector.py) to compare; ``--objects
-N`` lists the N most common kinds of object the collector still walks.
+N`` lists the N most common kinds of object the collector still walks; ``--think MIN,MAX`` makes the players wait a
+random time before each move (seconds), as people do (default: every move the instant the turn shows).
 
 Run from the repository root: ``.venv/bin/python scripts/profile_ssh.py --sessions 50 [--profile]``.
 """
