@@ -43,8 +43,6 @@ from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
-SORT = "cumulative"
-NEWCOMERS = 0  # --newcomers: visitors arriving one by one during the play phase
 
 
 def report(text: str) -> None:
@@ -85,9 +83,10 @@ class CollectionTimer:
         )
 
 
-async def run(
-    sessions: int, play_seconds: float, profile: bool, top: int, freeze: bool, objects: int, think: str
-) -> None:
+async def run(options: argparse.Namespace) -> None:
+    """One host, one crowd of visitors, one report: ``options`` are the command line's (see ``main``)."""
+    sessions, play_seconds, profile = options.sessions, options.play_seconds, options.profile
+    freeze, objects = not options.no_freeze, options.objects
     directory = Path(tempfile.mkdtemp())
     lobby = Lobby(LobbySettings())
     front = SSHFront(
@@ -100,7 +99,7 @@ async def run(
     visitors = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.ssh.visitors", "--port", str(front.port), "--sessions", str(sessions),
         "--concurrency", str(sessions), "--script", "game", "--play-seconds", str(play_seconds),
-        "--think", think, "--newcomers", str(NEWCOMERS),
+        "--think", options.think, "--newcomers", str(options.newcomers),
         cwd=ROOT, stdout=asyncio.subprocess.PIPE,
     )
     arrived = time.perf_counter()
@@ -156,7 +155,7 @@ async def run(
         firsts = [1000 * value for value in result["newcomer_first_frame"]]
         report("newcomers' first frame: " + ", ".join(f"{value:.0f}" for value in firsts) + " ms")
     if profile:
-        pstats.Stats(profiler, stream=sys.__stdout__).sort_stats(SORT).print_stats(top)
+        pstats.Stats(profiler, stream=sys.__stdout__).sort_stats(options.sort).print_stats(options.top)
     await front.close()
     lobby.close()
 
@@ -174,12 +173,9 @@ def main() -> int:
     parser.add_argument("--sort", default="cumulative", help="profile order: cumulative (default) or tottime")
     parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
     args = parser.parse_args()
-    global NEWCOMERS, SORT
-    NEWCOMERS, SORT = args.newcomers, args.sort
     if args.gc_thresholds:
         gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))
-    freeze = not args.no_freeze
-    asyncio.run(run(args.sessions, args.play_seconds, args.profile, args.top, freeze, args.objects, args.think))
+    asyncio.run(run(args))
     return 0
 
 
