@@ -19,7 +19,11 @@ Reported (all times measured at the visitor, from the key or the TCP connect to 
 - burst first frame: TCP connect to the first screen fully drawn, for the N arriving at once
 - setup key: each key on the way to the table (name, lobby, waiting room), during the burst
 - newcomer first frame: TCP connect to the first screen for a visitor arriving while N play
-- play key: key press to the screen showing its effect, while all N play (the game's key-to-update)
+- play key: key press to the screen showing its effect, while all N play (the game's key-to-update), over the
+  whole play phase; "steady" counts only the keys pressed ``--settle`` seconds (5) or more after play began. The
+  first seconds of play still carry the end of the burst: N tables started in the same few seconds, their apps
+  switching screens and every table making its first move at once. A host where people come and go never sees that;
+  both are reported.
 - host CPU: host process CPU time over the run, as a share of one core; visitors CPU likewise (the visitors'
   terminal emulators share the machine: near 100 % means the measurement itself is saturated)
 
@@ -69,8 +73,20 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
         command = [sys.executable, "-m", "tests.ssh.probe_host", str(directory)]
     else:
         command = [
-            sys.executable, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", "0",
-            "--ssh-port", "0", "--data-dir", str(directory), "--max-sessions", "1000",
+            sys.executable,
+            "-m",
+            "nothanks_tui",
+            "server",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--ssh-port",
+            "0",
+            "--data-dir",
+            str(directory),
+            "--max-sessions",
+            "1000",
         ]
     host = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert host.stdout is not None
@@ -82,15 +98,37 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
 
 
 def visitors(
-    port: int, sessions: int, script: str, hold: bool, play_seconds: float = 0.0, newcomers: int = 0,
+    port: int,
+    sessions: int,
+    script: str,
+    hold: bool,
+    play_seconds: float = 0.0,
+    newcomers: int = 0,
     think: str = "0,0",
 ) -> subprocess.Popen[str]:
-    command = [
-        sys.executable, "-m", "tests.ssh.visitors", "--port", str(port), "--sessions", str(sessions),
-        "--concurrency", str(sessions), "--script", script,
-        "--play-seconds", str(play_seconds), "--newcomers", str(newcomers),
-        "--think", think,
-    ] + (["--hold"] if hold else []) + (["--raw"] if script == "probe" else [])
+    command = (
+        [
+            sys.executable,
+            "-m",
+            "tests.ssh.visitors",
+            "--port",
+            str(port),
+            "--sessions",
+            str(sessions),
+            "--concurrency",
+            str(sessions),
+            "--script",
+            script,
+            "--play-seconds",
+            str(play_seconds),
+            "--newcomers",
+            str(newcomers),
+            "--think",
+            think,
+        ]
+        + (["--hold"] if hold else [])
+        + (["--raw"] if script == "probe" else [])
+    )
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -102,7 +140,9 @@ def finish(process: subprocess.Popen[str]) -> dict[str, object]:
     return result
 
 
-def measure(app: str, sessions: int, play_seconds: float, newcomers: int, think: str) -> dict[str, float]:
+def measure(
+    app: str, sessions: int, play_seconds: float, newcomers: int, think: str, settle: float = 5.0
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         host, port = start_host(app, Path(directory))
         try:
@@ -110,8 +150,9 @@ def measure(app: str, sessions: int, play_seconds: float, newcomers: int, think:
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
-            crowd = visitors(port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers,
-                              think=think)
+            crowd = visitors(
+                port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers, think=think
+            )
             assert crowd.stdout is not None and crowd.stdin is not None
             ready = json.loads(crowd.stdout.readline())
             if ready.get("failures"):
@@ -144,6 +185,14 @@ def measure(app: str, sessions: int, play_seconds: float, newcomers: int, think:
         row[f"{name}_p50_ms"] = statistics.median(values) if values else float("nan")
         row[f"{name}_p99_ms"] = percentile(values, 0.99)
         row[f"{name}_count"] = len(values)
+    steady = [
+        1000 * value
+        for value, pressed in zip(result["key_to_update"], result["key_into_play"])  # type: ignore[call-overload]
+        if pressed >= settle
+    ]
+    row["steady_key_p50_ms"] = statistics.median(steady) if steady else float("nan")
+    row["steady_key_p99_ms"] = percentile(steady, 0.99)
+    row["steady_key_count"] = len(steady)
     return row
 
 
@@ -158,6 +207,7 @@ def main() -> int:
     parser.add_argument("--play-seconds", type=float, default=20.0, help="length of the play phase (20)")
     parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
     parser.add_argument("--think", default="0,0", help="MIN,MAX seconds a player waits before each move (0,0)")
+    parser.add_argument("--settle", type=float, default=5.0, help="steady keys: pressed this long into play (5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
     if args.app == "probe":
@@ -167,17 +217,18 @@ def main() -> int:
         print(f"times in ms, p50 / p99; (n) = samples; play: {pace}")
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
-            f" {'play key':>13} {'(n)':>6} | {'host CPU':>8} {'visitors':>8}"
+            f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
         )
     for count in (int(text) for text in args.sessions.split(",")):
-        row = measure(args.app, count, args.play_seconds, args.newcomers, args.think)
+        row = measure(args.app, count, args.play_seconds, args.newcomers, args.think, args.settle)
         if args.json:
             print(json.dumps(row), flush=True)
         else:
             print(
                 f"{count:>8} {row['rss_per_session_mib']:>5.2f} MiB | {pair(row, 'first_frame')} "
                 f"{pair(row, 'setup_key')} | {pair(row, 'newcomer_first_frame'):>14} {pair(row, 'key_to_update')} "
-                f"{row['key_to_update_count']:>6.0f} | {100 * row['host_cpu_share']:>6.0f} % "
+                f"{row['key_to_update_count']:>5.0f} {pair(row, 'steady_key')} {row['steady_key_count']:>5.0f} | "
+                f"{100 * row['host_cpu_share']:>6.0f} % "
                 f"{100 * row['visitors_cpu_share']:>6.0f} %",
                 flush=True,
             )

@@ -30,7 +30,9 @@ import json
 import pstats
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -50,12 +52,78 @@ def report(text: str) -> None:
     print(text, file=sys.__stdout__, flush=True)
 
 
-async def probe_loop_lag(lags: list[float]) -> None:
+async def probe_loop_lag(lags: list[float], watchdog: StallWatchdog | None = None) -> None:
     loop = asyncio.get_running_loop()
     while True:
         started = loop.time()
         await asyncio.sleep(LAG_TICK)
         lags.append(loop.time() - started - LAG_TICK)
+        if watchdog is not None:
+            watchdog.beat()
+
+
+class StallWatchdog:
+    """A thread that samples the event loop's stack while the loop has not beaten for ``threshold`` seconds.
+
+    Each stall is reported with its length and the deepest frames seen most often while it lasted: what held every
+    session up.
+    """
+
+    SAMPLE = 0.02  # seconds between samples
+
+    def __init__(self, threshold: float) -> None:
+        self.threshold = threshold
+        self.stalls: list[tuple[float, float, Counter[str]]] = []  # (started, length, stacks sampled)
+        self._last_beat = self._started = time.perf_counter()
+        self._loop_thread = threading.get_ident()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="stall watchdog", daemon=True)
+
+    def beat(self) -> None:
+        self._last_beat = time.perf_counter()
+
+    def start(self) -> None:
+        self.beat()
+        self._started = self._last_beat
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        samples: Counter[str] | None = None
+        stall_beat = 0.0
+        while not self._stopped.wait(self.SAMPLE):
+            beat = self._last_beat
+            if time.perf_counter() - beat < self.threshold + LAG_TICK:
+                if samples is not None:
+                    self.stalls.append((stall_beat - self._started, beat - stall_beat, samples))
+                    samples = None
+                continue
+            if samples is None:
+                samples, stall_beat = Counter(), beat
+            frame = sys._current_frames().get(self._loop_thread)
+            if frame is not None:
+                samples[self._where(traceback.extract_stack(frame))] += 1
+
+    @staticmethod
+    def _where(stack: traceback.StackSummary) -> str:
+        """The callback the loop is running (the frames under the loop's own) and the innermost two frames."""
+        names = [f"{Path(item.filename).name}:{item.name}" for item in stack]
+        try:
+            outer = len(names) - 1 - names[::-1].index("events.py:_run")
+        except ValueError:
+            outer = 0
+        callback = names[outer + 1 : outer + 5]
+        return " > ".join(callback) + " ... " + " > ".join(names[-2:])
+
+    def summary(self) -> str:
+        lines = [f"stalls over {1000 * self.threshold:.0f} ms: {len(self.stalls)}"]
+        for started, length, samples in self.stalls:
+            lines.append(f"  at {started:.1f} s, {1000 * length:.0f} ms, {sum(samples.values())} samples:")
+            lines.extend(f"    {count} x {where}" for where, count in samples.most_common(3))
+        return "\n".join(lines)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -90,17 +158,31 @@ async def run(options: argparse.Namespace) -> None:
     directory = Path(tempfile.mkdtemp())
     lobby = Lobby(LobbySettings())
     front = SSHFront(
-        SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10,
-                    freeze_objects=freeze),
+        SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10, freeze_objects=freeze),
         game_app_factory(lobby),
     )
     await front.start()
     blocks_at_start = sys.getallocatedblocks()
     visitors = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.ssh.visitors", "--port", str(front.port), "--sessions", str(sessions),
-        "--concurrency", str(sessions), "--script", "game", "--play-seconds", str(play_seconds),
-        "--think", options.think, "--newcomers", str(options.newcomers),
-        cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "tests.ssh.visitors",
+        "--port",
+        str(front.port),
+        "--sessions",
+        str(sessions),
+        "--concurrency",
+        str(sessions),
+        "--script",
+        "game",
+        "--play-seconds",
+        str(play_seconds),
+        "--think",
+        options.think,
+        "--newcomers",
+        str(options.newcomers),
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
     )
     arrived = time.perf_counter()
     while sum(1 for table in lobby.tables() if table.started) < sessions:
@@ -116,7 +198,10 @@ async def run(options: argparse.Namespace) -> None:
     deep_before = PROCESS_COLLECTOR.deep_collection_count
 
     lags: list[float] = []
-    lag_probe = asyncio.ensure_future(probe_loop_lag(lags))
+    watchdog = StallWatchdog(options.stalls / 1000) if options.stalls else None
+    if watchdog is not None:
+        watchdog.start()
+    lag_probe = asyncio.ensure_future(probe_loop_lag(lags, watchdog))
     collections = CollectionTimer()
     gc.callbacks.append(collections)
     profiler = cProfile.Profile()
@@ -129,6 +214,8 @@ async def run(options: argparse.Namespace) -> None:
     cpu, wall = time.process_time() - cpu_before, time.perf_counter() - wall_before
     gc.callbacks.remove(collections)
     lag_probe.cancel()
+    if watchdog is not None:
+        watchdog.stop()
 
     report(f"play phase ({wall:.1f} s): host CPU {100 * cpu / wall:.0f} % of one core")
     report(
@@ -136,6 +223,8 @@ async def run(options: argparse.Namespace) -> None:
         f"max {1000 * max(lags):.1f} ms"
     )
     report(f"garbage collections: {collections.summary() or 'none'}")
+    if watchdog is not None:
+        report(watchdog.summary())
     if freeze:
         new = PROCESS_COLLECTOR.deep_collection_count - deep_before
         deep = PROCESS_COLLECTOR.deep_collections[-new:] if new else []
@@ -151,9 +240,23 @@ async def run(options: argparse.Namespace) -> None:
         f"key-to-update over the whole play phase: p50 {percentile(keys, 0.5):.0f} ms, "
         f"p99 {percentile(keys, 0.99):.0f} ms ({len(keys)} keys); failures: {result['failures'][:1] or 'none'}"
     )
+    steady = [key for key, pressed in zip(keys, result["key_into_play"]) if pressed >= 5]
+    report(
+        f"  pressed 5 s or more into play: p50 {percentile(steady, 0.5):.0f} ms, "
+        f"p99 {percentile(steady, 0.99):.0f} ms ({len(steady)} keys)"
+    )
     if result["newcomer_first_frame"]:
         firsts = [1000 * value for value in result["newcomer_first_frame"]]
         report("newcomers' first frame: " + ", ".join(f"{value:.0f}" for value in firsts) + " ms")
+    if freeze:
+        report(
+            "every deep collection since the host started (reason, sessions, blocks before -> after, pause): "
+            + "; ".join(
+                f"{item.reason} {item.sessions} {item.blocks_before:,} -> {item.blocks_after:,} "
+                f"{1000 * item.seconds:.0f} ms"
+                for item in PROCESS_COLLECTOR.deep_collections
+            )
+        )
     if profile:
         pstats.Stats(profiler, stream=sys.__stdout__).sort_stats(options.sort).print_stats(options.top)
     await front.close()
@@ -172,6 +275,7 @@ def main() -> int:
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
     parser.add_argument("--sort", default="cumulative", help="profile order: cumulative (default) or tottime")
     parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
+    parser.add_argument("--stalls", type=float, default=0, help="MS: show where the loop was when it stalled this long")
     args = parser.parse_args()
     if args.gc_thresholds:
         gc.set_threshold(*(int(part) for part in args.gc_thresholds.split(",")))

@@ -43,8 +43,17 @@ def test_hosting_lines_name_the_given_ports():
 async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
     main, secondary = pty.openpty()
     process = await nothanks_process(
-        "host", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0", "--data-dir", str(tmp_path / "data"),
-        "--players", "2",
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--ssh-port",
+        "0",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--players",
+        "2",
         stdin=secondary,
         stdout=secondary,
         stderr=secondary,
@@ -88,7 +97,15 @@ async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
 
 async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tmp_path):
     process = await nothanks_process(
-        "server", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0", "--data-dir", str(tmp_path),
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--ssh-port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )

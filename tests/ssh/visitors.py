@@ -6,7 +6,8 @@ Each visitor connects with a pty, waits for the first screen, plays its script a
 arrive one by one (see scripts/bench_ssh.py). ``--think MIN,MAX`` makes each player wait a random time in that range
 (seconds) before each move, as people do; without it every visitor moves the instant its turn shows, so all tables
 move in lockstep (the worst case for the host). Prints one JSON object: counts and timings in seconds
-(first_frame, setup_key, key_to_update, newcomer_first_frame).
+(first_frame, setup_key, key_to_update, newcomer_first_frame; key_into_play says when each key_to_update was pressed,
+in seconds since play started).
 """
 
 from __future__ import annotations
@@ -80,11 +81,13 @@ class Crowd:
         self.think = think  # seconds a player waits before each move: (shortest, longest)
         self.unseated = sessions
         self.all_seated = asyncio.Event()
+        self.play_started = 0.0  # time.perf_counter() when everyone was seated
         self.stop_playing = asyncio.Event()
 
     def seated(self) -> None:
         self.unseated -= 1
-        if self.unseated <= 0:
+        if self.unseated <= 0 and not self.all_seated.is_set():
+            self.play_started = time.perf_counter()
             self.all_seated.set()
 
 
@@ -115,6 +118,7 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
         client.send("n" if chips else "t")
         await client.wait_for(lambda before=before: my_area(client) != before, timeout=60)
         timings["key_to_update"].append(client.last_output_at - started)
+        timings["key_into_play"].append(started - crowd.play_started)
 
 
 async def probe_play(client: TerminalClient, timings: dict[str, list[float]], crowd: Crowd) -> None:
@@ -193,7 +197,11 @@ async def run(
     script), the visitors of a batch play on for that long once all are seated, while ``newcomer_count``
     newcomers arrive one after another."""
     timings: dict[str, list[float]] = {
-        "first_frame": [], "setup_key": [], "key_to_update": [], "newcomer_first_frame": []
+        "first_frame": [],
+        "setup_key": [],
+        "key_to_update": [],
+        "key_into_play": [],  # for each key_to_update: seconds since play started (everyone seated) it was pressed
+        "newcomer_first_frame": [],
     }
     failures: list[str] = []
     played: asyncio.Queue[None] = asyncio.Queue()
@@ -249,8 +257,15 @@ def main(argv: list[str] | None = None) -> int:
     shortest, longest = (float(part) for part in args.think.split(","))
     result = asyncio.run(
         run(
-            args.port, args.sessions, args.concurrency, args.script, args.hold, not args.raw,
-            play_seconds=args.play_seconds, newcomer_count=args.newcomers, think=(shortest, longest),
+            args.port,
+            args.sessions,
+            args.concurrency,
+            args.script,
+            args.hold,
+            not args.raw,
+            play_seconds=args.play_seconds,
+            newcomer_count=args.newcomers,
+            think=(shortest, longest),
         )
     )
     print(json.dumps(result), flush=True)

@@ -26,6 +26,7 @@ from textual.app import App
 
 from .caches import check_instance_caches, clear_instance_caches
 from .collector import PROCESS_COLLECTOR
+from .component_styles import reuse_virtual_nodes
 from .css_cache import check_stylesheet_internals
 from .environment import check_environment_internals, limit_environment
 from .hostkey import load_or_create_host_key
@@ -65,6 +66,7 @@ class SSHFront:
         check_stylesheet_internals()
         check_environment_internals()
         install_strip_fixes()
+        reuse_virtual_nodes()
         self.settings = settings
         self.app_factory = app_factory
         self.stdio = StdioGuard()
