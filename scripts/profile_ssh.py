@@ -136,17 +136,21 @@ class CollectionTimer:
 
     def __init__(self) -> None:
         self.pauses: dict[int, list[float]] = {}
+        self.freed: dict[int, int] = {}  # objects found unreachable, per generation
         self._started = 0.0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._started = time.perf_counter()
         else:
-            self.pauses.setdefault(info["generation"], []).append(time.perf_counter() - self._started)
+            generation = info["generation"]
+            self.pauses.setdefault(generation, []).append(time.perf_counter() - self._started)
+            self.freed[generation] = self.freed.get(generation, 0) + info["collected"]
 
     def summary(self) -> str:
         return ", ".join(
-            f"gen{generation}: {len(pauses)} in {1000 * sum(pauses):.0f} ms (longest {1000 * max(pauses):.0f} ms)"
+            f"gen{generation}: {len(pauses)} in {1000 * sum(pauses):.0f} ms (longest {1000 * max(pauses):.0f} ms, "
+            f"median {1000 * percentile(pauses, 0.5):.1f} ms, {self.freed[generation]:,} objects freed)"
             for generation, pauses in sorted(self.pauses.items())
         )
 
@@ -195,6 +199,8 @@ async def run(options: argparse.Namespace) -> None:
     if objects:
         counts = Counter(type(item).__qualname__ for item in gc.get_objects())
         report("  most common: " + ", ".join(f"{name} {count:,}" for name, count in counts.most_common(objects)))
+    if options.skip:
+        await asyncio.sleep(options.skip)  # past the end of the arrivals' burst: the steady part of play
     deep_before = PROCESS_COLLECTOR.deep_collection_count
 
     lags: list[float] = []
@@ -208,7 +214,7 @@ async def run(options: argparse.Namespace) -> None:
     if profile:
         profiler.enable()
     cpu_before, wall_before = time.process_time(), time.perf_counter()
-    await asyncio.sleep(max(1.0, play_seconds - 4))  # the middle of the play phase
+    await asyncio.sleep(max(1.0, play_seconds - 4 - options.skip))  # the middle of the play phase
     if profile:
         profiler.disable()
     cpu, wall = time.process_time() - cpu_before, time.perf_counter() - wall_before
@@ -275,6 +281,7 @@ def main() -> int:
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
     parser.add_argument("--sort", default="cumulative", help="profile order: cumulative (default) or tottime")
     parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
+    parser.add_argument("--skip", type=float, default=0, help="seconds of play to let pass before watching (0)")
     parser.add_argument("--stalls", type=float, default=0, help="MS: show where the loop was when it stalled this long")
     args = parser.parse_args()
     if args.gc_thresholds:

@@ -63,7 +63,7 @@ def running(sessions: int, blocks: int = 1_000_000, **settings: float) -> tuple[
     return subject, fake, counter
 
 
-async def test_while_sessions_run_each_tick_collects_the_young_and_freezes_the_rest():
+async def test_while_sessions_run_each_tick_freezes_everything():
     fake, blocks = FakeGC(), Blocks(1_000_000)
     subject = collector(blocks, fake)
     subject.acquire()
@@ -73,25 +73,25 @@ async def test_while_sessions_run_each_tick_collects_the_young_and_freezes_the_r
     subject.session_started()
     subject.tick()
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"] * 2
+    assert fake.take() == ["freeze"] * 2
 
 
-async def test_a_deep_collection_once_the_garbage_is_as_large_as_the_live_heap():
-    subject, fake, blocks = running(1, garbage_share=1.0, min_garbage=100_000, session_blocks=0)
-    blocks.count = 1_999_999  # the live heap is what there was at the start: 1,000,000
+async def test_a_deep_collection_once_memory_grew_by_a_quarter_and_by_the_minimum():
+    subject, fake, blocks = running(1, growth=0.25, min_growth=100_000, session_blocks=0)
+    blocks.count = 1_249_999
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
-    blocks.count = 2_000_000
+    assert fake.take() == ["freeze"]
+    blocks.count = 1_250_000
     subject.tick()
     assert fake.take() == DEEP
-    assert subject.deep_collections[-1].reason == "garbage"
-    blocks.count = 2_500_000  # measured from what the deep collection left: 2,000,000
+    assert subject.deep_collections[-1].reason == "grown"
+    blocks.count = 1_300_000  # measured from what the deep collection left: 1,250,000
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
+    assert fake.take() == ["freeze"]
 
 
 async def test_players_arriving_are_not_mistaken_for_garbage():
-    subject, fake, blocks = running(10, garbage_share=0.5, min_garbage=100_000, session_blocks=0)
+    subject, fake, blocks = running(10, growth=0.5, min_growth=100_000, session_blocks=0)
     blocks.count = 1_200_000
     subject.collect_everything()  # measures 20,000 live blocks per running session
     fake.take()
@@ -99,53 +99,39 @@ async def test_players_arriving_are_not_mistaken_for_garbage():
         subject.session_started()
     blocks.count = 1_400_000  # ten more players' worth: expected
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
+    assert fake.take() == ["freeze"]
     blocks.count = 1_400_000 + 699_999  # beyond that, half the expected 1,400,000: not yet
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
+    assert fake.take() == ["freeze"]
     blocks.count = 1_400_000 + 700_000
     subject.tick()
     assert fake.take() == DEEP
-    assert subject.deep_collections[-1].reason == "garbage"
+    assert subject.deep_collections[-1].reason == "grown"
 
 
 async def test_sessions_are_assumed_at_least_as_big_as_the_setting_says():
-    # A deep collection while the sessions are small (still in the lobby) must not make their growth at the
-    # table look like garbage.
-    subject, fake, blocks = running(10, garbage_share=0.5, min_garbage=100_000, session_blocks=30_000)
+    # A deep collection while the players are still in the lobby (small sessions) must not make their growth once
+    # seated look like garbage.
+    subject, fake, blocks = running(10, growth=0.5, min_growth=100_000, session_blocks=30_000)
     blocks.count = 1_100_000
     subject.collect_everything()  # measures 10,000 per session: the setting's 30,000 is assumed instead
     fake.take()
     for _ in range(10):
         subject.session_started()
-    blocks.count = 1_100_000 + 300_000 + 699_999  # ten arrivals at 30,000; garbage just under half of 1,400,000
+    blocks.count = 1_100_000 + 300_000 + 699_999  # ten arrivals at 30,000; growth just under half of 1,400,000
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
+    assert fake.take() == ["freeze"]
     blocks.count += 1
     subject.tick()
     assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "grown"
 
 
-async def test_players_who_leave_count_as_garbage():
-    subject, fake, blocks = running(20, garbage_share=0.25, min_garbage=100_000, session_blocks=0)
-    blocks.count = 1_400_000
-    subject.collect_everything()  # 20,000 per session above the 1,000,000 of the start
-    fake.take()
-    for _ in range(13):
-        subject.session_ended()  # their apps stay allocated (frozen): nothing else grows
-    subject.tick()  # expected live 1,140,000; garbage 260,000, under a quarter of it
-    assert fake.take() == ["collect(1)", "freeze"]
-    subject.session_ended()  # expected live 1,120,000; garbage 280,000: a quarter
-    subject.tick()
-    assert fake.take() == DEEP
-    assert subject.deep_collections[-1].reason == "garbage"
-
-
-async def test_the_minimum_garbage_holds_for_a_small_heap():
-    subject, fake, blocks = running(1, 100_000, garbage_share=0.25, min_garbage=250_000, session_blocks=0)
+async def test_the_minimum_growth_holds_for_a_small_heap():
+    subject, fake, blocks = running(1, 100_000, growth=0.25, min_growth=250_000, session_blocks=0)
     blocks.count = 349_999  # +250 % but under the minimum
     subject.tick()
-    assert fake.take() == ["collect(1)", "freeze"]
+    assert fake.take() == ["freeze"]
     blocks.count = 350_000
     subject.tick()
     assert fake.take() == DEEP
@@ -167,6 +153,43 @@ async def test_an_idle_host_collects_deeply_once_then_rests():
     assert fake.take() == []
 
 
+async def test_a_deep_collection_at_the_tick_after_enough_sessions_ended():
+    subject, fake, _blocks = running(5, ended_sessions=3)
+    subject.session_ended()
+    subject.session_ended()
+    fake.take()
+    subject.tick()
+    assert fake.take() == ["freeze"]
+    subject.session_ended()
+    subject.tick()
+    assert fake.take() == DEEP
+    assert subject.deep_collections[-1].reason == "sessions ended"
+    subject.tick()
+    assert fake.take() == ["freeze"]  # the count starts again
+
+
+async def test_a_busy_host_waits_for_a_quarter_of_its_sessions_to_end():
+    subject, fake, _blocks = running(60, ended_sessions=3)
+    for _ in range(11):
+        subject.session_ended()  # 49 still running: 12 must end
+    fake.take()
+    subject.tick()
+    assert fake.take() == ["freeze"]
+    subject.session_ended()
+    subject.tick()
+    assert fake.take() == DEEP
+
+
+async def test_sessions_ending_faster_than_the_ticks_get_their_deep_collection_at_once():
+    subject, fake, _blocks = running(5, ended_sessions=3, freeze_interval=3600)
+    fake.take()
+    for _ in range(3):
+        subject.session_ended()
+    await asyncio.wait_for(fake.unfrozen.wait(), timeout=10)
+    assert fake.take() == DEEP
+    subject.release()
+
+
 async def test_the_last_user_to_leave_unfreezes_everything():
     fake, blocks = FakeGC(), Blocks(1_000_000)
     subject = collector(blocks, fake)
@@ -185,7 +208,7 @@ async def test_the_periodic_task_ticks_on_its_own_and_stops_with_the_last_user()
     subject, fake, _blocks = running(1, freeze_interval=0.001)
     fake.frozen.clear()
     await asyncio.wait_for(fake.frozen.wait(), timeout=10)
-    assert fake.calls[:2] == ["collect(1)", "freeze"]
+    assert fake.calls[:1] == ["freeze"]
     task = subject._task
     assert task is not None
     subject.release()

@@ -5,28 +5,34 @@ with 50 SSH sessions holds about 500,000 objects (their widgets, styles and rend
 collection stopped every player for 0.25 to 0.75 s, several times a minute. Those objects are long-lived: a
 session's app lives as long as the player stays.
 
-``FreezingCollector`` therefore moves everything that has survived into Python's permanent generation
-(``gc.freeze``) every ``freeze_interval`` seconds, after a young collection. The automatic collections then walk
-only what is newer than the last freeze, which stays small, so they stay short.
+``FreezingCollector`` therefore moves everything that exists into Python's permanent generation (``gc.freeze``,
+which costs nothing: it splices lists) every ``freeze_interval`` seconds. The automatic collections then walk only
+what is newer than the last freeze, so they stay short. There is no young collection before a freeze: at play it
+found nothing (a session at its table makes no garbage in cycles, only garbage that reference counting frees), yet
+it walked everything made in the interval, 10 to 30 ms at 50 sessions every 2 s. What a freeze catches young and
+dying in a cycle waits for the next deep collection like the rest, and the estimate below counts it.
 
 What dies in a reference cycle after being frozen (a finished session's app, a dismissed dialog) is not freed until
 a *deep* collection (``gc.unfreeze``, a full collection, freeze again). A deep collection pauses as long as a
 full one used to (about 1 s at 50 sessions), so it runs only when it is free or needed:
 
 - when no session is running (nobody waits), if anything was frozen since the last one;
-- when the estimated garbage has grown as large as the live heap (``garbage_share``), and at least
-  ``min_garbage`` blocks. The estimate is cheap: the process's allocated memory blocks
-  (``sys.getallocatedblocks``; the frozen count would walk the list) less the live heap expected, which is what
-  the last deep collection left, plus ``session_blocks`` per session that arrived since, less as much per
-  session that ended since (a finished session's app is garbage in cycles: about 2.5 MiB of it for a player who
-  sat at a table). A host filling up with players is therefore not mistaken for one making garbage, and the
-  players who leave are counted as garbage without waiting for anything else to grow.
+- when sessions have ended since the last one, as many as a quarter of those running now and at least
+  ``ended_sessions`` (a finished session's app is garbage in cycles, about 2.5 MiB of it for a player who sat at
+  a table; the pause grows with the sessions running, so a busy host waits for more garbage before paying it);
+- when the process's allocated memory blocks (``sys.getallocatedblocks``, cheap to read, unlike the frozen count)
+  have grown, beyond what the sessions that arrived since account for, by ``growth`` (three quarters) of the
+  expected live heap, and by at least ``min_growth`` blocks: a backstop for garbage of any other kind, so it
+  stays a bounded share of the heap. A session accounts for at least ``session_blocks`` (a seated player's live
+  blocks), or what the last deep collection measured per session if more: a host filling up with players is not
+  mistaken for one making garbage, even when its last deep collection found the players still in the lobby.
 
-Garbage as large as the live heap keeps a session's share of memory within twice its live size (2.4 MiB measured
-at 50 sessions: under 5 MiB either way), and makes a deep collection rare: at 50 sessions, once about 45 players
-have left (each also left the dialogs of its way to a table), or 60 arrived in a burst. An earlier policy that
-collected after a quarter of the sessions had ended, or after growth by half, paused every session for about a
-second in the middle of play (docs/benchmarks.md, "SSH front, fourth pass").
+The main garbage of the second kind is what a player leaves on the way to a table (the welcome screen, the
+new-table dialog: about 8,000 blocks, 60 % of a seated player's live blocks). Three quarters of the heap lets a full
+house that has just arrived start playing without a deep collection; that garbage goes at the next one that is due
+anyway. (An earlier version guessed a session's size from its first deep collection, made while players were
+still in the lobby, and collected every few seconds as they sat down: docs/benchmarks.md, "SSH front, fourth
+pass".)
 
 One collector serves the whole process (the heap is process-wide): every SSH front ``acquire``s it on start and
 ``release``s it on close; the last release unfreezes everything.
@@ -35,6 +41,7 @@ One collector serves the whole process (the heap is process-wide): every SSH fro
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import gc
 import logging
 import sys
@@ -56,9 +63,10 @@ class GarbageCollector(Protocol):
 
 @dataclass(frozen=True)
 class CollectorSettings:
-    freeze_interval: float = 2.0  # seconds between freezes while sessions run
-    garbage_share: float = 1.0  # deep collection once the estimated garbage is this share of the live heap ...
-    min_garbage: int = 100_000  # ... and at least this many blocks (about seven sessions, 15 MiB)
+    freeze_interval: float = 0.5  # seconds between freezes while sessions run
+    growth: float = 0.75  # deep collection once allocated blocks grew beyond arrivals by this share of the heap ...
+    min_growth: int = 100_000  # ... and by at least this many blocks (about seven seated players)
+    ended_sessions: int = 8  # deep collection once this many sessions (or a quarter of those running) ended
     # Live blocks a session is assumed to hold: the larger of this (a seated player, about 14,000 measured at 50
     # sessions) and what the last deep collection measured (less when it found the sessions still in the lobby).
     session_blocks: int = 14_000
@@ -76,7 +84,7 @@ class DeepCollection:
 
 
 class FreezingCollector:
-    """Freezes survivors periodically while sessions run; collects deeply when idle or when garbage has piled up."""
+    """Freezes everything periodically while sessions run; collects deeply when idle, after departures, or grown."""
 
     def __init__(
         self,
@@ -89,6 +97,8 @@ class FreezingCollector:
         self._allocated_blocks = allocated_blocks
         self._users = 0
         self._sessions = 0
+        self._ended_since_deep = 0
+        self._deep_soon = False  # a deep collection is scheduled to run as soon as the loop is free
         self._blocks_after_deep = 0
         self._blocks_at_start = 0  # allocated blocks when the first user acquired the collector
         self._sessions_at_deep = 0
@@ -120,6 +130,7 @@ class FreezingCollector:
                 self._task = None
             self._gc.unfreeze()
             self._sessions = 0
+            self._ended_since_deep = 0
             self._frozen_since_deep = False
 
     def session_started(self) -> None:
@@ -127,12 +138,26 @@ class FreezingCollector:
 
     def session_ended(self) -> None:
         self._sessions = max(0, self._sessions - 1)
+        self._ended_since_deep += 1
+        if self._enough_ended() and self._task is not None and not self._deep_soon:
+            # soon, not at the next tick: sessions can come and go faster than the ticks
+            self._deep_soon = True
+            asyncio.get_running_loop().call_soon(self._collect_if_still_due, context=contextvars.Context())
 
-    def estimated_garbage(self) -> tuple[int, int]:
-        """(garbage, live) in allocated blocks: what the process holds beyond the live heap expected, and that."""
-        arrived = (self._sessions - self._sessions_at_deep) * self._blocks_per_session  # negative once they leave
-        live = max(self._blocks_at_start, round(self._blocks_after_deep + arrived))
-        return self._allocated_blocks() - live, live
+    def _enough_ended(self) -> bool:
+        return self._ended_since_deep >= max(self.settings.ended_sessions, self._sessions // 4)
+
+    def _collect_if_still_due(self) -> None:
+        self._deep_soon = False
+        if self._users and self._enough_ended():
+            self.collect_everything("sessions ended")
+
+    def unexplained_growth(self) -> tuple[int, int]:
+        """(growth, expected) in allocated blocks: how far the heap grew beyond the live heap expected, and that
+        (what the last deep collection left, plus a session's share for each session that arrived since)."""
+        arrived = max(0, self._sessions - self._sessions_at_deep) * self._blocks_per_session
+        expected = round(self._blocks_after_deep + arrived)
+        return self._allocated_blocks() - expected, expected
 
     # Policy --------------------------------------------------------------------------------------------------
 
@@ -142,11 +167,13 @@ class FreezingCollector:
             if self._frozen_since_deep:
                 self.collect_everything("idle")
             return
-        garbage, live = self.estimated_garbage()
-        if garbage >= max(self.settings.min_garbage, self.settings.garbage_share * live):
-            self.collect_everything("garbage")
+        if self._enough_ended():
+            self.collect_everything("sessions ended")
             return
-        self._gc.collect(1)  # young garbage is found cheaply now rather than frozen
+        growth, expected = self.unexplained_growth()
+        if growth >= max(self.settings.min_growth, self.settings.growth * expected):
+            self.collect_everything("grown")
+            return
         self._gc.freeze()
         self._frozen_since_deep = True
 
@@ -164,6 +191,7 @@ class FreezingCollector:
             measured = (self._blocks_after_deep - self._blocks_at_start) / self._sessions
             self._blocks_per_session = max(float(self.settings.session_blocks), measured)
         self._frozen_since_deep = False
+        self._ended_since_deep = 0
         done = DeepCollection(reason, before, self._blocks_after_deep, time.perf_counter() - started, self._sessions)
         self.deep_collections.append(done)
         del self.deep_collections[:-20]
