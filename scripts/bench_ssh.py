@@ -15,7 +15,8 @@ at their normal pace of 0.8 s), then one visitors process (tests/ssh/visitors.py
 
 Reported (all times measured at the visitor, from the key or the TCP connect to the output that shows it):
 
-- host RSS per session: (host RSS with all N connected - host RSS after one warm-up session) / N
+- host RSS per session: (host RSS with all N connected - host RSS after one warm-up session) / N; with
+  ``--ssh-workers N`` the host counts with its worker processes (the warm-up's baseline includes their start-up)
 - burst first frame: TCP connect to the first screen fully drawn, for the N arriving at once
 - setup key: each key on the way to the table (name, lobby, waiting room), during the burst
 - newcomer first frame: TCP connect to the first screen for a visitor arriving while N play
@@ -24,8 +25,8 @@ Reported (all times measured at the visitor, from the key or the TCP connect to 
   first seconds of play still carry the end of the burst: N tables started in the same few seconds, their apps
   switching screens and every table making its first move at once. A host where people come and go never sees that;
   both are reported.
-- host CPU: host process CPU time over the run, as a share of one core; visitors CPU likewise (the visitors'
-  terminal emulators share the machine: near 100 % means the measurement itself is saturated)
+- host CPU: host process CPU time (with its workers') over the run, as a share of one core; visitors CPU likewise
+  (the visitors' terminal emulators share the machine: near 100 % means the measurement itself is saturated)
 
 Run from the repository root: ``.venv/bin/python scripts/bench_ssh.py [--sessions 10,50,200] [--app game|probe]``.
 ``--app probe`` serves a minimal Textual app instead of the game (the front's own cost).
@@ -48,16 +49,31 @@ ROOT = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the host and its SSH workers)."""
+    found = [pid]
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        found += process_tree(int(child))
+    return found
+
+
 def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    """Resident memory of ``pid`` and its descendants."""
+    total = 0.0
+    for member in process_tree(pid):
+        for line in Path(f"/proc/{member}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+    """CPU time of ``pid`` and its live descendants (their own, plus what their finished children used)."""
+    total = 0.0
+    for member in process_tree(pid):
+        fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        total += sum(int(value) for value in fields[11:15]) / TICKS  # utime, stime, cutime, cstime
+    return total
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -68,7 +84,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
+def start_host(app: str, directory: Path, workers: int = 0) -> tuple[subprocess.Popen[str], int]:
     if app == "probe":
         command = [sys.executable, "-m", "tests.ssh.probe_host", str(directory)]
     else:
@@ -87,6 +103,8 @@ def start_host(app: str, directory: Path) -> tuple[subprocess.Popen[str], int]:
             str(directory),
             "--max-sessions",
             "1000",
+            "--ssh-workers",
+            str(workers),
         ]
     host = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert host.stdout is not None
@@ -141,31 +159,61 @@ def finish(process: subprocess.Popen[str]) -> dict[str, object]:
 
 
 def measure(
-    app: str, sessions: int, play_seconds: float, newcomers: int, think: str, settle: float = 5.0
+    app: str,
+    sessions: int,
+    play_seconds: float,
+    newcomers: int,
+    think: str,
+    settle: float = 5.0,
+    workers: int = 0,
+    visitor_processes: int = 1,
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
-        host, port = start_host(app, Path(directory))
+        host, port = start_host(app, Path(directory), workers)
         try:
             finish(visitors(port, 1, app, hold=False))  # warm-up: imports, first app, caches
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
-            crowd = visitors(
-                port, sessions, app, hold=True, play_seconds=play_seconds, newcomers=newcomers, think=think
-            )
-            assert crowd.stdout is not None and crowd.stdin is not None
-            ready = json.loads(crowd.stdout.readline())
-            if ready.get("failures"):
-                crowd.stdin.write("\n")
-                crowd.stdin.flush()
-                finish(crowd)
+            shares = [
+                sessions // visitor_processes + (index < sessions % visitor_processes)
+                for index in range(visitor_processes)
+            ]
+            crowds = [
+                visitors(
+                    port,
+                    share,
+                    app,
+                    hold=True,
+                    play_seconds=play_seconds,
+                    newcomers=newcomers if index == 0 else 0,
+                    think=think,
+                )
+                for index, share in enumerate(shares)
+                if share
+            ]
+            for crowd in crowds:
+                assert crowd.stdout is not None
+                ready = json.loads(crowd.stdout.readline())
+                if ready.get("failures"):
+                    for other in crowds:
+                        other.stdin.write("\n")  # type: ignore[union-attr]
+                        other.stdin.flush()  # type: ignore[union-attr]
+                    for other in crowds:
+                        finish(other)
             loaded = rss_mib(host.pid)
-            crowd.stdin.write("\n")
-            crowd.stdin.flush()
+            for crowd in crowds:
+                crowd.stdin.write("\n")  # type: ignore[union-attr]
+                crowd.stdin.flush()  # type: ignore[union-attr]
             cpu = cpu_seconds(host.pid) - cpu_before
-            crowd_cpu = cpu_seconds(crowd.pid)
+            crowd_cpu = sum(cpu_seconds(crowd.pid) for crowd in crowds)
             wall = time.perf_counter() - wall_before
-            result = finish(crowd)
+            results = [finish(crowd) for crowd in crowds]
+            result = {
+                name: [value for one in results for value in one[name]]  # type: ignore[attr-defined]
+                for name in results[0]
+                if isinstance(results[0][name], list)
+            }
         finally:
             host.stdin.close()  # type: ignore[union-attr]
             host.terminate()
@@ -193,6 +241,8 @@ def measure(
     row["steady_key_p50_ms"] = statistics.median(steady) if steady else float("nan")
     row["steady_key_p99_ms"] = percentile(steady, 0.99)
     row["steady_key_count"] = len(steady)
+    lags = [1000 * value for value in result["visitors_loop_lag"]]  # type: ignore[union-attr]
+    row["visitors_lag_p99_ms"] = percentile(lags, 0.99)
     return row
 
 
@@ -207,6 +257,10 @@ def main() -> int:
     parser.add_argument("--play-seconds", type=float, default=20.0, help="length of the play phase (20)")
     parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
     parser.add_argument("--think", default="0,0", help="MIN,MAX seconds a player waits before each move (0,0)")
+    parser.add_argument("--ssh-workers", type=int, default=0, help="the host's --ssh-workers (0: in-process)")
+    parser.add_argument(
+        "--visitor-processes", type=int, default=1, help="split the visitors over this many processes (1)"
+    )
     parser.add_argument("--settle", type=float, default=5.0, help="steady keys: pressed this long into play (5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
@@ -214,13 +268,23 @@ def main() -> int:
         args.play_seconds, args.newcomers = 0.0, 0
     if not args.json:
         pace = "lockstep" if args.think in ("0", "0,0") else f"players think {args.think} s"
-        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}")
+        where = f"{args.ssh_workers} SSH worker processes" if args.ssh_workers else "sessions in the host process"
+        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}; {where}")
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
             f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
         )
     for count in (int(text) for text in args.sessions.split(",")):
-        row = measure(args.app, count, args.play_seconds, args.newcomers, args.think, args.settle)
+        row = measure(
+            args.app,
+            count,
+            args.play_seconds,
+            args.newcomers,
+            args.think,
+            args.settle,
+            args.ssh_workers,
+            args.visitor_processes,
+        )
         if args.json:
             print(json.dumps(row), flush=True)
         else:
@@ -229,7 +293,7 @@ def main() -> int:
                 f"{pair(row, 'setup_key')} | {pair(row, 'newcomer_first_frame'):>14} {pair(row, 'key_to_update')} "
                 f"{row['key_to_update_count']:>5.0f} {pair(row, 'steady_key')} {row['steady_key_count']:>5.0f} | "
                 f"{100 * row['host_cpu_share']:>6.0f} % "
-                f"{100 * row['visitors_cpu_share']:>6.0f} %",
+                f"{100 * row['visitors_cpu_share']:>6.0f} % (lag p99 {row['visitors_lag_p99_ms']:.0f} ms)",
                 flush=True,
             )
     return 0

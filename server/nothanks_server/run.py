@@ -20,6 +20,7 @@ from .tcp import TcpHost
 
 if TYPE_CHECKING:
     from .ssh.server import SSHFront, SSHSettings
+    from .ssh.workers import SSHWorkers
 
 log = logging.getLogger(__name__)
 
@@ -74,22 +75,27 @@ async def serve(
     rate: float | None = None,
     stop_main: Callable[[], None] | None = None,
     ssh: SSHSettings | None = None,
-    on_ssh_ready: Callable[[SSHFront], None] | None = None,
+    on_ssh_ready: Callable[[SSHFront | SSHWorkers], None] | None = None,
 ) -> None:
     """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything.
 
-    On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes. With ``ssh``,
-    an SSH front serves the same lobby (every SSH session runs the game's app in this process).
+        On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes. With ``ssh``,
+        an SSH front serves the same lobby (every SSH session runs the game's app in this process, or with
+    ``ssh.workers`` in worker processes that reach the lobby over the TCP port).
     """
     lobby = Lobby(settings)
     host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()
-    front: SSHFront | None = None
+    front: SSHFront | SSHWorkers | None = None
     if ssh is not None:
         from .ssh.game import game_app_factory
         from .ssh.server import SSHFront
+        from .ssh.workers import SSHWorkers
 
-        front = SSHFront(ssh, game_app_factory(lobby))
+        if ssh.workers > 0:
+            front = SSHWorkers(ssh, bind, host.port)  # each worker's players reach this lobby over TCP
+        else:
+            front = SSHFront(ssh, game_app_factory(lobby))
         try:
             await front.start()
         except BaseException:

@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from nothanks_tui.commands.argtypes import port, positive
+from nothanks_tui.commands.argtypes import port, positive, workers
 
 from .hostkey import HOST_KEY_NAME
 from .server import SSHSettings
@@ -58,6 +58,13 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="SSH players at once; more are turned away (100)",
     )
+    group.add_argument(
+        "--ssh-workers",
+        type=workers,
+        default=0,
+        metavar="N",
+        help="run SSH players' sessions in N worker processes, e.g. one per core (0: in the host process)",
+    )
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -71,4 +78,5 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
         max_sessions=args.max_sessions,
+        workers=args.ssh_workers,
     )

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import asyncssh
 from textual.app import App
@@ -55,12 +55,21 @@ class SSHSettings:
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
     freeze_objects: bool = True  # keep full garbage collections short (collector.py); off only to compare
+    workers: int = 0  # 0: sessions run in the host's process; N: in N worker processes (workers.py)
+    reuse_port: bool = False  # SO_REUSEPORT: several worker processes listen on the same port
+
+
+class Admission(Protocol):
+    """Counts the sessions let in against ``max_sessions`` (one front's own count, or one shared by workers)."""
+
+    def admit(self) -> bool: ...
+    def release(self) -> None: ...
 
 
 class SSHFront:
     """Runs the asyncssh server and owns the sessions' tasks, counts and shared state."""
 
-    def __init__(self, settings: SSHSettings, app_factory: AppFactory) -> None:
+    def __init__(self, settings: SSHSettings, app_factory: AppFactory, admission: Admission | None = None) -> None:
         check_parser_internals()  # fail at startup, not on the first key press, if textual changed underneath
         check_instance_caches()
         check_stylesheet_internals()
@@ -73,6 +82,7 @@ class SSHFront:
         self._server: asyncssh.SSHAcceptor | None = None
         self._authorized: asyncssh.SSHAuthorizedKeys | None = None
         self._admitted = 0
+        self._admission = admission  # None: this front's own count is the cap's
         self._tasks: set[asyncio.Task[None]] = set()
         self._running_apps: set[App[Any]] = set()
         self._all_apps: weakref.WeakSet[App[Any]] = weakref.WeakSet()
@@ -102,6 +112,7 @@ class SSHFront:
             login_timeout=settings.login_timeout,
             keepalive_interval=settings.keepalive_interval,
             keepalive_count_max=settings.keepalive_count_max,
+            reuse_port=settings.reuse_port or None,
         )
         if settings.freeze_objects:
             PROCESS_COLLECTOR.acquire()
@@ -194,13 +205,18 @@ class SSHFront:
         return self._admitted
 
     def admit(self) -> bool:
-        if self._admitted >= self.settings.max_sessions:
+        if self._admission is not None:
+            if not self._admission.admit():
+                return False
+        elif self._admitted >= self.settings.max_sessions:
             return False
         self._admitted += 1
         self._changed.set()
         return True
 
     def release(self) -> None:
+        if self._admission is not None and self._admitted > 0:
+            self._admission.release()
         self._admitted = max(0, self._admitted - 1)
         self._changed.set()
 
