@@ -10,7 +10,9 @@ table has started, and then watches the play phase only:
 - garbage collections per generation (count, total and longest pause), with the number of tracked objects,
 - the freezing collector's deep collections in the phase (reason and pause), and what is frozen,
 - optionally (``--profile``) a cProfile of the phase, sorted by cumulative time (``--sort tottime`` for own time),
-- the visitors' key-to-update times, and with ``--newcomers N`` the first frame of N visitors arriving one by one.
+- key-to-update inside the host (a play key's bytes in, the redrawn own line out: no network, no client), and
+  the visitors' own key-to-update times (their 50 terminal emulators add their event loop's lag to these),
+- with ``--newcomers N`` the first frame of N visitors arriving one by one.
 
 Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run;
 ``--no-freeze`` runs without the freezing collector (server/nothanks_server/ssh/collector.py) to compare; ``--objects
@@ -43,6 +45,7 @@ from nothanks_server import Lobby, LobbySettings  # noqa: E402
 from nothanks_server.ssh import SSHFront, SSHSettings  # noqa: E402
 from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
+from nothanks_server.ssh.session import GameSession  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
 
@@ -131,6 +134,39 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] if ordered else float("nan")
 
 
+class HostKeyTimer:
+    """Key-to-update as the host sees it: a play key's bytes arriving on a session's channel, to the first output
+    the session sends that redraws the player's own line ("You: ..."). No network, no client: what the visitors
+    measure, less the loopback and their own event loop (50 terminal emulators in one process lag it)."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._received = GameSession.data_received
+        self._send = GameSession.send_output
+
+    def install(self) -> None:
+        timer = self
+
+        def data_received(session: GameSession, data: bytes, datatype: object) -> None:
+            if data in (b"n", b"t"):
+                session._bench_key_at = time.perf_counter()  # type: ignore[attr-defined]
+            timer._received(session, data, datatype)
+
+        def send_output(session: GameSession, text: str) -> None:
+            pressed = getattr(session, "_bench_key_at", None)
+            if pressed is not None and "You:" in text:
+                timer.samples.append(time.perf_counter() - pressed)
+                session._bench_key_at = None  # type: ignore[attr-defined]
+            timer._send(session, text)
+
+        GameSession.data_received = data_received  # type: ignore[method-assign,assignment]
+        GameSession.send_output = send_output  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        GameSession.data_received = self._received  # type: ignore[method-assign]
+        GameSession.send_output = self._send  # type: ignore[method-assign]
+
+
 class CollectionTimer:
     """Times every garbage collection through ``gc.callbacks``."""
 
@@ -202,6 +238,8 @@ async def run(options: argparse.Namespace) -> None:
     if options.skip:
         await asyncio.sleep(options.skip)  # past the end of the arrivals' burst: the steady part of play
     deep_before = PROCESS_COLLECTOR.deep_collection_count
+    host_keys = HostKeyTimer()
+    host_keys.install()
 
     lags: list[float] = []
     watchdog = StallWatchdog(options.stalls / 1000) if options.stalls else None
@@ -220,6 +258,7 @@ async def run(options: argparse.Namespace) -> None:
     cpu, wall = time.process_time() - cpu_before, time.perf_counter() - wall_before
     gc.callbacks.remove(collections)
     lag_probe.cancel()
+    host_keys.uninstall()
     if watchdog is not None:
         watchdog.stop()
 
@@ -229,6 +268,11 @@ async def run(options: argparse.Namespace) -> None:
         f"max {1000 * max(lags):.1f} ms"
     )
     report(f"garbage collections: {collections.summary() or 'none'}")
+    inside = [1000 * value for value in host_keys.samples]
+    report(
+        f"key-to-update inside the host, over the watched phase: p50 {percentile(inside, 0.5):.0f} ms, "
+        f"p90 {percentile(inside, 0.9):.0f} ms, p99 {percentile(inside, 0.99):.0f} ms ({len(inside)} keys)"
+    )
     if watchdog is not None:
         report(watchdog.summary())
     if freeze:
