@@ -11,8 +11,10 @@ import os
 import pty
 import re
 import signal
+from pathlib import Path
 
 import asyncssh
+import pytest
 
 from nothanks_tui.commands.net import hosting_lines
 
@@ -95,7 +97,21 @@ async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
         os.close(main)
 
 
-async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tmp_path):
+def _workers(pid: int) -> list[int]:
+    """The SSH worker processes of server ``pid`` (multiprocessing's spawned children, not its resource tracker)."""
+    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tmp_path, workers):
     process = await nothanks_process(
         "server",
         "--bind",
@@ -106,6 +122,8 @@ async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tm
         "0",
         "--data-dir",
         str(tmp_path),
+        "--ssh-workers",
+        str(workers),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -119,8 +137,11 @@ async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tm
         ssh_port = int(SSH_PORT.search(line).group(1))
         assert port != 0 and ssh_port != 0
         await _reachable(port, ssh_port)
+        helpers = _workers(process.pid)
+        assert len(helpers) == workers
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WAIT) == 0
+        assert not [pid for pid in helpers if _running(pid)], "a worker outlived the server"
     finally:
         if process.returncode is None:
             process.kill()

@@ -110,6 +110,8 @@ async def _serve(plan: WorkerPlan, counts: SynchronizedArray[int], channel: Conn
 
 def reserve_port(bind: str, port: int) -> socket.socket:
     """A socket bound to ``bind``:``port`` with SO_REUSEPORT and not listening: the workers' port, chosen once."""
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise OSError("--ssh-workers needs SO_REUSEPORT, which this system lacks (Linux and the BSDs have it)")
     family = socket.AF_INET6 if ":" in bind else socket.AF_INET
     reserved = socket.socket(family, socket.SOCK_STREAM)
     try:
