@@ -79,8 +79,8 @@ async def serve(
 ) -> None:
     """Serve until a signal arrives or ``main`` (e.g. the host player's app) returns; then close everything.
 
-        On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes. With ``ssh``,
-        an SSH front serves the same lobby (every SSH session runs the game's app in this process, or with
+    On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish before the host closes. With ``ssh``,
+    an SSH front serves the same lobby (every SSH session runs the game's app in this process, or with
     ``ssh.workers`` in worker processes that reach the lobby over the TCP port).
     """
     lobby = Lobby(settings)
