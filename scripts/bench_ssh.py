@@ -28,6 +28,10 @@ Reported (all times measured at the visitor, from the key or the TCP connect to 
 - host CPU: host process CPU time (with its workers') over the run, as a share of one core; visitors CPU likewise
   (the visitors' terminal emulators share the machine: near 100 % means the measurement itself is saturated)
 
+The visitors read their screens through pyte by default; ``--screen fast`` gives them the cheap screen of
+tests/ssh/fast_screen.py instead (the same text for the game's output, a fraction of the CPU), so that less of each
+time measured is the visitors process's own lag. The choice is printed in the header (and in each JSON row).
+
 Run from the repository root: ``.venv/bin/python scripts/bench_ssh.py [--sessions 10,50,200] [--app game|probe]``.
 ``--app probe`` serves a minimal Textual app instead of the game (the front's own cost).
 """
@@ -123,6 +127,7 @@ def visitors(
     play_seconds: float = 0.0,
     newcomers: int = 0,
     think: str = "0,0",
+    screen: str = "pyte",
 ) -> subprocess.Popen[str]:
     command = (
         [
@@ -143,6 +148,8 @@ def visitors(
             str(newcomers),
             "--think",
             think,
+            "--screen",
+            screen,
         ]
         + (["--hold"] if hold else [])
         + (["--raw"] if script == "probe" else [])
@@ -167,11 +174,12 @@ def measure(
     settle: float = 5.0,
     workers: int = 0,
     visitor_processes: int = 1,
+    screen: str = "pyte",
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         host, port = start_host(app, Path(directory), workers)
         try:
-            finish(visitors(port, 1, app, hold=False))  # warm-up: imports, first app, caches
+            finish(visitors(port, 1, app, hold=False, screen=screen))  # warm-up: imports, first app, caches
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
@@ -188,6 +196,7 @@ def measure(
                     play_seconds=play_seconds,
                     newcomers=newcomers if index == 0 else 0,
                     think=think,
+                    screen=screen,
                 )
                 for index, share in enumerate(shares)
                 if share
@@ -262,14 +271,21 @@ def main() -> int:
         "--visitor-processes", type=int, default=1, help="split the visitors over this many processes (1)"
     )
     parser.add_argument("--settle", type=float, default=5.0, help="steady keys: pressed this long into play (5)")
+    parser.add_argument(
+        "--screen",
+        choices=("pyte", "fast"),
+        default="pyte",
+        help="the visitors' terminal emulator: pyte, or the cheap tests/ssh/fast_screen.py (pyte; probe: raw output)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
     if args.app == "probe":
         args.play_seconds, args.newcomers = 0.0, 0
+    screen = "raw" if args.app == "probe" else args.screen  # the probe's visitors match raw output, no emulator
     if not args.json:
         pace = "lockstep" if args.think in ("0", "0,0") else f"players think {args.think} s"
         where = f"{args.ssh_workers} SSH worker processes" if args.ssh_workers else "sessions in the host process"
-        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}; {where}")
+        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}; {where}; visitors' screen: {screen}")
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
             f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
@@ -284,9 +300,10 @@ def main() -> int:
             args.settle,
             args.ssh_workers,
             args.visitor_processes,
+            args.screen,
         )
         if args.json:
-            print(json.dumps(row), flush=True)
+            print(json.dumps({"screen": screen, **row}), flush=True)
         else:
             print(
                 f"{count:>8} {row['rss_per_session_mib']:>5.2f} MiB | {pair(row, 'first_frame')} "

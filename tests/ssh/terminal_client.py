@@ -1,7 +1,8 @@
 """An SSH client with a pty and a screen: what a player's terminal would show, for end-to-end tests and benchmarks.
 
-Output is fed to a pyte terminal emulator; ``wait_for`` waits on an event set whenever output arrives (never a
-sleep), up to a deadline.
+Output is fed to a terminal emulator: pyte by default, or with ``screen="fast"`` the much cheaper
+tests/ssh/fast_screen.py (characters only, for the benchmark visitors, many in one process). ``wait_for`` waits on an
+event set whenever output arrives (never a sleep), up to a deadline.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 
 import asyncssh
 import pyte
+
+from .fast_screen import FastScreen
 
 
 class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
@@ -29,11 +32,21 @@ class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
 class TerminalClient:
     """One player's terminal connected over SSH."""
 
-    def __init__(self, width: int = 80, height: int = 24, *, emulate: bool = True) -> None:
+    def __init__(self, width: int = 80, height: int = 24, *, emulate: bool = True, screen: str = "pyte") -> None:
         """``emulate=False`` skips the terminal emulator (cheap, for benchmarks): ``wait_for`` then searches the
-        raw output received since the last ``mark()`` instead of the screen."""
-        self.screen = pyte.Screen(width, height)
-        self._stream = pyte.ByteStream(self.screen)
+        raw output received since the last ``mark()`` instead of the screen. ``screen`` chooses the emulator:
+        ``"pyte"`` (styles and all) or ``"fast"`` (a ``FastScreen``: the same characters for Textual's output, at
+        a fraction of the cost)."""
+        self.screen: pyte.Screen | FastScreen
+        if screen == "pyte":
+            self.screen = pyte.Screen(width, height)
+            self._feed: Callable[[bytes], None] = pyte.ByteStream(self.screen).feed
+        elif screen == "fast":
+            self.screen = FastScreen(width, height)
+            self._feed = self.screen.feed
+        else:
+            raise ValueError(f"screen must be 'pyte' or 'fast', not {screen!r}")
+        self._text: str | None = None  # the screen's text, joined once per change
         self.emulate = emulate
         self.raw = bytearray()
         self._mark = 0
@@ -75,7 +88,8 @@ class TerminalClient:
         else:
             self.raw.extend(data)
             if self.emulate:
-                self._stream.feed(data)
+                self._feed(data)
+                self._text = None
         self._changed.set()
 
     def _closed(self) -> None:
@@ -83,9 +97,13 @@ class TerminalClient:
         self._changed.set()
 
     def text(self) -> str:
+        """What the screen shows, its lines joined by newlines (built once per change); without emulation, the raw
+        output received since the last ``mark()``."""
         if not self.emulate:
             return self.raw[self._mark :].decode("utf-8", "replace")
-        return "\n".join(self.screen.display)
+        if self._text is None:
+            self._text = "\n".join(self.screen.display)
+        return self._text
 
     def mark(self) -> None:
         """Without emulation: from now on ``wait_for`` looks only at output that arrives after this call."""
@@ -119,6 +137,7 @@ class TerminalClient:
     def resize(self, width: int, height: int) -> None:
         assert self.chan is not None
         self.screen.resize(height, width)
+        self._text = None
         self.chan.change_terminal_size(width, height)
 
     async def wait_closed(self, timeout: float = 10.0) -> int | None:

@@ -5,7 +5,9 @@ Each visitor connects with a pty, waits for the first screen, plays its script a
 ``--play-seconds`` the game script plays on once every visitor is seated, while ``--newcomers`` more visitors
 arrive one by one (see scripts/bench_ssh.py). ``--think MIN,MAX`` makes each player wait a random time in that range
 (seconds) before each move, as people do; without it every visitor moves the instant its turn shows, so all tables
-move in lockstep (the worst case for the host). Prints one JSON object: counts and timings in seconds
+move in lockstep (the worst case for the host). ``--screen fast`` gives each visitor the cheap terminal screen of
+tests/ssh/fast_screen.py instead of pyte (same text, a fraction of the CPU: this process's own lag is part of every
+time it measures). Prints one JSON object: counts and timings in seconds
 (first_frame, setup_key, key_to_update, newcomer_first_frame; key_into_play says when each key_to_update was pressed,
 in seconds since play started).
 """
@@ -141,9 +143,10 @@ async def visit(
     played: asyncio.Queue[None],
     hold: asyncio.Event,
     emulate: bool,
+    screen: str = "pyte",
 ) -> None:
     first_screen, play = SCRIPTS[script]
-    client = TerminalClient(emulate=emulate)
+    client = TerminalClient(emulate=emulate, screen=screen)
     try:
         started = time.perf_counter()
         await client.connect(port, f"visitor{index}")
@@ -157,7 +160,13 @@ async def visit(
 
 
 async def newcomers(
-    port: int, count: int, script: str, timings: dict[str, list[float]], emulate: bool, spread_over: float = 0.0
+    port: int,
+    count: int,
+    script: str,
+    timings: dict[str, list[float]],
+    emulate: bool,
+    spread_over: float = 0.0,
+    screen: str = "pyte",
 ) -> None:
     """One visitor at a time connects, waits for its first screen and leaves: the first frame a newcomer sees
     while the crowd plays. With ``spread_over`` (seconds), the arrivals are spaced evenly over that time (the
@@ -174,7 +183,7 @@ async def newcomers(
         due = began + (index + 1) * spread_over / (count + 1)
         if due > loop.time():
             await asyncio.sleep(due - loop.time())  # the arrival schedule, not a wait for anything
-        client = TerminalClient(emulate=emulate)
+        client = TerminalClient(emulate=emulate, screen=screen)
         started = time.perf_counter()
         await asyncio.wait_for(arrive(client, index), timeout=120)  # connect and first screen, however slow
         timings["newcomer_first_frame"].append(client.last_output_at - started)
@@ -200,10 +209,11 @@ async def run(
     play_seconds: float = 0.0,
     newcomer_count: int = 0,
     think: tuple[float, float] = (0.0, 0.0),
+    screen: str = "pyte",
 ) -> dict[str, object]:
     """``sessions`` visitors in batches of ``concurrency`` that connect at once. With ``play_seconds`` (game
     script), the visitors of a batch play on for that long once all are seated, while ``newcomer_count``
-    newcomers arrive one after another."""
+    newcomers arrive one after another. ``screen``: each visitor's terminal emulator, "pyte" or "fast"."""
     timings: dict[str, list[float]] = {
         "first_frame": [],
         "setup_key": [],
@@ -226,7 +236,7 @@ async def run(
 
         async def one(index: int, crowd: Crowd = crowd) -> None:
             try:
-                await visit(port, index, script, timings, crowd, played, hold, emulate)
+                await visit(port, index, script, timings, crowd, played, hold, emulate, screen)
             except Exception as error:  # reported, never hidden: the caller fails on any failure
                 failures.append(f"visitor {index}: {type(error).__name__}: {str(error)[:300]}")
                 crowd.seated()  # a failed visitor must not keep the others waiting
@@ -237,7 +247,7 @@ async def run(
             lag_probe = asyncio.ensure_future(probe_own_lag(timings["visitors_loop_lag"]))
             playing = asyncio.ensure_future(asyncio.sleep(play_seconds))  # the benchmark's playing time
             try:
-                await newcomers(port, newcomer_count, script, timings, emulate, spread_over=play_seconds)
+                await newcomers(port, newcomer_count, script, timings, emulate, spread_over=play_seconds, screen=screen)
             except Exception as error:
                 failures.append(f"newcomer: {type(error).__name__}: {str(error)[:300]}")
             await playing  # the crowd plays on for at least play_seconds, and until the last newcomer is done
@@ -265,6 +275,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--play-seconds", type=float, default=0.0, help="game: play on this long once all are seated")
     parser.add_argument("--newcomers", type=int, default=0, help="game: visitors arriving one by one while all play")
     parser.add_argument("--think", default="0,0", help="game: MIN,MAX seconds each player waits before a move (0,0)")
+    parser.add_argument(
+        "--screen",
+        choices=("pyte", "fast"),
+        default="pyte",
+        help="terminal emulator of each visitor: pyte, or the cheap tests/ssh/fast_screen.py (pyte)",
+    )
     args = parser.parse_args(argv)
     shortest, longest = (float(part) for part in args.think.split(","))
     result = asyncio.run(
@@ -278,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             play_seconds=args.play_seconds,
             newcomer_count=args.newcomers,
             think=(shortest, longest),
+            screen=args.screen,
         )
     )
     print(json.dumps(result), flush=True)
