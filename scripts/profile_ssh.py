@@ -221,6 +221,8 @@ async def run(options: argparse.Namespace) -> None:
         options.think,
         "--newcomers",
         str(options.newcomers),
+        "--screen",
+        options.screen,
         cwd=ROOT,
         stdout=asyncio.subprocess.PIPE,
     )
@@ -325,6 +327,9 @@ def main() -> int:
     parser.add_argument("--gc-thresholds", help="e.g. 700,10,1000: gc.set_threshold for this run")
     parser.add_argument("--sort", default="cumulative", help="profile order: cumulative (default) or tottime")
     parser.add_argument("--newcomers", type=int, default=0, help="visitors arriving one by one during play (0)")
+    parser.add_argument(
+        "--screen", choices=("pyte", "fast"), default="fast", help="the visitors' terminal emulator (fast)"
+    )
     parser.add_argument("--skip", type=float, default=0, help="seconds of play to let pass before watching (0)")
     parser.add_argument("--stalls", type=float, default=0, help="MS: show where the loop was when it stalled this long")
     args = parser.parse_args()

@@ -86,11 +86,15 @@ def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> lis
     return [Content.assemble(*parts) for parts in lines]
 
 
-def indented(prefix: Content, lines: Sequence[Content]) -> Content:
+def indented_lines(prefix: Content, lines: Sequence[Content]) -> list[Content]:
     """``prefix`` then the first line; later lines indented to line up under the first."""
     pad = " " * prefix.cell_length
-    out = [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
-    return Content("\n").join(out)
+    return [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
+
+
+def indented(prefix: Content, lines: Sequence[Content]) -> Content:
+    """``indented_lines`` as one ``Content``."""
+    return Content("\n").join(indented_lines(prefix, lines))
 
 
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:

@@ -45,7 +45,7 @@ class TitleBar(TableView):
     def watch_game_number(self) -> None:
         self.watch_table()
 
-    def draw(self) -> Content:
+    def draw_lines(self) -> list[Content]:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
         if self.game_number > 1:
             parts.append(f"  ·  game {self.game_number}")
@@ -55,7 +55,7 @@ class TitleBar(TableView):
             parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
             if view.variant != "standard":
                 parts.append(f"  ·  {view.variant}")
-        return Content.assemble(*parts)
+        return [Content.assemble(*parts)]
 
 
 class TableScreen(Screen[None]):

@@ -6,6 +6,10 @@ scoring functions). Player names are drawn as literal text.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from functools import lru_cache
+from typing import TypeVar
+
 from rich.cells import cell_len
 from rich.style import Style as RichStyle
 from textual.content import Content
@@ -15,13 +19,14 @@ from textual.renderables.digits import Digits as DigitsGlyphs
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ...engine import Move
 from ..connection import TableUpdate
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
     chips_text,
     hand_lines,
-    indented,
+    indented_lines,
     move_line,
     my_score_content,
     pass_choice,
@@ -33,22 +38,27 @@ from ..presentation import (
     you_tag,
 )
 
+DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
+Drawn = TypeVar("Drawn")
 
-def big_digits(text: str) -> list[str]:
+
+@lru_cache(maxsize=64)
+def big_digits(text: str) -> tuple[str, ...]:
     """``text`` as three lines of box-drawing digits (Textual's ``Digits`` glyphs, bold)."""
     rows = "".join(segment.text for segment in DigitsGlyphs(text).render(RichStyle(bold=True)))
-    return rows.split("\n")[:3]
+    return tuple(rows.split("\n")[:3])
 
 
 class TableView(Widget):
     """A widget that draws the latest ``TableUpdate`` line by line, repainting only the lines that changed.
 
     Every update of the table reaches every widget, and most lines of most widgets show the same thing as before.
-    On the host, where each SSH player's app runs, repainting costs real time per line and bytes on every player's
-    connection. So ``draw`` gives the widget's lines (``Content``, player names as plain text), an update asks
-    Textual to repaint only the lines whose text or style changed, and ``render_line`` (Textual's line API) turns
-    just those lines into strips: no full re-render of the widget per update. A line wider than the widget ends
-    in an ellipsis.
+    On the host, where each SSH player's app runs, drawing and repainting cost real time per line and bytes on
+    every player's connection. So ``draw_lines`` gives the widget's lines (``Content``, player names as plain
+    text), an update asks Textual to repaint only the lines whose text or style changed, and ``render_line``
+    (Textual's line API) turns just those lines into strips: no full re-render of the widget per update. Lines
+    that depend on a few values are kept in a small cache (``cached``), so an unchanged line is the same
+    object as before and costs neither building nor comparing. A line wider than the widget ends in an ellipsis.
     """
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
@@ -57,14 +67,24 @@ class TableView(Widget):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._lines: list[Content] = []
         self._lines_size = Size(0, 0)  # the content size the lines were drawn for
-
-    def draw(self) -> Content:
-        """What the widget shows for ``self.table`` at its current size."""
-        raise NotImplementedError
+        self._drawn: dict[Hashable, object] = {}  # see ``cached``
 
     def draw_lines(self) -> list[Content]:
-        """``draw()`` as one ``Content`` per line."""
-        return self.draw().split("\n")
+        """What the widget shows for ``self.table`` at its current size, one ``Content`` per line."""
+        raise NotImplementedError
+
+    def draw(self) -> Content:
+        """``draw_lines()`` as one ``Content``."""
+        return Content("\n").join(self.draw_lines())
+
+    def cached(self, key: Hashable, build: Callable[[], Drawn]) -> Drawn:
+        """What was drawn for ``key`` last time (``key`` must hold everything it shows), else ``build()``."""
+        drawn = self._drawn.get(key)
+        if drawn is None:
+            if len(self._drawn) >= DRAWN_CACHE_SIZE:
+                self._drawn.clear()
+            drawn = self._drawn[key] = build()
+        return drawn  # type: ignore[no-any-return]
 
     def watch_table(self) -> None:
         size = self.content_region.size
@@ -121,66 +141,97 @@ class FaceUpCard(TableView):
             self.border_title = self.border_subtitle = corner
         super().watch_table()
 
-    def draw(self) -> Content:
+    def draw_lines(self) -> list[Content]:
         view = self.table.view if self.table else None
         if view is None or view.card is None:
             value, pot = "", "game over" if view else ""
         else:
             value = str(view.card)
             pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
-        lines = [Content.styled(line, "bold") for line in big_digits(value)]
         width, height = self.content_region.size
+        lines = [
+            self.cached(("digits", row, width), lambda row=row: centred(Content.styled(row, "bold"), width))
+            for row in big_digits(value)
+        ]
         if height >= len(lines) + 2:  # room for the chips under the value
-            lines += [Content(""), Content(pot)]
+            lines += [Content(""), self.cached(("pot", pot, width), lambda: centred(Content(pot), width))]
         top = [Content("")] * max(0, (height - len(lines)) // 2)
-        return Content("\n").join(top + [centred(line, width) for line in lines])
+        return top + lines
 
 
 class TableStatus(TableView):
     """Deck, chips on the card, whose turn."""
 
-    def draw(self) -> Content:
+    def draw_lines(self) -> list[Content]:
         if self.table is None:
-            return Content("Waiting for the table…")
+            return [Content("Waiting for the table…")]
         view = self.table.view
-        lines = [
-            Content.assemble(("Deck   ", "dim"), f"{plural(view.deck_left, 'card')} left"),
-            Content.assemble(("       ", "dim"), (f"{view.removed_count} set aside", "dim")),
-            Content.assemble(("Chips  ", "dim"), (str(view.pot), "bold"), " on the card"),
+        seats = self.table.seats
+        turn_key = ("turn", view.finished, view.my_turn, not view.my_chips, seat_name(seats, view.to_move))
+        return [
+            self.cached(
+                ("deck", view.deck_left),
+                lambda: Content.assemble(("Deck   ", "dim"), f"{plural(view.deck_left, 'card')} left"),
+            ),
+            self.cached(
+                ("removed", view.removed_count),
+                lambda: Content.assemble(("       ", "dim"), (f"{view.removed_count} set aside", "dim")),
+            ),
+            self.cached(
+                ("pot", view.pot),
+                lambda: Content.assemble(("Chips  ", "dim"), (str(view.pot), "bold"), " on the card"),
+            ),
             Content(""),
-            turn_content(view, self.table.seats),
+            self.cached(turn_key, lambda: turn_content(view, seats)),
         ]
-        return Content("\n").join(lines)
 
 
 class MoveLog(TableView):
     """The last few moves, newest at the bottom and marked ``›`` (older ones dimmed)."""
 
-    def draw(self) -> Content:
+    def draw_lines(self) -> list[Content]:
         if self.table is None or not self.table.view.moves:
-            return Content.styled("No moves yet", "dim")
+            return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
         rows = max(1, self.content_region.height or 6)
         moves = self.table.view.moves[-rows:]
-        lines = [Content.assemble("  ", move_line(move, self.table.seats)).stylize("dim") for move in moves[:-1]]
-        lines.append(Content.assemble(("› ", "bold"), move_line(moves[-1], self.table.seats)))
-        return Content("\n").join(lines)
+        seats = self.table.seats
+        last = len(moves) - 1
+        return [
+            self.cached(
+                (move, seat_name(seats, move.seat, 10), index == last),
+                lambda move=move, newest=index == last: self._draw_move(move, newest),
+            )
+            for index, move in enumerate(moves)
+        ]
+
+    def _draw_move(self, move: Move, newest: bool) -> Content:
+        seats = self.table.seats if self.table else ()
+        if newest:
+            return Content.assemble(("› ", "bold"), move_line(move, seats))
+        return Content.assemble("  ", move_line(move, seats)).stylize("dim")
 
 
 class PlayersPanel(TableView):
     """Every seat: turn marker, name, chips (hidden as ? unless open), cards in runs, points from cards."""
 
-    def draw(self) -> Content:
+    NAME_CELLS = 14
+    LABEL_CELLS = NAME_CELLS + 6
+
+    def draw_lines(self) -> list[Content]:
         if self.table is None:
-            return Content("")
+            return [Content("")]
         view = self.table.view
         seats = self.table.seats
-        name_cells = 14
-        label_cells = name_cells + 6
-        header = Content.styled(f"  {'Player':<{label_cells}}{'Chips':>5}  {'Pts':>3}  Cards", "dim")
-        lines = [header]
+        width = self.content_region.width or 80
+        lines = [
+            self.cached(
+                "header",
+                lambda: Content.styled(f"  {'Player':<{self.LABEL_CELLS}}{'Chips':>5}  {'Pts':>3}  Cards", "dim"),
+            )
+        ]
         for seat in range(view.players):
             marker = TURN_MARKER if (not view.finished and view.to_move == seat) else " "
-            name = seat_name(seats, seat, name_cells)
+            name = seat_name(seats, seat, self.NAME_CELLS)
             tag = ""
             if seat == view.seat:
                 tag = you_tag(name)
@@ -188,41 +239,61 @@ class PlayersPanel(TableView):
                 tag = " (away)"
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " (bot)"
-            label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
-            chips = chips_text(view, seat)
-            prefix = Content.assemble(
-                (marker, "bold"),
-                " ",
-                (label + " " * (label_cells - cell_len(label)), "bold" if seat == view.seat else ""),
-                (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
-                "  ",
-                f"{public_points(view, seat):>3}",
-                "  ",
+            row = (
+                marker,
+                name,
+                tag,
+                seat == view.seat,
+                chips_text(view, seat),
+                public_points(view, seat),
+                view.hands[seat],
+                width,
             )
-            width = (self.content_region.width or 80) - prefix.cell_length
-            lines.append(indented(prefix, hand_lines(view.hands[seat], width, "—")))
-        return Content("\n").join(lines)
+            lines.extend(self.cached(row, lambda row=row: self._draw_seat(*row)))
+        return lines
+
+    def _draw_seat(
+        self,
+        marker: str,
+        name: str,
+        tag: str,
+        mine: bool,
+        chips: str,
+        points: int,
+        hand: tuple[int, ...],
+        width: int,
+    ) -> list[Content]:
+        label_cells = self.LABEL_CELLS
+        label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
+        prefix = Content.assemble(
+            (marker, "bold"),
+            " ",
+            (label + " " * (label_cells - cell_len(label)), "bold" if mine else ""),
+            (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
+            "  ",
+            f"{points:>3}",
+            "  ",
+        )
+        return indented_lines(prefix, hand_lines(hand, width - prefix.cell_length, "—"))
 
 
 class PrivatePanel(TableView):
     """Your own area: your chips, cards and score, and what each choice means for you now."""
 
-    def draw(self) -> Content:
+    def draw_lines(self) -> list[Content]:
         if self.table is None or self.table.view.seat is None:
-            return Content("Watching")
+            return [Content("Watching")]
         view = self.table.view
         chips = view.my_chips or 0
         summary = Content.assemble(("You: ", "bold"), (plural(chips, "chip"), "bold"), " · ", my_score_content(view))
         prefix = Content("Your cards: ")
         width = (self.content_region.width or 80) - prefix.cell_length
-        cards = indented(prefix, hand_lines(view.my_hand, width))
-        summary = Content("\n").join([summary, cards])
+        lines = [summary, *indented_lines(prefix, hand_lines(view.my_hand, width))]
         if view.finished:
-            after = Content.styled("Game over: s shows the scores, a deals a new game.", "dim")
-            return Content("\n").join([summary, after])
+            return [*lines, Content.styled("Game over: s shows the scores, a deals a new game.", "dim")]
         take = Content.assemble(("[t] ", "bold"), take_choice(view))
         pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
         if not view.my_turn:
             take = take.stylize("dim")
             pass_ = pass_.stylize("dim")
-        return Content("\n").join([summary, take, pass_])
+        return [*lines, take, pass_]
