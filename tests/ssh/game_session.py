@@ -13,11 +13,10 @@ from nothanks_server.ssh import AppFactory
 from nothanks_server.ssh.game import SeatMemory, game_app_factory
 
 from .terminal_client import TerminalClient
-from .visitors import my_area, my_chips, my_turn
+from .visitors import NOT_YOUR_TURN, my_area, my_chips, my_turn
 
 GROWN = (100, 30)  # the window after the first resize, then shrunk to SHRUNK (width, height)
 SHRUNK = (70, 20)
-NOT_YOUR_TURN = "Not your turn yet"  # the app's toast for a play key pressed out of turn
 
 
 def bot_game_factory() -> AppFactory:

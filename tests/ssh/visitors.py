@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 
 from .terminal_client import TerminalClient
 
+NOT_YOUR_TURN = "Not your turn yet"  # the game's toast for a play key pressed out of turn
 KITTY_KEYS = "\x1b[120u\x1b[121;2u\x1b[27u"  # x, shift+y, escape in the kitty keyboard protocol
 
 
@@ -118,7 +119,13 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
         chips = my_chips(client)
         started = time.perf_counter()
         client.send("n" if chips else "t")
-        await client.wait_for(lambda before=before: my_area(client) != before, timeout=60)
+        await client.wait_for(lambda before=before: my_area(client) != before or NOT_YOUR_TURN in client.text(), 60)
+        if my_area(client) == before:
+            # A key that changed nothing (seen in about 1 game in 30 with bots that move at once): the screen still
+            # said "Your turn" when the app no longer did. The app says so in a toast; once it is gone (no new one
+            # is shown while it is up), look again whose turn it is. Not a key-to-update sample.
+            await client.wait_for(lambda: NOT_YOUR_TURN not in client.text(), timeout=60)
+            continue
         timings["key_to_update"].append(client.last_output_at - started)
         timings["key_into_play"].append(started - crowd.play_started)
 
