@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -20,11 +20,25 @@ from .screens.start import StartForm, StartScreen
 from .screens.table import TableScreen
 
 ConnectionFactory = Callable[[], TableConnection]
+ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
 STYLES = Path(__file__).parent
 
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
+
+
+def first_screen(screen: ScreenType) -> ScreenType:
+    """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``).
+
+    The first screen is the bottom of the stack, not pushed over Textual's blank default screen: on the SSH host that
+    blank screen cost every arrival a layout and a full frame of its own, a third of the CPU to its first frame. So a
+    screen is the first one when the stack holds just that screen. Textual gives a pushed screen a result callback
+    and ``switch_screen`` removes one from the screen it replaces; a default screen has none, so it gets the one
+    ``switch_screen`` gives (tests/client/test_screens_below.py fails if Textual changes this).
+    """
+    screen._push_result_callback(screen, None)
+    return screen
 
 
 class NoThanksApp(App[int]):
@@ -50,14 +64,13 @@ class NoThanksApp(App[int]):
         self._connection_factory = connection_factory
         self._start_forms = start_forms
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen[Any]:
         connection = self._connection
         if connection is None and self._connection_factory is not None:
             connection = self._connection_factory()
         if connection is not None:
-            self.push_screen(TableScreen(connection))
-        else:
-            self.push_screen(StartScreen(self._start_forms))
+            return first_screen(TableScreen(connection))
+        return first_screen(StartScreen(self._start_forms))
 
     def open_table(self, connection: TableConnection) -> None:
         """Leave the start screen for a table."""

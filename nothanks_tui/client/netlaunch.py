@@ -10,11 +10,11 @@ import asyncio
 import getpass
 import logging
 from collections.abc import Callable
+from typing import Any
 
-from textual import events
 from textual.screen import Screen
 
-from .app import NoThanksApp
+from .app import NoThanksApp, first_screen
 from .connection import LobbyError, NewTable, TableConnection
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -36,11 +36,12 @@ class NetApp(NoThanksApp):
         self._first_screen = first_screen
         self._below = below  # e.g. the lobby under a resumed table, to go back to when leaving it
 
-    def on_mount(self, event: events.Mount) -> None:
-        event.prevent_default()  # not the start screen the base app would open
+    def get_default_screen(self) -> Screen[Any]:
+        return first_screen(self._below() if self._below is not None else self._first_screen())
+
+    def on_mount(self) -> None:
         if self._below is not None:
-            self.push_screen(self._below())
-        self.push_screen(self._first_screen())
+            self.push_screen(self._first_screen())
 
 
 def default_name() -> str:

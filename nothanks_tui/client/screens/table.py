@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -102,12 +103,16 @@ class TableScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.fit(self.app.size)
         self.read_events()
 
     def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size)
+
+    def fit(self, size: Size) -> None:
         """Below 80x24 the layout tightens (smaller card, no log) rather than hiding players."""
-        self.set_class(event.size.height < 24, "-short")
-        self.set_class(event.size.width < 80, "-narrow")
+        self.set_class(size.height < 24, "-short")
+        self.set_class(size.width < 80, "-narrow")
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:
@@ -239,7 +244,7 @@ class TableScreen(Screen[None]):
 
     def _go_back(self) -> None:
         """Back to the screen below (a host's lobby), or out of the app when the table is the first screen."""
-        if len(self.app.screen_stack) > 2 and self.app.screen is self:
+        if len(self.app.screen_stack) > 1 and self.app.screen is self:
             self.app.pop_screen()
         else:
             self.app.exit(0)

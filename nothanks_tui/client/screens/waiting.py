@@ -176,7 +176,7 @@ class WaitingScreen(Screen[None]):
 
     def _go_back(self, reason: str) -> None:
         """Back to the lobby below, or (when this is the first screen) out of the app."""
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:
             self.dismiss(None)
         else:
             self.app.exit(0, message=clean_message(reason))
