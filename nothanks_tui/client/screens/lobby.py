@@ -13,7 +13,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
@@ -21,6 +21,7 @@ from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection,
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, table_size_fields
 from ..widgets.keybar import KeyBar
+from .steady import SteadyScreen
 from .waiting import WaitingScreen
 
 REFRESH_SECONDS = 2.0
@@ -51,7 +52,7 @@ def seat_names(summary: TableSummary) -> Text:
     return text
 
 
-class LobbyScreen(Screen[None]):
+class LobbyScreen(SteadyScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -13,7 +13,6 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
 from ...bots import DEFAULT_BOT, bot_names, describe
@@ -23,6 +22,7 @@ from ..local import DEFAULT_BOT_PACE, LocalConnection
 from ..safe_text import clean_name
 from ..widgets.forms import TickBox
 from ..widgets.keybar import KeyBar
+from .steady import SteadyScreen
 
 
 class StartForm(Vertical):
@@ -109,7 +109,7 @@ def _add_network_forms() -> None:
 _add_network_forms()
 
 
-class StartScreen(Screen[None]):
+class StartScreen(SteadyScreen[None]):
     """How do you want to play? One tab per ``StartForm``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -18,7 +18,6 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 
 from ...engine import Action
 from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate
@@ -27,6 +26,7 @@ from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
+from .steady import SteadyScreen
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class TitleBar(TableView):
         return [Content.assemble(*parts)]
 
 
-class TableScreen(Screen[None]):
+class TableScreen(SteadyScreen[None]):
     """One seat at one table, through any ``TableConnection``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

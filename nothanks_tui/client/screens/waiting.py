@@ -20,6 +20,7 @@ from ...engine import Action
 from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
+from .steady import SteadyScreen
 
 
 class PrefilledConnection(TableConnection):
@@ -65,7 +66,7 @@ def open_table_screen(screen: Screen[object], connection: TableConnection) -> No
     screen.app.switch_screen(TableScreen(connection))
 
 
-class WaitingScreen(Screen[None]):
+class WaitingScreen(SteadyScreen[None]):
     """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

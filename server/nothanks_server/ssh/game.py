@@ -24,7 +24,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from nothanks_tui.client.connection import (
@@ -38,6 +37,7 @@ from nothanks_tui.client.connection import (
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.safe_text import clean_message, display_name
 from nothanks_tui.client.screens.lobby import LobbyScreen
+from nothanks_tui.client.screens.steady import SteadyScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.keybar import KeyBar
@@ -215,7 +215,7 @@ class NameInput(Input):
         self.cursor_blink = False
 
 
-class WelcomeScreen(Screen[None]):
+class WelcomeScreen(SteadyScreen[None]):
     """The game's name and a display name to play under."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
