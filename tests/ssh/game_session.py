@@ -13,7 +13,7 @@ from nothanks_server.ssh import AppFactory
 from nothanks_server.ssh.game import SeatMemory, game_app_factory
 
 from .terminal_client import TerminalClient
-from .visitors import NOT_YOUR_TURN, my_area, my_chips, my_turn
+from .visitors import my_turn, play_my_turn
 
 GROWN = (100, 30)  # the window after the first resize, then shrunk to SHRUNK (width, height)
 SHRUNK = (70, 20)
@@ -62,14 +62,7 @@ async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
         await client.wait_for(lambda: my_turn(client) or "Game over" in client.text(), timeout=30)
         if not my_turn(client):
             break
-        before = my_area(client)
-        client.send("n" if my_chips(client) else "t")
-        await client.wait_for(lambda before=before: my_area(client) != before or NOT_YOUR_TURN in client.text())
-        if my_area(client) == before:
-            # Seen once in ~30 games: a key that changed nothing, most likely pressed while the screen still said
-            # "Your turn" but the app no longer did (my area redrawn before the turn marker). The app then says so
-            # in a toast; once it is gone (no new one is shown while it is up), look again whose turn it is.
-            await client.wait_for(lambda: NOT_YOUR_TURN not in client.text())
+        if not await play_my_turn(client, timeout=10):
             continue
         moves += 1
         if moves == 3:

@@ -77,6 +77,21 @@ def my_area(client: TerminalClient) -> tuple[str, ...]:
     return tuple(line for line in client.text().splitlines() if line.lstrip().startswith(("You:", "Your cards")))
 
 
+async def play_my_turn(client: TerminalClient, timeout: float = 60) -> bool:
+    """Press No thanks! (while I have chips, else take) and wait until my own area on the screen changes: True.
+
+    False for a key that changed nothing (seen in about 1 game in 30 with bots that move at once): the screen still
+    said "Your turn" when the app no longer did, and the app said so in a toast. This returns once the toast is gone
+    (no new one is shown while it is up), to look again whose turn it is."""
+    before = my_area(client)
+    client.send("n" if my_chips(client) else "t")
+    await client.wait_for(lambda: my_area(client) != before or NOT_YOUR_TURN in client.text(), timeout)
+    if my_area(client) != before:
+        return True
+    await client.wait_for(lambda: NOT_YOUR_TURN not in client.text(), timeout)
+    return False
+
+
 class Crowd:
     """What the visitors of one run share: when everyone is seated, when to stop playing."""
 
@@ -115,17 +130,9 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
             await asyncio.sleep(random.uniform(*crowd.think))  # the player's thinking time, not synchronisation
             if crowd.stop_playing.is_set():
                 return
-        before = my_area(client)
-        chips = my_chips(client)
         started = time.perf_counter()
-        client.send("n" if chips else "t")
-        await client.wait_for(lambda before=before: my_area(client) != before or NOT_YOUR_TURN in client.text(), 60)
-        if my_area(client) == before:
-            # A key that changed nothing (seen in about 1 game in 30 with bots that move at once): the screen still
-            # said "Your turn" when the app no longer did. The app says so in a toast; once it is gone (no new one
-            # is shown while it is up), look again whose turn it is. Not a key-to-update sample.
-            await client.wait_for(lambda: NOT_YOUR_TURN not in client.text(), timeout=60)
-            continue
+        if not await play_my_turn(client):
+            continue  # not a key-to-update sample
         timings["key_to_update"].append(client.last_output_at - started)
         timings["key_into_play"].append(started - crowd.play_started)
 
