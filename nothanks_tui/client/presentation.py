@@ -103,6 +103,25 @@ def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     return f"seat {seat + 1}"
 
 
+def logged_moves(moves: Sequence[Move], rows: int) -> list[Move]:
+    """The moves the log shows, oldest first, at most ``rows``: the take of every card, and the newest move.
+
+    So the log has one line per card: who took it and with how many chips, and for the card in play its latest
+    "No thanks!" (the chips on it count the others). A pass then rewrites one line instead of scrolling the whole
+    log: on an SSH host, where every player's screen is drawn, that is most of what a move costs to draw and send.
+    """
+    if rows <= 0 or not moves:
+        return []
+    shown = [moves[-1]]
+    for move in reversed(moves[:-1]):
+        if len(shown) == rows:
+            break
+        if move.action is Action.TAKE:
+            shown.append(move)
+    shown.reverse()
+    return shown
+
+
 def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
     """One log line: "bo: No thanks! (27, 3 on it)" (chips on the card after paying) or "cy took 27 with 4 chips"."""
     name = seat_name(seats, move.seat, 10)

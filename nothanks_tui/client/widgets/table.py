@@ -27,6 +27,7 @@ from ..presentation import (
     chips_text,
     hand_lines,
     indented_lines,
+    logged_moves,
     move_line,
     my_score_content,
     pass_choice,
@@ -187,13 +188,14 @@ class TableStatus(TableView):
 
 
 class MoveLog(TableView):
-    """The last few moves, newest at the bottom and marked ``›`` (older ones dimmed)."""
+    """One line per card, newest at the bottom: who took each card, and the latest move, marked ``›`` (older
+    lines dimmed). See ``presentation.logged_moves``."""
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or not self.table.view.moves:
             return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
         rows = max(1, self.content_region.height or 6)
-        moves = self.table.view.moves[-rows:]
+        moves = logged_moves(self.table.view.moves, rows)
         seats = self.table.seats
         last = len(moves) - 1
         return [
