@@ -245,6 +245,13 @@ async def test_the_footer_is_rebuilt_only_when_a_key_changes_state():
         assert screen.check_action("take", ()) is True
 
 
+def take_is_dim(bar: KeyBar) -> bool:
+    """Whether the drawn bar (the strip Textual paints, kept per state) shows "Take" greyed."""
+    segments = [segment for segment in bar.render_line(0) if segment.text.strip() == "Take"]
+    assert len(segments) == 1, segments
+    return bool(segments[0].style and segments[0].style.dim)
+
+
 async def test_the_key_bar_shows_every_key_and_greys_those_that_do_nothing_now():
     app, _ = local_app(seed=3, bot_pace=0.3)  # bots take their time: the bar is seen during their turns
     async with app.run_test(size=(80, 24)) as pilot:
@@ -261,8 +268,19 @@ async def test_the_key_bar_shows_every_key_and_greys_those_that_do_nothing_now()
         await wait_until(pilot, lambda: screen.table.view.state_id > before and not my_turn(app), "a bot's turn")
         await wait_until(pilot, lambda: not bar._shown[0].enabled, "take greyed in the bar")
         assert "Take" in bar.render().plain  # greyed, still shown
+        assert take_is_dim(bar)  # in what is drawn
         await wait_until(pilot, lambda: my_turn(app), "my turn again")
         await wait_until(pilot, lambda: bar._shown[0].enabled, "take enabled again")
+        assert not take_is_dim(bar)
+        for _ in range(2):  # the bar flips back and forth: each time it is drawn from the kept strips
+            before = screen.table.view.state_id
+            await pilot.press("n")
+            await wait_until(pilot, lambda b=before: screen.table.view.state_id > b and not my_turn(app), "bots")
+            await wait_until(pilot, lambda: not bar._shown[0].enabled, "take greyed in the bar")
+            assert take_is_dim(bar)
+            await wait_until(pilot, lambda: my_turn(app) and bar._shown[0].enabled, "take enabled again")
+            assert not take_is_dim(bar)
+        assert 1 < len(bar._strips) <= 3
         # A click on "Take" presses t: I take the card.
         cards = len(screen.table.view.my_hand)
         await pilot.click(KeyBar, offset=(1, 0))

@@ -9,16 +9,19 @@ key is declared, and a click on a key presses it.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from textual import events
 from textual.content import Content
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
 GREYED = Style(dim=True)
+STRIPS_KEPT = 8  # drawn bars kept for reuse (a screen shows two or three)
 
 
 class ShownKey(NamedTuple):
@@ -39,6 +42,7 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._shown: tuple[ShownKey, ...] = ()
         self._spans: list[tuple[int, int, ShownKey]] = []
+        self._strips: dict[Hashable, Strip] = {}
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -53,6 +57,12 @@ class KeyBar(Widget, can_focus=False):
         shown = self.shown_keys()
         if shown != self._shown:
             self._shown = shown
+            self._spans = []
+            position = 0
+            for key in shown:
+                width = cell_len(self.key_text(key)) + cell_len(self.description_text(key))
+                self._spans.append((position, position + width, key))
+                position += width
             self.refresh()
 
     def shown_keys(self) -> tuple[ShownKey, ...]:
@@ -64,22 +74,40 @@ class KeyBar(Widget, can_focus=False):
                 by_action[binding.action] = ShownKey(binding.key, display, binding.description, enabled)
         return tuple(by_action.values())
 
+    @staticmethod
+    def key_text(shown: ShownKey) -> str:
+        return f" {shown.display} "
+
+    @staticmethod
+    def description_text(shown: ShownKey) -> str:
+        return f"{shown.description} " if shown.description else ""
+
     def render(self) -> Content:
         key_style = self.get_visual_style("keybar--key")
         description_style = self.get_visual_style("keybar--description")
         parts: list[tuple[str, Style]] = []
-        self._spans = []
-        position = 0
         for shown in self._shown:
-            key_text = f" {shown.display} "
-            description_text = f"{shown.description} " if shown.description else ""
             greyed = GREYED if not shown.enabled else Style()
-            parts.append((key_text, key_style + greyed))
-            parts.append((description_text, description_style + greyed))
-            width = cell_len(key_text) + cell_len(description_text)
-            self._spans.append((position, position + width, shown))
-            position += width
+            parts.append((self.key_text(shown), key_style + greyed))
+            parts.append((self.description_text(shown), description_style + greyed))
         return Content.assemble(*parts)
+
+    def render_line(self, y: int) -> Strip:
+        """The bar as one strip, kept per keys shown: on the table the bar flips between two states (your turn
+        or not) on most moves, and building it again each time was a real part of what a move costs the host."""
+        width = self.content_region.width
+        key = (self._shown, width, self.app.current_theme.name, self.app.ansi_color)
+        strip = self._strips.get(key)
+        if strip is None:
+            line = self.render()
+            if line.cell_length > width:
+                line = line.truncate(width, ellipsis=True)
+            style = self.visual_style
+            strip = Strip(line.render_segments(style), line.cell_length).extend_cell_length(width, style.rich_style)
+            if len(self._strips) >= STRIPS_KEPT:
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip if y == 0 else Strip.blank(width, self.visual_style.rich_style)
 
     def on_click(self, event: events.Click) -> None:
         for start, end, shown in self._spans:
