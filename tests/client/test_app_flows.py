@@ -336,3 +336,27 @@ async def test_a_move_repaints_only_the_changed_lines_of_the_players_panel():
         assert repainted, "the panel saw the moves"
         for lines in repainted:
             assert 1 <= len(lines) <= 2, lines  # old and new marker rows (chips are hidden, no card taken)
+
+
+async def test_a_play_key_is_played_by_the_app_as_it_reads_the_key(monkeypatch):  # type: ignore[no-untyped-def]
+    """t, n and space are priority bindings: on a busy SSH host the key is not handed to the screen first (one
+    turn of the event loop fewer). A key that does nothing now still reaches the screen, which says why."""
+    reached_screen: list[str] = []
+    original = TableScreen.on_key
+
+    def recording(screen, event):  # type: ignore[no-untyped-def]
+        reached_screen.append(event.key)
+        return original(screen, event)
+
+    monkeypatch.setattr(TableScreen, "on_key", recording)
+    app, _ = local_app(seed=3, bot_pace=0.3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        before = screen.table.view.state_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.table.view.state_id > before and not my_turn(app), "my pass")
+        assert reached_screen == []
+        await pilot.press("t")  # a bot's turn: greyed
+        await wait_until(pilot, lambda: reached_screen == ["t"], "the key at the screen")
+        await wait_until(pilot, lambda: any("Not your turn yet" in text for text in notices(app)), "the notice")

@@ -62,9 +62,12 @@ class TitleBar(TableView):
 class TableScreen(SteadyScreen[None]):
     """One seat at one table, through any ``TableConnection``."""
 
+    # The play keys are priority bindings: the app runs them as it reads the key, instead of handing the key to
+    # the screen first (one turn of the event loop fewer between a key and its move, which on a busy SSH host is
+    # a wait behind every other player's screen). A greyed one still reaches the screen's ``on_key``.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "take", "Take"),
-        Binding("n,space", "no_thanks", "No thanks!", key_display="n/space"),
+        Binding("t", "take", "Take", priority=True),
+        Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
@@ -76,8 +79,9 @@ class TableScreen(SteadyScreen[None]):
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
 
-    class TableEventArrived(Message):
-        """The connection produced an event (posted by the reader worker)."""
+    class TableEventArrived(Message, bubble=False):
+        """The connection produced an event (posted by the reader worker; for this screen only, so it does not
+        bubble on to the app)."""
 
         def __init__(self, event: TableEvent) -> None:
             super().__init__()
