@@ -9,6 +9,7 @@ import pytest
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
+from nothanks_server.table import Table, TableSettings
 from nothanks_tui.client.connection import (
     Closed,
     LobbyError,
@@ -260,3 +261,15 @@ async def test_a_bot_that_crashes_or_cheats_still_moves_and_the_game_ends(monkey
         assert sum(len(hand) for hand in event.view.hands) == 24
     finally:
         lobby.close()
+
+
+def test_bots_think_for_the_set_delay_give_or_take_its_spread():
+    """Tables that start together drift apart: each bot move waits 0.8 s +- 25 %, drawn afresh each time."""
+    table = Table("t1", TableSettings(players=3, bot_delay=0.8))
+    waits = [table.bot_wait() for _ in range(200)]
+    assert all(0.6 <= wait <= 1.0 for wait in waits)
+    assert max(waits) - min(waits) > 0.2  # spread over the range, not one value
+    assert abs(sum(waits) / len(waits) - 0.8) < 0.05
+    steady = Table("t2", TableSettings(players=3, bot_delay=0.5, bot_delay_spread=0))
+    assert {steady.bot_wait() for _ in range(20)} == {0.5}
+    assert Table("t3", TableSettings(players=3, bot_delay=0)).bot_wait() == 0

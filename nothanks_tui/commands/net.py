@@ -27,7 +27,11 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument("--data-dir", type=Path, default=None, help="where records of finished games are written")
     parser.add_argument(
-        "--bot-pace", type=float, default=0.8, metavar="SECONDS", help="how long a bot waits before moving (0.8)"
+        "--bot-pace",
+        type=float,
+        default=0.8,
+        metavar="SECONDS",
+        help="how long a bot waits before moving, give or take a quarter (0.8)",
     )
     parser.add_argument(
         "--turn-timer",

@@ -50,7 +50,10 @@ class Member(Protocol):
 
 @dataclass(frozen=True)
 class TableSettings:
-    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving (0 in tests).
+    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving (0 in tests), give or
+    take ``bot_delay_spread`` of it at random: bots that always answered in exactly the same time would keep
+    tables that started together (a full house arriving at once) moving in step for the whole game, every table's
+    screens redrawn in the same instant on the host; a little spread lets them drift apart.
 
     ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays for them (until they
     come back); None waits forever.
@@ -60,6 +63,7 @@ class TableSettings:
     open_chips: bool = False
     variant: str = "standard"
     bot_delay: float = 0.8
+    bot_delay_spread: float = 0.25
     turn_timer: float | None = 60.0
     default_bot: str = "rules"
 
@@ -128,6 +132,7 @@ class Table:
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
         self._bot_seed = 0
+        self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
 
     # ----------------------------------------------------------------- lobby-facing facts
 
@@ -446,6 +451,13 @@ class Table:
         self._driver_key = key
         self._driver = asyncio.get_running_loop().create_task(self._drive_turn(*key))
 
+    def bot_wait(self) -> float:
+        """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it. The
+        draw comes from a generator of its own, so a bot's timing says nothing about the deal or its seed."""
+        delay = max(0.0, self.settings.bot_delay)
+        spread = delay * min(1.0, max(0.0, self.settings.bot_delay_spread))
+        return self._pace.uniform(delay - spread, delay + spread)
+
     def _cancel_driver(self) -> None:
         if self._driver is not None and not self._driver.done():
             self._driver.cancel()
@@ -462,7 +474,7 @@ class Table:
                 seat.stand_in = self._make_bot(self.settings.default_bot)
                 log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
             elif self.settings.bot_delay > 0:
-                await asyncio.sleep(self.settings.bot_delay)
+                await asyncio.sleep(self.bot_wait())
             if not self._current(state_id):
                 return
             seat = self.seats[seat_index]
