@@ -12,7 +12,10 @@ table has started, and then watches the play phase only:
 - optionally (``--profile``) a cProfile of the phase, sorted by cumulative time (``--sort tottime`` for own time),
 - key-to-update inside the host (a play key's bytes in, the redrawn own line out: no network, no client), and
   the visitors' own key-to-update times (their 50 terminal emulators add their event loop's lag to these),
-- with ``--newcomers N`` the first frame of N visitors arriving one by one.
+- with ``--newcomers N`` the first frame of N visitors arriving one by one,
+- with ``--stages`` where a play key's time goes inside the host, stage by stage: its bytes in, the screen's action
+  running, the move sent to the table, the screen handling its new view, the screen's update timer firing, the
+  frame out (p50 / p90 / p99 of each step, and the mean of each step over the slowest 5 % of keys).
 
 Options to try a change without editing the code: ``--gc-thresholds 700,10,1000`` sets gc thresholds for the run;
 ``--no-freeze`` runs without the freezing collector (server/nothanks_server/ssh/collector.py) to compare; ``--objects
@@ -41,11 +44,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # tests.ssh.visitors is run as a module from the repository root
 
+from textual.screen import Screen  # noqa: E402
+
 from nothanks_server import Lobby, LobbySettings  # noqa: E402
 from nothanks_server.ssh import SSHFront, SSHSettings  # noqa: E402
 from nothanks_server.ssh.collector import PROCESS_COLLECTOR  # noqa: E402
 from nothanks_server.ssh.game import game_app_factory  # noqa: E402
 from nothanks_server.ssh.session import GameSession  # noqa: E402
+from nothanks_tui.client.screens.table import TableScreen  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
 
@@ -167,6 +173,92 @@ class HostKeyTimer:
         GameSession.send_output = self._send  # type: ignore[method-assign]
 
 
+class KeyStages:
+    """A play key's way through the host, timed at each hand-over (see the module's ``--stages``).
+
+    Each step but "handled" and "drawn" is mostly waiting: for the event loop to come round to the next task (the
+    app, the screen's reader, the screen's update timer) behind every other session's ready work."""
+
+    STAGES = ("key in", "action", "sent", "view", "handled", "timer", "frame out")
+
+    def __init__(self) -> None:
+        self.samples: list[dict[str, float]] = []
+        self.recording = False  # installed before the sessions start (their timers hold the method), then switched on
+        self._open: dict[int, dict[str, float]] = {}  # id(app) -> stamps of the key in flight
+        self._saved: list[tuple[type, str, object]] = []
+
+    def _stamp(self, app: object, stage: str, after: str) -> None:
+        stamps = self._open.get(id(app))
+        if stamps is not None and after in stamps and stage not in stamps:
+            stamps[stage] = time.perf_counter()
+
+    def _patch(self, owner: type, name: str, replacement: object) -> None:
+        self._saved.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, replacement)
+
+    def install(self) -> None:
+        stages = self
+        received, send = GameSession.data_received, GameSession.send_output
+        arrived, timer_update = TableScreen.on_table_screen_table_event_arrived, Screen._on_timer_update
+
+        def data_received(session: GameSession, data: bytes, datatype: object) -> None:
+            if stages.recording and data in (b"n", b"t") and session._app is not None:
+                stages._open[id(session._app)] = {"key in": time.perf_counter()}
+            received(session, data, datatype)
+
+        def send_output(session: GameSession, text: str) -> None:
+            stamps = stages._open.get(id(session._app))
+            if stamps is not None and "timer" in stamps and "You:" in text:
+                stamps["frame out"] = time.perf_counter()
+                stages.samples.append(stamps)
+                del stages._open[id(session._app)]
+            send(session, text)
+
+        def playing(original):  # type: ignore[no-untyped-def]
+            async def action(screen: TableScreen) -> None:
+                stages._stamp(screen.app, "action", "key in")
+                await original(screen)
+                stages._stamp(screen.app, "sent", "action")
+
+            return action
+
+        def on_view(screen: TableScreen, message: TableScreen.TableEventArrived) -> None:
+            stages._stamp(screen.app, "view", "sent")
+            arrived(screen, message)
+            stages._stamp(screen.app, "handled", "view")
+
+        def on_timer(screen: Screen[object]) -> None:
+            stages._stamp(screen.app, "timer", "handled")
+            timer_update(screen)
+
+        self._patch(GameSession, "data_received", data_received)
+        self._patch(GameSession, "send_output", send_output)
+        self._patch(TableScreen, "action_take", playing(TableScreen.action_take))
+        self._patch(TableScreen, "action_no_thanks", playing(TableScreen.action_no_thanks))
+        self._patch(TableScreen, "on_table_screen_table_event_arrived", on_view)
+        self._patch(Screen, "_on_timer_update", on_timer)
+
+    def uninstall(self) -> None:
+        while self._saved:
+            owner, name, original = self._saved.pop()
+            setattr(owner, name, original)
+
+    def summary(self) -> str:
+        if not self.samples:
+            return "key stages: no keys timed"
+        lines = [f"key stages inside the host, ms ({len(self.samples)} keys): p50 / p90 / p99, slowest 5 % mean"]
+        slowest = sorted(self.samples, key=lambda stamps: stamps["frame out"] - stamps["key in"])
+        slowest = slowest[-max(1, len(slowest) // 20) :]
+        for before, after in zip(self.STAGES, self.STAGES[1:]):
+            steps = [1000 * (stamps[after] - stamps[before]) for stamps in self.samples]
+            worst = sum(1000 * (stamps[after] - stamps[before]) for stamps in slowest) / len(slowest)
+            lines.append(
+                f"  {before:>8} -> {after:<9} {percentile(steps, 0.5):6.1f} / {percentile(steps, 0.9):6.1f} / "
+                f"{percentile(steps, 0.99):6.1f}   {worst:6.1f}"
+            )
+        return "\n".join(lines)
+
+
 class CollectionTimer:
     """Times every garbage collection through ``gc.callbacks``."""
 
@@ -201,6 +293,9 @@ async def run(options: argparse.Namespace) -> None:
         SSHSettings(host_key_path=directory / "host_key", port=0, max_sessions=sessions + 10, freeze_objects=freeze),
         game_app_factory(lobby),
     )
+    key_stages = KeyStages() if options.stages else None
+    if key_stages is not None:
+        key_stages.install()  # before any session: a screen's update timer holds the method it was made with
     await front.start()
     blocks_at_start = sys.getallocatedblocks()
     visitors = await asyncio.create_subprocess_exec(
@@ -242,6 +337,8 @@ async def run(options: argparse.Namespace) -> None:
     deep_before = PROCESS_COLLECTOR.deep_collection_count
     host_keys = HostKeyTimer()
     host_keys.install()
+    if key_stages is not None:
+        key_stages.recording = True
 
     lags: list[float] = []
     watchdog = StallWatchdog(options.stalls / 1000) if options.stalls else None
@@ -260,6 +357,8 @@ async def run(options: argparse.Namespace) -> None:
     cpu, wall = time.process_time() - cpu_before, time.perf_counter() - wall_before
     gc.callbacks.remove(collections)
     lag_probe.cancel()
+    if key_stages is not None:
+        key_stages.recording = False
     host_keys.uninstall()
     if watchdog is not None:
         watchdog.stop()
@@ -275,6 +374,8 @@ async def run(options: argparse.Namespace) -> None:
         f"key-to-update inside the host, over the watched phase: p50 {percentile(inside, 0.5):.0f} ms, "
         f"p90 {percentile(inside, 0.9):.0f} ms, p99 {percentile(inside, 0.99):.0f} ms ({len(inside)} keys)"
     )
+    if key_stages is not None:
+        report(key_stages.summary())
     if watchdog is not None:
         report(watchdog.summary())
     if freeze:
@@ -313,6 +414,8 @@ async def run(options: argparse.Namespace) -> None:
         pstats.Stats(profiler, stream=sys.__stdout__).sort_stats(options.sort).print_stats(options.top)
     await front.close()
     lobby.close()
+    if key_stages is not None:
+        key_stages.uninstall()
 
 
 def main() -> int:
@@ -331,6 +434,7 @@ def main() -> int:
         "--screen", choices=("pyte", "fast"), default="fast", help="the visitors' terminal emulator (fast)"
     )
     parser.add_argument("--skip", type=float, default=0, help="seconds of play to let pass before watching (0)")
+    parser.add_argument("--stages", action="store_true", help="time a play key's way through the host, by stage")
     parser.add_argument("--stalls", type=float, default=0, help="MS: show where the loop was when it stalled this long")
     args = parser.parse_args()
     if args.gc_thresholds:
