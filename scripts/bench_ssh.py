@@ -27,6 +27,8 @@ Reported (all times measured at the visitor, from the key or the TCP connect to 
   both are reported.
 - host CPU: host process CPU time (with its workers') over the run, as a share of one core; visitors CPU likewise
   (the visitors' terminal emulators share the machine: near 100 % means the measurement itself is saturated)
+- deep GC: the host's deep garbage collections after the warm-up (from its log), with each one's pause: every
+  session waits that long, so one of them during play sets the keys' p99 (docs/benchmarks.md, sixth pass)
 
 The visitors read their screens through pyte by default; ``--screen fast`` gives them the cheap screen of
 tests/ssh/fast_screen.py instead (the same text for the game's output, a fraction of the CPU), so that less of each
@@ -88,7 +90,19 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def start_host(app: str, directory: Path, workers: int = 0) -> tuple[subprocess.Popen[str], int]:
+DEEP_COLLECTION = re.compile(r"deep garbage collection \((.+?)\):.* (\d+) ms")
+
+
+def deep_collections(log: Path, start: int) -> list[tuple[str, int]]:
+    """(reason, pause in ms) of each deep collection the host logged after byte ``start`` of its log."""
+    with log.open(encoding="utf-8", errors="replace") as lines:
+        lines.seek(start)
+        return [(found[1], int(found[2])) for found in DEEP_COLLECTION.finditer(lines.read())]
+
+
+def start_host(
+    app: str, directory: Path, workers: int = 0, log: Path | None = None
+) -> tuple[subprocess.Popen[str], int]:
     if app == "probe":
         command = [sys.executable, "-m", "tests.ssh.probe_host", str(directory)]
     else:
@@ -109,8 +123,14 @@ def start_host(app: str, directory: Path, workers: int = 0) -> tuple[subprocess.
             "1000",
             "--ssh-workers",
             str(workers),
+            "--verbose",  # its log (to ``log``) says when it collected deeply, and for how long
         ]
-    host = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    log_file = log.open("w") if log is not None else None
+    host = subprocess.Popen(
+        command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file, text=True
+    )
+    if log_file is not None:
+        log_file.close()  # the host has its own copy
     assert host.stdout is not None
     for line in host.stdout:
         found = re.search(r"ssh -p (\d+)", line)
@@ -177,10 +197,12 @@ def measure(
     screen: str = "pyte",
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
-        host, port = start_host(app, Path(directory), workers)
+        log = Path(directory) / "host.log"
+        host, port = start_host(app, Path(directory), workers, log)
         try:
             finish(visitors(port, 1, app, hold=False, screen=screen))  # warm-up: imports, first app, caches
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
+            log_start = log.stat().st_size
             baseline = rss_mib(host.pid)
             cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
             shares = [
@@ -218,6 +240,7 @@ def measure(
             crowd_cpu = sum(cpu_seconds(crowd.pid) for crowd in crowds)
             wall = time.perf_counter() - wall_before
             results = [finish(crowd) for crowd in crowds]
+            collections = deep_collections(log, log_start)
             result = {
                 name: [value for one in results for value in one[name]]  # type: ignore[attr-defined]
                 for name in results[0]
@@ -236,6 +259,9 @@ def measure(
         "wall_s": wall,
         "host_cpu_share": cpu / wall,
         "visitors_cpu_share": crowd_cpu / wall,
+        "deep_collections": len(collections),
+        "deep_collection_ms": [pause for _reason, pause in collections],  # type: ignore[dict-item]
+        "deep_collection_reasons": [reason for reason, _pause in collections],  # type: ignore[dict-item]
     }
     for name in ("first_frame", "setup_key", "newcomer_first_frame", "key_to_update"):
         values = [value * 1000 for value in result[name]]  # type: ignore[union-attr]
@@ -253,6 +279,12 @@ def measure(
     lags = [1000 * value for value in result["visitors_loop_lag"]]  # type: ignore[union-attr]
     row["visitors_lag_p99_ms"] = percentile(lags, 0.99)
     return row
+
+
+def deep_summary(row: dict[str, float]) -> str:
+    """The host's deep collections in the run and their pauses in ms: "0", or "2 (931, 407)"."""
+    pauses: list[int] = row["deep_collection_ms"]  # type: ignore[assignment]
+    return f"{len(pauses)} ({', '.join(str(pause) for pause in pauses)})" if pauses else "0"
 
 
 def pair(row: dict[str, float], name: str) -> str:
@@ -289,6 +321,7 @@ def main() -> int:
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
             f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
+            " | deep GC (ms)"
         )
     for count in (int(text) for text in args.sessions.split(",")):
         row = measure(
@@ -310,7 +343,8 @@ def main() -> int:
                 f"{pair(row, 'setup_key')} | {pair(row, 'newcomer_first_frame'):>14} {pair(row, 'key_to_update')} "
                 f"{row['key_to_update_count']:>5.0f} {pair(row, 'steady_key')} {row['steady_key_count']:>5.0f} | "
                 f"{100 * row['host_cpu_share']:>6.0f} % "
-                f"{100 * row['visitors_cpu_share']:>6.0f} % (lag p99 {row['visitors_lag_p99_ms']:.0f} ms)",
+                f"{100 * row['visitors_cpu_share']:>6.0f} % (lag p99 {row['visitors_lag_p99_ms']:.0f} ms)"
+                f" | {deep_summary(row)}",
                 flush=True,
             )
     return 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib.util
+import logging
 import weakref
+from pathlib import Path
 
 from nothanks_server.ssh.collector import PROCESS_COLLECTOR, CollectorSettings, FreezingCollector
 
@@ -233,3 +236,22 @@ async def test_a_finished_session_frozen_while_it_ran_is_freed_once_the_host_is_
     PROCESS_COLLECTOR.tick()  # idle now: a deep collection
     assert gone() is None
     assert PROCESS_COLLECTOR.deep_collections[-1].reason == "idle"
+
+
+async def test_the_benchmark_finds_each_deep_collection_in_the_hosts_log(caplog, tmp_path):  # type: ignore[no-untyped-def]
+    """scripts/bench_ssh.py reads the host's log for deep collections: its pattern must match what is logged."""
+    spec = importlib.util.spec_from_file_location("bench_ssh", Path(__file__).parents[2] / "scripts" / "bench_ssh.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    subject, _fake, _blocks = running(3)
+    with caplog.at_level(logging.INFO, logger="nothanks_server.ssh.collector"):
+        subject.collect_everything("sessions ended")
+        subject.collect_everything("grown")
+    log = tmp_path / "host.log"
+    log.write_text("the warm-up's line\n" + "\n".join(record.getMessage() for record in caplog.records) + "\n")
+    found = bench.deep_collections(log, len("the warm-up's line\n"))
+    assert [reason for reason, _pause in found] == ["sessions ended", "grown"]
+    assert all(isinstance(pause, int) and pause >= 0 for _reason, pause in found)
+    assert bench.deep_summary({"deep_collection_ms": [931, 407]}) == "2 (931, 407)"
+    subject.release()
