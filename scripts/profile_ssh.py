@@ -54,6 +54,8 @@ from nothanks_server.ssh.session import GameSession  # noqa: E402
 from nothanks_tui.client.screens.table import TableScreen  # noqa: E402
 
 LAG_TICK = 0.01  # seconds the loop-lag probe sleeps
+PLAY_KEYS = (b"n", b"t")  # the keys timed: pass and take
+OWN_LINE = "You:"  # output that redraws the player's own line: the key's effect has been sent
 
 
 def report(text: str) -> None:
@@ -154,13 +156,13 @@ class HostKeyTimer:
         timer = self
 
         def data_received(session: GameSession, data: bytes, datatype: object) -> None:
-            if data in (b"n", b"t"):
+            if data in PLAY_KEYS:
                 session._bench_key_at = time.perf_counter()  # type: ignore[attr-defined]
             timer._received(session, data, datatype)
 
         def send_output(session: GameSession, text: str) -> None:
             pressed = getattr(session, "_bench_key_at", None)
-            if pressed is not None and "You:" in text:
+            if pressed is not None and OWN_LINE in text:
                 timer.samples.append(time.perf_counter() - pressed)
                 session._bench_key_at = None  # type: ignore[attr-defined]
             timer._send(session, text)
@@ -202,13 +204,13 @@ class KeyStages:
         arrived, timer_update = TableScreen.on_table_screen_table_event_arrived, Screen._on_timer_update
 
         def data_received(session: GameSession, data: bytes, datatype: object) -> None:
-            if stages.recording and data in (b"n", b"t") and session._app is not None:
+            if stages.recording and data in PLAY_KEYS and session._app is not None:
                 stages._open[id(session._app)] = {"key in": time.perf_counter()}
             received(session, data, datatype)
 
         def send_output(session: GameSession, text: str) -> None:
             stamps = stages._open.get(id(session._app))
-            if stamps is not None and "timer" in stamps and "You:" in text:
+            if stamps is not None and "timer" in stamps and OWN_LINE in text:
                 stamps["frame out"] = time.perf_counter()
                 stages.samples.append(stamps)
                 del stages._open[id(session._app)]

@@ -32,8 +32,13 @@ from textual.strip import Strip
 _TEXTUAL_DIVIDE: Callable[[Strip, Iterable[int]], list[Strip]] = Strip.divide
 _TEXTUAL_INIT: Callable[..., None] = Strip.__init__
 CACHE_SLOTS = (
-    "_divide_cache", "_crop_cache", "_style_cache", "_filter_cache",
-    "_line_length_cache", "_crop_extend_cache", "_offsets_cache",
+    "_divide_cache",
+    "_crop_cache",
+    "_style_cache",
+    "_filter_cache",
+    "_line_length_cache",
+    "_crop_extend_cache",
+    "_offsets_cache",
 )
 PLAIN_SLOTS = ("_segments", "_cell_length", "_render_cache", "_link_ids", "_cell_count")
 
@@ -100,8 +105,13 @@ def check_strip_internals() -> None:
         if not isinstance(cache, FIFOCache) or not isinstance(getattr(cache, "_maxsize", None), int):
             raise StripInternalsChanged(f"textual's Strip.{name} is no longer a FIFOCache; review ssh/strips.py")
     plain = {name: getattr(probe, name, "missing") for name in PLAIN_SLOTS}
-    if plain != {"_segments": [Segment("x")], "_cell_length": 1, "_render_cache": None, "_link_ids": None,
-                 "_cell_count": None}:
+    if plain != {
+        "_segments": [Segment("x")],
+        "_cell_length": 1,
+        "_render_cache": None,
+        "_link_ids": None,
+        "_cell_count": None,
+    }:
         raise StripInternalsChanged(f"textual's Strip.__init__ sets {plain}; review ssh/strips.py")
     line = Strip([Segment("No "), Segment("thanks!")])
     length = line.cell_length
