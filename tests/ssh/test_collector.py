@@ -221,7 +221,7 @@ async def test_the_periodic_task_ticks_on_its_own_and_stops_with_the_last_user()
 
 async def test_a_finished_session_frozen_while_it_ran_is_freed_once_the_host_is_idle(start_front, monkeypatch):
     monkeypatch.setattr(PROCESS_COLLECTOR, "settings", CollectorSettings(freeze_interval=0))  # ticks by hand
-    front = await start_front()  # its collector: the process-wide one, with the real gc
+    front = await start_front(sweep_finished_apps=False)  # its collector: the process-wide one, with the real gc
     client = await TerminalClient().connect(front.port, "frozen")
     await client.wait_for("No Thanks!")
     [app] = list(front._running_apps)

@@ -136,8 +136,15 @@ class FreezingCollector:
     def session_started(self) -> None:
         self._sessions += 1
 
-    def session_ended(self) -> None:
+    def session_ended(self, left_garbage: bool = True) -> None:
+        """A session's app finished; ``left_garbage=False`` when its garbage will be swept (sweeper.py) instead,
+        and ``garbage_left`` is called later only if that fails."""
         self._sessions = max(0, self._sessions - 1)
+        if left_garbage:
+            self.garbage_left()
+
+    def garbage_left(self) -> None:
+        """A finished session's app is garbage in frozen cycles: it counts towards the next deep collection."""
         self._ended_since_deep += 1
         if self._enough_ended() and self._task is not None and not self._deep_soon:
             # soon, not at the next tick: sessions can come and go faster than the ticks

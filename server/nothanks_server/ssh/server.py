@@ -15,6 +15,7 @@ import contextvars
 import gc
 import hmac
 import logging
+import threading
 import weakref
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -22,8 +23,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import asyncssh
+from textual._context import active_app
 from textual.app import App
+from textual.binding import Binding
+from textual.css.model import RuleSet
+from textual.theme import Theme
 
+from ..lobby import Lobby
+from ..table import Table
 from .caches import check_instance_caches, clear_instance_caches
 from .collector import PROCESS_COLLECTOR
 from .component_styles import reuse_virtual_nodes
@@ -35,6 +42,7 @@ from .keys import check_parser_internals
 from .session import AppFactory, GameSession
 from .stdio import StdioGuard
 from .strips import install_strip_fixes
+from .sweeper import SessionTasks, SweepResult, sweep
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +65,26 @@ class SSHSettings:
     freeze_objects: bool = True  # keep full garbage collections short (collector.py); off only to compare
     workers: int = 0  # 0: sessions run in the host's process; N: in N worker processes (workers.py)
     reuse_port: bool = False  # SO_REUSEPORT: several worker processes listen on the same port
+    sweep_finished_apps: bool = True  # free a finished session's app by reference counting (sweeper.py)
+
+
+SWEEP_AFTER = (0.5, 2.0, 8.0)  # seconds after an app finished to sweep it, and to try again if it was still held
+SWEEP_HISTORY = 50  # sweeps remembered (tests, the benchmark)
+
+
+SWEEP_STOP_TYPES: tuple[type, ...] = (
+    App,  # another session's app (the swept one is where the walk starts)
+    GameSession,
+    Lobby,
+    Table,
+    asyncio.AbstractEventLoop,
+    logging.Logger,
+    threading.Thread,
+    RuleSet,  # parsed CSS, shared by every session (css_cache.py)
+    Theme,
+    Binding,
+)
+"""Long-lived objects a sweep does not walk into: they lead to other sessions or to what all sessions share."""
 
 
 class Admission(Protocol):
@@ -89,6 +117,11 @@ class SSHFront:
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
         self._collecting = False  # holds PROCESS_COLLECTOR between start() and close()
+        self._session_tasks = SessionTasks(active_app)
+        self._sweeping = False  # between start() and close(), with settings.sweep_finished_apps
+        self._sweep_timers: set[asyncio.TimerHandle] = set()
+        self.sweeps: list[SweepResult] = []  # the last SWEEP_HISTORY, oldest first
+        self.sweep_counts = {"freed": 0, "kept": 0}  # apps freed by a sweep, and left to a deep collection
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -117,6 +150,9 @@ class SSHFront:
         if settings.freeze_objects:
             PROCESS_COLLECTOR.acquire()
             self._collecting = True
+        if settings.sweep_finished_apps:
+            self._session_tasks.install(asyncio.get_running_loop())
+            self._sweeping = True
         log.info("SSH front listening on %s port %d", settings.bind, self.port)
 
     @property
@@ -139,6 +175,12 @@ class SSHFront:
                 task.cancel()
             if pending:
                 await asyncio.wait(pending, timeout=2)
+        for timer in self._sweep_timers:
+            timer.cancel()
+        self._sweep_timers.clear()
+        if self._sweeping:
+            self._sweeping = False
+            self._session_tasks.uninstall()
         if self._collecting:
             self._collecting = False
             PROCESS_COLLECTOR.release()
@@ -155,6 +197,8 @@ class SSHFront:
     def app_starting(self, app: App[Any]) -> None:
         self._running_apps.add(app)
         self._all_apps.add(app)
+        if self._sweeping:
+            self._session_tasks.watch(app)
         self.stdio.app_starting()
         if self._collecting:
             PROCESS_COLLECTOR.session_started()
@@ -165,8 +209,49 @@ class SSHFront:
         self.stdio.app_finished()
         clear_instance_caches()
         if self._collecting:
-            PROCESS_COLLECTOR.session_ended()
+            PROCESS_COLLECTOR.session_ended(left_garbage=not self._sweeping)
+        if self._sweeping:
+            self._sweep_later(weakref.ref(app), id(app), 0)
         self._changed.set()
+
+    def _sweep_later(self, app_ref: weakref.ref[App[Any]], app_id: int, attempt: int) -> None:
+        # An empty context: the app's own (this runs in it) would hold the app from outside until the timer fires.
+        timer: asyncio.TimerHandle | None = None
+
+        def fire() -> None:
+            self._sweep_timers.discard(timer)  # type: ignore[arg-type]
+            self._sweep_finished(app_ref, app_id, attempt)
+
+        timer = asyncio.get_running_loop().call_later(SWEEP_AFTER[attempt], fire, context=contextvars.Context())
+        self._sweep_timers.add(timer)
+
+    def _sweep_finished(self, app_ref: weakref.ref[App[Any]], app_id: int, attempt: int) -> None:
+        """Free a finished app by breaking its cycles; if something still holds it, try again, then give it up to
+        the deep collection (collector.py)."""
+        if not self._sweeping:
+            return
+        result = sweep(app_ref, self._session_tasks.alive(app_id), SWEEP_STOP_TYPES)
+        if not result.freed and attempt + 1 < len(SWEEP_AFTER):
+            self._sweep_later(app_ref, app_id, attempt + 1)
+            return
+        self._session_tasks.forget(app_id)
+        self.sweeps.append(result)
+        del self.sweeps[:-SWEEP_HISTORY]
+        self.sweep_counts["freed" if result.freed else "kept"] += 1
+        self._changed.set()
+        if result.freed:
+            log.info(
+                "swept a finished app: %d of %d objects walked were garbage, %.0f ms",
+                result.garbage,
+                result.walked,
+                1000 * result.seconds,
+            )
+        else:
+            log.info(
+                "a finished app is left to the deep collection: %s (%.0f ms)", result.reason, 1000 * result.seconds
+            )
+            if self._collecting:
+                PROCESS_COLLECTOR.garbage_left()
 
     async def wait_until(self, condition: Callable[[], bool], timeout: float) -> None:
         """Wait until ``condition()`` holds, checking whenever a session count changes (TimeoutError after)."""
