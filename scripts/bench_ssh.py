@@ -29,6 +29,8 @@ Reported (all times measured at the visitor, from the key or the TCP connect to 
   (the visitors' terminal emulators share the machine: near 100 % means the measurement itself is saturated)
 - deep GC: the host's deep garbage collections after the warm-up (from its log), with each one's pause: every
   session waits that long, so one of them during play sets the keys' p99 (docs/benchmarks.md, sixth pass)
+- sweeps: the finished apps the host freed by sweeping them (server/nothanks_server/ssh/sweeper.py), with the
+  median and longest pause; "kept" counts those it could not free, left to a deep collection
 
 The visitors read their screens through pyte by default; ``--screen fast`` gives them the cheap screen of
 tests/ssh/fast_screen.py instead (the same text for the game's output, a fraction of the CPU), so that less of each
@@ -93,6 +95,20 @@ def percentile(values: list[float], fraction: float) -> float:
 DEEP_COLLECTION = re.compile(r"deep garbage collection \((.+?)\):.* (\d+) ms")
 
 
+HOST_OPTIONS: list[str] = []  # more options for the game host (main sets them)
+
+SWEEP = re.compile(r"swept a finished app: .* (\d+) ms|a finished app is left to the deep collection: .*\((\d+) ms\)")
+
+
+def sweeps(log: Path, start: int) -> tuple[list[int], int]:
+    """(pause in ms of each sweep that freed a finished app, how many apps were left to the deep collection)
+    logged by the host after byte ``start`` of its log (server/nothanks_server/ssh/sweeper.py)."""
+    with log.open(encoding="utf-8", errors="replace") as lines:
+        lines.seek(start)
+        found = list(SWEEP.finditer(lines.read()))
+    return [int(match[1]) for match in found if match[1] is not None], sum(1 for match in found if match[2])
+
+
 def deep_collections(log: Path, start: int) -> list[tuple[str, int]]:
     """(reason, pause in ms) of each deep collection the host logged after byte ``start`` of its log."""
     with log.open(encoding="utf-8", errors="replace") as lines:
@@ -124,6 +140,7 @@ def start_host(
             "--ssh-workers",
             str(workers),
             "--verbose",  # its log (to ``log``) says when it collected deeply, and for how long
+            *HOST_OPTIONS,
         ]
     log_file = log.open("w") if log is not None else None
     host = subprocess.Popen(
@@ -241,6 +258,7 @@ def measure(
             wall = time.perf_counter() - wall_before
             results = [finish(crowd) for crowd in crowds]
             collections = deep_collections(log, log_start)
+            swept, kept = sweeps(log, log_start)
             result = {
                 name: [value for one in results for value in one[name]]  # type: ignore[attr-defined]
                 for name in results[0]
@@ -262,6 +280,8 @@ def measure(
         "deep_collections": len(collections),
         "deep_collection_ms": [pause for _reason, pause in collections],  # type: ignore[dict-item]
         "deep_collection_reasons": [reason for reason, _pause in collections],  # type: ignore[dict-item]
+        "sweep_ms": swept,  # type: ignore[dict-item]
+        "apps_left_to_deep_collection": kept,
     }
     for name in ("first_frame", "setup_key", "newcomer_first_frame", "key_to_update"):
         values = [value * 1000 for value in result[name]]  # type: ignore[union-attr]
@@ -287,6 +307,15 @@ def deep_summary(row: dict[str, float]) -> str:
     return f"{len(pauses)} ({', '.join(str(pause) for pause in pauses)})" if pauses else "0"
 
 
+def sweep_summary(row: dict[str, float]) -> str:
+    """Departures swept in the run, with their pauses' median and maximum in ms: "12 (p50 14, max 41)"."""
+    pauses: list[int] = row["sweep_ms"]  # type: ignore[assignment]
+    kept = f", {row['apps_left_to_deep_collection']:.0f} kept" if row["apps_left_to_deep_collection"] else ""
+    if not pauses:
+        return "0" + kept
+    return f"{len(pauses)} (p50 {statistics.median(pauses):.0f}, max {max(pauses)}{kept})"
+
+
 def pair(row: dict[str, float], name: str) -> str:
     return f"{row[f'{name}_p50_ms']:>6.0f} /{row[f'{name}_p99_ms']:>5.0f}"
 
@@ -299,6 +328,7 @@ def main() -> int:
     parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
     parser.add_argument("--think", default="0,0", help="MIN,MAX seconds a player waits before each move (0,0)")
     parser.add_argument("--ssh-workers", type=int, default=0, help="the host's --ssh-workers (0: in-process)")
+    parser.add_argument("--no-sweep", action="store_true", help="the host runs with --no-ssh-sweep, to compare")
     parser.add_argument(
         "--visitor-processes", type=int, default=1, help="split the visitors over this many processes (1)"
     )
@@ -311,17 +341,20 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
+    if args.no_sweep:
+        HOST_OPTIONS.append("--no-ssh-sweep")
     if args.app == "probe":
         args.play_seconds, args.newcomers = 0.0, 0
     screen = "raw" if args.app == "probe" else args.screen  # the probe's visitors match raw output, no emulator
     if not args.json:
         pace = "lockstep" if args.think in ("0", "0,0") else f"players think {args.think} s"
         where = f"{args.ssh_workers} SSH worker processes" if args.ssh_workers else "sessions in the host process"
+        where += "; finished apps left to the deep collection (--no-sweep)" if args.no_sweep else ""
         print(f"times in ms, p50 / p99; (n) = samples; play: {pace}; {where}; visitors' screen: {screen}")
         print(
             f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
             f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
-            " | deep GC (ms)"
+            " | deep GC (ms) | sweeps (ms)"
         )
     for count in (int(text) for text in args.sessions.split(",")):
         row = measure(
@@ -344,7 +377,7 @@ def main() -> int:
                 f"{row['key_to_update_count']:>5.0f} {pair(row, 'steady_key')} {row['steady_key_count']:>5.0f} | "
                 f"{100 * row['host_cpu_share']:>6.0f} % "
                 f"{100 * row['visitors_cpu_share']:>6.0f} % (lag p99 {row['visitors_lag_p99_ms']:.0f} ms)"
-                f" | {deep_summary(row)}",
+                f" | {deep_summary(row)} | {sweep_summary(row)}",
                 flush=True,
             )
     return 0

@@ -3,7 +3,7 @@
 ``SSHFront`` (server.py) is the asyncssh server and its policies; ``GameSession`` (session.py) one session channel;
 ``ChannelDriver`` (driver.py) the Textual driver drawing on an SSH channel; keys.py, terminal.py and stdio.py the
 fixes that running many apps in one process needs; collector.py and strips.py keep garbage collection
-pauses short with many apps in one heap.
+pauses short with many apps in one heap, and sweeper.py frees a finished session's app as its player leaves.
 """
 
 from .driver import ChannelDriver

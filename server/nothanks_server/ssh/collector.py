@@ -19,7 +19,9 @@ full one used to (about 1 s at 50 sessions), so it runs only when it is free or 
 - when no session is running (nobody waits), if anything was frozen since the last one;
 - when sessions have ended since the last one, as many as a quarter of those running now and at least
   ``ended_sessions`` (a finished session's app is garbage in cycles, about 2.5 MiB of it for a player who sat at
-  a table; the pause grows with the sessions running, so a busy host waits for more garbage before paying it);
+  a table; the pause grows with the sessions running, so a busy host waits for more garbage before paying it).
+  Only the apps that the front's sweep (sweeper.py) could not free count here: the sweep frees nearly every
+  departure on its own, so with it this rule rarely fires;
 - when the process's allocated memory blocks (``sys.getallocatedblocks``, cheap to read, unlike the frozen count)
   have grown, beyond what the sessions that arrived since account for, by ``growth`` (three quarters) of the
   expected live heap, and by at least ``min_growth`` blocks: a backstop for garbage of any other kind, so it

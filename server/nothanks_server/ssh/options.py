@@ -65,6 +65,13 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run SSH players' sessions in N worker processes, e.g. one per core (0: in the host process)",
     )
+    group.add_argument(
+        "--no-ssh-sweep",
+        dest="ssh_sweep",
+        action="store_false",
+        help="leave a finished SSH session's memory to a full garbage collection (a pause for every player) instead "
+        "of freeing it as the player leaves: to compare, or should the sweep ever misbehave",
+    )
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -79,4 +86,5 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         authorized_keys=args.ssh_authorized_keys,
         max_sessions=args.max_sessions,
         workers=args.ssh_workers,
+        sweep_finished_apps=args.ssh_sweep,
     )
