@@ -273,3 +273,39 @@ def test_bots_think_for_the_set_delay_give_or_take_its_spread():
     steady = Table("t2", TableSettings(players=3, bot_delay=0.5, bot_delay_spread=0))
     assert {steady.bot_wait() for _ in range(20)} == {0.5}
     assert Table("t3", TableSettings(players=3, bot_delay=0)).bot_wait() == 0
+
+
+async def test_the_bots_play_on_without_holding_anything_of_the_player_who_called():
+    """A Textual app keeps itself in context variables: a table task made in a player's context would keep the
+    player's app alive for as long as the bots play on, long after the player left (the SSH sweep found this)."""
+    import contextvars
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    caller_thing: contextvars.ContextVar[Held] = contextvars.ContextVar("caller_thing")
+    lobby = Lobby(LobbySettings(bot_delay=30.0, turn_timer=None, seed=3))  # the bot thinks long: its task waits
+    try:
+        alice = await lobby_player(lobby, "alice")
+        conn = await alice.create_table(NewTable(players=2, bots=1))
+        held = Held()
+        gone = weakref.ref(held)
+
+        async def start_as_the_player(thing: Held) -> None:
+            caller_thing.set(thing)
+            await conn.start_game()
+            update = await next_matching(conn, is_update)
+            if update.view.to_move == 0:  # the player moves first: pass, so the bot's turn begins
+                await conn.send_action(Action.PASS, update.view.state_id)
+
+        await asyncio.get_running_loop().create_task(start_as_the_player(held), context=contextvars.Context())
+        await asyncio.sleep(0)  # the loop's handle that woke this test up holds the finished task until it returns
+        table = lobby.table(lobby.tables()[0].table_id)
+        assert table._driver is not None and not table._driver.done(), "the bot's turn is being driven"
+        del held
+        gc.collect()
+        assert gone() is None, "the table's task holds the caller's context"
+    finally:
+        lobby.close()

@@ -10,6 +10,7 @@ event loop, their ``choose`` running in a worker thread so a slow search bot nev
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random
 import secrets
@@ -449,7 +450,10 @@ class Table:
             return
         self._cancel_driver()
         self._driver_key = key
-        self._driver = asyncio.get_running_loop().create_task(self._drive_turn(*key))
+        # The table's own context, never the caller's: a player's move would otherwise hand its context (a
+        # Textual app keeps itself in context variables) to this task and every turn's task after it, keeping a
+        # departed SSH player's whole app in memory for as long as the bots play on.
+        self._driver = asyncio.get_running_loop().create_task(self._drive_turn(*key), context=contextvars.Context())
 
     def bot_wait(self) -> float:
         """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it. The
