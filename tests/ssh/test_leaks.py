@@ -25,8 +25,17 @@ def rss_mib() -> float:
 
 async def visitors(port: int, sessions: int, script: str = "probe") -> dict[str, object]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.ssh.visitors", "--port", str(port), "--sessions", str(sessions),
-        "--script", script, cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "tests.ssh.visitors",
+        "--port",
+        str(port),
+        "--sessions",
+        str(sessions),
+        "--script",
+        script,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
     )
     output, _ = await process.communicate()
     result = json.loads(output.decode().strip().splitlines()[-1])
@@ -51,4 +60,3 @@ async def test_200_sessions_leave_no_app_and_no_memory_behind(start_front):
     gc.collect()
     grown = rss_mib() - before
     assert grown < 6, f"the host's RSS grew by {grown:.1f} MiB over 200 sessions (from {before:.1f} MiB)"
-

@@ -280,3 +280,51 @@ def test_the_server_sweeps_unless_told_not_to():
     kept = ssh_settings_from(parser.parse_args(["--ssh-port", "2222", "--no-ssh-sweep"]))
     assert swept is not None and swept.sweep_finished_apps
     assert kept is not None and not kept.sweep_finished_apps
+
+
+def test_removed_widgets_are_freed_even_if_one_of_them_is_kept_on_purpose():
+    first, first_kids = finished_app()
+    second, second_kids = finished_app()
+    kept = first()  # e.g. a widget the app keeps to mount again later
+    result = sweep(first, [second, *first_kids, *second_kids], require_target=False)
+    assert result.freed
+    assert second() is None and all(kid() is None for kid in second_kids)
+    assert kept.children and kept.children[0].parent is kept  # untouched
+
+
+def test_a_part_still_finishing_holds_the_sweep_back_until_it_is_done():
+    app, _kids = finished_app()
+    busy = Node()  # a removed widget whose task has not ended: held from outside, not yet garbage
+    busy.extra = busy  # its own cycle
+    busy.finishing = True  # type: ignore[attr-defined]
+    app().extra = busy
+    result = sweep(app, unfinished=lambda item: getattr(item, "finishing", False))
+    assert not result.freed and result.reason == "part of it is still finishing"
+    assert app().extra is busy and len(app().children) == 3
+    gone = weakref.ref(busy)
+    del busy  # its task ended
+    result = sweep(app, unfinished=lambda item: False)
+    assert result.freed and app() is None and gone() is None
+
+
+async def test_a_dismissed_dialog_is_swept_while_its_player_plays_on(game_front):  # noqa: F811
+    gc.enable()
+    deep_before = PROCESS_COLLECTOR.deep_collection_count
+    client = await TerminalClient().connect(game_front.port, "dialog")
+    await client.wait_for("Your name at the table")
+    client.send("\r")
+    await client.wait_for("No tables yet")
+    client.send("c")
+    await client.wait_for("Open chips")  # the dialog's own text (the lobby's key bar says "New table" too)
+    swept_before = sum(game_front.node_sweep_counts.values())
+    client.send("\x1b")  # Escape: cancel
+    await client.wait_for(lambda: "Open chips" not in client.text())
+    await game_front.wait_until(lambda: sum(game_front.node_sweep_counts.values()) > swept_before, timeout=30)
+    assert game_front.node_sweep_counts["freed"] > 0
+    assert max(result.garbage for result in game_front.node_sweeps) > 100  # the dialog's widgets, in cycles
+    assert deep_reasons_since(deep_before) == []
+    client.send("c")  # the lobby still works, and so does a new dialog
+    await client.wait_for("Open chips")
+    client.send("\x13")  # ctrl+s: create
+    await client.wait_for("waiting for players")
+    await client.close()

@@ -89,3 +89,44 @@ async def test_session_apps_share_parsed_css(start_front):
     assert b"No Thanks!" in second.raw
     await first.close()
     await second.close()
+
+
+def test_the_removal_of_widgets_the_sweeper_watches_is_still_there():
+    from nothanks_server.ssh.sweeper import check_prune_internals
+
+    check_prune_internals()  # raises PruneInternalsChanged otherwise
+
+
+async def test_every_removal_of_widgets_passes_through_the_prune_the_sweeper_wraps():
+    """report_pruned_nodes sees a removed widget with its descendants, and a popped screen with its widgets."""
+    from textual.containers import Vertical
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    from nothanks_server.ssh.sweeper import report_pruned_nodes
+
+    reported: list[list[object]] = []
+
+    class Dialog(Screen[None]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield Static("in the dialog", id="inner")
+
+    class Probe(App[None]):
+        def compose(self):  # type: ignore[no-untyped-def]
+            with Vertical(id="box"):
+                yield Static("a", id="leaf")
+
+    app = Probe()
+    report_pruned_nodes(app, lambda app_id, refs: reported.append([ref() for ref in refs]))
+    async with app.run_test() as pilot:
+        box = app.query_one("#box")
+        leaf = app.query_one("#leaf")
+        await box.remove()
+        await pilot.pause()
+        assert reported and reported[0][:2] == [box, leaf]
+        dialog = Dialog()
+        await app.push_screen(dialog)
+        inner = dialog.query_one("#inner")
+        await app.pop_screen()
+        await pilot.pause()
+        assert any(nodes[0] is dialog and inner in nodes for nodes in reported)
