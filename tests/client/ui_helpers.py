@@ -49,5 +49,7 @@ def local_app(
     """An app at a local table with bots that move at once (pace 0, unless given), dealt from ``seed``."""
     config = GameConfig(players=players, chips_per_player=chips, open_chips=open_chips)
     bots = [make_bot(bot, seed + index) for index in range(players - 1)]
-    connection = LocalConnection(config, bots, human_name=human_name, seed=seed, bot_pace=bot_pace, bot_names=bot_names)
+    connection = LocalConnection(
+        config, bots, human_name=human_name, seed=seed, bot_pace=bot_pace, bot_names=bot_names
+    )
     return NoThanksApp(connection), connection

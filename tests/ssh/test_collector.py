@@ -255,3 +255,30 @@ async def test_the_benchmark_finds_each_deep_collection_in_the_hosts_log(caplog,
     assert all(isinstance(pause, int) and pause >= 0 for _reason, pause in found)
     assert bench.deep_summary({"deep_collection_ms": [931, 407]}) == "2 (931, 407)"
     subject.release()
+
+
+async def test_an_emptied_host_gives_its_free_memory_back_to_the_system(monkeypatch):
+    from nothanks_server.ssh import collector as collector_module
+
+    trims: list[int] = []
+    monkeypatch.setattr(collector_module, "_MALLOC_TRIM", trims.append)
+    subject, fake, _blocks = running(1)
+    subject.tick()  # a session runs: everything frozen
+    subject.session_ended()
+    fake.take()
+    subject.tick()  # idle: a deep collection, then the allocator's free pages go back
+    assert fake.take() == DEEP and trims == [0]
+    subject.tick()
+    assert trims == [0], "once per emptying, not at every idle tick"
+
+
+async def test_a_swept_departure_does_not_count_towards_the_departures_rule():
+    subject, fake, _blocks = running(5, ended_sessions=2)
+    subject.session_ended(left_garbage=False)
+    subject.session_ended(left_garbage=False)
+    subject.tick()
+    assert fake.take() == ["freeze"], "the sweep freed them: no deep collection"
+    subject.garbage_left()  # a sweep that could not free its app
+    subject.garbage_left()
+    subject.tick()
+    assert fake.take() == DEEP and subject.deep_collections[-1].reason == "sessions ended"

@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import ctypes
+import ctypes.util
 import gc
 import logging
 import sys
@@ -175,6 +177,7 @@ class FreezingCollector:
         if self._sessions == 0:
             if self._frozen_since_deep:
                 self.collect_everything("idle")
+                give_back_free_memory()
             return
         if self._enough_ended():
             self.collect_everything("sessions ended")
@@ -218,6 +221,24 @@ class FreezingCollector:
         while True:
             await asyncio.sleep(self.settings.freeze_interval)
             self.tick()
+
+
+def _libc_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None  # not glibc: the allocator keeps what it keeps
+
+
+_MALLOC_TRIM = _libc_malloc_trim()
+
+
+def give_back_free_memory() -> None:
+    """Hand the C allocator's free pages back to the system (glibc's ``malloc_trim``), once a host has emptied:
+    without it, the memory of every session that has left stays in the process's RSS for good."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 PROCESS_COLLECTOR = FreezingCollector()

@@ -27,7 +27,6 @@ from textual._context import active_app
 from textual.app import App
 from textual.binding import Binding
 from textual.css.model import RuleSet
-from textual.message_pump import MessagePump
 from textual.theme import Theme
 
 from ..lobby import Lobby
@@ -43,7 +42,7 @@ from .keys import check_parser_internals
 from .session import AppFactory, GameSession
 from .stdio import StdioGuard
 from .strips import install_strip_fixes
-from .sweeper import SessionTasks, SweepResult, check_prune_internals, sweep
+from .sweeper import SessionTasks, SweepResult, sweep
 
 log = logging.getLogger(__name__)
 
@@ -88,40 +87,6 @@ SWEEP_STOP_TYPES: tuple[type, ...] = (
 """Long-lived objects a sweep does not walk into: they lead to other sessions or to what all sessions share."""
 
 
-def _app_of(node: MessagePump) -> App[Any] | None:
-    """The app at the top of a widget's or screen's parents, or None once it is out of the DOM."""
-    item: MessagePump | None = node
-    while item is not None:
-        if isinstance(item, App):
-            return item
-        item = item._parent
-    return None
-
-
-def removed_but_running(item: object) -> bool:
-    """A widget or screen out of its app's DOM (no parent up to an app) yet still held: its task is ending."""
-    return isinstance(item, MessagePump) and not isinstance(item, App) and _app_of(item) is None
-
-
-def in_a_running_app(item: object) -> bool:
-    """A widget or screen in the DOM of an app that runs: live for sure, so a sweep of removed widgets stops there
-    (instead of walking the whole of a live screen)."""
-    if not isinstance(item, MessagePump) or isinstance(item, App):
-        return False
-    app = _app_of(item)
-    return app is not None and app.is_running
-
-
-@dataclass(frozen=True)
-class _Swept:
-    """What a sweep is for: a finished app (``app_id`` its id, for its tasks) or removed widgets (None)."""
-
-    target: weakref.ref[Any]
-    app_id: int | None
-    related: tuple[weakref.ref[Any], ...] = ()
-    tasks_of: int | None = None  # removed widgets: the id of their app, whose finished tasks are swept with them
-
-
 class Admission(Protocol):
     """Counts the sessions let in against ``max_sessions`` (one front's own count, or one shared by workers)."""
 
@@ -137,7 +102,6 @@ class SSHFront:
         check_instance_caches()
         check_stylesheet_internals()
         check_environment_internals()
-        check_prune_internals()
         install_strip_fixes()
         reuse_virtual_nodes()
         self.settings = settings
@@ -157,8 +121,6 @@ class SSHFront:
         self._sweeping = False  # between start() and close(), with settings.sweep_finished_apps
         self.sweeps: list[SweepResult] = []  # the last SWEEP_HISTORY, oldest first
         self.sweep_counts = {"freed": 0, "kept": 0}  # apps freed by a sweep, and left to a deep collection
-        self.node_sweeps: list[SweepResult] = []  # the same for widgets and screens the apps removed
-        self.node_sweep_counts = {"freed": 0, "kept": 0}
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -245,58 +207,26 @@ class SSHFront:
         if self._collecting:
             PROCESS_COLLECTOR.session_ended(left_garbage=not self._sweeping)
         if self._sweeping:
-            self._sweep_later(_Swept(weakref.ref(app), id(app)), 0)
+            self._sweep_later(weakref.ref(app), id(app), 0)
         self._changed.set()
 
-    def nodes_pruned(self, app_id: int, removed: list[weakref.ref[Any]]) -> None:
-        """A session app is removing widgets or screens (a dialog dismissed, a toast gone, the lobby left): sweep
-        them too, or they wait in frozen cycles for a deep collection like a finished app."""
-        if self._sweeping:
-            self._sweep_later(_Swept(removed[0], None, tuple(removed[1:]), tasks_of=app_id), 0)
-
-    def _sweep_later(self, swept: _Swept, attempt: int) -> None:
+    def _sweep_later(self, app_ref: weakref.ref[App[Any]], app_id: int, attempt: int) -> None:
         # An empty context: the app's own (this runs in it) would hold the app from outside until the timer fires.
         # The handle is not kept: a callback that refers to its own handle is one more cycle of garbage per sweep.
         asyncio.get_running_loop().call_later(
-            SWEEP_AFTER[attempt], self._sweep, swept, attempt, context=contextvars.Context()
+            SWEEP_AFTER[attempt], self._sweep_finished, app_ref, app_id, attempt, context=contextvars.Context()
         )
 
-    def _sweep(self, swept: _Swept, attempt: int) -> None:
-        """Free a finished app (or removed widgets) by breaking its cycles; if something still holds it, try again,
-        then give it up to the deep collection (collector.py). After ``close()`` a pending sweep does nothing."""
+    def _sweep_finished(self, app_ref: weakref.ref[App[Any]], app_id: int, attempt: int) -> None:
+        """Free a finished app by breaking its cycles; if something still holds it, try again, then give it up to
+        the deep collection (collector.py). After ``close()`` a pending sweep does nothing."""
         if not self._sweeping:
             return
-        app = swept.app_id is not None
-        if swept.app_id is not None:
-            related = self._session_tasks.alive(swept.app_id)
-        else:  # the app's finished tasks too: one in a cycle with its context may hold a removed widget
-            related = [*swept.related, *self._session_tasks.finished(swept.tasks_of)]
-        last = attempt + 1 == len(SWEEP_AFTER)  # the last try frees what it can, even if a part is still held
-        result = sweep(
-            swept.target,
-            related,
-            SWEEP_STOP_TYPES,
-            None if last else removed_but_running,
-            require_target=app,
-            stop_if=None if app else in_a_running_app,
-        )
+        result = sweep(app_ref, self._session_tasks.alive(app_id), SWEEP_STOP_TYPES)
         if not result.freed and attempt + 1 < len(SWEEP_AFTER):
-            self._sweep_later(swept, attempt + 1)
+            self._sweep_later(app_ref, app_id, attempt + 1)
             return
-        if not app:
-            self.node_sweeps.append(result)
-            del self.node_sweeps[:-SWEEP_HISTORY]
-            self.node_sweep_counts["freed" if result.freed else "kept"] += 1
-            log.debug(
-                "swept removed widgets: %s, %d of %d objects, %.0f ms",
-                result.reason or "freed",
-                result.garbage,
-                result.walked,
-                1000 * result.seconds,
-            )
-            self._changed.set()
-            return
-        self._session_tasks.forget(swept.app_id)
+        self._session_tasks.forget(app_id)
         self.sweeps.append(result)
         del self.sweeps[:-SWEEP_HISTORY]
         self.sweep_counts["freed" if result.freed else "kept"] += 1

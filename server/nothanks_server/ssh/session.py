@@ -25,7 +25,6 @@ from .driver import ChannelDriver
 from .input_gate import HOLD_OFF, InputGate
 from .player import SSHPlayer
 from .stdio import LoggingStream
-from .sweeper import report_pruned_nodes
 from .terminal import color_system_for, session_console, terminal_size
 
 if TYPE_CHECKING:
@@ -250,7 +249,6 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._front.stdio.prepare(app)
         share_parsed_css(app)
         disable_host_actions(app)
-        report_pruned_nodes(app, self._front.nodes_pruned)
 
     def _client_gone(self) -> None:
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""

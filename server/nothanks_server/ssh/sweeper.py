@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import inspect
 import logging
 import sys
 import time
 import types
 import weakref
 from collections import OrderedDict, defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,26 +64,17 @@ def sweep(
     app_ref: weakref.ref[Any],
     related: Iterable[weakref.ref[Any]] = (),
     stop_types: tuple[type, ...] = (),
-    unfinished: Callable[[Any], bool] | None = None,
-    require_target: bool = True,
-    stop_if: Callable[[Any], bool] | None = None,
 ) -> SweepResult:
     """Free what only the cycles of ``app_ref``'s app (and of ``related`` objects, such as its tasks) keep alive.
 
     Only weak references come in: a strong one held by the caller would count as a reference from outside.
-    Objects of ``stop_types`` (besides the app itself) are not walked into, nor are modules and classes. If
-    ``unfinished`` is true of any object the walk found still held (a removed widget whose task has not ended yet),
-    nothing is cleared: swept now, that part would be left behind in cycles of its own once it lets go. With
-    ``require_target=False`` what is garbage is freed even if the first object is still held (removed widgets:
-    any of them may be kept for later on purpose). ``stop_if`` stops the walk at more objects (known to be live).
+    Objects of ``stop_types`` (besides the app itself) are not walked into, nor are modules and classes.
     """
     started = time.perf_counter()
     objects: list[Any] = [app_ref()]
-    if objects[0] is None and require_target:
-        return SweepResult(0, 0, True, time.perf_counter() - started, "already freed")
     if objects[0] is None:
-        objects.pop()
-    index: dict[int, int] = {id(item): number for number, item in enumerate(objects)}
+        return SweepResult(0, 0, True, time.perf_counter() - started, "already freed")
+    index: dict[int, int] = {id(objects[0]): 0}
     for ref in related:
         objects.append(ref())
         if objects[-1] is None or id(objects[-1]) in index:
@@ -102,8 +92,6 @@ def sweep(
             key = id(referent)
             referent_ids.append(key)
             if key in index or key in module_dicts or not is_tracked(referent) or isinstance(referent, stop):
-                continue
-            if stop_if is not None and stop_if(referent):
                 continue
             index[key] = len(objects)
             objects.append(referent)
@@ -124,7 +112,7 @@ def sweep(
     getrefcount = sys.getrefcount
     # the list's slot and getrefcount's own argument are the two references of ours to each object
     outside = [getrefcount(objects[number]) - 2 - inside[number] for number in range(total)]
-    if total and min(outside) < 0:
+    if min(outside) < 0:
         return _kept(started, total, "an object had more references from inside than in all")
     live = bytearray(total)
     reached = deque(number for number in range(total) if outside[number] > 0)
@@ -135,12 +123,8 @@ def sweep(
             if not live[target]:
                 live[target] = 1
                 reached.append(target)
-    if not total:
-        return SweepResult(0, 0, True, time.perf_counter() - started, "already freed")
-    if require_target and live[0]:
+    if live[0]:
         return _kept(started, total, "still referenced from outside")
-    if unfinished is not None and any(live[number] and unfinished(objects[number]) for number in range(total)):
-        return _kept(started, total, "part of it is still finishing")
     garbage = [objects[number] for number in range(total) if not live[number]]
     del objects, index, links, live, outside, inside
     if any(isinstance(item, types.AsyncGeneratorType) and item.ag_frame is not None for item in garbage):
@@ -249,15 +233,6 @@ class SessionTasks:
         """The tasks of the app with this ``id`` that are still in memory."""
         return [ref for ref in self._tasks.get(app_id, ()) if ref() is not None]
 
-    def finished(self, app_id: int | None) -> list[weakref.ref[asyncio.Task[Any]]]:
-        """The tasks of the app with this ``id`` that are done but still in memory (held by a cycle, most often)."""
-        alive = []
-        for ref in self._tasks.get(app_id, ()) if app_id is not None else ():
-            task = ref()
-            if task is not None and task.done():
-                alive.append(ref)
-        return alive
-
     def forget(self, app_id: int) -> None:
         self._tasks.pop(app_id, None)
 
@@ -278,33 +253,3 @@ class SessionTasks:
                 if len(tasks) % self.PRUNE_EVERY == 0:
                     tasks[:] = [ref for ref in tasks if ref() is not None]
         return task
-
-
-class PruneInternalsChanged(RuntimeError):
-    """A Textual release changed how an app removes widgets, which ``report_pruned_nodes`` relies on."""
-
-
-def check_prune_internals() -> None:
-    """Raise ``PruneInternalsChanged`` unless ``App._prune(*nodes, parent=None)`` (private), where every removal of
-    widgets and screens starts, is still there."""
-    from textual.app import App
-
-    prune = getattr(App, "_prune", None)
-    parameters = list(inspect.signature(prune).parameters) if callable(prune) else []
-    if parameters != ["self", "nodes", "parent"]:
-        raise PruneInternalsChanged("textual's App._prune changed; review server/nothanks_server/ssh/sweeper.py")
-
-
-def report_pruned_nodes(app: Any, pruned: Callable[[int, list[weakref.ref[Any]]], None]) -> None:
-    """Call ``pruned(id(app), refs)`` each time ``app`` starts removing widgets or screens, with weak references to
-    every node removed (descendants included, taken before the removal detaches them from one another)."""
-    prune = app._prune
-
-    def prune_and_report(*nodes: Any, parent: Any = None) -> Any:
-        removed = [weakref.ref(node) for root in nodes for node in root.walk_children(with_self=True)]
-        awaitable = prune(*nodes, parent=parent)
-        if removed:
-            pruned(id(app), removed)
-        return awaitable
-
-    app._prune = prune_and_report
