@@ -280,3 +280,18 @@ def test_the_server_sweeps_unless_told_not_to():
     kept = ssh_settings_from(parser.parse_args(["--ssh-port", "2222", "--no-ssh-sweep"]))
     assert swept is not None and swept.sweep_finished_apps
     assert kept is not None and not kept.sweep_finished_apps
+
+
+def test_other_threads_are_held_back_only_while_a_sweep_counts(monkeypatch):
+    seen: list[float] = []
+    real = sweeper._sweep
+
+    def spy(*args: Any) -> Any:
+        seen.append(sys.getswitchinterval())
+        return real(*args)
+
+    monkeypatch.setattr(sweeper, "_sweep", spy)
+    before = sys.getswitchinterval()
+    app, _kids = finished_app()
+    assert sweep(app).freed
+    assert seen == [sweeper.HOLD_THREADS] and sys.getswitchinterval() == before
