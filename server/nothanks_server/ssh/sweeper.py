@@ -6,12 +6,13 @@ are frozen (collector.py), so only a *deep* collection finds them, and that walk
 players, during which nobody's key is answered. It used to run after every dozen departures.
 
 ``sweep`` instead runs the cycle collector's own algorithm on the small part of the heap that one finished app can
-reach (about 4,000 objects for a visitor who left at the welcome screen, 10,000 for a seated player, whatever the
+reach (about 4,000 objects for a visitor who left at the welcome screen, 7,500 for a seated player, whatever the
 number of sessions):
 
 1. Walk ``gc.get_referents`` from the app and from the tasks that ran in its context (a finished worker's task and
-   its context keep the app in a cycle the app itself does not reach), stopping at modules, classes and the
-   host's long-lived objects (other apps, the front, the lobby and tables, the event loop, loggers, threads).
+   its context keep the app in a cycle the app itself does not reach), stopping at modules, classes, the host's
+   long-lived objects (other apps, sessions, the lobby and tables, the event loop, loggers, threads) and what all
+   sessions share (parsed CSS): server.py's ``SWEEP_STOP_TYPES``.
 2. Count the references each object gets from inside the walk. An object whose reference count is higher is held
    from outside: it, and everything it reaches, is live. Whatever is left is garbage that only its own cycles
    keep: nothing outside can reach it, so nothing can see it change.
