@@ -295,3 +295,17 @@ def test_other_threads_are_held_back_only_while_a_sweep_counts(monkeypatch):
     app, _kids = finished_app()
     assert sweep(app).freed
     assert seen == [sweeper.HOLD_THREADS] and sys.getswitchinterval() == before
+
+
+async def test_two_fronts_task_factories_come_off_in_any_order():
+    from textual._context import active_app
+
+    loop = asyncio.get_running_loop()
+    first, second = SessionTasks(active_app), SessionTasks(active_app)
+    first.install(loop)
+    second.install(loop)
+    first.uninstall()  # the first front stops first: the second's factory stays, and passes over the first's
+    task = loop.create_task(asyncio.sleep(0))
+    await task
+    second.uninstall()
+    assert loop.get_task_factory() is None, "nothing of either front is left on the loop"

@@ -240,10 +240,18 @@ class SessionTasks:
         loop.set_task_factory(self._create_task)
 
     def uninstall(self) -> None:
-        if self._loop is not None and self._loop.get_task_factory() == self._create_task:
-            self._loop.set_task_factory(self._previous)
-        self._loop = None
+        """Put back the factory found at ``install``, leaving out any other ``SessionTasks`` that was uninstalled
+        meanwhile (two fronts in one loop may stop in any order)."""
+        loop, self._loop = self._loop, None
         self._tasks.clear()
+        if loop is not None and loop.get_task_factory() == self._create_task:
+            loop.set_task_factory(self._live_previous())
+
+    def _live_previous(self) -> Any:
+        previous = self._previous
+        while isinstance(getattr(previous, "__self__", None), SessionTasks) and previous.__self__._loop is None:
+            previous = previous.__self__._previous
+        return previous
 
     def watch(self, app: Any) -> None:
         self._tasks[id(app)] = []
@@ -259,8 +267,9 @@ class SessionTasks:
         return len(self._tasks)
 
     def _create_task(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task[Any]:
-        if self._previous is not None:
-            task = self._previous(loop, coro, **options)
+        previous = self._live_previous()
+        if previous is not None:
+            task = previous(loop, coro, **options)
         else:
             task = asyncio.Task(coro, loop=loop, **options)
         context = options.get("context")
