@@ -95,8 +95,6 @@ def percentile(values: list[float], fraction: float) -> float:
 DEEP_COLLECTION = re.compile(r"deep garbage collection \((.+?)\):.* (\d+) ms")
 
 
-HOST_OPTIONS: list[str] = []  # more options for the game host (main sets them)
-
 SWEEP = re.compile(r"swept a finished app: .* (\d+) ms|a finished app is left to the deep collection: .*\((\d+) ms\)")
 
 
@@ -117,7 +115,7 @@ def deep_collections(log: Path, start: int) -> list[tuple[str, int]]:
 
 
 def start_host(
-    app: str, directory: Path, workers: int = 0, log: Path | None = None
+    app: str, directory: Path, workers: int = 0, log: Path | None = None, sweep: bool = True
 ) -> tuple[subprocess.Popen[str], int]:
     if app == "probe":
         command = [sys.executable, "-m", "tests.ssh.probe_host", str(directory)]
@@ -140,7 +138,7 @@ def start_host(
             "--ssh-workers",
             str(workers),
             "--verbose",  # its log (to ``log``) says when it collected deeply, and for how long
-            *HOST_OPTIONS,
+            *([] if sweep else ["--no-ssh-sweep"]),
         ]
     log_file = log.open("w") if log is not None else None
     host = subprocess.Popen(
@@ -212,10 +210,11 @@ def measure(
     workers: int = 0,
     visitor_processes: int = 1,
     screen: str = "pyte",
+    sweep: bool = True,  # False: the host runs with --no-ssh-sweep
 ) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as directory:
         log = Path(directory) / "host.log"
-        host, port = start_host(app, Path(directory), workers, log)
+        host, port = start_host(app, Path(directory), workers, log, sweep)
         try:
             finish(visitors(port, 1, app, hold=False, screen=screen))  # warm-up: imports, first app, caches
             time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
@@ -341,8 +340,6 @@ def main() -> int:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
     args = parser.parse_args()
-    if args.no_sweep:
-        HOST_OPTIONS.append("--no-ssh-sweep")
     if args.app == "probe":
         args.play_seconds, args.newcomers = 0.0, 0
     screen = "raw" if args.app == "probe" else args.screen  # the probe's visitors match raw output, no emulator
@@ -367,6 +364,7 @@ def main() -> int:
             args.ssh_workers,
             args.visitor_processes,
             args.screen,
+            not args.no_sweep,
         )
         if args.json:
             print(json.dumps({"screen": screen, **row}), flush=True)

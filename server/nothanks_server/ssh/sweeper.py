@@ -151,7 +151,6 @@ def _sweep(
     _break_cycles(garbage)
     count = len(garbage)
     del garbage  # the last references: reference counting frees it all here
-    log.debug("swept a finished app: %d of %d objects walked were its garbage", count, total)
     return SweepResult(total, count, True, time.perf_counter() - started)
 
 
@@ -167,7 +166,8 @@ def _break_cycles(garbage: list[Any]) -> None:
     reference callback of theirs runs on a half-cleared container. Objects with a ``__del__`` keep their dicts.
     """
     plans: dict[type, int] = {}
-    clearing: list[Any] = []  # the .clear of each container and instance dict, in the order found
+    emptying: list[Any] = []  # the .clear of each weak container, run once every generator is closed
+    clearing: list[Any] = []  # then the .clear of each container and instance dict, in the order found
     for item in garbage:
         kind = type(item)
         plan = plans.get(kind)
@@ -181,7 +181,7 @@ def _break_cycles(garbage: list[Any]) -> None:
             except BaseException:  # a finalizer's own failure: the real collector ignores it too
                 log.debug("closing a generator of a finished app failed", exc_info=True)
         elif plan & _WEAK:
-            item.clear()
+            emptying.append(item.clear)
         elif plan & _CELL:
             try:
                 del item.cell_contents
@@ -196,6 +196,8 @@ def _break_cycles(garbage: list[Any]) -> None:
             clearing.append(item.clear)
         if plan & _DICT:
             clearing.append(vars(item).clear)
+    for clear in emptying:
+        clear()
     for clear in clearing:
         clear()
 
@@ -267,9 +269,9 @@ class SessionTasks:
         return len(self._tasks)
 
     def _create_task(self, loop: asyncio.AbstractEventLoop, coro: Any, **options: Any) -> asyncio.Task[Any]:
-        previous = self._live_previous()
-        if previous is not None:
-            task = previous(loop, coro, **options)
+        # A stopped SessionTasks still on the chain records nothing (its lists are cleared) and passes tasks on.
+        if self._previous is not None:
+            task = self._previous(loop, coro, **options)
         else:
             task = asyncio.Task(coro, loop=loop, **options)
         context = options.get("context")
