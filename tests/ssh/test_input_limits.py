@@ -27,7 +27,7 @@ async def test_thousands_of_env_requests_keep_only_the_games_variables(start_fro
         return kept[-1]
 
     monkeypatch.setattr(server, "limit_environment", recording)
-    front = await start_front()
+    front = await start_front(inbound_rate=0)  # 3 MB of requests: the connection's own budget would pace them
     junk = {f"JUNK_{index}": "x" * 1000 for index in range(3000)}
     env = junk | {"COLORTERM": "truecolor", "LANG": "en_US.UTF-8", "LC_ALL": "y" * (MAX_VALUE + 1)}
     client = await TerminalClient().connect(front.port, env=env)
@@ -93,7 +93,7 @@ async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_fron
             gates.append(self)
 
     monkeypatch.setattr(session, "InputGate", RecordingGate)
-    front = await start_front()
+    front = await start_front(inbound_rate=0)  # the keys' gate alone: test_inbound_shaper.py paces whole connections
     flooder = await Flooder().connect(front.port)
     await flooder.wait_for("No Thanks!")
     player = await TerminalClient().connect(front.port)
@@ -136,7 +136,7 @@ async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_fron
 async def test_a_paste_that_never_ends_is_dropped_before_it_grows_large(start_front, monkeypatch):
     # A generous budget, so that this test does not wait a minute for 64 KiB to get through the default one.
     monkeypatch.setattr(session, "InputGate", lambda peer: InputGate(peer, rate=1e9, burst=1 << 20, max_queued=1 << 20))
-    front = await start_front()
+    front = await start_front(inbound_rate=0)
     client = await Flooder().connect(front.port)
     await client.wait_for("No Thanks!")
     await client.send(b"\x1b[200~")  # a bracketed paste starts ...

@@ -37,6 +37,7 @@ from .component_styles import reuse_virtual_nodes
 from .css_cache import check_stylesheet_internals
 from .environment import check_environment_internals, limit_environment
 from .hostkey import load_or_create_host_key
+from .inbound_shaper import INBOUND_BURST, INBOUND_RATE, InboundShaper, check_connection_internals, shape_inbound
 from .input_gate import INPUT_WINDOW
 from .keys import check_parser_internals
 from .session import AppFactory, GameSession
@@ -66,6 +67,8 @@ class SSHSettings:
     workers: int = 0  # 0: sessions run in the host's process; N: in N worker processes (workers.py)
     reuse_port: bool = False  # SO_REUSEPORT: several worker processes listen on the same port
     sweep_finished_apps: bool = True  # free a finished session's app by reference counting (sweeper.py)
+    inbound_rate: float = INBOUND_RATE  # bytes a second one connection may send, sustained (inbound_shaper.py)
+    inbound_burst: int = INBOUND_BURST  # ... and at once; inbound_rate 0: no budget (to compare)
 
 
 SWEEP_AFTER = (0.5, 2.0, 8.0)  # seconds after an app finished to sweep it, and to try again if it was still held
@@ -102,6 +105,7 @@ class SSHFront:
         check_instance_caches()
         check_stylesheet_internals()
         check_environment_internals()
+        check_connection_internals()
         install_strip_fixes()
         reuse_virtual_nodes()
         self.settings = settings
@@ -121,6 +125,7 @@ class SSHFront:
         self._sweeping = False  # between start() and close(), with settings.sweep_finished_apps
         self.sweeps: list[SweepResult] = []  # the last SWEEP_HISTORY, oldest first
         self.sweep_counts = {"freed": 0, "kept": 0}  # apps freed by a sweep, and left to a deep collection
+        self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -331,11 +336,26 @@ class _Gate(asyncssh.SSHServer):
         self._candidate_fingerprint: str | None = None
         self._fingerprint: str | None = None
         self._has_session = False
+        self._inbound: InboundShaper | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
+        settings = self._front.settings
+        if settings.inbound_rate > 0:
+            self._inbound = shape_inbound(
+                conn, rate=settings.inbound_rate, burst=settings.inbound_burst, on_held=self._over_budget
+            )
+
+    def _over_budget(self) -> None:
+        self._front.connections_held += 1
+        log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._front.settings.inbound_rate / 1000)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._inbound is not None:
+            self._inbound.close()
+            self._inbound = None
+            if self._conn is not None:
+                self._conn.__dict__.pop("data_received", None)  # the shaper and the connection held each other
         if self._admitted:
             self._admitted = False
             self._front.release()

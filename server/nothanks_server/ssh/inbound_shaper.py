@@ -1,0 +1,172 @@
+"""How fast one SSH connection's bytes reach asyncssh: a budget per connection, below the SSH protocol itself.
+
+The input gate (input_gate.py) budgets the keys of a session, but everything else a client sends is decrypted and
+parsed on the host's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
+requests, authentication attempts before login. Measured on loopback (``scripts/bench_ssh_flood.py``), one client
+sending empty SSH_MSG_IGNORE packets as fast as its socket takes them (about 43,000 a second) held the host's CPU at
+98 % and put another player's keys at 171 ms p50 and 2.1 s p99, before it had even logged in. So every connection's
+incoming bytes pass through an ``InboundShaper`` before asyncssh sees them:
+
+- a token bucket: ``INBOUND_RATE`` bytes a second sustained, ``INBOUND_BURST`` at once. A login (key exchange,
+  a few public keys tried, the pty and shell requests: under 20 kB), typing, pastes up to the input gate's own
+  burst and mouse motion stay far inside it;
+- bytes over the budget are held here, not dropped (SSH cannot lose a byte), and the socket stops being read
+  while any are held (TCP flow control: the client's own buffers fill, not the host's memory). They are handed on
+  as the bucket refills, at most ``INBOUND_SLICE`` bytes per turn of the loop, so a read of 256 KiB of tiny packets
+  never becomes one long step that everyone waits for.
+
+So a flooding client costs the host about ``INBOUND_RATE`` bytes of SSH processing a second and holds at most one
+socket read in memory; the other sessions do not notice it. The hook is the connection's own ``data_received``,
+which the asyncio transport calls: an instance attribute over asyncssh's method (``check_connection_internals``
+fails at startup if asyncssh stops fitting that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+from asyncssh.connection import SSHConnection
+
+log = logging.getLogger(__name__)
+
+INBOUND_RATE = 16 * 1024  # bytes a second, sustained
+INBOUND_BURST = 32 * 1024  # bytes at once
+INBOUND_SLICE = 4 * 1024  # bytes handed to asyncssh per turn of the loop once over the budget
+
+
+class InboundShaper:
+    """The incoming-byte budget of one SSH connection (see the module docstring)."""
+
+    def __init__(
+        self,
+        deliver: Callable[[bytes], None],
+        transport: asyncio.Transport,
+        *,
+        rate: float = INBOUND_RATE,
+        burst: int = INBOUND_BURST,
+        slice_size: int = INBOUND_SLICE,
+        loop: asyncio.AbstractEventLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_held: Callable[[], None] | None = None,
+    ) -> None:
+        if rate <= 0 or burst < slice_size or slice_size < 1:
+            raise ValueError("an inbound budget needs rate > 0 and burst >= slice_size >= 1")
+        self._deliver = deliver
+        self._transport = transport
+        self._rate = float(rate)
+        self._burst = float(burst)
+        self._slice = slice_size
+        self._loop = loop or asyncio.get_running_loop()
+        self._clock = clock
+        self._on_held = on_held  # called the first time this connection goes over its budget
+        self._tokens = float(burst)
+        self._last = self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self._pending = bytearray()
+        self._paused = False
+        self._scheduled: asyncio.Handle | None = None
+        self.delivered = 0  # bytes handed to asyncssh so far
+        self.held_count = 0  # times bytes had to wait for the budget to refill
+
+    @property
+    def pending(self) -> int:
+        """Bytes read from the socket and not yet handed on."""
+        return len(self._pending)
+
+    def data_received(self, data: bytes, datatype: Any = None) -> None:
+        """What the transport calls with every read."""
+        self._pending += data
+        if self._scheduled is None:
+            self._pump()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+
+    def _pump(self) -> None:
+        self._scheduled = None
+        if self._transport.is_closing():
+            self._pending.clear()  # the connection is going: nobody will read what is left
+            return
+        self._refill()
+        over_budget = False
+        while self._pending:
+            wanted = min(len(self._pending), self._slice)
+            if self._tokens < wanted:
+                over_budget = True
+                break
+            chunk = bytes(self._pending[:wanted])
+            del self._pending[:wanted]
+            self._tokens -= wanted
+            self.delivered += wanted
+            self._deliver(chunk)
+            if self._transport.is_closing():
+                self._pending.clear()
+                return
+            if self._pending:
+                break  # a slice per turn of the loop: the other sessions run in between
+        if not self._pending:
+            if self._paused:
+                self._paused = False
+                self._transport.resume_reading()
+            return
+        if not self._paused:
+            self._paused = True
+            self._transport.pause_reading()
+        if over_budget:
+            self.held_count += 1
+            if self.held_count == 1 and self._on_held is not None:
+                self._on_held()
+            wait = (min(len(self._pending), self._slice) - self._tokens) / self._rate
+            self._scheduled = self._loop.call_later(wait, self._pump)
+        else:
+            self._scheduled = self._loop.call_soon(self._pump)
+
+    def close(self) -> None:
+        """Forget what is held (the connection is gone)."""
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        self._pending.clear()
+
+
+def check_connection_internals() -> None:
+    """Fail loudly if asyncssh no longer fits the hook: a connection keeps its transport in ``_transport`` (set by
+    ``connection_made``) and parses what its own ``data_received(data)`` is given."""
+    made = getattr(SSHConnection, "connection_made", None)
+    received = getattr(SSHConnection, "data_received", None)
+    if (
+        not issubclass(asyncssh.SSHServerConnection, SSHConnection)
+        or made is None
+        or "_transport" not in made.__code__.co_names
+        or received is None
+        or received.__code__.co_varnames[:2] != ("self", "data")
+    ):
+        raise RuntimeError(
+            f"asyncssh {asyncssh.__version__} changed its connection class: ssh/inbound_shaper.py needs a look"
+        )
+
+
+def shape_inbound(
+    conn: asyncssh.SSHServerConnection,
+    *,
+    rate: float = INBOUND_RATE,
+    burst: int = INBOUND_BURST,
+    on_held: Callable[[], None] | None = None,
+) -> InboundShaper | None:
+    """Put ``conn``'s incoming bytes under a budget; call from the server's ``connection_made``. None when the
+    connection has no socket transport to pause (then nothing changes)."""
+    transport = getattr(conn, "_transport", None)
+    if not isinstance(transport, asyncio.Transport):
+        log.warning("no inbound budget for an SSH connection without a socket transport (%r)", transport)
+        return None
+    shaper = InboundShaper(
+        conn.data_received, transport, rate=rate, burst=burst, slice_size=min(INBOUND_SLICE, burst), on_held=on_held
+    )
+    conn.data_received = shaper.data_received  # type: ignore[method-assign]  # the transport calls this attribute
+    return shaper
