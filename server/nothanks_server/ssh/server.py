@@ -236,7 +236,9 @@ class SSHFront:
         del self.sweeps[:-SWEEP_HISTORY]
         self.sweep_counts["freed" if result.freed else "kept"] += 1
         self._changed.set()
-        if result.freed:
+        if result.freed and result.walked == 0:
+            log.info("a finished app was gone before its sweep (%s: a deep collection came first)", result.reason)
+        elif result.freed:
             log.info(
                 "swept a finished app: %d of %d objects walked were garbage, %.0f ms",
                 result.garbage,
