@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .lobby import Lobby, LobbySettings
-from .tcp import TcpHost
+from .open_files import raise_open_file_limit
+from .tcp import MAX_CONNECTIONS, TcpHost
 
 if TYPE_CHECKING:
     from .ssh.server import SSHFront, SSHSettings
@@ -83,6 +84,7 @@ async def serve(
     an SSH front serves the same lobby (every SSH session runs the game's app in this process, or with
     ``ssh.workers`` in worker processes that reach the lobby over the TCP port).
     """
+    raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.max_logins if ssh is not None else 0))
     lobby = Lobby(settings)
     host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()

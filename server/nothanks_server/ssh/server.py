@@ -48,6 +48,7 @@ from .sweeper import SessionTasks, SweepResult, sweep
 log = logging.getLogger(__name__)
 
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
+BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class SSHSettings:
     password: str | None = None  # a shared password for everyone
     authorized_keys: Path | None = None  # only these public keys get in
     max_sessions: int = 100
+    max_logins: int = 128  # connections not yet logged in, at once; one more makes the oldest give way
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
@@ -126,6 +128,8 @@ class SSHFront:
         self.sweeps: list[SweepResult] = []  # the last SWEEP_HISTORY, oldest first
         self.sweep_counts = {"freed": 0, "kept": 0}  # apps freed by a sweep, and left to a deep collection
         self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
+        self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (max_logins)
+        self.logins_evicted = 0
 
     # Lifecycle -------------------------------------------------------------------------------------------------
 
@@ -284,6 +288,11 @@ class SSHFront:
         return count
 
     @property
+    def logins_in_progress(self) -> int:
+        """Connections not yet logged in (at most ``max_logins``)."""
+        return len(self._logins)
+
+    @property
     def admitted(self) -> int:
         """Connections past key exchange and not yet closed."""
         return self._admitted
@@ -339,10 +348,16 @@ class _Gate(asyncssh.SSHServer):
         self._fingerprint: str | None = None
         self._has_session = False
         self._inbound: InboundShaper | None = None
+        self._logging_in = False  # counted in the front's logins in progress
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         settings = self._front.settings
+        logins = self._front._logins
+        while len(logins) >= max(1, settings.max_logins):
+            next(iter(logins))._give_way()
+        logins[self] = None
+        self._logging_in = True
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
                 conn, rate=settings.inbound_rate, burst=settings.inbound_burst, on_held=self._over_budget
@@ -352,7 +367,27 @@ class _Gate(asyncssh.SSHServer):
         self._front.connections_held += 1
         log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._front.settings.inbound_rate / 1000)
 
+    def _logged_in(self) -> None:
+        if self._logging_in:
+            self._logging_in = False
+            self._front._logins.pop(self, None)
+            self._front._changed.set()
+
+    def _give_way(self) -> None:
+        """Too many logins in progress: the oldest (this one) is closed, so that idle connections held open by
+        someone cannot keep newcomers out (a real login takes well under a second; login_timeout is 30)."""
+        self._logged_in()
+        self._front.logins_evicted += 1
+        log.info(
+            "closed %s: %d logins in progress is the limit, and it was the oldest",
+            self._peer(),
+            self._front.settings.max_logins,
+        )
+        if self._conn is not None:
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
+
     def connection_lost(self, exc: Exception | None) -> None:
+        self._logged_in()  # or gave up: either way no longer a login in progress
         if self._inbound is not None:
             self._inbound.close()
             self._inbound = None
@@ -409,6 +444,7 @@ class _Gate(asyncssh.SSHServer):
 
     def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
+        self._logged_in()
 
     # Channels: one game session per connection, nothing else.
     def session_requested(self) -> Any:

@@ -1,0 +1,43 @@
+"""Connections that never log in cannot keep players out: logins in progress are capped, the oldest gives way."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_server.ssh.server import BUSY_MESSAGE
+
+from .terminal_client import TerminalClient
+
+
+async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TCP connection that says it speaks SSH and then sends nothing more (each one costs the host a socket)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"SSH-2.0-idle\r\n")
+    await writer.drain()
+    await reader.readline()  # the host's version line: the host has this connection's gate by now
+    return reader, writer
+
+
+async def test_idle_connections_give_way_to_a_player_oldest_first(start_front):
+    front = await start_front(max_logins=3)
+    idle = [await idle_connection(front.port) for _ in range(5)]
+    for reader, _ in idle[:2]:  # the two oldest were closed when the fourth and fifth came
+        async with asyncio.timeout(10):
+            said = await reader.read()  # to the end: the host closed it
+        assert BUSY_MESSAGE.encode() in said
+    assert front.logins_evicted == 2
+
+    player = await TerminalClient().connect(front.port)  # one more: the oldest idle one makes room again
+    await player.wait_for("No Thanks!")
+    async with asyncio.timeout(10):
+        assert BUSY_MESSAGE.encode() in await idle[2][0].read()
+    assert front.logins_evicted == 3
+    assert not idle[3][0].at_eof() and not idle[4][0].at_eof()  # the newer ones wait for their login timeout
+    assert front.logins_in_progress == 2  # the player counts as logged in, not as a login in progress
+
+    for _, writer in idle:
+        writer.close()
+    await front.wait_until(lambda: front.logins_in_progress == 0, timeout=10)
+    player.send("z")
+    await player.wait_for("last: z")  # the player was never disturbed
+    await player.close()
