@@ -84,7 +84,7 @@ async def serve(
     an SSH front serves the same lobby (every SSH session runs the game's app in this process, or with
     ``ssh.workers`` in worker processes that reach the lobby over the TCP port).
     """
-    raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.max_logins if ssh is not None else 0))
+    raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
     lobby = Lobby(settings)
     host = TcpHost(lobby, bind, port) if rate is None else TcpHost(lobby, bind, port, rate=rate)
     await host.start()

@@ -19,7 +19,7 @@ async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.Stre
 
 
 async def test_idle_connections_give_way_to_a_player_oldest_first(start_front):
-    front = await start_front(max_logins=3)
+    front = await start_front(max_logins=3, max_sessions=3)
     idle = [await idle_connection(front.port) for _ in range(5)]
     for reader, _ in idle[:2]:  # the two oldest were closed when the fourth and fifth came
         async with asyncio.timeout(10):
@@ -41,3 +41,11 @@ async def test_idle_connections_give_way_to_a_player_oldest_first(start_front):
     player.send("z")
     await player.wait_for("last: z")  # the player was never disturbed
     await player.close()
+
+
+def test_a_crowd_as_large_as_the_session_cap_may_log_in_together(tmp_path):
+    from nothanks_server.ssh.server import SSHSettings
+
+    assert SSHSettings(host_key_path=tmp_path / "key").login_limit == 128
+    assert SSHSettings(host_key_path=tmp_path / "key", max_sessions=1000).login_limit == 1000
+    assert SSHSettings(host_key_path=tmp_path / "key", max_logins=0, max_sessions=1).login_limit == 1

@@ -61,7 +61,7 @@ class SSHSettings:
     password: str | None = None  # a shared password for everyone
     authorized_keys: Path | None = None  # only these public keys get in
     max_sessions: int = 100
-    max_logins: int = 128  # connections not yet logged in, at once; one more makes the oldest give way
+    max_logins: int = 128  # logins in progress at once (max_sessions if higher); one more: the oldest gives way
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
@@ -71,6 +71,11 @@ class SSHSettings:
     sweep_finished_apps: bool = True  # free a finished session's app by reference counting (sweeper.py)
     inbound_rate: float = INBOUND_RATE  # bytes a second one connection may send, sustained (inbound_shaper.py)
     inbound_burst: int = INBOUND_BURST  # ... and at once; inbound_rate 0: no budget (to compare)
+
+    @property
+    def login_limit(self) -> int:
+        """Logins in progress allowed at once: a crowd as large as ``max_sessions`` may arrive together."""
+        return max(1, self.max_logins, self.max_sessions)
 
 
 SWEEP_AFTER = (0.5, 2.0, 8.0)  # seconds after an app finished to sweep it, and to try again if it was still held
@@ -128,7 +133,7 @@ class SSHFront:
         self.sweeps: list[SweepResult] = []  # the last SWEEP_HISTORY, oldest first
         self.sweep_counts = {"freed": 0, "kept": 0}  # apps freed by a sweep, and left to a deep collection
         self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
-        self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (max_logins)
+        self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (settings.login_limit)
         self.logins_evicted = 0
 
     # Lifecycle -------------------------------------------------------------------------------------------------
@@ -289,7 +294,7 @@ class SSHFront:
 
     @property
     def logins_in_progress(self) -> int:
-        """Connections not yet logged in (at most ``max_logins``)."""
+        """Connections not yet logged in (at most ``settings.login_limit``)."""
         return len(self._logins)
 
     @property
@@ -354,7 +359,7 @@ class _Gate(asyncssh.SSHServer):
         self._conn = conn
         settings = self._front.settings
         logins = self._front._logins
-        while len(logins) >= max(1, settings.max_logins):
+        while len(logins) >= settings.login_limit:
             next(iter(logins))._give_way()
         logins[self] = None
         self._logging_in = True
@@ -381,7 +386,7 @@ class _Gate(asyncssh.SSHServer):
         log.info(
             "closed %s: %d logins in progress is the limit, and it was the oldest",
             self._peer(),
-            self._front.settings.max_logins,
+            self._front.settings.login_limit,
         )
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
