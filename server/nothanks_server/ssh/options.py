@@ -59,6 +59,13 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         help="SSH players at once; more are turned away (100)",
     )
     group.add_argument(
+        "--max-logins",
+        type=positive,
+        default=128,
+        metavar="N",
+        help="SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest (128)",
+    )
+    group.add_argument(
         "--ssh-workers",
         type=workers,
         default=0,
@@ -85,6 +92,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
         max_sessions=args.max_sessions,
+        max_logins=args.max_logins,
         workers=args.ssh_workers,
         sweep_finished_apps=args.ssh_sweep,
     )
