@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -105,3 +106,11 @@ def of_type(kind: str):
 async def nothanks_process(*arguments: str, **options: Any) -> asyncio.subprocess.Process:
     """``python -m nothanks_tui ARGUMENTS...`` as a real process (``options`` go to create_subprocess_exec)."""
     return await asyncio.create_subprocess_exec(sys.executable, "-m", "nothanks_tui", *arguments, **options)
+
+
+async def local_server_process(data_dir: Path, *arguments: str, **options: Any) -> asyncio.subprocess.Process:
+    """``nothanks server`` on 127.0.0.1, any free TCP port, ``data_dir``; its first stdout line names the port."""
+    return await nothanks_process(
+        "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir), *arguments,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, **options,
+    )

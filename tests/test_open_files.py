@@ -13,7 +13,7 @@ import pytest
 from nothanks_server.open_files import SPARE_FILES, raise_open_file_limit
 from nothanks_server.tcp import MAX_CONNECTIONS
 
-from .net_helpers import WAIT, nothanks_process
+from .net_helpers import WAIT, local_server_process
 
 
 @pytest.fixture
@@ -56,18 +56,7 @@ async def test_a_server_started_with_a_low_limit_raises_it(tmp_path):
     def systemd_like() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
 
-    process = await nothanks_process(
-        "server",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--data-dir",
-        str(tmp_path),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        preexec_fn=systemd_like,
-    )
+    process = await local_server_process(tmp_path, preexec_fn=systemd_like)
     try:
         await asyncio.wait_for(process.stdout.readline(), WAIT)  # serving by now
         limits = Path(f"/proc/{process.pid}/limits").read_text()

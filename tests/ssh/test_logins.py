@@ -6,6 +6,7 @@ import asyncio
 
 from nothanks_server.ssh.server import BUSY_MESSAGE
 
+from .cli_settings import ssh_settings_for
 from .terminal_client import TerminalClient
 
 
@@ -52,15 +53,7 @@ def test_a_crowd_as_large_as_the_session_cap_may_log_in_together(tmp_path):
 
 
 def test_the_command_line_sets_the_login_cap():
-    import argparse
-
-    from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bind", default="127.0.0.1")
-    parser.add_argument("--data-dir", default="/tmp/nothanks-test")
-    add_ssh_options(parser)
-    default = ssh_settings_from(parser.parse_args(["--ssh-port", "2222"]))
-    chosen = ssh_settings_from(parser.parse_args(["--ssh-port", "2222", "--max-logins", "16", "--max-sessions", "8"]))
+    default = ssh_settings_for(["--ssh-port", "2222"])
+    chosen = ssh_settings_for(["--ssh-port", "2222", "--max-logins", "16", "--max-sessions", "8"])
     assert default is not None and default.login_limit == 128
     assert chosen is not None and chosen.login_limit == 16

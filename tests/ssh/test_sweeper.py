@@ -19,6 +19,7 @@ from nothanks_server.ssh import sweeper
 from nothanks_server.ssh.collector import PROCESS_COLLECTOR
 from nothanks_server.ssh.sweeper import SessionTasks, sweep
 
+from .cli_settings import ssh_settings_for
 from .terminal_client import TerminalClient
 from .test_game import game_front, sit_at_bot_table  # noqa: F401 - the fixture is used by name
 
@@ -268,16 +269,8 @@ async def test_sessions_that_come_and_go_leave_nothing_for_the_deep_collection(g
 
 
 def test_the_server_sweeps_unless_told_not_to():
-    import argparse
-
-    from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bind", default="127.0.0.1")
-    parser.add_argument("--data-dir", default="/tmp/nothanks-test")
-    add_ssh_options(parser)
-    swept = ssh_settings_from(parser.parse_args(["--ssh-port", "2222"]))
-    kept = ssh_settings_from(parser.parse_args(["--ssh-port", "2222", "--no-ssh-sweep"]))
+    swept = ssh_settings_for(["--ssh-port", "2222"])
+    kept = ssh_settings_for(["--ssh-port", "2222", "--no-ssh-sweep"])
     assert swept is not None and swept.sweep_finished_apps
     assert kept is not None and not kept.sweep_finished_apps
 
