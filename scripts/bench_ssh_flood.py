@@ -102,6 +102,7 @@ async def one_run(flooders: int, seconds: float, budget: bool) -> dict[str, floa
     from nothanks_server.ssh import SSHFront, SSHSettings
     from nothanks_server.ssh import server as ssh_server
     from nothanks_server.ssh.game import game_app_factory
+    from nothanks_server.ssh.inbound_shaper import INBOUND_RATE
 
     shapers: list[object] = []
     shape_inbound = ssh_server.shape_inbound
@@ -112,9 +113,9 @@ async def one_run(flooders: int, seconds: float, budget: bool) -> dict[str, floa
         return shaper
 
     ssh_server.shape_inbound = recording
-    settings = SSHSettings(host_key_path=Path(tempfile.mkdtemp()) / "host_key", port=0)
-    if not budget:
-        settings = SSHSettings(host_key_path=settings.host_key_path, port=0, inbound_rate=0)
+    settings = SSHSettings(
+        host_key_path=Path(tempfile.mkdtemp()) / "host_key", port=0, inbound_rate=INBOUND_RATE if budget else 0
+    )
     front = SSHFront(settings, game_app_factory(Lobby(LobbySettings())))
     await front.start()
     try:

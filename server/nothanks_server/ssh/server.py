@@ -353,7 +353,6 @@ class _Gate(asyncssh.SSHServer):
         self._fingerprint: str | None = None
         self._has_session = False
         self._inbound: InboundShaper | None = None
-        self._logging_in = False  # counted in the front's logins in progress
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -361,8 +360,7 @@ class _Gate(asyncssh.SSHServer):
         logins = self._front._logins
         while len(logins) >= settings.login_limit:
             next(iter(logins))._give_way()
-        logins[self] = None
-        self._logging_in = True
+        logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
                 conn, rate=settings.inbound_rate, burst=settings.inbound_burst, on_held=self._over_budget
@@ -373,9 +371,9 @@ class _Gate(asyncssh.SSHServer):
         log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._front.settings.inbound_rate / 1000)
 
     def _logged_in(self) -> None:
-        if self._logging_in:
-            self._logging_in = False
-            self._front._logins.pop(self, None)
+        logins = self._front._logins
+        if self in logins:
+            del logins[self]
             self._front._changed.set()
 
     def _give_way(self) -> None:
