@@ -7,11 +7,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .bots import DEFAULT_BOT, bot_names
+from .bots import bot_names
 from .commands import advise as advise_command
 from .commands import net as net_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
+from .defaults import DEFAULT_BOT
 
 
 def build_parser() -> argparse.ArgumentParser:

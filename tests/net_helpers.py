@@ -12,7 +12,7 @@ import msgpack
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.tcp import TcpHost
-from nothanks_tui.protocol import PROTOCOL_VERSION, encode
+from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 
 WAIT = 10.0  # upper bound on waits that normally finish in milliseconds
 

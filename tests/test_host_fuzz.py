@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.tcp import TcpHost
-from nothanks_tui.client.connection import NewTable
-from nothanks_tui.protocol import CLIENT_MESSAGES, PROTOCOL_VERSION, encode
+from nothanks_tui.link import NewTable
+from nothanks_tui.link.wire import CLIENT_MESSAGES, PROTOCOL_VERSION, encode
 
 TIMEOUT = 10.0
 

@@ -10,7 +10,8 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.table import Table, TableSettings
-from nothanks_tui.client.connection import (
+from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.link import (
     Closed,
     LobbyError,
     NewTable,
@@ -19,7 +20,6 @@ from nothanks_tui.client.connection import (
     TableUpdate,
     TableWaiting,
 )
-from nothanks_tui.engine import Action, read_record, replay
 
 WAIT = 10.0  # generous upper bound on waits that normally finish in milliseconds
 

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from nothanks_tui.client.connection import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.client.tcp import TcpLobby, parse_address
 from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.link import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
 
 from .net_helpers import WAIT, live_host
 

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 from nothanks_server import tcp
-from nothanks_tui.protocol import CLIENT_MAX_FRAME, PROTOCOL_VERSION, encode
+from nothanks_tui.link.wire import CLIENT_MAX_FRAME, PROTOCOL_VERSION, encode
 
 from .net_helpers import RawClient, live_host, of_type
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nothanks_tui.names import MAX_NAME, BadName, clean_name
+from nothanks_tui.link.names import MAX_NAME, BadName, clean_name
 
 
 @pytest.mark.parametrize(

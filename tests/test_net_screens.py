@@ -6,12 +6,12 @@ import asyncio
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
-from nothanks_tui.client.connection import Closed, NewTable, TableUpdate
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.link import Closed, NewTable, TableUpdate
 
 from .net_helpers import live_host
 
@@ -182,7 +182,7 @@ async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen()
     from rich.text import Text
     from textual.widgets import DataTable
 
-    from nothanks_tui.protocol import encode
+    from nothanks_tui.link.wire import encode
 
     evil = "\x1b]0;pwned\x07[blink]t1\x1b[2J"
     seat = {"name": "[red]x\x1b[31m", "bot": False, "away": False, "empty": False}

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from nothanks_tui.client.connection import SeatInfo, TableUpdate, TableWaiting
 from nothanks_tui.engine import GameConfig, apply, new_game, spectator_view, view_for
-from nothanks_tui.protocol import (
+from nothanks_tui.link import SeatInfo, TableUpdate, TableWaiting
+from nothanks_tui.link.wire import (
     CLIENT_MESSAGES,
     ProtocolError,
     check_client_message,

@@ -40,8 +40,6 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-DEFAULT_BOT = "rules"
-
 register("random", RandomBot, "takes or passes at random")
 register("threshold", ThresholdBot, "takes when the card costs it no more than the chips on it")
 register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
@@ -49,4 +47,4 @@ register("easy", EasyBot, "level easy: a casual player who takes cards that look
 register("medium", medium_bot, "level medium: a quick search over a few possible decks")
 register("hard", hard_bot, "level hard: searches up to 240 possible decks and reads its rivals' habits")
 
-__all__ = ["DEFAULT_BOT", "Bot", "bot_names", "describe", "make_bot", "register"]
+__all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]

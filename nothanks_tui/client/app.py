@@ -15,7 +15,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
-from .connection import TableConnection
+from ..link import TableConnection
 from .screens.start import StartForm, StartScreen
 from .screens.table import TableScreen
 

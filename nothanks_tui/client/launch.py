@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..bots import DEFAULT_BOT
+from ..defaults import DEFAULT_BOT
 from .app import NoThanksApp
 from .local import DEFAULT_BOT_PACE, LocalConnection
 

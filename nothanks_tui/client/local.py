@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..bots import Bot, make_bot
 from ..engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, view_for
-from .connection import Closed, ConnectionInfo, Rejected, SeatInfo, TableConnection, TableEvent, TableUpdate
+from ..link import Closed, ConnectionInfo, Rejected, SeatInfo, TableConnection, TableEvent, TableUpdate
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from textual.screen import Screen
 
+from ..link import LobbyError, NewTable, TableConnection
 from .app import NoThanksApp, first_screen
-from .connection import LobbyError, NewTable, TableConnection
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
 from .tcp import TcpLobby, parse_address

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
-from .connection import SeatInfo
+from ..link import SeatInfo
 from .safe_text import display_name
 
 TURN_MARKER = "▶"

@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from .connection import LobbyError, TableConnection
+from ..link import LobbyError, TableConnection
 from .tcp import TcpLobby
 
 log = logging.getLogger(__name__)

@@ -17,16 +17,9 @@ from typing import Any
 import msgpack
 
 from .. import __version__
+from ..defaults import DEFAULT_PORT
 from ..engine import Action
-from ..protocol import (
-    DEFAULT_PORT,
-    PROTOCOL_VERSION,
-    client_unpacker,
-    encode,
-    event_from_wire,
-    summary_from_wire,
-)
-from .connection import (
+from ..link import (
     Closed,
     ConnectionInfo,
     LobbyConnection,
@@ -36,6 +29,13 @@ from .connection import (
     TableConnection,
     TableEvent,
     TableSummary,
+)
+from ..link.wire import (
+    PROTOCOL_VERSION,
+    client_unpacker,
+    encode,
+    event_from_wire,
+    summary_from_wire,
 )
 
 log = logging.getLogger(__name__)

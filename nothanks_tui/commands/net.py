@@ -8,8 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
-from ..bots import DEFAULT_BOT, bot_names
-from ..protocol import DEFAULT_PORT
+from ..bots import bot_names
+from ..defaults import DEFAULT_BOT, DEFAULT_PORT
 from .argtypes import port
 
 
@@ -112,8 +112,8 @@ def run_join(args: argparse.Namespace) -> int:
 def run_host(args: argparse.Namespace) -> int:
     from nothanks_server.ssh.options import ssh_settings_from
 
-    from ..client.connection import NewTable
     from ..client.netlaunch import host_async
+    from ..link import NewTable
 
     settings = _settings(args)
     if not 0 <= args.bots < args.players:

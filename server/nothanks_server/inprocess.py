@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 
-from nothanks_tui.client.connection import (
+from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.link import (
     Closed,
     ConnectionInfo,
     LobbyConnection,
@@ -19,11 +20,10 @@ from nothanks_tui.client.connection import (
     TableConnection,
     TableEvent,
     TableSummary,
+    errors,
 )
-from nothanks_tui.engine import Action, IllegalMove
-from nothanks_tui.names import BadName, clean_name
+from nothanks_tui.link.names import BadName, clean_name
 
-from . import errors
 from .lobby import Lobby
 from .table import HostEvent, Table
 

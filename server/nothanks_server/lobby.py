@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nothanks_tui.bots import bot_names
-from nothanks_tui.client.connection import NewTable, TableSummary
 from nothanks_tui.engine import IllegalMove
+from nothanks_tui.link import NewTable, TableSummary, errors
 
-from . import errors
 from .errors import HostError
 from .storage import RecordStore
 from .table import Member, Table, TableSettings

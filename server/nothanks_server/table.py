@@ -20,19 +20,19 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from nothanks_tui.bots import Bot, make_bot
-from nothanks_tui.client.connection import (
+from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
+from nothanks_tui.engine import spectator_view as engine_spectator_view
+from nothanks_tui.engine import view_for as engine_view_for
+from nothanks_tui.link import (
     Closed,
     Rejected,
     SeatInfo,
     TableSummary,
     TableUpdate,
     TableWaiting,
+    errors,
 )
-from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
-from nothanks_tui.engine import spectator_view as engine_spectator_view
-from nothanks_tui.engine import view_for as engine_view_for
 
-from . import errors
 from .errors import HostError
 from .storage import RecordStore
 

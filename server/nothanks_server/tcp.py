@@ -1,7 +1,7 @@
 """The msgpack-over-TCP transport: one ``Session`` per connection, translating frames to Lobby/Table calls.
 
 The transport knows no rules. It decodes untrusted bytes with hard limits, checks every message against the
-schema in ``nothanks_tui.protocol``, and answers each refusal with an ``error`` frame carrying a stable code.
+schema in ``nothanks_tui.link.wire``, and answers each refusal with an ``error`` frame carrying a stable code.
 A connection that sends garbage, oversize frames or floods is closed; nobody else notices.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 import msgpack
 
 from nothanks_tui import __version__
-from nothanks_tui.client.connection import Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.names import BadName, clean_name
-from nothanks_tui.protocol import (
+from nothanks_tui.link import Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link.names import BadName, clean_name
+from nothanks_tui.link.wire import (
     PROTOCOL_VERSION,
     ProtocolError,
     check_client_message,
@@ -28,7 +28,6 @@ from nothanks_tui.protocol import (
     summary_to_wire,
 )
 
-from . import errors
 from .errors import HostError
 from .lobby import Lobby
 from .table import HostEvent, Table

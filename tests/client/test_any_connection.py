@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.connection import (
+from nothanks_tui.client.screens.dialogs import ClosedScreen
+from nothanks_tui.client.widgets.table import PlayersPanel
+from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
+from nothanks_tui.link import (
     Closed,
     ConnectionInfo,
     Rejected,
@@ -14,9 +17,6 @@ from nothanks_tui.client.connection import (
     TableEvent,
     TableUpdate,
 )
-from nothanks_tui.client.screens.dialogs import ClosedScreen
-from nothanks_tui.client.widgets.table import PlayersPanel
-from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 
 from .ui_helpers import table_screen, wait_until
 

@@ -8,10 +8,10 @@ import threading
 import pytest
 
 from nothanks_tui.bots import make_bot
-from nothanks_tui.client.connection import Closed, Rejected, TableUpdate
 from nothanks_tui.client.local import NOT_FINISHED, STALE_STATE, LocalConnection
 from nothanks_tui.engine import Action, GameConfig, PlayerView
 from nothanks_tui.engine.errors import NO_CHIPS, NOT_YOUR_TURN
+from nothanks_tui.link import Closed, Rejected, TableUpdate
 
 
 async def next_update(connection: LocalConnection) -> TableUpdate:

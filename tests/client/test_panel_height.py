@@ -6,9 +6,9 @@ from dataclasses import replace
 
 from textual.app import App, ComposeResult
 
-from nothanks_tui.client.connection import SeatInfo, TableUpdate
 from nothanks_tui.client.widgets.table import PrivatePanel
 from nothanks_tui.engine import GameConfig, from_deal, view_for
+from nothanks_tui.link import SeatInfo, TableUpdate
 
 
 def update_with_hand(hand: tuple[int, ...]) -> TableUpdate:

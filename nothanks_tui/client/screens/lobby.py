@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
-from ..connection import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, table_size_fields
 from ..widgets.keybar import KeyBar

@@ -10,8 +10,8 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Select
 
-from ...protocol import DEFAULT_PORT
-from ..connection import LobbyError, NewTable
+from ...defaults import DEFAULT_PORT
+from ...link import LobbyError, NewTable
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, table_size_fields

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
-from ..connection import TableUpdate
+from ...link import TableUpdate
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 from ..widgets.keybar import KeyBar
 

@@ -15,9 +15,10 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
-from ...bots import DEFAULT_BOT, bot_names, describe
+from ...bots import bot_names, describe
+from ...defaults import DEFAULT_BOT
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
-from ..connection import TableConnection
+from ...link import TableConnection
 from ..local import DEFAULT_BOT_PACE, LocalConnection
 from ..safe_text import clean_name
 from ..widgets.forms import TickBox

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate
+from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView

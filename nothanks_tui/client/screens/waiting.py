@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...engine import Action
-from ..connection import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...engine import Move
-from ..connection import TableUpdate
+from ...link import TableUpdate
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,

@@ -26,14 +26,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from nothanks_tui.client.connection import (
-    ConnectionInfo,
-    LobbyConnection,
-    LobbyError,
-    NewTable,
-    TableConnection,
-    TableSummary,
-)
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.safe_text import clean_message, display_name
 from nothanks_tui.client.screens.lobby import LobbyScreen
@@ -41,7 +33,15 @@ from nothanks_tui.client.screens.steady import SteadyScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.keybar import KeyBar
-from nothanks_tui.names import MAX_NAME
+from nothanks_tui.link import (
+    ConnectionInfo,
+    LobbyConnection,
+    LobbyError,
+    NewTable,
+    TableConnection,
+    TableSummary,
+)
+from nothanks_tui.link.names import MAX_NAME
 
 from ..inprocess import InProcessLobby
 from ..lobby import Lobby

@@ -1,8 +1,8 @@
 """The wire protocol between a host and its clients: msgpack maps, one per frame, checked before use.
 
-Both ends import this module: the limits for decoding untrusted bytes, the schema of every message a client
-may send (checked field by field on the host), and the conversions between table events and wire maps
-(checked again on the client). docs/protocol.md describes the same thing for people writing other clients.
+Both ends import this module (the link layer): the limits for decoding untrusted bytes, the schema of every
+message a client may send (checked field by field on the host), and the conversions between table events and wire
+maps (checked again on the client). docs/protocol.md describes the same thing for people writing other clients.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import msgpack
 
-from .client.connection import SeatInfo, TableSummary, TableUpdate, TableWaiting
-from .engine import PlayerView
+from ..engine import PlayerView
+from . import errors
+from .events import SeatInfo, TableSummary, TableUpdate, TableWaiting
 
 PROTOCOL_VERSION = 1
-DEFAULT_PORT = 7777
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096
@@ -117,21 +117,21 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
 def check_client_message(message: object) -> tuple[str, dict[str, Any], int | None]:
     """(type, fields, id) of a decoded client frame, or ``ProtocolError`` saying exactly what is wrong."""
     if not isinstance(message, dict):
-        raise ProtocolError("bad_field", "a message is a map with a 'type' key")
+        raise ProtocolError(errors.BAD_FIELD, "a message is a map with a 'type' key")
     kind = message.get("type")
     request_id = message.get("id")
     if request_id is not None and (not _is_int(request_id) or not 0 <= request_id <= MAX_ID):
-        raise ProtocolError("bad_field", f"'id' is an integer 0..{MAX_ID}")
+        raise ProtocolError(errors.BAD_FIELD, f"'id' is an integer 0..{MAX_ID}")
     if not isinstance(kind, str):
-        raise ProtocolError("bad_field", "'type' is a string")
+        raise ProtocolError(errors.BAD_FIELD, "'type' is a string")
     schema = CLIENT_MESSAGES.get(kind)
     if schema is None:
-        raise ProtocolError("unknown_type", f"unknown message type {kind[:32]!r}")
+        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {kind[:32]!r}")
     fields: dict[str, Any] = {}
     for name, spec in schema.items():
         if name not in message:
             if spec.required:
-                raise ProtocolError("bad_field", f"'{kind}' needs the field '{name}'")
+                raise ProtocolError(errors.BAD_FIELD, f"'{kind}' needs the field '{name}'")
             continue
         value = message[name]
         if value is None and spec.nullable:
@@ -139,7 +139,7 @@ def check_client_message(message: object) -> tuple[str, dict[str, Any], int | No
             continue
         if not _has_type(value, spec.types):
             wanted = "/".join(t.__name__ for t in spec.types)
-            raise ProtocolError("bad_field", f"'{kind}.{name}' is a {wanted}")
+            raise ProtocolError(errors.BAD_FIELD, f"'{kind}.{name}' is a {wanted}")
         fields[name] = value
     return kind, fields, request_id
 

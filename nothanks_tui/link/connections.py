@@ -1,8 +1,9 @@
-"""The one interface between the Textual client and a table, whatever carries it.
+"""The interfaces between a client and a host: a seat at a table, and a host's lobby, whatever carries them.
 
 The app never touches the engine: it sends intents through a ``TableConnection`` and renders the events that
-come back. Local play uses an in-process connection (engine and bots in this process); ``nothanks join`` a TCP
-connection to a host; an SSH session an in-process connection to the host's table. Build the UI once.
+come back. The host implements both interfaces in-process (``nothanks play``, ``nothanks host``'s own player);
+the client implements them over TCP (``nothanks join``, and each SSH session in the SSH front's workers). Build
+the UI once.
 """
 
 from __future__ import annotations
@@ -10,86 +11,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from ..engine import Action, PlayerView
-
-
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """Public facts about a seat: display name (untrusted text: never render as markup), bot or not, away."""
-
-    name: str
-    is_bot: bool = False
-    away: bool = False
-    empty: bool = False  # nobody sits here yet (only before the game starts)
-
-
-@dataclass(frozen=True, slots=True)
-class TableUpdate:
-    """The table changed: the new view for this recipient, and who sits where."""
-
-    view: PlayerView
-    seats: tuple[SeatInfo, ...]
-    table_id: str = ""
-    can_restart: bool = False  # this recipient may start another game at this table once it is over
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """The table refused an intent; ``code`` is the engine's (or host's) stable error code."""
-
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """The connection ended; ``reason`` is shown to the player."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class TableWaiting:
-    """Seats are still filling and no game runs yet (only tables from a host send this)."""
-
-    table_id: str
-    seats: tuple[SeatInfo, ...]
-    my_seat: int | None  # None for a spectator
-    can_start: bool  # this recipient may start the game now
-    open_chips: bool = False
-    variant: str = "standard"
-
-
-TableEvent = TableUpdate | TableWaiting | Rejected | Closed
-
-
-@dataclass(frozen=True, slots=True)
-class TableSummary:
-    """One line of a host's lobby."""
-
-    table_id: str
-    players: int
-    seats: tuple[SeatInfo, ...]
-    started: bool
-    finished: bool
-    open_chips: bool
-    variant: str
-    spectators: int = 0
-
-    @property
-    def free_seats(self) -> int:
-        return sum(1 for seat in self.seats if seat.empty)
-
-
-@dataclass(frozen=True, slots=True)
-class NewTable:
-    """What a player asks for when creating a table at a host."""
-
-    players: int = 4
-    bots: int = 0  # seats filled with bots right away
-    bot: str = "rules"
-    open_chips: bool = False
-    variant: str = "standard"
+from ..engine import Action
+from .events import NewTable, TableEvent, TableSummary
 
 
 class LobbyError(Exception):

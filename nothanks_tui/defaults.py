@@ -1,0 +1,16 @@
+"""Every default the game's parts share, in one place: the ports, the bots' pace, the turn timer, the default bot.
+
+A leaf module: it imports nothing, so every layer (bots, link, client, host, command line) may read it. Change a
+default here and the command line's help, the host, the start screen and the docs' numbers follow (the README's
+are checked by tests/test_defaults.py).
+"""
+
+from __future__ import annotations
+
+DEFAULT_PORT = 7777  # the host's TCP port (nothanks host / server / join)
+DEFAULT_SSH_PORT = 2222  # the SSH front's port when --ssh-port is given without a value elsewhere
+DEFAULT_BOT = "rules"  # the bot that fills a seat when nobody names one
+BOT_PACE = 0.8  # seconds a bot waits before moving, so people can follow it...
+BOT_PACE_SPREAD = 0.25  # ...give or take this share of it, at random
+TURN_TIMER: float | None = 60.0  # seconds an away player's turn waits before a bot plays for them (None: forever)
+MAX_TABLES = 500  # tables one host holds at once

@@ -1,0 +1,30 @@
+"""The link layer: everything a client and a host share, and nothing either does on its own.
+
+- events.py: what a table says to one recipient (``TableUpdate``, ``TableWaiting``, ``Rejected``, ``Closed``),
+  lobby lines (``TableSummary``) and table requests (``NewTable``);
+- connections.py: the ``TableConnection`` and ``LobbyConnection`` interfaces the client app talks to, which the
+  host implements in-process and the client over TCP;
+- wire.py: the msgpack codec and the schema of every message (docs/protocol.md);
+- errors.py: the registry of every stable error code;
+- names.py: what a player name is, cleaned the same way at every door.
+
+It imports only the engine (and the shared defaults): the client and the host import it, never each other.
+"""
+
+from .connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
+from .events import Closed, NewTable, Rejected, SeatInfo, TableEvent, TableSummary, TableUpdate, TableWaiting
+
+__all__ = [
+    "Closed",
+    "ConnectionInfo",
+    "LobbyConnection",
+    "LobbyError",
+    "NewTable",
+    "Rejected",
+    "SeatInfo",
+    "TableConnection",
+    "TableEvent",
+    "TableSummary",
+    "TableUpdate",
+    "TableWaiting",
+]
