@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.close()
         return 0
     if args.command == "play":
-        from .client.launch import run_local_game
+        from .commands.play import run_local_game
 
         return run_local_game(
             players=args.players,
@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             tactical=args.tactical,
             name=args.name,
         )
-    from .client.launch import run_start_screen
+    from .commands.play import run_start_screen
 
     return run_start_screen()
 

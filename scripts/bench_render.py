@@ -27,11 +27,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from nothanks_server.solo import SoloGame, solo_table  # noqa: E402
 from nothanks_server.ssh.css_cache import share_parsed_css  # noqa: E402
 from nothanks_server.ssh.driver import ChannelDriver  # noqa: E402
 from nothanks_server.ssh.terminal import session_console  # noqa: E402
 from nothanks_tui.client.app import NoThanksApp  # noqa: E402
-from nothanks_tui.client.local import LocalConnection  # noqa: E402
 from nothanks_tui.client.screens.table import TableScreen  # noqa: E402
 
 SIZE = (80, 24)
@@ -79,7 +79,7 @@ async def play_one_game(seed: int, counts: Counts, bot_pace: float) -> tuple[int
     """One game to its end; the frames and bytes it sent."""
     channel = CountingChannel()
     app = NoThanksApp(
-        connection_factory=lambda: LocalConnection.against_bots(players=3, bot="rules", seed=seed, bot_pace=bot_pace)
+        solo_table(SoloGame(players=3, bot="rules", seed=seed, bot_pace=bot_pace))
     )
     app.driver_class = functools.partial(ChannelDriver, link=channel)  # type: ignore[assignment]
     app.console = session_console("xterm-256color", {"COLORTERM": "truecolor"}, SIZE)

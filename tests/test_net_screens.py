@@ -119,10 +119,11 @@ async def test_the_start_screen_joins_a_host_through_the_join_tab(tmp_path, monk
     from textual.widgets import Input, TabbedContent
 
     from nothanks_tui.client.app import NoThanksApp
+    from nothanks_tui.commands.launchers import LocalLaunchers
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     async with live_host() as host:
-        app = NoThanksApp()
+        app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             app.screen.query_one("#start-modes", TabbedContent).active = "mode-2"
@@ -147,10 +148,11 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
 
     from nothanks_tui.client.app import NoThanksApp
     from nothanks_tui.client.screens.net_forms import HostForm
+    from nothanks_tui.commands.launchers import LocalLaunchers
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setattr(HostForm, "BIND", "127.0.0.1")
-    app = NoThanksApp()
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
@@ -161,7 +163,7 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
         await app.screen.action_start()
         waiting = await wait_for_screen(app, pilot, WaitingScreen)
         await wait_until(pilot, lambda: waiting.waiting is not None)
-        port = app.hosted.port
+        port = app.hosting.port
         guest = TcpLobby("127.0.0.1", port, "guest")
         await guest.start()
         [summary] = await guest.list_tables()

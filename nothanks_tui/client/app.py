@@ -7,7 +7,6 @@ suspends the process: over SSH those would act on the host, not the player's ter
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -16,10 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
+from .launchers import Hosting, Launchers
 from .screens.start import StartForm, StartScreen
 from .screens.table import TableScreen
 
-ConnectionFactory = Callable[[], TableConnection]
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
 STYLES = Path(__file__).parent
@@ -55,19 +54,18 @@ class NoThanksApp(App[int]):
         self,
         connection: TableConnection | None = None,
         *,
-        connection_factory: ConnectionFactory | None = None,
+        launchers: Launchers | None = None,
         start_forms: list[StartForm] | None = None,
         **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._connection = connection
-        self._connection_factory = connection_factory
+        self.launchers = launchers  # how the start screen builds tables (given by the command line)
+        self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
 
     def get_default_screen(self) -> Screen[Any]:
         connection = self._connection
-        if connection is None and self._connection_factory is not None:
-            connection = self._connection_factory()
         if connection is not None:
             return first_screen(TableScreen(connection))
         return first_screen(StartScreen(self._start_forms))
@@ -110,9 +108,8 @@ class NoThanksApp(App[int]):
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""
-        host = getattr(self, "hosted", None)
-        if host is not None:
-            await host.close("the host was stopped")
+        if self.hosting is not None:
+            await self.hosting.close("the host was stopped")
 
     async def action_quit(self) -> None:
         screen = self.table_screen

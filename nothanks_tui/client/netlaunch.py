@@ -1,7 +1,8 @@
-"""What ``nothanks join`` and ``nothanks host`` run: the same Textual app, over TCP or in the host's process.
+"""What ``nothanks join`` runs, and the app that opens on a host's lobby or table (also for ``host`` and SSH).
 
 ``join`` connects, resumes the seat it held at that host if it still can (the token is kept on disk), and
-otherwise opens the lobby. ``host`` starts the host and seats its own player at a new table, in-process.
+otherwise opens the lobby. ``NetApp`` opens on the lobby or a table's waiting room instead of the start screen:
+``nothanks host`` (composed by the command line) and the SSH front run it too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from ..link import LobbyError, NewTable, TableConnection
+from ..link import LobbyError, TableConnection
 from .app import NoThanksApp, first_screen
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -90,46 +91,3 @@ def run_join(address: str, name: str | None) -> int:
         print(f"nothanks join: {error}")
         return 2
     return asyncio.run(join_async(address, name))
-
-
-async def host_async(
-    settings,  # nothanks_server.LobbySettings
-    bind: str,
-    port: int,
-    name: str,
-    table: NewTable,
-    join_hint: Callable[[int], list[str]],
-    ssh=None,  # nothanks_server.ssh.SSHSettings: also serve the lobby over SSH  # type: ignore[no-untyped-def]
-    on_ready=None,  # called with the TcpHost once it listens (its real port), before the app takes the terminal
-    on_ssh_ready=None,  # called with the SSHFront once it listens, before on_ready
-) -> int:
-    """Serve a lobby and play at a new table of it in this terminal; when the app closes, the host stops."""
-    from nothanks_server.inprocess import InProcessLobby
-    from nothanks_server.run import serve
-
-    result = {"code": 0}
-    holder: dict[str, NetApp] = {}
-
-    async def play(host) -> None:  # type: ignore[no-untyped-def]
-        lobby = InProcessLobby(host.lobby, name)
-        lobby.info.description = f"hosting on port {host.port}"
-        try:
-            await lobby.start()
-            connection = await lobby.create_table(table)
-        except LobbyError as error:
-            print(f"nothanks host: {clean_message(error.message)}")
-            result["code"] = 1
-            return
-        app = NetApp(first_screen_for(lobby, connection, join_hint(host.port)))
-        holder["app"] = app
-        await app.run_async()
-        result["code"] = app.return_code or 0
-
-    def stop() -> None:
-        if "app" in holder:
-            holder["app"].exit(0, message="the host was stopped")
-
-    await serve(
-        settings, bind, port, on_ready=on_ready, main=play, stop_main=stop, ssh=ssh, on_ssh_ready=on_ssh_ready
-    )
-    return result["code"]

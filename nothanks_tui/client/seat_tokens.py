@@ -12,6 +12,7 @@ import logging
 import os
 from pathlib import Path
 
+from .. import paths
 from ..link import LobbyError, TableConnection
 from .tcp import TcpLobby
 
@@ -19,8 +20,7 @@ log = logging.getLogger(__name__)
 
 
 def default_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "nothanks" / "seats.json"
+    return paths.state_dir() / "seats.json"
 
 
 class SeatTokens:

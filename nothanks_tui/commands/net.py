@@ -1,4 +1,8 @@
-"""``nothanks server``, ``nothanks host`` and ``nothanks join``: wiring between argparse and the host and client."""
+"""``nothanks server``, ``nothanks host`` and ``nothanks join``: wiring between argparse and the host and client.
+
+The command line is the one place that composes a client and a host: ``nothanks host`` starts a ``Host`` and
+runs the client app at a table of it in this process.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,19 @@ import argparse
 import asyncio
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from nothanks_server.host import Host
+from nothanks_server.lobby import LobbySettings
+from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
+
+from .. import paths
 from ..bots import bot_names
-from ..defaults import DEFAULT_BOT, DEFAULT_PORT
+from ..client.safe_text import clean_message
+from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
+from ..link import LobbyError, NewTable
+from .addresses import hosting_lines, join_lines
 from .argtypes import port
 
 
@@ -22,6 +35,10 @@ def _seconds(text: str) -> float | None:
     return value
 
 
+def _timer_text() -> str:
+    return "off" if TURN_TIMER is None else f"{TURN_TIMER:g}; 'off' waits forever"
+
+
 def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
@@ -29,20 +46,18 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bot-pace",
         type=float,
-        default=0.8,
+        default=BOT_PACE,
         metavar="SECONDS",
-        help="how long a bot waits before moving, give or take a quarter (0.8)",
+        help=f"how long a bot waits before moving, give or take a quarter ({BOT_PACE})",
     )
     parser.add_argument(
         "--turn-timer",
         type=_seconds,
-        default=60.0,
+        default=TURN_TIMER,
         metavar="SECONDS",
-        help="an away player's turn waits this long, then a bot plays for them until they return (60; 'off')",
+        help=f"an away player's turn waits this long, then a bot plays for them until they return ({_timer_text()})",
     )
     parser.add_argument("--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"default bot ({DEFAULT_BOT})")
-    from nothanks_server.ssh.options import add_ssh_options
-
     add_ssh_options(parser)
 
 
@@ -71,36 +86,13 @@ def add_parsers(sub: argparse._SubParsersAction, players_type) -> None:  # type:
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
-def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from nothanks_server import LobbySettings
-    from nothanks_server.run import default_data_dir
-
+def _settings(args: argparse.Namespace) -> LobbySettings:
     return LobbySettings(
-        data_dir=args.data_dir or default_data_dir(),
+        data_dir=args.data_dir or paths.records_dir(),
         bot_delay=max(0.0, args.bot_pace),
         turn_timer=args.turn_timer,
         default_bot=args.bot,
     )
-
-
-def join_lines(bind: str, port: int) -> list[str]:
-    """How others reach this host, one ``nothanks join`` line per address."""
-    from nothanks_server.run import lan_addresses
-
-    if bind in ("0.0.0.0", "::", ""):
-        addresses = lan_addresses() or ["<this machine's address>"]
-    else:
-        addresses = [bind]
-    suffix = "" if port == DEFAULT_PORT else f":{port}"
-    return [f"  nothanks join {address}{suffix}" for address in addresses]
-
-
-def hosting_lines(bind: str, port: int, ssh_port: int | None) -> list[str]:
-    """What ``nothanks host`` prints before its app starts, given the ports actually bound (``--port 0`` picks one)."""
-    lines = [f"Hosting on {bind}:{port}. Others join with:", *join_lines(bind, port)]
-    if ssh_port is not None:
-        lines.append(f"  ssh -p {ssh_port} play@<this machine>")
-    return lines
 
 
 def run_join(args: argparse.Namespace) -> int:
@@ -109,12 +101,27 @@ def run_join(args: argparse.Namespace) -> int:
     return join(args.address, args.name)
 
 
+async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
+    """Start ``host``, seat ``name`` at a new table of it and play there in this terminal; when the app closes,
+    the host stops (and a signal to the host closes the app first)."""
+    from ..client.netlaunch import NetApp, first_screen_for
+
+    await host.start()
+    player = host.player(name)
+    try:
+        await player.start()
+        connection = await player.create_table(table)
+    except LobbyError as error:
+        await host.close()
+        print(f"nothanks host: {clean_message(error.message)}")
+        return 1
+    on_ready(host)
+    app = NetApp(first_screen_for(player, connection, join_lines(host.bind, host.port)))
+    await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
+    return app.return_code or 0
+
+
 def run_host(args: argparse.Namespace) -> int:
-    from nothanks_server.ssh.options import ssh_settings_from
-
-    from ..client.netlaunch import host_async
-    from ..link import NewTable
-
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
         print(f"nothanks host: --bots must be 0..{args.players - 1} (one seat is yours)", file=sys.stderr)
@@ -130,31 +137,15 @@ def run_host(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         variant="tactical" if args.tactical else "standard",
     )
-    ssh = ssh_settings_from(args)
-    ssh_port: list[int] = []
+    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
 
-    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
-        ssh_port.append(front.port)
-
-    def ready(host) -> None:  # type: ignore[no-untyped-def]
+    def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
-        for line in hosting_lines(args.bind, host.port, ssh_port[0] if ssh_port else None):
+        for line in hosting_lines(args.bind, host.port, host.ssh_port):
             print(line, flush=True)
 
     try:
-        code = asyncio.run(
-            host_async(
-                settings,
-                args.bind,
-                args.port,
-                args.name,
-                table,
-                lambda port: join_lines(args.bind, port),
-                ssh=ssh,
-                on_ready=ready,
-                on_ssh_ready=ssh_ready,
-            )
-        )
+        code = asyncio.run(host_and_play(host, args.name, table, ready))
     except OSError as error:
         print(f"nothanks host: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1
@@ -163,35 +154,25 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from nothanks_server.run import serve
-    from nothanks_server.ssh.options import ssh_settings_from
-
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
+    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
 
-    ssh_port: list[int] = []
-
-    def ssh_ready(front) -> None:  # type: ignore[no-untyped-def]
-        ssh_port.append(front.port)  # printed by ready(), after the TCP line: the first line always names that port
-
-    def ready(host) -> None:  # type: ignore[no-untyped-def]
+    async def serve() -> None:
+        await host.start()
         print(f"nothanks server listening on {args.bind}:{host.port}; records in {settings.data_dir}", flush=True)
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
-        if ssh_port:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
-            print(f"SSH: players connect with `ssh -p {ssh_port[0]} play@<this host>`", flush=True)
+        if host.ssh_port is not None:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
+            print(f"SSH: players connect with `ssh -p {host.ssh_port} play@<this host>`", flush=True)
         print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
+        await host.serve()
 
-    ssh = ssh_settings_from(args)
     try:
-        asyncio.run(
-            serve(
-                settings, args.bind, args.port, on_ready=ready, rate=args.rate_limit, ssh=ssh, on_ssh_ready=ssh_ready
-            )
-        )
+        asyncio.run(serve())
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

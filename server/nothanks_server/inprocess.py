@@ -1,7 +1,7 @@
-"""The client's connection interfaces talking to a ``Lobby`` in this very process, with no socket between.
+"""The link's connection interfaces talking to a ``Lobby`` or ``Table`` in this very process, with no socket between.
 
-``nothanks host`` gives its own player an ``InProcessLobby``; the SSH front gives one to each session's App;
-tests use it to drive tables directly. Same events, same refusals as over TCP, because both go through the
+``nothanks host`` gives its own player an ``InProcessLobby``; ``nothanks play`` a seat at a table of its own
+(solo.py); tests use them to drive tables directly. Same events, same refusals as over TCP, because both go through the
 same ``Table`` methods.
 """
 
@@ -39,6 +39,10 @@ class InProcessTable(TableConnection):
         self._token: str | None = None
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
         self._closed = False
+
+    def seated(self, table: Table, seat: int | None, token: str | None = None) -> None:
+        """This connection is now at ``table`` (``seat`` None: watching), holding ``token`` to come back."""
+        self.table, self.seat, self._token = table, seat, token
 
     # Member side (called by the Table)
     def deliver(self, event: HostEvent) -> None:
@@ -112,27 +116,27 @@ class InProcessLobby(LobbyConnection):
     async def create_table(self, settings: NewTable) -> TableConnection:
         seat = self._seat()
         table, index, token = _refusing(lambda: self.lobby.create_table(settings, seat))
-        seat.table, seat.seat, seat._token = table, index, token
+        seat.seated(table, index, token)
         return seat
 
     async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
         member = self._seat()
         table = _refusing(lambda: self.lobby.table(table_id))
         index, token = _refusing(lambda: table.join(member, seat))
-        member.table, member.seat, member._token = table, index, token
+        member.seated(table, index, token)
         return member
 
     async def spectate(self, table_id: str) -> TableConnection:
         member = self._seat()
         table = _refusing(lambda: self.lobby.table(table_id))
         _refusing(lambda: table.spectate(member))
-        member.table = table
+        member.seated(table, None)
         return member
 
     async def resume(self, token: str) -> TableConnection:
         member = self._seat()
         table, index = _refusing(lambda: self.lobby.resume(token, member))
-        member.table, member.seat, member._token = table, index, token
+        member.seated(table, index, token)
         return member
 
     async def close(self) -> None:

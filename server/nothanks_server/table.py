@@ -15,11 +15,12 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from nothanks_tui.bots import Bot, make_bot
+from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
 from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
@@ -63,13 +64,19 @@ class TableSettings:
     players: int = 4
     open_chips: bool = False
     variant: str = "standard"
-    bot_delay: float = 0.8
-    bot_delay_spread: float = 0.25
-    turn_timer: float | None = 60.0
-    default_bot: str = "rules"
+    bot_delay: float = BOT_PACE
+    bot_delay_spread: float = BOT_PACE_SPREAD
+    turn_timer: float | None = TURN_TIMER
+    default_bot: str = DEFAULT_BOT
+    chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
 
     def config(self) -> GameConfig:
-        return GameConfig(players=self.players, open_chips=self.open_chips, variant=self.variant)
+        return GameConfig(
+            players=self.players,
+            open_chips=self.open_chips,
+            variant=self.variant,
+            chips_per_player=self.chips_per_player,
+        )
 
 
 @dataclass
@@ -132,7 +139,6 @@ class Table:
         self._on_idle = on_idle
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
-        self._bot_seed = 0
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
 
     # ----------------------------------------------------------------- lobby-facing facts
@@ -160,9 +166,6 @@ class Table:
             variant=self.config.variant,
             spectators=sum(1 for seat in self.members.values() if seat is None),
         )
-
-    def seat_of(self, member: Member) -> int | None:
-        return self.members.get(member)
 
     def has_token(self, token: str) -> bool:
         return any(_same_token(seat.token, token) for seat in self.seats)
@@ -261,15 +264,21 @@ class Table:
         self._broadcast()
         return seat
 
-    def add_bots(self, count: int, bot_name: str | None = None) -> None:
-        """Fill up to ``count`` empty seats with bots (host set-up, no creator check)."""
+    def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
+        """Fill up to ``count`` empty seats with bots (host set-up, no creator check). ``labels`` names them in
+        order (a local table's "ana", "bo"...); without one a bot is called by its kind ("rules", "rules 2")."""
         name = bot_name or self.settings.default_bot
-        for index, seat in enumerate(self.seats):
-            if count <= 0:
-                break
-            if seat.empty:
-                self.seats[index] = Seat(name=self._bot_label(name), bot=self._make_bot(name))
-                count -= 1
+        free = sum(1 for seat in self.seats if seat.empty)
+        self.seat_bots([self._make_bot(name) for _ in range(min(count, free))], labels, kind=name)
+
+    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
+        """Put these bots in the empty seats, in order (host set-up: a local table, a test's scripted bot)."""
+        free = [index for index, seat in enumerate(self.seats) if seat.empty]
+        if len(bots) > len(free):
+            raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
+        for number, (index, bot) in enumerate(zip(free, bots)):
+            label = labels[number] if number < len(labels) else self._bot_label(kind or bot.name)
+            self.seats[index] = Seat(name=label, bot=bot)
         self._broadcast()
 
     # ----------------------------------------------------------------- the game
@@ -304,7 +313,11 @@ class Table:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         state = self.game.state
         if state_id != state.state_id:
-            raise HostError(errors.STALE_STATE, f"that was for state {state_id}; the table is at {state.state_id}")
+            raise HostError(
+                errors.STALE_STATE,
+                f"the table moved on before that key press arrived; nothing was played (state {state_id}, "
+                f"now {state.state_id})",
+            )
         self._apply(apply(state, action, seat))
 
     def close(self, reason: str) -> None:
@@ -385,7 +398,6 @@ class Table:
         return "bot"
 
     def _make_bot(self, name: str) -> Bot:
-        self._bot_seed += 1
         seed = None if self._rng is None else self._rng.randrange(2**32)
         try:
             return make_bot(name, seed)

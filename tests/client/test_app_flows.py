@@ -9,6 +9,7 @@ from nothanks_tui.client.screens.start import BotGameForm, StartScreen
 from nothanks_tui.client.screens.table import TableScreen, TitleBar
 from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.client.widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel
+from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.engine import Action
 
 from .ui_helpers import local_app, my_turn, table_screen, wait_until
@@ -85,10 +86,10 @@ async def test_a_stale_intent_is_refused_and_said_so():
         seen = screen.table.view.state_id
         await pilot.press("t")
         await wait_until(pilot, lambda: screen.table.view.state_id > seen, "the take")
-        now = connection.state_id
+        now = connection.table.state.state_id
         await connection.send_action(Action.TAKE, seen)  # the same intent again, from the old picture
         await wait_until(pilot, lambda: any("moved on" in text for text in notices(app)), "the refusal notice")
-        assert connection.state_id == now
+        assert connection.table.state.state_id == now
 
 
 async def test_a_full_game_by_keys_reaches_the_score_screen_and_play_again_deals_anew():
@@ -114,7 +115,7 @@ async def test_a_full_game_by_keys_reaches_the_score_screen_and_play_again_deals
         await pilot.press("a")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back to the table")
         await wait_until(pilot, lambda: not table_screen(app).table.view.finished, "a new deal")
-        assert connection.games_started == 2
+        assert connection.table.games_played == 2
         assert "game 2" in app.screen.query_one(TitleBar).render().plain
 
 
@@ -178,7 +179,7 @@ async def test_blocked_actions_never_run():
 
 
 async def test_the_start_screen_opens_a_table_against_bots():
-    app = NoThanksApp(start_forms=[BotGameForm(bot_pace=0)])
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), start_forms=[BotGameForm()])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         await pilot.press("enter")  # the name field has focus; Enter starts
@@ -210,7 +211,7 @@ async def test_ctrl_n_moves_to_the_next_way_of_playing_with_its_first_field_focu
 
             yield Input(value="x", id="other-field")
 
-    app = NoThanksApp(start_forms=[BotGameForm(bot_pace=0), OtherForm()])
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), start_forms=[BotGameForm(), OtherForm()])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         await pilot.press("ctrl+n")

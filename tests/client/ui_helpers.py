@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
+from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.local import LocalConnection
 from nothanks_tui.client.screens.table import TableScreen
-from nothanks_tui.engine import GameConfig
+from nothanks_tui.commands.launchers import LocalLaunchers
+from nothanks_tui.link import TableConnection
 
 MAX_PAUSES = 20_000  # bound every wait (about 20 s at least); a wait that runs out fails the test
 
@@ -45,11 +46,19 @@ def local_app(
     bot: str = "rules",
     bot_names: list[str] | None = None,
     bot_pace: float = 0,
-) -> tuple[NoThanksApp, LocalConnection]:
-    """An app at a local table with bots that move at once (pace 0, unless given), dealt from ``seed``."""
-    config = GameConfig(players=players, chips_per_player=chips, open_chips=open_chips)
-    bots = [make_bot(bot, seed + index) for index in range(players - 1)]
-    connection = LocalConnection(
-        config, bots, human_name=human_name, seed=seed, bot_pace=bot_pace, bot_names=bot_names
+) -> tuple[NoThanksApp, TableConnection]:
+    """An app at a solo table (the host's Table, in-process) with bots that move at once (pace 0, unless given),
+    dealt from ``seed`` when the app starts reading it."""
+    game = SoloGame(
+        players=players,
+        bot=bot,
+        name=human_name,
+        seed=seed,
+        open_chips=open_chips,
+        bot_pace=bot_pace,
+        chips_per_player=chips,
+        bot_names=bot_names,
     )
-    return NoThanksApp(connection), connection
+    bots = [make_bot(bot, seed + index) for index in range(players - 1)]
+    connection = solo_table(game, bots)
+    return NoThanksApp(connection, launchers=LocalLaunchers(bot_pace=0)), connection

@@ -1,7 +1,8 @@
 """The start screen's network tabs: host a game from this terminal, or join someone else's.
 
 Joining connects over TCP and opens the host's lobby (or, with a remembered seat token, goes straight back to
-that seat). Hosting starts a host in this very process and seats you at a new table, in-process.
+that seat). Hosting asks the command line's launchers (launchers.py) to start a host in this very process and
+seat you at a new table of it, in-process: the client never builds a host itself.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from textual.widgets import Button, Input, Label, Select
 
 from ...defaults import DEFAULT_PORT
 from ...link import LobbyError, NewTable
+from ..launchers import HostChoice
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, table_size_fields
@@ -28,6 +30,7 @@ class JoinForm(StartForm):
     """Join a host on the network: its address, your name."""
 
     TITLE = "Join a game"
+    NEEDS_LAUNCHERS = False  # the client's own TCP connection
 
     def compose(self) -> ComposeResult:
         yield from _name_field("player")
@@ -79,12 +82,6 @@ class HostForm(StartForm):
             yield Button("Host", id="host", variant="primary")
 
     async def open(self, app: App[object]) -> None:
-        from nothanks_server import Lobby, LobbySettings
-        from nothanks_server.inprocess import InProcessLobby
-        from nothanks_server.run import default_data_dir
-        from nothanks_server.tcp import TcpHost
-
-        from ...commands.net import join_lines
         from ..netlaunch import first_screen_for
 
         players = self.query_one("#players", Select).value
@@ -95,25 +92,14 @@ class HostForm(StartForm):
             port = int(self.query_one("#port", Input).value)
         except ValueError:
             raise ValueError("the port is a number, e.g. 7777") from None
-        lobby = Lobby(LobbySettings(data_dir=default_data_dir()))
-        host = TcpHost(lobby, self.BIND, port)
-        try:
-            await host.start()
-        except OSError as error:
-            raise ValueError(f"cannot listen on port {port}: {error.strerror}") from None
-        app.hosted = host  # type: ignore[attr-defined]  # the app closes it when it ends (NoThanksApp.on_unmount)
-        player = InProcessLobby(lobby, self.query_one("#name", Input).value)
-        player.info.description = f"hosting on port {host.port}"
-        try:
-            await player.start()
-            connection = await player.create_table(
-                NewTable(
-                    players=players,
-                    bots=min(bots, players - 1),
-                    open_chips=self.query_one("#open-chips", TickBox).value,
-                )
-            )
-        except LobbyError as error:
-            await host.close()
-            raise ValueError(error.message) from None
-        app.switch_screen(first_screen_for(player, connection, join_lines(self.BIND, host.port))())
+        table = NewTable(
+            players=players,
+            bots=min(bots, players - 1),
+            bot=self.launchers.default_bot,
+            open_chips=self.query_one("#open-chips", TickBox).value,
+        )
+        hosting = await self.launchers.host_game(
+            HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=self.BIND)
+        )
+        app.hosting = hosting  # type: ignore[attr-defined]  # stopped when the app ends (NoThanksApp.on_unmount)
+        app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())

@@ -15,11 +15,9 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
-from ...bots import bot_names, describe
-from ...defaults import DEFAULT_BOT
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...link import TableConnection
-from ..local import DEFAULT_BOT_PACE, LocalConnection
+from ..launchers import Launchers, SoloChoice
 from ..safe_text import clean_name
 from ..widgets.forms import TickBox
 from ..widgets.keybar import KeyBar
@@ -30,6 +28,15 @@ class StartForm(Vertical):
     """One way of playing: its fields, and how they become a connection. Subclass and add to ``START_FORMS``."""
 
     TITLE = "?"
+    NEEDS_LAUNCHERS = True  # builds its table through the app's launchers (left out of an app without them)
+
+    @property
+    def launchers(self) -> Launchers:
+        """What the command line gave the app to build tables with (``NoThanksApp(launchers=...)``)."""
+        launchers = getattr(self.app, "launchers", None)
+        if launchers is None:
+            raise ValueError("this way of playing is not available here")
+        return launchers  # type: ignore[no-any-return]
 
     async def build_connection(self) -> TableConnection:
         """A connection for the table the fields describe; raise ValueError with a readable message if invalid."""
@@ -44,10 +51,6 @@ class BotGameForm(StartForm):
     """You against bots at one table in this terminal."""
 
     TITLE = "Play against bots"
-
-    def __init__(self, bot_pace: float = DEFAULT_BOT_PACE, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.bot_pace = bot_pace
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="field"):
@@ -65,8 +68,8 @@ class BotGameForm(StartForm):
         with Horizontal(classes="field"):
             yield Label("Bots", classes="field-label")
             yield Select(
-                [(f"{name}: {describe(name)}"[:60], name) for name in bot_names()],
-                value=DEFAULT_BOT,
+                [(f"{name}: {description}"[:60], name) for name, description in self.launchers.bot_choices],
+                value=self.launchers.default_bot,
                 allow_blank=False,
                 id="bot",
                 compact=True,
@@ -87,13 +90,14 @@ class BotGameForm(StartForm):
         bot = self.query_one("#bot", Select).value
         if not isinstance(players, int) or not isinstance(bot, str):
             raise ValueError("choose the number of players and a bot")
-        return LocalConnection.against_bots(
-            players=players,
-            bot=bot,
-            open_chips=self.query_one("#open-chips", Checkbox).value,
-            tactical=self.query_one("#tactical", Checkbox).value,
-            human_name=name,
-            bot_pace=self.bot_pace,
+        return await self.launchers.open_solo_table(
+            SoloChoice(
+                name=name,
+                players=players,
+                bot=bot,
+                open_chips=self.query_one("#open-chips", Checkbox).value,
+                tactical=self.query_one("#tactical", Checkbox).value,
+            )
         )
 
 
@@ -121,9 +125,12 @@ class StartScreen(SteadyScreen[None]):
 
     def __init__(self, forms: list[StartForm] | None = None) -> None:
         super().__init__()
+        self._default_forms = forms is None
         self.forms = forms if forms is not None else [form() for form in START_FORMS]
 
     def compose(self) -> ComposeResult:
+        if self._default_forms and getattr(self.app, "launchers", None) is None:
+            self.forms = [form for form in self.forms if not form.NEEDS_LAUNCHERS]
         yield Static(Content.styled("No Thanks!", "bold"), id="start-title")
         yield Static(
             Content("Take the card, or pay a chip to say No thanks! Lowest score wins."), id="start-subtitle"

@@ -1,4 +1,8 @@
-"""The in-process table: it checks intents, paces bots off the event loop, and sends only the seat's view."""
+"""A solo table (``nothanks play``): the host's Table with one human seat, through the in-process connection.
+
+It checks intents, paces bots off the event loop, takes the card for a bot that fails, and sends only the seat's
+view: the same code as a network host's table, so these hold there too.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +11,38 @@ import threading
 
 import pytest
 
+from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
-from nothanks_tui.client.local import NOT_FINISHED, STALE_STATE, LocalConnection
-from nothanks_tui.engine import Action, GameConfig, PlayerView
-from nothanks_tui.engine.errors import NO_CHIPS, NOT_YOUR_TURN
-from nothanks_tui.link import Closed, Rejected, TableUpdate
+from nothanks_tui.engine import Action, PlayerView
+from nothanks_tui.link import Closed, Rejected, TableConnection, TableUpdate
+from nothanks_tui.link.errors import NO_CHIPS, NOT_FINISHED, NOT_YOUR_TURN, STALE_STATE
 
 
-async def next_update(connection: LocalConnection) -> TableUpdate:
-    event = await asyncio.wait_for(connection.next_event(), 5)
+async def next_event(connection: TableConnection):
+    return await asyncio.wait_for(connection.next_event(), 5)
+
+
+async def next_update(connection: TableConnection) -> TableUpdate:
+    event = await next_event(connection)
     assert isinstance(event, TableUpdate), event
     return event
 
 
-async def until_my_turn_or_end(connection: LocalConnection) -> TableUpdate:
+def state_id(connection) -> int:
+    """The table's current state number, read on the host side (the state itself never reaches the seat)."""
+    return connection.table.state.state_id
+
+
+async def until_my_turn_or_end(connection: TableConnection) -> TableUpdate:
     while True:
         update = await next_update(connection)
         if update.view.my_turn or update.view.finished:
             return update
 
 
-def table(players: int = 3, seed: int = 5, chips: int | None = None, **kwargs: object) -> LocalConnection:
-    config = GameConfig(players=players, chips_per_player=chips)
-    bots = [make_bot("rules", seed + i) for i in range(players - 1)]
-    return LocalConnection(config, bots, seed=seed, bot_pace=0, **kwargs)  # type: ignore[arg-type]
+def table(players: int = 3, seed: int = 5, chips: int | None = None, bots=None):
+    game = SoloGame(players=players, seed=seed, bot_pace=0, chips_per_player=chips)
+    return solo_table(game, bots if bots is not None else [make_bot("rules", seed + i) for i in range(players - 1)])
 
 
 async def test_the_human_gets_only_their_view_with_others_chips_hidden():
@@ -56,9 +68,9 @@ async def test_a_take_and_a_pass_are_applied_and_a_repeated_intent_is_refused_as
     await connection.send_action(Action.TAKE, seen)  # the same key again, sent from the same picture
     taken = await next_update(connection)
     assert card in taken.view.my_hand
-    refused = await asyncio.wait_for(connection.next_event(), 5)
+    refused = await next_event(connection)
     assert refused == Rejected(STALE_STATE, refused.message)
-    assert connection.state_id == taken.view.state_id  # the repeat changed nothing
+    assert state_id(connection) == taken.view.state_id  # the repeat changed nothing
 
     chips_before = taken.view.my_chips
     await connection.send_action(Action.PASS, taken.view.state_id)  # the taker decides again: pass this one
@@ -68,7 +80,7 @@ async def test_a_take_and_a_pass_are_applied_and_a_repeated_intent_is_refused_as
     await connection.close()
 
 
-async def first_to_move_with_no_chips() -> tuple[LocalConnection, TableUpdate]:
+async def first_to_move_with_no_chips() -> tuple[TableConnection, TableUpdate]:
     """A table where nobody has chips and the human moves first (so must take every card)."""
     for seed in range(50):
         connection = table(chips=0, seed=seed)
@@ -80,7 +92,7 @@ async def first_to_move_with_no_chips() -> tuple[LocalConnection, TableUpdate]:
     raise AssertionError("no seed in 0..49 lets seat 0 start")
 
 
-async def next_rejection(connection: LocalConnection) -> Rejected:
+async def next_rejection(connection: TableConnection) -> Rejected:
     while True:
         event = await asyncio.wait_for(connection.next_event(), 5)
         if isinstance(event, Rejected):
@@ -90,22 +102,23 @@ async def next_rejection(connection: LocalConnection) -> Rejected:
 async def test_pass_with_no_chips_is_refused_with_the_engines_code():
     connection, update = await first_to_move_with_no_chips()
     await connection.send_action(Action.PASS, update.view.state_id)
-    refused = await asyncio.wait_for(connection.next_event(), 5)
+    refused = await next_event(connection)
     assert isinstance(refused, Rejected) and refused.code == NO_CHIPS
     assert "no chips" in refused.message
-    assert connection.state_id == update.view.state_id
+    assert state_id(connection) == update.view.state_id
     await connection.close()
 
 
 async def test_out_of_turn_is_refused_with_the_engines_code():
-    connection = table(seed=1)
+    bots = [make_bot("rules", 1 + i) for i in range(2)]
+    connection = table(seed=1, bots=bots)
     await connection.start()
     # Pass until the game is at a bot's seat, then the human's intent for the current state is out of turn.
     update = await until_my_turn_or_end(connection)
     await connection.send_action(Action.PASS, update.view.state_id)
     # Block the bots so the state stays at the bot's turn while we ask.
     gate = threading.Event()
-    for bot in connection._bots.values():
+    for bot in bots:
         original = bot.choose
 
         def slow(view, original=original):
@@ -116,7 +129,7 @@ async def test_out_of_turn_is_refused_with_the_engines_code():
     after = await next_update(connection)
     assert not after.view.my_turn
     await connection.send_action(Action.TAKE, after.view.state_id)
-    refused = await asyncio.wait_for(connection.next_event(), 5)
+    refused = await next_event(connection)
     gate.set()
     assert isinstance(refused, Rejected) and refused.code == NOT_YOUR_TURN
     await connection.close()
@@ -137,8 +150,7 @@ async def test_bots_think_in_a_thread_so_the_event_loop_stays_free():
             release.wait(5)
             return Action.TAKE
 
-    config = GameConfig(players=2)
-    connection = LocalConnection(config, [SlowBot()], seed=2, bot_pace=0)
+    connection = table(players=2, seed=2, bots=[SlowBot()])
     await connection.start()
     update = await next_update(connection)
     if update.view.my_turn:
@@ -165,7 +177,7 @@ async def test_a_game_plays_to_the_end_and_play_again_deals_a_new_game_at_the_sa
     rejections: list[Rejected] = []
     update: TableUpdate | None = None
     while update is None or not update.view.finished:
-        event = await asyncio.wait_for(connection.next_event(), 5)
+        event = await next_event(connection)
         if isinstance(event, Rejected):
             rejections.append(event)
             continue
@@ -180,7 +192,7 @@ async def test_a_game_plays_to_the_end_and_play_again_deals_a_new_game_at_the_sa
     again = await next_update(connection)
     assert again.view.state_id == 0 and not again.view.finished
     assert again.seats == update.seats
-    assert connection.games_started == 2
+    assert connection.table.games_played == 2
     await connection.close()
 
 
@@ -202,12 +214,12 @@ async def test_close_ends_the_stream_and_refuses_later_intents():
     await connection.close()  # twice is safe
     events = []
     while True:
-        event = await asyncio.wait_for(connection.next_event(), 5)
+        event = await next_event(connection)
         events.append(event)
         if isinstance(event, Closed):
             break
     await connection.send_action(Action.TAKE, 0)
-    late = await asyncio.wait_for(connection.next_event(), 5)
+    late = await next_event(connection)
     assert isinstance(late, Rejected)
 
 
@@ -218,8 +230,7 @@ async def test_a_bot_that_breaks_the_rules_takes_instead_of_stalling_the_table()
         def choose(self, view):
             return Action.PASS  # even with no chips
 
-    config = GameConfig(players=2, chips_per_player=0)
-    connection = LocalConnection(config, [CheatBot()], seed=4, bot_pace=0)
+    connection = table(players=2, seed=4, chips=0, bots=[CheatBot()])
     await connection.start()
     update = await next_update(connection)
     while not update.view.finished:
@@ -231,4 +242,4 @@ async def test_a_bot_that_breaks_the_rules_takes_instead_of_stalling_the_table()
 
 def test_a_table_needs_one_bot_per_other_seat():
     with pytest.raises(ValueError):
-        LocalConnection(GameConfig(players=3), [make_bot("random")], seed=1)
+        table(players=3, seed=1, bots=[make_bot("random")])

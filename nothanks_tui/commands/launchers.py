@@ -1,0 +1,70 @@
+"""The command line's ``Launchers``: how the start screen gets a table against bots, or a host of its own.
+
+The client app may not import the host (docs/architecture.md); this module, in the command line layer, may. It
+builds solo tables (server/nothanks_server/solo.py) and hosts (server/nothanks_server/host.py) for the start
+screen's first two tabs, and ``nothanks play`` uses the same solo table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nothanks_server.host import Host
+from nothanks_server.lobby import LobbySettings
+from nothanks_server.solo import SoloGame, solo_table
+
+from .. import paths
+from ..bots import bot_names, describe
+from ..client.launchers import HostChoice, Hosting, SoloChoice
+from ..defaults import BOT_PACE, DEFAULT_BOT
+from ..link import LobbyError, TableConnection
+from ..link.names import BadName
+from .addresses import join_lines
+
+
+class LocalLaunchers:
+    """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
+
+    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None) -> None:
+        self.bot_pace = bot_pace
+        self.seed = seed
+
+    @property
+    def bot_choices(self) -> Sequence[tuple[str, str]]:
+        return [(name, describe(name)) for name in bot_names()]
+
+    @property
+    def default_bot(self) -> str:
+        return DEFAULT_BOT
+
+    async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
+        game = SoloGame(
+            players=choice.players,
+            bot=choice.bot,
+            name=choice.name,
+            seed=self.seed,
+            open_chips=choice.open_chips,
+            variant="tactical" if choice.tactical else "standard",
+            bot_pace=self.bot_pace,
+        )
+        try:
+            return solo_table(game)
+        except BadName as error:
+            raise ValueError(f"your name: {error}") from None
+
+    async def host_game(self, choice: HostChoice) -> Hosting:
+        host = Host(LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace), choice.bind, choice.port)
+        try:
+            await host.start()
+        except OSError as error:
+            raise ValueError(f"cannot listen on port {choice.port}: {error.strerror}") from None
+        player = host.player(choice.name)
+        try:
+            await player.start()
+            table = await player.create_table(choice.table)
+        except LobbyError as error:
+            await host.close()
+            raise ValueError(error.message) from None
+        return Hosting(
+            lobby=player, table=table, join_lines=join_lines(choice.bind, host.port), port=host.port, close=host.close
+        )

@@ -1,0 +1,47 @@
+"""``nothanks play`` and ``nothanks`` alone: the client app at a solo table, or on the start screen."""
+
+from __future__ import annotations
+
+from nothanks_server.solo import SoloGame, solo_table
+
+from ..client.app import NoThanksApp
+from ..defaults import BOT_PACE, DEFAULT_BOT
+from ..link.names import BadName
+from .launchers import LocalLaunchers
+
+
+def run_local_game(
+    players: int = 4,
+    bot: str = DEFAULT_BOT,
+    seed: int | None = None,
+    open_chips: bool = False,
+    tactical: bool = False,
+    name: str = "you",
+    bot_pace: float = BOT_PACE,
+) -> int:
+    """You against bots at one table in this terminal; returns the exit code."""
+    game = SoloGame(
+        players=players,
+        bot=bot,
+        name=name,
+        seed=seed,
+        open_chips=open_chips,
+        variant="tactical" if tactical else "standard",
+        bot_pace=bot_pace,
+    )
+
+    try:
+        connection = solo_table(game)
+    except BadName as error:
+        print(f"nothanks play: --name: {error}")
+        return 2
+    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace))
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def run_start_screen(bot_pace: float = BOT_PACE) -> int:
+    """The start screen: choose how to play; returns the exit code."""
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace))
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,0 +1,143 @@
+"""A host: one lobby and the transports that serve it, started and stopped as one object.
+
+``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM; ``nothanks host`` and the start screen's Host tab run
+one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
+every client is told why, and every table closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from nothanks_tui.link import ConnectionInfo
+
+from .inprocess import InProcessLobby
+from .lobby import Lobby, LobbySettings
+from .open_files import raise_open_file_limit
+from .tcp import MAX_CONNECTIONS, TcpHost
+
+if TYPE_CHECKING:
+    from .ssh.server import SSHFront, SSHSettings
+    from .ssh.workers import SSHWorkers
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_REASON = "the host is shutting down"
+STOPPED_REASON = "the host was stopped"
+
+
+class Host:
+    """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all."""
+
+    def __init__(
+        self,
+        settings: LobbySettings,
+        bind: str,
+        port: int,
+        *,
+        ssh: SSHSettings | None = None,
+        rate: float | None = None,
+    ) -> None:
+        self.settings = settings
+        self.bind = bind
+        self.lobby = Lobby(settings)
+        self.tcp = TcpHost(self.lobby, bind, port) if rate is None else TcpHost(self.lobby, bind, port, rate=rate)
+        self.ssh_settings = ssh
+        self.ssh_front: SSHFront | SSHWorkers | None = None
+        self._closed = False
+
+    @property
+    def port(self) -> int:
+        """The TCP port bound (``0`` asked for any free one)."""
+        return self.tcp.port
+
+    @property
+    def ssh_port(self) -> int | None:
+        return None if self.ssh_front is None else self.ssh_front.port
+
+    async def start(self) -> None:
+        """Listen on TCP, then on SSH if asked; on any failure nothing is left listening."""
+        ssh = self.ssh_settings
+        raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
+        await self.tcp.start()
+        if ssh is None:
+            return
+        try:
+            self.ssh_front = await self._start_ssh(ssh)
+        except BaseException:
+            await self.tcp.close(SHUTDOWN_REASON)
+            raise
+
+    async def _start_ssh(self, ssh: SSHSettings) -> SSHFront | SSHWorkers:
+        from .ssh.game import game_app_factory
+        from .ssh.server import SSHFront
+        from .ssh.workers import SSHWorkers
+
+        front: SSHFront | SSHWorkers
+        if ssh.workers > 0:
+            front = SSHWorkers(ssh, self.bind, self.port)  # each worker's players reach this lobby over TCP
+        else:
+            front = SSHFront(ssh, game_app_factory(self.lobby))
+        await front.start()
+        return front
+
+    def player(self, name: str) -> InProcessLobby:
+        """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
+        return InProcessLobby(self.lobby, name, ConnectionInfo(f"hosting on port {self.port}"))
+
+    def announce_closing(self, reason: str = SHUTDOWN_REASON) -> None:
+        """Tell every TCP client the host is about to stop, before it does (they hear it while it winds down)."""
+        for session in list(self.tcp.sessions):
+            session.send({"type": "closing", "reason": reason})
+
+    async def close(self, reason: str = SHUTDOWN_REASON) -> None:
+        """Close every table (their players are told ``reason``) and every transport; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        log.info("shutting down")
+        await self.tcp.close(reason)  # closes the lobby too: every table tells its players why
+        if self.ssh_front is not None:
+            await self.ssh_front.close(reason)
+
+    async def serve(
+        self,
+        main: Callable[[], Awaitable[object]] | None = None,
+        stop_main: Callable[[], None] | None = None,
+    ) -> None:
+        """Serve until SIGINT/SIGTERM, or until ``main`` (the host player's app) returns; then ``close``.
+
+        On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
+        why. The host must be started.
+        """
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(signum, stop.set)
+        waiters = [loop.create_task(stop.wait())]
+        if main is not None:
+            waiters.append(loop.create_task(_run(main)))
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            if main is not None and not waiters[1].done():
+                self.announce_closing()
+                if stop_main is not None:
+                    stop_main()
+                await asyncio.wait([waiters[1]], timeout=5.0)
+        finally:
+            for waiter in waiters:
+                waiter.cancel()
+            await self.close(SHUTDOWN_REASON)
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(signum)
+
+
+async def _run(main: Callable[[], Awaitable[object]]) -> None:
+    await main()

@@ -1,0 +1,102 @@
+"""One player against bots in this process: ``nothanks play`` and the start screen's first tab, on the host's Table.
+
+Local play is a host table with one human seat: the same ``Table`` checks every intent (a stale ``state_id``, a
+pass with no chips), paces the bots, runs their thinking in a thread and takes the card for a bot that fails,
+exactly as at a network host. Only the set-up differs: the table is nobody else's, its bots have people's names
+(ana, bo, cy...), a seed makes its deals reproducible, and it closes when its player leaves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from nothanks_tui.bots import Bot, make_bot
+from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT
+from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
+from nothanks_tui.link.names import clean_name
+
+from .inprocess import InProcessTable
+from .table import HostEvent, Table, TableSettings
+
+SOLO_TABLE_ID = "local"
+BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")
+
+
+@dataclass(frozen=True)
+class SoloGame:
+    """A local table: the human in seat 0, bots of one kind in the others. ``seed`` replays the same deals."""
+
+    players: int = 4
+    bot: str = DEFAULT_BOT
+    name: str = "you"
+    seed: int | None = None
+    open_chips: bool = False
+    variant: str = "standard"
+    bot_pace: float = BOT_PACE
+    chips_per_player: int | None = None  # None: the rules' count
+    bot_names: Sequence[str] | None = None  # the bots' seat names; default: ana, bo, cy... (never the human's)
+
+
+def bot_seat_names(human_name: str, count: int) -> list[str]:
+    """Names for ``count`` bot seats that differ from the human's name."""
+    names = [name for name in BOT_SEAT_NAMES if name != human_name.strip().casefold()]
+    return names[:count]
+
+
+class SoloSeat(InProcessTable):
+    """The player's seat at a solo table: the game is dealt when the app starts reading (``start``, on the loop
+    the app runs on, where the table's bots will play), and leaving closes the table (nobody else waits for it)."""
+
+    def deliver(self, event: HostEvent) -> None:
+        if isinstance(event, TableWaiting):
+            return  # a solo table has no waiting room: its game is dealt as soon as the app reads
+        super().deliver(event)
+
+    async def start(self) -> None:
+        table = self.table
+        if table is not None and not table.started:
+            table.start(None)
+        await super().start()
+
+    async def close(self) -> None:
+        table = self.table
+        await super().close()
+        if table is not None:
+            table.close("you left the table")
+
+
+def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
+    """A new solo table with the player seated; its first game is dealt when the connection starts.
+
+    ``bots`` (tests: scripted bots) replaces the bots named by ``game.bot``; one per other seat. Raises
+    ``ValueError`` for a bad name, an unknown bot or a wrong number of bots, and ``IllegalMove`` (code
+    ``bad_config``) for a table the rules do not allow.
+    """
+    name = clean_name(game.name)  # BadName is a ValueError
+    if bots is None:
+        bot_seeds = random.Random(game.seed)
+        bots = [
+            make_bot(game.bot, None if game.seed is None else bot_seeds.randrange(2**32))
+            for _ in range(game.players - 1)
+        ]
+    if len(bots) != game.players - 1:
+        raise ValueError(f"a table of {game.players} needs {game.players - 1} bots, got {len(bots)}")
+    settings = TableSettings(
+        players=game.players,
+        open_chips=game.open_chips,
+        variant=game.variant,
+        bot_delay=max(0.0, game.bot_pace),
+        turn_timer=None,  # the only human is the one who left: nobody to play for
+        default_bot=game.bot,
+        chips_per_player=game.chips_per_player,
+    )
+    rng = None if game.seed is None else random.Random(game.seed)
+    table = Table(SOLO_TABLE_ID, settings, rng=rng)
+    seat = SoloSeat(name, ConnectionInfo("local", {"players": str(game.players)}))
+    index, token = table.join(seat)
+    labels = list(game.bot_names) if game.bot_names is not None else bot_seat_names(name, len(bots))
+    table.seat_bots(bots, labels)
+    seat.seated(table, index, token)
+    return seat
