@@ -120,7 +120,7 @@ class Host:
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
-        waiters = [loop.create_task(stop.wait())]
+        waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
         if main is not None:
             waiters.append(loop.create_task(_run(main)))
         try:

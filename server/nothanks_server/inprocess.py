@@ -8,6 +8,8 @@ same ``Table`` methods.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import TypeVar
 
 from nothanks_tui.engine import Action, IllegalMove
 from nothanks_tui.link import (
@@ -26,6 +28,8 @@ from nothanks_tui.link.names import BadName, clean_name
 
 from .lobby import Lobby
 from .table import HostEvent, Table
+
+Result = TypeVar("Result")
 
 
 class InProcessTable(TableConnection):
@@ -85,7 +89,7 @@ class InProcessTable(TableConnection):
             self.table = None
         self._events.put_nowait(Closed("left the table"))
 
-    def _call(self, request) -> None:  # type: ignore[no-untyped-def]
+    def _call(self, request: Callable[[Table], object]) -> None:
         if self.table is None:
             self._events.put_nowait(Rejected(errors.NOT_AT_TABLE, "you are not at a table"))
             return
@@ -148,7 +152,8 @@ class InProcessLobby(LobbyConnection):
         return InProcessTable(self.name, self.info)
 
 
-def _refusing(call):  # type: ignore[no-untyped-def]
+def _refusing(call: Callable[[], Result]) -> Result:
+    """``call()``, with the host's refusal turned into the lobby interface's ``LobbyError``."""
     try:
         return call()
     except IllegalMove as error:

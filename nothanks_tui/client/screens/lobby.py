@@ -6,6 +6,7 @@ Choosing a table opens the ``WaitingScreen``, which hands over to the table scre
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -165,14 +166,17 @@ class LobbyScreen(SteadyScreen[None]):
 
         self.app.push_screen(NewTableScreen(), chosen)
 
-    async def _enter(self, sit) -> None:  # type: ignore[no-untyped-def]
+    async def _enter(self, sit: Callable[[], Awaitable[TableConnection]]) -> None:
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
             self.say(error.message)
             self.refresh_tables()
             return
-        self.app.push_screen(WaitingScreen(connection, self.join_hint), lambda _: self.refresh_tables())
+        self.app.push_screen(WaitingScreen(connection, self.join_hint), self._back_in_lobby)
+
+    def _back_in_lobby(self, _result: object) -> None:
+        self.refresh_tables()
 
     async def action_quit_lobby(self) -> None:
         await self.lobby.close()

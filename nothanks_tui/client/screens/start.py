@@ -33,10 +33,10 @@ class StartForm(Vertical):
     @property
     def launchers(self) -> Launchers:
         """What the command line gave the app to build tables with (``NoThanksApp(launchers=...)``)."""
-        launchers = getattr(self.app, "launchers", None)
+        launchers: Launchers | None = getattr(self.app, "launchers", None)
         if launchers is None:
             raise ValueError("this way of playing is not available here")
-        return launchers  # type: ignore[no-any-return]
+        return launchers
 
     async def build_connection(self) -> TableConnection:
         """A connection for the table the fields describe; raise ValueError with a readable message if invalid."""

@@ -6,7 +6,7 @@ running game) and then hands the connection, that update first, to the table scr
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -59,7 +59,7 @@ class PrefilledConnection(TableConnection):
         return self.inner.seat_token
 
 
-def open_table_screen(screen: Screen[object], connection: TableConnection) -> None:
+def open_table_screen(screen: Screen[Any], connection: TableConnection) -> None:
     """Replace ``screen`` with the table screen for ``connection``."""
     from .table import TableScreen
 
