@@ -1,0 +1,57 @@
+"""``nothanks simulate``: wiring between argparse and ``nothanks_tui.simulate``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ..bots import bot_names
+from ..defaults import DEFAULT_BOT
+
+
+def add_parser(
+    sub: argparse._SubParsersAction, players_type: Callable[[str], int], positive_type: Callable[[str], int]
+) -> None:
+    simulate = sub.add_parser("simulate", help="play many bot games headless and print a summary")
+    simulate.add_argument("--players", type=players_type, default=3, help="seats at each table (2..7, default 3)")
+    simulate.add_argument("--games", type=positive_type, default=1000, help="how many games (default 1000)")
+    simulate.add_argument(
+        "--seed", type=int, default=0, help="the first deal's seed; the same seed plays the same games"
+    )
+    simulate.add_argument(
+        "--bot",
+        action="append",
+        choices=bot_names(),
+        default=None,
+        help=f"bot for the seats: once for all seats, or once per seat (repeat the option; default {DEFAULT_BOT})",
+    )
+    simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help="write one record per game here")
+    simulate.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
+    simulate.add_argument(
+        "--tactical", action="store_true", help="tactical variant: 10, 20, 30 set aside, 1 chip fewer"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..simulate import simulate
+
+    try:
+        result = simulate(
+            players=args.players,
+            games=args.games,
+            seed=args.seed,
+            bot_names=args.bot or [DEFAULT_BOT],
+            records_dir=args.records,
+            open_chips=args.open_chips,
+            variant="tactical" if args.tactical else "standard",
+        )
+    except ValueError as error:
+        print(f"nothanks simulate: {error}", file=sys.stderr)
+        return 2
+    try:
+        print(result.table(), flush=True)
+    except BrokenPipeError:  # e.g. piped into `head`
+        sys.stderr.close()
+    return 0
