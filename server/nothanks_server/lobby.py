@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nothanks_tui.bots import bot_names
+from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import NewTable, TableSummary, errors
 
@@ -27,10 +28,10 @@ class LobbySettings:
     """Host-wide settings. ``seed`` makes every deal reproducible (tests); None deals from the OS's randomness."""
 
     data_dir: Path | None = None
-    bot_delay: float = 0.8
-    turn_timer: float | None = 60.0
-    default_bot: str = "rules"
-    max_tables: int = 500
+    bot_delay: float = BOT_PACE
+    turn_timer: float | None = TURN_TIMER
+    default_bot: str = DEFAULT_BOT
+    max_tables: int = MAX_TABLES
     seed: int | None = None
 
 
