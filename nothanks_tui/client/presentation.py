@@ -61,20 +61,9 @@ def run_text(run: Sequence[int]) -> str:
     return "-".join(str(card) for card in run)
 
 
-def hand_content(cards: Sequence[int], empty: str = "no cards") -> Content:
-    """Cards as the rules group them: runs joined (14-15-16, in bold) and apart from isolated cards."""
-    if not cards:
-        return Content.styled(empty, "dim")
-    parts: list[str | tuple[str, str]] = []
-    for index, run in enumerate(runs_of(cards)):
-        if index:
-            parts.append("  ")
-        parts.append((run_text(run), "bold") if len(run) > 1 else str(run[0]))
-    return Content.assemble(*parts)
-
-
 def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> list[Content]:
-    """``hand_content`` in lines of at most ``width`` cells; a run is never split unless it alone is wider."""
+    """Cards as the rules group them (runs joined, 14-15-16 in bold, apart from isolated cards), in lines of at most
+    ``width`` cells; a run is never split unless it alone is wider."""
     if not cards:
         return [Content.styled(empty, "dim")]
     width = max(1, width)
