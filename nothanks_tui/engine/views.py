@@ -67,8 +67,8 @@ class PlayerView:
 
     def refusal(self, action: Action) -> str | None:
         """The code the table would refuse ``action`` with now, or None when it is legal."""
-        for refused, code in self.refused:
-            if refused is action:
+        for candidate, code in self.refused:
+            if candidate is action:
                 return code
         return None
 
