@@ -11,6 +11,7 @@ derives a move rule again. Those codes depend only on what the recipient sees (t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .config import CARDS_PLAYED, CARDS_REMOVED, GameConfig
@@ -131,6 +132,7 @@ class PlayerView:
 Choices = tuple[tuple[Action, ...], tuple[tuple[Action, str], ...]]
 
 
+@lru_cache(maxsize=4096)  # a host builds a view per seat per move; the answers are few, and pure
 def choices(seat: int | None, *, players: int, to_move: int, mover_chips: int, finished: bool) -> Choices:
     """(legal, refused) for a recipient: a spectator plays nothing (``not_seated``, as the host refuses it); a seat
     what ``state.refusal`` allows, with its code for the rest."""
