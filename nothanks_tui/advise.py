@@ -104,7 +104,7 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         raise BadPosition(
             "impossible_position", f"chips in hands and on the card must add up to {total}, not {known + pot}"
         )
-    info = make_info(players, seat, card, pot, deck_left, hands, chips, chips_each, variant)
+    info = make_info(players, seat, card, pot, deck_left, tuple(hands), chips, chips_each, variant)
     legal, refused = choices(seat, players=players, to_move=seat, mover_chips=chips[seat], finished=False)
     view = PlayerView(
         players=players,

@@ -82,7 +82,7 @@ class PlayerView:
 
     def to_dict(self, include_moves: bool = True) -> dict[str, Any]:
         """Plain data for the wire (msgpack) or JSON (``include_moves=False``: all but the move list)."""
-        data = {
+        data: dict[str, Any] = {
             "players": self.players,
             "seat": self.seat,
             "open_chips": self.open_chips,

@@ -42,8 +42,8 @@ class ProtocolError(Exception):
         self.fatal = fatal
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One frame: the msgpack encoding of one map (str keys, no bin or ext types)."""
+def encode(message: Any) -> bytes:
+    """The msgpack encoding of one value (str keys, no bin or ext types): a whole frame is one map."""
     return msgpack.packb(message, use_bin_type=True)
 
 

@@ -43,7 +43,7 @@ class TitleBar(TableView):
     game_number: reactive[int] = reactive(0, repaint=False)
 
     def __init__(self, description: str, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.description = description
 
     def watch_game_number(self) -> None:
