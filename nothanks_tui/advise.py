@@ -13,7 +13,17 @@ from typing import Any, TextIO
 
 from .bots import Bot, make_bot
 from .bots.knowledge import InfoSet, make_info
-from .engine import ALL_CARDS, CARDS_PLAYED, CARDS_REMOVED, MAX_PLAYERS, MIN_PLAYERS, STANDARD, TACTICAL, PlayerView
+from .engine import (
+    ALL_CARDS,
+    CARDS_PLAYED,
+    CARDS_REMOVED,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    STANDARD,
+    TACTICAL,
+    PlayerView,
+    choices,
+)
 from .engine.config import TACTICAL_REMOVED, TOTAL_CHIPS, standard_chips
 
 MAX_LINE = 65_536
@@ -94,7 +104,8 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         raise BadPosition(
             "impossible_position", f"chips in hands and on the card must add up to {total}, not {known + pot}"
         )
-    info = make_info(players, seat, card, pot, deck_left, hands, chips, chips_each, variant)
+    info = make_info(players, seat, card, pot, deck_left, tuple(hands), chips, chips_each, variant)
+    legal, refused = choices(seat, players=players, to_move=seat, mover_chips=chips[seat], finished=False)
     view = PlayerView(
         players=players,
         seat=seat,
@@ -110,6 +121,8 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         finished=False,
         state_id=-1,  # no history: nothing may be replayed from it
         moves=(),
+        legal=legal,
+        refused=refused,
     )
     return info, view
 

@@ -91,6 +91,25 @@ async def test_views_are_filtered_per_seat_and_for_spectators(lobby):
     assert ua.can_restart is False
 
 
+async def test_the_table_refuses_each_member_with_the_code_its_view_gave(lobby):
+    """What a view says is not playable, and why, is what the table answers: for the seat out of turn and for a
+    spectator (whose ``not_seated`` the host, not the engine, enforces)."""
+    alice, bob, eve = [await lobby_player(lobby, n) for n in ("alice", "bob", "eve")]
+    a = await alice.create_table(NewTable(players=2))
+    b = await bob.join(lobby.tables()[0].table_id)
+    watcher = await eve.spectate(lobby.tables()[0].table_id)
+    await a.start_game()
+    firsts = {member: (await next_matching(member, is_update)).view for member in (a, b, watcher)}
+    other = b if firsts[a].to_move == 0 else a
+    for member, code in ((other, "not_your_turn"), (watcher, "not_seated")):
+        view = firsts[member]
+        assert view.legal == () and {view.refusal(action) for action in Action} == {code}
+        for action in Action:
+            await member.send_action(action, view.state_id)
+            refused = await next_matching(member, lambda e: isinstance(e, Rejected))
+            assert refused.code == view.refusal(action)
+
+
 async def test_stale_state_id_and_out_of_turn_and_no_chips_are_refused_with_codes(lobby):
     alice, bob = [await lobby_player(lobby, n) for n in ("alice", "bob")]
     a = await alice.create_table(NewTable(players=2))

@@ -5,11 +5,12 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from nothanks_tui.engine import GameConfig, apply, new_game, spectator_view, view_for
+from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate, TableWaiting
 from nothanks_tui.link.wire import (
     CLIENT_MESSAGES,
     ProtocolError,
+    _one_more_entry,
     check_client_message,
     encode,
     encode_event,
@@ -69,3 +70,46 @@ def test_check_client_message_accepts_every_documented_type_minimally():
     for kind in CLIENT_MESSAGES:
         parsed_kind, fields, request_id = check_client_message({"type": kind, "id": 4, **examples.get(kind, {})})
         assert parsed_kind == kind and request_id == 4 and fields == examples.get(kind, {})
+
+
+@pytest.mark.parametrize("entries", [1, 14, 15, 16, 300])
+def test_a_packed_map_takes_one_more_entry_across_the_fixmap_limit(entries):
+    data = {f"k{index}": index for index in range(entries)}
+    packed = _one_more_entry(encode(data)) + encode("last") + encode(True)
+    assert msgpack.unpackb(packed, raw=False) == {**data, "last": True}
+
+
+def an_update_frame():
+    state = new_game(GameConfig(players=3, chips_per_player=0), seed=1)
+    update = TableUpdate(view_for(state, state.to_move), (SeatInfo("a"), SeatInfo("b"), SeatInfo("c")), "t1")
+    return msgpack.unpackb(encode_event(update), raw=False)
+
+
+def test_a_view_carries_what_is_legal_for_its_seat_and_why_the_rest_is_not():
+    frame = an_update_frame()
+    assert frame["view"]["legal"] == ["take"]
+    assert frame["view"]["refused"] == {"pass": "no_chips"}
+    view = event_from_wire(frame).view
+    assert view.legal == (Action.TAKE,) and view.refusal(Action.PASS) == "no_chips"
+
+
+@pytest.mark.parametrize(
+    ("legal", "refused"),
+    [
+        (["take"], {}),  # pass is neither legal nor refused
+        (["take", "pass"], {"pass": "no_chips"}),  # both
+        (["take", "take"], {"pass": "no_chips"}),  # twice
+        (["take", "fold"], {"pass": "no_chips"}),  # no such action
+        ("take", {"pass": "no_chips"}),
+        (["take"], [["pass", "no_chips"]]),
+        (["take"], {"pass": ""}),
+        (["take"], {"pass": 3}),
+        ([1], {"pass": "no_chips"}),
+    ],
+)
+def test_a_view_whose_legal_and_refused_do_not_cover_every_action_once_is_refused(legal, refused):
+    frame = an_update_frame()
+    frame["view"]["legal"] = legal
+    frame["view"]["refused"] = refused
+    with pytest.raises((ValueError, TypeError, KeyError)):
+        event_from_wire(frame)

@@ -1,8 +1,9 @@
 """Words and layout for what a view shows: hands as runs, log lines, what each choice means for you.
 
 Pure functions from a ``PlayerView`` (and the seats' names) to ``Content``. The arithmetic is the engine's
-(``runs_of``, ``take_cost``, ``breakdown``); this module only says it in words. Every name goes through
-``display_name`` and into ``Content`` as literal text, never as markup.
+(``runs_of``, ``take_cost``, ``breakdown``), and so is what may be played: the view's ``legal`` and ``refused``
+codes, which this module only says in words (``REFUSAL_NOTICES``). Every name goes through ``display_name`` and
+into ``Content`` as literal text, never as markup.
 """
 
 from __future__ import annotations
@@ -12,11 +13,19 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
-from ..link import SeatInfo
+from ..link import SeatInfo, errors
 from .safe_text import display_name
 
 TURN_MARKER = "▶"
 HIDDEN_CHIPS = "?"
+
+REFUSAL_NOTICES: dict[str, str] = {
+    errors.NOT_SEATED: "You are watching this table: spectators do not play.",
+    errors.NOT_YOUR_TURN: f"Not your turn yet: wait for the {TURN_MARKER} to reach you.",
+    errors.NO_CHIPS: "You have no chips left, so you cannot say No thanks!: you must take (press t).",
+}
+"""What a greyed play key says when pressed, by the code the view gives for its action. A code without a sentence
+(``game_over``: the scores are on screen) says nothing."""
 
 
 def plural(count: int, word: str) -> str:
@@ -52,20 +61,9 @@ def run_text(run: Sequence[int]) -> str:
     return "-".join(str(card) for card in run)
 
 
-def hand_content(cards: Sequence[int], empty: str = "no cards") -> Content:
-    """Cards as the rules group them: runs joined (14-15-16, in bold) and apart from isolated cards."""
-    if not cards:
-        return Content.styled(empty, "dim")
-    parts: list[str | tuple[str, str]] = []
-    for index, run in enumerate(runs_of(cards)):
-        if index:
-            parts.append("  ")
-        parts.append((run_text(run), "bold") if len(run) > 1 else str(run[0]))
-    return Content.assemble(*parts)
-
-
 def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> list[Content]:
-    """``hand_content`` in lines of at most ``width`` cells; a run is never split unless it alone is wider."""
+    """Cards as the rules group them (runs joined, 14-15-16 in bold, apart from isolated cards), in lines of at most
+    ``width`` cells; a run is never split unless it alone is wider."""
     if not cards:
         return [Content.styled(empty, "dim")]
     width = max(1, width)
@@ -139,8 +137,8 @@ def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
     """Whose turn it is, with a marker so it never depends on colour."""
     if view.finished:
         return Content.styled("Game over", "bold")
-    if view.my_turn:
-        if not view.my_chips:
+    if view.legal:
+        if view.refusal(Action.PASS) == errors.NO_CHIPS:
             return Content.styled(f"{TURN_MARKER} Your turn: no chips, you must take", "bold reverse")
         return Content.styled(f"{TURN_MARKER} Your turn", "bold reverse")
     return Content.assemble(f"{TURN_MARKER} ", (seat_name(seats, view.to_move), "bold"), " to play…")
@@ -189,10 +187,12 @@ def take_choice(view: PlayerView) -> Content:
 
 
 def pass_choice(view: PlayerView) -> Content:
-    """ "No thanks!: −1 chip (7 left)", or why you cannot say it."""
-    chips = view.my_chips or 0
-    if chips <= 0:
+    """ "No thanks!: −1 chip (7 left)", or why you cannot say it (the view's ``no_chips``)."""
+    if view.refusal(Action.PASS) == errors.NO_CHIPS:
         return Content.assemble(("No thanks!", "bold strike"), ": impossible with no chips, you must take")
+    chips = view.my_chips or 0
+    if chips <= 0:  # not your turn, and nothing to pay with when it comes
+        return Content.assemble(("No thanks!", "bold"), ": no chip to pay with")
     return Content.assemble(("No thanks!", "bold"), f": −1 chip → score +1 ({chips - 1} left)")
 
 

@@ -1,41 +1,30 @@
 """Untrusted text (player names, messages from a host) made safe to draw: never raises, always fits.
 
 A name may hold terminal escape sequences, control characters, Rich markup or 10 kB of text. For display we drop
-escape sequences and control/format characters, collapse whitespace and truncate by terminal cell width. The result
-is still plain text: widgets must draw it as literal text (``Content``/``Text``), never parse it as markup.
+escape sequences and control/format characters and collapse whitespace, by the link's one rule for that
+(``link.names.printable_text``, which also cleans names at the host's door), then truncate by terminal cell
+width. The result is still plain text: widgets must draw it as literal text (``Content``/``Text``), never parse it
+as markup.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from rich.cells import cell_len
 
+from ..link.names import printable_text
+
 MAX_NAME_CELLS = 14
-_ESCAPE_SEQUENCE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI ... final byte
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
-    r"|\x1b[P^_X][^\x1b]*(?:\x1b\\)?"  # DCS / PM / APC / SOS strings
-    r"|\x1b."  # any other two-byte escape
-    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
-)
 _MAX_INPUT = 256  # never scan more than this much of a hostile name
 
 
 def clean_name(raw: object, max_input: int = _MAX_INPUT) -> str:
-    """The name without escape sequences or control characters, whitespace collapsed; '?' if nothing is left."""
-    text = str(raw)[:max_input]
-    text = _ESCAPE_SEQUENCE.sub("", text)
-    kept = []
-    for char in text:
-        category = unicodedata.category(char)
-        if category in ("Zs", "Zl", "Zp") or char in "\t\n\r":
-            kept.append(" ")
-        elif category[0] != "C":  # Cc control, Cf format (bidi overrides, zero-width), Cs, Co, Cn
-            kept.append(char)
-    cleaned = " ".join("".join(kept).split())
-    return cleaned or "?"
+    """The name without escape sequences or control characters, whitespace collapsed; '?' if nothing is left.
+
+    For drawing, where ``link.names.clean_name`` is for admitting: the same cleaning, but of any value (``str`` of
+    it, the first ``max_input`` characters), never refusing, and with no length rule (``display_name`` cuts by
+    cells). A name a host admitted comes out unchanged.
+    """
+    return printable_text(str(raw)[:max_input]) or "?"
 
 
 def display_name(raw: object, max_cells: int = MAX_NAME_CELLS) -> str:

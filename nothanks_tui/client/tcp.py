@@ -29,6 +29,7 @@ from ..link import (
     TableConnection,
     TableEvent,
     TableSummary,
+    errors,
 )
 from ..link.wire import (
     PROTOCOL_VERSION,
@@ -134,7 +135,7 @@ class TcpLobby(LobbyConnection):
                 asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
             )
         except (OSError, TimeoutError) as error:
-            raise LobbyError("unreachable", f"cannot reach {self.host}:{self.port}: {error}") from None
+            raise LobbyError(errors.UNREACHABLE, f"cannot reach {self.host}:{self.port}: {error}") from None
         unpacker = client_unpacker()
         await self._write({"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client()})
         hello = await self._read_one(unpacker)
@@ -142,7 +143,8 @@ class TcpLobby(LobbyConnection):
             raise LobbyError(str(hello.get("code")), str(hello.get("message")))
         if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
             await self.close()
-            raise LobbyError("bad_version", f"the host speaks protocol {hello.get('protocol')!r}, we speak 1")
+            theirs = hello.get("protocol")
+            raise LobbyError(errors.BAD_VERSION, f"the host speaks protocol {theirs!r}, we speak {PROTOCOL_VERSION}")
         self.server_name = str(hello.get("server", ""))
         welcome = await self._read_one(unpacker)
         if welcome.get("type") == "error":
@@ -157,7 +159,7 @@ class TcpLobby(LobbyConnection):
         try:
             return [summary_from_wire(item) for item in reply["tables"]]
         except (KeyError, TypeError, ValueError) as error:
-            raise LobbyError("bad_frame", f"the host sent an unreadable table list: {error}") from None
+            raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable table list: {error}") from None
 
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(
@@ -209,7 +211,7 @@ class TcpLobby(LobbyConnection):
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
         if self._writer is None:
-            raise LobbyError("closed", self.closed_reason or "not connected")
+            raise LobbyError(errors.CLOSED, self.closed_reason or "not connected")
         request_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -217,7 +219,7 @@ class TcpLobby(LobbyConnection):
             await self._write({**message, "id": request_id})
             reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
         except TimeoutError:
-            raise LobbyError("timeout", "the host did not answer") from None
+            raise LobbyError(errors.TIMEOUT, "the host did not answer") from None
         finally:
             self._pending.pop(request_id, None)
         if reply.get("type") == "error":
@@ -246,7 +248,7 @@ class TcpLobby(LobbyConnection):
 
     async def _write(self, message: dict[str, Any]) -> None:
         if self._writer is None:
-            raise LobbyError("closed", "not connected")
+            raise LobbyError(errors.CLOSED, "not connected")
         self._writer.write(encode(message))
         await self._writer.drain()
 
@@ -258,11 +260,11 @@ class TcpLobby(LobbyConnection):
             except StopIteration:
                 data = await asyncio.wait_for(self._reader.read(65536), REQUEST_TIMEOUT)
                 if not data:
-                    raise LobbyError("closed", "the host closed the connection") from None
+                    raise LobbyError(errors.CLOSED, "the host closed the connection") from None
                 unpacker.feed(data)
                 continue
             if not isinstance(message, dict):
-                raise LobbyError("bad_frame", "the host sent something that is not a message")
+                raise LobbyError(errors.BAD_FRAME, "the host sent something that is not a message")
             return message
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
@@ -319,7 +321,7 @@ class TcpLobby(LobbyConnection):
             self.closed_reason = reason
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"type": "error", "code": "closed", "message": reason})
+                future.set_result({"type": "error", "code": errors.CLOSED, "message": reason})
         self._pending.clear()
         if self.table is not None:
             self.table.events.put_nowait(Closed(reason))

@@ -14,8 +14,8 @@ from .config import (
 from .errors import ERROR_CODES, IllegalMove
 from .records import RECORD_FORMAT, read_record, replay, to_record, write_record
 from .scoring import ScoreBreakdown, breakdown, card_points, runs_of, score, take_cost, winners
-from .state import Action, GameState, Move, apply, check, deal, from_deal, legal_actions, new_game
-from .views import PlayerView, spectator_view, view_for
+from .state import Action, GameState, Move, apply, check, deal, from_deal, legal_actions, new_game, refusal
+from .views import PlayerView, choices, spectator_view, view_for
 
 __all__ = [
     "ALL_CARDS",
@@ -38,11 +38,13 @@ __all__ = [
     "breakdown",
     "card_points",
     "check",
+    "choices",
     "deal",
     "from_deal",
     "legal_actions",
     "new_game",
     "read_record",
+    "refusal",
     "replay",
     "runs_of",
     "score",

@@ -13,8 +13,11 @@ UNKNOWN_ACTION = "unknown_action"
 BAD_SEAT = "bad_seat"
 BAD_CONFIG = "bad_config"
 BAD_RECORD = "bad_record"
+NOT_SEATED = "not_seated"  # a spectator's view: nothing is playable without a seat (the host refuses the same way)
 
-ERROR_CODES = frozenset({NOT_YOUR_TURN, NO_CHIPS, GAME_OVER, UNKNOWN_ACTION, BAD_SEAT, BAD_CONFIG, BAD_RECORD})
+ERROR_CODES = frozenset(
+    {NOT_YOUR_TURN, NO_CHIPS, GAME_OVER, UNKNOWN_ACTION, BAD_SEAT, BAD_CONFIG, BAD_RECORD, NOT_SEATED}
+)
 
 
 class IllegalMove(Exception):

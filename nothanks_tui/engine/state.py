@@ -151,27 +151,51 @@ def from_deal(
     )
 
 
+def refusal(
+    action: Action, seat: int | None, *, players: int, to_move: int, mover_chips: int, finished: bool
+) -> IllegalMove | None:
+    """Why ``seat`` (None: the player to move) may not play ``action`` now, or None if it may.
+
+    The move rules in one place, on the only facts they read: ``check`` (so ``apply``) raises what this returns
+    for a state, and every view carries its answer for its own seat (``views.choices``), so what a player is shown
+    as playable and what the table accepts cannot disagree. The first refusal that applies wins: the game being
+    over, then the seat, then the turn, then the chips; so a seat whose turn it is not learns nothing about the
+    mover's chips.
+    """
+    if finished:
+        return IllegalMove(GAME_OVER, "the game is over: all 24 cards have been taken")
+    if seat is not None:
+        if not isinstance(seat, int) or not 0 <= seat < players:
+            return IllegalMove(BAD_SEAT, f"no seat {seat!r} at this table")
+        if seat != to_move:
+            return IllegalMove(NOT_YOUR_TURN, f"it is seat {to_move}'s turn, not seat {seat}'s")
+    if action is Action.PASS and mover_chips <= 0:
+        return IllegalMove(NO_CHIPS, "you have no chips left, so you must take the card")
+    return None
+
+
+def _refusal(state: GameState, action: Action, seat: int | None) -> IllegalMove | None:
+    return refusal(
+        action,
+        seat,
+        players=state.config.players,
+        to_move=state.to_move,
+        mover_chips=state.chips[state.to_move],
+        finished=state.taken >= CARDS_PLAYED,
+    )
+
+
 def legal_actions(state: GameState) -> tuple[Action, ...]:
     """What the player to move may do: nothing once the game is over, only take with no chips."""
-    if state.taken >= CARDS_PLAYED:
-        return ()
-    if state.chips[state.to_move] > 0:
-        return (Action.TAKE, Action.PASS)
-    return (Action.TAKE,)
+    return tuple(action for action in Action if _refusal(state, action, None) is None)
 
 
 def check(state: GameState, action: Action | str, seat: int | None = None) -> Action:
     """Raise ``IllegalMove`` unless ``seat`` (default: the player to move) may play ``action`` now."""
     parsed = Action.parse(action)
-    if state.taken >= CARDS_PLAYED:
-        raise IllegalMove(GAME_OVER, "the game is over: all 24 cards have been taken")
-    if seat is not None:
-        if not isinstance(seat, int) or not 0 <= seat < state.config.players:
-            raise IllegalMove(BAD_SEAT, f"no seat {seat!r} at this table")
-        if seat != state.to_move:
-            raise IllegalMove(NOT_YOUR_TURN, f"it is seat {state.to_move}'s turn, not seat {seat}'s")
-    if parsed is Action.PASS and state.chips[state.to_move] <= 0:
-        raise IllegalMove(NO_CHIPS, "you have no chips left, so you must take the card")
+    refused = _refusal(state, parsed, seat)
+    if refused is not None:
+        raise refused
     return parsed
 
 

@@ -2,23 +2,31 @@
 
 A view never holds the deck order, the removed cards or the seed, and holds other players' chip counts only
 when the table plays with open chips. Bots and clients see the game only through views.
+
+A view also says what its recipient may play now and, for every other action, the code the table would refuse
+it with (``legal`` and ``refused``), from the same rule function ``apply`` uses: so no client, bot or widget
+derives a move rule again. Those codes depend only on what the recipient sees (the end, the turn, its own chips).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .config import CARDS_PLAYED, CARDS_REMOVED, GameConfig
+from .errors import NOT_SEATED
 from .scoring import take_cost
-from .state import Action, GameState, Move
+from .state import Action, GameState, Move, refusal
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
     """One recipient's picture of the table. ``seat`` is None for a spectator.
 
-    ``chips[i]`` is None where seat i's chips are hidden from this recipient.
+    ``chips[i]`` is None where seat i's chips are hidden from this recipient. ``legal`` lists the actions this
+    recipient may play now; ``refused`` pairs each other action with the engine's refusal code (``not_your_turn``,
+    ``no_chips``, ``game_over``; ``not_seated`` for a spectator). Both are in ``Action`` order.
     """
 
     players: int
@@ -35,6 +43,8 @@ class PlayerView:
     finished: bool
     state_id: int
     moves: tuple[Move, ...]
+    legal: tuple[Action, ...]
+    refused: tuple[tuple[Action, str], ...]
 
     @property
     def my_chips(self) -> int | None:
@@ -53,17 +63,15 @@ class PlayerView:
         return CARDS_REMOVED
 
     def legal_actions(self) -> tuple[Action, ...]:
-        """What this seat may do now (empty when it is not its turn)."""
-        if not self.my_turn:
-            return ()
-        return (Action.TAKE, Action.PASS) if (self.my_chips or 0) > 0 else (Action.TAKE,)
+        """``legal``, by the name the bot interface uses (nothanks_tui/bots/base.py)."""
+        return self.legal
 
-    def unseen_cards(self) -> tuple[int, ...]:
-        """Cards this recipient has not seen: still in the deck or among the 9 removed."""
-        seen = {card for hand in self.hands for card in hand}
-        if self.card is not None:
-            seen.add(self.card)
-        return tuple(card for card in range(3, 36) if card not in seen)
+    def refusal(self, action: Action) -> str | None:
+        """The code the table would refuse ``action`` with now, or None when it is legal."""
+        for candidate, code in self.refused:
+            if candidate is action:
+                return code
+        return None
 
     def take_cost(self, seat: int | None = None) -> int | None:
         """Change in card points if ``seat`` (default: this seat) took the face-up card, chips not counted."""
@@ -74,7 +82,7 @@ class PlayerView:
 
     def to_dict(self, include_moves: bool = True) -> dict[str, Any]:
         """Plain data for the wire (msgpack) or JSON (``include_moves=False``: all but the move list)."""
-        data = {
+        data: dict[str, Any] = {
             "players": self.players,
             "seat": self.seat,
             "open_chips": self.open_chips,
@@ -88,6 +96,8 @@ class PlayerView:
             "to_move": self.to_move,
             "finished": self.finished,
             "state_id": self.state_id,
+            "legal": [action.value for action in self.legal],
+            "refused": {action.value: code for action, code in self.refused},
         }
         if include_moves:
             data["moves"] = [[m.seat, m.action.value, m.card, m.pot] for m in self.moves]
@@ -97,6 +107,7 @@ class PlayerView:
     def from_dict(cls, data: dict[str, Any]) -> PlayerView:
         """Inverse of ``to_dict``. Raises ValueError/TypeError/KeyError on malformed data."""
         moves = tuple(Move(int(s), Action(a), int(c), int(p)) for s, a, c, p in data["moves"])
+        legal, refused = _choices_from_dict(data["legal"], data["refused"])
         seat = data["seat"]
         return cls(
             players=int(data["players"]),
@@ -113,7 +124,50 @@ class PlayerView:
             finished=bool(data["finished"]),
             state_id=int(data["state_id"]),
             moves=moves,
+            legal=legal,
+            refused=refused,
         )
+
+
+Choices = tuple[tuple[Action, ...], tuple[tuple[Action, str], ...]]
+
+
+@lru_cache(maxsize=4096)  # a host builds a view per seat per move; the answers are few, and pure
+def choices(seat: int | None, *, players: int, to_move: int, mover_chips: int, finished: bool) -> Choices:
+    """(legal, refused) for a recipient: a spectator plays nothing (``not_seated``, as the host refuses it); a seat
+    what ``state.refusal`` allows, with its code for the rest."""
+    if seat is None:
+        return (), tuple((action, NOT_SEATED) for action in Action)
+    legal: list[Action] = []
+    refused: list[tuple[Action, str]] = []
+    for action in Action:
+        why = refusal(action, seat, players=players, to_move=to_move, mover_chips=mover_chips, finished=finished)
+        if why is None:
+            legal.append(action)
+        else:
+            refused.append((action, why.code))
+    return tuple(legal), tuple(refused)
+
+
+def _choices_from_dict(legal_data: object, refused_data: object) -> Choices:
+    """``legal`` and ``refused`` read back strictly: every action exactly once, in one of them, codes as text."""
+    if not isinstance(legal_data, list) or not isinstance(refused_data, dict):
+        raise TypeError("'legal' is a list and 'refused' a map")
+    if not all(isinstance(name, str) for name in [*legal_data, *refused_data]):
+        raise TypeError("actions are strings")
+    if not all(isinstance(code, str) and code for code in refused_data.values()):
+        raise TypeError("a refusal code is a non-empty string")
+    legal_set = {Action(name) for name in legal_data}
+    refused_map = {Action(name): code for name, code in refused_data.items()}
+    if (
+        len(legal_set) != len(legal_data)
+        or legal_set & refused_map.keys()
+        or (legal_set | refused_map.keys()) != set(Action)
+    ):
+        raise ValueError("every action is either legal or refused, once")
+    legal = tuple(action for action in Action if action in legal_set)
+    refused = tuple((action, refused_map[action]) for action in Action if action in refused_map)
+    return legal, refused
 
 
 def _view(state: GameState, seat: int | None) -> PlayerView:
@@ -124,6 +178,13 @@ def _view(state: GameState, seat: int | None) -> PlayerView:
         chips: tuple[int | None, ...] = state.chips
     else:
         chips = tuple(c if i == seat else None for i, c in enumerate(state.chips))
+    legal, refused = choices(
+        seat,
+        players=config.players,
+        to_move=state.to_move,
+        mover_chips=state.chips[state.to_move],
+        finished=finished,
+    )
     return PlayerView(
         players=config.players,
         seat=seat,
@@ -139,6 +200,8 @@ def _view(state: GameState, seat: int | None) -> PlayerView:
         finished=finished,
         state_id=len(state.moves),
         moves=state.moves,
+        legal=legal,
+        refused=refused,
     )
 
 

@@ -34,11 +34,11 @@ UNKNOWN_ACTION = engine_errors.UNKNOWN_ACTION
 BAD_SEAT = engine_errors.BAD_SEAT
 BAD_CONFIG = engine_errors.BAD_CONFIG
 BAD_RECORD = engine_errors.BAD_RECORD
+NOT_SEATED = engine_errors.NOT_SEATED  # also what a spectator's view gives as the reason for every action
 # Lobby and seats
 NO_TABLE = "no_table"
 TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
-NOT_SEATED = "not_seated"
 NOT_CREATOR = "not_creator"
 SEATS_EMPTY = "seats_empty"
 ALREADY_STARTED = "already_started"

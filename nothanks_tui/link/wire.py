@@ -42,8 +42,8 @@ class ProtocolError(Exception):
         self.fatal = fatal
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One frame: the msgpack encoding of one map (str keys, no bin or ext types)."""
+def encode(message: Any) -> bytes:
+    """The msgpack encoding of one value (str keys, no bin or ext types): a whole frame is one map."""
     return msgpack.packb(message, use_bin_type=True)
 
 
@@ -200,8 +200,9 @@ _VIEW_KEY = encode("view")
 def encode_event(event: TableUpdate | TableWaiting) -> bytes:
     """``encode(event_to_wire(event))``, faster: the move list, the same for every seat, is packed once per move.
 
-    A msgpack fixmap is one header byte (0x80 | entries) followed by its key/value pairs, so a map packed without
-    its last pair becomes the full map by bumping the header and appending the pre-packed pair.
+    A msgpack map is a header (a fixmap's one byte 0x80 | entries, or a map16's 0xde and two bytes of count)
+    followed by its key/value pairs, so a map packed without its last pair becomes the full map by counting one
+    more entry in its header and appending the pre-packed pair.
     """
     global _moves_cache
     if isinstance(event, TableWaiting):
@@ -223,14 +224,19 @@ def encode_event(event: TableUpdate | TableWaiting) -> bytes:
             "can_restart": event.can_restart,
         }
     )
-    return _bump_fixmap(head_map) + _VIEW_KEY + _bump_fixmap(view_map) + _MOVES_KEY + moves_bytes
+    return _one_more_entry(head_map) + _VIEW_KEY + _one_more_entry(view_map) + _MOVES_KEY + moves_bytes
 
 
-def _bump_fixmap(packed: bytes) -> bytes:
+def _one_more_entry(packed: bytes) -> bytes:
+    """A packed map's bytes with its header counting one more entry (15 entries and up need a map16 header)."""
     header = packed[0]
-    if not 0x80 <= header < 0x8F:
-        raise ValueError("not a fixmap with room for one more entry")
-    return bytes((header + 1,)) + packed[1:]
+    if 0x80 <= header < 0x8F:
+        return bytes((header + 1,)) + packed[1:]
+    if header == 0x8F:
+        return b"\xde\x00\x10" + packed[1:]
+    if header == 0xDE and packed[1:3] != b"\xff\xff":
+        return b"\xde" + (int.from_bytes(packed[1:3], "big") + 1).to_bytes(2, "big") + packed[3:]
+    raise ValueError("not a map with room for one more entry")
 
 
 def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:

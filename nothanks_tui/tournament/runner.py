@@ -72,7 +72,7 @@ class _Timed:
     def choose(self, view):
         started = time.perf_counter()
         action = self.bot.choose(view)
-        if (view.my_chips or 0) > 0:
+        if len(view.legal) > 1:  # a real choice (with no chips, taking is the only move)
             self.times.append(time.perf_counter() - started)
         return action
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ClosedScreen
-from nothanks_tui.client.widgets.table import PlayersPanel
+from nothanks_tui.client.widgets.table import PlayersPanel, PrivatePanel, TableStatus
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 from nothanks_tui.link import (
     Closed,
@@ -86,6 +87,42 @@ async def test_keys_send_intents_with_the_state_id_they_were_pressed_in_and_refu
         await wait_until(pilot, lambda: any("turn" in str(n.message) for n in app._notifications), "the refusal")
         shown = [str(n.message) for n in app._notifications]
         assert any("bo's[/] turn" in text and "\x1b" not in text for text in shown)
+
+
+async def test_the_play_keys_follow_the_codes_the_view_carries_not_a_rule_of_the_clients_own():
+    """A host's view says what may be played and why not; the screen shows exactly that. Here the view (made up,
+    so that no rule could give it) refuses "No thanks!" with ``no_chips`` to a seat that holds chips, then allows
+    both moves to a seat whose turn it is not: keys, notices and the private panel follow the view each time."""
+    connection = ScriptedConnection()
+    state = new_game(GameConfig(players=3), seed=1)
+    while state.to_move != 0:
+        state = apply(state, Action.PASS)
+    mine = view_for(state, 0)
+    assert mine.my_chips and mine.legal == (Action.TAKE, Action.PASS)
+    told_no_chips = dataclasses.replace(mine, legal=(Action.TAKE,), refused=((Action.PASS, "no_chips"),))
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(TableUpdate(told_no_chips, SEATS, "t1"))
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
+        screen = table_screen(app)
+        assert screen.check_action("take", ()) is True
+        assert screen.check_action("no_thanks", ()) is None  # greyed
+        assert "impossible with no chips" in screen.query_one(PrivatePanel).render().plain
+        assert "no chips, you must take" in screen.query_one(TableStatus).render().plain
+        await pilot.press("n")
+        await wait_until(pilot, lambda: any("no chips" in str(n.message) for n in app._notifications), "notice")
+        assert connection.sent == []
+
+        theirs = view_for(state, 1)
+        assert theirs.refusal(Action.TAKE) == "not_your_turn"
+        told_go_ahead = dataclasses.replace(theirs, legal=(Action.TAKE, Action.PASS), refused=())
+        connection.events.put_nowait(TableUpdate(told_go_ahead, SEATS, "t1"))
+        await wait_until(pilot, lambda: screen.table is not None and screen.table.view.seat == 1, "the new view")
+        assert screen.check_action("take", ()) is True
+        assert screen.check_action("no_thanks", ()) is True
+        await pilot.press("n")
+        await wait_until(pilot, lambda: bool(connection.sent), "the intent")
+        assert connection.sent == [(Action.PASS, state.state_id)]
 
 
 async def test_a_lost_connection_says_why_and_leaves():

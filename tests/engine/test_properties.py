@@ -13,6 +13,7 @@ from nothanks_tui.engine import (
     CARDS_PLAYED,
     Action,
     GameConfig,
+    IllegalMove,
     apply,
     from_deal,
     legal_actions,
@@ -34,8 +35,9 @@ games = st.builds(
 )
 
 
-def random_playout(players, seed, open_chips, tactical, choices):
-    config = GameConfig(players=players, open_chips=open_chips, variant="tactical" if tactical else "standard")
+def random_playout(players, seed, open_chips, tactical, choices, chips=None):
+    variant = "tactical" if tactical else "standard"
+    config = GameConfig(players=players, chips_per_player=chips, open_chips=open_chips, variant=variant)
     state = new_game(config, seed)
     states = [state]
     step = 0
@@ -77,6 +79,32 @@ def test_every_record_replays_to_the_same_result(game):
     record = json.loads(json.dumps(to_record(final, names)))
     assert replay(record) == final
     assert record["winners"] == list(final.winners())
+
+
+@settings(max_examples=60, deadline=None)
+@given(games, st.sampled_from([None, 0, 1, 2]))
+def test_every_view_says_exactly_what_apply_accepts_and_the_code_it_refuses_with(game, chips):
+    """For every seat of every state, ``legal`` and ``refused`` in its view are what ``apply`` does: an action in
+    ``legal`` plays, any other raises ``IllegalMove`` with the very code the view gave (few chips reach no_chips)."""
+    config, states = random_playout(*game, chips=chips)
+    for state in states:
+        for seat in range(config.players):
+            view = view_for(state, seat)
+            assert set(view.legal) | {action for action, _ in view.refused} == set(Action)
+            for action in Action:
+                try:
+                    apply(state, action, seat)
+                except IllegalMove as refused:
+                    assert action not in view.legal
+                    assert view.refusal(action) == refused.code
+                else:
+                    assert action in view.legal
+                    assert view.refusal(action) is None
+        mover = view_for(state, state.to_move)
+        assert mover.legal == legal_actions(state)
+        watcher = spectator_view(state)
+        assert watcher.legal == ()
+        assert {watcher.refusal(action) for action in Action} == {"not_seated"}
 
 
 HIDDEN_KEYS = {"deck", "removed", "seed", "first_player"}

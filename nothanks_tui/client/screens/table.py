@@ -2,7 +2,8 @@
 
 The screen owns the connection's event stream: a worker reads events and posts them as messages; the latest
 ``TableUpdate`` is the screen's one reactive ``table``, bound into every widget. Key presses become intents sent
-with the state id they were made in, so a repeated key cannot act twice.
+with the state id they were made in, so a repeated key cannot act twice. Whether a play key is live, greyed or
+hidden, and what a greyed one says, come from the view's ``legal``/``refused`` codes: the screen knows no rule.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate
+from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ..presentation import REFUSAL_NOTICES
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
@@ -30,8 +32,9 @@ from .steady import SteadyScreen
 
 log = logging.getLogger(__name__)
 
-TAKE_KEYS = ("t",)
-PASS_KEYS = ("n", "space")
+PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
+PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 
 
 class TitleBar(TableView):
@@ -40,7 +43,7 @@ class TitleBar(TableView):
     game_number: reactive[int] = reactive(0, repaint=False)
 
     def __init__(self, description: str, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self.description = description
 
     def watch_game_number(self) -> None:
@@ -92,7 +95,7 @@ class TableScreen(SteadyScreen[None]):
         self.connection = connection
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
-        self._bindings_state: tuple[bool, ...] | None = None  # what the footer last reflected
+        self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -162,13 +165,13 @@ class TableScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keep _bindings_state in step with what this reads.
         view = self.table.view if self.table else None
-        if action in ("take", "no_thanks"):
-            if view is None or view.finished or view.seat is None:
+        if action in PLAY_ACTIONS:
+            if view is None:
+                return False
+            code = view.refusal(PLAY_ACTIONS[action])
+            if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
-            if not view.my_turn:
-                return None  # shown greyed: not your turn
-            if action == "no_thanks" and not view.my_chips:
-                return None  # shown greyed: no chips, you must take
+            return None if code else True  # greyed while refused (not your turn, no chips)
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -177,18 +180,14 @@ class TableScreen(SteadyScreen[None]):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        """Explain a play key that does nothing right now (its binding is greyed)."""
+        """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
         view = self.table.view if self.table else None
-        if view is None or view.finished or event.key not in TAKE_KEYS + PASS_KEYS:
+        action = PLAY_KEYS.get(event.key)
+        if view is None or action is None:
             return
-        if view.seat is None:
-            self._notice_once("You are watching this table: spectators do not play.")
-            event.stop()
-        elif not view.my_turn:
-            self._notice_once("Not your turn yet: wait for the ▶ to reach you.")
-            event.stop()
-        elif event.key in PASS_KEYS and not view.my_chips:
-            self._notice_once("You have no chips left, so you cannot say No thanks!: you must take (press t).")
+        notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
+        if notice is not None:
+            self._notice_once(notice)
             event.stop()
 
     def _notice_once(self, text: str) -> None:
@@ -254,7 +253,6 @@ class TableScreen(SteadyScreen[None]):
             self.app.exit(0)
 
 
-def _bindings_state(update: TableUpdate) -> tuple[bool, bool, bool, bool, bool]:
+def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    view = update.view
-    return (view.finished, view.seat is None, view.my_turn, bool(view.my_chips), update.can_restart)
+    return (update.view.finished, update.view.refused, update.can_restart)

@@ -19,7 +19,7 @@ from textual.renderables.digits import Digits as DigitsGlyphs
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...engine import Move
+from ...engine import Action, Move
 from ...link import TableUpdate
 from ..presentation import (
     HIDDEN_CHIPS,
@@ -168,7 +168,7 @@ class TableStatus(TableView):
             return [Content("Waiting for the table…")]
         view = self.table.view
         seats = self.table.seats
-        turn_key = ("turn", view.finished, view.my_turn, not view.my_chips, seat_name(seats, view.to_move))
+        turn_key = ("turn", view.finished, view.legal, view.refusal(Action.PASS), seat_name(seats, view.to_move))
         return [
             self.cached(
                 ("deck", view.deck_left),
@@ -295,7 +295,7 @@ class PrivatePanel(TableView):
             return [*lines, Content.styled("Game over: s shows the scores, a deals a new game.", "dim")]
         take = Content.assemble(("[t] ", "bold"), take_choice(view))
         pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
-        if not view.my_turn:
+        if not view.legal:  # nothing is yours to play now: the choices are a preview
             take = take.stylize("dim")
             pass_ = pass_.stylize("dim")
         return [*lines, take, pass_]
