@@ -184,14 +184,14 @@ async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen()
     from rich.text import Text
     from textual.widgets import DataTable
 
-    from nothanks_tui.link.wire import encode
+    from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 
     evil = "\x1b]0;pwned\x07[blink]t1\x1b[2J"
     seat = {"name": "[red]x\x1b[31m", "bot": False, "away": False, "empty": False}
 
     async def fake_host(reader, writer):
         unpacker = msgpack.Unpacker(raw=False)
-        writer.write(encode({"type": "hello", "protocol": 1, "server": "evil"}))
+        writer.write(encode({"type": "hello", "protocol": PROTOCOL_VERSION, "server": "evil"}))
         while data := await reader.read(4096):
             unpacker.feed(data)
             for message in unpacker:

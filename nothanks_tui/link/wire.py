@@ -16,7 +16,7 @@ from ..engine import PlayerView
 from . import errors
 from .events import SeatInfo, TableSummary, TableUpdate, TableWaiting
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096

@@ -11,6 +11,7 @@ from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.client.widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel
 from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.engine import Action
+from nothanks_tui.link.names import MAX_NAME
 
 from .ui_helpers import local_app, my_turn, table_screen, wait_until
 
@@ -361,3 +362,15 @@ async def test_a_play_key_is_played_by_the_app_as_it_reads_the_key(monkeypatch):
         await pilot.press("t")  # a bot's turn: greyed
         await wait_until(pilot, lambda: reached_screen == ["t"], "the key at the screen")
         await wait_until(pilot, lambda: any("Not your turn yet" in text for text in notices(app)), "the notice")
+
+
+async def test_the_start_screen_refuses_a_name_the_table_would_refuse_and_stays_open():
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), start_forms=[BotGameForm()])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        name = app.screen.query_one("#name")
+        name.value = "\x1b[31m \x07"  # nothing printable is left once escapes and controls are stripped
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("name" in text for text in notices(app)), "the refusal")
+        assert isinstance(app.screen, StartScreen)
+        assert name.max_length == MAX_NAME  # the field holds no more than a table accepts

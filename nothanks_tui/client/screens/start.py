@@ -17,8 +17,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Tabb
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...link import TableConnection
+from ...link.names import MAX_NAME
 from ..launchers import Launchers, SoloChoice
-from ..safe_text import clean_name
 from ..widgets.forms import TickBox
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
@@ -55,7 +55,7 @@ class BotGameForm(StartForm):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="field"):
             yield Label("Your name", classes="field-label")
-            yield Input(value="you", max_length=24, id="name", compact=True)
+            yield Input(value="you", max_length=MAX_NAME, id="name", compact=True)
         with Horizontal(classes="field"):
             yield Label("Players", classes="field-label")
             yield Select(
@@ -85,7 +85,7 @@ class BotGameForm(StartForm):
             yield Button("Play", id="play", variant="primary", compact=True)
 
     async def build_connection(self) -> TableConnection:
-        name = clean_name(self.query_one("#name", Input).value)[:24]
+        name = self.query_one("#name", Input).value  # the table cleans it, or says why not (ValueError)
         players = self.query_one("#players", Select).value
         bot = self.query_one("#bot", Select).value
         if not isinstance(players, int) or not isinstance(bot, str):
