@@ -9,6 +9,7 @@ import pytest
 from nothanks_tui.client.tcp import TcpLobby, parse_address
 from nothanks_tui.engine import Action, read_record, replay
 from nothanks_tui.link import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
+from nothanks_tui.link.wire import PROTOCOL_VERSION
 
 from .net_helpers import WAIT, live_host
 
@@ -128,7 +129,7 @@ async def test_a_client_of_another_protocol_version_gets_a_clear_error():
         await raw.send({"type": "hello", "protocol": 99, "name": "future"})
         error = await raw.next_frame()
         assert error["type"] == "error" and error["code"] == "bad_version" and error["fatal"]
-        assert "protocol 1" in error["message"]
+        assert f"protocol {PROTOCOL_VERSION}" in error["message"]
         assert await raw.closed()
 
 
