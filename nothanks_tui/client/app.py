@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from textual.app import App
+from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
 from .launchers import Hosting, Launchers
-from .screens.start import StartForm, StartScreen
+from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
 from .screens.table import TableScreen
 
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
@@ -45,7 +45,7 @@ class NoThanksApp(App[int]):
 
     # Absolute paths, so subclasses elsewhere (the SSH front's app) find them; every screen's styles are loaded at
     # start: a screen with its own CSS_PATH would make each app re-parse all of its CSS when that screen opens.
-    CSS_PATH: ClassVar[list[Path]] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]  # type: ignore[assignment]
+    CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
@@ -56,9 +56,9 @@ class NoThanksApp(App[int]):
         *,
         launchers: Launchers | None = None,
         start_forms: list[StartForm] | None = None,
-        **kwargs: object,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
@@ -70,10 +70,13 @@ class NoThanksApp(App[int]):
             return first_screen(TableScreen(connection))
         return first_screen(StartScreen(self._start_forms))
 
-    def open_table(self, connection: TableConnection) -> None:
-        """Leave the start screen for a table."""
-        self._connection = connection
-        self.switch_screen(TableScreen(connection))
+    def on_table_chosen(self, message: TableChosen) -> None:
+        """Leave the start screen for the table a start form opened."""
+        self._connection = message.connection
+        self.switch_screen(TableScreen(message.connection))
+
+    def on_host_started(self, message: HostStarted) -> None:
+        self.hosting = message.hosting
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:

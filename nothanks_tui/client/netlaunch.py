@@ -15,7 +15,7 @@ from typing import Any
 
 from textual.screen import Screen
 
-from ..link import LobbyError, TableConnection
+from ..link import LobbyConnection, LobbyError, TableConnection
 from .app import NoThanksApp, first_screen
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -31,9 +31,9 @@ class NetApp(NoThanksApp):
         self,
         first_screen: Callable[[], Screen[object]],
         below: Callable[[], Screen[object]] | None = None,
-        **kwargs: object,
+        **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(**kwargs)
         self._first_screen = first_screen
         self._below = below  # e.g. the lobby under a resumed table, to go back to when leaving it
 
@@ -52,7 +52,9 @@ def default_name() -> str:
         return "player"
 
 
-def first_screen_for(lobby, connection: TableConnection | None, join_hint: list[str] | None = None):  # type: ignore[no-untyped-def]
+def first_screen_for(
+    lobby: LobbyConnection, connection: TableConnection | None, join_hint: list[str] | None = None
+) -> Callable[[], Screen[Any]]:
     """The lobby, or the waiting room of the table we are already at (it hands over to the table)."""
     from .screens.lobby import LobbyScreen
     from .screens.waiting import WaitingScreen

@@ -61,7 +61,7 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     add_ssh_options(parser)
 
 
-def add_parsers(sub: argparse._SubParsersAction, players_type) -> None:  # type: ignore[no-untyped-def]
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], players_type: Callable[[str], int]) -> None:
     server = sub.add_parser("server", help="run a headless host with a lobby of tables (Ctrl-C stops it)")
     _host_options(server)
     server.add_argument("-v", "--verbose", action="store_true", help="log every connection")

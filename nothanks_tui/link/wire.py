@@ -150,7 +150,7 @@ def _is_int(value: object) -> bool:
 
 def _has_type(value: object, types: tuple[type, ...]) -> bool:
     if types == _INT:
-        return _is_int(value) and -(2**63) <= value < 2**64  # type: ignore[operator]
+        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**64
     return isinstance(value, types)
 
 

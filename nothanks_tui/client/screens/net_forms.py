@@ -17,7 +17,7 @@ from ..launchers import HostChoice
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, table_size_fields
-from .start import StartForm
+from .start import HostStarted, StartForm
 
 
 def _name_field(default: str) -> ComposeResult:
@@ -101,5 +101,5 @@ class HostForm(StartForm):
         hosting = await self.launchers.host_game(
             HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=self.BIND)
         )
-        app.hosting = hosting  # type: ignore[attr-defined]  # stopped when the app ends (NoThanksApp.on_unmount)
+        app.post_message(HostStarted(hosting))  # the app stops it when it ends
         app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())

@@ -13,15 +13,32 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...link import TableConnection
 from ...link.names import MAX_NAME
-from ..launchers import Launchers, SoloChoice
+from ..launchers import Hosting, Launchers, SoloChoice
 from ..widgets.forms import TickBox
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
+
+
+class TableChosen(Message):
+    """A start form built a table connection: the app leaves the start screen for that table."""
+
+    def __init__(self, connection: TableConnection) -> None:
+        super().__init__()
+        self.connection = connection
+
+
+class HostStarted(Message):
+    """A start form started a host in this process: the app keeps it, and stops it when the app ends."""
+
+    def __init__(self, hosting: Hosting) -> None:
+        super().__init__()
+        self.hosting = hosting
 
 
 class StartForm(Vertical):
@@ -44,7 +61,7 @@ class StartForm(Vertical):
 
     async def open(self, app: App[object]) -> None:
         """Go play: by default open the table ``build_connection`` gives (network forms open a lobby instead)."""
-        app.open_table(await self.build_connection())  # type: ignore[attr-defined]
+        app.post_message(TableChosen(await self.build_connection()))
 
 
 class BotGameForm(StartForm):
@@ -143,8 +160,14 @@ class StartScreen(SteadyScreen[None]):
 
     def on_mount(self) -> None:
         # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.
-        for widget in self.query("StartForm Input, StartForm Select, StartForm Button, StartForm Checkbox"):
-            widget.compact = True  # type: ignore[attr-defined]
+        fields: list[Input | Select[object] | Button | Checkbox] = [
+            *self.query("StartForm Input").results(Input),
+            *self.query("StartForm Select").results(Select),
+            *self.query("StartForm Button").results(Button),
+            *self.query("StartForm Checkbox").results(Checkbox),
+        ]
+        for field in fields:
+            field.compact = True
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
             break

@@ -10,7 +10,7 @@ key is declared, and a click on a key presses it.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from textual import events
@@ -38,8 +38,8 @@ class KeyBar(Widget, can_focus=False):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"keybar--key", "keybar--description"}
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self._shown: tuple[ShownKey, ...] = ()
         self._spans: list[tuple[int, int, ShownKey]] = []
         self._strips: dict[Hashable, Strip] = {}

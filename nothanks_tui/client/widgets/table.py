@@ -7,10 +7,11 @@ scoring functions). Player names are drawn as literal text.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from functools import lru_cache
-from typing import TypeVar
+from functools import lru_cache, partial
+from typing import Any, TypeVar
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.content import Content
 from textual.geometry import Region, Size
@@ -46,7 +47,8 @@ Drawn = TypeVar("Drawn")
 @lru_cache(maxsize=64)
 def big_digits(text: str) -> tuple[str, ...]:
     """``text`` as three lines of box-drawing digits (Textual's ``Digits`` glyphs, bold)."""
-    rows = "".join(segment.text for segment in DigitsGlyphs(text).render(RichStyle(bold=True)))
+    glyphs = DigitsGlyphs(text).render(RichStyle(bold=True))
+    rows = "".join(segment.text for segment in glyphs if isinstance(segment, Segment))
     return tuple(rows.split("\n")[:3])
 
 
@@ -64,11 +66,11 @@ class TableView(Widget):
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self._lines: list[Content] = []
         self._lines_size = Size(0, 0)  # the content size the lines were drawn for
-        self._drawn: dict[Hashable, object] = {}  # see ``cached``
+        self._drawn: dict[Hashable, Any] = {}  # see ``cached``
 
     def draw_lines(self) -> list[Content]:
         """What the widget shows for ``self.table`` at its current size, one ``Content`` per line."""
@@ -85,7 +87,7 @@ class TableView(Widget):
             if len(self._drawn) >= DRAWN_CACHE_SIZE:
                 self._drawn.clear()
             drawn = self._drawn[key] = build()
-        return drawn  # type: ignore[no-any-return]
+        return drawn
 
     def watch_table(self) -> None:
         size = self.content_region.size
@@ -151,7 +153,7 @@ class FaceUpCard(TableView):
             pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
         width, height = self.content_region.size
         lines = [
-            self.cached(("digits", row, width), lambda row=row: centred(Content.styled(row, "bold"), width))
+            self.cached(("digits", row, width), partial(centred, Content.styled(row, "bold"), width))
             for row in big_digits(value)
         ]
         if height >= len(lines) + 2:  # room for the chips under the value
@@ -201,7 +203,7 @@ class MoveLog(TableView):
         return [
             self.cached(
                 (move, seat_name(seats, move.seat, 10), index == last),
-                lambda move=move, newest=index == last: self._draw_move(move, newest),
+                partial(self._draw_move, move, index == last),
             )
             for index, move in enumerate(moves)
         ]
@@ -251,7 +253,7 @@ class PlayersPanel(TableView):
                 view.hands[seat],
                 width,
             )
-            lines.extend(self.cached(row, lambda row=row: self._draw_seat(*row)))
+            lines.extend(self.cached(row, partial(self._draw_seat, *row)))
         return lines
 
     def _draw_seat(
