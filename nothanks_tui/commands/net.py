@@ -42,7 +42,12 @@ def _timer_text() -> str:
 def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where records of finished games are written")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)",
+    )
     parser.add_argument(
         "--bot-pace",
         type=float,
@@ -160,16 +165,18 @@ def run_server(args: argparse.Namespace) -> int:
     settings = _settings(args)
     host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
 
-    async def serve() -> None:
-        await host.start()
-        print(f"nothanks server listening on {args.bind}:{host.port}; records in {settings.data_dir}", flush=True)
+    def ready() -> None:  # printed once SIGTERM is handled: whoever reads the first line may stop us cleanly
+        print(f"nothanks server listening on {args.bind}:{host.port}; data in {settings.data_dir}", flush=True)
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
         if host.ssh_port is not None:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
             print(f"SSH: players connect with `ssh -p {host.ssh_port} play@<this host>`", flush=True)
-        print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
-        await host.serve()
+        print("Ctrl-C (or SIGTERM) stops it; clients are told to come back, and every game is kept.", flush=True)
+
+    async def serve() -> None:
+        await host.start()
+        await host.serve(ready=ready)
 
     try:
         asyncio.run(serve())

@@ -118,17 +118,21 @@ class Host:
         self,
         main: Callable[[], Awaitable[object]] | None = None,
         stop_main: Callable[[], None] | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> None:
         """Serve until SIGINT/SIGTERM, or until ``main`` (the host player's app) returns; then ``close``.
 
         On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
-        why. The host must be started.
+        why. ``ready`` is called once the signals are handled (a supervisor may stop the host from then on). The host
+        must be started.
         """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
+        if ready is not None:
+            ready()
         waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
         if main is not None:
             waiters.append(loop.create_task(_run(main)))
