@@ -15,9 +15,9 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.storage import RecordStore
-from nothanks_server.store import DATABASE_NAME, SqliteStore, StoredSeat, StoredTable, hash_token
+from nothanks_server.store import DATABASE_NAME, SqliteStore, StoredSeat, StoredTable, StoreError, hash_token
 from nothanks_tui.engine import Action, read_record, replay
-from nothanks_tui.link import NewTable, TableUpdate, TableWaiting
+from nothanks_tui.link import NewTable, Rejected, TableUpdate, TableWaiting
 
 from .test_host_table import WAIT, is_update, next_matching
 
@@ -221,3 +221,55 @@ def test_a_store_from_a_newer_version_is_refused(tmp_path):
         db.execute("UPDATE schema_version SET version = 99")
     with pytest.raises(RuntimeError, match="schema 99"):
         SqliteStore(tmp_path / DATABASE_NAME)
+
+
+async def test_a_seat_bound_to_an_ssh_key_is_found_again_after_a_restart(tmp_path):
+    first = Lobby(settings(tmp_path))
+    _, conn = await seated(first, "alice", bots=1)
+    await conn.start_game()
+    await next_matching(conn, is_update)
+    first.bind_key("SHA256:alice-key", "t1", 0)
+    first.close()
+    second = Lobby(settings(tmp_path))
+    second.start()
+    member = InProcessLobby(second, "alice")
+    await member.start()
+    seat = member._seat()
+    table, index = second.resume_key("SHA256:alice-key", seat)
+    assert (table.table_id, index) == ("t1", 0) and not table.seats[0].away
+    with pytest.raises(Exception, match="no seat is bound"):
+        second.resume_key("SHA256:someone-else", member._seat())
+    second.close(forget=True)  # tables ended for good (nothanks host's own player left): nothing comes back
+    third = Lobby(settings(tmp_path))
+    assert third.tables() == [] and third.store.seat_for_key("SHA256:alice-key") is None
+    third.close()
+
+
+class FailingStore(SqliteStore):
+    """A store whose disk fills up on demand."""
+
+    fail = False
+
+    def add_move(self, *args, **kwargs) -> None:
+        if self.fail:
+            raise StoreError("disk full")
+        super().add_move(*args, **kwargs)
+
+
+async def test_a_move_the_store_cannot_keep_is_not_played_and_nobody_sees_it():
+    store = FailingStore()
+    lobby = Lobby(settings(None), store=store)
+    _, conn = await seated(lobby, "alice", bots=1)
+    await conn.start_game()
+    update = await next_matching(conn, lambda e: is_update(e) and e.view.my_turn)
+    store.fail = True
+    await conn.send_action(Action.TAKE, update.view.state_id)
+    refused = await next_matching(conn, lambda e: isinstance(e, Rejected))
+    assert refused.code == "not_saved"
+    table = lobby.table(update.table_id)
+    assert table.state.state_id == update.view.state_id and table.state.hands == update.view.hands
+    store.fail = False
+    await conn.send_action(Action.TAKE, update.view.state_id)
+    moved = await next_matching(conn, is_update)
+    assert moved.view.state_id == update.view.state_id + 1
+    lobby.close()

@@ -29,6 +29,10 @@ SCHEMA_VERSION = 1
 DATABASE_NAME = "nothanks.sqlite3"
 
 
+class StoreError(Exception):
+    """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
+
+
 def hash_token(token: str) -> bytes:
     """What the store keeps of a seat token: its SHA-256 digest (tokens are 144 random bits: no salt needed)."""
     return hashlib.sha256(token.encode("utf-8", "replace")).digest()
@@ -74,7 +78,8 @@ class StoredRecord:
 
 
 class TableStore(Protocol):
-    """Everything the host keeps across restarts. Every method commits before it returns (or raises)."""
+    """Everything the host keeps across restarts. Every method that changes something has committed it durably when
+    it returns, or raises ``StoreError`` having changed nothing."""
 
     def load_tables(self) -> list[StoredTable]: ...
 
@@ -190,13 +195,19 @@ class SqliteStore:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
         try:
             yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.execute("COMMIT")
+        except BaseException as error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(f"{self.path}: {error}") from error
             raise
-        self._db.execute("COMMIT")
 
     def _migrate(self) -> None:
         with self._transaction() as db:

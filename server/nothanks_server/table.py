@@ -19,7 +19,6 @@ import contextvars
 import logging
 import random
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from nothanks_tui.link import (
 
 from .errors import HostError
 from .storage import RecordStore
-from .store import StoredSeat, StoredTable, TableStore, hash_token
+from .store import StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
 log = logging.getLogger(__name__)
 
@@ -575,7 +574,7 @@ class Table:
         if self._records.save(record, self.table_id, self.games_played) is not None and self._store is not None:
             try:
                 self._store.mark_exported(self.table_id, self.games_played)
-            except sqlite3.Error:
+            except StoreError:
                 log.exception("table %s: could not mark game %d exported", self.table_id, self.games_played)
 
     def _persist(self, write: Callable[[TableStore], None]) -> None:
@@ -585,7 +584,7 @@ class Table:
             return
         try:
             write(self._store)
-        except (sqlite3.Error, OSError) as error:
+        except (StoreError, OSError) as error:
             log.exception("table %s: the store refused a change", self.table_id)
             raise HostError(errors.NOT_SAVED, f"the host could not save this, so it did not happen ({error})") from None
 
