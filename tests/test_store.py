@@ -15,7 +15,16 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.storage import RecordStore
-from nothanks_server.store import DATABASE_NAME, SqliteStore, StoredSeat, StoredTable, StoreError, hash_token
+from nothanks_server.store import (
+    DATABASE_NAME,
+    GroupCommit,
+    SqliteStore,
+    StoredMove,
+    StoredSeat,
+    StoredTable,
+    StoreError,
+    hash_token,
+)
 from nothanks_tui.engine import Action, read_record, replay
 from nothanks_tui.link import NewTable, Rejected, TableUpdate, TableWaiting
 
@@ -250,10 +259,10 @@ class FailingStore(SqliteStore):
 
     fail = False
 
-    def add_move(self, *args, **kwargs) -> None:
+    def add_moves(self, moves) -> None:
         if self.fail:
             raise StoreError("disk full")
-        super().add_move(*args, **kwargs)
+        super().add_moves(moves)
 
 
 async def test_a_move_the_store_cannot_keep_is_not_played_and_nobody_sees_it():
@@ -273,3 +282,31 @@ async def test_a_move_the_store_cannot_keep_is_not_played_and_nobody_sees_it():
     moved = await next_matching(conn, is_update)
     assert moved.view.state_id == update.view.state_id + 1
     lobby.close()
+
+
+async def test_moves_of_many_tables_accepted_together_go_to_the_disk_in_one_commit():
+    store = SqliteStore()
+    for number in (1, 2, 3):
+        seats = (StoredSeat("a", token_hash=b"x"), StoredSeat("b", token_hash=b"y"))
+        store.create_table(StoredTable(f"t{number}", 2, False, "standard", "rules", None, seats))
+        store.start_game(f"t{number}", 1, number, 0.0)
+    commits = GroupCommit(store)
+    heard: list[tuple[str, object]] = []
+    all_heard = asyncio.Event()
+
+    def done(table_id: str):
+        def call(error) -> None:
+            heard.append((table_id, error))
+            if len(heard) == 3:
+                all_heard.set()
+
+        return call
+
+    store.drop_table("t3")  # dropped while its move waits: nothing of it is kept
+    for number in (1, 2, 3):
+        commits.add(StoredMove(f"t{number}", 1, 0, 0, "pass"), done(f"t{number}"))
+    assert heard == []  # nothing is durable yet, so nobody hears of it
+    await asyncio.wait_for(all_heard.wait(), WAIT)
+    assert heard == [("t1", None), ("t2", None), ("t3", None)]
+    assert (commits.commits, commits.moves) == (1, 3)
+    assert {t.table_id: t.moves for t in store.load_tables()} == {"t1": ((0, "pass"),), "t2": ((0, "pass"),)}

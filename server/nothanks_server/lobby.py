@@ -23,7 +23,7 @@ from nothanks_tui.link import NewTable, TableSummary, errors
 
 from .errors import HostError
 from .storage import RecordStore
-from .store import StoredTable, TableStore, open_store
+from .store import GroupCommit, StoredTable, TableStore, open_store
 from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,7 @@ class Lobby:
         data_dir = self.settings.data_dir
         self.store: TableStore = store if store is not None else open_store(data_dir)
         self.records = None if data_dir is None else RecordStore(data_dir)
+        self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
         self._next_id = self.store.next_table_number()
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
@@ -95,7 +96,9 @@ class Lobby:
                     default_bot=stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
                     chips_per_player=stored.chips_per_player,
                 )
-                table = Table.restore(stored, settings, store=self.store, records=self.records, on_idle=self._drop)
+                table = Table.restore(
+                    stored, settings, store=self.store, records=self.records, commits=self.commits, on_idle=self._drop
+                )
             except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
                 log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
                 continue
@@ -144,7 +147,15 @@ class Lobby:
         settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot)
         table_id = f"t{self._next_id}"
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
-        table = Table(table_id, settings, store=self.store, records=self.records, rng=rng, on_idle=self._drop)
+        table = Table(
+            table_id,
+            settings,
+            store=self.store,
+            records=self.records,
+            commits=self.commits,
+            rng=rng,
+            on_idle=self._drop,
+        )
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
         table._persist(lambda store: store.create_table(table.stored()))
@@ -181,6 +192,7 @@ class Lobby:
         """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),
         unless ``forget``: then they end for good."""
         self.closed = True
+        self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
         if self._grace is not None:
             self._grace.cancel()
         for table in list(self._tables.values()):

@@ -41,7 +41,7 @@ from nothanks_tui.link import (
 
 from .errors import HostError
 from .storage import RecordStore
-from .store import StoredSeat, StoredTable, StoreError, TableStore, hash_token
+from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
 log = logging.getLogger(__name__)
 
@@ -138,9 +138,12 @@ class Table:
         *,
         store: TableStore | None = None,
         records: RecordStore | None = None,
+        commits: GroupCommit | None = None,
         rng: random.Random | None = None,
         on_idle: Callable[[Table], None] | None = None,
     ) -> None:
+        """``store``: where every change is committed before anyone hears of it; ``commits``: moves go through this
+        group commit (shared by a host's tables) instead of one commit each; ``records``: finished games' files."""
         self.table_id = table_id
         self.settings = settings
         self.config = settings.config()  # validates players/variant (IllegalMove bad_config)
@@ -152,6 +155,8 @@ class Table:
         self.closed = False
         self._store = store
         self._records = records
+        self._commits = commits
+        self._saving = False  # an accepted move is on its way to the disk: nobody sees it, nothing else moves
         self._rng = rng
         self._on_idle = on_idle
         self._driver: asyncio.Task[None] | None = None
@@ -223,13 +228,14 @@ class Table:
         *,
         store: TableStore | None = None,
         records: RecordStore | None = None,
+        commits: GroupCommit | None = None,
         on_idle: Callable[[Table], None] | None = None,
     ) -> Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
         seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
         their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
         """
-        table = cls(stored.table_id, settings, store=store, records=records, on_idle=on_idle)
+        table = cls(stored.table_id, settings, store=store, records=records, commits=commits, on_idle=on_idle)
         resumed_at = len(stored.moves)
         for index, seat in enumerate(stored.seats):
             if seat is None or index >= len(table.seats):
@@ -435,13 +441,13 @@ class Table:
         if self.game is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         state = self.game.state
-        if state_id != state.state_id:
+        if state_id != state.state_id or self._saving:
             raise HostError(
                 errors.STALE_STATE,
                 f"the table moved on before that key press arrived; nothing was played (state {state_id}, "
                 f"now {state.state_id})",
             )
-        self._apply(apply(state, action, seat))
+        self._apply(apply(state, action, seat), member)
 
     def close(self, reason: str) -> None:
         """Shut the table: every member is told why; no more changes."""
@@ -539,15 +545,40 @@ class Table:
         self._broadcast()
         self._drive()
 
-    def _apply(self, state: GameState) -> None:
-        """Accept ``state`` (one move on from the current one): stored first, then shown to everyone."""
+    def _apply(self, state: GameState, member: Member | None = None) -> None:
+        """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
+        commit the table waits for it (``_saving``: views still show the last durable state, moves are refused as
+        stale, bots wait); ``member``, who played it, hears if the store refused it."""
         assert self.game is not None
         move = state.moves[-1]
         record = self._record(state) if state.finished else None
-        game_no, played_in = self.games_played, self.game.state.state_id
-        self._persist(
-            lambda store: store.add_move(self.table_id, game_no, played_in, move.seat, move.action.value, record)
-        )
+        played_in = self.game.state.state_id
+        stored = StoredMove(self.table_id, self.games_played, played_in, move.seat, move.action.value, record)
+        if self._commits is None:
+            self._persist(lambda store: store.add_moves([stored]))
+            self._accept(state, record)
+            return
+        self._saving = True
+        self._commits.add(stored, lambda error: self._saved(state, record, member, error))
+
+    def _saved(
+        self, state: GameState, record: dict[str, object] | None, member: Member | None, error: StoreError | None
+    ) -> None:
+        self._saving = False
+        if self.closed:
+            return
+        if error is None:
+            self._accept(state, record)
+            return
+        log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
+        if member is not None and member in self.members:
+            message = f"the host could not save this move, so it was not played ({error})"
+            member.deliver(Rejected(errors.NOT_SAVED, message))
+        self._drive()  # a bot tries again after its pause
+
+    def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
+        """The move is durable: it happens, and everyone sees it."""
+        assert self.game is not None
         self.game.state = state
         self._broadcast()
         if record is not None:
@@ -614,6 +645,8 @@ class Table:
     # Who moves next when it is not a connected human: a bot, a stand-in, or a timer for an away player.
 
     def _drive(self) -> None:
+        if self._saving:
+            return  # the move being saved decides who is next; _saved drives then
         if self.closed or self.game is None or self.game.state.finished:
             self._cancel_driver()
             return
@@ -686,7 +719,7 @@ class Table:
             log.exception("table %s: the bot driver failed", self.table_id)
 
     def _current(self, state_id: int) -> bool:
-        return not self.closed and self.game is not None and self.game.state.state_id == state_id
+        return not self.closed and not self._saving and self.game is not None and self.game.state.state_id == state_id
 
 
 def _reseed(seed: int | None, game_no: int, state_id: int) -> int:
