@@ -226,7 +226,7 @@ class TcpLobby(LobbyConnection):
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
                 if self.closed_reason is None and self._restarting:
-                    self.table.events.put_nowait(Rejected("closed", RESTARTING))
+                    self.table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
                 else:
                     self.table.events.put_nowait(Closed(self.closed_reason or "not connected"))
             return

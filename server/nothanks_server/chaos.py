@@ -33,6 +33,7 @@ from typing import Any
 import msgpack
 
 from nothanks_tui.engine import IllegalMove, replay
+from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 
 from .store import DATABASE_NAME
@@ -155,7 +156,7 @@ class Player:
             pass
         for future in self._replies.values():
             if not future.done():
-                future.set_result({"type": "error", "code": "closed"})
+                future.set_result({"type": "error", "code": errors.CLOSED})
 
     def _frame(self, frame: dict[str, Any]) -> None:
         reply_to = frame.get("re")
