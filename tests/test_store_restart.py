@@ -7,7 +7,7 @@ import re
 import signal
 
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.link import NewTable, TableUpdate
+from nothanks_tui.link import NewTable, Rejected, TableUpdate
 
 from .net_helpers import WAIT, RawClient, local_server_process, of_type
 
@@ -147,6 +147,8 @@ async def test_the_tcp_client_reconnects_by_itself_to_a_restarting_host_and_gets
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WAIT) == 0
         process, _ = await start_server(tmp_path, port)
+        notice = await asyncio.wait_for(table.next_event(), WAIT)  # said at once, on the table itself
+        assert isinstance(notice, Rejected) and "restarting" in notice.message
         again = await update()  # the same TcpTable, after the reconnect and the resume
         assert again.view.state_id == first.view.state_id and again.view.hands == first.view.hands
         assert again.view.my_turn and not again.seats[again.view.seat].away

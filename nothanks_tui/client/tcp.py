@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 REQUEST_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
 RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
-RESTARTING = "the host is restarting: reconnecting to your table in a moment…"
+RESTARTING = "the host is restarting; your game is kept: reconnecting to your table in a moment…"
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -330,6 +330,8 @@ class TcpLobby(LobbyConnection):
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
                 writer.close()
         table = self.table
+        if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
+            table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
         loop = asyncio.get_running_loop()
         deadline, pause = loop.time() + RECONNECT_FOR, 0.2
         while True:

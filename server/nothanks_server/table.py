@@ -632,7 +632,8 @@ class Table:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
         present = [i for i, seat in enumerate(self.seats) if seat.human and seat.member is not None]
         humans = [i for i, seat in enumerate(self.seats) if seat.human]
-        self._set_creator((present or humans or [None])[0])
+        candidates = present or humans
+        self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
         """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
