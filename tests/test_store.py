@@ -310,3 +310,11 @@ async def test_moves_of_many_tables_accepted_together_go_to_the_disk_in_one_comm
     assert heard == [("t1", None), ("t2", None), ("t3", None)]
     assert (commits.commits, commits.moves) == (1, 3)
     assert {t.table_id: t.moves for t in store.load_tables()} == {"t1": ((0, "pass"),), "t2": ((0, "pass"),)}
+
+
+def test_one_data_dir_serves_one_host_at_a_time(tmp_path):
+    first = Lobby(settings(tmp_path))
+    with pytest.raises(StoreError, match="another running nothanks host"):
+        Lobby(settings(tmp_path))
+    first.close()  # (a killed host's lock goes with its process)
+    Lobby(settings(tmp_path)).close()

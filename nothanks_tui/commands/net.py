@@ -16,6 +16,7 @@ from pathlib import Path
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
+from nothanks_server.store import StoreError
 
 from .. import paths
 from ..bots import bot_names
@@ -142,7 +143,11 @@ def run_host(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         variant="tactical" if args.tactical else "standard",
     )
-    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
+    try:
+        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
+    except StoreError as error:
+        print(f"nothanks host: {error}", file=sys.stderr)
+        return 1
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
@@ -163,7 +168,11 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
+    try:
+        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
+    except StoreError as error:
+        print(f"nothanks server: {error}", file=sys.stderr)
+        return 1
 
     def ready() -> None:  # printed once SIGTERM is handled: whoever reads the first line may stop us cleanly
         print(f"nothanks server listening on {args.bind}:{host.port}; data in {settings.data_dir}", flush=True)

@@ -109,8 +109,7 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
-        await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby: tables tell players why
-        self.lobby.store.close()
+        await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)
 

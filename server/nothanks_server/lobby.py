@@ -200,6 +200,7 @@ class Lobby:
             if forget:
                 self.store.drop_table(table.table_id)
         self._tables.clear()
+        self.store.close()  # the data dir is free for the next host
 
     def _drop(self, table: Table) -> None:
         if self._tables.get(table.table_id) is table:

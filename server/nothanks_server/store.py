@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 SCHEMA_VERSION = 1
 DATABASE_NAME = "nothanks.sqlite3"
@@ -35,6 +36,10 @@ DATABASE_NAME = "nothanks.sqlite3"
 
 class StoreError(Exception):
     """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
+
+
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)
 
 
 def hash_token(token: str) -> bytes:
@@ -194,9 +199,19 @@ class SqliteStore:
     """``TableStore`` on one SQLite file (``path``), or on ``":memory:"``. Use from one thread (the event loop's)."""
 
     def __init__(self, path: Path | str = ":memory:") -> None:
+        """Open (or create) the store at ``path``. A file store belongs to one process at a time: a second host on
+        the same data dir would restore the same tables and play them twice, so it gets ``StoreError`` instead
+        (the lock, on ``<path>.lock``, goes with the process however it ends)."""
         self.path = str(path)
+        self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._lock = open(self.path + ".lock", "ab", opener=_private_opener)
+            try:
+                fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self._lock.close()
+                raise StoreError(f"{self.path} is in use by another running nothanks host") from None
             # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite gives
             # its -wal and -shm files the database file's permissions.
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
@@ -399,6 +414,9 @@ class SqliteStore:
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
+        if self._lock is not None:
+            self._lock.close()  # (closing the file releases the lock)
+            self._lock = None
 
 
 class GroupCommit:
