@@ -21,6 +21,7 @@ from .state import GameState, apply, from_deal
 RECORD_FORMAT = "nothanks-record/1"
 TEMP_PREFIX = ".nothanks-"  # write_record's temp files: .nothanks-XXXXXXXX.tmp, beside the record
 TEMP_SUFFIX = ".tmp"
+RECORD_MODE = 0o644
 
 
 def to_record(state: GameState, players: Sequence[str], **extra: Any) -> dict[str, Any]:
@@ -107,6 +108,7 @@ def write_record(record: dict[str, Any], path: Path | str, *, durable: bool = Fa
     fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), RECORD_MODE)  # (mkstemp makes 0600; a finished game's record is no secret)
             handle.write(data)
             if durable:
                 handle.flush()

@@ -53,14 +53,16 @@ class RecordStore:
             return False
 
     def clean_temps(self) -> int:
-        """Remove what a killed writer left (``.nothanks-*.tmp``; a symlink is removed, never followed)."""
+        """Remove what a killed writer left (``.nothanks-*.tmp``, and the ``*.json.tmp`` of versions before the
+        store; a symlink is removed, never followed)."""
         removed = 0
         try:
             entries = list(os.scandir(self.directory))
         except OSError:
             return 0
         for entry in entries:
-            if entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX):
+            ours = entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX)
+            if ours or entry.name.endswith(".json" + TEMP_SUFFIX):
                 try:
                     os.unlink(entry.path)
                     removed += 1
