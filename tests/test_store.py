@@ -319,3 +319,34 @@ def test_one_data_dir_serves_one_host_at_a_time(tmp_path):
         Lobby(settings(tmp_path))
     first.close()  # (a killed host's lock goes with its process)
     Lobby(settings(tmp_path)).close()
+
+
+class Watcher:
+    """A spectator's member: keeps every update."""
+
+    name = "eve"
+
+    def __init__(self) -> None:
+        self.updates: asyncio.Queue[TableUpdate] = asyncio.Queue()
+
+    def deliver(self, event) -> None:
+        if isinstance(event, TableUpdate):
+            self.updates.put_nowait(event)
+
+
+async def test_after_a_restart_the_away_players_turn_timer_runs_again_and_a_stand_in_plays(tmp_path):
+    first = Lobby(settings(tmp_path))
+    _, conn = await seated(first, "alice", bots=1)
+    await conn.start_game()
+    before = await next_matching(conn, lambda e: is_update(e) and e.view.my_turn)
+    first.close()
+    second = Lobby(settings(tmp_path, turn_timer=0.01))
+    table = second.table(before.table_id)
+    watcher = Watcher()
+    table.spectate(watcher)
+    second.start()  # nobody resumes alice's seat: her turn timer runs out and a bot plays for her
+    moved = await asyncio.wait_for(watcher.updates.get(), WAIT)
+    while moved.view.state_id == before.view.state_id:
+        moved = await asyncio.wait_for(watcher.updates.get(), WAIT)
+    assert moved.view.moves[before.view.state_id].seat == 0 and moved.seats[0].away
+    second.close()

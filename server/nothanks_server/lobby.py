@@ -23,7 +23,7 @@ from nothanks_tui.link import NewTable, TableSummary, errors
 
 from .errors import HostError
 from .storage import RecordStore
-from .store import GroupCommit, StoredTable, TableStore, open_store
+from .store import GroupCommit, StoredTable, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -169,9 +169,11 @@ class Lobby:
     def resume(self, token: object, member: Member) -> tuple[Table, int]:
         """Give back the seat ``token`` was issued for; returns (table, seat)."""
         if isinstance(token, str):
+            digest = hash_token(token)  # once, for every table
             for table in self._tables.values():
-                if table.has_token(token):
-                    return table, table.resume(token, member)
+                index = table.seat_of_digest(digest)
+                if index is not None:
+                    return table, table.resume_seat(index, member)
         raise HostError(errors.BAD_TOKEN, "no seat holds this token (the game may be over)")
 
     # SSH keys: the SSH front binds a player's key to the seat they took, and gives it back when the key returns.

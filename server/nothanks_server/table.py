@@ -198,9 +198,10 @@ class Table:
         return self._seat_of_token(token) is not None
 
     def _seat_of_token(self, token: object) -> int | None:
-        if not isinstance(token, str):
-            return None
-        digest = hash_token(token)
+        return self.seat_of_digest(hash_token(token)) if isinstance(token, str) else None
+
+    def seat_of_digest(self, digest: bytes) -> int | None:
+        """The seat whose token has this SHA-256 digest (``store.hash_token``), if any."""
         found = None
         for index, seat in enumerate(self.seats):  # every seat compared, in constant time each
             if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
