@@ -28,6 +28,8 @@ from pathlib import Path
 
 import msgpack
 
+from nothanks_tui.link.wire import PROTOCOL_VERSION
+
 PLAYERS = 5
 HOST = "127.0.0.1"
 SETUP_TIMEOUT = 60.0
@@ -134,7 +136,7 @@ async def run_game_phase(port: int, clients: int, seconds: float, think: float) 
             table.clients.append(client)
             all_clients.append(client)
     for n, client in enumerate(all_clients):
-        client.send({"type": "hello", "protocol": 1, "name": f"b{n}"})
+        client.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": f"b{n}"})
     for client in all_clients:
         await wait_reply(client, "hello")
         await wait_reply(client, "welcome")

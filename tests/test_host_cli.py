@@ -1,4 +1,5 @@
-"""``nothanks server`` as a real process: it prints how to join, serves, and on SIGTERM/SIGINT tells clients."""
+"""``nothanks server`` as a real process: it prints how to join, serves, and on SIGTERM/SIGINT tells clients it is
+restarting (what it keeps: tests/test_store_restart.py)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ async def test_server_process_shuts_down_cleanly_and_tells_its_clients(tmp_path,
         await client.until(of_type("joined"))
         process.send_signal(signum)
         closing = await client.until(of_type("closing"))
-        assert "shutting down" in closing["reason"]
+        assert "restarting" in closing["reason"] and closing["restart"] is True  # come back: the game is kept
         assert await client.closed()
         assert await asyncio.wait_for(process.wait(), WAIT) == 0
         rest = (await process.stdout.read()).decode()

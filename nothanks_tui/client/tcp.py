@@ -3,6 +3,10 @@
 ``TcpLobby`` opens the socket, exchanges hellos and runs one reader task that routes frames: replies to the
 pending lobby request that carries the same ``id``, table events to the current ``TcpTable``. Everything from
 the host is checked (limits, then shape) before it becomes an event; a host that sends garbage is dropped.
+
+A host that restarts says so (``closing`` with ``restart: true``) and keeps every game: the lobby then reconnects
+by itself for up to ``RECONNECT_FOR`` seconds and takes the table back (``resume`` with the seat's token, or
+``spectate`` again), so the screens see a pause, not an end. Moves tried meanwhile are refused with a notice.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 10.0
+RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
+RESTARTING = "the host is restarting; your game is kept: reconnecting to your table in a moment…"
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -106,8 +112,9 @@ class TcpTable(TableConnection):
         self._closed = True
         if self.lobby.table is self:
             self.lobby.table = None
-            with contextlib.suppress(LobbyError, ConnectionError, OSError):
-                await self.lobby.request({"type": "leave"})
+            if self.lobby.online:  # (while a restarting host is away there is nobody to tell)
+                with contextlib.suppress(LobbyError, ConnectionError, OSError):
+                    await self.lobby.request({"type": "leave"})
         self.events.put_nowait(Closed("left the table"))
 
 
@@ -127,9 +134,17 @@ class TcpLobby(LobbyConnection):
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
+        self._restarting = False  # the host said it restarts: reconnect when the connection ends
+        self._online = asyncio.Event()  # connected (cleared while reconnecting to a restarting host)
         self.on_seat: Callable[[str], None] | None = None  # called with each seat token we are given
 
     async def start(self) -> None:
+        unpacker = await self._connect()
+        self._online.set()
+        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(unpacker))
+
+    async def _connect(self) -> msgpack.Unpacker:
+        """Open the connection and exchange hellos; returns the unpacker holding whatever came after ``welcome``."""
         try:
             self._reader, self._writer = await asyncio.wait_for(
                 asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
@@ -152,7 +167,12 @@ class TcpLobby(LobbyConnection):
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
         self.name = str(welcome.get("name", self.name))
         self.info.extras["name"] = self.name
-        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(unpacker))
+        return unpacker
+
+    @property
+    def online(self) -> bool:
+        """Connected (false while reconnecting to a restarting host, and once closed)."""
+        return self._online.is_set() and self._writer is not None
 
     async def list_tables(self) -> list[TableSummary]:
         reply = await self.request({"type": "list_tables"})
@@ -183,15 +203,16 @@ class TcpLobby(LobbyConnection):
         return await self._sit({"type": "resume", "token": token})
 
     async def close(self) -> None:
-        if self._writer is None:
+        if self._writer is None and self.closed_reason is not None:
             return
         if self.closed_reason is None:
             self.closed_reason = "disconnected"  # we hung up: whatever the reader sees next is not news
         writer, self._writer = self._writer, None
-        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-            writer.write(encode({"type": "bye"}))
-            writer.close()
-            await asyncio.wait_for(writer.wait_closed(), 2.0)
+        if writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.write(encode({"type": "bye"}))
+                writer.close()
+                await asyncio.wait_for(writer.wait_closed(), 2.0)
         if self._read_task is not None and self._read_task is not asyncio.current_task():
             self._read_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -202,14 +223,20 @@ class TcpLobby(LobbyConnection):
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
-        if self._writer is None:
+        if self._writer is None or not self._online.is_set():
             if self.table is not None:
-                self.table.events.put_nowait(Closed(self.closed_reason or "not connected"))
+                if self.closed_reason is None and self._restarting:
+                    self.table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
+                else:
+                    self.table.events.put_nowait(Closed(self.closed_reason or "not connected"))
             return
         await self._write(message)
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
+        if not self._online.is_set() and self._restarting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._online.wait(), RECONNECT_FOR)
         if self._writer is None:
             raise LobbyError(errors.CLOSED, self.closed_reason or "not connected")
         request_id = next(self._ids)
@@ -289,7 +316,52 @@ class TcpLobby(LobbyConnection):
         except (msgpack.UnpackException, ValueError, TypeError, KeyError) as error:
             log.warning("host sent a malformed frame: %r", error)
             reason = "the host sent a malformed message"
-        self._end(reason)
+        if self._restarting and self.closed_reason is None:
+            await self._reconnect()
+        else:
+            self._end(reason)
+
+    async def _reconnect(self) -> None:
+        """The host said it restarts: connect again (for up to ``RECONNECT_FOR`` seconds) and take our table back."""
+        self._online.clear()
+        self._restarting = True
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.close()
+        table = self.table
+        if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
+            table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
+        loop = asyncio.get_running_loop()
+        deadline, pause = loop.time() + RECONNECT_FOR, 0.2
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                unpacker = await self._connect()
+                break
+            except (LobbyError, OSError, TimeoutError):
+                self._writer = None
+                if loop.time() + pause > deadline:
+                    self._end(
+                        f"the host is restarting and did not come back within {RECONNECT_FOR:.0f} s: run "
+                        f"`nothanks join {self.host}:{self.port}` again later (your seat is kept)"
+                    )
+                    return
+                pause = min(2.0, pause * 2)
+        self._restarting = False
+        self._read_task = loop.create_task(self._read_loop(unpacker))
+        self._online.set()
+        if table is None or self.table is not table:
+            return
+        try:
+            if table.seat_token is not None:
+                await self.request({"type": "resume", "token": table.seat_token})
+            elif table.table_id:
+                await self.request({"type": "spectate", "table": table.table_id})
+        except LobbyError as error:
+            if self.table is table:
+                self.table = None
+                table.events.put_nowait(Closed(f"the host restarted but this table is gone ({error.message})"))
 
     def _route(self, message: dict[str, Any]) -> str | None:
         kind = message.get("type")
@@ -313,6 +385,8 @@ class TcpLobby(LobbyConnection):
                 self.table.events.put_nowait(Closed(str(message.get("reason", "table closed"))))
                 self.table = None
         elif kind == "closing":
+            if message.get("restart") is True:
+                self._restarting = True
             return str(message.get("reason", "the host is shutting down"))
         return None
 

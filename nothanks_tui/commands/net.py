@@ -16,6 +16,7 @@ from pathlib import Path
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
+from nothanks_server.store import StoreError
 
 from .. import paths
 from ..bots import bot_names
@@ -42,7 +43,12 @@ def _timer_text() -> str:
 def _host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where records of finished games are written")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)",
+    )
     parser.add_argument(
         "--bot-pace",
         type=float,
@@ -137,7 +143,11 @@ def run_host(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         variant="tactical" if args.tactical else "standard",
     )
-    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
+    try:
+        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
+    except StoreError as error:
+        print(f"nothanks host: {error}", file=sys.stderr)
+        return 1
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
@@ -158,18 +168,24 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
+    try:
+        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
+    except StoreError as error:
+        print(f"nothanks server: {error}", file=sys.stderr)
+        return 1
 
-    async def serve() -> None:
-        await host.start()
-        print(f"nothanks server listening on {args.bind}:{host.port}; records in {settings.data_dir}", flush=True)
+    def ready() -> None:  # printed once SIGTERM is handled: whoever reads the first line may stop us cleanly
+        print(f"nothanks server listening on {args.bind}:{host.port}; data in {settings.data_dir}", flush=True)
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
         if host.ssh_port is not None:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
             print(f"SSH: players connect with `ssh -p {host.ssh_port} play@<this host>`", flush=True)
-        print("Ctrl-C (or SIGTERM) stops the server and tells every client.", flush=True)
-        await host.serve()
+        print("Ctrl-C (or SIGTERM) stops it; clients are told to come back, and every game is kept.", flush=True)
+
+    async def serve() -> None:
+        await host.start()
+        await host.serve(ready=ready)
 
     try:
         asyncio.run(serve())

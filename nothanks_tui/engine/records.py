@@ -5,7 +5,10 @@ A record holds the hidden deal too, so it is written by the host only, never sen
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,9 @@ from .scoring import breakdown
 from .state import GameState, apply, from_deal
 
 RECORD_FORMAT = "nothanks-record/1"
+TEMP_PREFIX = ".nothanks-"  # write_record's temp files: .nothanks-XXXXXXXX.tmp, beside the record
+TEMP_SUFFIX = ".tmp"
+RECORD_MODE = 0o644
 
 
 def to_record(state: GameState, players: Sequence[str], **extra: Any) -> dict[str, Any]:
@@ -91,12 +97,33 @@ def _check_result(record: dict[str, Any], state: GameState) -> None:
         raise IllegalMove(BAD_RECORD, f"winners {record['winners']} but replay gives {list(state.winners())}")
 
 
-def write_record(record: dict[str, Any], path: Path | str) -> Path:
-    """Write one record as JSON (atomically: a temp file renamed into place)."""
+def write_record(record: dict[str, Any], path: Path | str, *, durable: bool = False) -> Path:
+    """Write one record as JSON, atomically: a new file of an unpredictable name in the same directory (created
+    with O_EXCL and O_NOFOLLOW, so nothing planted there is followed), renamed over ``path`` (a rename replaces a
+    symlink at ``path``, never writes through it). ``durable``: the file and the directory are fsynced, so the
+    record survives a power cut once this returns. On any error no temp file is left behind.
+    """
     target = Path(path)
-    temp = target.with_suffix(target.suffix + ".tmp")
-    temp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    temp.replace(target)
+    data = (json.dumps(record, indent=1) + "\n").encode("utf-8")
+    fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), RECORD_MODE)  # (mkstemp makes 0600; a finished game's record is no secret)
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    if durable:
+        directory = os.open(target.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
     return target
 
 

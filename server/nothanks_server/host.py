@@ -3,6 +3,9 @@
 ``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM; ``nothanks host`` and the start screen's Host tab run
 one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
 every client is told why, and every table closes.
+
+A signal (SIGTERM, SIGINT) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and every
+table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables for good.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_REASON = "the host is shutting down"
 STOPPED_REASON = "the host was stopped"
+RESTART_REASON = "the host is restarting: your seat and your game are kept, come back in a moment"
 
 
 class Host:
@@ -65,6 +69,7 @@ class Host:
         ssh = self.ssh_settings
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         await self.tcp.start()
+        self.lobby.start()  # the tables the store brought back play on
         if ssh is None:
             return
         try:
@@ -90,18 +95,21 @@ class Host:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
         return InProcessLobby(self.lobby, name, ConnectionInfo(f"hosting on port {self.port}"))
 
-    def announce_closing(self, reason: str = SHUTDOWN_REASON) -> None:
+    def announce_closing(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False) -> None:
         """Tell every TCP client the host is about to stop, before it does (they hear it while it winds down)."""
         for session in list(self.tcp.sessions):
-            session.send({"type": "closing", "reason": reason})
+            session.say_closing(reason, restart=restart)
 
-    async def close(self, reason: str = SHUTDOWN_REASON) -> None:
-        """Close every table (their players are told ``reason``) and every transport; safe to call twice."""
+    async def close(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False, forget: bool = False) -> None:
+        """Close every table (their players are told ``reason``) and every transport; safe to call twice.
+
+        The tables stay in the store for the next start unless ``forget``; ``restart`` tells TCP clients to come
+        back (``closing`` with ``restart: true``)."""
         if self._closed:
             return
         self._closed = True
-        log.info("shutting down")
-        await self.tcp.close(reason)  # closes the lobby too: every table tells its players why
+        log.info("restarting: every table is kept" if restart else "shutting down")
+        await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)
 
@@ -109,31 +117,40 @@ class Host:
         self,
         main: Callable[[], Awaitable[object]] | None = None,
         stop_main: Callable[[], None] | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> None:
         """Serve until SIGINT/SIGTERM, or until ``main`` (the host player's app) returns; then ``close``.
 
         On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
-        why. The host must be started.
+        why. ``ready`` is called once the signals are handled (a supervisor may stop the host from then on). The host
+        must be started.
         """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
+        if ready is not None:
+            ready()
         waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
         if main is not None:
             waiters.append(loop.create_task(_run(main)))
+        signalled = False
         try:
             await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            signalled = stop.is_set()
             if main is not None and not waiters[1].done():
-                self.announce_closing()
+                self.announce_closing(RESTART_REASON, restart=True)
                 if stop_main is not None:
                     stop_main()
                 await asyncio.wait([waiters[1]], timeout=5.0)
         finally:
             for waiter in waiters:
                 waiter.cancel()
-            await self.close(SHUTDOWN_REASON)
+            if signalled:  # a restart (systemd, a deploy, Ctrl-C): every game is kept for the next start
+                await self.close(RESTART_REASON, restart=True)
+            else:  # the host's own player left (nothanks host): the host's tables end with it
+                await self.close(SHUTDOWN_REASON, forget=main is not None)
             for signum in (signal.SIGINT, signal.SIGTERM):
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(signum)

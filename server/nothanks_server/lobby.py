@@ -2,10 +2,15 @@
 
 One ``Lobby`` per host process. Transports (TCP, SSH, in-process) call it and then the ``Table`` it hands out;
 it holds the settings every table shares (bot pace, turn timer, data dir) and closes everything on shutdown.
+
+It also owns the host's store (store.py): on start it brings back every table the store holds (``start``), and
+a table that ends for good (nobody left, no game waiting for anyone) leaves the store with it. Closing the lobby
+for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=True)`` ends them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 from dataclasses import dataclass
@@ -18,9 +23,12 @@ from nothanks_tui.link import NewTable, TableSummary, errors
 
 from .errors import HostError
 from .storage import RecordStore
+from .store import GroupCommit, StoredTable, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
+
+RESTORED_WAITING_GRACE = 300.0  # seconds the players of a restored table that had not started have to come back
 
 
 @dataclass(frozen=True)
@@ -33,18 +41,92 @@ class LobbySettings:
     default_bot: str = DEFAULT_BOT
     max_tables: int = MAX_TABLES
     seed: int | None = None
+    restored_waiting_grace: float = RESTORED_WAITING_GRACE
 
 
 class Lobby:
     """The tables of one host."""
 
-    def __init__(self, settings: LobbySettings | None = None) -> None:
+    def __init__(self, settings: LobbySettings | None = None, store: TableStore | None = None) -> None:
+        """``store``: where tables are kept; by default the SQLite store in the data dir (in memory without one).
+        Tables the store holds are loaded here and set going by ``start``."""
         self.settings = settings or LobbySettings()
         self._tables: dict[str, Table] = {}
-        self._next_id = 1
         self._rng = None if self.settings.seed is None else random.Random(self.settings.seed)
-        self._store = None if self.settings.data_dir is None else RecordStore(self.settings.data_dir)
+        data_dir = self.settings.data_dir
+        self.store: TableStore = store if store is not None else open_store(data_dir)
+        self.records = None if data_dir is None else RecordStore(data_dir)
+        self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
+        self._next_id = self.store.next_table_number()
+        self._restored: list[Table] = []
+        self._grace: asyncio.TimerHandle | None = None
         self.closed = False
+        self._restore()
+
+    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str) -> TableSettings:
+        return TableSettings(
+            players=players,
+            open_chips=open_chips,
+            variant=variant,
+            bot_delay=self.settings.bot_delay,
+            turn_timer=self.settings.turn_timer,
+            default_bot=bot,
+        )
+
+    def _restore(self) -> None:
+        """Bring back every table the store holds: a game in progress at its last accepted move, a table that had
+        not started with its seats and creator. A table whose last game is over is not brought back (its record is
+        kept); nor is one with no player left to come back for."""
+        if self.records is not None:
+            if removed := self.records.clean_temps():
+                log.info("removed %d temp files a previous run left", removed)
+            if written := self.records.export_pending(self.store):
+                log.info("wrote %d records the previous run had not written as JSON", written)
+        for stored in self.store.load_tables():
+            if not self._worth_restoring(stored):
+                self.store.drop_table(stored.table_id)
+                continue
+            try:
+                settings = TableSettings(
+                    players=stored.players,
+                    open_chips=stored.open_chips,
+                    variant=stored.variant,
+                    bot_delay=self.settings.bot_delay,
+                    turn_timer=self.settings.turn_timer,
+                    default_bot=stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
+                    chips_per_player=stored.chips_per_player,
+                )
+                table = Table.restore(
+                    stored, settings, store=self.store, records=self.records, commits=self.commits, on_idle=self._drop
+                )
+            except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
+                log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
+                continue
+            self._tables[table.table_id] = table
+            self._restored.append(table)
+        if self._restored:
+            log.info("restored %d tables from the store", len(self._restored))
+
+    @staticmethod
+    def _worth_restoring(stored: StoredTable) -> bool:
+        if stored.finished:
+            return False
+        return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
+
+    def start(self) -> None:
+        """On the event loop: restored tables' bots and turn timers start again; players of a restored table that
+        had not started have ``restored_waiting_grace`` seconds to resume before their seats free up."""
+        restored, self._restored = self._restored, []
+        for table in restored:
+            table.resume_play()
+        waiting = [table for table in restored if not table.started]
+        if waiting:
+            loop = asyncio.get_running_loop()
+            self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, waiting)
+
+    def _release(self, tables: list[Table]) -> None:
+        for table in tables:
+            table.release_away_seats()
 
     def tables(self) -> list[TableSummary]:
         return [table.summary() for table in self._tables.values()]
@@ -62,19 +144,21 @@ class Lobby:
             raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = TableSettings(
-            players=new.players,
-            open_chips=new.open_chips,
-            variant=new.variant,
-            bot_delay=self.settings.bot_delay,
-            turn_timer=self.settings.turn_timer,
-            default_bot=new.bot,
-        )
+        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot)
         table_id = f"t{self._next_id}"
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
-        table = Table(table_id, settings, store=self._store, rng=rng, on_idle=self._drop)
+        table = Table(
+            table_id,
+            settings,
+            store=self.store,
+            records=self.records,
+            commits=self.commits,
+            rng=rng,
+            on_idle=self._drop,
+        )
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
+        table._persist(lambda store: store.create_table(table.stored()))
         self._next_id += 1
         self._tables[table_id] = table
         seat, token = table.join(creator)
@@ -85,20 +169,47 @@ class Lobby:
     def resume(self, token: object, member: Member) -> tuple[Table, int]:
         """Give back the seat ``token`` was issued for; returns (table, seat)."""
         if isinstance(token, str):
+            digest = hash_token(token)  # once, for every table
             for table in self._tables.values():
-                if table.has_token(token):
-                    return table, table.resume(token, member)
+                index = table.seat_of_digest(digest)
+                if index is not None:
+                    return table, table.resume_seat(index, member)
         raise HostError(errors.BAD_TOKEN, "no seat holds this token (the game may be over)")
 
-    def close(self, reason: str = "the host is shutting down") -> None:
-        """Close every table, telling every member ``reason``."""
+    # SSH keys: the SSH front binds a player's key to the seat they took, and gives it back when the key returns.
+
+    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
+        """The SSH key ``fingerprint`` owns ``seat`` at ``table_id`` (kept in the store, across restarts)."""
+        self.store.bind_key(fingerprint, table_id, seat)
+
+    def resume_key(self, fingerprint: str, member: Member) -> tuple[Table, int]:
+        """Give back the seat bound to SSH key ``fingerprint``; returns (table, seat). ``bad_token`` if none."""
+        bound = self.store.seat_for_key(fingerprint)
+        if bound is not None and bound[0] in self._tables:
+            table = self._tables[bound[0]]
+            return table, table.resume_seat(bound[1], member)
+        raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+
+    def close(self, reason: str = "the host is shutting down", *, forget: bool = False) -> None:
+        """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),
+        unless ``forget``: then they end for good."""
         self.closed = True
+        self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
+        if self._grace is not None:
+            self._grace.cancel()
         for table in list(self._tables.values()):
             table.close(reason)
+            if forget:
+                self.store.drop_table(table.table_id)
         self._tables.clear()
+        self.store.close()  # the data dir is free for the next host
 
     def _drop(self, table: Table) -> None:
         if self._tables.get(table.table_id) is table:
             del self._tables[table.table_id]
             table.close("table closed")
+            try:
+                self.store.drop_table(table.table_id)
+            except Exception:
+                log.exception("table %s: could not drop it from the store", table.table_id)
             log.info("table %s closed: nobody left", table.table_id)

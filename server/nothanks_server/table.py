@@ -5,6 +5,11 @@ through ``submit``, which checks it with the engine and refuses a stale ``state_
 member gets, through ``Member.deliver``, the view filtered for its seat at that moment (never the deck, the
 removed cards, the seed, or hidden chip counts). Bots and stand-ins for away players move from tasks on the
 event loop, their ``choose`` running in a worker thread so a slow search bot never stalls the host.
+
+With a store (store.py), every change is committed there before anyone hears of it: a seat before the
+``waiting`` that shows it, the deal before the first ``update``, each accepted move before its broadcast, and a
+game's last move together with its record. ``Table.restore`` rebuilds a table from the store after a restart,
+replaying the current game's moves through the engine from its seed.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from nothanks_tui.link import (
 
 from .errors import HostError
 from .storage import RecordStore
+from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +87,15 @@ class TableSettings:
 
 @dataclass
 class Seat:
-    """One chair: empty, a bot, or a human (present or away) holding a resume token."""
+    """One chair: empty, a bot, or a human (present or away) holding a resume token (its SHA-256 digest only)."""
 
     name: str | None = None
     bot: Bot | None = None
-    token: str | None = None
+    token_hash: bytes | None = None
     member: Member | None = None
     stand_in: Bot | None = None  # plays for an away human once their turn timer ran out
+    bot_kind: str | None = None  # the registry name a restored table makes this bot from again
+    bot_seed: int | None = None
 
     @property
     def empty(self) -> bool:
@@ -106,6 +114,13 @@ class Seat:
             return SeatInfo(name="", empty=True)
         return SeatInfo(name=self.name, is_bot=self.bot is not None, away=self.away)
 
+    def stored(self) -> StoredSeat | None:
+        if self.name is None:
+            return None
+        if self.bot is not None:
+            return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
+        return StoredSeat(self.name, token_hash=self.token_hash)
+
 
 @dataclass
 class _Game:
@@ -121,20 +136,27 @@ class Table:
         table_id: str,
         settings: TableSettings,
         *,
-        store: RecordStore | None = None,
+        store: TableStore | None = None,
+        records: RecordStore | None = None,
+        commits: GroupCommit | None = None,
         rng: random.Random | None = None,
         on_idle: Callable[[Table], None] | None = None,
     ) -> None:
+        """``store``: where every change is committed before anyone hears of it; ``commits``: moves go through this
+        group commit (shared by a host's tables) instead of one commit each; ``records``: finished games' files."""
         self.table_id = table_id
         self.settings = settings
         self.config = settings.config()  # validates players/variant (IllegalMove bad_config)
         self.seats = [Seat() for _ in range(self.config.players)]
         self.members: dict[Member, int | None] = {}  # member -> seat, None for a spectator
-        self.creator: Member | None = None
+        self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
         self.game: _Game | None = None
         self.games_played = 0
         self.closed = False
         self._store = store
+        self._records = records
+        self._commits = commits
+        self._saving = False  # an accepted move is on its way to the disk: nobody sees it, nothing else moves
         self._rng = rng
         self._on_idle = on_idle
         self._driver: asyncio.Task[None] | None = None
@@ -167,8 +189,97 @@ class Table:
             spectators=sum(1 for seat in self.members.values() if seat is None),
         )
 
+    @property
+    def creator(self) -> Member | None:
+        """The creator's connection, if they are here."""
+        return None if self.creator_seat is None else self.seats[self.creator_seat].member
+
     def has_token(self, token: str) -> bool:
-        return any(_same_token(seat.token, token) for seat in self.seats)
+        return self._seat_of_token(token) is not None
+
+    def _seat_of_token(self, token: object) -> int | None:
+        return self.seat_of_digest(hash_token(token)) if isinstance(token, str) else None
+
+    def seat_of_digest(self, digest: bytes) -> int | None:
+        """The seat whose token has this SHA-256 digest (``store.hash_token``), if any."""
+        found = None
+        for index, seat in enumerate(self.seats):  # every seat compared, in constant time each
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+                found = index
+        return found
+
+    def stored(self) -> StoredTable:
+        """This table as the store keeps it (its seats; the game is kept move by move)."""
+        return StoredTable(
+            table_id=self.table_id,
+            players=self.config.players,
+            open_chips=self.config.open_chips,
+            variant=self.config.variant,
+            default_bot=self.settings.default_bot,
+            chips_per_player=self.settings.chips_per_player,
+            seats=tuple(seat.stored() for seat in self.seats),
+            creator_seat=self.creator_seat,
+        )
+
+    @classmethod
+    def restore(
+        cls,
+        stored: StoredTable,
+        settings: TableSettings,
+        *,
+        store: TableStore | None = None,
+        records: RecordStore | None = None,
+        commits: GroupCommit | None = None,
+        on_idle: Callable[[Table], None] | None = None,
+    ) -> Table:
+        """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
+        seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
+        their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
+        """
+        table = cls(stored.table_id, settings, store=store, records=records, commits=commits, on_idle=on_idle)
+        resumed_at = len(stored.moves)
+        for index, seat in enumerate(stored.seats):
+            if seat is None or index >= len(table.seats):
+                continue
+            if seat.bot_kind is not None:
+                seed = _reseed(seat.bot_seed, stored.game_no, resumed_at)
+                try:
+                    bot = make_bot(seat.bot_kind, seed)
+                except ValueError:  # a bot this version no longer has: the table's default plays the seat
+                    bot = make_bot(settings.default_bot, seed)
+                table.seats[index] = Seat(name=seat.name, bot=bot, bot_kind=seat.bot_kind, bot_seed=seat.bot_seed)
+            else:
+                table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
+        if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
+            table.creator_seat = stored.creator_seat
+        table.games_played = stored.game_no
+        if stored.game_no > 0 and stored.seed is not None and not stored.finished:
+            state = new_game(table.config, stored.seed)
+            for seat_index, action in stored.moves:
+                state = apply(state, action, seat_index)
+            table.game = _Game(state, started_at=stored.started_at or time.time())
+        return table
+
+    def resume_play(self) -> None:
+        """After ``restore``, on the event loop: bots move again, away players' turn timers start again."""
+        self._drive()
+
+    def release_away_seats(self) -> None:
+        """Before the game only: free the seats of players who did not come back (a restored waiting table's
+        players have a grace period to resume; then their seats free up as if they had left)."""
+        if self.closed or self.started:
+            return
+        changed = False
+        for index, seat in enumerate(self.seats):
+            if seat.away:
+                self._persist_seat(index, None)
+                self.seats[index] = Seat()
+                changed = True
+        if not changed:
+            return
+        self._reassign_creator()
+        self._broadcast()
+        self._check_idle()
 
     # ----------------------------------------------------------------- joining and leaving
 
@@ -189,10 +300,12 @@ class Table:
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
-        self.seats[seat] = Seat(name=member.name, token=token, member=member)
+        new = Seat(name=member.name, token_hash=hash_token(token), member=member)
+        self._persist_seat(seat, new)
+        self.seats[seat] = new
         self.members[member] = seat
-        if self.creator is None or self.creator not in self.members:
-            self.creator = member
+        if self.creator_seat is None or self.seats[self.creator_seat].empty:
+            self._set_creator(seat)
         self._broadcast()
         return seat, token
 
@@ -206,12 +319,17 @@ class Table:
     def resume(self, token: str, member: Member) -> int:
         """Give the seat holding ``token`` back to ``member`` (a reconnect); returns the seat."""
         self._check_open()
-        index = next(
-            (i for i, s in enumerate(self.seats) if _same_token(s.token, token)),
-            None,
-        )
+        index = self._seat_of_token(token)
         if index is None:
             raise HostError(errors.BAD_TOKEN, "no seat holds this token")
+        return self.resume_seat(index, member)
+
+    def resume_seat(self, index: int, member: Member) -> int:
+        """Give seat ``index`` (a human's) back to ``member``, whose right to it the caller checked (a token, or an
+        SSH key bound to the seat); returns the seat."""
+        self._check_open()
+        if not 0 <= index < len(self.seats) or not self.seats[index].human:
+            raise HostError(errors.BAD_TOKEN, "no player's seat there")
         seat = self.seats[index]
         old = seat.member
         if old is not None and old is not member:
@@ -232,16 +350,17 @@ class Table:
         if member not in self.members:
             return
         index = self.members.pop(member)
+        if self.closed:
+            return
         if index is not None:
             seat = self.seats[index]
             if not self.started:
+                self._persist_seat(index, None)
                 self.seats[index] = Seat()
+                if index == self.creator_seat:
+                    self._reassign_creator()
             elif seat.member is member:
                 seat.member = None
-        if self.creator is member:
-            self.creator = next((m for m, s in self.members.items() if s is not None), None)
-        if self.closed:
-            return
         self._broadcast()
         self._drive()
         self._check_idle()
@@ -260,7 +379,10 @@ class Table:
             seat = free[0]
         elif seat not in free:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is not free")
-        self.seats[seat] = Seat(name=self._bot_label(name), bot=self._make_bot(name))
+        bot, seed = self._make_bot(name)
+        new = Seat(name=self._bot_label(name), bot=bot, bot_kind=name, bot_seed=seed)
+        self._persist_seat(seat, new)
+        self.seats[seat] = new
         self._broadcast()
         return seat
 
@@ -269,16 +391,24 @@ class Table:
         order (a local table's "ana", "bo"...); without one a bot is called by its kind ("rules", "rules 2")."""
         name = bot_name or self.settings.default_bot
         free = sum(1 for seat in self.seats if seat.empty)
-        self.seat_bots([self._make_bot(name) for _ in range(min(count, free))], labels, kind=name)
+        made = [self._make_bot(name) for _ in range(min(count, free))]
+        self._seat_bots([bot for bot, _ in made], labels, name, [seed for _, seed in made])
 
     def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
         """Put these bots in the empty seats, in order (host set-up: a local table, a test's scripted bot)."""
+        self._seat_bots(bots, labels, kind, [None] * len(bots))
+
+    def _seat_bots(
+        self, bots: Sequence[Bot], labels: Sequence[str], kind: str | None, seeds: Sequence[int | None]
+    ) -> None:
         free = [index for index, seat in enumerate(self.seats) if seat.empty]
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        for number, (index, bot) in enumerate(zip(free, bots)):
+        for number, (index, bot, seed) in enumerate(zip(free, bots, seeds)):
             label = labels[number] if number < len(labels) else self._bot_label(kind or bot.name)
-            self.seats[index] = Seat(name=label, bot=bot)
+            new = Seat(name=label, bot=bot, bot_kind=kind or bot.name, bot_seed=seed)
+            self._persist_seat(index, new)
+            self.seats[index] = new
         self._broadcast()
 
     # ----------------------------------------------------------------- the game
@@ -312,13 +442,13 @@ class Table:
         if self.game is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         state = self.game.state
-        if state_id != state.state_id:
+        if state_id != state.state_id or self._saving:
             raise HostError(
                 errors.STALE_STATE,
                 f"the table moved on before that key press arrived; nothing was played (state {state_id}, "
                 f"now {state.state_id})",
             )
-        self._apply(apply(state, action, seat))
+        self._apply(apply(state, action, seat), member)
 
     def close(self, reason: str) -> None:
         """Shut the table: every member is told why; no more changes."""
@@ -346,7 +476,7 @@ class Table:
                 can_start=(
                     seat is not None
                     and member is not None
-                    and member is self.creator
+                    and seat == self.creator_seat
                     and not any(s.empty for s in self.seats)
                 ),
                 open_chips=self.config.open_chips,
@@ -385,7 +515,7 @@ class Table:
     def _check_creator(self, member: Member) -> None:
         if self.members.get(member) is None:
             raise HostError(errors.NOT_SEATED, "take a seat first")
-        if member is not self.creator:
+        if self.members.get(member) != self.creator_seat:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
 
     def _bot_label(self, bot_name: str) -> str:
@@ -397,55 +527,128 @@ class Table:
                 return label
         return "bot"
 
-    def _make_bot(self, name: str) -> Bot:
-        seed = None if self._rng is None else self._rng.randrange(2**32)
+    def _make_bot(self, name: str) -> tuple[Bot, int]:
+        """A new bot of kind ``name`` and the seed it was made with (kept, so a restored table makes it again)."""
+        seed = self._rng.randrange(2**32) if self._rng is not None else secrets.randbits(32)
         try:
-            return make_bot(name, seed)
+            return make_bot(name, seed), seed
         except ValueError as error:
             raise HostError(errors.BAD_BOT, str(error)) from None
 
     def _deal(self) -> None:
         seed = self._rng.randrange(2**63) if self._rng is not None else secrets.randbits(63)
-        self.game = _Game(new_game(self.config, seed))
+        game = _Game(new_game(self.config, seed))
+        self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
+        self.game = game
         self.games_played += 1
         for seat in self.seats:
             seat.stand_in = None
         self._broadcast()
         self._drive()
 
-    def _apply(self, state: GameState) -> None:
+    def _apply(self, state: GameState, member: Member | None = None) -> None:
+        """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
+        commit the table waits for it (``_saving``: views still show the last durable state, moves are refused as
+        stale, bots wait); ``member``, who played it, hears if the store refused it."""
+        assert self.game is not None
+        move = state.moves[-1]
+        record = self._record(state) if state.finished else None
+        played_in = self.game.state.state_id
+        stored = StoredMove(self.table_id, self.games_played, played_in, move.seat, move.action.value, record)
+        if self._commits is None:
+            self._persist(lambda store: store.add_moves([stored]))
+            self._accept(state, record)
+            return
+        self._saving = True
+        self._commits.add(stored, lambda error: self._saved(state, record, member, error))
+
+    def _saved(
+        self, state: GameState, record: dict[str, object] | None, member: Member | None, error: StoreError | None
+    ) -> None:
+        self._saving = False
+        if self.closed:
+            return
+        if error is None:
+            self._accept(state, record)
+            return
+        log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
+        if member is not None and member in self.members:
+            message = f"the host could not save this move, so it was not played ({error})"
+            member.deliver(Rejected(errors.NOT_SAVED, message))
+        self._drive()  # a bot tries again after its pause
+
+    def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
+        """The move is durable: it happens, and everyone sees it."""
         assert self.game is not None
         self.game.state = state
         self._broadcast()
-        if state.finished:
-            self._save()
+        if record is not None:
+            self._export(record)
             self._check_idle()
         self._drive()
 
-    def _save(self) -> None:
-        if self._store is None or self.game is None:
-            return
-        names = [seat.name or "?" for seat in self.seats]
-        record = to_record(
-            self.game.state,
-            names,
+    def _record(self, state: GameState) -> dict[str, object]:
+        assert self.game is not None
+        return to_record(
+            state,
+            [seat.name or "?" for seat in self.seats],
             table=self.table_id,
             bots=[seat.bot is not None for seat in self.seats],
             started_at=self.game.started_at,
             finished_at=time.time(),
         )
-        self._store.save(record, self.table_id, self.games_played)
+
+    def _export(self, record: dict[str, object]) -> None:
+        """The finished game's JSON file, after its record is committed in the store (and the broadcast: a host
+        killed before the file is written writes it on its next start, ``RecordStore.export_pending``)."""
+        if self._records is None:
+            return
+        if self._records.save(record, self.table_id, self.games_played) is not None and self._store is not None:
+            try:
+                self._store.mark_exported(self.table_id, self.games_played)
+            except StoreError:
+                log.exception("table %s: could not mark game %d exported", self.table_id, self.games_played)
+
+    def _persist(self, write: Callable[[TableStore], None]) -> None:
+        """Commit ``write`` to the store before the change it describes happens; refuse the change if the store
+        cannot (nobody may see what the store did not keep)."""
+        if self._store is None:
+            return
+        try:
+            write(self._store)
+        except (StoreError, OSError) as error:
+            log.exception("table %s: the store refused a change", self.table_id)
+            raise HostError(errors.NOT_SAVED, f"the host could not save this, so it did not happen ({error})") from None
+
+    def _persist_seat(self, index: int, seat: Seat | None) -> None:
+        stored = None if seat is None else seat.stored()
+        self._persist(lambda store: store.set_seat(self.table_id, index, stored))
+
+    def _set_creator(self, index: int | None) -> None:
+        if index != self.creator_seat:
+            self._persist(lambda store: store.set_creator(self.table_id, index))
+            self.creator_seat = index
+
+    def _reassign_creator(self) -> None:
+        """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
+        present = [i for i, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+        humans = [i for i, seat in enumerate(self.seats) if seat.human]
+        candidates = present or humans
+        self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
-        """Tell the lobby when nobody is left and no game waits for anyone."""
+        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
+        before the game as after a restart, and during it)."""
         if self._on_idle is None or self.members:
             return
-        if self.game is None or self.finished or not any(seat.human for seat in self.seats):
+        if self.finished or not any(seat.human for seat in self.seats):
             self._on_idle(self)
 
     # Who moves next when it is not a connected human: a bot, a stand-in, or a timer for an away player.
 
     def _drive(self) -> None:
+        if self._saving:
+            return  # the move being saved decides who is next; _saved drives then
         if self.closed or self.game is None or self.game.state.finished:
             self._cancel_driver()
             return
@@ -487,7 +690,7 @@ class Table:
                 seat = self.seats[seat_index]
                 if not self._current(state_id) or not seat.away:
                     return
-                seat.stand_in = self._make_bot(self.settings.default_bot)
+                seat.stand_in = self._make_bot(self.settings.default_bot)[0]
                 log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
             elif self.settings.bot_delay > 0:
                 await asyncio.sleep(self.bot_wait())
@@ -518,11 +721,9 @@ class Table:
             log.exception("table %s: the bot driver failed", self.table_id)
 
     def _current(self, state_id: int) -> bool:
-        return not self.closed and self.game is not None and self.game.state.state_id == state_id
+        return not self.closed and not self._saving and self.game is not None and self.game.state.state_id == state_id
 
 
-def _same_token(held: str | None, given: object) -> bool:
-    """Constant-time token comparison that never raises on odd input (non-ASCII, not a string)."""
-    if held is None or not isinstance(given, str):
-        return False
-    return secrets.compare_digest(held.encode(), given.encode("utf-8", "replace"))
+def _reseed(seed: int | None, game_no: int, state_id: int) -> int:
+    """A restored bot's seed: the same for the same table, game and move, whichever process restores it."""
+    return random.Random(f"{seed}/{game_no}/{state_id}").randrange(2**32)

@@ -57,6 +57,7 @@ class Session:
         self._refill_at = time.monotonic()
         self._soft_errors = 0
         self._closing = False
+        self._said_closing = False
 
     # ---------------------------------------------------------------- Member (called by the Table)
 
@@ -75,7 +76,7 @@ class Session:
         self.send_raw(encode(message))
 
     def send_raw(self, frame: bytes) -> None:
-        if self._closing or self.writer.is_closing():
+        if self._closing or self._said_closing or self.writer.is_closing():
             return
         if self.writer.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
             log.warning("%s does not read its frames; dropping it", self.peer)
@@ -90,6 +91,16 @@ class Session:
         if fatal:
             frame["fatal"] = True
         self.send(frame)
+
+    def say_closing(self, reason: str, *, restart: bool = False) -> None:
+        """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept)."""
+        if self._said_closing:
+            return
+        message: dict[str, Any] = {"type": "closing", "reason": reason}
+        if restart:
+            message["restart"] = True
+        self.send(message)
+        self._said_closing = True  # nothing after it: no table_closed while the tables shut down
 
     def abort(self) -> None:
         self._closing = True
@@ -340,13 +351,16 @@ class TcpHost:
             if task is not None:
                 self._tasks.discard(task)
 
-    async def close(self, reason: str = "the host is shutting down") -> None:
-        """Stop accepting, tell every client ``reason`` in a ``closing`` frame, close every table."""
+    async def close(
+        self, reason: str = "the host is shutting down", *, restart: bool = False, forget: bool = False
+    ) -> None:
+        """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
+        come back), close every table (kept in the store for the next start unless ``forget``)."""
         if self._server is not None:
             self._server.close()
         for session in list(self.sessions):
-            session.send({"type": "closing", "reason": reason})
-        self.lobby.close(reason)
+            session.say_closing(reason, restart=restart)
+        self.lobby.close(reason, forget=forget)
         for session in list(self.sessions):
             await session._close_writer()
         if self._tasks:

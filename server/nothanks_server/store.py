@@ -1,0 +1,465 @@
+"""The host's durable memory: tables, their deals and accepted moves, seats, hashed seat tokens, SSH key bindings
+and finished games, so that tables outlive the process (a SIGKILL, a SIGTERM, a power cut).
+
+One small interface, ``TableStore``, is all the host uses; ``SqliteStore`` implements it with the standard
+library's ``sqlite3`` (WAL, ``synchronous=FULL``: a commit has reached the disk when it returns). Without a data
+dir the host uses the same class on ``:memory:``, so tests run the very same statements. Another backend only has
+to implement the Protocol.
+
+What is kept, and why it is enough: a game is its config, its seed and its moves; the engine is deterministic, so
+the host rebuilds the state by replaying the moves (``Table.restore``). Seat tokens are kept as SHA-256 digests
+only: the database never holds a token a reader could use. A finished game's record and its final move are one
+transaction; the game's moves are then dropped (the record holds them).
+
+``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
+tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol
+
+SCHEMA_VERSION = 1
+DATABASE_NAME = "nothanks.sqlite3"
+
+
+class StoreError(Exception):
+    """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
+
+
+def _private_opener(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)
+
+
+def hash_token(token: str) -> bytes:
+    """What the store keeps of a seat token: its SHA-256 digest (tokens are 144 random bits: no salt needed)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).digest()
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """One filled seat: a human (``token_hash``) or a bot (``bot_kind`` and the seed it was made with)."""
+
+    name: str
+    bot_kind: str | None = None
+    bot_seed: int | None = None
+    token_hash: bytes | None = None
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A table as the store knows it: enough to rebuild the ``Table`` and replay its current game."""
+
+    table_id: str
+    players: int
+    open_chips: bool
+    variant: str
+    default_bot: str
+    chips_per_player: int | None
+    seats: tuple[StoredSeat | None, ...]
+    creator_seat: int | None = None
+    game_no: int = 0  # 0: not dealt yet
+    seed: int | None = None
+    started_at: float | None = None
+    finished: bool = False
+    moves: tuple[tuple[int, str], ...] = ()  # (seat, action) of the current game, in order
+
+
+@dataclass(frozen=True)
+class StoredMove:
+    """One accepted move: ``state_id`` is the state it was played in; ``record``: the game's last, with its record."""
+
+    table_id: str
+    game_no: int
+    state_id: int
+    seat: int
+    action: str
+    record: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """One finished game's ``nothanks-record/1`` record; ``exported``: its JSON file was written."""
+
+    table_id: str
+    game_no: int
+    record: dict[str, Any]
+    exported: bool
+
+
+class TableStore(Protocol):
+    """Everything the host keeps across restarts. Every method that changes something has committed it durably when
+    it returns, or raises ``StoreError`` having changed nothing."""
+
+    def load_tables(self) -> list[StoredTable]: ...
+
+    def next_table_number(self) -> int:
+        """The number the next table gets (``t<N>``); never one a table had before."""
+        ...
+
+    def create_table(self, table: StoredTable) -> None:
+        """A new table with its seats (and the next table number moved past it)."""
+        ...
+
+    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
+        """Fill (or, with None, free) one seat."""
+        ...
+
+    def set_creator(self, table_id: str, seat: int | None) -> None: ...
+
+    def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None: ...
+
+    def add_moves(self, moves: Sequence[StoredMove]) -> None:
+        """Accepted moves, of any tables, in one transaction; a move with a ``record`` is its game's last and its
+        record is stored with it."""
+        ...
+
+    def drop_table(self, table_id: str) -> None:
+        """The table is gone for good: its seats, moves and key bindings go too (its records stay)."""
+        ...
+
+    def records(self, pending_only: bool = False) -> list[StoredRecord]:
+        """Finished games' records (``pending_only``: those whose JSON file was not written yet)."""
+        ...
+
+    def mark_exported(self, table_id: str, game_no: int) -> None: ...
+
+    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
+        """An SSH key now owns this seat (replacing whatever it owned before)."""
+        ...
+
+    def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
+
+    def unbind_key(self, fingerprint: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tables (
+    table_id TEXT PRIMARY KEY,
+    players INTEGER NOT NULL,
+    open_chips INTEGER NOT NULL,
+    variant TEXT NOT NULL,
+    default_bot TEXT NOT NULL,
+    chips_per_player INTEGER,
+    creator_seat INTEGER,
+    game_no INTEGER NOT NULL DEFAULT 0,
+    seed INTEGER,
+    started_at REAL,
+    finished INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    bot_kind TEXT,
+    bot_seed INTEGER,
+    token_hash BLOB,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    table_id TEXT NOT NULL,
+    game_no INTEGER NOT NULL,
+    state_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    PRIMARY KEY (table_id, game_no, state_id)
+);
+CREATE TABLE IF NOT EXISTS records (
+    table_id TEXT NOT NULL,
+    game_no INTEGER NOT NULL,
+    finished_at REAL NOT NULL,
+    record TEXT NOT NULL,
+    exported INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (table_id, game_no)
+);
+CREATE TABLE IF NOT EXISTS key_bindings (
+    fingerprint TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    seat INTEGER NOT NULL
+);
+"""
+
+
+class SqliteStore:
+    """``TableStore`` on one SQLite file (``path``), or on ``":memory:"``. Use from one thread (the event loop's)."""
+
+    def __init__(self, path: Path | str = ":memory:") -> None:
+        """Open (or create) the store at ``path``. A file store belongs to one process at a time: a second host on
+        the same data dir would restore the same tables and play them twice, so it gets ``StoreError`` instead
+        (the lock, on ``<path>.lock``, goes with the process however it ends)."""
+        self.path = str(path)
+        self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            self._lock = open(self.path + ".lock", "ab", opener=_private_opener)
+            try:
+                fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self._lock.close()
+                raise StoreError(f"{self.path} is in use by another running nothanks host") from None
+            # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite gives
+            # its -wal and -shm files the database file's permissions.
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+        self._db = sqlite3.connect(self.path, isolation_level=None)  # we say BEGIN and COMMIT ourselves
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
+        self._migrate()
+
+    # ---------------------------------------------------------------------------------------- plumbing
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+        try:
+            yield self._db
+            self._db.execute("COMMIT")
+        except BaseException as error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(f"{self.path}: {error}") from error
+            raise
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM schema_version").fetchone()
+            version = 0 if row is None else int(row[0])
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} has store schema {version}; this nothanks knows up to {SCHEMA_VERSION}: update it"
+                )
+            if version < 1:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("DELETE FROM schema_version")
+                db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+            # Later versions: `if version < 2: ALTER TABLE ...`, each step in this same transaction.
+
+    # ---------------------------------------------------------------------------------------- tables
+
+    def load_tables(self) -> list[StoredTable]:
+        db = self._db
+        tables = []
+        rows = db.execute(
+            "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
+            "seed, started_at, finished FROM tables ORDER BY created_at, table_id"
+        ).fetchall()
+        for (table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started_at, finished) in rows:
+            seats: list[StoredSeat | None] = [None] * players
+            for seat, name, bot_kind, bot_seed, token_hash in db.execute(
+                "SELECT seat, name, bot_kind, bot_seed, token_hash FROM seats WHERE table_id = ?", (table_id,)
+            ):
+                if 0 <= seat < players:
+                    digest = None if token_hash is None else bytes(token_hash)
+                    seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest)
+            moves = tuple(
+                (seat, action)
+                for seat, action in db.execute(
+                    "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id",
+                    (table_id, game_no),
+                )
+            )
+            tables.append(
+                StoredTable(
+                    table_id=table_id,
+                    players=players,
+                    open_chips=bool(open_chips),
+                    variant=variant,
+                    default_bot=bot,
+                    chips_per_player=chips,
+                    seats=tuple(seats),
+                    creator_seat=creator,
+                    game_no=game_no,
+                    seed=seed,
+                    started_at=started_at,
+                    finished=bool(finished),
+                    moves=moves,
+                )
+            )
+        return tables
+
+    def next_table_number(self) -> int:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()
+        return 1 if row is None else int(row[0])
+
+    def create_table(self, table: StoredTable) -> None:
+        number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
+                "creator_seat, game_no, seed, started_at, finished, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot,
+                    table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at,
+                    int(table.finished), time.time(),
+                ),
+            )
+            for index, seat in enumerate(table.seats):
+                if seat is not None:
+                    self._put_seat(db, table.table_id, index, seat)
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('next_table', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+                (number + 1,),
+            )
+
+    @staticmethod
+    def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash) VALUES (?,?,?,?,?,?)",
+            (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash),
+        )
+
+    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
+        with self._transaction() as db:
+            if stored is None:
+                db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+                db.execute("DELETE FROM key_bindings WHERE table_id = ? AND seat = ?", (table_id, seat))
+            else:
+                self._put_seat(db, table_id, seat, stored)
+
+    def set_creator(self, table_id: str, seat: int | None) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE tables SET creator_seat = ? WHERE table_id = ?", (seat, table_id))
+
+    def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE tables SET game_no = ?, seed = ?, started_at = ?, finished = 0 WHERE table_id = ?",
+                (game_no, seed, started_at, table_id),
+            )
+            db.execute("DELETE FROM moves WHERE table_id = ?", (table_id,))
+
+    def add_moves(self, moves: Sequence[StoredMove]) -> None:
+        with self._transaction() as db:
+            for move in moves:
+                db.execute(  # (a table dropped while its move waited for the group commit keeps nothing)
+                    "INSERT INTO moves (table_id, game_no, state_id, seat, action) SELECT ?,?,?,?,? "
+                    "WHERE EXISTS (SELECT 1 FROM tables WHERE table_id = ?)",
+                    (move.table_id, move.game_no, move.state_id, move.seat, move.action, move.table_id),
+                )
+                record = move.record
+                if record is not None:
+                    db.execute(
+                        "INSERT INTO records (table_id, game_no, finished_at, record) VALUES (?,?,?,?)",
+                        (
+                            move.table_id,
+                            move.game_no,
+                            float(record.get("finished_at") or time.time()),
+                            json.dumps(record),
+                        ),
+                    )
+                    db.execute("UPDATE tables SET finished = 1 WHERE table_id = ?", (move.table_id,))
+                    db.execute("DELETE FROM moves WHERE table_id = ?", (move.table_id,))
+
+    def drop_table(self, table_id: str) -> None:
+        with self._transaction() as db:
+            for name in ("tables", "seats", "moves", "key_bindings"):
+                db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
+
+    # ---------------------------------------------------------------------------------------- records
+
+    def records(self, pending_only: bool = False) -> list[StoredRecord]:
+        query = "SELECT table_id, game_no, record, exported FROM records"
+        if pending_only:
+            query += " WHERE exported = 0"
+        return [
+            StoredRecord(table_id, game_no, json.loads(text), bool(exported))
+            for table_id, game_no, text, exported in self._db.execute(query + " ORDER BY finished_at")
+        ]
+
+    def mark_exported(self, table_id: str, game_no: int) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", (table_id, game_no))
+
+    # ---------------------------------------------------------------------------------------- SSH keys
+
+    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)",
+                (fingerprint, table_id, seat),
+            )
+
+    def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
+        row = self._db.execute(
+            "SELECT table_id, seat FROM key_bindings WHERE fingerprint = ?", (fingerprint,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]))
+
+    def unbind_key(self, fingerprint: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        if self._lock is not None:
+            self._lock.close()  # (closing the file releases the lock)
+            self._lock = None
+
+
+class GroupCommit:
+    """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
+    every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
+    None) or was refused (a ``StoreError``: nothing of the batch was kept). While the disk works the loop is held,
+    so the moves that arrive during one commit make up the next one: under load a commit carries many tables'
+    moves, at a quiet table it carries one and costs what a plain commit does."""
+
+    def __init__(self, store: TableStore) -> None:
+        self.store = store
+        self._pending: list[tuple[StoredMove, Callable[[StoreError | None], None]]] = []
+        self._scheduled = False
+        self.commits = 0  # how many transactions, and how many moves they carried (for the log and tests)
+        self.moves = 0
+
+    def add(self, move: StoredMove, done: Callable[[StoreError | None], None]) -> None:
+        self._pending.append((move, done))
+        if self._scheduled:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self.flush)
+            self._scheduled = True
+        except RuntimeError:  # no loop (a script driving tables by hand): commit now
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit what is queued now, then tell each table (in the order their moves came)."""
+        self._scheduled = False
+        batch, self._pending = self._pending, []
+        if not batch:
+            return
+        error: StoreError | None = None
+        try:
+            self.store.add_moves([move for move, _ in batch])
+            self.commits += 1
+            self.moves += len(batch)
+        except StoreError as refused:
+            error = refused
+        for _, done in batch:
+            done(error)
+
+
+def open_store(data_dir: Path | None) -> SqliteStore:
+    """The store in ``data_dir`` (``nothanks.sqlite3``), or one in memory when there is no data dir."""
+    return SqliteStore(":memory:" if data_dir is None else Path(data_dir) / DATABASE_NAME)

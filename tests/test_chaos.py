@@ -1,0 +1,20 @@
+"""The chaos run, short (CI): a real ``nothanks server`` SIGKILLed a few times loses no table, move or record.
+
+The machinery is the installed module ``nothanks_server.chaos`` (scripts/chaos_host.py runs the long version).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_server.chaos import ChaosRun, ChaosSettings
+
+
+async def test_a_host_killed_three_times_loses_no_table_no_move_and_records_every_game_once(tmp_path):
+    run = ChaosRun(ChaosSettings(data_dir=tmp_path / "data", kills=3, tables=4, seconds=60, seed=3, after_finish=0.5))
+    report = await asyncio.wait_for(run.run(), 120)
+    assert report.problems == []
+    assert report.kills == 3 and report.restarts == 4
+    assert report.tables_resumed > 0 and report.moves_checked > 0
+    assert report.records_in_store == report.records_as_json == report.records_replayed
+    assert report.records_in_store >= report.games_seen_finished
