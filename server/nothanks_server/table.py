@@ -124,6 +124,7 @@ class Table:
         store: RecordStore | None = None,
         rng: random.Random | None = None,
         on_idle: Callable[[Table], None] | None = None,
+        on_summary: Callable[[Table], None] | None = None,
     ) -> None:
         self.table_id = table_id
         self.settings = settings
@@ -137,6 +138,9 @@ class Table:
         self._store = store
         self._rng = rng
         self._on_idle = on_idle
+        self._on_summary = on_summary  # told when the lobby's line for this table changes
+        self._summary: TableSummary | None = None
+        self.created_at = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
@@ -201,7 +205,9 @@ class Table:
         if member in self.members:
             raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
         self.members[member] = None
-        self._broadcast()
+        # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
+        self._deliver(member, self.update_for(None, member))
+        self._summary_changed()
 
     def resume(self, token: str, member: Member) -> int:
         """Give the seat holding ``token`` back to ``member`` (a reconnect); returns the seat."""
@@ -242,7 +248,10 @@ class Table:
             self.creator = next((m for m, s in self.members.items() if s is not None), None)
         if self.closed:
             return
-        self._broadcast()
+        if index is None:
+            self._summary_changed()  # a spectator left: nothing the others see changed
+        else:
+            self._broadcast()
         self._drive()
         self._check_idle()
 
@@ -362,19 +371,30 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        cache: dict[int | None, HostEvent] = {}
+        """Every member gets the view for its seat; one event per distinct view, shared by the members that see
+        it (a transport encodes each event once), whatever the number of watchers."""
+        cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
-            if self.game is None:  # the waiting room differs per member (only the creator may start)
-                event = self.update_for(seat, member, infos)
-            else:
-                if seat not in cache:
-                    cache[seat] = self.update_for(seat, member, infos)
-                event = cache[seat]
-            try:
-                member.deliver(event)
-            except Exception:  # one broken transport must not keep the others from hearing about the move
-                log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
+            key = (seat, self.game is None and member is self.creator)  # the waiting room differs for the creator
+            if key not in cache:
+                cache[key] = self.update_for(seat, member, infos)
+            self._deliver(member, cache[key])
+        self._summary_changed()
+
+    def _deliver(self, member: Member, event: HostEvent) -> None:
+        try:
+            member.deliver(event)
+        except Exception:  # one broken transport must not keep the others from hearing about the move
+            log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
+
+    def _summary_changed(self) -> None:
+        if self._on_summary is None:
+            return
+        summary = self.summary()
+        if summary != self._summary:
+            self._summary = summary
+            self._on_summary(self)
 
     # ----------------------------------------------------------------- internals
 
