@@ -419,6 +419,11 @@ def run_one(args: argparse.Namespace, clients: int, think: float, records: str) 
             "off",
             "--rate-limit",
             "100000",
+            # every client comes from this machine's one address: lift the per-address limits
+            "--per-address-connections",
+            "100000",
+            "--per-address-tables",
+            "100000",
             "--data-dir",
             records,
         ]

@@ -11,6 +11,7 @@ from typing import Any
 import msgpack
 
 from nothanks_server import Lobby, LobbySettings
+from nothanks_server.limits import ClientLimits
 from nothanks_server.tcp import TcpHost
 from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 
@@ -18,11 +19,11 @@ WAIT = 10.0  # upper bound on waits that normally finish in milliseconds
 
 
 @contextlib.asynccontextmanager
-async def live_host(**settings: Any):
-    """A Lobby served on 127.0.0.1 at a free port; yields (host, port)."""
+async def live_host(limits: ClientLimits | None = None, proxy_key: str | None = None, **settings: Any):
+    """A Lobby served on 127.0.0.1 at a free port (``settings`` for the lobby); yields the ``TcpHost``."""
     options = {"bot_delay": 0, "turn_timer": None, "seed": 11} | settings
     lobby = Lobby(LobbySettings(**options))
-    host = TcpHost(lobby, "127.0.0.1", 0)
+    host = TcpHost(lobby, "127.0.0.1", 0, limits=limits, proxy_key=proxy_key)
     await host.start()
     try:
         yield host
@@ -41,8 +42,12 @@ class RawClient:
         self.frames: list[Any] = []
 
     @classmethod
-    async def connect(cls, port: int, name: str | None = "raw", request_id: int | None = None) -> RawClient:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def connect(
+        cls, port: int, name: str | None = "raw", request_id: int | None = None, source: str | None = None
+    ) -> RawClient:
+        """Connect (from the loopback address ``source``, e.g. 127.0.0.2, to stand for another machine)."""
+        local = None if source is None else (source, 0)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
         client = cls(reader, writer)
         hello = await client.next_frame()
         assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION

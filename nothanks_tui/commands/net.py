@@ -14,9 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nothanks_server.host import Host
+from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
 from nothanks_server.store import StoreError
+from nothanks_server.tcp import RATE_PER_SECOND
 
 from .. import paths
 from ..bots import bot_names
@@ -24,7 +26,7 @@ from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
-from .argtypes import port
+from .argtypes import port, positive
 
 
 def _seconds(text: str) -> float | None:
@@ -64,6 +66,7 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         help=f"an away player's turn waits this long, then a bot plays for them until they return ({_timer_text()})",
     )
     parser.add_argument("--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"default bot ({DEFAULT_BOT})")
+    _limit_options(parser)
     add_ssh_options(parser)
 
 
@@ -98,6 +101,57 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
         bot_delay=max(0.0, args.bot_pace),
         turn_timer=args.turn_timer,
         default_bot=args.bot,
+        max_tables_per_address=args.per_address_tables,
+        unstarted_table_timeout=args.unstarted_table_timeout,
+    )
+
+
+def _limits(args: argparse.Namespace) -> ClientLimits:
+    return ClientLimits(
+        per_address_connections=args.per_address_connections,
+        per_address_spectating=args.per_address_spectating,
+        lobby_idle=args.lobby_idle,
+    )
+
+
+def _limit_options(parser: argparse.ArgumentParser) -> None:
+    """What one address or one idle connection may hold (README, "Security model"; docs/protocol.md)."""
+    limits, lobby = ClientLimits(), LobbySettings()
+    group = parser.add_argument_group("limits per address (a LAN party never meets them)")
+    group.add_argument(
+        "--per-address-connections",
+        type=positive,
+        default=limits.per_address_connections,
+        metavar="N",
+        help=f"TCP connections from one address ({limits.per_address_connections})",
+    )
+    group.add_argument(
+        "--per-address-tables",
+        type=positive,
+        default=lobby.max_tables_per_address,
+        metavar="N",
+        help=f"open tables created from one address ({lobby.max_tables_per_address})",
+    )
+    group.add_argument(
+        "--per-address-spectating",
+        type=positive,
+        default=limits.per_address_spectating,
+        metavar="N",
+        help=f"tables watched at once from one address ({limits.per_address_spectating})",
+    )
+    group.add_argument(
+        "--lobby-idle",
+        type=float,
+        default=limits.lobby_idle,
+        metavar="SECONDS",
+        help=f"a connection at no table is closed after this long ({limits.lobby_idle:g})",
+    )
+    group.add_argument(
+        "--unstarted-table-timeout",
+        type=float,
+        default=lobby.unstarted_table_timeout,
+        metavar="SECONDS",
+        help=f"a table whose game has not started closes after this long ({lobby.unstarted_table_timeout:g})",
     )
 
 
@@ -144,7 +198,7 @@ def run_host(args: argparse.Namespace) -> int:
         variant="tactical" if args.tactical else "standard",
     )
     try:
-        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args))
+        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), limits=_limits(args))
     except StoreError as error:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
@@ -169,7 +223,14 @@ def run_server(args: argparse.Namespace) -> int:
     )
     settings = _settings(args)
     try:
-        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), rate=args.rate_limit)
+        host = Host(
+            settings,
+            args.bind,
+            args.port,
+            ssh=ssh_settings_from(args),
+            rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
+            limits=_limits(args),
+        )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1

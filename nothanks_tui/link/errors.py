@@ -61,6 +61,10 @@ HELLO_FIRST = "hello_first"
 BAD_VERSION = "bad_version"
 FLOOD = "flood"
 SERVER_CLOSING = "server_closing"
+SLOW_READER = "slow_reader"
+SLOW_DOWN = "slow_down"
+TOO_MANY = "too_many"
+IDLE = "idle"
 # Made by a client about its own connection
 UNREACHABLE = "unreachable"
 TIMEOUT = "timeout"
@@ -99,6 +103,10 @@ _CODES = (
     ErrorCode(TOO_BIG, "a frame over 4096 bytes", fatal=True),
     ErrorCode(FLOOD, "over the message rate, or too many refused messages", fatal=True),
     ErrorCode(SERVER_CLOSING, "the host is full, or shutting down", fatal=True),
+    ErrorCode(SLOW_READER, "the client left the host's frames unread for 30 s: dropped", fatal=True),
+    ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6)"),
+    ErrorCode(TOO_MANY, "over a per-address limit: connections (then fatal), watched tables, or tables created"),
+    ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
     ErrorCode(UNREACHABLE, "the host could not be reached", sent_by="client"),
     ErrorCode(TIMEOUT, "the host did not answer in time", sent_by="client"),
     ErrorCode(CLOSED, "the connection is closed", sent_by="client"),

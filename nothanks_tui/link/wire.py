@@ -47,6 +47,65 @@ def encode(message: Any) -> bytes:
     return msgpack.packb(message, use_bin_type=True)
 
 
+CLIENT_MAX_DEPTH = 2  # a client message is a map of scalars (depth 1); one level more is refused by the schema
+
+
+class FrameTooBig(Exception):
+    """A frame longer than its limit: refused whether its bytes came at once or one by one."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"a frame of {size} bytes or more; at most {limit}")
+        self.size = size
+        self.limit = limit
+
+
+class FrameReader:
+    """Frames decoded from a byte stream, each at most ``max_frame`` bytes however its bytes arrive.
+
+    A streaming msgpack decoder keeps its progress through a frame that has not fully arrived and drops the bytes
+    it has read, so its buffer limit bounds the bytes held, not the frame: a large frame sent slowly would be
+    decoded. This counts each frame's bytes from the stream's offsets (``Unpacker.tell``) instead.
+    """
+
+    def __init__(self, unpacker: msgpack.Unpacker, max_frame: int, max_depth: int | None = None) -> None:
+        self._unpacker = unpacker
+        self._max_frame = max_frame
+        self._max_depth = max_depth
+        self._fed = 0  # bytes fed so far
+        self._frame_start = 0  # stream offset where the frame being read began
+
+    def feed(self, data: bytes) -> None:
+        """Take more bytes (then read every whole frame with ``next_frame``). The decoder's ``BufferFull`` means
+        more bytes are waiting than any frame may have."""
+        self._unpacker.feed(data)
+        self._fed += len(data)
+
+    def next_frame(self) -> object | None:
+        """The next whole frame, or None until more bytes arrive. Raises ``FrameTooBig``, ``ValueError`` (nesting
+        deeper than allowed) or the decoder's own errors for bytes that are not a valid frame."""
+        try:
+            message = next(self._unpacker)
+        except StopIteration:
+            if self._fed - self._frame_start > self._max_frame:
+                raise FrameTooBig(self._fed - self._frame_start, self._max_frame) from None
+            return None
+        end = self._unpacker.tell()
+        size, self._frame_start = end - self._frame_start, end
+        if size > self._max_frame:
+            raise FrameTooBig(size, self._max_frame)
+        if self._max_depth is not None and nesting_depth(message, self._max_depth) > self._max_depth:
+            raise ValueError(f"nested deeper than {self._max_depth}")
+        return message
+
+
+def nesting_depth(value: object, stop_after: int) -> int:
+    """How deeply ``value`` nests arrays and maps (a scalar is 0), counted no further than ``stop_after`` + 1."""
+    if not isinstance(value, list | dict) or stop_after < 0:
+        return 0
+    children = value.values() if isinstance(value, dict) else value
+    return 1 + max((nesting_depth(child, stop_after - 1) for child in children), default=0)
+
+
 def host_unpacker() -> msgpack.Unpacker:
     """The decoder a host uses on a client's bytes."""
     return msgpack.Unpacker(
@@ -92,8 +151,14 @@ _STR = (str,)
 _BOOL = (bool,)
 
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
-    "hello": {"protocol": Field(_INT), "name": Field(_STR), "client": Field(_STR, required=False)},
-    "list_tables": {},
+    "hello": {
+        "protocol": Field(_INT),
+        "name": Field(_STR),
+        "client": Field(_STR, required=False),
+        "via": Field(_STR, required=False),  # a host's own front only, with proxy_key
+        "proxy_key": Field(_STR, required=False),
+    },
+    "list_tables": {"offset": Field(_INT, required=False)},
     "create_table": {
         "players": Field(_INT),
         "bots": Field(_INT, required=False),
@@ -225,6 +290,11 @@ def encode_event(event: TableUpdate | TableWaiting) -> bytes:
         }
     )
     return _one_more_entry(head_map) + _VIEW_KEY + _one_more_entry(view_map) + _MOVES_KEY + moves_bytes
+
+
+def with_entry(packed_map: bytes, key: str, value: Any) -> bytes:
+    """A packed map with one more entry, without decoding it (a cached frame given a request's ``re``)."""
+    return _one_more_entry(packed_map) + encode(key) + encode(value)
 
 
 def _one_more_entry(packed: bytes) -> bytes:

@@ -230,6 +230,8 @@ class ChaosRun:
             self.settings.python, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", str(self.port),
             "--data-dir", str(self.settings.data_dir), "--bot-pace", str(self.settings.bot_pace),
             "--turn-timer", "off", "--rate-limit", "100000",
+            # every player comes from 127.0.0.1: lift the per-address limits
+            "--per-address-connections", "100000", "--per-address-tables", "100000",
         ]
         with open(self._stderr, "ab") as stderr:
             self.process = await asyncio.create_subprocess_exec(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import signal
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -20,9 +21,10 @@ from typing import TYPE_CHECKING
 from nothanks_tui.link import ConnectionInfo
 
 from .inprocess import InProcessLobby
+from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .open_files import raise_open_file_limit
-from .tcp import MAX_CONNECTIONS, TcpHost
+from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
     from .ssh.server import SSHFront, SSHSettings
@@ -45,12 +47,15 @@ class Host:
         port: int,
         *,
         ssh: SSHSettings | None = None,
-        rate: float | None = None,
+        rate: float = RATE_PER_SECOND,
+        limits: ClientLimits | None = None,
     ) -> None:
         self.settings = settings
         self.bind = bind
         self.lobby = Lobby(settings)
-        self.tcp = TcpHost(self.lobby, bind, port) if rate is None else TcpHost(self.lobby, bind, port, rate=rate)
+        # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
+        self.proxy_key = secrets.token_urlsafe(24)
+        self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | SSHWorkers | None = None
         self._closed = False

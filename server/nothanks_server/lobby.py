@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,8 @@ class LobbySettings:
     turn_timer: float | None = TURN_TIMER
     default_bot: str = DEFAULT_BOT
     max_tables: int = MAX_TABLES
+    max_tables_per_address: int = 4  # tables created by one address that are still open
+    unstarted_table_timeout: float = 900.0  # seconds a table may wait for its game to start before it closes
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
 
@@ -61,6 +64,8 @@ class Lobby:
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
         self.closed = False
+        self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
+        self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._restore()
 
     def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str) -> TableSettings:
@@ -97,7 +102,13 @@ class Lobby:
                     chips_per_player=stored.chips_per_player,
                 )
                 table = Table.restore(
-                    stored, settings, store=self.store, records=self.records, commits=self.commits, on_idle=self._drop
+                    stored,
+                    settings,
+                    store=self.store,
+                    records=self.records,
+                    commits=self.commits,
+                    on_idle=self._drop,
+                    on_summary=self._changed,
                 )
             except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
                 log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
@@ -131,17 +142,24 @@ class Lobby:
     def tables(self) -> list[TableSummary]:
         return [table.summary() for table in self._tables.values()]
 
+    def all_tables(self) -> list[Table]:
+        return list(self._tables.values())
+
     def table(self, table_id: object) -> Table:
         if not isinstance(table_id, str) or table_id not in self._tables:
             raise HostError(errors.NO_TABLE, f"no table {str(table_id)[:20]!r}")
         return self._tables[table_id]
 
-    def create_table(self, new: NewTable, creator: Member) -> tuple[Table, int, str]:
-        """A new table with ``creator`` in seat 0 and ``new.bots`` bots; returns (table, seat, resume token)."""
+    def create_table(self, new: NewTable, creator: Member, owner: str | None = None) -> tuple[Table, int, str]:
+        """A new table with ``creator`` in seat 0 and ``new.bots`` bots; returns (table, seat, resume token).
+        ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
         if len(self._tables) >= self.settings.max_tables:
             raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
+        limit = self.settings.max_tables_per_address
+        if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
+            raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
         settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot)
@@ -155,12 +173,16 @@ class Lobby:
             commits=self.commits,
             rng=rng,
             on_idle=self._drop,
+            on_summary=self._changed,
         )
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
         table._persist(lambda store: store.create_table(table.stored()))
         self._next_id += 1
         self._tables[table_id] = table
+        self.version += 1
+        if owner is not None:
+            self._owners[table_id] = owner
         seat, token = table.join(creator)
         table.add_bots(new.bots, new.bot)
         log.info("table %s created: %d players, %d bots", table_id, new.players, new.bots)
@@ -204,12 +226,26 @@ class Lobby:
         self._tables.clear()
         self.store.close()  # the data dir is free for the next host
 
-    def _drop(self, table: Table) -> None:
+    def expire_unstarted(self, now: float | None = None) -> int:
+        """Close the tables whose game has not started ``unstarted_table_timeout`` seconds after they were made."""
+        now = time.monotonic() if now is None else now
+        timeout = self.settings.unstarted_table_timeout
+        stale = [t for t in self._tables.values() if not t.started and now - t.created_at >= timeout]
+        for table in stale:
+            self._drop(table, f"the game did not start within {timeout / 60:g} minutes")
+        return len(stale)
+
+    def _changed(self, _table: Table) -> None:
+        self.version += 1
+
+    def _drop(self, table: Table, reason: str = "table closed") -> None:
         if self._tables.get(table.table_id) is table:
             del self._tables[table.table_id]
-            table.close("table closed")
+            self._owners.pop(table.table_id, None)
+            self.version += 1
+            table.close(reason)
             try:
                 self.store.drop_table(table.table_id)
             except Exception:
                 log.exception("table %s: could not drop it from the store", table.table_id)
-            log.info("table %s closed: nobody left", table.table_id)
+            log.info("table %s closed: %s", table.table_id, reason)

@@ -141,6 +141,7 @@ class Table:
         commits: GroupCommit | None = None,
         rng: random.Random | None = None,
         on_idle: Callable[[Table], None] | None = None,
+        on_summary: Callable[[Table], None] | None = None,
     ) -> None:
         """``store``: where every change is committed before anyone hears of it; ``commits``: moves go through this
         group commit (shared by a host's tables) instead of one commit each; ``records``: finished games' files."""
@@ -159,6 +160,9 @@ class Table:
         self._saving = False  # an accepted move is on its way to the disk: nobody sees it, nothing else moves
         self._rng = rng
         self._on_idle = on_idle
+        self._on_summary = on_summary  # told when the lobby's line for this table changes
+        self._summary: TableSummary | None = None
+        self.created_at = time.monotonic()
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
@@ -231,12 +235,21 @@ class Table:
         records: RecordStore | None = None,
         commits: GroupCommit | None = None,
         on_idle: Callable[[Table], None] | None = None,
+        on_summary: Callable[[Table], None] | None = None,
     ) -> Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
         seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
         their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
         """
-        table = cls(stored.table_id, settings, store=store, records=records, commits=commits, on_idle=on_idle)
+        table = cls(
+            stored.table_id,
+            settings,
+            store=store,
+            records=records,
+            commits=commits,
+            on_idle=on_idle,
+            on_summary=on_summary,
+        )
         resumed_at = len(stored.moves)
         for index, seat in enumerate(stored.seats):
             if seat is None or index >= len(table.seats):
@@ -314,7 +327,9 @@ class Table:
         if member in self.members:
             raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
         self.members[member] = None
-        self._broadcast()
+        # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
+        self._deliver(member, self.update_for(None, member))
+        self._summary_changed()
 
     def resume(self, token: str, member: Member) -> int:
         """Give the seat holding ``token`` back to ``member`` (a reconnect); returns the seat."""
@@ -361,7 +376,10 @@ class Table:
                     self._reassign_creator()
             elif seat.member is member:
                 seat.member = None
-        self._broadcast()
+        if index is None:
+            self._summary_changed()  # a spectator left: nothing the others see changed
+        else:
+            self._broadcast()
         self._drive()
         self._check_idle()
 
@@ -492,19 +510,30 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        cache: dict[int | None, HostEvent] = {}
+        """Every member gets the view for its seat; one event per distinct view, shared by the members that see
+        it (a transport encodes each event once), whatever the number of watchers."""
+        cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
-            if self.game is None:  # the waiting room differs per member (only the creator may start)
-                event = self.update_for(seat, member, infos)
-            else:
-                if seat not in cache:
-                    cache[seat] = self.update_for(seat, member, infos)
-                event = cache[seat]
-            try:
-                member.deliver(event)
-            except Exception:  # one broken transport must not keep the others from hearing about the move
-                log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
+            key = (seat, self.game is None and member is self.creator)  # the waiting room differs for the creator
+            if key not in cache:
+                cache[key] = self.update_for(seat, member, infos)
+            self._deliver(member, cache[key])
+        self._summary_changed()
+
+    def _deliver(self, member: Member, event: HostEvent) -> None:
+        try:
+            member.deliver(event)
+        except Exception:  # one broken transport must not keep the others from hearing about the move
+            log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
+
+    def _summary_changed(self) -> None:
+        if self._on_summary is None:
+            return
+        summary = self.summary()
+        if summary != self._summary:
+            self._summary = summary
+            self._on_summary(self)
 
     # ----------------------------------------------------------------- internals
 

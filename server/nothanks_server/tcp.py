@@ -8,6 +8,8 @@ A connection that sends garbage, oversize frames or floods is closed; nobody els
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hmac
 import logging
 import time
 from typing import Any
@@ -19,16 +21,22 @@ from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
 from nothanks_tui.link.names import BadName, clean_name
 from nothanks_tui.link.wire import (
+    CLIENT_MAX_DEPTH,
+    CLIENT_MAX_FRAME,
     PROTOCOL_VERSION,
+    FrameReader,
+    FrameTooBig,
     ProtocolError,
     check_client_message,
     encode,
     encode_event,
     host_unpacker,
     summary_to_wire,
+    with_entry,
 )
 
 from .errors import HostError
+from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
 from .table import HostEvent, Table
 
@@ -39,8 +47,9 @@ HELLO_TIMEOUT = 10.0  # seconds a new connection has to introduce itself
 RATE_PER_SECOND = 50.0  # sustained messages per second per connection
 RATE_BURST = 100.0  # messages a connection may send at once
 MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
-MAX_WRITE_BUFFER = 1 << 20  # bytes queued to a client that does not read before we drop it
 MAX_CONNECTIONS = 5000
+LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
+HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections and tables that never started
 
 
 class Session:
@@ -53,19 +62,29 @@ class Session:
         self.name = ""
         self.table: Table | None = None
         self.peer = writer.get_extra_info("peername")
-        self._tokens = host.burst
-        self._refill_at = time.monotonic()
+        self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
+        self.spectating = False
+        now = time.monotonic()
+        self.idle_since: float | None = now  # in the lobby (at no table) since then
+        self._messages = TokenBucket(host.rate, host.burst, host.stalls, now)
+        self._lists = TokenBucket(host.limits.list_rate, host.limits.list_burst, host.stalls, now)
         self._soft_errors = 0
         self._closing = False
         self._said_closing = False
+        # Frames waiting for a slow reader, in order; at most one of them is a view (the newest replaces it).
+        self._backlog: list[bytes] = []
+        self._backlog_view: int | None = None  # index of the view in the backlog
+        self._flusher: asyncio.Task[None] | None = None
+        with contextlib.suppress(AttributeError, RuntimeError):
+            writer.transport.set_write_buffer_limits(high=host.limits.backlog_bytes)
 
     # ---------------------------------------------------------------- Member (called by the Table)
 
     def deliver(self, event: HostEvent) -> None:
         if isinstance(event, TableUpdate | TableWaiting):
-            self.send_raw(_encoded(event))
+            self.send_raw(_encoded(event), view=True)
         elif isinstance(event, Closed):
-            self.table = None
+            self._at_no_table()
             self.send({"type": "table_closed", "reason": event.reason})
         elif isinstance(event, Rejected):
             self.send({"type": "error", "code": event.code, "message": event.message})
@@ -75,14 +94,51 @@ class Session:
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(encode(message))
 
-    def send_raw(self, frame: bytes) -> None:
+    def send_raw(self, frame: bytes, view: bool = False) -> None:
+        """Write ``frame``, or queue it while the client has not read what it was sent: a view replaces the view
+        still waiting (only the newest matters), so a slow or silent reader costs one view per table it is at."""
         if self._closing or self._said_closing or self.writer.is_closing():
             return
-        if self.writer.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
-            log.warning("%s does not read its frames; dropping it", self.peer)
-            self.abort()
+        if not self._backlog and self.writer.transport.get_write_buffer_size() <= self.host.limits.backlog_bytes:
+            self.writer.write(frame)
             return
-        self.writer.write(frame)
+        if view and self._backlog_view is not None:
+            del self._backlog[self._backlog_view]
+            self._backlog_view = None
+        elif not view and len(self._backlog) >= self.host.limits.backlog_frames:
+            self._drop_slow_reader()
+            return
+        self._backlog.append(frame)
+        if view:
+            self._backlog_view = len(self._backlog) - 1
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush(), name=f"flush {self.peer}")
+
+    async def _flush(self) -> None:
+        """Hand the backlog to the socket as the client reads; drop a client that reads nothing for too long."""
+        try:
+            while self._backlog and not self._closing:
+                try:
+                    await asyncio.wait_for(self.writer.drain(), self.host.limits.slow_reader)
+                except TimeoutError:
+                    self._drop_slow_reader()
+                    return
+                frames, self._backlog, self._backlog_view = self._backlog, [], None
+                self.writer.writelines(frames)
+        except (ConnectionError, OSError):
+            self.abort()
+        finally:
+            self._flusher = None
+
+    def _drop_slow_reader(self) -> None:
+        log.info("%s left the host's updates unread for too long; dropping it", self.peer)
+        self._backlog.clear()
+        self._backlog_view = None
+        if not self.writer.transport.is_closing():
+            self.writer.transport.write(
+                encode({"type": "error", "code": errors.SLOW_READER, "message": "you did not read", "fatal": True})
+            )
+        self.abort()
 
     def error(self, code: str, message: str, request_id: int | None = None, fatal: bool = False) -> None:
         frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -102,14 +158,21 @@ class Session:
         self.send(message)
         self._said_closing = True  # nothing after it: no table_closed while the tables shut down
 
+    def abort_after_send(self) -> None:
+        """Close once what was written is sent (the reader task then ends): for a last error frame."""
+        self._closing = True
+        self.writer.close()
+        self._at_no_table()
+
     def abort(self) -> None:
         self._closing = True
         self.writer.transport.abort()
+        self._at_no_table()
 
     # ---------------------------------------------------------------- the read loop
 
     async def run(self) -> None:
-        unpacker = host_unpacker()
+        frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
         self.send({"type": "hello", "protocol": PROTOCOL_VERSION, "server": f"nothanks/{__version__}"})
         try:
             hello_deadline = asyncio.get_running_loop().time() + HELLO_TIMEOUT
@@ -126,11 +189,11 @@ class Session:
                 if not data:
                     break
                 try:
-                    unpacker.feed(data)
+                    frames.feed(data)
                 except msgpack.BufferFull:
-                    self.error(errors.TOO_BIG, "frame too large", fatal=True)
+                    self.error(errors.TOO_BIG, f"a frame is at most {CLIENT_MAX_FRAME} bytes", fatal=True)
                     break
-                if not self._drain(unpacker):
+                if not self._drain(frames):
                     break
         except (ConnectionError, OSError):
             pass
@@ -140,31 +203,25 @@ class Session:
             self._leave_table()
             await self._close_writer()
 
-    def _drain(self, unpacker: msgpack.Unpacker) -> bool:
+    def _drain(self, frames: FrameReader) -> bool:
         """Handle every complete frame in the buffer; False once the connection must close."""
         while True:
             try:
-                message = next(unpacker)
-            except StopIteration:
-                return True
+                message = frames.next_frame()
+            except FrameTooBig as error:
+                self.error(errors.TOO_BIG, f"a frame is at most {error.limit} bytes", fatal=True)
+                return False
             except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as error:
-                # Covers malformed bytes, over-limit strings/containers, non-str map keys: the stream is lost.
+                # Covers malformed bytes, over-limit strings/containers/nesting, non-str map keys: the stream is lost.
                 self.error(errors.BAD_FRAME, f"undecodable frame: {type(error).__name__}", fatal=True)
                 return False
-            if not self._spend_token():
+            if message is None:
+                return True
+            if not self._messages.take(time.monotonic()):
                 self.error(errors.FLOOD, f"more than {self.host.rate:.0f} messages a second", fatal=True)
                 return False
             if not self._handle(message):
                 return False
-
-    def _spend_token(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self.host.burst, self._tokens + (now - self._refill_at) * self.host.rate)
-        self._refill_at = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
 
     def _handle(self, message: object) -> bool:
         request_id = message.get("id") if isinstance(message, dict) else None
@@ -200,7 +257,12 @@ class Session:
         elif kind == "ping":
             reply = {"type": "pong"}
         elif kind == "list_tables":
-            reply = {"type": "tables", "tables": [summary_to_wire(t) for t in self.host.lobby.tables()]}
+            if not self._lists.take(time.monotonic()):
+                raise ProtocolError(
+                    errors.SLOW_DOWN, f"list the tables at most {self.host.limits.list_rate:g} times a second"
+                )
+            self.send_raw(self.host.tables_frame(fields.get("offset", 0), request_id))
+            return True
         elif kind == "create_table":
             reply = self._create(fields)
         elif kind == "join":
@@ -239,9 +301,13 @@ class Session:
                 fatal=True,
             )
         try:
-            self.name = clean_name(fields["name"])
+            name = clean_name(fields["name"])
         except BadName as error:
             raise ProtocolError(errors.BAD_NAME, str(error), fatal=True) from None
+        via = fields.get("via")
+        if via is not None:
+            self.host.speak_for(self, via, fields.get("proxy_key"))
+        self.name = name
         return {"type": "welcome", "name": self.name}
 
     def _create(self, fields: dict[str, Any]) -> dict[str, Any]:
@@ -253,28 +319,38 @@ class Session:
             open_chips=fields.get("open_chips", False),
             variant=fields.get("variant", "standard"),
         )
-        table, seat, token = self.host.lobby.create_table(new, self)
-        self.table = table
+        table, seat, token = self.host.lobby.create_table(new, self, owner=self.address)
+        self._at(table)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _join(self, fields: dict[str, Any]) -> dict[str, Any]:
         self._not_at_table()
         table = self.host.lobby.table(fields["table"])
         seat, token = table.join(self, fields.get("seat"))
-        self.table = table
+        self._at(table)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _spectate(self, fields: dict[str, Any]) -> dict[str, Any]:
         self._not_at_table()
         table = self.host.lobby.table(fields["table"])
-        table.spectate(self)
-        self.table = table
+        if not self.host.spectating.take(self.address, self.host.limits.per_address_spectating):
+            raise HostError(
+                errors.TOO_MANY,
+                f"your address already watches {self.host.limits.per_address_spectating} tables: leave one first",
+            )
+        try:
+            table.spectate(self)
+        except BaseException:
+            self.host.spectating.give_back(self.address)
+            raise
+        self.spectating = True
+        self._at(table)
         return {"type": "joined", "table": table.table_id, "seat": None, "token": None}
 
     def _resume(self, fields: dict[str, Any]) -> dict[str, Any]:
         self._not_at_table()
         table, seat = self.host.lobby.resume(fields["token"], self)
-        self.table = table
+        self._at(table)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": fields["token"]}
 
     def _not_at_table(self) -> None:
@@ -286,8 +362,22 @@ class Session:
             raise HostError(errors.NOT_AT_TABLE, "join a table first")
         return self.table
 
+    def _at(self, table: Table) -> None:
+        self.table = table
+        self.idle_since = None
+
+    def _at_no_table(self) -> None:
+        """Bookkeeping when this connection is no longer at its table (it left, was dropped, or the table closed)."""
+        self.table = None
+        if self.spectating:
+            self.spectating = False
+            self.host.spectating.give_back(self.address)
+        if self.idle_since is None:
+            self.idle_since = time.monotonic()
+
     def _leave_table(self) -> None:
-        table, self.table = self.table, None
+        table = self.table
+        self._at_no_table()
         if table is not None:
             table.leave(self)
 
@@ -314,23 +404,78 @@ def _encoded(event: TableUpdate | TableWaiting) -> bytes:
     return frame
 
 
-class TcpHost:
-    """Serves a ``Lobby`` over TCP. ``start()`` binds (port 0 picks a free port); ``close()`` tells every client."""
+def _listing_order(table: Table) -> tuple[bool, bool, float]:
+    """Tables that can still be joined first, then games under way, then finished ones; oldest first in each."""
+    return (table.started, table.finished, table.created_at)
 
-    def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777, rate: float = RATE_PER_SECOND) -> None:
+
+def _address_of(peer: object) -> str:
+    """The address a connection comes from (its IP), whatever the socket family reports."""
+    if isinstance(peer, tuple) and peer:
+        return str(peer[0])
+    return str(peer)
+
+
+class TcpHost:
+    """Serves a ``Lobby`` over TCP. ``start()`` binds (port 0 picks a free port); ``close()`` tells every client.
+
+    ``proxy_key``: the secret a trusted front (the SSH front's workers, on this machine) sends in its ``hello``
+    with ``via``, the address of the player it speaks for; that address is then the one the limits count.
+    """
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        bind: str = "127.0.0.1",
+        port: int = 7777,
+        rate: float = RATE_PER_SECOND,
+        limits: ClientLimits | None = None,
+        proxy_key: str | None = None,
+    ) -> None:
         self.lobby = lobby
         self.bind = bind
         self.port = port
         self.rate = rate  # messages per second a connection may send, sustained
         self.burst = max(RATE_BURST, rate * 2)
+        self.limits = limits or ClientLimits()
+        self.proxy_key = proxy_key
+        self.stalls = LoopStalls()
+        self.connections = AddressCounts()
+        self.spectating = AddressCounts()
         self.sessions: set[Session] = set()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._housekeeping: asyncio.Task[None] | None = None
+        self._pages: dict[int, bytes] = {}  # offset -> the encoded `tables` reply, for lobby version _pages_of
+        self._pages_of = -1
+
+    def tables_frame(self, offset: int, request_id: int | None) -> bytes:
+        """The `tables` reply for ``offset``: built once per change of the lobby, not once per request."""
+        if self._pages_of != self.lobby.version:
+            self._pages.clear()
+            self._pages_of = self.lobby.version
+        offset = max(0, offset)
+        page = self._pages.get(offset)
+        if page is None:
+            listed = sorted(self.lobby.all_tables(), key=_listing_order)
+            page = encode(
+                {
+                    "type": "tables",
+                    "tables": [summary_to_wire(t.summary()) for t in listed[offset : offset + LIST_PAGE]],
+                    "total": len(listed),
+                    "offset": offset,
+                }
+            )
+            if len(self._pages) < 64:
+                self._pages[offset] = page
+        return page if request_id is None else with_entry(page, "re", request_id)
 
     async def start(self) -> tuple[str, int]:
         self._server = await asyncio.start_server(self._accept, self.bind, self.port, limit=READ_CHUNK * 4)
         host, port = self._server.sockets[0].getsockname()[:2]
         self.port = port
+        self.stalls.start()
+        self._housekeeping = asyncio.get_running_loop().create_task(self._keep_house(), name="tcp housekeeping")
         log.info("listening on %s:%d", host, port)
         return host, port
 
@@ -338,6 +483,14 @@ class TcpHost:
         session = Session(self, reader, writer)
         if len(self.sessions) >= MAX_CONNECTIONS:
             session.error(errors.SERVER_CLOSING, "this host is full", fatal=True)
+            await session._close_writer()
+            return
+        if not self.connections.take(session.address, self.limits.per_address_connections):
+            session.error(
+                errors.TOO_MANY,
+                f"your address has {self.limits.per_address_connections} connections to this host already",
+                fatal=True,
+            )
             await session._close_writer()
             return
         self.sessions.add(session)
@@ -348,14 +501,54 @@ class TcpHost:
             await session.run()
         finally:
             self.sessions.discard(session)
+            self.connections.give_back(session.address)
             if task is not None:
                 self._tasks.discard(task)
+
+    def speak_for(self, session: Session, address: str, key: object) -> None:
+        """A trusted front says whom ``session`` carries: count it against ``address`` from now on."""
+        if self.proxy_key is None or not isinstance(key, str) or not hmac.compare_digest(key, self.proxy_key):
+            raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
+        if address == session.address:
+            return
+        if not self.connections.take(address, self.limits.per_address_connections):
+            raise ProtocolError(
+                errors.TOO_MANY,
+                f"your address has {self.limits.per_address_connections} connections to this host already",
+                fatal=True,
+            )
+        self.connections.give_back(session.address)
+        session.address = address
+
+    async def _keep_house(self) -> None:
+        """Close connections that sat in the lobby too long, and tables that never started."""
+        while True:
+            await asyncio.sleep(HOUSEKEEPING_INTERVAL)
+            self.close_idle(time.monotonic())
+            self.lobby.expire_unstarted()
+
+    def close_idle(self, now: float) -> int:
+        """Close every connection idle in the lobby (at no table) for ``limits.lobby_idle`` seconds; how many."""
+        closed = 0
+        for session in list(self.sessions):
+            if session.idle_since is not None and now - session.idle_since >= self.limits.lobby_idle:
+                session.error(
+                    errors.IDLE,
+                    f"you stayed in the lobby for {self.limits.lobby_idle / 60:g} minutes without a table",
+                    fatal=True,
+                )
+                session.abort_after_send()
+                closed += 1
+        return closed
 
     async def close(
         self, reason: str = "the host is shutting down", *, restart: bool = False, forget: bool = False
     ) -> None:
         """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
         come back), close every table (kept in the store for the next start unless ``forget``)."""
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+        await self.stalls.stop()
         if self._server is not None:
             self._server.close()
         for session in list(self.sessions):

@@ -1,0 +1,114 @@
+"""What one client, or one address, may hold on a host: the limits a public host needs against abuse.
+
+A LAN party never meets them; a script on one address that opens a thousand connections, creates hundreds of
+tables, watches tables without reading, or asks for the table list forty times a second does, and is refused
+before it can slow anyone else. Totals (``MAX_CONNECTIONS``, ``LobbySettings.max_tables``) stay as they were;
+these come first. Every number here is a default that ``nothanks server`` / ``nothanks host`` flags change, and
+README's security model and docs/protocol.md quote them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClientLimits:
+    """Per connection and per address limits of the TCP transport (the SSH front has its own, per address too)."""
+
+    per_address_connections: int = 32  # open TCP connections from one address
+    per_address_spectating: int = 8  # tables watched at once from one address
+    lobby_idle: float = 900.0  # seconds a connection may stay in the lobby without sitting at a table
+    list_rate: float = 2.0  # list_tables per second, sustained, per connection...
+    list_burst: float = 6.0  # ...and at once
+    slow_reader: float = 30.0  # seconds a client may leave the host's updates unread before it is dropped
+    backlog_bytes: int = 16 * 1024  # unread bytes above which updates wait (the newest replacing the older)
+    backlog_frames: int = 64  # frames (other than updates) waiting for a slow reader before it is dropped
+
+
+class AddressCounts:
+    """How many of something each address holds now (connections, watched tables)."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+
+    def take(self, address: str, limit: int) -> bool:
+        """Count one more for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
+        if self._counts[address] >= limit:
+            return False
+        self._counts[address] += 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        if self._counts[address] <= 1:
+            self._counts.pop(address, None)
+        else:
+            self._counts[address] -= 1
+
+    def __getitem__(self, address: str) -> int:
+        return self._counts[address]
+
+
+class LoopStalls:
+    """How long the event loop has been held up in all (seconds it could not run a short timer on time).
+
+    A message rate counted on arrival would blame a client for the host's own stall: a ping a second queued
+    behind a 20-second stall arrives as twenty at once. Rate budgets add back the stall time measured here.
+    """
+
+    TICK = 0.05  # seconds between checks
+    SLACK = 0.02  # lateness below this is scheduling noise, not a stall
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._watch(), name="loop stall watch")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(self.TICK)
+            late = loop.time() - before - self.TICK
+            if late > self.SLACK:
+                self.total += late
+
+
+class TokenBucket:
+    """``rate`` events a second sustained, ``burst`` at once; the host's own stalls (``LoopStalls``) are not
+    charged to the client: the time the loop was held up refills the bucket beyond its burst."""
+
+    def __init__(self, rate: float, burst: float, stalls: LoopStalls | None, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._stalls = stalls
+        self._tokens = burst
+        self._cap = burst
+        self._at = now
+        self._stall_seen = stalls.total if stalls is not None else 0.0
+
+    def take(self, now: float) -> bool:
+        stalled = 0.0
+        if self._stalls is not None:
+            stalled, self._stall_seen = self._stalls.total - self._stall_seen, self._stalls.total
+        # The cap is the burst, plus stall credit that shrinks as the tokens it allowed are spent.
+        self._cap = max(self.burst, min(self._cap, self._tokens)) + stalled * self.rate
+        self._tokens = min(self._cap, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
