@@ -1,0 +1,140 @@
+"""Every place the SSH front reaches into a third-party library's private names, in one list, each with what it
+buys and a check run at startup (``check_patches``) that fails loudly when a release changes what it relies on.
+textual and asyncssh are pinned to the exact versions checked (pyproject.toml).
+
+The SSH front otherwise uses only public extension points: Textual's ``Driver`` and ``App`` API, asyncssh's
+``run_server`` and its ``SSHServer`` / ``SSHServerSession`` callbacks. What is left here, and why:
+
+1. **asyncssh ``SSHServerChannel._env`` (``limit_environment``).** asyncssh keeps every ``env`` request of a
+   session channel in that dict, with no callback to refuse one: a client may send thousands of distinct names of
+   up to 32 KiB each and the worker would keep them for the session's life. The swap keeps only COLORTERM, LANG,
+   LC_ALL and LC_CTYPE with short values. Figure: a session's memory stays bounded under an env flood
+   (tests/ssh/test_input_limits.py sends 5,000 requests and finds 4 kept); without it, what a client sends is kept.
+   A security bound, not a speed-up: it stays while asyncssh has no public hook.
+2. **asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``).** Every byte a connection
+   sends is decrypted and parsed on the worker's loop before any budget sees it (SSH_MSG_IGNORE floods, auth
+   attempts before login). An instance attribute puts the connection's bytes behind an ``InboundShaper``
+   (inbound_shaper.py). Figure (docs/benchmarks.md, "SSH front, flood"): one client flooding IGNORE packets put
+   another player's keys at 171 ms p50 / 2.1 s p99 and 98 % CPU; with the budget they stayed at their unflooded
+   figures. ``bench_ssh.py flood`` measures it again.
+3. **textual ``_xterm_parser.XTermParser`` (a private module, imported, not patched).** Textual's own drivers
+   parse keys with it and there is no public parser; the driver checks the pieces it calls.
+
+Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
+collector, the ``Strip`` and component-style rewrites, the shared parsed-CSS cache, the lru-cache clearing, the
+uncached key parser and the stdout guard. Each worker's memory comes back when it exits (front.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import asyncssh
+import textual
+from asyncssh.connection import SSHConnection
+from textual._xterm_parser import XTermParser
+
+from .inbound_shaper import INBOUND_SLICE, InboundShaper
+from .settings import INBOUND_BURST, INBOUND_RATE
+
+log = logging.getLogger(__name__)
+
+CHECKED_VERSIONS = {"textual": "8.2.8", "asyncssh": "2.24.1"}
+KEPT_VARIABLES = frozenset({b"COLORTERM", b"LANG", b"LC_ALL", b"LC_CTYPE"})  # what says how the terminal draws
+MAX_VALUE = 64  # bytes; "truecolor" or "en_US.UTF-8" fit, a 32 KiB value does not
+TOO_MANY_REQUESTS = 32  # after this many env requests on one channel, say so in the log (once)
+
+
+class PatchedInternalsChanged(RuntimeError):
+    """A library no longer looks the way one of the patches here was written against."""
+
+
+def check_patches() -> None:
+    """Raise ``PatchedInternalsChanged`` unless every private name used here is as it was when checked."""
+    problems: list[str] = []
+    versions = {"textual": textual.__version__, "asyncssh": asyncssh.__version__}
+    problems += [f"{name} is {versions[name]}, checked {want}" for name, want in CHECKED_VERSIONS.items()
+                 if versions[name] != want]
+    if not callable(getattr(asyncssh.SSHServerChannel, "_process_env_request", None)):
+        problems.append("asyncssh.SSHServerChannel._process_env_request is gone")
+    made = getattr(SSHConnection, "connection_made", None)
+    received = getattr(SSHConnection, "data_received", None)
+    if (
+        not issubclass(asyncssh.SSHServerConnection, SSHConnection)
+        or made is None
+        or "_transport" not in made.__code__.co_names
+        or received is None
+        or received.__code__.co_varnames[:2] != ("self", "data")
+    ):
+        problems.append("asyncssh's SSHConnection no longer keeps _transport or parses in data_received(data)")
+    for name in ("feed", "tick"):
+        if not callable(getattr(XTermParser, name, None)):
+            problems.append(f"textual's XTermParser.{name} is missing")
+    if not hasattr(XTermParser(), "_timeout_time"):
+        problems.append("textual's XTermParser._timeout_time (a pending escape's deadline) is missing")
+    if problems:
+        raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
+
+
+# 1. env requests ---------------------------------------------------------------------------------------------
+
+
+class SessionEnvironment(dict[bytes, bytes]):
+    """A channel's environment that keeps at most ``KEPT_VARIABLES``, each value at most ``MAX_VALUE`` bytes."""
+
+    def __init__(self, initial: Any = (), peer: str = "?") -> None:
+        super().__init__(initial)  # e.g. an authorized_keys environment= option: set by the host's owner, kept
+        self.peer = peer
+        self.requests = 0  # env requests received on this channel
+        self.ignored = 0  # ... of which not kept
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self.requests += 1
+        if key in KEPT_VARIABLES and len(value) <= MAX_VALUE:
+            super().__setitem__(key, value)
+            return
+        self.ignored += 1
+        if self.requests == TOO_MANY_REQUESTS + 1:
+            log.info("ignoring env requests from %s: more than %d on one session", self.peer, TOO_MANY_REQUESTS)
+
+
+def limit_environment(chan: asyncssh.SSHServerChannel, peer: str = "?") -> SessionEnvironment:  # type: ignore[type-arg]
+    """Make ``chan`` keep only the variables the game reads; returns the environment it keeps from now on."""
+    current = getattr(chan, "_env", None)
+    if not isinstance(current, dict):
+        raise PatchedInternalsChanged("asyncssh.SSHServerChannel has no _env dict any more; review ssh/patches.py")
+    environment = SessionEnvironment(current, peer)
+    chan._env = environment  # type: ignore[attr-defined]
+    return environment
+
+
+# 2. the inbound byte budget ------------------------------------------------------------------------------------
+
+
+def shape_inbound(
+    conn: asyncssh.SSHServerConnection,
+    *,
+    rate: float = INBOUND_RATE,
+    burst: int = INBOUND_BURST,
+    on_held: Callable[[], None] | None = None,
+) -> InboundShaper | None:
+    """Put ``conn``'s incoming bytes under a budget; call from the server's ``connection_made``. None when the
+    connection has no socket transport to pause (then nothing changes). ``unshape_inbound`` when it is lost."""
+    transport = getattr(conn, "_transport", None)
+    if not isinstance(transport, asyncio.Transport):
+        log.warning("no inbound budget for an SSH connection without a socket transport (%r)", transport)
+        return None
+    shaper = InboundShaper(
+        conn.data_received, transport, rate=rate, burst=burst, slice_size=min(INBOUND_SLICE, burst), on_held=on_held
+    )
+    conn.data_received = shaper.data_received  # type: ignore[method-assign]  # the transport calls this attribute
+    return shaper
+
+
+def unshape_inbound(conn: asyncssh.SSHServerConnection, shaper: InboundShaper) -> None:
+    """Undo ``shape_inbound`` (the shaper and the connection held each other)."""
+    shaper.close()
+    conn.__dict__.pop("data_received", None)
