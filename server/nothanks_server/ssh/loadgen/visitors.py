@@ -180,9 +180,16 @@ async def probe_play(client: TerminalClient, timings: dict[str, list[float]], cr
     crowd.seated()
 
 
+async def lobby_script(client: TerminalClient, timings: dict[str, list[float]], crowd: Crowd) -> None:
+    """Against the game: a name, the lobby, and away (a visitor who comes to look)."""
+    await step(client, "\r", "New table", timings)
+    crowd.seated()
+
+
 SCRIPTS: dict[str, tuple[str, Callable[[TerminalClient, dict[str, list[float]], Crowd], Awaitable[None]]]] = {
     "probe": ("No Thanks!", probe_play),
     "game": ("Go to the tables", game_script),
+    "lobby": ("Go to the tables", lobby_script),
 }
 
 
