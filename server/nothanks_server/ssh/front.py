@@ -7,9 +7,9 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
 - counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
   incremented by the workers as a login begins);
 - recycles workers, so memory goes back to the system by processes ending: a worker that has taken
-  ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, gets no more players once its
-  replacement is ready (it keeps taking them until then: a newcomer never waits for a worker to start); it exits
-  when its last player leaves;
+  ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, or whose last player has left,
+  gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
+  a worker to start); it exits when its last player leaves;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
   is a TCP client of the host like any ``nothanks join`` player, and a key's seat is found again from any worker
   through ``SeatFiles``).
@@ -211,6 +211,8 @@ class SSHFront:
             data = b""
         if data == b"r" and not worker.ready.done():
             worker.ready.set_result(True)
+        elif data == b"e":
+            self._empty(worker)
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
 
@@ -266,6 +268,14 @@ class SSHFront:
                 self._send(worker, b"d")
                 self._changed.set()
                 return
+
+    def _empty(self, worker: Worker) -> None:
+        """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
+        worker from the forkserver costs milliseconds). It keeps taking players until the fresh one is ready."""
+        if worker.state == "taking" and worker.handed > 0 and not self._closing:
+            worker.state = "retiring"
+            log.info("SSH worker %d is empty after %d connections: recycling it", worker.slot, worker.handed)
+            self._replace()
 
     def _past_limits(self, worker: Worker) -> bool:
         return worker.handed >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib

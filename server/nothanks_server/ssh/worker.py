@@ -7,6 +7,8 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
 - ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too.
 
+To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty).
+
 Memory: the apps of a worker live in one heap; what they leave behind in reference cycles is never walked for.
 The worker moves everything alive into Python's permanent generation every ``FREEZE_INTERVAL`` seconds
 (``gc.freeze``, a public API that costs a list splice), so that automatic collections only ever walk what is newer
@@ -47,6 +49,7 @@ READY = b"r"
 CONNECTION = b"c"
 DRAIN = b"d"
 STOP = b"s"
+EMPTY = b"e"
 
 
 class SharedAdmission:
@@ -96,6 +99,9 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     def idle() -> None:
         if draining:
             stop.set()
+        else:
+            with contextlib.suppress(OSError):
+                control.send(EMPTY)  # the front may recycle this worker now that nobody is in it
 
     def receive() -> None:
         nonlocal draining
