@@ -16,7 +16,8 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
-the session code, so the host process stays small.
+the session code (nor asyncssh: the workers read, or the first makes, the host key), so the host process stays
+small.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
-from .hostkey import load_or_create_host_key
 from .seats import SeatFiles
 from .settings import SSHSettings, WorkerPlan
 
@@ -45,7 +45,7 @@ START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
 WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
 STOPPED = "the host stopped"
-PRELOAD = ["nothanks_server.ssh.worker", "nothanks_server.ssh.game"]
+PRELOAD = ["nothanks_server.ssh.preload"]
 
 
 def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
@@ -111,7 +111,6 @@ class SSHFront:
     # Lifecycle --------------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        load_or_create_host_key(self.settings.host_key_path)  # made once here, not by two workers at once
         SeatFiles(self.seats_dir).clear()  # the tokens of an earlier host process mean nothing to this one
         self._context.set_forkserver_preload(PRELOAD)
         listener = socket.create_server(
