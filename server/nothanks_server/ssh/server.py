@@ -77,6 +77,7 @@ class SessionServer:
         self._admitted = 0
         self._connections = 0  # connections handed to serve() and not yet closed
         self.served = 0  # connections ever handed to serve()
+        self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
         self._running_apps: set[App[Any]] = set()
@@ -169,6 +170,7 @@ class SessionServer:
         return task
 
     def app_starting(self, app: App[Any]) -> None:
+        self.apps_started += 1
         self._running_apps.add(app)
         self._changed.set()
 

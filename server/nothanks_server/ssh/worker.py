@@ -7,7 +7,8 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
 - ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too.
 
-To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty).
+To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
+app has run in it since it started.
 
 Memory: the apps of a worker live in one heap; what they leave behind in reference cycles is never walked for.
 The worker moves everything alive into Python's permanent generation every ``FREEZE_INTERVAL`` seconds
@@ -99,7 +100,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     def idle() -> None:
         if draining:
             stop.set()
-        else:
+        elif server.apps_started:  # a player's app ran here (a port probe or a failed login leaves nothing)
             with contextlib.suppress(OSError):
                 control.send(EMPTY)  # the front may recycle this worker now that nobody is in it
 
