@@ -213,10 +213,12 @@ def leak(args: argparse.Namespace) -> dict[str, object]:
     try:
         warm_up(host)
         before = pss_mib(host.process.pid)
+        cpu_before = cpu_seconds(host.process.pid)
         started = time.perf_counter()
         result = finish(visitors(host.port, "--sessions", str(args.sessions), "--concurrency", str(args.concurrency),
                                  "--script", "lobby", "--screen", "fast"))  # fmt: skip
         took = time.perf_counter() - started
+        cpu = cpu_seconds(host.process.pid) - cpu_before  # finished workers' CPU counts through their parent
         peak_workers = len(process_tree(host.process.pid))
         deadline = time.monotonic() + 120
         wanted = args.sessions // args.worker_sessions
@@ -229,6 +231,8 @@ def leak(args: argparse.Namespace) -> dict[str, object]:
         host.stop()
     return {
         "sessions": f"{len(result['first_frame'])} in {took:.0f} s",
+        "host CPU per session": f"{1000 * cpu / args.sessions:.0f} ms (connect, first screen, lobby, leave)",
+        "first screen": spread(result["first_frame"]),
         "PSS before / after": f"{before:.1f} / {after:.1f} MiB",
         "grown": f"{after - before:+.1f} MiB",
         "workers recycled": recycled,

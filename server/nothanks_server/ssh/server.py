@@ -90,6 +90,11 @@ class SessionServer:
 
     # Connections ------------------------------------------------------------------------------------------------
 
+    async def prepare(self) -> None:
+        """Build what every connection shares (asyncssh's options: its algorithms, the host key) before the first
+        player, so that they do not wait for it."""
+        await self._connection_options()
+
     async def _connection_options(self) -> asyncssh.SSHServerConnectionOptions:
         if self._options is None:
             settings = self.settings

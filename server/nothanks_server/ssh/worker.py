@@ -136,6 +136,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     loop.add_reader(control.fileno(), receive)
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGTERM, stop.set)
+    await server.prepare()
     freezer = _Freezer(loop)
     lag = _LagWatch(loop)
     control.send(READY)
