@@ -335,3 +335,26 @@ async def test_a_connection_that_never_logs_in_is_closed(start_sessions):
     assert reader.at_eof()
     assert len(rest) < 100_000
     writer.close()
+
+
+@pytest.mark.parametrize("system", ["256", "standard"])
+def test_colours_brought_down_are_the_codes_rich_writes_for_that_terminal(system):
+    from rich.color import Color, ColorSystem
+    from rich.style import Style
+
+    from nothanks_server.ssh.terminal import downgrade_colors
+
+    rich_system = {"256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}[system]
+    for red, green, blue in [(255, 128, 0), (16, 32, 64), (0, 0, 0), (250, 250, 250), (30, 200, 90)]:
+
+        def style(red: int = red, green: int = green, blue: int = blue) -> Style:  # a new one each time: a style
+            # keeps the codes it was first rendered with (the very cache that leaked colours between sessions)
+            return Style(bold=True, color=Color.from_rgb(red, green, blue), bgcolor=Color.from_rgb(blue, red, green))
+
+        drawn = style().render("x", color_system=ColorSystem.TRUECOLOR)
+        wanted = style().render("x", color_system=rich_system)
+        assert downgrade_colors(drawn, system) == wanted
+    assert downgrade_colors("\x1b[38;5;208mx", "standard") == Style(color=Color.from_ansi(208)).render(
+        "x", color_system=ColorSystem.STANDARD
+    )[: -len("\x1b[0m")]
+    assert downgrade_colors("\x1b[38;2;1;2;3mx", "truecolor") == "\x1b[38;2;1;2;3mx"

@@ -1,10 +1,10 @@
-"""A Textual driver whose terminal is an SSH channel, so one host process can run an app per SSH session.
+"""A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
 Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
 and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
 its work on the event loop: bytes from the channel are decoded and parsed here (``feed``, paced by the session's
 ``InputGate``), window changes arrive as ``resize`` calls, and output is gathered per loop turn and written to the
-channel in one piece.
+channel in one piece, its colours brought down to the session's terminal (terminal.py).
 
 Things that would act on the server machine are refused: opening a URL, suspending the process, saving
 "delivered" files to the server's disk.

@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import socket
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
@@ -346,7 +347,7 @@ class SSHFront:
     def worker_pids(self) -> list[int]:
         return [worker.pid for worker in self._workers]
 
-    async def wait_until(self, condition: Any, timeout: float = 30.0) -> None:
+    async def wait_until(self, condition: Callable[[], bool], timeout: float = 30.0) -> None:
         """Wait until ``condition()`` holds, looking whenever a worker changes state (TimeoutError after)."""
         async with asyncio.timeout(timeout):
             while not condition():

@@ -1,8 +1,8 @@
 """How fast one SSH connection's bytes reach asyncssh: a budget per connection, below the SSH protocol itself.
 
 The input gate (input_gate.py) budgets the keys of a session, but everything else a client sends is decrypted and
-parsed on the host's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
-requests, authentication attempts before login. Measured on loopback (``scripts/bench_ssh_flood.py``), one client
+parsed on the worker's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
+requests, authentication attempts before login. Measured on loopback (docs/benchmarks.md, eighth pass), one client
 sending empty SSH_MSG_IGNORE packets as fast as its socket takes them (about 43,000 a second) held the host's CPU at
 98 % and put another player's keys at 171 ms p50 and 2.1 s p99, before it had even logged in. So every connection's
 incoming bytes pass through an ``InboundShaper`` before asyncssh sees them:

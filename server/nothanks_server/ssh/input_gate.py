@@ -1,9 +1,9 @@
 """How fast one SSH session's keys reach its app: a budget per session, so one client cannot starve the others.
 
-Every session's app runs on the host's one event loop, and Textual handles the events queued for an app without
-yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked (2 MB is two
-million key events, minutes of work) would stall every other session for as long as its app chews on them. So
-input passes through an ``InputGate``:
+Every session's app of a worker runs on the worker's one event loop, and Textual handles the events queued for
+an app without yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked
+(2 MB is two million key events, minutes of work) would stall every other session for as long as its app chews
+on them. So input passes through an ``InputGate``:
 
 - a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
   (50 keys/s is 650 B/s even as 13-byte kitty key sequences like shift+a's) and mouse clicks stay inside it;

@@ -14,9 +14,9 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
 2. **asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``).** Every byte a connection
    sends is decrypted and parsed on the worker's loop before any budget sees it (SSH_MSG_IGNORE floods, auth
    attempts before login). An instance attribute puts the connection's bytes behind an ``InboundShaper``
-   (inbound_shaper.py). Figure (docs/benchmarks.md, "SSH front, flood"): one client flooding IGNORE packets put
-   another player's keys at 171 ms p50 / 2.1 s p99 and 98 % CPU; with the budget they stayed at their unflooded
-   figures. ``bench_ssh.py flood`` measures it again.
+   (inbound_shaper.py). Figure (docs/benchmarks.md, "SSH front, eighth pass"): one client flooding IGNORE packets
+   took 98 % of a core and put another player's keys at 1.0-2.1 s; with the budget 7 % and 8 / 36 ms (p50 / p99).
+   tests/ssh/test_inbound_shaper.py checks that a flood is still paced and the others play on.
 3. **textual ``Strip.divide`` (``divide_without_cycles``).** When the only cut is a line's own end (the usual
    case), Textual returns ``[self]`` and stores that list in the strip's own cache: every rendered line refers to
    itself and only a garbage collection frees it. A worker freezes its heap every second (worker.py), so such lines

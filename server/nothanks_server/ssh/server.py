@@ -8,7 +8,7 @@ connections past key exchange is capped across every worker (``Admission``, coun
 cap is told why and disconnected. Logins in progress are capped per worker: one more closes the oldest.
 
 Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
-``SSHServerSession`` callbacks), plus the two hooks listed in patches.py.
+``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
 """
 
 from __future__ import annotations
