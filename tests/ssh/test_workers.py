@@ -5,6 +5,7 @@ two players of different terminals at once."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import signal
@@ -166,3 +167,24 @@ def test_workers_reach_a_host_bound_to_every_address_on_loopback():
     assert loopback_for("0.0.0.0") == "127.0.0.1"
     assert loopback_for("::") == "::1"
     assert loopback_for("192.168.1.5") == "192.168.1.5"
+
+
+async def test_workers_log_to_the_hosts_log_file_not_its_terminal(start_host, tmp_path):
+    """``nothanks host`` logs to a file because the host player's app has the terminal: so do its workers."""
+    log_file = tmp_path / "host.log"
+    handler = logging.FileHandler(log_file)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        front = await start_host(workers=1, app=PROBE)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        handler.close()
+    client = await TerminalClient().connect(front.port, "logged")
+    await client.wait_for("name: logged")
+    await client.close()
+    await front.close("the test is over")
+    assert "ssh-worker-0" in log_file.read_text()

@@ -64,6 +64,14 @@ def loopback_for(bind: str) -> str:
     return bind
 
 
+def _log_file() -> str | None:
+    """The file the host process logs to, if any: its workers log there too."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            return handler.baseFilename
+    return None
+
+
 def resident_mib(pid: int) -> float:
     """A process's resident memory (Linux; 0 elsewhere)."""
     try:
@@ -177,6 +185,7 @@ class SSHFront:
             lobby_port=self.lobby_port,
             seats_dir=self.seats_dir,
             log_level=logging.getLogger().getEffectiveLevel(),
+            log_file=_log_file(),
         )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = self._context.Process(

@@ -47,3 +47,4 @@ class WorkerPlan:
     lobby_port: int
     seats_dir: Path
     log_level: int
+    log_file: str | None = None  # the host's log file, if it logs to one (``nothanks host``: the terminal is the app's)

@@ -30,6 +30,7 @@ import contextlib
 import gc
 import importlib
 import logging
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -82,6 +83,13 @@ def load_app_factory(plan: WorkerPlan) -> AppFactory:
 
 def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
     """A worker process's main: serve what the front hands over until it says stop or drain (or is gone)."""
+    if plan.log_file is not None:
+        # The host logs to a file because its terminal is taken (``nothanks host`` runs the host player's app
+        # there): this worker's log, and anything else written to its stdout or stderr, goes to that file too.
+        descriptor = os.open(plan.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.dup2(descriptor, 1)
+        os.dup2(descriptor, 2)
+        os.close(descriptor)
     logging.basicConfig(level=plan.log_level, format=f"%(asctime)s ssh-worker-{plan.slot} %(name)s: %(message)s")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the host's whole process group: the host decides
     asyncio.run(_serve(plan, control, counts))
