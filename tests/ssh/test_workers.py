@@ -174,7 +174,7 @@ async def test_workers_log_to_the_hosts_log_file_not_its_terminal(start_host, tm
     log_file = tmp_path / "host.log"
     handler = logging.FileHandler(log_file)
     root = logging.getLogger()
-    root.addHandler(handler)
+    root.handlers.insert(0, handler)  # before pytest's own file handler (to os.devnull): the host's is the first
     level = root.level
     root.setLevel(logging.INFO)
     try:

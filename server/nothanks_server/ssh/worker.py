@@ -90,7 +90,9 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
         os.dup2(descriptor, 1)
         os.dup2(descriptor, 2)
         os.close(descriptor)
-    logging.basicConfig(level=plan.log_level, format=f"%(asctime)s ssh-worker-{plan.slot} %(name)s: %(message)s")
+    logging.basicConfig(
+        level=plan.log_level, format=f"%(asctime)s ssh-worker-{plan.slot} %(name)s: %(message)s", force=True
+    )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the host's whole process group: the host decides
     asyncio.run(_serve(plan, control, counts))
 
