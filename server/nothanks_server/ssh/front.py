@@ -45,6 +45,7 @@ MAX_WORKERS = 64  # workers alive at once (taking players or draining): the shar
 START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
 WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
+RETRY_HAND_OVER = 0.01  # seconds before handing a connection over again to a worker whose socket was full
 STOPPED = "the host stopped"
 PRELOAD = ["nothanks_server.ssh.preload"]
 
@@ -326,16 +327,20 @@ class SSHFront:
                 return  # the next worker to be ready takes them
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
-            connection = self._waiting.popleft()
+            connection = self._waiting[0]
             try:
                 socket.send_fds(worker.control, [b"c"], [connection.fileno()])
+            except (BlockingIOError, InterruptedError):
+                # The worker has not read its earlier connections yet: try again in a moment, in order.
+                asyncio.get_running_loop().call_later(RETRY_HAND_OVER, self._hand_waiting)
+                return
             except OSError as error:
                 log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
             else:
                 worker.handed += 1
                 self._check_recycle(worker)
-            finally:
-                connection.close()  # the worker has its own copy now
+            self._waiting.popleft()
+            connection.close()  # the worker has its own copy now (or it could not be handed over)
 
     def _send(self, worker: Worker, message: bytes) -> None:
         with contextlib.suppress(OSError, ValueError):
