@@ -86,7 +86,8 @@ class Host:
     async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
         from .ssh.front import start_ssh_front
 
-        return await start_ssh_front(ssh, self.bind, self.port)  # each worker's players reach this lobby over TCP
+        # Each worker's players reach this lobby over TCP, each counted against their own address.
+        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key)
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""

@@ -31,6 +31,7 @@ from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
 from nothanks_server.tcp import TcpHost
 
 PROBE = "nothanks_server.ssh.loadgen.probe_app:make_probe_factory"
+PROXY_KEY = "the host's secret for its own fronts"
 
 
 class ListeningSessions:
@@ -111,11 +112,11 @@ async def start_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 
     async def start(**settings: Any) -> SSHFront:
         lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=5))
-        host = TcpHost(lobby, "127.0.0.1", 0)
+        host = TcpHost(lobby, "127.0.0.1", 0, proxy_key=PROXY_KEY)
         await host.start()
         settings.setdefault("host_key_path", tmp_path / "ssh_host_ed25519_key")
         settings.setdefault("port", 0)
-        front = await start_ssh_front(SSHSettings(**settings), "127.0.0.1", host.port)
+        front = await start_ssh_front(SSHSettings(**settings), "127.0.0.1", host.port, PROXY_KEY)
         front.lobby = lobby  # type: ignore[attr-defined]
         started.append((host, front))
         return front

@@ -10,13 +10,18 @@ import os
 import re
 import signal
 import stat
+from pathlib import Path
 
 import asyncssh
 import pytest
 
+from nothanks_server import Lobby, LobbySettings
 from nothanks_server.ssh.front import loopback_for
+from nothanks_server.ssh.game import SSHDoorway
 from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.seats import SeatFiles
+from nothanks_server.tcp import TcpHost
 
 from .conftest import PROBE, until
 from .test_game import sit_at_bot_table
@@ -188,3 +193,24 @@ async def test_workers_log_to_the_hosts_log_file_not_its_terminal(start_host, tm
     await client.close()
     await front.close("the test is over")
     assert "ssh-worker-0" in log_file.read_text()
+
+
+async def test_a_worker_tells_the_host_which_address_each_player_comes_from():
+    """The host's per-address limits count SSH players by their own address, not the workers' loopback one."""
+    lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=5))
+    host = TcpHost(lobby, "127.0.0.1", 0, proxy_key="secret")
+    await host.start()
+    try:
+        player = SSHPlayer("carol", None, "192.0.2.7:50000", "xterm", "standard")
+        door = SSHDoorway(player, "127.0.0.1", host.port, SeatFiles(Path("/nonexistent")), "secret")
+        lobby_connection = door.lobby("carol")
+        await lobby_connection.start()
+        assert [session.address for session in host.sessions] == ["192.0.2.7"]
+        await door.close()
+    finally:
+        await host.close("the test is over")
+
+
+def test_a_players_address_is_its_peer_without_the_port():
+    assert SSHPlayer("a", None, "192.0.2.7:50000", "xterm", "standard").address == "192.0.2.7"
+    assert SSHPlayer("a", None, "::1:50000", "xterm", "standard").address == "::1"

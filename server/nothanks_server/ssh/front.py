@@ -101,8 +101,11 @@ class Worker:
 class SSHFront:
     """The SSH port of a host, its admission and its worker processes (see the module docstring)."""
 
-    def __init__(self, settings: SSHSettings, lobby_host: str, lobby_port: int) -> None:
+    def __init__(
+        self, settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+    ) -> None:
         self.settings = settings
+        self.proxy_key = proxy_key
         self.lobby_host = loopback_for(lobby_host)
         self.lobby_port = lobby_port
         self.seats_dir = settings.host_key_path.parent / SEATS_DIR
@@ -187,6 +190,7 @@ class SSHFront:
             seats_dir=self.seats_dir,
             log_level=logging.getLogger().getEffectiveLevel(),
             log_file=_log_file(),
+            proxy_key=self.proxy_key,
         )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = self._context.Process(
@@ -381,9 +385,12 @@ def _stop(process: BaseProcess) -> None:
         process.join(2.0)
 
 
-async def start_ssh_front(settings: SSHSettings, lobby_host: str, lobby_port: int) -> SSHFront:
+async def start_ssh_front(
+    settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+) -> SSHFront:
     """Start the SSH front of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``; ``close(reason)``
-    it when the host stops."""
-    front = SSHFront(settings, lobby_host, lobby_port)
+    it when the host stops. With the host's ``proxy_key``, each player counts against their own address in the
+    host's per-address limits, not all against the workers' loopback one."""
+    front = SSHFront(settings, lobby_host, lobby_port, proxy_key)
     await front.start()
     return front

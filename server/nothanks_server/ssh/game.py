@@ -38,9 +38,11 @@ class SessionLobby(LobbyConnection):
     dropped can come back to it.
     """
 
-    def __init__(self, host: str, port: int, name: str, player: SSHPlayer, seats: Seats) -> None:
+    def __init__(
+        self, host: str, port: int, name: str, player: SSHPlayer, seats: Seats, proxy_key: str | None = None
+    ) -> None:
         self.info = ConnectionInfo(description="this host over SSH", extras={"name": name, "via": "ssh"})
-        self.inner = TcpLobby(host, port, name)
+        self.inner = TcpLobby(host, port, name, via=player.address, proxy_key=proxy_key)
         self.inner.info = self.info  # the title bar says "this host over SSH", not the loopback address
         self._player = player
         self._seats = seats
@@ -94,11 +96,14 @@ class SessionLobby(LobbyConnection):
 class SSHDoorway:
     """The welcome screen's ``Doorway`` for one SSH session: the player's name and seat, lobbies over TCP."""
 
-    def __init__(self, player: SSHPlayer, host: str, port: int, seats: Seats) -> None:
+    def __init__(
+        self, player: SSHPlayer, host: str, port: int, seats: Seats, proxy_key: str | None = None
+    ) -> None:
         self.player = player
         self.host = host
         self.port = port
         self.seats = seats
+        self.proxy_key = proxy_key
         self.lobbies: list[SessionLobby] = []
 
     @property
@@ -113,7 +118,7 @@ class SSHDoorway:
         self.seats.forget(self.player.identity)
 
     def lobby(self, name: str) -> LobbyConnection:
-        lobby = SessionLobby(self.host, self.port, name, self.player, self.seats)
+        lobby = SessionLobby(self.host, self.port, name, self.player, self.seats, self.proxy_key)
         self.lobbies.append(lobby)
         return lobby
 
@@ -140,6 +145,6 @@ def make_app_factory(plan: WorkerPlan) -> AppFactory:
     seats = SeatFiles(plan.seats_dir)
 
     def make_app(player: SSHPlayer) -> SSHGameApp:
-        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, seats))
+        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, seats, plan.proxy_key))
 
     return make_app

@@ -47,4 +47,5 @@ class WorkerPlan:
     lobby_port: int
     seats_dir: Path
     log_level: int
+    proxy_key: str | None = None  # the host's secret for its own fronts: each player's address counts (tcp.py)
     log_file: str | None = None  # the host's log file, if it logs to one (``nothanks host``: the terminal is the app's)
