@@ -100,6 +100,8 @@ class Host:
             sys.executable, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0",
             "--data-dir", self.directory.name, "--max-sessions", "1000", "--ssh-workers", str(workers),
             "--ssh-worker-sessions", str(worker_sessions), "--ssh-worker-mib", str(worker_mib), "--verbose",
+            # every benchmark player comes from 127.0.0.1: lift the per-address limits, as bench_host.py does
+            "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
         ]  # fmt: skip
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
