@@ -76,7 +76,6 @@ class SessionServer:
         self._options: asyncssh.SSHServerConnectionOptions | None = None
         self._admitted = 0
         self._connections = 0  # connections handed to serve() and not yet closed
-        self.served = 0  # connections ever handed to serve()
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
@@ -117,7 +116,6 @@ class SessionServer:
     def serve(self, sock: socket.socket) -> None:
         """Run SSH on an accepted connection (it is this server's from now on)."""
         self._connections += 1
-        self.served += 1
         self.spawn(self._serve(sock), name="ssh-connection")
 
     async def _serve(self, sock: socket.socket) -> None:
