@@ -356,7 +356,7 @@ class SSHFront:
     def sessions(self) -> int:
         """Players let in (past key exchange) across every worker now."""
         with self._counts.get_lock():
-            return sum(self._counts)
+            return sum(self._counts[:])
 
     def workers(self) -> list[Worker]:
         """The workers alive now."""

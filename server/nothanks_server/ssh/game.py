@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from textual.screen import Screen
+
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
@@ -133,7 +135,10 @@ class SSHGameApp(NetApp):
     """The game app for one SSH session; ``ssh_session_ended`` leaves its tables when the session is over."""
 
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
-        super().__init__(lambda: WelcomeScreen(door), **kwargs)
+        def first_screen() -> Screen[Any]:
+            return WelcomeScreen(door)
+
+        super().__init__(first_screen, **kwargs)
         self.door = door
 
     async def ssh_session_ended(self) -> None:

@@ -26,6 +26,7 @@ bracketed paste is carried over); the player sees a notice, at most once every `
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -139,7 +140,7 @@ class InputGate:
             self.in_flight += size
             try:
                 sink.feed(chunk)
-                waiting = sink.call_when_processed(lambda size=size: self._handled(size))
+                waiting = sink.call_when_processed(functools.partial(self._handled, size))
             except Exception:
                 log.exception("the input of %s could not be handed to its app", self.peer)
                 waiting = False  # one bad chunk must not leave the session's input stuck for good

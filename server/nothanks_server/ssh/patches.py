@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import asyncssh
@@ -111,13 +111,13 @@ class SessionEnvironment(dict[bytes, bytes]):
             log.info("ignoring env requests from %s: more than %d on one session", self.peer, TOO_MANY_REQUESTS)
 
 
-def limit_environment(chan: asyncssh.SSHServerChannel, peer: str = "?") -> SessionEnvironment:  # type: ignore[type-arg]
+def limit_environment(chan: asyncssh.SSHServerChannel, peer: str = "?") -> SessionEnvironment:
     """Make ``chan`` keep only the variables the game reads; returns the environment it keeps from now on."""
     current = getattr(chan, "_env", None)
     if not isinstance(current, dict):
         raise PatchedInternalsChanged("asyncssh.SSHServerChannel has no _env dict any more; review ssh/patches.py")
     environment = SessionEnvironment(current, peer)
-    chan._env = environment  # type: ignore[attr-defined]
+    chan._env = environment
     return environment
 
 
@@ -152,10 +152,10 @@ def unshape_inbound(conn: asyncssh.SSHServerConnection, shaper: InboundShaper) -
 
 # 3. Strip.divide without a self-reference ------------------------------------------------------------------------
 
-_TEXTUAL_DIVIDE: Callable[[Strip, Iterable[int]], list[Strip]] = Strip.divide
+_TEXTUAL_DIVIDE: Callable[[Strip, Iterable[int]], Sequence[Strip]] = Strip.divide
 
 
-def _divide_without_cycle(self: Strip, cuts: Iterable[int]) -> list[Strip]:
+def _divide_without_cycle(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
     cell_length = self.cell_length
     kept = [cut for cut in cuts if cut <= cell_length]
     if kept == [cell_length]:

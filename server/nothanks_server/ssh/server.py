@@ -129,7 +129,7 @@ class SessionServer:
         except Exception:
             log.exception("an SSH connection failed before its login")
         finally:
-            self._conns.discard(conn)  # type: ignore[arg-type]
+            self._conns.discard(conn)
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
             self._connection_closed()
 

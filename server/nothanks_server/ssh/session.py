@@ -41,7 +41,7 @@ RESIZE_INTERVAL = 0.2  # seconds between two window sizes passed to the app: eac
 AppFactory = Callable[[SSHPlayer], App[Any]]
 
 
-class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class GameSession(asyncssh.SSHServerSession):
     """The server side of one SSH session channel."""
 
     def __init__(self, server: SessionServer, username: str, key_fingerprint: str | None, peer: str) -> None:
@@ -49,7 +49,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._username = username
         self._key_fingerprint = key_fingerprint
         self._peer = peer
-        self._chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self._chan: asyncssh.SSHServerChannel | None = None
         self._term: str | None = None
         self._size = (0, 0)
         self._command: str | None = None
@@ -68,7 +68,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     # asyncssh callbacks ---------------------------------------------------------------------------------------
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[override,type-arg]
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self._chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
@@ -283,9 +283,10 @@ def _refused(what: str) -> Callable[..., None]:
 
 def disable_host_actions(app: App[Any]) -> None:
     """Shadow the App methods that would touch the host machine (its browser, its disk, its process)."""
+    # mypy does not allow assigning to a method: shadowing these on the instance is the point here.
     app.open_url = _refused("opening a URL")  # type: ignore[method-assign]
     app.action_suspend_process = _refused("suspending the process")  # type: ignore[method-assign]
-    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
+    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign,assignment]
     app.action_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
     app.deliver_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
     app.deliver_text = _refused("saving a file")  # type: ignore[method-assign]

@@ -64,7 +64,7 @@ class SharedAdmission:
 
     def admit(self) -> bool:
         with self._counts.get_lock():
-            if sum(self._counts) >= self._limit:
+            if sum(self._counts[:]) >= self._limit:
                 return False
             self._counts[self._slot] += 1
             return True

@@ -17,7 +17,7 @@ import asyncssh
 from .fast_screen import FastScreen
 
 
-class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+class _ScreenSession(asyncssh.SSHClientSession):
     def __init__(self, client: TerminalClient) -> None:
         self._client = client
 
@@ -53,7 +53,7 @@ class TerminalClient:
         self._mark = 0
         self.stderr = bytearray()
         self.conn: asyncssh.SSHClientConnection | None = None
-        self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
+        self.chan: asyncssh.SSHClientChannel | None = None
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
         self.last_output_at = 0.0
