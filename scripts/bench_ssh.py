@@ -1,43 +1,19 @@
 #!/usr/bin/env python3
-"""Benchmark of the SSH front: N concurrent SSH sessions on loopback, each running the game's app in the host.
+"""The SSH front's benchmark: a real host (``nothanks server --ssh-port 0``, its SSH worker processes) and scripted
+SSH players (server/nothanks_server/ssh/loadgen/visitors.py) in separate processes, on loopback. One mode per run:
 
-For each N (default 10, 50, 200) a fresh host process is started (``nothanks server --ssh-port 0``, bots moving
-at their normal pace of 0.8 s), then one visitors process (tests/ssh/visitors.py) runs three phases:
+- ``crowd``: ``--players`` (100) each connect, create a 3-seat table with two bots and play, thinking ``--think``
+  (0.3-1.5 s) before each move, for ``--play-seconds``; meanwhile ``--newcomers`` arrive one by one and wait for
+  their first screen. Reports each key's time from the key to the screen showing its effect (p50 / p99 / max),
+  the newcomers' first screen (TCP connect to the screen drawn), every stall of a worker's event loop over 50 ms
+  (from the host's log: every player of that worker saw it), and the memory of every process of the host (PSS:
+  the host, the forkserver, the workers) with everyone connected, per player.
+- ``arrivals``: ``--players`` (50) connect in the same instant: each one's first screen (p50 / p99 / max).
+- ``leak``: ``--sessions`` (1,000) come and go, ``--concurrency`` (25) at a time, each to the lobby and away; the
+  host's PSS (every process) before, and after its workers have recycled.
 
-1. Burst: all N visitors connect at the same moment, each waits for its first screen, enters a name, creates a
-   3-seat table in the lobby, adds two bots and starts (the worst case: N people arriving in the same instant).
-2. Play: once all N are seated, every visitor plays on for ``--play-seconds`` (No thanks! while it has chips,
-   else take) against its bots. By default each moves the instant its turn shows, so all N tables move in
-   lockstep (the worst case); ``--think 0.3,1.5`` makes each player wait a random 0.3 to 1.5 s before each move,
-   as people do.
-3. Newcomers: during the play phase, ``--newcomers`` more visitors arrive one after another, each waiting for its
-   first screen and leaving: what someone connecting to a host with N players sees.
-
-Reported (all times measured at the visitor, from the key or the TCP connect to the output that shows it):
-
-- host RSS per session: (host RSS with all N connected - host RSS after one warm-up session) / N; with
-  ``--ssh-workers N`` the host counts with its worker processes (the warm-up's baseline includes their start-up)
-- burst first frame: TCP connect to the first screen fully drawn, for the N arriving at once
-- setup key: each key on the way to the table (name, lobby, waiting room), during the burst
-- newcomer first frame: TCP connect to the first screen for a visitor arriving while N play
-- play key: key press to the screen showing its effect, while all N play (the game's key-to-update), over the
-  whole play phase; "steady" counts only the keys pressed ``--settle`` seconds (5) or more after play began. The
-  first seconds of play still carry the end of the burst: N tables started in the same few seconds, their apps
-  switching screens and every table making its first move at once. A host where people come and go never sees that;
-  both are reported.
-- host CPU: host process CPU time (with its workers') over the run, as a share of one core; visitors CPU likewise
-  (the visitors' terminal emulators share the machine: near 100 % means the measurement itself is saturated)
-- deep GC: the host's deep garbage collections after the warm-up (from its log), with each one's pause: every
-  session waits that long, so one of them during play sets the keys' p99 (docs/benchmarks.md, sixth pass)
-- sweeps: the finished apps the host freed by sweeping them (server/nothanks_server/ssh/sweeper.py), with the
-  median and longest pause; "kept" counts those it could not free, left to a deep collection
-
-The visitors read their screens through pyte by default; ``--screen fast`` gives them the cheap screen of
-tests/ssh/fast_screen.py instead (the same text for the game's output, a fraction of the CPU), so that less of each
-time measured is the visitors process's own lag. The choice is printed in the header (and in each JSON row).
-
-Run from the repository root: ``.venv/bin/python scripts/bench_ssh.py [--sessions 10,50,200] [--app game|probe]``.
-``--app probe`` serves a minimal Textual app instead of the game (the front's own cost).
+Every line says the machine's load average (``uptime``) when the run began and ended: the machine is shared.
+Run from the repository root: ``.venv/bin/python scripts/bench_ssh.py crowd [--players 100] [--ssh-workers 2]``.
 """
 
 from __future__ import annotations
@@ -55,329 +31,243 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")
+STALL = re.compile(r"ssh-worker-(\d+) .*event loop stalled (\d+) ms")
+RECYCLED = re.compile(r"SSH worker \d+ recycled")
 
 
 def process_tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (the host and its SSH workers)."""
+    """``pid`` and its descendants (the host, its forkserver and SSH workers, the resource tracker)."""
     found = [pid]
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return found
+    for child in children:
         found += process_tree(int(child))
     return found
 
 
-def rss_mib(pid: int) -> float:
-    """Resident memory of ``pid`` and its descendants."""
+def pss_mib(pid: int) -> float:
+    """Proportional set size of ``pid`` and its descendants: each shared page counted once in all."""
     total = 0.0
     for member in process_tree(pid):
-        for line in Path(f"/proc/{member}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) / 1024
+        try:
+            for line in Path(f"/proc/{member}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            pass  # it ended meanwhile
     return total
 
 
 def cpu_seconds(pid: int) -> float:
-    """CPU time of ``pid`` and its live descendants (their own, plus what their finished children used)."""
     total = 0.0
     for member in process_tree(pid):
-        fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        total += sum(int(value) for value in fields[11:15]) / TICKS  # utime, stime, cutime, cstime
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15]) / TICKS
     return total
+
+
+def load() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 1)[0]
 
 
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     if not ordered:
         return float("nan")
-    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
-    return ordered[index]
+    return ordered[min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))]
 
 
-DEEP_COLLECTION = re.compile(r"deep garbage collection \((.+?)\):.* (\d+) ms")
+def spread(values: list[float]) -> str:
+    """p50 / p99 / max of seconds, in ms."""
+    ms = [1000 * value for value in values]
+    if not ms:
+        return "-"
+    return f"{statistics.median(ms):.0f} / {percentile(ms, 0.99):.0f} / {max(ms):.0f} ms (n={len(ms)})"
 
 
-SWEEP = re.compile(r"swept a finished app: .* (\d+) ms|a finished app is left to the deep collection: .*\((\d+) ms\)")
+class Host:
+    """A ``nothanks server`` with an SSH port in a temporary directory, its log in a file."""
 
-
-def sweeps(log: Path, start: int) -> tuple[list[int], int]:
-    """(pause in ms of each sweep that freed a finished app, how many apps were left to the deep collection)
-    logged by the host after byte ``start`` of its log (server/nothanks_server/ssh/sweeper.py)."""
-    with log.open(encoding="utf-8", errors="replace") as lines:
-        lines.seek(start)
-        found = list(SWEEP.finditer(lines.read()))
-    return [int(match[1]) for match in found if match[1] is not None], sum(1 for match in found if match[2])
-
-
-def deep_collections(log: Path, start: int) -> list[tuple[str, int]]:
-    """(reason, pause in ms) of each deep collection the host logged after byte ``start`` of its log."""
-    with log.open(encoding="utf-8", errors="replace") as lines:
-        lines.seek(start)
-        return [(found[1], int(found[2])) for found in DEEP_COLLECTION.finditer(lines.read())]
-
-
-def start_host(
-    app: str, directory: Path, workers: int = 0, log: Path | None = None, sweep: bool = True
-) -> tuple[subprocess.Popen[str], int]:
-    if app == "probe":
-        command = [sys.executable, "-m", "tests.ssh.probe_host", str(directory)]
-    else:
+    def __init__(self, workers: int, worker_sessions: int, worker_mib: int) -> None:
+        self.directory = tempfile.TemporaryDirectory()
+        self.log = Path(self.directory.name) / "host.log"
         command = [
-            sys.executable,
-            "-m",
-            "nothanks_tui",
-            "server",
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--ssh-port",
-            "0",
-            "--data-dir",
-            str(directory),
-            "--max-sessions",
-            "1000",
-            "--ssh-workers",
-            str(workers),
-            "--verbose",  # its log (to ``log``) says when it collected deeply, and for how long
-            *([] if sweep else ["--no-ssh-sweep"]),
-        ]
-    log_file = log.open("w") if log is not None else None
-    host = subprocess.Popen(
-        command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file, text=True
-    )
-    if log_file is not None:
-        log_file.close()  # the host has its own copy
-    assert host.stdout is not None
-    for line in host.stdout:
-        found = re.search(r"ssh -p (\d+)", line)
-        if found:
-            return host, int(found.group(1))
-    raise RuntimeError("the host did not say its SSH port")
+            sys.executable, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", "0", "--ssh-port", "0",
+            "--data-dir", self.directory.name, "--max-sessions", "1000", "--ssh-workers", str(workers),
+            "--ssh-worker-sessions", str(worker_sessions), "--ssh-worker-mib", str(worker_mib), "--verbose",
+            # every benchmark player comes from 127.0.0.1: lift the per-address limits, as bench_host.py does
+            "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
+        ]  # fmt: skip
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
+            )
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            found = re.search(r"ssh -p (\d+)", line)
+            if found:
+                self.port = int(found.group(1))
+                return
+        raise RuntimeError("the host did not say its SSH port: " + self.log.read_text()[-2000:])
+
+    def log_text(self, start: int = 0) -> str:
+        with self.log.open(encoding="utf-8", errors="replace") as lines:
+            lines.seek(start)
+            return lines.read()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=120)
+        keep = os.environ.get("BENCH_SSH_KEEP_LOG")
+        if keep:
+            Path(keep).write_text(self.log_text())
+        self.directory.cleanup()
 
 
-def visitors(
-    port: int,
-    sessions: int,
-    script: str,
-    hold: bool,
-    play_seconds: float = 0.0,
-    newcomers: int = 0,
-    think: str = "0,0",
-    screen: str = "pyte",
-) -> subprocess.Popen[str]:
-    command = (
-        [
-            sys.executable,
-            "-m",
-            "tests.ssh.visitors",
-            "--port",
-            str(port),
-            "--sessions",
-            str(sessions),
-            "--concurrency",
-            str(sessions),
-            "--script",
-            script,
-            "--play-seconds",
-            str(play_seconds),
-            "--newcomers",
-            str(newcomers),
-            "--think",
-            think,
-            "--screen",
-            screen,
-        ]
-        + (["--hold"] if hold else [])
-        + (["--raw"] if script == "probe" else [])
-    )
+def visitors(port: int, *arguments: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "nothanks_server.ssh.loadgen.visitors", "--port", str(port), *arguments]
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
-def finish(process: subprocess.Popen[str]) -> dict[str, object]:
-    output, _ = process.communicate(timeout=600)
+def finish(process: subprocess.Popen[str], timeout: float = 1800) -> dict[str, list[float]]:
+    output, _ = process.communicate(timeout=timeout)
     result = json.loads(output.strip().splitlines()[-1])
     if result["failures"]:
         raise RuntimeError(f"{len(result['failures'])} visitors failed, first: {result['failures'][0]}")
     return result
 
 
-def measure(
-    app: str,
-    sessions: int,
-    play_seconds: float,
-    newcomers: int,
-    think: str,
-    settle: float = 5.0,
-    workers: int = 0,
-    visitor_processes: int = 1,
-    screen: str = "pyte",
-    sweep: bool = True,  # False: the host runs with --no-ssh-sweep
-) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as directory:
-        log = Path(directory) / "host.log"
-        host, port = start_host(app, Path(directory), workers, log, sweep)
-        try:
-            finish(visitors(port, 1, app, hold=False, screen=screen))  # warm-up: imports, first app, caches
-            time.sleep(1.0)  # let the warm-up session's app finish and its memory settle before the baseline
-            log_start = log.stat().st_size
-            baseline = rss_mib(host.pid)
-            cpu_before, wall_before = cpu_seconds(host.pid), time.perf_counter()
-            shares = [
-                sessions // visitor_processes + (index < sessions % visitor_processes)
-                for index in range(visitor_processes)
-            ]
-            crowds = [
-                visitors(
-                    port,
-                    share,
-                    app,
-                    hold=True,
-                    play_seconds=play_seconds,
-                    newcomers=newcomers if index == 0 else 0,
-                    think=think,
-                    screen=screen,
-                )
-                for index, share in enumerate(shares)
-                if share
-            ]
-            for crowd in crowds:
-                assert crowd.stdout is not None
-                ready = json.loads(crowd.stdout.readline())
-                if ready.get("failures"):
-                    for other in crowds:
-                        other.stdin.write("\n")  # type: ignore[union-attr]
-                        other.stdin.flush()  # type: ignore[union-attr]
-                    for other in crowds:
-                        finish(other)
-            loaded = rss_mib(host.pid)
-            for crowd in crowds:
-                crowd.stdin.write("\n")  # type: ignore[union-attr]
-                crowd.stdin.flush()  # type: ignore[union-attr]
-            cpu = cpu_seconds(host.pid) - cpu_before
-            crowd_cpu = sum(cpu_seconds(crowd.pid) for crowd in crowds)
-            wall = time.perf_counter() - wall_before
-            results = [finish(crowd) for crowd in crowds]
-            collections = deep_collections(log, log_start)
-            swept, kept = sweeps(log, log_start)
-            result = {
-                name: [value for one in results for value in one[name]]  # type: ignore[attr-defined]
-                for name in results[0]
-                if isinstance(results[0][name], list)
-            }
-        finally:
-            host.stdin.close()  # type: ignore[union-attr]
-            host.terminate()
-            host.wait(timeout=120)
-    row: dict[str, float] = {
-        "sessions": sessions,
-        "baseline_rss_mib": baseline,
-        "loaded_rss_mib": loaded,
-        "rss_per_session_mib": (loaded - baseline) / sessions,
-        "host_cpu_s": cpu,
-        "wall_s": wall,
-        "host_cpu_share": cpu / wall,
-        "visitors_cpu_share": crowd_cpu / wall,
-        "deep_collections": len(collections),
-        "deep_collection_ms": [pause for _reason, pause in collections],  # type: ignore[dict-item]
-        "deep_collection_reasons": [reason for reason, _pause in collections],  # type: ignore[dict-item]
-        "sweep_ms": swept,  # type: ignore[dict-item]
-        "apps_left_to_deep_collection": kept,
+def warm_up(host: Host) -> None:
+    finish(visitors(host.port, "--sessions", "2", "--script", "game", "--screen", "fast"))
+
+
+def crowd(args: argparse.Namespace) -> dict[str, object]:
+    host = Host(args.ssh_workers, args.worker_sessions, args.worker_mib)
+    try:
+        warm_up(host)
+        idle_pss = pss_mib(host.process.pid)
+        log_start = host.log.stat().st_size
+        cpu_before, wall_before = cpu_seconds(host.process.pid), time.perf_counter()
+        shares = [args.players // args.visitor_processes + (index < args.players % args.visitor_processes)
+                  for index in range(args.visitor_processes)]  # fmt: skip
+        crowds = [
+            visitors(
+                host.port, "--sessions", str(share), "--concurrency", str(share), "--script", "game", "--hold",
+                "--play-seconds", str(args.play_seconds), "--newcomers", str(args.newcomers if index == 0 else 0),
+                "--think", args.think, "--screen", "fast",
+            )
+            for index, share in enumerate(shares)
+        ]
+        for process in crowds:
+            assert process.stdout is not None
+            json.loads(process.stdout.readline())  # all of this process's players played (the host keeps them)
+        loaded_pss = pss_mib(host.process.pid)
+        for process in crowds:
+            assert process.stdin is not None
+            process.stdin.write("\n")
+            process.stdin.flush()
+        host_cpu = cpu_seconds(host.process.pid) - cpu_before
+        wall = time.perf_counter() - wall_before
+        results = [finish(process) for process in crowds]
+        stalls = [int(found[2]) for found in STALL.finditer(host.log_text(log_start))]
+    finally:
+        host.stop()
+    merged = {name: [value for one in results for value in one[name]] for name in results[0] if name != "failures"
+              and isinstance(results[0][name], list)}  # fmt: skip
+    steady = [key for key, pressed in zip(merged["key_to_update"], merged["key_into_play"]) if pressed >= args.settle]
+    return {
+        "key to screen (p50/p99/max)": spread(merged["key_to_update"]),
+        f"... pressed {args.settle:.0f} s or more into play": spread(steady),
+        "newcomer first screen": spread(merged["newcomer_first_frame"]),
+        "burst first screen": spread(merged["first_frame"]),
+        "worker stalls > 50 ms": f"{len(stalls)}, longest {max(stalls, default=0)} ms",
+        "PSS idle / with all": f"{idle_pss:.0f} / {loaded_pss:.0f} MiB",
+        "PSS per player": f"{loaded_pss / args.players:.2f} MiB (all processes / players)",
+        "host CPU": f"{100 * host_cpu / wall:.0f} % of one core",
+        "visitors' own loop lag p99": f"{1000 * percentile(merged['visitors_loop_lag'], 0.99):.0f} ms",
     }
-    for name in ("first_frame", "setup_key", "newcomer_first_frame", "key_to_update"):
-        values = [value * 1000 for value in result[name]]  # type: ignore[union-attr]
-        row[f"{name}_p50_ms"] = statistics.median(values) if values else float("nan")
-        row[f"{name}_p99_ms"] = percentile(values, 0.99)
-        row[f"{name}_count"] = len(values)
-    steady = [
-        1000 * value
-        for value, pressed in zip(result["key_to_update"], result["key_into_play"])  # type: ignore[call-overload]
-        if pressed >= settle
-    ]
-    row["steady_key_p50_ms"] = statistics.median(steady) if steady else float("nan")
-    row["steady_key_p99_ms"] = percentile(steady, 0.99)
-    row["steady_key_count"] = len(steady)
-    lags = [1000 * value for value in result["visitors_loop_lag"]]  # type: ignore[union-attr]
-    row["visitors_lag_p99_ms"] = percentile(lags, 0.99)
-    return row
 
 
-def deep_summary(row: dict[str, float]) -> str:
-    """The host's deep collections in the run and their pauses in ms: "0", or "2 (931, 407)"."""
-    pauses: list[int] = row["deep_collection_ms"]  # type: ignore[assignment]
-    return f"{len(pauses)} ({', '.join(str(pause) for pause in pauses)})" if pauses else "0"
+def arrivals(args: argparse.Namespace) -> dict[str, object]:
+    host = Host(args.ssh_workers, args.worker_sessions, args.worker_mib)
+    try:
+        warm_up(host)
+        log_start = host.log.stat().st_size
+        result = finish(visitors(host.port, "--sessions", str(args.players), "--concurrency", str(args.players),
+                                 "--script", "game", "--screen", "fast"))  # fmt: skip
+        stalls = [int(found[2]) for found in STALL.finditer(host.log_text(log_start))]
+    finally:
+        host.stop()
+    return {
+        "first screen (p50/p99/max)": spread(result["first_frame"]),
+        "all within 2 s": max(result["first_frame"]) < 2.0,
+        "worker stalls > 50 ms": f"{len(stalls)}, longest {max(stalls, default=0)} ms",
+    }
 
 
-def sweep_summary(row: dict[str, float]) -> str:
-    """Departures swept in the run, with their pauses' median and maximum in ms: "12 (p50 14, max 41)"."""
-    pauses: list[int] = row["sweep_ms"]  # type: ignore[assignment]
-    kept = f", {row['apps_left_to_deep_collection']:.0f} kept" if row["apps_left_to_deep_collection"] else ""
-    if not pauses:
-        return "0" + kept
-    return f"{len(pauses)} (p50 {statistics.median(pauses):.0f}, max {max(pauses)}{kept})"
+def leak(args: argparse.Namespace) -> dict[str, object]:
+    host = Host(args.ssh_workers, args.worker_sessions, args.worker_mib)
+    try:
+        warm_up(host)
+        before = pss_mib(host.process.pid)
+        cpu_before = cpu_seconds(host.process.pid)
+        started = time.perf_counter()
+        result = finish(visitors(host.port, "--sessions", str(args.sessions), "--concurrency", str(args.concurrency),
+                                 "--script", "lobby", "--screen", "fast"))  # fmt: skip
+        took = time.perf_counter() - started
+        cpu = cpu_seconds(host.process.pid) - cpu_before  # finished workers' CPU counts through their parent
+        peak_workers = len(process_tree(host.process.pid))
+        deadline = time.monotonic() + 120
+        wanted = args.sessions // args.worker_sessions
+        while len(RECYCLED.findall(host.log_text())) < wanted and time.monotonic() < deadline:
+            time.sleep(0.5)  # a worker's exit has no event to wait on from here
+        time.sleep(2.0)  # the last departures reach the lobby over TCP
+        after = pss_mib(host.process.pid)
+        recycled = len(RECYCLED.findall(host.log_text()))
+    finally:
+        host.stop()
+    return {
+        "sessions": f"{len(result['first_frame'])} in {took:.0f} s",
+        "host CPU per session": f"{1000 * cpu / args.sessions:.0f} ms (connect, first screen, lobby, leave)",
+        "first screen": spread(result["first_frame"]),
+        "PSS before / after": f"{before:.1f} / {after:.1f} MiB",
+        "grown": f"{after - before:+.1f} MiB",
+        "workers recycled": recycled,
+        "processes at the end": peak_workers,
+    }
 
 
-def pair(row: dict[str, float], name: str) -> str:
-    return f"{row[f'{name}_p50_ms']:>6.0f} /{row[f'{name}_p99_ms']:>5.0f}"
+MODES = {"crowd": crowd, "arrivals": arrivals, "leak": leak}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", default="10,50,200", help="comma-separated session counts (10,50,200)")
-    parser.add_argument("--app", choices=("game", "probe"), default="game")
-    parser.add_argument("--play-seconds", type=float, default=20.0, help="length of the play phase (20)")
-    parser.add_argument("--newcomers", type=int, default=10, help="visitors arriving one by one during play (10)")
-    parser.add_argument("--think", default="0,0", help="MIN,MAX seconds a player waits before each move (0,0)")
-    parser.add_argument("--ssh-workers", type=int, default=0, help="the host's --ssh-workers (0: in-process)")
-    parser.add_argument("--no-sweep", action="store_true", help="the host runs with --no-ssh-sweep, to compare")
-    parser.add_argument(
-        "--visitor-processes", type=int, default=1, help="split the visitors over this many processes (1)"
-    )
-    parser.add_argument("--settle", type=float, default=5.0, help="steady keys: pressed this long into play (5)")
-    parser.add_argument(
-        "--screen",
-        choices=("pyte", "fast"),
-        default="pyte",
-        help="the visitors' terminal emulator: pyte, or the cheap tests/ssh/fast_screen.py (pyte; probe: raw output)",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object per line instead of a table")
+    parser.add_argument("mode", choices=sorted(MODES))
+    parser.add_argument("--players", type=int, default=None, help="crowd: 100; arrivals: 50")
+    parser.add_argument("--play-seconds", type=float, default=60.0, help="crowd: how long everyone plays (60)")
+    parser.add_argument("--newcomers", type=int, default=20, help="crowd: arriving one by one during play (20)")
+    parser.add_argument("--think", default="0.3,1.5", help="crowd: MIN,MAX seconds before each move (0.3,1.5)")
+    parser.add_argument("--settle", type=float, default=10.0, help="crowd: steady keys start this far into play (10)")
+    parser.add_argument("--visitor-processes", type=int, default=2, help="crowd: split the players (2)")
+    parser.add_argument("--sessions", type=int, default=1000, help="leak: sessions that come and go (1000)")
+    parser.add_argument("--concurrency", type=int, default=25, help="leak: at a time (25)")
+    parser.add_argument("--ssh-workers", type=int, default=2, help="the host's --ssh-workers (2)")
+    parser.add_argument("--worker-sessions", type=int, default=200, help="the host's --ssh-worker-sessions (200)")
+    parser.add_argument("--worker-mib", type=int, default=768, help="the host's --ssh-worker-mib (768)")
     args = parser.parse_args()
-    if args.app == "probe":
-        args.play_seconds, args.newcomers = 0.0, 0
-    screen = "raw" if args.app == "probe" else args.screen  # the probe's visitors match raw output, no emulator
-    if not args.json:
-        pace = "lockstep" if args.think in ("0", "0,0") else f"players think {args.think} s"
-        where = f"{args.ssh_workers} SSH worker processes" if args.ssh_workers else "sessions in the host process"
-        where += "; finished apps left to the deep collection (--no-sweep)" if args.no_sweep else ""
-        print(f"times in ms, p50 / p99; (n) = samples; play: {pace}; {where}; visitors' screen: {screen}")
-        print(
-            f"{'sessions':>8} {'RSS/sess':>9} | {'burst first':>13} {'setup key':>13} | {'newcomer first':>14}"
-            f" {'play key':>13} {'(n)':>5} {'steady key':>13} {'(n)':>5} | {'host CPU':>8} {'visitors':>8}"
-            " | deep GC (ms) | sweeps (ms)"
-        )
-    for count in (int(text) for text in args.sessions.split(",")):
-        row = measure(
-            args.app,
-            count,
-            args.play_seconds,
-            args.newcomers,
-            args.think,
-            args.settle,
-            args.ssh_workers,
-            args.visitor_processes,
-            args.screen,
-            not args.no_sweep,
-        )
-        if args.json:
-            print(json.dumps({"screen": screen, **row}), flush=True)
-        else:
-            print(
-                f"{count:>8} {row['rss_per_session_mib']:>5.2f} MiB | {pair(row, 'first_frame')} "
-                f"{pair(row, 'setup_key')} | {pair(row, 'newcomer_first_frame'):>14} {pair(row, 'key_to_update')} "
-                f"{row['key_to_update_count']:>5.0f} {pair(row, 'steady_key')} {row['steady_key_count']:>5.0f} | "
-                f"{100 * row['host_cpu_share']:>6.0f} % "
-                f"{100 * row['visitors_cpu_share']:>6.0f} % (lag p99 {row['visitors_lag_p99_ms']:.0f} ms)"
-                f" | {deep_summary(row)} | {sweep_summary(row)}",
-                flush=True,
-            )
+    if args.players is None:
+        args.players = 100 if args.mode == "crowd" else 50
+    load_before = load()
+    row = MODES[args.mode](args)
+    settings = f"workers {args.ssh_workers}, recycle after {args.worker_sessions} sessions or {args.worker_mib} MiB"
+    print(f"{args.mode}: {settings}; load {load_before} -> {load()}")
+    for name, value in row.items():
+        print(f"  {name}: {value}")
     return 0
 
 

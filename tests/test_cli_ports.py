@@ -97,10 +97,15 @@ async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
         os.close(main)
 
 
-def _workers(pid: int) -> list[int]:
-    """The SSH worker processes of server ``pid`` (multiprocessing's spawned children, not its resource tracker)."""
-    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    return [child for child in children if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()]
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _workers(pid: int) -> tuple[list[int], list[int]]:
+    """The SSH worker processes of server ``pid`` (the children of its multiprocessing forkserver), and the
+    forkserver."""
+    forkservers = [child for child in _children(pid) if b"forkserver" in Path(f"/proc/{child}/cmdline").read_bytes()]
+    return [worker for server in forkservers for worker in _children(server)], forkservers
 
 
 def _running(pid: int) -> bool:
@@ -110,7 +115,7 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("workers", [1, 2])
 async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tmp_path, workers):
     process = await nothanks_process(
         "server",
@@ -137,11 +142,15 @@ async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tm
         ssh_port = int(SSH_PORT.search(line).group(1))
         assert port != 0 and ssh_port != 0
         await _reachable(port, ssh_port)
-        helpers = _workers(process.pid)
-        assert len(helpers) == workers
+        workers_seen, forkservers = _workers(process.pid)
+        assert len(workers_seen) == workers and len(forkservers) == 1
         process.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(process.wait(), WAIT) == 0
-        assert not [pid for pid in helpers if _running(pid)], "a worker outlived the server"
+        assert not [pid for pid in workers_seen if _running(pid)], "a worker outlived the server"
+        # The forkserver ends when it reads end of file from the server, which only the server's exit gives it.
+        async with asyncio.timeout(WAIT):
+            while [pid for pid in forkservers if _running(pid)]:
+                await asyncio.sleep(0.05)
     finally:
         if process.returncode is None:
             process.kill()

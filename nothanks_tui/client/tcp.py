@@ -121,10 +121,21 @@ class TcpTable(TableConnection):
 class TcpLobby(LobbyConnection):
     """A connection to a host: lobby requests, and the one table we are at."""
 
-    def __init__(self, host: str, port: int = DEFAULT_PORT, name: str = "player") -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int = DEFAULT_PORT,
+        name: str = "player",
+        *,
+        via: str | None = None,
+        proxy_key: str | None = None,
+    ) -> None:
+        """``via`` and ``proxy_key``: a front of the host itself (the SSH front's workers) says which address the
+        player it carries comes from, so that the host's per-address limits count the player, not the front."""
         self.host = host
         self.port = port
         self.name = name
+        self._speaks_for = {"via": via, "proxy_key": proxy_key} if via is not None and proxy_key else {}
         self.info = ConnectionInfo(description=f"{host}:{port}")
         self.table: TcpTable | None = None
         self.server_name = ""
@@ -152,7 +163,9 @@ class TcpLobby(LobbyConnection):
         except (OSError, TimeoutError) as error:
             raise LobbyError(errors.UNREACHABLE, f"cannot reach {self.host}:{self.port}: {error}") from None
         unpacker = client_unpacker()
-        await self._write({"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client()})
+        await self._write(
+            {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client(), **self._speaks_for}
+        )
         hello = await self._read_one(unpacker)
         if hello.get("type") == "error":
             raise LobbyError(str(hello.get("code")), str(hello.get("message")))

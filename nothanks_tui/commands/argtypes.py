@@ -23,14 +23,6 @@ def positive(text: str) -> int:
     return value
 
 
-def workers(text: str) -> int:
-    """A number of worker processes, 0 to 64 (0: none, work in the main process)."""
-    value = int(text)
-    if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError("must be 0..64")
-    return value
-
-
 def port(text: str) -> int:
     """A TCP port; 0 lets the system choose one."""
     value = int(text)

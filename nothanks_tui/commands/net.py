@@ -16,7 +16,6 @@ from pathlib import Path
 from nothanks_server.host import Host
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
-from nothanks_server.ssh.options import add_ssh_options, ssh_settings_from
 from nothanks_server.store import StoreError
 from nothanks_server.tcp import RATE_PER_SECOND
 
@@ -27,6 +26,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
+from .ssh_options import add_ssh_options, ssh_settings_from
 
 
 def _seconds(text: str) -> float | None:

@@ -27,8 +27,8 @@ from .open_files import raise_open_file_limit
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
-    from .ssh.server import SSHFront, SSHSettings
-    from .ssh.workers import SSHWorkers
+    from .ssh.front import SSHFront
+    from .ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Host:
         self.proxy_key = secrets.token_urlsafe(24)
         self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
         self.ssh_settings = ssh
-        self.ssh_front: SSHFront | SSHWorkers | None = None
+        self.ssh_front: SSHFront | None = None
         self._closed = False
 
     @property
@@ -83,18 +83,11 @@ class Host:
             await self.tcp.close(SHUTDOWN_REASON)
             raise
 
-    async def _start_ssh(self, ssh: SSHSettings) -> SSHFront | SSHWorkers:
-        from .ssh.game import game_app_factory
-        from .ssh.server import SSHFront
-        from .ssh.workers import SSHWorkers
+    async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
+        from .ssh.front import start_ssh_front
 
-        front: SSHFront | SSHWorkers
-        if ssh.workers > 0:
-            front = SSHWorkers(ssh, self.bind, self.port)  # each worker's players reach this lobby over TCP
-        else:
-            front = SSHFront(ssh, game_app_factory(self.lobby))
-        await front.start()
-        return front
+        # Each worker's players reach this lobby over TCP, each counted against their own address.
+        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key)
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""

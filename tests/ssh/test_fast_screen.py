@@ -1,4 +1,4 @@
-"""tests/ssh/fast_screen.py shows what pyte shows: hand-written sequences, then the real game's output over SSH.
+"""loadgen/fast_screen.py shows what pyte shows: hand-written sequences, then the real game's output over SSH.
 
 The expectation is always pyte's ``Screen.display`` fed the same bytes, never written out here.
 """
@@ -11,9 +11,9 @@ import asyncssh
 import pyte
 import pytest
 
-from .fast_screen import FastScreen
-from .game_session import SHRUNK, bot_game_factory, play_a_game
-from .terminal_client import TerminalClient
+from nothanks_server.ssh.loadgen.fast_screen import FastScreen
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from nothanks_server.ssh.loadgen.visitors import SHRUNK, play_a_game
 
 ESC = "\x1b"
 CSI = "\x1b["
@@ -209,9 +209,8 @@ class BothScreens(TerminalClient):
         super().resize(width, height)
 
 
-async def test_the_games_output_shows_the_same_on_both_screens_after_every_chunk(start_front):
-    front = await start_front(bot_game_factory())
-    client = await BothScreens().connect(front.port, "alice")
+async def test_the_games_output_shows_the_same_on_both_screens_after_every_chunk(game_sessions):
+    client = await BothScreens().connect(game_sessions.port, "alice")
     moves = await play_a_game(client)
     assert client.differences == []
     assert moves >= 8  # both resizes happened

@@ -1,44 +1,44 @@
-"""End-to-end: asyncssh clients with a pty against an SSH front on 127.0.0.1, a probe app standing in for the game."""
+"""End-to-end: asyncssh clients with a pty against one worker's SSH sessions (in this process, fed the connections
+of a socket on 127.0.0.1 as the front would hand them over), a probe app standing in for the game."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import stat
-import sys
 import webbrowser
 from pathlib import Path
 
 import asyncssh
 import pytest
 
-from nothanks_server.ssh import SSHPlayer, load_or_create_host_key
 from nothanks_server.ssh.driver import LEAVE_SEQUENCES
+from nothanks_server.ssh.hostkey import load_or_create_host_key
+from nothanks_server.ssh.loadgen.probe_app import ProbeApp
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL
 from nothanks_server.ssh.terminal import MAX_SIZE
 
-from .probe_app import ProbeApp
-from .terminal_client import TerminalClient
 
-
-async def test_first_screen_shows_title_and_name_from_user(start_front):
-    front = await start_front()
+async def test_first_screen_shows_title_and_name_from_user(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port, "alice")
     await client.wait_for("No Thanks!")
     await client.wait_for("name: alice")
     await client.close()
 
 
-async def test_user_play_gets_no_suggested_name(start_front):
-    front = await start_front()
+async def test_user_play_gets_no_suggested_name(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port, "play")
     await client.wait_for("No Thanks!")
     assert re.search(r"name: *$", client.text(), re.MULTILINE)
     await client.close()
 
 
-async def test_clean_exit_restores_the_terminal(start_front):
-    front = await start_front()
+async def test_clean_exit_restores_the_terminal(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port)
     await client.wait_for("No Thanks!")
     client.send("\x11")  # ctrl+q
@@ -51,8 +51,8 @@ async def test_clean_exit_restores_the_terminal(start_front):
     assert front.running_apps == 0
 
 
-async def test_window_change_reaches_the_app(start_front):
-    front = await start_front()
+async def test_window_change_reaches_the_app(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient(80, 24).connect(front.port)
     await client.wait_for("size: 80x24")
     client.resize(100, 30)
@@ -62,15 +62,15 @@ async def test_window_change_reaches_the_app(start_front):
     await client.close()
 
 
-async def test_zero_size_pty_gets_80x24(start_front):
-    front = await start_front()
+async def test_zero_size_pty_gets_80x24(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient(80, 24).connect(front.port, size=(0, 0))
     await client.wait_for("size: 80x24")
     await client.close()
 
 
-async def test_a_huge_terminal_is_drawn_at_the_largest_size_we_draw(start_front):
-    front = await start_front()
+async def test_a_huge_terminal_is_drawn_at_the_largest_size_we_draw(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient(*MAX_SIZE).connect(front.port, size=(100_000, 100_000))
     await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
     client.chan.change_terminal_size(60, 20)  # the requests only: the emulated screen stays at MAX_SIZE
@@ -80,8 +80,8 @@ async def test_a_huge_terminal_is_drawn_at_the_largest_size_we_draw(start_front)
     await client.close()
 
 
-async def test_a_flood_of_window_changes_reaches_the_app_as_a_few_sizes_ending_with_the_last(start_front):
-    front = await start_front()
+async def test_a_flood_of_window_changes_reaches_the_app_as_a_few_sizes_ending_with_the_last(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient(*MAX_SIZE).connect(front.port)
     await client.wait_for(f"size: {MAX_SIZE[0]}x{MAX_SIZE[1]}")
     [app] = list(front._running_apps)
@@ -99,8 +99,8 @@ async def test_a_flood_of_window_changes_reaches_the_app_as_a_few_sizes_ending_w
     await client.close()
 
 
-async def test_lone_escape_key_arrives_through_the_timeout_tick(start_front):
-    front = await start_front()
+async def test_lone_escape_key_arrives_through_the_timeout_tick(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port)
     await client.wait_for("last: -")
     client.send("\x1b")  # nothing follows: only the parser's timeout decides it was the Escape key
@@ -120,8 +120,8 @@ async def test_lone_escape_key_arrives_through_the_timeout_tick(start_front):
         ("xterm-256color", {"COLORTERM": "truecolor"}, rb"\x1b\[[0-9;]*38;2;255;128;0", None),
     ],
 )
-async def test_colours_follow_the_clients_terminal(start_front, term, env, expected, absent):
-    front = await start_front()
+async def test_colours_follow_the_clients_terminal(start_sessions, term, env, expected, absent):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port, term=term, env=env)
     await client.wait_for("No Thanks!")
     raw = bytes(client.raw)
@@ -131,16 +131,16 @@ async def test_colours_follow_the_clients_terminal(start_front, term, env, expec
     await client.close()
 
 
-async def test_session_without_pty_is_refused_with_one_line(start_front):
-    front = await start_front()
+async def test_session_without_pty_is_refused_with_one_line(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port, term=None)
     assert await client.wait_closed() == 1
     assert bytes(client.stderr) == NO_PTY_MESSAGE.encode()
-    assert front.live_apps() == 0
+    assert len(front.apps) == 0  # no app was ever made
 
 
-async def test_commands_are_not_run(start_front, tmp_path):
-    front = await start_front()
+async def test_commands_are_not_run(start_sessions, tmp_path):
+    front = await start_sessions()
     marker = tmp_path / "ran"
     client = await TerminalClient().connect(front.port, command=f"touch {marker}")
     assert await client.wait_closed() == 1
@@ -152,8 +152,8 @@ async def test_commands_are_not_run(start_front, tmp_path):
     assert not marker.exists()
 
 
-async def test_sftp_and_forwarding_are_refused(start_front):
-    front = await start_front()
+async def test_sftp_and_forwarding_are_refused(start_sessions):
+    front = await start_sessions()
     async with asyncssh.connect(
         "127.0.0.1", front.port, username="eve", password="", known_hosts=None, client_keys=None, agent_path=None
     ) as conn:
@@ -165,8 +165,8 @@ async def test_sftp_and_forwarding_are_refused(start_front):
             await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", 22)
 
 
-async def test_one_game_session_per_connection(start_front):
-    front = await start_front()
+async def test_one_game_session_per_connection(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port)
     await client.wait_for("No Thanks!")
     assert client.conn is not None
@@ -175,8 +175,8 @@ async def test_one_game_session_per_connection(start_front):
     await client.close()
 
 
-async def test_session_cap_disconnects_with_a_clear_message(start_front):
-    front = await start_front(max_sessions=2)
+async def test_session_cap_disconnects_with_a_clear_message(start_sessions):
+    front = await start_sessions(max_sessions=2)
     first = await TerminalClient().connect(front.port)
     second = await TerminalClient().connect(front.port)
     await first.wait_for("No Thanks!")
@@ -194,10 +194,10 @@ async def test_session_cap_disconnects_with_a_clear_message(start_front):
     await third.close()
 
 
-async def test_nothing_acts_on_the_host_machine(start_front, tmp_path, monkeypatch):
+async def test_nothing_acts_on_the_host_machine(start_sessions, tmp_path, monkeypatch):
     opened: list[str] = []
     monkeypatch.setattr(webbrowser, "open", lambda url, *args, **kwargs: opened.append(url))
-    front = await start_front()
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port)
     await client.wait_for("No Thanks!")
     client.send("\x1bOQ")  # F2
@@ -207,30 +207,8 @@ async def test_nothing_acts_on_the_host_machine(start_front, tmp_path, monkeypat
     await client.close()
 
 
-async def test_prints_go_to_the_log_and_streams_are_restored(start_front, caplog):
-    stdout, stderr = sys.stdout, sys.stderr
-    front = await start_front()
-    first = await TerminalClient().connect(front.port)
-    second = await TerminalClient().connect(front.port)
-    await first.wait_for("No Thanks!")
-    await second.wait_for("No Thanks!")
-    with caplog.at_level("INFO", logger="nothanks_server.ssh.stdout"):
-        first.send("\x1bOR")  # F3: print()
-        await first.wait_for("PRINTED")
-    assert "printed by a session app" in caplog.text
-    # the first app to start ends first: the classic order that leaves a dead app in sys.stdout
-    first.send("\x11")
-    await first.wait_closed()
-    second.send("\x11")
-    await second.wait_closed()
-    await front.wait_until(lambda: front.running_apps == 0, timeout=5)
-    assert sys.stdout is stdout
-    assert sys.stderr is stderr
-    assert await front.live_apps_after_settling() == 0
-
-
-async def test_a_crashing_app_ends_only_its_session(start_front):
-    front = await start_front()
+async def test_a_crashing_app_ends_only_its_session(start_sessions):
+    front = await start_sessions()
     crasher = await TerminalClient().connect(front.port)
     bystander = await TerminalClient().connect(front.port)
     await crasher.wait_for("No Thanks!")
@@ -243,9 +221,9 @@ async def test_a_crashing_app_ends_only_its_session(start_front):
     await bystander.close()
 
 
-async def test_host_key_is_made_once_and_reused(tmp_path, start_front):
+async def test_host_key_is_made_once_and_reused(tmp_path, start_sessions):
     path = tmp_path / "data" / "ssh_host_ed25519_key"
-    front = await start_front(host_key_path=path)
+    front = await start_sessions(host_key_path=path)
     first_key = front_key = load_or_create_host_key(path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert first_key.algorithm == b"ssh-ed25519"
@@ -255,15 +233,15 @@ async def test_host_key_is_made_once_and_reused(tmp_path, start_front):
         served = conn.get_server_host_key()
     assert served is not None and served.public_data == front_key.public_data
     await front.close()
-    again = await start_front(host_key_path=path)
+    again = await start_sessions(host_key_path=path)
     async with asyncssh.connect(
         "127.0.0.1", again.port, username="x", password="", known_hosts=None, client_keys=None, agent_path=None
     ) as conn:
         assert conn.get_server_host_key().public_data == first_key.public_data
 
 
-async def test_shared_password(start_front):
-    front = await start_front(password="sesame")
+async def test_shared_password(start_sessions):
+    front = await start_sessions(password="sesame")
     with pytest.raises(asyncssh.PermissionDenied):
         await TerminalClient().connect(front.port, password="wrong")
     client = await TerminalClient().connect(front.port, password="sesame")
@@ -276,7 +254,7 @@ def _write_authorized(path: Path, *keys: asyncssh.SSHKey) -> Path:
     return path
 
 
-async def test_authorized_keys_file_lets_listed_keys_in_and_names_them(start_front, tmp_path):
+async def test_authorized_keys_file_lets_listed_keys_in_and_names_them(start_sessions, tmp_path):
     alice = asyncssh.generate_private_key("ssh-ed25519")
     mallory = asyncssh.generate_private_key("ssh-ed25519")
     seen: list[SSHPlayer] = []
@@ -285,7 +263,7 @@ async def test_authorized_keys_file_lets_listed_keys_in_and_names_them(start_fro
         seen.append(player)
         return ProbeApp(player, tmp_path)
 
-    front = await start_front(factory, authorized_keys=_write_authorized(tmp_path / "authorized_keys", alice))
+    front = await start_sessions(factory, authorized_keys=_write_authorized(tmp_path / "authorized_keys", alice))
     with pytest.raises(asyncssh.PermissionDenied):
         await TerminalClient().connect(front.port, client_keys=[mallory])
     with pytest.raises(asyncssh.PermissionDenied):  # no key, no entry: no password way in either
@@ -297,7 +275,7 @@ async def test_authorized_keys_file_lets_listed_keys_in_and_names_them(start_fro
     await client.close()
 
 
-async def test_open_door_recognises_a_key_but_never_an_unproven_one(start_front, tmp_path):
+async def test_open_door_recognises_a_key_but_never_an_unproven_one(start_sessions, tmp_path):
     key = asyncssh.generate_private_key("ssh-ed25519")
     seen: list[SSHPlayer] = []
 
@@ -305,7 +283,7 @@ async def test_open_door_recognises_a_key_but_never_an_unproven_one(start_front,
         seen.append(player)
         return ProbeApp(player, tmp_path)
 
-    front = await start_front(factory)
+    front = await start_sessions(factory)
     with_key = await TerminalClient().connect(front.port, client_keys=[key])
     await with_key.wait_for("No Thanks!")
     without = await TerminalClient().connect(front.port)
@@ -315,8 +293,8 @@ async def test_open_door_recognises_a_key_but_never_an_unproven_one(start_front,
     await without.close()
 
 
-async def test_dropped_connections_end_their_apps(start_front):
-    front = await start_front()
+async def test_dropped_connections_end_their_apps(start_sessions):
+    front = await start_sessions()
     clients = [await TerminalClient().connect(front.port) for _ in range(5)]
     for client in clients:
         await client.wait_for("No Thanks!")
@@ -324,12 +302,11 @@ async def test_dropped_connections_end_their_apps(start_front):
     for client in clients:
         client.send("abc")
         await client.close()
-    await front.wait_until(lambda: front.running_apps == 0, timeout=10)
-    assert await front.live_apps_after_settling() == 0
+    await front.wait_until(lambda: front.running_apps == 0 and front.connections == 0, timeout=10)
 
 
-async def test_stopping_the_host_tells_every_player_why(start_front):
-    front = await start_front()
+async def test_stopping_the_host_tells_every_player_why(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port)
     await client.wait_for("No Thanks!")
     await front.close("the host is shutting down")
@@ -337,8 +314,8 @@ async def test_stopping_the_host_tells_every_player_why(start_front):
     assert bytes(client.raw).endswith(b"No Thanks!: the host is shutting down.\r\n")
 
 
-async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_front):
-    front = await start_front(keepalive_interval=0.2, keepalive_count_max=2)
+async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_sessions):
+    front = await start_sessions(keepalive_interval=0.2, keepalive_count_max=2)
     client = await TerminalClient().connect(front.port)
     await client.wait_for("No Thanks!")
     assert front.admitted == 1
@@ -348,8 +325,8 @@ async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_front
     client.conn.abort()
 
 
-async def test_a_connection_that_never_logs_in_is_closed(start_front):
-    front = await start_front(login_timeout=0.5)
+async def test_a_connection_that_never_logs_in_is_closed(start_sessions):
+    front = await start_sessions(login_timeout=0.5)
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
     banner = await asyncio.wait_for(reader.readline(), 5)
     assert banner.startswith(b"SSH-2.0-")
@@ -358,3 +335,26 @@ async def test_a_connection_that_never_logs_in_is_closed(start_front):
     assert reader.at_eof()
     assert len(rest) < 100_000
     writer.close()
+
+
+@pytest.mark.parametrize("system", ["256", "standard"])
+def test_colours_brought_down_are_the_codes_rich_writes_for_that_terminal(system):
+    from rich.color import Color, ColorSystem
+    from rich.style import Style
+
+    from nothanks_server.ssh.terminal import downgrade_colors
+
+    rich_system = {"256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}[system]
+    for red, green, blue in [(255, 128, 0), (16, 32, 64), (0, 0, 0), (250, 250, 250), (30, 200, 90)]:
+
+        def style(red: int = red, green: int = green, blue: int = blue) -> Style:  # a new one each time: a style
+            # keeps the codes it was first rendered with (the very cache that leaked colours between sessions)
+            return Style(bold=True, color=Color.from_rgb(red, green, blue), bgcolor=Color.from_rgb(blue, red, green))
+
+        drawn = style().render("x", color_system=ColorSystem.TRUECOLOR)
+        wanted = style().render("x", color_system=rich_system)
+        assert downgrade_colors(drawn, system) == wanted
+    assert downgrade_colors("\x1b[38;5;208mx", "standard") == Style(color=Color.from_ansi(208)).render(
+        "x", color_system=ColorSystem.STANDARD
+    )[: -len("\x1b[0m")]
+    assert downgrade_colors("\x1b[38;2;1;2;3mx", "truecolor") == "\x1b[38;2;1;2;3mx"

@@ -1,24 +1,13 @@
-"""End-to-end: the real game over SSH. Welcome, name, lobby, a table with bots, take and pass, resize, reconnect."""
+"""End-to-end: the real game over SSH (sessions in this process, tables behind a TCP host): welcome, name, lobby,
+a table with bots, take and pass, resize, reconnect."""
 
 from __future__ import annotations
 
 import asyncssh
-import pytest
 
-from nothanks_server import Lobby, LobbySettings
-from nothanks_server.ssh.game import SeatMemory, game_app_factory
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 
-from .terminal_client import TerminalClient
-
-
-@pytest.fixture
-async def game_front(start_front):
-    lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=11))
-    seats = SeatMemory()
-    front = await start_front(game_app_factory(lobby, seats))
-    front.test_lobby = lobby
-    front.test_seats = seats
-    return front
+from .conftest import until
 
 
 async def sit_at_bot_table(client: TerminalClient) -> None:
@@ -38,16 +27,16 @@ async def sit_at_bot_table(client: TerminalClient) -> None:
     await client.wait_for("You: 11 chips")
 
 
-async def test_welcome_screen_shows_the_game_and_prefills_the_name(game_front):
-    client = await TerminalClient().connect(game_front.port, "alice")
+async def test_welcome_screen_shows_the_game_and_prefills_the_name(game_sessions):
+    client = await TerminalClient().connect(game_sessions.port, "alice")
     await client.wait_for("No Thanks!")
     await client.wait_for("Your name at the table")
     await client.wait_for("alice")
     await client.close()
 
 
-async def test_user_play_must_choose_a_name(game_front):
-    client = await TerminalClient().connect(game_front.port, "play")
+async def test_user_play_must_choose_a_name(game_sessions):
+    client = await TerminalClient().connect(game_sessions.port, "play")
     await client.wait_for("Your name at the table")
     client.send("\r")  # empty name: refused, stays on the welcome screen
     await client.wait_for("at least one")
@@ -56,8 +45,8 @@ async def test_user_play_must_choose_a_name(game_front):
     await client.close()
 
 
-async def test_markup_in_a_name_is_shown_as_text(game_front):
-    client = await TerminalClient().connect(game_front.port, "mallory[/]")
+async def test_markup_in_a_name_is_shown_as_text(game_sessions):
+    client = await TerminalClient().connect(game_sessions.port, "mallory[/]")
     await client.wait_for("mallory[/]")
     client.send("\r")
     await client.wait_for("you are mallory[/]")
@@ -68,8 +57,8 @@ async def test_markup_in_a_name_is_shown_as_text(game_front):
     await client.close()
 
 
-async def test_a_game_with_bots_take_pass_and_resize(game_front):
-    client = await TerminalClient().connect(game_front.port, "alice")
+async def test_a_game_with_bots_take_pass_and_resize(game_sessions):
+    client = await TerminalClient().connect(game_sessions.port, "alice")
     await sit_at_bot_table(client)
     await client.wait_for("Your turn")
     client.send("n")
@@ -80,29 +69,28 @@ async def test_a_game_with_bots_take_pass_and_resize(game_front):
     client.resize(100, 30)
     await client.wait_for("─" * 100)
     await client.close()
-    await game_front.wait_until(lambda: game_front.running_apps == 0, timeout=10)
+    await game_sessions.wait_until(lambda: game_sessions.running_apps == 0, timeout=10)
 
 
-async def test_a_key_login_comes_back_to_its_seat(game_front):
+async def test_a_key_login_comes_back_to_its_seat(game_sessions):
     key = asyncssh.generate_private_key("ssh-ed25519")
-    first = await TerminalClient().connect(game_front.port, "carol", client_keys=[key])
+    first = await TerminalClient().connect(game_sessions.port, "carol", client_keys=[key])
     await sit_at_bot_table(first)
     await first.close()  # dropped: the seat waits, away
-    await game_front.wait_until(lambda: game_front.running_apps == 0, timeout=10)
-    (summary,) = game_front.test_lobby.tables()
-    assert [seat.away for seat in summary.seats] == [True, False, False]
+    await game_sessions.wait_until(lambda: game_sessions.running_apps == 0, timeout=10)
+    await until(lambda: [seat.away for seat in game_sessions.lobby.tables()[0].seats] == [True, False, False])
 
-    again = await TerminalClient().connect(game_front.port, "carol", client_keys=[key])
+    again = await TerminalClient().connect(game_sessions.port, "carol", client_keys=[key])
     await again.wait_for("You: 11 chips")  # straight back to the table, no name asked
-    (summary,) = game_front.test_lobby.tables()
+    (summary,) = game_sessions.lobby.tables()
     assert not summary.seats[0].away
     await again.close()
 
 
-async def test_without_a_key_a_reconnect_starts_over(game_front):
-    first = await TerminalClient().connect(game_front.port, "dave")
+async def test_without_a_key_a_reconnect_starts_over(game_sessions):
+    first = await TerminalClient().connect(game_sessions.port, "dave")
     await sit_at_bot_table(first)
     await first.close()
-    again = await TerminalClient().connect(game_front.port, "dave")
+    again = await TerminalClient().connect(game_sessions.port, "dave")
     await again.wait_for("Your name at the table")
     await again.close()

@@ -10,10 +10,10 @@ import pytest
 from asyncssh.constants import MSG_IGNORE
 from asyncssh.packet import String
 
-from nothanks_server.ssh import server
-from nothanks_server.ssh.inbound_shaper import InboundShaper, check_connection_internals
+from nothanks_server.ssh import patches, server
+from nothanks_server.ssh.inbound_shaper import InboundShaper
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 
-from .terminal_client import TerminalClient
 from .test_input_limits import RESPONSIVE, Flooder
 
 
@@ -150,15 +150,11 @@ def test_a_budget_needs_a_rate_and_room_for_a_slice():
         InboundShaper(lambda data: None, FakeTransport(), burst=10, slice_size=100, loop=FakeLoop())  # type: ignore[arg-type]
 
 
-def test_asyncssh_still_fits_the_hook():
-    check_connection_internals()  # raises RuntimeError otherwise
-
-
 IGNORED = 3000  # empty SSH_MSG_IGNORE packets: about 100 kB on the wire
 RATE, BURST = 32 * 1024, 16 * 1024
 
 
-async def test_an_ssh_ignore_flood_is_paced_and_the_others_play_on(start_front, monkeypatch):
+async def test_an_ssh_ignore_flood_is_paced_and_the_others_play_on(start_sessions, monkeypatch):
     shapers: list[InboundShaper] = []
 
     def recording(conn, **options):  # type: ignore[no-untyped-def]
@@ -168,7 +164,7 @@ async def test_an_ssh_ignore_flood_is_paced_and_the_others_play_on(start_front, 
 
     server_shape_inbound = server.shape_inbound
     monkeypatch.setattr(server, "shape_inbound", recording)
-    front = await start_front(inbound_rate=RATE, inbound_burst=BURST)
+    front = await start_sessions(inbound_rate=RATE, inbound_burst=BURST)
     flooder = await Flooder().connect(front.port)
     await flooder.wait_for("No Thanks!")
     player = await TerminalClient().connect(front.port)
@@ -201,8 +197,8 @@ async def test_an_ssh_ignore_flood_is_paced_and_the_others_play_on(start_front, 
     await player.close()
 
 
-async def test_a_login_and_a_paste_fit_the_default_budget(start_front):
-    front = await start_front()
+async def test_a_login_and_a_paste_fit_the_default_budget(start_sessions):
+    front = await start_sessions()
     client = await TerminalClient().connect(front.port, env={f"V{index}": "x" * 100 for index in range(50)})
     await client.wait_for("No Thanks!")
     client.send("y" * 2000)
@@ -215,4 +211,4 @@ def test_a_connection_without_a_socket_is_left_alone():
     class NoTransport:
         _transport = None
 
-    assert server.shape_inbound(NoTransport()) is None  # type: ignore[arg-type]
+    assert patches.shape_inbound(NoTransport()) is None  # type: ignore[arg-type]

@@ -8,26 +8,25 @@ import time
 
 import asyncssh
 
-from nothanks_server.ssh import environment, server, session
+from nothanks_server.ssh import patches, server, session
 from nothanks_server.ssh.driver import MAX_UNFINISHED_INPUT
-from nothanks_server.ssh.environment import KEPT_VARIABLES, MAX_VALUE, SessionEnvironment
 from nothanks_server.ssh.input_gate import INPUT_WINDOW, InputGate
-
-from .terminal_client import TerminalClient
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from nothanks_server.ssh.patches import KEPT_VARIABLES, MAX_VALUE, SessionEnvironment
 
 FLOOD = 2 * 1024 * 1024  # bytes of keys
-RESPONSIVE = 3.0  # seconds: a generous bound on a key-to-screen time that is milliseconds when nobody floods
+RESPONSIVE = 15.0  # seconds: a deadline for "it shows at all", never a performance figure (bench_ssh.py has those)
 
 
-async def test_thousands_of_env_requests_keep_only_the_games_variables(start_front, monkeypatch):
+async def test_thousands_of_env_requests_keep_only_the_games_variables(start_sessions, monkeypatch):
     kept: list[SessionEnvironment] = []
 
     def recording(chan, peer="?"):
-        kept.append(environment.limit_environment(chan, peer))
+        kept.append(patches.limit_environment(chan, peer))
         return kept[-1]
 
     monkeypatch.setattr(server, "limit_environment", recording)
-    front = await start_front(inbound_rate=0)  # 3 MB of requests: the connection's own budget would pace them
+    front = await start_sessions(inbound_rate=0)  # 3 MB of requests: the connection's own budget would pace them
     junk = {f"JUNK_{index}": "x" * 1000 for index in range(3000)}
     env = junk | {"COLORTERM": "truecolor", "LANG": "en_US.UTF-8", "LC_ALL": "y" * (MAX_VALUE + 1)}
     client = await TerminalClient().connect(front.port, env=env)
@@ -42,8 +41,8 @@ async def test_thousands_of_env_requests_keep_only_the_games_variables(start_fro
     await client.close()
 
 
-def test_asyncssh_still_stores_env_requests_where_we_bound_them():
-    environment.check_environment_internals()  # raises EnvironmentInternalsChanged otherwise
+def test_the_patched_libraries_are_still_as_checked():
+    patches.check_patches()  # raises PatchedInternalsChanged otherwise
 
 
 class Flooder:
@@ -83,7 +82,7 @@ class Flooder:
         await self.reading
 
 
-async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_front, monkeypatch):
+async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_sessions, monkeypatch):
     gates: list[InputGate] = []
     later = [0.0]  # seconds added to the gates' clock: "the player types again a while after the flood"
 
@@ -93,7 +92,7 @@ async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_fron
             gates.append(self)
 
     monkeypatch.setattr(session, "InputGate", RecordingGate)
-    front = await start_front(inbound_rate=0)  # the keys' gate alone: test_inbound_shaper.py paces whole connections
+    front = await start_sessions(inbound_rate=0)  # the keys' gate alone: test_inbound_shaper.py paces whole connections
     flooder = await Flooder().connect(front.port)
     await flooder.wait_for("No Thanks!")
     player = await TerminalClient().connect(front.port)
@@ -133,10 +132,10 @@ async def test_a_key_flood_starves_no_one_and_queues_a_bounded_amount(start_fron
     await player.close()
 
 
-async def test_a_paste_that_never_ends_is_dropped_before_it_grows_large(start_front, monkeypatch):
+async def test_a_paste_that_never_ends_is_dropped_before_it_grows_large(start_sessions, monkeypatch):
     # A generous budget, so that this test does not wait a minute for 64 KiB to get through the default one.
     monkeypatch.setattr(session, "InputGate", lambda peer: InputGate(peer, rate=1e9, burst=1 << 20, max_queued=1 << 20))
-    front = await start_front(inbound_rate=0)
+    front = await start_sessions(inbound_rate=0)
     client = await Flooder().connect(front.port)
     await client.wait_for("No Thanks!")
     await client.send(b"\x1b[200~")  # a bracketed paste starts ...

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.server import BUSY_MESSAGE
-
-from .cli_settings import ssh_settings_for
-from .terminal_client import TerminalClient
+from nothanks_server.ssh.settings import SSHSettings
+from nothanks_tui.commands.ssh_options import add_ssh_options, ssh_settings_from
 
 
 async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -19,8 +20,8 @@ async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.Stre
     return reader, writer
 
 
-async def test_idle_connections_give_way_to_a_player_oldest_first(start_front):
-    front = await start_front(max_logins=3, max_sessions=3)
+async def test_idle_connections_give_way_to_a_player_oldest_first(start_sessions):
+    front = await start_sessions(max_logins=3, max_sessions=3)
     idle = [await idle_connection(front.port) for _ in range(5)]
     for reader, _ in idle[:2]:  # the two oldest were closed when the fourth and fifth came
         async with asyncio.timeout(10):
@@ -45,8 +46,6 @@ async def test_idle_connections_give_way_to_a_player_oldest_first(start_front):
 
 
 def test_a_crowd_as_large_as_the_session_cap_may_log_in_together(tmp_path):
-    from nothanks_server.ssh.server import SSHSettings
-
     assert SSHSettings(host_key_path=tmp_path / "key").login_limit == 128
     assert SSHSettings(host_key_path=tmp_path / "key", max_sessions=1000).login_limit == 1000
     assert SSHSettings(host_key_path=tmp_path / "key", max_logins=0, max_sessions=1).login_limit == 1
@@ -57,3 +56,18 @@ def test_the_command_line_sets_the_login_cap():
     chosen = ssh_settings_for(["--ssh-port", "2222", "--max-logins", "16", "--max-sessions", "8"])
     assert default is not None and default.login_limit == 128
     assert chosen is not None and chosen.login_limit == 16
+
+
+def ssh_settings_for(arguments: list[str]) -> SSHSettings | None:
+    """The SSH front's settings as the command line would make them (``nothanks server``'s SSH options only)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bind", default="127.0.0.1")
+    parser.add_argument("--data-dir", default="/tmp/nothanks-test")
+    add_ssh_options(parser)
+    return ssh_settings_from(parser.parse_args(arguments))
+
+
+def test_the_command_line_sets_the_workers_and_their_recycling():
+    settings = ssh_settings_for(["--ssh-port", "0", "--ssh-workers", "2", "--ssh-worker-sessions", "50",
+                                 "--ssh-worker-mib", "300"])
+    assert settings is not None and (settings.workers, settings.worker_sessions, settings.worker_mib) == (2, 50, 300)

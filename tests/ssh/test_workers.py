@@ -1,60 +1,34 @@
-"""SSH sessions in worker processes (server/nothanks_server/ssh/workers.py): the game through a worker, the cap
-across workers, a key's seat found again from any worker, a dead worker started again; and their parts."""
+"""The SSH front with its worker processes (server/nothanks_server/ssh/front.py, worker.py), as ``nothanks server``
+runs it: sessions in workers, the cap across them, recycling, a killed worker, a key's seat from any worker, and
+two players of different terminals at once."""
 
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
+import logging
 import os
+import re
 import signal
 import stat
+from pathlib import Path
 
 import asyncssh
 import pytest
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.ssh import SSHSettings
-from nothanks_server.ssh.game import SeatFiles
-from nothanks_server.ssh.workers import SharedAdmission, SSHWorkers, loopback_for
+from nothanks_server.ssh.front import loopback_for
+from nothanks_server.ssh.game import SSHDoorway
+from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from nothanks_server.ssh.player import SSHPlayer
+from nothanks_server.ssh.seats import SeatFiles
 from nothanks_server.tcp import TcpHost
 
-from .terminal_client import TerminalClient
+from .conftest import PROBE, until
 from .test_game import sit_at_bot_table
 
 
-@pytest.fixture
-async def start_workers(tmp_path):
-    started: list[tuple[TcpHost, SSHWorkers]] = []
-
-    async def start(workers: int = 2, **settings) -> SSHWorkers:
-        lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=5))
-        host = TcpHost(lobby, "127.0.0.1", 0)
-        await host.start()
-        front = SSHWorkers(
-            SSHSettings(host_key_path=tmp_path / "ssh_host_ed25519_key", port=0, workers=workers, **settings),
-            "127.0.0.1",
-            host.port,
-        )
-        await front.start()
-        front.test_lobby = lobby
-        started.append((host, front))
-        return front
-
-    yield start
-    for host, front in started:
-        await front.close("the test is over")
-        await host.close("the test is over")
-
-
-async def until(condition, timeout: float = 30.0) -> None:
-    """Poll ``condition`` (state in another process has no event to wait on here)."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.05)
-
-
-async def test_the_game_through_a_worker_process(start_workers):
-    front = await start_workers(workers=2)
+async def test_the_game_runs_in_a_worker_process(start_host):
+    front = await start_host(workers=2)
     assert len(front.worker_pids()) == 2 and os.getpid() not in front.worker_pids()
     client = await TerminalClient().connect(front.port, "alice")
     await sit_at_bot_table(client)
@@ -62,13 +36,13 @@ async def test_the_game_through_a_worker_process(start_workers):
     await client.wait_for("Your turn")
     client.send("n")
     await client.wait_for("You: 10 chips")
-    (summary,) = front.test_lobby.tables()  # the table lives in the host process
+    (summary,) = front.lobby.tables()  # the table lives in the host process
     assert summary.seats[0].name == "alice"
     await client.close()
 
 
-async def test_the_session_cap_holds_across_workers(start_workers):
-    front = await start_workers(workers=2, max_sessions=2)
+async def test_the_session_cap_holds_across_workers(start_host):
+    front = await start_host(workers=2, max_sessions=2, app=PROBE)
     clients = []
     for _ in range(2):
         client = await TerminalClient().connect(front.port)
@@ -79,49 +53,102 @@ async def test_the_session_cap_holds_across_workers(start_workers):
             await TerminalClient().connect(front.port)
         assert "full" in refused.value.reason and "2 players at once" in refused.value.reason
     await clients[0].close()
-    await until(lambda: sum(front._counts) == 1)
+    await until(lambda: front.sessions == 1)
     again = await TerminalClient().connect(front.port)
     await again.wait_for("No Thanks!")
     await again.close()
     await clients[1].close()
 
 
-async def test_a_key_login_finds_its_seat_from_any_worker(start_workers):
-    front = await start_workers(workers=2)
+async def test_a_worker_drains_after_its_sessions_and_a_newcomer_lands_on_a_fresh_one(start_host):
+    front = await start_host(workers=1, worker_sessions=2, app=PROBE)
+    (first_worker,) = front.worker_pids()
+    staying = await TerminalClient().connect(front.port, "stays")
+    await staying.wait_for("name: stays")
+    leaving = await TerminalClient().connect(front.port, "leaves")
+    await leaving.wait_for("name: leaves")
+    # two sessions taken: a fresh worker starts; once it is ready the first gets no more players
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["draining", "taking"])
+    newcomer = await TerminalClient().connect(front.port, "new")
+    await newcomer.wait_for("name: new")
+    fresh = front.workers()[1]
+    assert fresh.pid != first_worker and fresh.handed == 1
+    await leaving.close()
+    assert front.workers()[0].state == "draining"  # one player left there: it stays
+    await staying.close()
+    await front.wait_until(lambda: front.worker_pids() == [fresh.pid])  # its last player left: it exited
+    assert front.recycled == 1 and front.restarts == 0
+    newcomer.send("z")
+    await newcomer.wait_for("last: z")
+    await newcomer.close()
+
+
+async def test_a_killed_worker_is_replaced_and_its_player_comes_back_to_the_seat(start_host):
+    front = await start_host(workers=1)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    player = await TerminalClient().connect(front.port, "carol", client_keys=[key])
+    await sit_at_bot_table(player)
+    (pid,) = front.worker_pids()
+    os.kill(pid, signal.SIGKILL)
+    assert await player.wait_closed() is None  # the connection is simply gone
+    await front.wait_until(lambda: front.restarts == 1 and len(front.worker_pids()) == 1)
+    await until(lambda: front.lobby.tables()[0].seats[0].away)
+    again = await TerminalClient().connect(front.port, "carol", client_keys=[key])
+    await again.wait_for("You: 11 chips")  # straight back to the seat, from a new worker
+    assert front.worker_pids() != [pid]
+    await again.close()
+
+
+async def test_a_key_login_finds_its_seat_from_any_worker(start_host):
+    front = await start_host(workers=2)
     key = asyncssh.generate_private_key("ssh-ed25519")
     first = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await sit_at_bot_table(first)
     await first.close()
-    await until(lambda: [seat.away for seat in front.test_lobby.tables()[0].seats] == [True, False, False])
-    for _ in range(3):  # each connection may land on either worker
+    await until(lambda: [seat.away for seat in front.lobby.tables()[0].seats] == [True, False, False])
+    for _ in range(2):  # the workers take connections in turn: each lands on the other one
         again = await TerminalClient().connect(front.port, "carol", client_keys=[key])
         await again.wait_for("You: 11 chips")  # straight back to the table
         await again.close()
-        await until(lambda: front.test_lobby.tables()[0].seats[0].away)
+        await until(lambda: front.lobby.tables()[0].seats[0].away)
 
 
-async def test_a_worker_that_dies_is_started_again(start_workers):
-    front = await start_workers(workers=1)
-    (pid,) = front.worker_pids()
-    os.kill(pid, signal.SIGKILL)
-    await until(lambda: front.restarts == 1 and front.worker_pids() and front.worker_pids()[0] != pid)
-    client = await TerminalClient().connect(front.port, "erin")
-    await client.wait_for("Your name at the table")
-    await client.close()
+TRUECOLOR = re.compile(rb"\x1b\[[0-9;]*[34]8;2;")
+EIGHT_BIT = re.compile(rb"\x1b\[[0-9;]*[34]8;5;")
 
 
-def test_shared_admission_counts_every_worker_against_one_limit():
-    counts = multiprocessing.get_context("spawn").Array("i", 2)
-    first, second = SharedAdmission(counts, 0, 3), SharedAdmission(counts, 1, 3)
-    assert [first.admit(), second.admit(), second.admit()] == [True, True, True]
-    assert not first.admit() and not second.admit()
-    second.release()
-    assert first.admit()
-    assert list(counts) == [2, 1]
-    first.release()
-    first.release()
-    first.release()  # never below zero
-    assert list(counts) == [0, 1]
+async def test_two_terminals_at_once_each_get_only_their_own_colours(start_host):
+    """One worker, a 256-colour player and a 16-colour one at the same time, drawing the same styles: each gets
+    only codes its terminal knows (a style's codes were once cached for whichever colour system drew it first)."""
+    front = await start_host(workers=1, app=PROBE)
+    rich = await TerminalClient().connect(front.port, "rich", term="xterm-256color")
+    await rich.wait_for("name: rich")
+    plain = await TerminalClient().connect(front.port, "plain", term="xterm")
+    await plain.wait_for("name: plain")
+    deep = await TerminalClient().connect(front.port, "deep", term="xterm", env={"COLORTERM": "truecolor"})
+    await deep.wait_for("name: deep")
+    for client in (rich, plain, deep, rich, plain):  # each redraws in turn, after the others drew the same styles
+        client.send("x")
+        await client.wait_for("last: x")
+    assert EIGHT_BIT.search(bytes(rich.raw)) and not TRUECOLOR.search(bytes(rich.raw))
+    assert not EIGHT_BIT.search(bytes(plain.raw)) and not TRUECOLOR.search(bytes(plain.raw))
+    assert re.search(rb"\x1b\[[0-9;]*(?:3[0-7]|9[0-7])(?:;[0-9]+)*m", bytes(plain.raw))
+    assert re.search(rb"\x1b\[[0-9;]*38;2;255;128;0", bytes(deep.raw))  # the probe's #ff8000, exact
+    for client in (rich, plain, deep):
+        await client.close()
+
+
+async def test_a_pty_session_whose_input_ends_at_once_ends_cleanly(start_sessions, caplog):
+    """``ssh -tt host </dev/null``: a pty, a shell, and end of input before the app has even started."""
+    front = await start_sessions()
+    async with asyncssh.connect(
+        "127.0.0.1", front.port, username="x", password="", known_hosts=None, client_keys=None, agent_path=None
+    ) as conn:
+        chan, _session = await conn.create_session(asyncssh.SSHClientSession, term_type="xterm", term_size=(0, 0))
+        chan.write_eof()
+        await asyncio.wait_for(chan.wait_closed(), 10)
+    await front.wait_until(lambda: front.running_apps == 0 and front.connections == 0, timeout=10)
+    assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
 def test_seat_files_are_private_and_start_empty(tmp_path):
@@ -145,3 +172,45 @@ def test_workers_reach_a_host_bound_to_every_address_on_loopback():
     assert loopback_for("0.0.0.0") == "127.0.0.1"
     assert loopback_for("::") == "::1"
     assert loopback_for("192.168.1.5") == "192.168.1.5"
+
+
+async def test_workers_log_to_the_hosts_log_file_not_its_terminal(start_host, tmp_path):
+    """``nothanks host`` logs to a file because the host player's app has the terminal: so do its workers."""
+    log_file = tmp_path / "host.log"
+    handler = logging.FileHandler(log_file)
+    root = logging.getLogger()
+    root.handlers.insert(0, handler)  # before pytest's own file handler (to os.devnull): the host's is the first
+    level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        front = await start_host(workers=1, app=PROBE)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        handler.close()
+    client = await TerminalClient().connect(front.port, "logged")
+    await client.wait_for("name: logged")
+    await client.close()
+    await front.close("the test is over")
+    assert "ssh-worker-0" in log_file.read_text()
+
+
+async def test_a_worker_tells_the_host_which_address_each_player_comes_from():
+    """The host's per-address limits count SSH players by their own address, not the workers' loopback one."""
+    lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=5))
+    host = TcpHost(lobby, "127.0.0.1", 0, proxy_key="secret")
+    await host.start()
+    try:
+        player = SSHPlayer("carol", None, "192.0.2.7:50000", "xterm", "standard")
+        door = SSHDoorway(player, "127.0.0.1", host.port, SeatFiles(Path("/nonexistent")), "secret")
+        lobby_connection = door.lobby("carol")
+        await lobby_connection.start()
+        assert [session.address for session in host.sessions] == ["192.0.2.7"]
+        await door.close()
+    finally:
+        await host.close("the test is over")
+
+
+def test_a_players_address_is_its_peer_without_the_port():
+    assert SSHPlayer("a", None, "192.0.2.7:50000", "xterm", "standard").address == "192.0.2.7"
+    assert SSHPlayer("a", None, "::1:50000", "xterm", "standard").address == "::1"

@@ -1,24 +1,14 @@
-"""The SSH front: ``ssh play@host`` runs the game's Textual app for each session inside the host process.
+"""The SSH front: ``ssh play@host`` runs the game's Textual app for each session, in worker processes.
 
-``SSHFront`` (server.py) is the asyncssh server and its policies; ``GameSession`` (session.py) one session channel;
-``ChannelDriver`` (driver.py) the Textual driver drawing on an SSH channel; keys.py, terminal.py and stdio.py the
-fixes that running many apps in one process needs; collector.py and strips.py keep garbage collection
-pauses short with many apps in one heap, and sweeper.py frees a finished session's app as its player leaves.
+The host process runs only the front (front.py: the SSH port, admission, the workers' lives); each worker
+(worker.py) runs asyncssh and one app per session (server.py: the gate and its policies; session.py: one session
+channel; driver.py: the Textual driver drawing on a channel; terminal.py: the client's terminal). The apps reach
+the tables over the host's TCP port like any ``nothanks join`` client (game.py). patches.py lists the few private
+library names relied on. loadgen/ holds the scripted SSH players that the tests and scripts/bench_ssh.py share.
+
+Importing this package loads neither Textual nor asyncssh: the host process imports only what it runs.
 """
 
-from .driver import ChannelDriver
-from .hostkey import HOST_KEY_NAME, load_or_create_host_key
-from .player import SSHPlayer
-from .server import SSHFront, SSHSettings
-from .session import AppFactory, GameSession
+from .settings import SSHSettings
 
-__all__ = [
-    "HOST_KEY_NAME",
-    "AppFactory",
-    "ChannelDriver",
-    "GameSession",
-    "SSHFront",
-    "SSHPlayer",
-    "SSHSettings",
-    "load_or_create_host_key",
-]
+__all__ = ["SSHSettings"]

@@ -1,10 +1,10 @@
-"""A Textual driver whose terminal is an SSH channel, so one host process can run an app per SSH session.
+"""A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
 Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
 and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
 its work on the event loop: bytes from the channel are decoded and parsed here (``feed``, paced by the session's
 ``InputGate``), window changes arrive as ``resize`` calls, and output is gathered per loop turn and written to the
-channel in one piece.
+channel in one piece, its colours brought down to the session's terminal (terminal.py).
 
 Things that would act on the server machine are refused: opening a URL, suspending the process, saving
 "delivered" files to the server's disk.
@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
 
 from textual import constants, events
+from textual._xterm_parser import XTermParser  # private, but the parser Textual's own drivers use (patches.py)
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 from textual.messages import InBandWindowResize
 
-from .keys import SessionKeyParser
-from .terminal import terminal_size
+from .terminal import downgrade_colors, terminal_size
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -88,10 +88,12 @@ class ChannelDriver(Driver):
         mouse: bool = True,
         size: tuple[int, int] | None = None,
         link: ChannelLink,
+        color_system: str = "truecolor",
     ) -> None:
         super().__init__(app, debug=False, mouse=mouse, size=size)
         self._link = link
-        self._parser = SessionKeyParser()
+        self._color_system = color_system  # the terminal's: output is drawn in 24-bit and brought down to it
+        self._parser = XTermParser(debug=False)  # debug=True would open keys.log in the server's directory
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._output: list[str] = []
         self._flush_handle: asyncio.Handle | None = None
@@ -132,7 +134,7 @@ class ChannelDriver(Driver):
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
-        if self._input_enabled and self._parser.has_pending_timeout:
+        if self._input_enabled and getattr(self._parser, "_timeout_time", None) is not None:  # a lone ESC
             self._tick_handle = self._loop.call_later(constants.ESCAPE_DELAY + _TICK_MARGIN, self._on_tick)
 
     def _on_tick(self) -> None:
@@ -164,7 +166,7 @@ class ChannelDriver(Driver):
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
-        self._parser = SessionKeyParser()
+        self._parser = XTermParser(debug=False)
         self._parser.terminal_size = self._size or terminal_size(0, 0)
         self._unfinished = 0
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
@@ -198,7 +200,7 @@ class ChannelDriver(Driver):
             self._flush_handle.cancel()
             self._flush_handle = None
         if self._output:
-            text = "".join(self._output)
+            text = downgrade_colors("".join(self._output), self._color_system)
             self._output.clear()
             self._link.send_output(text)
 

@@ -1,8 +1,8 @@
 """How fast one SSH connection's bytes reach asyncssh: a budget per connection, below the SSH protocol itself.
 
 The input gate (input_gate.py) budgets the keys of a session, but everything else a client sends is decrypted and
-parsed on the host's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
-requests, authentication attempts before login. Measured on loopback (``scripts/bench_ssh_flood.py``), one client
+parsed on the worker's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
+requests, authentication attempts before login. Measured on loopback (docs/benchmarks.md, eighth pass), one client
 sending empty SSH_MSG_IGNORE packets as fast as its socket takes them (about 43,000 a second) held the host's CPU at
 98 % and put another player's keys at 171 ms p50 and 2.1 s p99, before it had even logged in. So every connection's
 incoming bytes pass through an ``InboundShaper`` before asyncssh sees them:
@@ -16,9 +16,8 @@ incoming bytes pass through an ``InboundShaper`` before asyncssh sees them:
   never becomes one long step that everyone waits for.
 
 So a flooding client costs the host about ``INBOUND_RATE`` bytes of SSH processing a second and holds at most one
-socket read in memory; the other sessions do not notice it. The hook is the connection's own ``data_received``,
-which the asyncio transport calls: an instance attribute over asyncssh's method (``check_connection_internals``
-fails at startup if asyncssh stops fitting that).
+socket read in memory; the other sessions do not notice it. The hook that puts a connection under its shaper is in
+patches.py (the one module where private asyncssh names are touched).
 """
 
 from __future__ import annotations
@@ -29,13 +28,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import asyncssh
-from asyncssh.connection import SSHConnection
+from .settings import INBOUND_BURST, INBOUND_RATE
 
 log = logging.getLogger(__name__)
 
-INBOUND_RATE = 16 * 1024  # bytes a second, sustained
-INBOUND_BURST = 32 * 1024  # bytes at once
 INBOUND_SLICE = 4 * 1024  # bytes handed to asyncssh per turn of the loop once over the budget
 
 
@@ -140,40 +136,3 @@ class InboundShaper:
             self._scheduled.cancel()
             self._scheduled = None
         self._pending.clear()
-
-
-def check_connection_internals() -> None:
-    """Fail loudly if asyncssh no longer fits the hook: a connection keeps its transport in ``_transport`` (set by
-    ``connection_made``) and parses what its own ``data_received(data)`` is given."""
-    made = getattr(SSHConnection, "connection_made", None)
-    received = getattr(SSHConnection, "data_received", None)
-    if (
-        not issubclass(asyncssh.SSHServerConnection, SSHConnection)
-        or made is None
-        or "_transport" not in made.__code__.co_names
-        or received is None
-        or received.__code__.co_varnames[:2] != ("self", "data")
-    ):
-        raise RuntimeError(
-            f"asyncssh {asyncssh.__version__} changed its connection class: ssh/inbound_shaper.py needs a look"
-        )
-
-
-def shape_inbound(
-    conn: asyncssh.SSHServerConnection,
-    *,
-    rate: float = INBOUND_RATE,
-    burst: int = INBOUND_BURST,
-    on_held: Callable[[], None] | None = None,
-) -> InboundShaper | None:
-    """Put ``conn``'s incoming bytes under a budget; call from the server's ``connection_made``. None when the
-    connection has no socket transport to pause (then nothing changes)."""
-    transport = getattr(conn, "_transport", None)
-    if not isinstance(transport, asyncio.Transport):
-        log.warning("no inbound budget for an SSH connection without a socket transport (%r)", transport)
-        return None
-    shaper = InboundShaper(
-        conn.data_received, transport, rate=rate, burst=burst, slice_size=min(INBOUND_SLICE, burst), on_held=on_held
-    )
-    conn.data_received = shaper.data_received  # type: ignore[method-assign]  # the transport calls this attribute
-    return shaper

@@ -1,9 +1,9 @@
 """How fast one SSH session's keys reach its app: a budget per session, so one client cannot starve the others.
 
-Every session's app runs on the host's one event loop, and Textual handles the events queued for an app without
-yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked (2 MB is two
-million key events, minutes of work) would stall every other session for as long as its app chews on them. So
-input passes through an ``InputGate``:
+Every session's app of a worker runs on the worker's one event loop, and Textual handles the events queued for
+an app without yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked
+(2 MB is two million key events, minutes of work) would stall every other session for as long as its app chews
+on them. So input passes through an ``InputGate``:
 
 - a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
   (50 keys/s is 650 B/s even as 13-byte kitty key sequences like shift+a's) and mouse clicks stay inside it;
@@ -26,6 +26,7 @@ bracketed paste is carried over); the player sees a notice, at most once every `
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -139,7 +140,7 @@ class InputGate:
             self.in_flight += size
             try:
                 sink.feed(chunk)
-                waiting = sink.call_when_processed(lambda size=size: self._handled(size))
+                waiting = sink.call_when_processed(functools.partial(self._handled, size))
             except Exception:
                 log.exception("the input of %s could not be handed to its app", self.peer)
                 waiting = False  # one bad chunk must not leave the session's input stuck for good

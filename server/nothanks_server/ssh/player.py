@@ -24,6 +24,12 @@ class SSHPlayer:
         return "" if name.lower() in ANONYMOUS_USERS else name
 
     @property
+    def address(self) -> str:
+        """The client's address without its port (what per-address limits count)."""
+        host, _, port = self.peer.rpartition(":")
+        return host if host and port.isdigit() else self.peer
+
+    @property
     def identity(self) -> str | None:
         """A stable identity for finding this player's seat again after a reconnect (key logins only)."""
         return f"ssh-key:{self.key_fingerprint}" if self.key_fingerprint else None

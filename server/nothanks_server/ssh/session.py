@@ -12,23 +12,19 @@ import asyncio
 import contextvars
 import functools
 import logging
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
-from rich.console import Console
 from textual.app import App
 
-from .css_cache import share_parsed_css
 from .driver import ChannelDriver
 from .input_gate import HOLD_OFF, InputGate
 from .player import SSHPlayer
-from .stdio import LoggingStream
 from .terminal import color_system_for, session_console, terminal_size
 
 if TYPE_CHECKING:
-    from .server import SSHFront
+    from .server import SessionServer
 
 log = logging.getLogger(__name__)
 
@@ -45,15 +41,15 @@ RESIZE_INTERVAL = 0.2  # seconds between two window sizes passed to the app: eac
 AppFactory = Callable[[SSHPlayer], App[Any]]
 
 
-class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+class GameSession(asyncssh.SSHServerSession):
     """The server side of one SSH session channel."""
 
-    def __init__(self, front: SSHFront, username: str, key_fingerprint: str | None, peer: str) -> None:
-        self._front = front
+    def __init__(self, server: SessionServer, username: str, key_fingerprint: str | None, peer: str) -> None:
+        self._server = server
         self._username = username
         self._key_fingerprint = key_fingerprint
         self._peer = peer
-        self._chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self._chan: asyncssh.SSHServerChannel | None = None
         self._term: str | None = None
         self._size = (0, 0)
         self._command: str | None = None
@@ -72,7 +68,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     # asyncssh callbacks ---------------------------------------------------------------------------------------
 
-    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[override,type-arg]
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self._chan = chan
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
@@ -98,7 +94,7 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._chan.write_stderr(NO_PTY_MESSAGE.encode())
             self._chan.exit(1)
             return
-        self._task = self._front.spawn(self._run(), name=f"ssh-session {self._peer}")
+        self._task = self._server.spawn(self._run(), name=f"ssh-session {self._peer}")
 
     def data_received(self, data: bytes, datatype: Any) -> None:
         if self._gone or self.input_gate.receive(data):
@@ -173,6 +169,10 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self._client_gone()
 
     def driver_started(self, driver: ChannelDriver) -> None:
+        if self._gone:  # the client left while the app was starting (``ssh -tt host </dev/null``): end it now
+            if self._app is not None:
+                self._app.exit()
+            return
         self._driver = driver
         driver.resize(*self._size)  # a window change may have come before the driver existed
         self.input_gate.attach(driver)  # with whatever was typed before the app was up
@@ -202,14 +202,14 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         try:
             if self._gone:
                 return
-            app = self._front.app_factory(self.player())
+            app = self._server.app_factory(self.player())
             self._prepare(app)
             self._app = app
-            self._front.app_starting(app)
+            self._server.app_starting(app)
             try:
                 await app.run_async(size=terminal_size(*self._size), mouse=True)
             finally:
-                self._front.app_finished(app)
+                self._server.app_finished(app)
                 ended = getattr(app, "ssh_session_ended", None)
                 if ended is not None:
                     await ended()  # e.g. leave the tables it sat at
@@ -231,23 +231,24 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
                 self._pending_resize.cancel()
                 self._pending_resize = None
             chan = self._chan
-            if not self._closed and chan is not None and not chan.is_closing():
-                if status:
+            if not self._closed and chan is not None:
+                if chan.is_closing():
+                    status = 0  # we sent our end of file (the client sent theirs first): nothing more to say
+                elif status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
-                elif self._front.farewell:
-                    chan.write(f"No Thanks!: {self._front.farewell}.\r\n".encode())
-                chan.exit(status)
+                elif self._server.farewell:
+                    chan.write(f"No Thanks!: {self._server.farewell}.\r\n".encode())
+                chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
 
     def _prepare(self, app: App[Any]) -> None:
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
         size = terminal_size(*self._size)
-        app.driver_class = functools.partial(ChannelDriver, link=self)  # type: ignore[assignment]
-        app.console = session_console(self._term, self._environment(), size)
-        crash_log = LoggingStream(logging.ERROR, lambda: sys.__stderr__)
-        app.error_console = Console(file=crash_log, markup=False, highlight=False, width=100)
-        self._front.stdio.prepare(app)
-        share_parsed_css(app)
+        color_system = color_system_for(self._term, self._environment())
+        app.driver_class = functools.partial(  # type: ignore[assignment]
+            ChannelDriver, link=self, color_system=color_system
+        )
+        app.console = session_console(self._term, size)
         disable_host_actions(app)
 
     def _client_gone(self) -> None:
@@ -256,8 +257,8 @@ class GameSession(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self._driver = None
         self.input_gate.detach()
         app = self._app
-        if app is not None:
-            app.exit()  # before it runs too: App.exit() marks it, and it then never starts
+        if app is not None and app.is_running:
+            app.exit()  # one still starting is ended by driver_started, once it can take the message
         task = self._task
         if task is not None and not task.done() and self._grace is None:
             # An empty context: a cancelled timer stays in the loop's queue until its time, with its context, and
@@ -282,9 +283,10 @@ def _refused(what: str) -> Callable[..., None]:
 
 def disable_host_actions(app: App[Any]) -> None:
     """Shadow the App methods that would touch the host machine (its browser, its disk, its process)."""
+    # mypy does not allow assigning to a method: shadowing these on the instance is the point here.
     app.open_url = _refused("opening a URL")  # type: ignore[method-assign]
     app.action_suspend_process = _refused("suspending the process")  # type: ignore[method-assign]
-    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
+    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign,assignment]
     app.action_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
     app.deliver_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
     app.deliver_text = _refused("saving a file")  # type: ignore[method-assign]

@@ -1,14 +1,25 @@
-"""What the SSH client's terminal can do, from what the client sent: TERM, optional COLORTERM, pty size.
+"""What the SSH client's terminal can do, from what the client sent: TERM, optional COLORTERM, pty size; and the
+session's colours brought down to what its terminal shows.
 
 Textual builds an app's console from the server process's environment. A server started from a systemd unit has
 no TERM at all, and every player would get the server's colours instead of their own terminal's; so each session's
 app gets a console built from the client's pty request instead.
+
+Colours are drawn in 24-bit by every session's app and brought down to the session's own colour system as its
+output leaves (``downgrade_colors``, called by the driver). Textual caches the escape codes of a style on the style
+itself (``Style._ansi``, computed for the colour system of whichever app drew it first), and styles are shared
+between the apps of one process: drawn at different colour systems, a 16-colour player got the 256-colour codes of
+a style a 256-colour player had drawn first, and the reverse. All apps drawing at one colour system makes that cache
+right for all of them; the translation is rich's own (``Color.downgrade``), so the codes are those the app would
+have written, and it is cached per (colour system, escape sequence).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
+from rich.color import Color, ColorSystem
 from rich.console import Console
 
 DEFAULT_SIZE = (80, 24)
@@ -59,11 +70,12 @@ class _Discard:
         return True
 
 
-def session_console(term: str | None, environment: Mapping[str, str] | None, size: tuple[int, int]) -> Console:
-    """A console like the one ``textual.app.App`` builds, but for the client's terminal instead of ours."""
+def session_console(term: str | None, size: tuple[int, int]) -> Console:
+    """A console like the one ``textual.app.App`` builds, but for the client's terminal instead of ours (in 24-bit
+    colour: the driver brings the output down to the terminal's colours, see the module docstring)."""
     width, height = size
     return Console(
-        color_system=color_system_for(term, environment),  # type: ignore[arg-type]
+        color_system="truecolor",
         file=_Discard(),  # type: ignore[arg-type]
         markup=True,
         highlight=False,
@@ -74,3 +86,53 @@ def session_console(term: str | None, environment: Mapping[str, str] | None, siz
         safe_box=False,
         soft_wrap=False,
     )
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_SYSTEMS = {"256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}
+_MAX_CACHED = 8192  # distinct escape sequences remembered per colour system (a game uses a few hundred)
+_downgraded: dict[str, dict[str, str]] = {name: {} for name in _SYSTEMS}
+
+
+def _downgrade_parameters(parameters: str, system: ColorSystem) -> str:
+    parts = parameters.split(";")
+    out: list[str] = []
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        kind = parts[index + 1] if part in ("38", "48") and index + 1 < len(parts) else None
+        if kind == "2" and index + 4 < len(parts):
+            red, green, blue = (int(value or 0) for value in parts[index + 2 : index + 5])
+            color = Color.from_rgb(red, green, blue)
+            out.extend(color.downgrade(system).get_ansi_codes(foreground=part == "38"))
+            index += 5
+        elif kind == "5" and index + 2 < len(parts) and system == ColorSystem.STANDARD:
+            color = Color.from_ansi(int(parts[index + 2] or 0))
+            out.extend(color.downgrade(system).get_ansi_codes(foreground=part == "38"))
+            index += 3
+        else:
+            out.append(part)
+            index += 1
+    return f"\x1b[{';'.join(out)}m"
+
+
+def downgrade_colors(text: str, color_system: str) -> str:
+    """``text`` (terminal output drawn in 24-bit colour) with its colours in ``color_system`` ("truecolor", "256"
+    or "standard")."""
+    system = _SYSTEMS.get(color_system)
+    if system is None or "\x1b[" not in text:
+        return text
+    cache = _downgraded[color_system]
+
+    def replace(match: re.Match[str]) -> str:
+        parameters = match.group(1)
+        if "8;" not in parameters:
+            return match.group(0)
+        found = cache.get(parameters)
+        if found is None:
+            if len(cache) >= _MAX_CACHED:
+                cache.clear()
+            found = cache[parameters] = _downgrade_parameters(parameters, system)
+        return found
+
+    return _SGR.sub(replace, text)

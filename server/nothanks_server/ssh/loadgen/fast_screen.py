@@ -1,6 +1,6 @@
 """A cheap terminal screen for the benchmark visitors: the characters pyte would show, without pyte's cost.
 
-scripts/bench_ssh.py runs 50+ SSH clients in one process (tests/ssh/visitors.py). Fed to pyte, which parses char by
+scripts/bench_ssh.py runs 50+ SSH clients in one process (loadgen/visitors.py). Fed to pyte, which parses char by
 char in Python and keeps a dict of styled cells, their output kept that process so busy that its own lag (26-83 ms
 at p99) polluted the key-to-update times it measures. ``FastScreen`` tokenizes each chunk with compiled regular
 expressions into runs of text and escape sequences, writes a run at the cursor as one slice assignment into a row

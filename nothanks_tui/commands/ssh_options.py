@@ -1,4 +1,5 @@
-"""The SSH options of ``nothanks server`` and ``nothanks host``, and the ``SSHSettings`` they make."""
+"""The SSH options of ``nothanks server`` and ``nothanks host``, and the ``SSHSettings`` they make (the command line
+composes the host's SSH front; the host package imports no command-line code)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import argparse
 import os
 from pathlib import Path
 
-from nothanks_tui.commands.argtypes import port, positive, workers
+from nothanks_server.ssh.hostkey import HOST_KEY_NAME
+from nothanks_server.ssh.settings import SSHSettings
 
-from .hostkey import HOST_KEY_NAME
-from .server import SSHSettings
+from .argtypes import port, positive
 
 DEFAULT_SSH_PORT = 2222
 
@@ -67,17 +68,25 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--ssh-workers",
-        type=workers,
-        default=0,
+        type=positive,
+        default=1,
         metavar="N",
-        help="run SSH players' sessions in N worker processes, e.g. one per core (0: in the host process)",
+        help="worker processes taking new SSH players at once, e.g. one per core (1)",
     )
     group.add_argument(
-        "--no-ssh-sweep",
-        dest="ssh_sweep",
-        action="store_false",
-        help="leave a finished SSH session's memory to a full garbage collection (a pause for every player) instead "
-        "of freeing it as the player leaves: to compare, or should the sweep ever misbehave",
+        "--ssh-worker-sessions",
+        type=positive,
+        default=SSHSettings.worker_sessions,
+        metavar="N",
+        help="a worker takes this many connections, then gets no more and exits when its last player leaves "
+        f"({SSHSettings.worker_sessions})",
+    )
+    group.add_argument(
+        "--ssh-worker-mib",
+        type=positive,
+        default=SSHSettings.worker_mib,
+        metavar="MIB",
+        help=f"... or once its memory passes this many MiB ({SSHSettings.worker_mib})",
     )
 
 
@@ -94,5 +103,6 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         max_sessions=args.max_sessions,
         max_logins=args.max_logins,
         workers=args.ssh_workers,
-        sweep_finished_apps=args.ssh_sweep,
+        worker_sessions=args.ssh_worker_sessions,
+        worker_mib=args.ssh_worker_mib,
     )

@@ -1,4 +1,4 @@
-"""Many SSH visitors from a separate process: ``python -m tests.ssh.visitors --port P --sessions N``.
+"""Many SSH visitors from a separate process: ``python -m nothanks_server.ssh.loadgen.visitors --port P --sessions N``.
 
 Used by the leak test (so the host's memory is measured without the clients in it) and by scripts/bench_ssh.py.
 Each visitor connects with a pty, waits for the first screen, plays its script and drops the connection. With
@@ -6,7 +6,7 @@ Each visitor connects with a pty, waits for the first screen, plays its script a
 arrive one by one (see scripts/bench_ssh.py). ``--think MIN,MAX`` makes each player wait a random time in that range
 (seconds) before each move, as people do; without it every visitor moves the instant its turn shows, so all tables
 move in lockstep (the worst case for the host). ``--screen fast`` gives each visitor the cheap terminal screen of
-tests/ssh/fast_screen.py instead of pyte (same text, a fraction of the CPU: this process's own lag is part of every
+loadgen/fast_screen.py instead of pyte (same text, a fraction of the CPU: this process's own lag is part of every
 time it measures). Prints one JSON object: counts and timings in seconds
 (first_frame, setup_key, key_to_update, newcomer_first_frame; key_into_play says when each key_to_update was pressed,
 in seconds since play started).
@@ -38,7 +38,7 @@ async def timed_key(client: TerminalClient, keys: str, expect: str, timings: dic
 
 
 async def probe_script(client: TerminalClient, timings: dict[str, list[float]]) -> None:
-    """Against tests/ssh/probe_app.py: keys, kitty-protocol keys, a lone escape, a resize."""
+    """Against loadgen/probe_app.py: keys, kitty-protocol keys, a lone escape, a resize."""
     await timed_key(client, "a", "last: a", timings)
     await timed_key(client, "b", "last: b", timings)
     client.mark()
@@ -92,6 +92,44 @@ async def play_my_turn(client: TerminalClient, timeout: float = 60) -> bool:
     return False
 
 
+GROWN = (100, 30)  # the window after the first resize, then shrunk to SHRUNK (width, height)
+SHRUNK = (70, 20)
+
+
+async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
+    """From the welcome screen: a name, the lobby, a 3-seat table with two bots, then moves (No thanks! while I have
+    chips, else take) until the game is over, the window grown after the 3rd move and shrunk after the 8th; then
+    ctrl+q, until the session ends. The number of moves made."""
+    for keys, shown in [
+        ("", "Your name at the table"),
+        ("\r", "No tables yet"),
+        ("c", "New table"),
+        ("\x13", "waiting for players"),  # ctrl+s: create
+        ("b", "seat 2: rules"),
+        ("b", "press s to start"),
+        ("s", "You: 11 chips"),
+    ]:
+        client.send(keys)
+        await client.wait_for(shown)
+    moves = 0
+    while moves < max_moves:
+        await client.wait_for(lambda: my_turn(client) or "Game over" in client.text(), timeout=30)
+        if not my_turn(client):
+            break
+        if not await play_my_turn(client, timeout=10):
+            continue
+        moves += 1
+        if moves == 3:
+            client.resize(*GROWN)
+            await client.wait_for("─" * GROWN[0])
+        elif moves == 8:
+            client.resize(*SHRUNK)  # the emulators drop lines from the top: the title is back once redrawn
+            await client.wait_for(lambda: "No Thanks!" in client.text().splitlines()[0])
+    client.send("\x11")  # ctrl+q
+    await client.wait_closed()
+    return moves
+
+
 class Crowd:
     """What the visitors of one run share: when everyone is seated, when to stop playing."""
 
@@ -142,9 +180,16 @@ async def probe_play(client: TerminalClient, timings: dict[str, list[float]], cr
     crowd.seated()
 
 
+async def lobby_script(client: TerminalClient, timings: dict[str, list[float]], crowd: Crowd) -> None:
+    """Against the game: a name, the lobby, and away (a visitor who comes to look)."""
+    await step(client, "\r", "New table", timings)
+    crowd.seated()
+
+
 SCRIPTS: dict[str, tuple[str, Callable[[TerminalClient, dict[str, list[float]], Crowd], Awaitable[None]]]] = {
     "probe": ("No Thanks!", probe_play),
     "game": ("Go to the tables", game_script),
+    "lobby": ("Go to the tables", lobby_script),
 }
 
 
@@ -293,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         "--screen",
         choices=("pyte", "fast"),
         default="pyte",
-        help="terminal emulator of each visitor: pyte, or the cheap tests/ssh/fast_screen.py (pyte)",
+        help="terminal emulator of each visitor: pyte, or the cheap loadgen/fast_screen.py (pyte)",
     )
     args = parser.parse_args(argv)
     shortest, longest = (float(part) for part in args.think.split(","))

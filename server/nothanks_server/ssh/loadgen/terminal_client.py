@@ -1,7 +1,7 @@
 """An SSH client with a pty and a screen: what a player's terminal would show, for end-to-end tests and benchmarks.
 
 Output is fed to a terminal emulator: pyte by default, or with ``screen="fast"`` the much cheaper
-tests/ssh/fast_screen.py (characters only, for the benchmark visitors, many in one process). ``wait_for`` waits on an
+loadgen/fast_screen.py (characters only, for the benchmark visitors, many in one process). ``wait_for`` waits on an
 event set whenever output arrives (never a sleep), up to a deadline.
 """
 
@@ -13,12 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 import asyncssh
-import pyte
 
 from .fast_screen import FastScreen
 
 
-class _ScreenSession(asyncssh.SSHClientSession):  # type: ignore[type-arg]
+class _ScreenSession(asyncssh.SSHClientSession):
     def __init__(self, client: TerminalClient) -> None:
         self._client = client
 
@@ -37,8 +36,10 @@ class TerminalClient:
         raw output received since the last ``mark()`` instead of the screen. ``screen`` chooses the emulator:
         ``"pyte"`` (styles and all) or ``"fast"`` (a ``FastScreen``: the same characters for Textual's output, at
         a fraction of the cost)."""
-        self.screen: pyte.Screen | FastScreen
+        self.screen: Any
         if screen == "pyte":
+            import pyte  # the test extra: only tests and benchmarks run these clients
+
             self.screen = pyte.Screen(width, height)
             self._feed: Callable[[bytes], None] = pyte.ByteStream(self.screen).feed
         elif screen == "fast":
@@ -52,7 +53,7 @@ class TerminalClient:
         self._mark = 0
         self.stderr = bytearray()
         self.conn: asyncssh.SSHClientConnection | None = None
-        self.chan: asyncssh.SSHClientChannel | None = None  # type: ignore[type-arg]
+        self.chan: asyncssh.SSHClientChannel | None = None
         self._changed = asyncio.Event()
         self.closed = asyncio.Event()
         self.last_output_at = 0.0

@@ -11,7 +11,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from nothanks_server.ssh import SSHPlayer
+from ..player import SSHPlayer
+from ..session import AppFactory
+from ..settings import WorkerPlan
 
 
 class ProbeApp(App[None]):
@@ -65,3 +67,14 @@ class ProbeApp(App[None]):
 
     def action_crash(self) -> None:
         raise RuntimeError("probe crash")
+
+
+def make_probe_factory(plan: WorkerPlan) -> AppFactory:
+    """A worker's ``AppFactory`` serving ``ProbeApp`` (``SSHSettings(app="nothanks_server.ssh.loadgen.probe_app:
+    make_probe_factory")``); F2's files go to the seats directory's parent (a test's temporary directory)."""
+    scratch = plan.seats_dir.parent
+
+    def make_app(player: SSHPlayer) -> ProbeApp:
+        return ProbeApp(player, scratch)
+
+    return make_app

@@ -1,0 +1,123 @@
+"""The first screen of a player who arrived without the game installed (over SSH): the game's name, a display name
+to play under, then the lobby; or straight back to a seat the host still holds for them.
+
+The screen knows nothing of SSH or of the host: whoever runs it gives it a ``Doorway`` (the SSH front's session).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from ...link import LobbyConnection, LobbyError
+from ...link.names import MAX_NAME
+from ..safe_text import clean_message, display_name
+from ..widgets.keybar import KeyBar
+from .lobby import LobbyScreen
+from .steady import SteadyScreen
+from .waiting import WaitingScreen
+
+
+class Doorway(Protocol):
+    """What the welcome screen needs from the session it runs in."""
+
+    @property
+    def suggested_name(self) -> str:
+        """The name to prefill (may be empty)."""
+
+    def held_seat(self) -> tuple[str, str] | None:
+        """(display name, seat token) of a seat the host may still hold for this player, or None."""
+
+    def forget_seat(self) -> None:
+        """That seat is gone."""
+
+    def lobby(self, name: str) -> LobbyConnection:
+        """A new, unstarted lobby connection under ``name`` (the doorway closes it when the session ends)."""
+
+
+class NameInput(Input):
+    """The name field; Enter (shown in the footer) goes on to the tables."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", "Go to the tables")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
+        super().__init__(**kwargs)
+        self.cursor_blink = False
+
+
+class WelcomeScreen(SteadyScreen[None]):
+    """The game's name and a display name to play under."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "app.quit", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    WelcomeScreen { align: center middle; }
+    WelcomeScreen #welcome { width: 60; height: auto; border: round $accent; padding: 1 2; }
+    WelcomeScreen #welcome-title { text-style: bold; color: $accent; width: 100%; content-align: center middle; }
+    WelcomeScreen #welcome-rules { color: $text-muted; margin-bottom: 1; }
+    WelcomeScreen #welcome-message { color: $warning; height: auto; }
+    """
+
+    def __init__(self, door: Doorway) -> None:
+        super().__init__()
+        self.door = door
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="welcome"):
+            yield Static("No Thanks!", id="welcome-title")
+            yield Static(
+                "Take the card, or pay a chip to say No thanks! Lowest score wins.", id="welcome-rules", markup=False
+            )
+            yield Static("Your name at the table:", markup=False)
+            yield NameInput(
+                value=self.door.suggested_name[:MAX_NAME],
+                placeholder="a name (1 to 20 characters)",
+                max_length=MAX_NAME,
+                id="name",
+            )
+            yield Static("", id="welcome-message")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#name", Input).focus()
+        held = self.door.held_seat()
+        if held is not None:
+            name, token = held
+            self.say(f"Welcome back, {display_name(name)}: taking you back to your seat...")
+            self.resume(name, token)
+
+    def say(self, text: str) -> None:
+        self.query_one("#welcome-message", Static).update(Text(clean_message(text)))
+
+    @work(exclusive=True, group="welcome")
+    async def resume(self, name: str, token: str) -> None:
+        lobby = self.door.lobby(name)
+        try:
+            await lobby.start()
+            connection = await lobby.resume(token)
+        except LobbyError as error:
+            self.door.forget_seat()
+            self.say(f"Your old seat is gone ({error.message}). Choose a name to play on.")
+            return
+        self.app.switch_screen(WaitingScreen(connection))
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        await self.enter_lobby()
+
+    async def enter_lobby(self) -> None:
+        lobby = self.door.lobby(self.query_one("#name", Input).value)
+        try:
+            await lobby.start()
+        except LobbyError as error:
+            self.say(error.message)
+            return
+        self.app.switch_screen(LobbyScreen(lobby))

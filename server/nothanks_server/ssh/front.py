@@ -1,0 +1,396 @@
+"""The SSH front in the host process: it owns the listening socket and hands each connection to a worker process.
+
+Every SSH player's app runs in a worker process (worker.py), never in the host. The front:
+
+- accepts TCP connections on the SSH port and sends each socket to the worker taking players now (``send_fds``
+  over a Unix socket pair); ``settings.workers`` workers take players at once, in turn;
+- counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
+  incremented by the workers as a login begins);
+- recycles workers, so memory goes back to the system by processes ending: a worker that has taken
+  ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, or whose last player has left,
+  gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
+  a worker to start); it exits when its last player leaves;
+- replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
+  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is found again from any worker
+  through ``SeatFiles``).
+
+Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
+a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
+the session code (nor asyncssh: the workers read, or the first makes, the host key), so the host process stays
+small.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import socket
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from multiprocessing.sharedctypes import SynchronizedArray
+from typing import Any
+
+from .seats import SeatFiles
+from .settings import SSHSettings, WorkerPlan
+
+log = logging.getLogger(__name__)
+
+SEATS_DIR = "ssh-seats"
+MAX_WORKERS = 64  # workers alive at once (taking players or draining): the shared counts' size
+START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
+STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
+WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
+RETRY_HAND_OVER = 0.01  # seconds before handing a connection over again to a worker whose socket was full
+STOPPED = "the host stopped"
+PRELOAD = ["nothanks_server.ssh.preload"]
+
+
+def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+    from .worker import run_worker  # preloaded in the forkserver: costs nothing here
+
+    run_worker(plan, control, counts)
+
+
+def loopback_for(bind: str) -> str:
+    """Where a worker reaches the host's TCP port bound to ``bind``."""
+    if bind in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if bind == "::":
+        return "::1"
+    return bind
+
+
+def _log_file() -> str | None:
+    """The file the host process logs to, if any: its workers log there too."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.FileHandler):
+            return handler.baseFilename
+    return None
+
+
+def resident_mib(pid: int) -> float:
+    """A process's resident memory (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+@dataclass(eq=False)
+class Worker:
+    """One worker process as the front sees it."""
+
+    slot: int
+    process: BaseProcess
+    control: socket.socket
+    state: str = "starting"  # starting -> taking -> (retiring ->) draining; "gone" once exited
+    handed: int = 0  # connections handed to it
+    ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid or 0
+
+
+class SSHFront:
+    """The SSH port of a host, its admission and its worker processes (see the module docstring)."""
+
+    def __init__(
+        self, settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+    ) -> None:
+        self.settings = settings
+        self.proxy_key = proxy_key
+        self.lobby_host = loopback_for(lobby_host)
+        self.lobby_port = lobby_port
+        self.seats_dir = settings.host_key_path.parent / SEATS_DIR
+        self._context: Any = multiprocessing.get_context("forkserver")
+        self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
+        self._workers: list[Worker] = []
+        self._listener: socket.socket | None = None
+        self._waiting: deque[socket.socket] = deque()  # accepted while no worker was ready (start, a crash)
+        self._turn = 0
+        self._watcher: asyncio.Task[None] | None = None
+        self._closing = False
+        self._changed = asyncio.Event()
+        self.restarts = 0  # workers that died and were replaced
+        self.recycled = 0  # workers that drained and exited
+
+    # Lifecycle --------------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        SeatFiles(self.seats_dir).clear()  # the tokens of an earlier host process mean nothing to this one
+        self._context.set_forkserver_preload(PRELOAD)
+        listener = socket.create_server(
+            (self.settings.bind, self.settings.port),
+            family=socket.AF_INET6 if ":" in self.settings.bind else socket.AF_INET,
+            backlog=max(128, self.settings.login_limit),
+        )
+        listener.setblocking(False)
+        self._listener = listener
+        try:
+            await asyncio.gather(*(self._start_worker() for _ in range(self.settings.workers)))
+        except BaseException:
+            await self.close(STOPPED)
+            raise
+        asyncio.get_running_loop().add_reader(listener.fileno(), self._accept)
+        self._watcher = asyncio.get_running_loop().create_task(self._watch(), name="ssh front watcher")
+        log.info("SSH front listening on %s port %d (%d workers)", self.settings.bind, self.port, self.settings.workers)
+
+    @property
+    def port(self) -> int:
+        assert self._listener is not None, "start() first"
+        return int(self._listener.getsockname()[1])
+
+    async def close(self, reason: str = STOPPED) -> None:
+        """Stop listening, tell every worker to end its sessions with ``reason``, and wait for them."""
+        self._closing = True
+        loop = asyncio.get_running_loop()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+            self._watcher = None
+        if self._listener is not None:
+            loop.remove_reader(self._listener.fileno())
+            self._listener.close()
+            self._listener = None
+        while self._waiting:
+            self._waiting.popleft().close()
+        workers = [worker for worker in self._workers if worker.state != "gone"]
+        for worker in workers:
+            self._send(worker, b"s" + reason.encode()[:900])
+        await asyncio.gather(*(loop.run_in_executor(None, _stop, worker.process) for worker in workers))
+        for worker in workers:
+            self._gone(worker)
+
+    # Workers --------------------------------------------------------------------------------------------------
+
+    def _free_slot(self) -> int:
+        used = {worker.slot for worker in self._workers if worker.state != "gone"}
+        for slot in range(MAX_WORKERS):
+            if slot not in used:
+                return slot
+        raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
+
+    async def _start_worker(self) -> Worker:
+        slot = self._free_slot()
+        with self._counts.get_lock():
+            self._counts[slot] = 0
+        plan = WorkerPlan(
+            slot=slot,
+            ssh=self.settings,
+            lobby_host=self.lobby_host,
+            lobby_port=self.lobby_port,
+            seats_dir=self.seats_dir,
+            log_level=logging.getLogger().getEffectiveLevel(),
+            log_file=_log_file(),
+            proxy_key=self.proxy_key,
+        )
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        process = self._context.Process(
+            target=_worker_main, args=(plan, theirs, self._counts), name=f"nothanks-ssh-worker-{slot}", daemon=True
+        )
+        worker = Worker(slot, process, ours)
+        self._workers.append(worker)  # known at once, so that close() stops it too
+        process.start()
+        theirs.close()
+        ours.setblocking(False)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(ours.fileno(), self._message, worker)
+        loop.add_reader(process.sentinel, self._exited, worker)
+        try:
+            async with asyncio.timeout(START_TIMEOUT):
+                if not await worker.ready:
+                    raise RuntimeError(f"SSH worker {slot} exited while starting (code {process.exitcode})")
+        except TimeoutError:
+            process.kill()
+            raise RuntimeError(f"SSH worker {slot} did not start within {START_TIMEOUT:.0f} s") from None
+        worker.state = "taking"
+        self._changed.set()
+        self._hand_waiting()
+        return worker
+
+    def _message(self, worker: Worker) -> None:
+        try:
+            data = worker.control.recv(64)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if data == b"r" and not worker.ready.done():
+            worker.ready.set_result(True)
+        elif data == b"e":
+            self._empty(worker)
+        elif not data:
+            asyncio.get_running_loop().remove_reader(worker.control.fileno())
+
+    def _exited(self, worker: Worker) -> None:
+        worker.process.join(0)
+        was = worker.state
+        self._gone(worker)
+        if not worker.ready.done():
+            worker.ready.set_result(False)
+        if self._closing:
+            return
+        if was == "draining":
+            self.recycled += 1
+            log.info("SSH worker %d recycled (it took %d connections)", worker.slot, worker.handed)
+        elif was in ("taking", "retiring"):
+            self.restarts += 1
+            log.warning("SSH worker %d exited (code %s): starting another", worker.slot, worker.process.exitcode)
+            self._replace()
+
+    def _gone(self, worker: Worker) -> None:
+        if worker.state == "gone":
+            return
+        worker.state = "gone"
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(ValueError, OSError):
+            loop.remove_reader(worker.process.sentinel)
+        if worker.control.fileno() >= 0:
+            loop.remove_reader(worker.control.fileno())
+            worker.control.close()
+        with self._counts.get_lock():
+            self._counts[worker.slot] = 0  # its sessions are gone with it
+        self._workers.remove(worker)
+        self._changed.set()
+
+    def _replace(self) -> None:
+        """Start one more worker taking players (for one retiring or dead)."""
+        task = asyncio.get_running_loop().create_task(self._start_replacement(), name="ssh worker start")
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    async def _start_replacement(self) -> None:
+        try:
+            await self._start_worker()
+        except Exception:
+            log.exception("an SSH worker could not be started")
+            return
+        self._retire_one()
+
+    def _retire_one(self) -> None:
+        """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
+        for worker in self._workers:
+            if worker.state == "retiring":
+                worker.state = "draining"
+                self._send(worker, b"d")
+                self._changed.set()
+                return
+
+    def _empty(self, worker: Worker) -> None:
+        """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
+        worker from the forkserver costs milliseconds). It keeps taking players until the fresh one is ready."""
+        if worker.state == "taking" and worker.handed > 0 and not self._closing:
+            worker.state = "retiring"
+            log.info("SSH worker %d is empty after %d connections: recycling it", worker.slot, worker.handed)
+            self._replace()
+
+    def _past_limits(self, worker: Worker) -> bool:
+        return worker.handed >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
+
+    def _check_recycle(self, worker: Worker) -> None:
+        if worker.state == "taking" and not self._closing and self._past_limits(worker):
+            worker.state = "retiring"
+            log.info("SSH worker %d is retiring after %d connections", worker.slot, worker.handed)
+            self._replace()
+
+    async def _watch(self) -> None:
+        while not self._closing:
+            await asyncio.sleep(WATCH_INTERVAL)  # memory has no event to wait on: a look every second
+            for worker in list(self._workers):
+                self._check_recycle(worker)
+
+    # Connections -----------------------------------------------------------------------------------------------
+
+    def _accept(self) -> None:
+        listener = self._listener
+        while listener is not None:
+            try:
+                connection, _address = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:
+                log.warning("SSH accept failed: %s", error)
+                return
+            self._waiting.append(connection)
+            self._hand_waiting()
+
+    def _taking(self) -> list[Worker]:
+        return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
+
+    def _hand_waiting(self) -> None:
+        while self._waiting:
+            taking = self._taking()
+            if not taking:
+                return  # the next worker to be ready takes them
+            self._turn = (self._turn + 1) % len(taking)
+            worker = taking[self._turn]
+            connection = self._waiting[0]
+            try:
+                socket.send_fds(worker.control, [b"c"], [connection.fileno()])
+            except (BlockingIOError, InterruptedError):
+                # The worker has not read its earlier connections yet: try again in a moment, in order.
+                asyncio.get_running_loop().call_later(RETRY_HAND_OVER, self._hand_waiting)
+                return
+            except OSError as error:
+                log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
+            else:
+                worker.handed += 1
+                self._check_recycle(worker)
+            self._waiting.popleft()
+            connection.close()  # the worker has its own copy now (or it could not be handed over)
+
+    def _send(self, worker: Worker, message: bytes) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            worker.control.send(message)
+
+    # Looking in (tests, the benchmark) -----------------------------------------------------------------------
+
+    @property
+    def sessions(self) -> int:
+        """Players let in (past key exchange) across every worker now."""
+        with self._counts.get_lock():
+            return sum(self._counts[:])
+
+    def workers(self) -> list[Worker]:
+        """The workers alive now."""
+        return list(self._workers)
+
+    def worker_pids(self) -> list[int]:
+        return [worker.pid for worker in self._workers]
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Wait until ``condition()`` holds, looking whenever a worker changes state (TimeoutError after)."""
+        async with asyncio.timeout(timeout):
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
+
+
+def _stop(process: BaseProcess) -> None:
+    if process.pid is None:
+        return  # never started
+    process.join(STOP_TIMEOUT)
+    if process.is_alive():
+        process.terminate()
+        process.join(2.0)
+    if process.is_alive():
+        process.kill()
+        process.join(2.0)
+
+
+async def start_ssh_front(
+    settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+) -> SSHFront:
+    """Start the SSH front of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``; ``close(reason)``
+    it when the host stops. With the host's ``proxy_key``, each player counts against their own address in the
+    host's per-address limits, not all against the workers' loopback one."""
+    front = SSHFront(settings, lobby_host, lobby_port, proxy_key)
+    await front.start()
+    return front

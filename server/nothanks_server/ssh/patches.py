@@ -1,0 +1,180 @@
+"""Every place the SSH front reaches into a third-party library's private names, in one list, each with what it
+buys and a check run at startup (``check_patches``) that fails loudly when a release changes what it relies on.
+textual and asyncssh are pinned to the exact versions checked (pyproject.toml).
+
+The SSH front otherwise uses only public extension points: Textual's ``Driver`` and ``App`` API, asyncssh's
+``run_server`` and its ``SSHServer`` / ``SSHServerSession`` callbacks. What is left here, and why:
+
+1. **asyncssh ``SSHServerChannel._env`` (``limit_environment``).** asyncssh keeps every ``env`` request of a
+   session channel in that dict, with no callback to refuse one: a client may send thousands of distinct names of
+   up to 32 KiB each and the worker would keep them for the session's life. The swap keeps only COLORTERM, LANG,
+   LC_ALL and LC_CTYPE with short values. Figure: a session's memory stays bounded under an env flood
+   (tests/ssh/test_input_limits.py sends 5,000 requests and finds 4 kept); without it, what a client sends is kept.
+   A security bound, not a speed-up: it stays while asyncssh has no public hook.
+2. **asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``).** Every byte a connection
+   sends is decrypted and parsed on the worker's loop before any budget sees it (SSH_MSG_IGNORE floods, auth
+   attempts before login). An instance attribute puts the connection's bytes behind an ``InboundShaper``
+   (inbound_shaper.py). Figure (docs/benchmarks.md, "SSH front, eighth pass"): one client flooding IGNORE packets
+   took 98 % of a core and put another player's keys at 1.0-2.1 s; with the budget 7 % and 8 / 36 ms (p50 / p99).
+   tests/ssh/test_inbound_shaper.py checks that a flood is still paced and the others play on.
+3. **textual ``Strip.divide`` (``divide_without_cycles``).** When the only cut is a line's own end (the usual
+   case), Textual returns ``[self]`` and stores that list in the strip's own cache: every rendered line refers to
+   itself and only a garbage collection frees it. A worker freezes its heap every second (worker.py), so such lines
+   were never freed. Figure (``bench_ssh.py crowd --players 40``, load 4.8-5.1, same hour): with it the host's
+   memory grows 0.06 MiB/s at play instead of 2 MiB/s, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
+   The replacement returns a fresh ``[self]`` in that one case and calls Textual's method otherwise; the check
+   compares both on a set of cuts.
+4. **textual ``_xterm_parser.XTermParser`` (a private module, imported, not patched).** Textual's own drivers
+   parse keys with it and there is no public parser; the driver checks the pieces it calls.
+
+Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
+collector, the ``Strip`` and component-style rewrites, the shared parsed-CSS cache, the lru-cache clearing, the
+uncached key parser and the stdout guard. Each worker's memory comes back when it exits (front.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import asyncssh
+import textual
+from asyncssh.connection import SSHConnection
+from rich.segment import Segment
+from textual._xterm_parser import XTermParser
+from textual.strip import Strip
+
+from .inbound_shaper import INBOUND_SLICE, InboundShaper
+from .settings import INBOUND_BURST, INBOUND_RATE
+
+log = logging.getLogger(__name__)
+
+CHECKED_VERSIONS = {"textual": "8.2.8", "asyncssh": "2.24.1"}
+KEPT_VARIABLES = frozenset({b"COLORTERM", b"LANG", b"LC_ALL", b"LC_CTYPE"})  # what says how the terminal draws
+MAX_VALUE = 64  # bytes; "truecolor" or "en_US.UTF-8" fit, a 32 KiB value does not
+TOO_MANY_REQUESTS = 32  # after this many env requests on one channel, say so in the log (once)
+
+
+class PatchedInternalsChanged(RuntimeError):
+    """A library no longer looks the way one of the patches here was written against."""
+
+
+def check_patches() -> None:
+    """Raise ``PatchedInternalsChanged`` unless every private name used here is as it was when checked."""
+    problems: list[str] = []
+    versions = {"textual": textual.__version__, "asyncssh": asyncssh.__version__}
+    problems += [f"{name} is {versions[name]}, checked {want}" for name, want in CHECKED_VERSIONS.items()
+                 if versions[name] != want]
+    if not callable(getattr(asyncssh.SSHServerChannel, "_process_env_request", None)):
+        problems.append("asyncssh.SSHServerChannel._process_env_request is gone")
+    made = getattr(SSHConnection, "connection_made", None)
+    received = getattr(SSHConnection, "data_received", None)
+    if (
+        not issubclass(asyncssh.SSHServerConnection, SSHConnection)
+        or made is None
+        or "_transport" not in made.__code__.co_names
+        or received is None
+        or received.__code__.co_varnames[:2] != ("self", "data")
+    ):
+        problems.append("asyncssh's SSHConnection no longer keeps _transport or parses in data_received(data)")
+    for name in ("feed", "tick"):
+        if not callable(getattr(XTermParser, name, None)):
+            problems.append(f"textual's XTermParser.{name} is missing")
+    if not hasattr(XTermParser(), "_timeout_time"):
+        problems.append("textual's XTermParser._timeout_time (a pending escape's deadline) is missing")
+    problems += _check_divide()
+    if problems:
+        raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
+
+
+# 1. env requests ---------------------------------------------------------------------------------------------
+
+
+class SessionEnvironment(dict[bytes, bytes]):
+    """A channel's environment that keeps at most ``KEPT_VARIABLES``, each value at most ``MAX_VALUE`` bytes."""
+
+    def __init__(self, initial: Any = (), peer: str = "?") -> None:
+        super().__init__(initial)  # e.g. an authorized_keys environment= option: set by the host's owner, kept
+        self.peer = peer
+        self.requests = 0  # env requests received on this channel
+        self.ignored = 0  # ... of which not kept
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        self.requests += 1
+        if key in KEPT_VARIABLES and len(value) <= MAX_VALUE:
+            super().__setitem__(key, value)
+            return
+        self.ignored += 1
+        if self.requests == TOO_MANY_REQUESTS + 1:
+            log.info("ignoring env requests from %s: more than %d on one session", self.peer, TOO_MANY_REQUESTS)
+
+
+def limit_environment(chan: asyncssh.SSHServerChannel, peer: str = "?") -> SessionEnvironment:
+    """Make ``chan`` keep only the variables the game reads; returns the environment it keeps from now on."""
+    current = getattr(chan, "_env", None)
+    if not isinstance(current, dict):
+        raise PatchedInternalsChanged("asyncssh.SSHServerChannel has no _env dict any more; review ssh/patches.py")
+    environment = SessionEnvironment(current, peer)
+    chan._env = environment
+    return environment
+
+
+# 2. the inbound byte budget ------------------------------------------------------------------------------------
+
+
+def shape_inbound(
+    conn: asyncssh.SSHServerConnection,
+    *,
+    rate: float = INBOUND_RATE,
+    burst: int = INBOUND_BURST,
+    on_held: Callable[[], None] | None = None,
+) -> InboundShaper | None:
+    """Put ``conn``'s incoming bytes under a budget; call from the server's ``connection_made``. None when the
+    connection has no socket transport to pause (then nothing changes). ``unshape_inbound`` when it is lost."""
+    transport = getattr(conn, "_transport", None)
+    if not isinstance(transport, asyncio.Transport):
+        log.warning("no inbound budget for an SSH connection without a socket transport (%r)", transport)
+        return None
+    shaper = InboundShaper(
+        conn.data_received, transport, rate=rate, burst=burst, slice_size=min(INBOUND_SLICE, burst), on_held=on_held
+    )
+    conn.data_received = shaper.data_received  # type: ignore[method-assign]  # the transport calls this attribute
+    return shaper
+
+
+def unshape_inbound(conn: asyncssh.SSHServerConnection, shaper: InboundShaper) -> None:
+    """Undo ``shape_inbound`` (the shaper and the connection held each other)."""
+    shaper.close()
+    conn.__dict__.pop("data_received", None)
+
+
+# 3. Strip.divide without a self-reference ------------------------------------------------------------------------
+
+_TEXTUAL_DIVIDE: Callable[[Strip, Iterable[int]], Sequence[Strip]] = Strip.divide
+
+
+def _divide_without_cycle(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+    cell_length = self.cell_length
+    kept = [cut for cut in cuts if cut <= cell_length]
+    if kept == [cell_length]:
+        return [self]  # what Textual returns here, minus the self-reference in the strip's cache
+    return _TEXTUAL_DIVIDE(self, kept)
+
+
+def _check_divide() -> list[str]:
+    line = Strip([Segment("No "), Segment("thanks!")])
+    length = line.cell_length
+    problems = []
+    for cuts in ([length], [length, length + 4], [3, length], [2, 5, length], [length + 1], []):
+        ours = [strip.text for strip in _divide_without_cycle(line, cuts)]
+        theirs = [strip.text for strip in _TEXTUAL_DIVIDE(Strip(list(line)), cuts)]
+        if ours != theirs:
+            problems.append(f"textual's Strip.divide changed (cuts {cuts}: {theirs!r}, ours {ours!r})")
+    return problems
+
+
+def divide_without_cycles() -> None:
+    """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
+    Strip.divide = _divide_without_cycle  # type: ignore[method-assign]

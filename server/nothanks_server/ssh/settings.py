@@ -1,0 +1,51 @@
+"""How the SSH front listens, whom it lets in and when it recycles its workers: one frozen record, no imports of
+Textual or asyncssh, so that the host process can hold it without loading what only the workers need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
+INBOUND_BURST = 32 * 1024  # ... and at once
+
+
+@dataclass(frozen=True)
+class SSHSettings:
+    """How the SSH front listens and whom it lets in."""
+
+    host_key_path: Path
+    bind: str = "127.0.0.1"
+    port: int = 2222  # 0: any free port (tests)
+    password: str | None = None  # a shared password for everyone
+    authorized_keys: Path | None = None  # only these public keys get in
+    max_sessions: int = 100
+    max_logins: int = 128  # logins in progress at once (max_sessions if higher); one more: the oldest gives way
+    login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
+    keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
+    keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
+    workers: int = 1  # worker processes taking new players at once (front.py)
+    worker_sessions: int = 200  # connections a worker takes before it drains (gets no more, exits when empty)
+    worker_mib: int = 768  # ... or once its resident memory passes this many MiB
+    inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
+    inbound_burst: int = INBOUND_BURST
+    app: str = "nothanks_server.ssh.game:make_app_factory"  # module:function making each worker's app factory
+
+    @property
+    def login_limit(self) -> int:
+        """Logins in progress allowed at once: a crowd as large as ``max_sessions`` may arrive together."""
+        return max(1, self.max_logins, self.max_sessions)
+
+
+@dataclass(frozen=True)
+class WorkerPlan:
+    """What one worker process needs (sent to it when it is started)."""
+
+    slot: int  # its entry in the shared session counts
+    ssh: SSHSettings
+    lobby_host: str  # the host's TCP port, on loopback
+    lobby_port: int
+    seats_dir: Path
+    log_level: int
+    proxy_key: str | None = None  # the host's secret for its own fronts: each player's address counts (tcp.py)
+    log_file: str | None = None  # the host's log file, if it logs to one (``nothanks host``: the terminal is the app's)

@@ -1,0 +1,202 @@
+"""A worker process of the SSH front: it runs SSH and a game app for each connection the front hands it.
+
+The front (front.py) accepts every TCP connection and sends its socket here over a Unix socket (``send_fds``); this
+process runs asyncssh on it (``SessionServer.serve``). Messages from the front, one per datagram:
+
+- ``c`` with one file descriptor: a new connection, this worker's from now on;
+- ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
+- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too.
+
+To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
+app has run in it since it started.
+
+Memory: the apps of a worker live in one heap; what they leave behind in reference cycles is never walked for.
+The worker moves everything alive into Python's permanent generation every ``FREEZE_INTERVAL`` seconds
+(``gc.freeze``, a public API that costs a list splice), so that automatic collections only ever walk what is newer
+and no player waits for a collection of the whole heap. What dies in a cycle after being frozen (a departed
+player's app) stays until the worker exits: the front stops giving a worker players after a number of
+connections or megabytes, and it exits when its last player leaves. The system gets the memory back then.
+At play a session makes almost no garbage in cycles once Textual's ``Strip.divide`` stops making each line refer to
+itself (patch 3 in patches.py): measured at 40 players, the host's memory then grows about 0.06 MiB/s instead of
+2 MiB/s, and keys p99 went from 302 to 114 ms (docs/benchmarks.md, "SSH front, worker processes"). Without the
+periodic freeze memory stays flat without that patch too, but the collections of the whole heap stall the worker
+(keys p99 745 ms, a 7.9 s stall, in the same hour).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import importlib
+import logging
+import os
+import signal
+import socket
+from collections.abc import Callable
+from multiprocessing.sharedctypes import SynchronizedArray
+
+from .patches import divide_without_cycles
+from .server import SessionServer
+from .session import AppFactory
+from .settings import WorkerPlan
+
+log = logging.getLogger(__name__)
+
+FREEZE_INTERVAL = 1.0  # seconds between two gc.freeze() calls
+LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
+STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
+STOPPED = "the host stopped"
+READY = b"r"
+CONNECTION = b"c"
+DRAIN = b"d"
+STOP = b"s"
+EMPTY = b"e"
+
+
+class SharedAdmission:
+    """The session cap across worker processes: one count per worker in shared memory, summed under its lock."""
+
+    def __init__(self, counts: SynchronizedArray[int], slot: int, limit: int) -> None:
+        self._counts = counts
+        self._slot = slot
+        self._limit = limit
+
+    def admit(self) -> bool:
+        with self._counts.get_lock():
+            if sum(self._counts[:]) >= self._limit:
+                return False
+            self._counts[self._slot] += 1
+            return True
+
+    def release(self) -> None:
+        with self._counts.get_lock():
+            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
+
+
+def load_app_factory(plan: WorkerPlan) -> AppFactory:
+    """The worker's app factory, from ``plan.ssh.app`` ("module:function", the function taking the plan)."""
+    module_name, _, function_name = plan.ssh.app.partition(":")
+    make: Callable[[WorkerPlan], AppFactory] = getattr(importlib.import_module(module_name), function_name)
+    return make(plan)
+
+
+def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+    """A worker process's main: serve what the front hands over until it says stop or drain (or is gone)."""
+    if plan.log_file is not None:
+        # The host logs to a file because its terminal is taken (``nothanks host`` runs the host player's app
+        # there): this worker's log, and anything else written to its stdout or stderr, goes to that file too.
+        descriptor = os.open(plan.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.dup2(descriptor, 1)
+        os.dup2(descriptor, 2)
+        os.close(descriptor)
+    logging.basicConfig(
+        level=plan.log_level, format=f"%(asctime)s ssh-worker-{plan.slot} %(name)s: %(message)s", force=True
+    )
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the host's whole process group: the host decides
+    asyncio.run(_serve(plan, control, counts))
+
+
+async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+    divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
+    server = SessionServer(
+        plan.ssh, load_app_factory(plan), SharedAdmission(counts, plan.slot, plan.ssh.max_sessions)
+    )
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    reason = [STOPPED]
+    draining = False
+
+    def idle() -> None:
+        if draining:
+            stop.set()
+        elif server.apps_started:  # a player's app ran here (a port probe or a failed login leaves nothing)
+            with contextlib.suppress(OSError):
+                control.send(EMPTY)  # the front may recycle this worker now that nobody is in it
+
+    def receive() -> None:
+        nonlocal draining
+        while True:
+            try:
+                data, fds, _flags, _address = socket.recv_fds(control, 1024, 4)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data, fds = b"", []
+            for extra in fds[1:]:
+                with contextlib.suppress(OSError):
+                    socket.close(extra)
+            if not data:  # the front is gone
+                stop.set()
+                return
+            kind = data[:1]
+            if kind == CONNECTION and fds:
+                server.serve(socket.socket(fileno=fds[0]))
+            elif kind == DRAIN:
+                draining = True
+                log.info("draining: %d connections left", server.connections)
+                if server.connections == 0:
+                    stop.set()
+            elif kind == STOP:
+                reason[0] = data[1:].decode("utf-8", "replace") or STOPPED
+                stop.set()
+
+    server.on_idle = idle
+    control.setblocking(False)
+    loop.add_reader(control.fileno(), receive)
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    await server.prepare()
+    freezer = _Freezer(loop)
+    lag = _LagWatch(loop)
+    control.send(READY)
+    try:
+        await stop.wait()
+    finally:
+        lag.stop()
+        freezer.stop()
+        loop.remove_reader(control.fileno())
+        await server.close(reason[0])
+        control.close()
+
+
+class _LagWatch:
+    """Logs every time the worker's event loop ran more than ``STALL_LOGGED`` late: a pause every player here saw."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._due = loop.time() + LAG_TICK
+        self._handle: asyncio.TimerHandle | None = loop.call_at(self._due, self._tick)
+
+    def _tick(self) -> None:
+        late = self._loop.time() - self._due
+        if late > STALL_LOGGED:
+            log.info("event loop stalled %.0f ms", 1000 * late)
+        self._due = self._loop.time() + LAG_TICK
+        self._handle = self._loop.call_at(self._due, self._tick)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+class _Freezer:
+    """Calls ``gc.freeze()`` every ``FREEZE_INTERVAL`` seconds (see the module docstring)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        gc.collect()  # what starting up left (imports, the first parse of everything) goes once, before any player
+        gc.freeze()
+        self._handle: asyncio.TimerHandle | None = loop.call_later(FREEZE_INTERVAL, self._freeze)
+
+    def _freeze(self) -> None:
+        gc.freeze()
+        self._handle = self._loop.call_later(FREEZE_INTERVAL, self._freeze)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
