@@ -11,8 +11,8 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
   a worker to start); it exits when its last player leaves;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
-  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is found again from any worker
-  through ``SeatFiles``).
+  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
+  store, found again from any worker, and after a restart of the host: game.py).
 
 - limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
   ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
@@ -43,12 +43,10 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
-from .seats import SeatFiles
 from .settings import SSHSettings, WorkerPlan
 
 log = logging.getLogger(__name__)
 
-SEATS_DIR = "ssh-seats"
 MAX_WORKERS = 64  # workers alive at once (taking players or draining): the shared counts' size
 START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
@@ -122,7 +120,6 @@ class SSHFront:
         self.proxy_key = proxy_key
         self.lobby_host = loopback_for(lobby_host)
         self.lobby_port = lobby_port
-        self.seats_dir = settings.host_key_path.parent / SEATS_DIR
         self._context: Any = multiprocessing.get_context("forkserver")
         self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
         self._workers: list[Worker] = []
@@ -144,7 +141,6 @@ class SSHFront:
     # Lifecycle --------------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        SeatFiles(self.seats_dir).clear()  # the tokens of an earlier host process mean nothing to this one
         self._context.set_forkserver_preload(PRELOAD)
         listener = socket.create_server(
             (self.settings.bind, self.settings.port),
@@ -207,7 +203,7 @@ class SSHFront:
             ssh=self.settings,
             lobby_host=self.lobby_host,
             lobby_port=self.lobby_port,
-            seats_dir=self.seats_dir,
+            data_dir=self.settings.host_key_path.parent,
             log_level=logging.getLogger().getEffectiveLevel(),
             log_file=_log_file(),
             proxy_key=self.proxy_key,

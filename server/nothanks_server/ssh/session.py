@@ -204,6 +204,9 @@ class GameSession(asyncssh.SSHServerSession):
                 return
             app = self._server.app_factory(self.player())
             self._prepare(app)
+            starting = getattr(app, "ssh_session_starting", None)
+            if starting is not None:
+                await starting()  # e.g. ask the host for the seat held for the player's key
             self._app = app
             self._server.app_starting(app)
             try:

@@ -64,7 +64,7 @@ class WorkerPlan:
     ssh: SSHSettings
     lobby_host: str  # the host's TCP port, on loopback
     lobby_port: int
-    seats_dir: Path
+    data_dir: Path  # the host key's directory (a probe app's scratch space in tests)
     log_level: int
     proxy_key: str | None = None  # the host's secret for its own fronts: each player's address counts (tcp.py)
     log_file: str | None = None  # the host's log file, if it logs to one (``nothanks host``: the terminal is the app's)
