@@ -475,6 +475,7 @@ async def run_attack(name: str, nothanks: str, seconds: float) -> Result:
             stdout=subprocess.PIPE,
             stderr=log_path.open("w"),
             text=True,
+            cwd=data,  # not this checkout: the SSH workers' forkserver puts its working directory on sys.path
         )
         try:
             assert server.stdout is not None
@@ -515,7 +516,11 @@ async def run_attack(name: str, nothanks: str, seconds: float) -> Result:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.gather(*playing), 40)
             tally = json.loads(said.decode().strip().splitlines()[-1]) if said.strip() else {}
-            tracebacks = log_path.read_text(errors="replace").count("Traceback")
+            host_log = log_path.read_text(errors="replace")
+            tracebacks = host_log.count("Traceback")
+            if tracebacks:  # the last line of each, once: what went wrong
+                endings = re.findall(r"Traceback.*?\n(\S[^\n]*)", host_log, re.S)
+                print(f"{name}: host tracebacks: {sorted(set(endings))}", file=sys.stderr)
             return Result(
                 name, bystander.round_trips, bystander.failure, newcomer, cpu, peak - rss_before,
                 ssh_bystander, tally, tracebacks,

@@ -207,6 +207,8 @@ class GameSession(asyncssh.SSHServerSession):
             starting = getattr(app, "ssh_session_starting", None)
             if starting is not None:
                 await starting()  # e.g. ask the host for the seat held for the player's key
+                if self._gone:  # the client left meanwhile (``ssh -tt host </dev/null``): no app to start
+                    return
             self._app = app
             self._server.app_starting(app)
             try:
