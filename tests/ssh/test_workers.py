@@ -86,9 +86,11 @@ async def test_a_killed_worker_is_replaced_and_its_player_comes_back_to_the_seat
     player = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await sit_at_bot_table(player)
     (pid,) = front.worker_pids()
+    assert front.open == {"127.0.0.1": 1} and not front.logging_in  # the per-address counts (front.py)
     os.kill(pid, signal.SIGKILL)
     assert await player.wait_closed() is None  # the connection is simply gone
     await front.wait_until(lambda: front.restarts == 1 and len(front.worker_pids()) == 1)
+    assert not front.open  # its connections no longer count against their address
     await until(lambda: front.lobby.tables()[0].seats[0].away)
     again = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await again.wait_for("You: 11 chips")  # straight back to the seat, from a new worker
