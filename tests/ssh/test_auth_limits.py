@@ -12,7 +12,7 @@ import asyncssh
 import pytest
 
 from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
-from nothanks_server.ssh.server import TRIES_MESSAGE
+from nothanks_server.ssh.server import SHUT_OUT_MESSAGE, TRIES_MESSAGE
 from nothanks_server.ssh.settings import failure_delay, printable
 
 from .conftest import until
@@ -131,11 +131,16 @@ async def test_keyboard_interactive_guesses_count_too(start_sessions):
 async def test_an_address_past_its_failure_budget_is_shut_out_across_connections_and_workers(start_host, caplog):
     front = await start_host(password="sesame", auth_delay=0.0, auth_tries=3, auth_failures=8, workers=2)
     caplog.set_level(logging.WARNING, logger="nothanks_server.ssh.front")
+    waiting = [await idle_connection(front.port) for _ in range(2)]  # logins under way (the workers take them in turn)
     for _ in range(3):  # 9 failures over three connections, handed to both workers in turn
         _, ended = await guess(front.port, ["a", "b", "c", "d"])
         assert isinstance(ended, asyncssh.DisconnectError)
     assert len({worker.slot for worker in front.workers()}) == 2
     await until(lambda: sum(len(failures) for failures in front._failures.values()) >= 8, timeout=10)
+    for reader, writer in waiting:  # the logins under way from that address are ended as it is shut out
+        async with asyncio.timeout(10):
+            assert SHUT_OUT_MESSAGE.encode() in await reader.read()
+        writer.close()
 
     for _ in range(3):  # even the right password: the address gets no SSH at all for a while
         with pytest.raises((asyncssh.Error, OSError)):

@@ -395,6 +395,9 @@ class SSHFront:
                 AUTH_WINDOW,
                 self.settings.auth_failures,
             )
+            for worker in self._workers:  # its logins under way end too, in every worker
+                if worker.state != "gone":
+                    self._send(worker, b"b" + address.encode())
 
     def _forget(self, worker: Worker, address: str, opened: bool, logging_in: bool = True) -> None:
         """A worker's connection from ``address`` logged in (``opened`` False) or closed."""

@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
 TRIES_MESSAGE = "Too many authentication failures."
+SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 
 
 class Admission(Protocol):
@@ -141,6 +142,12 @@ class SessionServer:
             self._logging_in.discard(peer)
             if self.on_login_done is not None:
                 self.on_login_done(peer[0])
+
+    def shut_out(self, address: str) -> None:
+        """``address`` is past its failed-password budget (the front says so): its logins under way end now."""
+        for gate in list(self._logins):
+            if gate._peer_address()[0] == address:
+                gate.end_login(SHUT_OUT_MESSAGE)
 
     async def _serve(self, sock: socket.socket) -> None:
         conn: asyncssh.SSHServerConnection | None = None
@@ -322,6 +329,11 @@ class _Gate(asyncssh.SSHServer):
         )
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
+
+    def end_login(self, message: str) -> None:
+        self._logged_in()
+        if self._conn is not None:
+            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._logged_in()  # or gave up: either way no longer a login in progress

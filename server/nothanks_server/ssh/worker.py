@@ -5,7 +5,8 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
 
 - ``c`` with one file descriptor: a new connection, this worker's from now on;
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
-- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too.
+- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
+- ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed.
 
 To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
 app has run in it since it started. For the front's per-address limits, with the client's address after the
@@ -53,6 +54,7 @@ READY = b"r"
 CONNECTION = b"c"
 DRAIN = b"d"
 STOP = b"s"
+SHUT_OUT = b"b"
 EMPTY = b"e"
 AUTH_FAILED = b"f"
 LOGGED_IN = b"a"
@@ -142,6 +144,8 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                 log.info("draining: %d connections left", server.connections)
                 if server.connections == 0:
                     stop.set()
+            elif kind == SHUT_OUT:
+                server.shut_out(data[1:].decode(errors="replace"))
             elif kind == STOP:
                 reason[0] = data[1:].decode("utf-8", "replace") or STOPPED
                 stop.set()
