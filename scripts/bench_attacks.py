@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import re
@@ -51,8 +52,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import msgpack
+
+if TYPE_CHECKING:
+    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 
 HOST = "127.0.0.1"
 ATTACKER, BYSTANDER, NEWCOMER = "127.0.0.2", "127.0.0.3", "127.0.0.4"
@@ -91,7 +96,7 @@ class Link:
         async def read() -> dict[str, object] | None:
             while True:
                 for message in self.unpacker:
-                    return message  # type: ignore[no-any-return]
+                    return message
                 try:
                     data = await self.reader.read(65536)
                 except (ConnectionError, OSError):
@@ -179,6 +184,12 @@ TO_THE_TABLE = [  # keys from the welcome screen to a started game at a 3-seat t
 ]
 
 
+def _turn_or_over(client: TerminalClient) -> bool:
+    from nothanks_server.ssh.loadgen.visitors import my_turn
+
+    return my_turn(client) or "Game over" in client.text()
+
+
 @dataclass
 class SSHBystander:
     """Plays games over SSH with a pty (loadgen's terminal client and game script), a new login for each game."""
@@ -207,7 +218,7 @@ class SSHBystander:
                     client.send(keys)
                     await client.wait_for(shown, timeout=30)
                 while not stop.is_set():
-                    await client.wait_for(lambda c=client: my_turn(c) or "Game over" in c.text(), timeout=30)
+                    await client.wait_for(functools.partial(_turn_or_over, client), timeout=30)
                     if not my_turn(client):
                         break
                     await asyncio.sleep(THINK)  # a quick player
@@ -253,7 +264,7 @@ async def _open_many(port: int, count: int, held: list[Link], name: str | None =
 
 async def attack_idle(port: int, stop: asyncio.Event, held: list[Link]) -> None:
     for link in await _open_many(port, 4999, held):
-        link.writer.transport.pause_reading()
+        cast(asyncio.Transport, link.writer.transport).pause_reading()
     await stop.wait()
 
 
@@ -264,7 +275,7 @@ async def attack_watchers(port: int, stop: asyncio.Event, held: list[Link]) -> N
     table = joined.get("table") if joined else None
     for link in await _open_many(port, 1000, held):
         link.send({"type": "spectate", "table": table})
-        link.writer.transport.pause_reading()  # never reads
+        cast(asyncio.Transport, link.writer.transport).pause_reading()  # never reads
     togglers = await _open_many(port, 4, held)
     while not stop.is_set():
         for link in togglers:

@@ -96,7 +96,7 @@ async def game_sessions(start_sessions: Any, tmp_path: Path) -> AsyncIterator[Li
     settings = SSHSettings(host_key_path=tmp_path / "ssh_host_ed25519_key")
     plan = WorkerPlan(0, settings, "127.0.0.1", host.port, tmp_path, logging.INFO, proxy_key=PROXY_KEY)
     sessions = await start_sessions(make_app_factory(plan))
-    sessions.lobby = lobby  # type: ignore[attr-defined]
+    sessions.lobby = lobby
     yield sessions
     await sessions.close()
     await host.close("the test is over")
