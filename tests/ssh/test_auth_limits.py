@@ -163,7 +163,7 @@ async def test_connections_and_logins_per_address(start_host, caplog):
     reader, writer = await asyncio.open_connection(LOOPBACK, front.port)  # a third login in progress: closed
     async with asyncio.timeout(10):
         said = await reader.read()
-    assert b"too many logins in progress" in said and not said.startswith(b"SSH-")
+    assert said.startswith(b"SSH-2.0-") and b"too many logins in progress from your address" in said
     writer.close()
 
     idle[0][1].close()
@@ -172,11 +172,20 @@ async def test_connections_and_logins_per_address(start_host, caplog):
     await player.wait_for("No Thanks!")
     await until(lambda: front.logging_in[LOOPBACK] == 1 and front.open[LOOPBACK] == 2, timeout=10)
     idle.append(await idle_connection(front.port))  # three open now
-    for _ in range(3):
-        reader, writer = await asyncio.open_connection(LOOPBACK, front.port)
-        async with asyncio.timeout(10):
-            assert b"too many connections" in await reader.read()
-        writer.close()
+    with pytest.raises(asyncssh.DisconnectError, match="too many connections from your address"):
+        await TerminalClient().connect(front.port)  # an SSH client is told why
+    refused = await asyncio.create_subprocess_exec(  # and so is OpenSSH's
+        "ssh", "-p", str(front.port), "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+        "-o", "UserKnownHostsFile=/dev/null", f"play@{LOOPBACK}", "true",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    async with asyncio.timeout(30):
+        _, said = await refused.communicate()
+    assert refused.returncode == 255 and b"too many connections from your address" in said, said
+    reader, writer = await asyncio.open_connection(LOOPBACK, front.port)
+    async with asyncio.timeout(10):
+        assert b"too many connections" in await reader.read()
+    writer.close()
     assert front.refused == {"too many logins in progress": 1, "too many connections": 3}
     assert sum("turned away" in record.getMessage() for record in caplog.records) == 2  # one per reason
 

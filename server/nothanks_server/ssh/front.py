@@ -17,8 +17,9 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
 - limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
   ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
   passwords failed from it in that time (on any connection, in any worker: each worker reports its failures, its
-  logins and its closed connections over its control socket). A connection past a limit gets one line of text (an
-  SSH client allows lines before the server's version) and is closed; the address is logged once per
+  logins and its closed connections over its control socket). A connection past a limit gets the server's version
+  line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a packet is plain bytes,
+  so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is logged once per
   ``LOG_INTERVAL``, not once per connection.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
@@ -35,6 +36,7 @@ import logging
 import multiprocessing
 import os
 import socket
+import struct
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -56,7 +58,11 @@ STOPPED = "the host stopped"
 AUTH_WINDOW = 600.0  # seconds over which an address's failed passwords count against its budget
 LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turned away for the same reason
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
-REFUSED_LINE = b"No Thanks!: %s from your address. Please try again later.\r\n"
+REFUSED = "No Thanks!: {reason} from your address. Please try again later."
+SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
+DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
+LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
+MAX_LINGERING = 256  # refused connections lingering at once; more are closed at once
 PRELOAD = ["nothanks_server.ssh.preload"]
 
 
@@ -130,6 +136,7 @@ class SSHFront:
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
+        self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
         self.clock: Callable[[], float] = time.monotonic
         self._turn = 0
         self._watcher: asyncio.Task[None] | None = None
@@ -178,6 +185,8 @@ class SSHFront:
             self._listener = None
         while self._waiting:
             self._waiting.popleft()[0].close()
+        while self._lingering:
+            self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
         for worker in workers:
             self._send(worker, b"s" + reason.encode()[:900])
@@ -399,6 +408,10 @@ class SSHFront:
                 if worker.state != "gone":
                     self._send(worker, b"b" + address.encode())
 
+    def _close_lingering(self, connection: socket.socket) -> None:
+        self._lingering.discard(connection)
+        connection.close()
+
     def _forget(self, worker: Worker, address: str, opened: bool, logging_in: bool = True) -> None:
         """A worker's connection from ``address`` logged in (``opened`` False) or closed."""
         counts = [(worker.logging_in, self.logging_in)] if logging_in else []
@@ -415,9 +428,18 @@ class SSHFront:
 
     def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
         self.refused[reason] += 1
-        with contextlib.suppress(OSError):
-            connection.send(REFUSED_LINE % reason.encode())
-        connection.close()
+        try:
+            connection.setblocking(False)
+            connection.send(SERVER_VERSION + disconnect_packet(REFUSED.format(reason=reason)))
+            connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            connection.close()
+        else:
+            if len(self._lingering) < MAX_LINGERING:  # closing now, with the client's version line unread, would
+                self._lingering.add(connection)  # reset it, and the client might lose the message before reading it
+                asyncio.get_running_loop().call_later(LINGER, self._close_lingering, connection)
+            else:
+                connection.close()
         now = self.clock()
         key = (address, reason)
         last, since = self._logged_refusals.get(key, (-LOG_INTERVAL, 0))
@@ -486,6 +508,17 @@ class SSHFront:
             while not condition():
                 self._changed.clear()
                 await self._changed.wait()
+
+
+def disconnect_packet(message: str, reason: int = DISC_TOO_MANY_CONNECTIONS) -> bytes:
+    """An SSH_MSG_DISCONNECT as the first binary packet of a connection (no key exchange yet: no cipher, no MAC).
+    RFC 4253, 6: length, padding length, payload, at least 4 bytes of padding, the whole a multiple of 8."""
+    text = message.encode()
+    payload = b"\x01" + struct.pack(">I", reason) + struct.pack(">I", len(text)) + text + struct.pack(">I", 0)
+    padding = 8 - (5 + len(payload)) % 8
+    if padding < 4:
+        padding += 8
+    return struct.pack(">IB", 1 + len(payload) + padding, padding) + payload + bytes(padding)
 
 
 def _stop(process: BaseProcess) -> None:
