@@ -7,7 +7,7 @@ of the attack a newcomer (127.0.0.4) asks for a seat. Reported per attack: the b
 (action sent -> its update back) p50/p99, whether the newcomer got a seat and how fast, the host's CPU (% of one
 core over the attack) and its RSS growth. The attacker is 127.0.0.2: the per-address limits apply to it alone.
 
-TCP attacks (the SSH ones run from the same script once the SSH front's per-address limits land):
+TCP attacks:
 
 - idle: 4,999 connections send hello and sit idle;
 - watchers: 1,000 connections watch a table that has not started and never read; 4 more toggle spectate/leave
@@ -15,6 +15,16 @@ TCP attacks (the SSH ones run from the same script once the SSH front's per-addr
 - tables: 499 connections each create a 7-seat table; 3 more ask list_tables 45 times a second;
 - bot-tables: 500 connections send hello and create_table {players: 7, bots: 6};
 - slow-frame: 20 connections each send a 100 KB frame in 100-byte pieces.
+
+SSH attacks (the host also listens on SSH; a second bystander plays over SSH from 127.0.0.3, an asyncssh client
+with a pty walking the game's screens, timing each key until its own area of the screen changes, and logging in
+again after each game):
+
+- ssh-guess: the host asks for ``--ssh-password``; for the first third of the attack one connection after another
+  tries passwords as fast as the host answers, then 20 connections at once do. The attacker reports how many
+  passwords the host looked at a second, and how many connections were turned away;
+- ssh-eof: ``ssh -tt -p P play@127.0.0.1 </dev/null`` (a pty, then end of input at once), 4 at a time, over and
+  over; the host's log is searched for tracebacks.
 
 Loopback only, bounded in time and count, stops by itself.
 
@@ -28,6 +38,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
+import json
 import os
 import re
 import resource
@@ -40,8 +52,12 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import msgpack
+
+if TYPE_CHECKING:
+    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 
 HOST = "127.0.0.1"
 ATTACKER, BYSTANDER, NEWCOMER = "127.0.0.2", "127.0.0.3", "127.0.0.4"
@@ -80,7 +96,7 @@ class Link:
         async def read() -> dict[str, object] | None:
             while True:
                 for message in self.unpacker:
-                    return message  # type: ignore[no-any-return]
+                    return message
                 try:
                     data = await self.reader.read(65536)
                 except (ConnectionError, OSError):
@@ -107,6 +123,9 @@ class Link:
 
 
 # ------------------------------------------------------------------------------------------------ bystanders
+
+PASSWORD = "a long shared password nobody guesses"  # --ssh-password for ssh-guess
+SSH_ATTACKS = {"ssh-guess": ["--ssh-password", PASSWORD], "ssh-eof": []}  # the host's extra options for each
 
 
 @dataclass
@@ -155,6 +174,63 @@ class Bystander:
             self.failure = f"{type(error).__name__}: {error}"
 
 
+TO_THE_TABLE = [  # keys from the welcome screen to a started game at a 3-seat table with two bots, what each shows
+    ("\r", "New table"),
+    ("c", "Create"),
+    ("\x13", "waiting for players"),
+    ("b", "seat 2: rules"),
+    ("b", "press s to start"),
+    ("s", "You: 11 chips"),
+]
+
+
+def _turn_or_over(client: TerminalClient) -> bool:
+    from nothanks_server.ssh.loadgen.visitors import my_turn
+
+    return my_turn(client) or "Game over" in client.text()
+
+
+@dataclass
+class SSHBystander:
+    """Plays games over SSH with a pty (loadgen's terminal client and game script), a new login for each game."""
+
+    password: str | None = None
+    key_times: list[float] = field(default_factory=list)  # key -> my own area of the screen changed
+    login_times: list[float] = field(default_factory=list)  # TCP connect -> the first screen
+    failure: str = ""
+
+    async def play(self, port: int, stop: asyncio.Event) -> None:
+        from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+        from nothanks_server.ssh.loadgen.visitors import my_turn, play_my_turn
+
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                client = await asyncio.wait_for(
+                    TerminalClient().connect(
+                        port, "bystander", local_addr=(BYSTANDER, 0), password=self.password or ""
+                    ),
+                    30,
+                )
+                await client.wait_for("Your name at the table", timeout=30)
+                self.login_times.append(time.monotonic() - started)
+                for keys, shown in TO_THE_TABLE:
+                    client.send(keys)
+                    await client.wait_for(shown, timeout=30)
+                while not stop.is_set():
+                    await client.wait_for(functools.partial(_turn_or_over, client), timeout=30)
+                    if not my_turn(client):
+                        break
+                    await asyncio.sleep(THINK)  # a quick player
+                    pressed = time.perf_counter()
+                    if await play_my_turn(client, timeout=30):
+                        self.key_times.append(client.last_output_at - pressed)
+                await client.close()
+            except Exception as error:  # asyncssh's errors, timeouts, a screen never shown: reported
+                self.failure = " ".join(f"{type(error).__name__}: {error}".split())[:80]
+                return
+
+
 async def newcomer_seat_time(port: int) -> float | None:
     """Seconds from connecting to holding a seat at a new table; None if refused or too slow (10 s)."""
     started = time.monotonic()
@@ -188,7 +264,7 @@ async def _open_many(port: int, count: int, held: list[Link], name: str | None =
 
 async def attack_idle(port: int, stop: asyncio.Event, held: list[Link]) -> None:
     for link in await _open_many(port, 4999, held):
-        link.writer.transport.pause_reading()
+        cast(asyncio.Transport, link.writer.transport).pause_reading()
     await stop.wait()
 
 
@@ -199,7 +275,7 @@ async def attack_watchers(port: int, stop: asyncio.Event, held: list[Link]) -> N
     table = joined.get("table") if joined else None
     for link in await _open_many(port, 1000, held):
         link.send({"type": "spectate", "table": table})
-        link.writer.transport.pause_reading()  # never reads
+        cast(asyncio.Transport, link.writer.transport).pause_reading()  # never reads
     togglers = await _open_many(port, 4, held)
     while not stop.is_set():
         for link in togglers:
@@ -245,12 +321,100 @@ async def attack_slow_frame(port: int, stop: asyncio.Event, held: list[Link]) ->
     await stop.wait()
 
 
+class Tally:
+    """What an SSH attacker saw, printed as one JSON line when it stops."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, float] = {}
+
+    def add(self, name: str, amount: float = 1) -> None:
+        self.counts[name] = self.counts.get(name, 0) + amount
+
+
+TALLY = Tally()
+
+
+async def _guess_on_one_connection(port: int, stop: asyncio.Event) -> None:
+    import asyncssh
+
+    class Guesser(asyncssh.SSHClient):
+        def password_auth_requested(self) -> str | None:
+            if stop.is_set():
+                return None
+            TALLY.add("tries")
+            return f"guess-{time.monotonic_ns()}"
+
+        def kbdint_auth_requested(self) -> str | None:
+            return None
+
+    try:
+        conn = await asyncio.wait_for(
+            asyncssh.connect(
+                HOST, port, username="root", known_hosts=None, client_keys=None, agent_path=None,
+                preferred_auth="password", client_factory=Guesser, local_addr=(ATTACKER, 0),
+            ),
+            30,
+        )  # fmt: skip
+        conn.close()
+    except (asyncssh.Error, OSError, TimeoutError) as error:
+        TALLY.add(f"ended by {type(error).__name__}")  # DisconnectError: the host's tries limit cut it
+
+
+async def attack_ssh_guess(port: int, stop: asyncio.Event, held: list[Link], seconds: float = 10.0) -> None:
+    phase = asyncio.Event()
+    asyncio.get_running_loop().call_later(seconds / 3, phase.set)
+    started = time.monotonic()
+    while not phase.is_set() and not stop.is_set():
+        await _guess_on_one_connection(port, phase)
+    TALLY.add("one connection: tries/s", TALLY.counts.get("tries", 0) / (time.monotonic() - started))
+    before, started = TALLY.counts.get("tries", 0), time.monotonic()
+
+    async def loop() -> None:
+        while not stop.is_set():
+            await _guess_on_one_connection(port, stop)
+
+    tasks = [asyncio.create_task(loop()) for _ in range(20)]
+    await stop.wait()
+    TALLY.add("20 connections: tries/s", (TALLY.counts.get("tries", 0) - before) / (time.monotonic() - started))
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def attack_ssh_eof(port: int, stop: asyncio.Event, held: list[Link]) -> None:
+    with tempfile.TemporaryDirectory() as keys:
+        key = Path(keys) / "id_ed25519"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+        command = [
+            "ssh", "-tt", "-p", str(port), "-b", ATTACKER, "-i", str(key), "-o", "IdentitiesOnly=yes",
+            "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+            "-o", "LogLevel=ERROR", f"play@{HOST}",
+        ]  # fmt: skip
+
+        async def loop() -> None:
+            while not stop.is_set():
+                process = await asyncio.create_subprocess_exec(
+                    *command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                )
+                try:
+                    code = await asyncio.wait_for(process.wait(), 30)
+                except TimeoutError:
+                    process.kill()
+                    code = await process.wait()
+                TALLY.add("ssh runs")
+                TALLY.add(f"exit {code}")
+
+        await asyncio.gather(*(loop() for _ in range(4)))
+
+
 ATTACKS: dict[str, Attack] = {
     "idle": attack_idle,
     "watchers": attack_watchers,
     "tables": attack_tables,
     "bot-tables": attack_bot_tables,
     "slow-frame": attack_slow_frame,
+    "ssh-guess": attack_ssh_guess,
+    "ssh-eof": attack_ssh_eof,
 }
 
 
@@ -263,8 +427,40 @@ def cpu_seconds(pid: int) -> float:
 
 
 def rss_mib(pid: int) -> float:
-    match = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text())
+    try:
+        match = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text())
+    except OSError:
+        return 0.0
     return int(match.group(1)) / 1024 if match else 0.0
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the SSH front's forkserver and workers)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        todo.extend(children.get(current, []))
+    return tree
+
+
+def tree_cpu(pid: int) -> float:
+    total = 0.0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += cpu_seconds(member)
+    return total
+
+
+def tree_rss(pid: int) -> float:
+    return sum(rss_mib(member) for member in process_tree(pid))
 
 
 @dataclass
@@ -275,43 +471,71 @@ class Result:
     newcomer: float | None
     cpu: float
     rss_growth: float
+    ssh: SSHBystander | None = None
+    attacker: dict[str, float] = field(default_factory=dict)
+    tracebacks: int = 0
 
 
 async def run_attack(name: str, nothanks: str, seconds: float) -> Result:
+    ssh = name in SSH_ATTACKS
     with tempfile.TemporaryDirectory() as data:
+        log_path = Path(data) / "host.log"
+        extra = ["--ssh-port", "0", *SSH_ATTACKS[name]] if ssh else []
         server = subprocess.Popen(
-            [nothanks, "server", "--bind", HOST, "--port", "0", "--data-dir", data, "--bot-pace", "0"],
+            [nothanks, "server", "--bind", HOST, "--port", "0", "--data-dir", data, "--bot-pace", "0", *extra],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=log_path.open("w"),
             text=True,
+            cwd=data,  # not this checkout: the SSH workers' forkserver puts its working directory on sys.path
         )
         try:
             assert server.stdout is not None
             line = await asyncio.wait_for(asyncio.to_thread(server.stdout.readline), 30)
             port = int(re.search(r":(\d+);", line).group(1))  # type: ignore[union-attr]
-            rss_before = rss_mib(server.pid)
+            ssh_port = port
+            while ssh and ssh_port == port:
+                line = await asyncio.wait_for(asyncio.to_thread(server.stdout.readline), 30)
+                found = re.search(r"ssh -p (\d+)", line)
+                if found:
+                    ssh_port = int(found.group(1))
+                elif not line:
+                    raise RuntimeError(f"no SSH port: {log_path.read_text()[-2000:]}")
+            rss_before = tree_rss(server.pid)
             stop = asyncio.Event()
             bystander = Bystander()
-            playing = asyncio.create_task(bystander.play(port, stop))
+            playing = [asyncio.create_task(bystander.play(port, stop))]
+            ssh_bystander = SSHBystander(PASSWORD if "--ssh-password" in extra else None) if ssh else None
+            if ssh_bystander is not None:
+                playing.append(asyncio.create_task(ssh_bystander.play(ssh_port, stop)))
             await asyncio.sleep(1.0)  # the bystander's game is under way before the attack
             bystander.round_trips.clear()
-            cpu_before, started = cpu_seconds(server.pid), time.monotonic()
+            cpu_before, started = tree_cpu(server.pid), time.monotonic()
             # The attack runs in a process of its own, so its client-side work never delays the bystander's reads.
             attacker = await asyncio.create_subprocess_exec(
-                sys.executable, __file__, "--attacker", name, "--port", str(port), "--seconds", str(seconds + 15)
-            )
+                sys.executable, __file__, "--attacker", name, "--port", str(ssh_port), "--seconds", str(seconds + 15),
+                "--attack-seconds", str(seconds), stdout=subprocess.PIPE,
+            )  # fmt: skip
             peak = rss_before
             while time.monotonic() - started < seconds:
                 await asyncio.sleep(0.5)
-                peak = max(peak, rss_mib(server.pid))
+                peak = max(peak, tree_rss(server.pid))
             newcomer = await newcomer_seat_time(port)
-            cpu = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - started) * 100
+            cpu = (tree_cpu(server.pid) - cpu_before) / (time.monotonic() - started) * 100
             stop.set()
             attacker.terminate()
-            await attacker.wait()
+            said, _ = await attacker.communicate()
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(playing, 20)
-            return Result(name, bystander.round_trips, bystander.failure, newcomer, cpu, peak - rss_before)
+                await asyncio.wait_for(asyncio.gather(*playing), 40)
+            tally = json.loads(said.decode().strip().splitlines()[-1]) if said.strip() else {}
+            host_log = log_path.read_text(errors="replace")
+            tracebacks = host_log.count("Traceback")
+            if tracebacks:  # the last line of each, once: what went wrong
+                endings = re.findall(r"Traceback.*?\n(\S[^\n]*)", host_log, re.S)
+                print(f"{name}: host tracebacks: {sorted(set(endings))}", file=sys.stderr)
+            return Result(
+                name, bystander.round_trips, bystander.failure, newcomer, cpu, peak - rss_before,
+                ssh_bystander, tally, tracebacks,
+            )  # fmt: skip
         finally:
             server.terminate()
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -320,7 +544,7 @@ async def run_attack(name: str, nothanks: str, seconds: float) -> Result:
                 server.kill()
 
 
-async def attack_for(name: str, port: int, seconds: float) -> None:
+async def attack_for(name: str, port: int, seconds: float, attack_seconds: float) -> None:
     """The attacker's process: run one attack until told to stop (SIGTERM) or ``seconds`` pass."""
     stop = asyncio.Event()
     asyncio.get_running_loop().call_later(seconds, stop.set)
@@ -328,10 +552,14 @@ async def attack_for(name: str, port: int, seconds: float) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     held: list[Link] = []
     try:
-        await ATTACKS[name](port, stop, held)
+        if name == "ssh-guess":
+            await attack_ssh_guess(port, stop, held, attack_seconds)
+        else:
+            await ATTACKS[name](port, stop, held)
     finally:
         for link in held:
             link.close()
+        print(json.dumps(TALLY.counts), flush=True)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -352,6 +580,28 @@ def report(results: list[Result]) -> str:
             f"{percentile(ms, 0.99):.1f} ms | {r.bystander_failure or 'played on'} | {newcomer} | "
             f"{r.cpu:.0f} % | {r.rss_growth:.1f} MiB |"
         )
+    ssh_rows = [r for r in results if r.ssh is not None]
+    if ssh_rows:
+        lines += [
+            "",
+            "| attack | attacker saw | SSH keys | key p50 | key p99 | SSH logins, p50 | SSH bystander "
+            "| TCP RTT p50 / p99 | newcomer | host CPU | RSS growth | tracebacks |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in ssh_rows:
+            assert r.ssh is not None
+            keys = [t * 1000 for t in r.ssh.key_times]
+            logins = [t * 1000 for t in r.ssh.login_times]
+            rtt = [t * 1000 for t in r.round_trips]
+            saw = ", ".join(f"{k} {v:.1f}" if v % 1 else f"{k} {v:.0f}" for k, v in sorted(r.attacker.items()))
+            newcomer = "no" if r.newcomer is None else f"{r.newcomer * 1000:.0f} ms"
+            lines.append(
+                f"| {r.attack} | {saw} | {len(keys)} | {statistics.median(keys) if keys else float('nan'):.0f} ms | "
+                f"{percentile(keys, 0.99):.0f} ms | {len(logins)}, "
+                f"{statistics.median(logins) if logins else float('nan'):.0f} ms | {r.ssh.failure or 'played on'} | "
+                f"{statistics.median(rtt) if rtt else float('nan'):.1f} / {percentile(rtt, 0.99):.1f} ms | "
+                f"{newcomer} | {r.cpu:.0f} % | {r.rss_growth:.1f} MiB | {r.tracebacks} |"
+            )
     return "\n".join(lines)
 
 
@@ -362,11 +612,12 @@ async def main() -> None:
     parser.add_argument("--nothanks", default=str(Path(sys.executable).with_name("nothanks")))
     parser.add_argument("--attacker", choices=sorted(ATTACKS), help=argparse.SUPPRESS)  # the attack's own process
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--attack-seconds", type=float, default=10.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))  # 5,000 connections need the files
     if args.attacker:
-        await attack_for(args.attacker, args.port, args.seconds)
+        await attack_for(args.attacker, args.port, args.seconds, args.attack_seconds)
         return
     load = os.getloadavg()
     results = []

@@ -129,13 +129,19 @@ class TcpLobby(LobbyConnection):
         *,
         via: str | None = None,
         proxy_key: str | None = None,
+        key: str | None = None,
     ) -> None:
         """``via`` and ``proxy_key``: a front of the host itself (the SSH front's workers) says which address the
-        player it carries comes from, so that the host's per-address limits count the player, not the front."""
+        player it carries comes from, so that the host's per-address limits count the player, not the front; and
+        ``key``, the fingerprint of the SSH key the player proved they hold: the host binds their seat to it and
+        says in ``held`` which seat it holds for it (``resume_key`` takes it back)."""
         self.host = host
         self.port = port
         self.name = name
-        self._speaks_for = {"via": via, "proxy_key": proxy_key} if via is not None and proxy_key else {}
+        self._speaks_for: dict[str, str] = {}
+        if via is not None and proxy_key:
+            self._speaks_for = {"via": via, "proxy_key": proxy_key} | ({"key": key} if key else {})
+        self.held: dict[str, Any] | None = None  # the seat the host holds for ``key``: table, seat, name
         self.info = ConnectionInfo(description=f"{host}:{port}")
         self.table: TcpTable | None = None
         self.server_name = ""
@@ -179,6 +185,8 @@ class TcpLobby(LobbyConnection):
             await self.close()
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
         self.name = str(welcome.get("name", self.name))
+        held = welcome.get("held")
+        self.held = held if isinstance(held, dict) else None
         self.info.extras["name"] = self.name
         return unpacker
 
@@ -214,6 +222,10 @@ class TcpLobby(LobbyConnection):
 
     async def resume(self, token: str) -> TableConnection:
         return await self._sit({"type": "resume", "token": token})
+
+    async def resume_key(self) -> TableConnection:
+        """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
+        return await self._sit({"type": "resume_key"})
 
     async def close(self) -> None:
         if self._writer is None and self.closed_reason is not None:

@@ -67,6 +67,35 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         help="SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest (128)",
     )
     group.add_argument(
+        "--ssh-per-address",
+        type=positive,
+        default=SSHSettings.per_address,
+        metavar="N",
+        help=f"SSH connections from one address at once; more are closed at once ({SSHSettings.per_address})",
+    )
+    group.add_argument(
+        "--ssh-logins-per-address",
+        type=positive,
+        default=SSHSettings.logins_per_address,
+        metavar="N",
+        help=f"... of which logging in at once ({SSHSettings.logins_per_address})",
+    )
+    group.add_argument(
+        "--ssh-auth-tries",
+        type=positive,
+        default=SSHSettings.auth_tries,
+        metavar="N",
+        help=f"failed passwords (or refused keys) before a connection is dropped ({SSHSettings.auth_tries})",
+    )
+    group.add_argument(
+        "--ssh-auth-failures",
+        type=positive,
+        default=SSHSettings.auth_failures,
+        metavar="N",
+        help="failed passwords from one address within 10 minutes, then it is shut out until they age "
+        f"({SSHSettings.auth_failures})",
+    )
+    group.add_argument(
         "--ssh-workers",
         type=positive,
         default=1,
@@ -102,6 +131,10 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         authorized_keys=args.ssh_authorized_keys,
         max_sessions=args.max_sessions,
         max_logins=args.max_logins,
+        per_address=args.ssh_per_address,
+        logins_per_address=args.ssh_logins_per_address,
+        auth_tries=args.ssh_auth_tries,
+        auth_failures=args.ssh_auth_failures,
         workers=args.ssh_workers,
         worker_sessions=args.ssh_worker_sessions,
         worker_mib=args.ssh_worker_mib,

@@ -157,6 +157,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "client": Field(_STR, required=False),
         "via": Field(_STR, required=False),  # a host's own front only, with proxy_key
         "proxy_key": Field(_STR, required=False),
+        "key": Field(_STR, required=False),  # the player's SSH key fingerprint: a host's own front only, with via
     },
     "list_tables": {"offset": Field(_INT, required=False)},
     "create_table": {
@@ -169,6 +170,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "join": {"table": Field(_STR), "seat": Field(_INT, required=False, nullable=True)},
     "spectate": {"table": Field(_STR)},
     "resume": {"token": Field(_STR)},
+    "resume_key": {},  # the seat bound to the hello's key (a host's own front only)
     "leave": {},
     "add_bot": {"bot": Field(_STR, required=False, nullable=True)},
     "start": {},

@@ -204,6 +204,16 @@ class Lobby:
         """The SSH key ``fingerprint`` owns ``seat`` at ``table_id`` (kept in the store, across restarts)."""
         self.store.bind_key(fingerprint, table_id, seat)
 
+    def key_seat(self, fingerprint: str) -> tuple[Table, int] | None:
+        """The table and seat bound to SSH key ``fingerprint`` now, if that table is still here."""
+        bound = self.store.seat_for_key(fingerprint)
+        if bound is None or bound[0] not in self._tables:
+            return None
+        table = self._tables[bound[0]]
+        if not 0 <= bound[1] < len(table.seats) or not table.seats[bound[1]].human:
+            return None
+        return table, bound[1]
+
     def resume_key(self, fingerprint: str, member: Member) -> tuple[Table, int]:
         """Give back the seat bound to SSH key ``fingerprint``; returns (table, seat). ``bad_token`` if none."""
         bound = self.store.seat_for_key(fingerprint)

@@ -48,6 +48,7 @@ RATE_PER_SECOND = 50.0  # sustained messages per second per connection
 RATE_BURST = 100.0  # messages a connection may send at once
 MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
 MAX_CONNECTIONS = 5000
+MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
 LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections and tables that never started
 
@@ -64,6 +65,7 @@ class Session:
         self.peer = writer.get_extra_info("peername")
         self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
         self.spectating = False
+        self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
         now = time.monotonic()
         self.idle_since: float | None = now  # in the lobby (at no table) since then
         self._messages = TokenBucket(host.rate, host.burst, host.stalls, now)
@@ -271,6 +273,8 @@ class Session:
             reply = self._spectate(fields)
         elif kind == "resume":
             reply = self._resume(fields)
+        elif kind == "resume_key":
+            reply = self._resume_key()
         elif kind == "leave":
             self._leave_table()
             reply = {"type": "left"}
@@ -307,8 +311,23 @@ class Session:
         via = fields.get("via")
         if via is not None:
             self.host.speak_for(self, via, fields.get("proxy_key"))
+        key = fields.get("key")
+        if key is not None:
+            if via is None:  # speak_for checked the proxy key
+                raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
+            self.key = key[:MAX_KEY]
         self.name = name
-        return {"type": "welcome", "name": self.name}
+        welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
+        held = self.host.lobby.key_seat(self.key) if self.key else None
+        if held is not None:
+            table, seat = held
+            welcome["held"] = {"table": table.table_id, "seat": seat, "name": table.seats[seat].name}
+        return welcome
+
+    def _bind(self, table: Table, seat: int) -> None:
+        """A seat taken by a player a front vouched for by their SSH key: the key finds it again (store.py)."""
+        if self.key:
+            self.host.lobby.bind_key(self.key, table.table_id, seat)
 
     def _create(self, fields: dict[str, Any]) -> dict[str, Any]:
         self._not_at_table()
@@ -321,6 +340,7 @@ class Session:
         )
         table, seat, token = self.host.lobby.create_table(new, self, owner=self.address)
         self._at(table)
+        self._bind(table, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _join(self, fields: dict[str, Any]) -> dict[str, Any]:
@@ -328,6 +348,7 @@ class Session:
         table = self.host.lobby.table(fields["table"])
         seat, token = table.join(self, fields.get("seat"))
         self._at(table)
+        self._bind(table, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _spectate(self, fields: dict[str, Any]) -> dict[str, Any]:
@@ -351,7 +372,16 @@ class Session:
         self._not_at_table()
         table, seat = self.host.lobby.resume(fields["token"], self)
         self._at(table)
+        self._bind(table, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": fields["token"]}
+
+    def _resume_key(self) -> dict[str, Any]:
+        self._not_at_table()
+        if not self.key:
+            raise ProtocolError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
+        table, seat = self.host.lobby.resume_key(self.key, self)
+        self._at(table)
+        return {"type": "joined", "table": table.table_id, "seat": seat, "token": None}
 
     def _not_at_table(self) -> None:
         if self.table is not None:

@@ -24,7 +24,6 @@ from nothanks_server.ssh.front import SSHFront, start_ssh_front
 from nothanks_server.ssh.game import make_app_factory
 from nothanks_server.ssh.loadgen.probe_app import ProbeApp
 from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.seats import SeatFiles
 from nothanks_server.ssh.server import SessionServer
 from nothanks_server.ssh.session import AppFactory
 from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
@@ -92,14 +91,12 @@ async def start_sessions(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 async def game_sessions(start_sessions: Any, tmp_path: Path) -> AsyncIterator[ListeningSessions]:
     """The game's sessions in this process, at the tables of a TCP host in this process (bots move at once)."""
     lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=11))
-    host = TcpHost(lobby, "127.0.0.1", 0)
+    host = TcpHost(lobby, "127.0.0.1", 0, proxy_key=PROXY_KEY)
     await host.start()
-    seats = SeatFiles(tmp_path / "seats")
-    seats.clear()
     settings = SSHSettings(host_key_path=tmp_path / "ssh_host_ed25519_key")
-    plan = WorkerPlan(0, settings, "127.0.0.1", host.port, seats.directory, logging.INFO)
+    plan = WorkerPlan(0, settings, "127.0.0.1", host.port, tmp_path, logging.INFO, proxy_key=PROXY_KEY)
     sessions = await start_sessions(make_app_factory(plan))
-    sessions.lobby = lobby  # type: ignore[attr-defined]
+    sessions.lobby = lobby
     yield sessions
     await sessions.close()
     await host.close("the test is over")

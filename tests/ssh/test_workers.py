@@ -9,8 +9,6 @@ import logging
 import os
 import re
 import signal
-import stat
-from pathlib import Path
 
 import asyncssh
 import pytest
@@ -20,7 +18,6 @@ from nothanks_server.ssh.front import loopback_for
 from nothanks_server.ssh.game import SSHDoorway
 from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.seats import SeatFiles
 from nothanks_server.tcp import TcpHost
 
 from .conftest import PROBE, until
@@ -89,9 +86,11 @@ async def test_a_killed_worker_is_replaced_and_its_player_comes_back_to_the_seat
     player = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await sit_at_bot_table(player)
     (pid,) = front.worker_pids()
+    assert front.open == {"127.0.0.1": 1} and not front.logging_in  # the per-address counts (front.py)
     os.kill(pid, signal.SIGKILL)
     assert await player.wait_closed() is None  # the connection is simply gone
     await front.wait_until(lambda: front.restarts == 1 and len(front.worker_pids()) == 1)
+    assert not front.open  # its connections no longer count against their address
     await until(lambda: front.lobby.tables()[0].seats[0].away)
     again = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await again.wait_for("You: 11 chips")  # straight back to the seat, from a new worker
@@ -151,23 +150,6 @@ async def test_a_pty_session_whose_input_ends_at_once_ends_cleanly(start_session
     assert "Traceback" not in caplog.text and not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
-def test_seat_files_are_private_and_start_empty(tmp_path):
-    seats = SeatFiles(tmp_path / "seats")
-    seats.clear()
-    seats.put("SHA256:abc", "carol", "token-1")
-    assert seats.get("SHA256:abc").token == "token-1"
-    assert seats.get("SHA256:other") is None and seats.get(None) is None
-    assert stat.S_IMODE(os.stat(tmp_path / "seats").st_mode) == 0o700
-    (written,) = (tmp_path / "seats").glob("*.json")
-    assert stat.S_IMODE(written.stat().st_mode) == 0o600
-    assert "SHA256:abc" not in written.name and "carol" in written.read_text()
-    SeatFiles(tmp_path / "seats").clear()  # a new host process
-    assert seats.get("SHA256:abc") is None
-    seats.put("SHA256:abc", "carol", "token-2")
-    seats.forget("SHA256:abc")
-    assert seats.get("SHA256:abc") is None
-
-
 def test_workers_reach_a_host_bound_to_every_address_on_loopback():
     assert loopback_for("0.0.0.0") == "127.0.0.1"
     assert loopback_for("::") == "::1"
@@ -202,7 +184,7 @@ async def test_a_worker_tells_the_host_which_address_each_player_comes_from():
     await host.start()
     try:
         player = SSHPlayer("carol", None, "192.0.2.7:50000", "xterm", "standard")
-        door = SSHDoorway(player, "127.0.0.1", host.port, SeatFiles(Path("/nonexistent")), "secret")
+        door = SSHDoorway(player, "127.0.0.1", host.port, "secret")
         lobby_connection = door.lobby("carol")
         await lobby_connection.start()
         assert [session.address for session in host.sessions] == ["192.0.2.7"]

@@ -11,8 +11,16 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
   a worker to start); it exits when its last player leaves;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
-  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is found again from any worker
-  through ``SeatFiles``).
+  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
+  store, found again from any worker, and after a restart of the host: game.py).
+
+- limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
+  ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
+  passwords failed from it in that time (on any connection, in any worker: each worker reports its failures, its
+  logins and its closed connections over its control socket). A connection past a limit gets the server's version
+  line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a packet is plain bytes,
+  so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is logged once per
+  ``LOG_INTERVAL``, not once per connection.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
@@ -28,25 +36,33 @@ import logging
 import multiprocessing
 import os
 import socket
-from collections import deque
+import struct
+import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
-from .seats import SeatFiles
 from .settings import SSHSettings, WorkerPlan
 
 log = logging.getLogger(__name__)
 
-SEATS_DIR = "ssh-seats"
 MAX_WORKERS = 64  # workers alive at once (taking players or draining): the shared counts' size
 START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
 WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
 RETRY_HAND_OVER = 0.01  # seconds before handing a connection over again to a worker whose socket was full
 STOPPED = "the host stopped"
+AUTH_WINDOW = 600.0  # seconds over which an address's failed passwords count against its budget
+LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turned away for the same reason
+REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
+REFUSED = "No Thanks!: {reason} from your address. Please try again later."
+SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
+DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
+LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
+MAX_LINGERING = 256  # refused connections lingering at once; more are closed at once
 PRELOAD = ["nothanks_server.ssh.preload"]
 
 
@@ -92,6 +108,8 @@ class Worker:
     state: str = "starting"  # starting -> taking -> (retiring ->) draining; "gone" once exited
     handed: int = 0  # connections handed to it
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    open: Counter[str] = field(default_factory=Counter)  # its connections, by address
+    logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
 
     @property
     def pid(self) -> int:
@@ -108,12 +126,18 @@ class SSHFront:
         self.proxy_key = proxy_key
         self.lobby_host = loopback_for(lobby_host)
         self.lobby_port = lobby_port
-        self.seats_dir = settings.host_key_path.parent / SEATS_DIR
         self._context: Any = multiprocessing.get_context("forkserver")
         self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
         self._workers: list[Worker] = []
         self._listener: socket.socket | None = None
-        self._waiting: deque[socket.socket] = deque()  # accepted while no worker was ready (start, a crash)
+        self._waiting: deque[tuple[socket.socket, str]] = deque()  # accepted, not yet handed to a worker
+        self.open: Counter[str] = Counter()  # connections by address (waiting or in a worker)
+        self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
+        self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
+        self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
+        self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
+        self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
+        self.clock: Callable[[], float] = time.monotonic
         self._turn = 0
         self._watcher: asyncio.Task[None] | None = None
         self._closing = False
@@ -124,7 +148,6 @@ class SSHFront:
     # Lifecycle --------------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        SeatFiles(self.seats_dir).clear()  # the tokens of an earlier host process mean nothing to this one
         self._context.set_forkserver_preload(PRELOAD)
         listener = socket.create_server(
             (self.settings.bind, self.settings.port),
@@ -161,7 +184,9 @@ class SSHFront:
             self._listener.close()
             self._listener = None
         while self._waiting:
-            self._waiting.popleft().close()
+            self._waiting.popleft()[0].close()
+        while self._lingering:
+            self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
         for worker in workers:
             self._send(worker, b"s" + reason.encode()[:900])
@@ -187,7 +212,7 @@ class SSHFront:
             ssh=self.settings,
             lobby_host=self.lobby_host,
             lobby_port=self.lobby_port,
-            seats_dir=self.seats_dir,
+            data_dir=self.settings.host_key_path.parent,
             log_level=logging.getLogger().getEffectiveLevel(),
             log_file=_log_file(),
             proxy_key=self.proxy_key,
@@ -218,7 +243,7 @@ class SSHFront:
 
     def _message(self, worker: Worker) -> None:
         try:
-            data = worker.control.recv(64)
+            data = worker.control.recv(256)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -227,6 +252,12 @@ class SSHFront:
             worker.ready.set_result(True)
         elif data == b"e":
             self._empty(worker)
+        elif data[:1] == b"f":
+            self._auth_failed(data[1:].decode(errors="replace"))
+        elif data[:1] == b"a":
+            self._forget(worker, data[1:].decode(errors="replace"), opened=False)
+        elif data[:2] in (b"x0", b"x1"):
+            self._forget(worker, data[2:].decode(errors="replace"), opened=True, logging_in=data[:2] == b"x0")
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
 
@@ -258,6 +289,10 @@ class SSHFront:
             worker.control.close()
         with self._counts.get_lock():
             self._counts[worker.slot] = 0  # its sessions are gone with it
+        self.open -= worker.open  # ... and its connections
+        self.logging_in -= worker.logging_in
+        worker.open.clear()
+        worker.logging_in.clear()
         self._workers.remove(worker)
         self._changed.set()
 
@@ -312,14 +347,110 @@ class SSHFront:
         listener = self._listener
         while listener is not None:
             try:
-                connection, _address = listener.accept()
+                connection, peer = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as error:
                 log.warning("SSH accept failed: %s", error)
                 return
-            self._waiting.append(connection)
+            address = str(peer[0])
+            refusal = self._refusal(address)
+            if refusal is not None:
+                self._refuse(connection, address, refusal)
+                continue
+            self.open[address] += 1
+            self.logging_in[address] += 1
+            self._waiting.append((connection, address))
             self._hand_waiting()
+
+    # Per-address limits ---------------------------------------------------------------------------------------
+
+    def _refusal(self, address: str) -> str | None:
+        """Why a new connection from ``address`` is turned away, or None."""
+        settings = self.settings
+        if self._failures_of(address) >= settings.auth_failures:
+            return "too many failed passwords"
+        if self.open[address] >= settings.per_address:
+            return "too many connections"
+        if self.logging_in[address] >= settings.logins_per_address:
+            return "too many logins in progress"
+        return None
+
+    def _failures_of(self, address: str) -> int:
+        failures = self._failures.get(address)
+        if failures is None:
+            return 0
+        since = self.clock() - AUTH_WINDOW
+        while failures and failures[0] < since:
+            failures.popleft()
+        if not failures:
+            del self._failures[address]
+            return 0
+        return len(failures)
+
+    def _auth_failed(self, address: str) -> None:
+        already_out = self._failures_of(address) >= self.settings.auth_failures
+        failures = self._failures.pop(address, None) or deque()
+        failures.append(self.clock())
+        self._failures[address] = failures  # the most recent last: the oldest are forgotten first
+        while len(failures) > self.settings.auth_failures:
+            failures.popleft()  # no more are needed to know it is past its budget
+        if len(self._failures) > REMEMBERED:
+            del self._failures[next(iter(self._failures))]
+        if not already_out and self._failures_of(address) >= self.settings.auth_failures:
+            log.warning(
+                "SSH: %s is shut out for %.0f s: %d failed passwords",
+                address,
+                AUTH_WINDOW,
+                self.settings.auth_failures,
+            )
+            for worker in self._workers:  # its logins under way end too, in every worker
+                if worker.state != "gone":
+                    self._send(worker, b"b" + address.encode())
+
+    def _close_lingering(self, connection: socket.socket) -> None:
+        self._lingering.discard(connection)
+        connection.close()
+
+    def _forget(self, worker: Worker, address: str, opened: bool, logging_in: bool = True) -> None:
+        """A worker's connection from ``address`` logged in (``opened`` False) or closed."""
+        counts = [(worker.logging_in, self.logging_in)] if logging_in else []
+        if opened:
+            counts.append((worker.open, self.open))
+        for own, total in counts:
+            if own[address] > 0:
+                own[address] -= 1
+                total[address] -= 1
+            if own[address] <= 0:
+                del own[address]
+            if total[address] <= 0:
+                del total[address]
+
+    def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
+        self.refused[reason] += 1
+        try:
+            connection.setblocking(False)
+            connection.send(SERVER_VERSION + disconnect_packet(REFUSED.format(reason=reason)))
+            connection.shutdown(socket.SHUT_WR)
+        except OSError:
+            connection.close()
+        else:
+            if len(self._lingering) < MAX_LINGERING:  # closing now, with the client's version line unread, would
+                self._lingering.add(connection)  # reset it, and the client might lose the message before reading it
+                asyncio.get_running_loop().call_later(LINGER, self._close_lingering, connection)
+            else:
+                connection.close()
+        now = self.clock()
+        key = (address, reason)
+        last, since = self._logged_refusals.get(key, (-LOG_INTERVAL, 0))
+        if now - last < LOG_INTERVAL:
+            self._logged_refusals[key] = (last, since + 1)
+            return
+        log.warning("SSH: turned away %s: %s (%d more since the last line)", address, reason, since)
+        self._logged_refusals.pop(key, None)
+        self._logged_refusals[key] = (now, 0)
+        if len(self._logged_refusals) > REMEMBERED:
+            del self._logged_refusals[next(iter(self._logged_refusals))]
 
     def _taking(self) -> list[Worker]:
         return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
@@ -331,7 +462,7 @@ class SSHFront:
                 return  # the next worker to be ready takes them
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
-            connection = self._waiting[0]
+            connection, address = self._waiting[0]
             try:
                 socket.send_fds(worker.control, [b"c"], [connection.fileno()])
             except (BlockingIOError, InterruptedError):
@@ -340,8 +471,14 @@ class SSHFront:
                 return
             except OSError as error:
                 log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
+                self.open[address] -= 1
+                self.logging_in[address] -= 1
+                self.open += Counter()  # drops the counts at zero
+                self.logging_in += Counter()
             else:
                 worker.handed += 1
+                worker.open[address] += 1
+                worker.logging_in[address] += 1
                 self._check_recycle(worker)
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
@@ -371,6 +508,17 @@ class SSHFront:
             while not condition():
                 self._changed.clear()
                 await self._changed.wait()
+
+
+def disconnect_packet(message: str, reason: int = DISC_TOO_MANY_CONNECTIONS) -> bytes:
+    """An SSH_MSG_DISCONNECT as the first binary packet of a connection (no key exchange yet: no cipher, no MAC).
+    RFC 4253, 6: length, padding length, payload, at least 4 bytes of padding, the whole a multiple of 8."""
+    text = message.encode()
+    payload = b"\x01" + struct.pack(">I", reason) + struct.pack(">I", len(text)) + text + struct.pack(">I", 0)
+    padding = 8 - (5 + len(payload)) % 8
+    if padding < 4:
+        padding += 8
+    return struct.pack(">IB", 1 + len(payload) + padding, padding) + payload + bytes(padding)
 
 
 def _stop(process: BaseProcess) -> None:

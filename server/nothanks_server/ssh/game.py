@@ -2,9 +2,12 @@
 
 The session's app reaches the host's tables only through the lobby and table connection interfaces, over the
 host's TCP port (``TcpLobby``), exactly as ``nothanks join`` does: the front could run on another machine than its
-tables. A player who logged in with a public key is remembered by its fingerprint (``SeatFiles``): when they come
-back while their seat is still held (a dropped connection), they go straight back to it, whichever worker serves
-them.
+tables. A player who logged in with a public key is remembered by its fingerprint, in the host's store: the
+session's hello carries it (``key``, with the ``via`` and ``proxy_key`` of the host's own fronts), the host binds
+every seat that connection takes to it, and says in its welcome which seat it holds for the key. So when they come
+back while their seat is still held (a dropped connection, a dead worker, a restarted host: the store keeps games
+and bindings), they go straight back to it (``resume_key``), whichever worker serves them. No seat token is kept
+on this side.
 """
 
 from __future__ import annotations
@@ -20,17 +23,19 @@ from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.link import (
     ConnectionInfo,
     LobbyConnection,
+    LobbyError,
     NewTable,
     TableConnection,
     TableSummary,
 )
 
 from .player import SSHPlayer
-from .seats import SeatFiles, Seats
 from .session import AppFactory
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)
+
+KEY_SEAT = "ssh-key"  # the "token" held_seat() gives for the seat bound to the player's key: resume_key takes it
 
 
 class SessionLobby(LobbyConnection):
@@ -40,14 +45,12 @@ class SessionLobby(LobbyConnection):
     dropped can come back to it.
     """
 
-    def __init__(
-        self, host: str, port: int, name: str, player: SSHPlayer, seats: Seats, proxy_key: str | None = None
-    ) -> None:
+    def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
         self.info = ConnectionInfo(description="this host over SSH", extras={"name": name, "via": "ssh"})
-        self.inner = TcpLobby(host, port, name, via=player.address, proxy_key=proxy_key)
+        self.inner = TcpLobby(
+            host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint
+        )
         self.inner.info = self.info  # the title bar says "this host over SSH", not the loopback address
-        self._player = player
-        self._seats = seats
         self._opened: list[TableConnection] = []
 
     @property
@@ -59,8 +62,7 @@ class SessionLobby(LobbyConnection):
         return getattr(self.inner, "closed_reason", None)
 
     def _remember(self, connection: TableConnection) -> TableConnection:
-        self._opened.append(connection)
-        self._seats.put(self._player.identity, self.name, connection.seat_token)
+        self._opened.append(connection)  # (the host binds the seat to the player's key, if any)
         return connection
 
     async def start(self) -> None:
@@ -79,6 +81,8 @@ class SessionLobby(LobbyConnection):
         return await self.inner.spectate(table_id)
 
     async def resume(self, token: str) -> TableConnection:
+        if token == KEY_SEAT:
+            return self._remember(await self.inner.resume_key())
         return self._remember(await self.inner.resume(token))
 
     async def close(self) -> None:
@@ -98,29 +102,41 @@ class SessionLobby(LobbyConnection):
 class SSHDoorway:
     """The welcome screen's ``Doorway`` for one SSH session: the player's name and seat, lobbies over TCP."""
 
-    def __init__(
-        self, player: SSHPlayer, host: str, port: int, seats: Seats, proxy_key: str | None = None
-    ) -> None:
+    def __init__(self, player: SSHPlayer, host: str, port: int, proxy_key: str | None = None) -> None:
         self.player = player
         self.host = host
         self.port = port
-        self.seats = seats
         self.proxy_key = proxy_key
         self.lobbies: list[SessionLobby] = []
+        self._held: str | None = None  # the display name of the seat the host holds for the player's key
+
+    async def look_for_seat(self) -> None:
+        """Ask the host whether it holds a seat for the player's key (before the welcome screen asks us)."""
+        if not (self.player.key_fingerprint and self.proxy_key):
+            return
+        probe = SessionLobby(self.host, self.port, "player", self.player, self.proxy_key)
+        try:
+            await probe.start()
+            held = probe.inner.held
+            if held is not None:
+                self._held = str(held.get("name") or self.player.suggested_name or "player")
+        except (LobbyError, OSError) as error:
+            log.info("could not ask the host for %s's seat: %s", self.player.peer, error)
+        finally:
+            await probe.close()
 
     @property
     def suggested_name(self) -> str:
         return self.player.suggested_name
 
     def held_seat(self) -> tuple[str, str] | None:
-        held = self.seats.get(self.player.identity)
-        return (held.name, held.token) if held is not None else None
+        return (self._held, KEY_SEAT) if self._held is not None else None
 
     def forget_seat(self) -> None:
-        self.seats.forget(self.player.identity)
+        self._held = None
 
     def lobby(self, name: str) -> LobbyConnection:
-        lobby = SessionLobby(self.host, self.port, name, self.player, self.seats, self.proxy_key)
+        lobby = SessionLobby(self.host, self.port, name, self.player, self.proxy_key)
         self.lobbies.append(lobby)
         return lobby
 
@@ -141,15 +157,16 @@ class SSHGameApp(NetApp):
         super().__init__(first_screen, **kwargs)
         self.door = door
 
+    async def ssh_session_starting(self) -> None:
+        await self.door.look_for_seat()
+
     async def ssh_session_ended(self) -> None:
         await self.door.close()
 
 
 def make_app_factory(plan: WorkerPlan) -> AppFactory:
     """The worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port."""
-    seats = SeatFiles(plan.seats_dir)
-
     def make_app(player: SSHPlayer) -> SSHGameApp:
-        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, seats, plan.proxy_key))
+        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key))
 
     return make_app

@@ -21,24 +21,12 @@ import threading
 
 from .game import SSHDoorway, SSHGameApp
 from .player import SSHPlayer
-from .seats import HeldSeat
 from .worker import run_worker  # noqa: F401  (imported to be inherited by every worker, not used here)
-
-
-class _NoSeats:
-    def get(self, identity: str | None) -> HeldSeat | None:
-        return None
-
-    def put(self, identity: str | None, name: str, token: str | None) -> None:
-        pass
-
-    def forget(self, identity: str | None) -> None:
-        pass
 
 
 async def _draw_the_first_screen() -> None:
     player = SSHPlayer("warm-up", None, "-", "xterm-256color", "truecolor")
-    app = SSHGameApp(SSHDoorway(player, "127.0.0.1", 9, _NoSeats()))  # never connects: no name is entered
+    app = SSHGameApp(SSHDoorway(player, "127.0.0.1", 9))  # never connects: no name is entered
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
 

@@ -7,6 +7,14 @@ besides running our session is switched off: shell, exec, port/agent/X11 forward
 connections past key exchange is capped across every worker (``Admission``, counted by the front); one over the
 cap is told why and disconnected. Logins in progress are capped per worker: one more closes the oldest.
 
+Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each
+failed password is logged (address and user name stripped of control characters), the next try on that
+connection waits ``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker
+serves its players meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time
+the last failure set), and after ``auth_tries`` failures the connection is disconnected. Every failure is also
+reported (``on_auth_failure``) to the front, which shuts out an address past its budget across connections and
+workers (front.py).
+
 Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
 ``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
 """
@@ -18,7 +26,8 @@ import contextvars
 import hmac
 import logging
 import socket
-from collections.abc import Callable, Coroutine
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 import asyncssh
@@ -29,12 +38,14 @@ from .inbound_shaper import InboundShaper
 from .input_gate import INPUT_WINDOW
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, GameSession
-from .settings import SSHSettings
+from .settings import SSHSettings, failure_delay, printable
 
 log = logging.getLogger(__name__)
 
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
+TRIES_MESSAGE = "Too many authentication failures."
+SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 
 
 class Admission(Protocol):
@@ -86,6 +97,13 @@ class SessionServer:
         self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (settings.login_limit)
         self.logins_evicted = 0
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
+        self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
+        self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
+        self.on_connection_closed: Callable[[str, bool], None] | None = None  # (address, had it logged in)
+        self._logging_in: set[tuple[str, int]] = set()  # peers of connections served and not yet logged in
+        self.auth_failures = 0  # failed passwords and refused keys, ever
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests: a fake clock's
+        self.clock: Callable[[], float] = time.monotonic
 
     # Connections ------------------------------------------------------------------------------------------------
 
@@ -118,8 +136,26 @@ class SessionServer:
         self._connections += 1
         self.spawn(self._serve(sock), name="ssh-connection")
 
+    def login_done(self, peer: tuple[str, int]) -> None:
+        """The connection from ``peer`` logged in (or gave up before): no longer a login in progress."""
+        if peer in self._logging_in:
+            self._logging_in.discard(peer)
+            if self.on_login_done is not None:
+                self.on_login_done(peer[0])
+
+    def shut_out(self, address: str) -> None:
+        """``address`` is past its failed-password budget (the front says so): its logins under way end now."""
+        for gate in list(self._logins):
+            if gate._peer_address()[0] == address:
+                gate.end_login(SHUT_OUT_MESSAGE)
+
     async def _serve(self, sock: socket.socket) -> None:
         conn: asyncssh.SSHServerConnection | None = None
+        try:
+            peer: tuple[str, int] = tuple(sock.getpeername()[:2])
+        except OSError:
+            peer = ("?", 0)
+        self._logging_in.add(peer)
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
             self._conns.add(conn)
@@ -131,6 +167,10 @@ class SessionServer:
         finally:
             self._conns.discard(conn)
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
+            logged_in = peer not in self._logging_in
+            self._logging_in.discard(peer)
+            if self.on_connection_closed is not None:
+                self.on_connection_closed(peer[0], logged_in)
             self._connection_closed()
 
     def _connection_closed(self) -> None:
@@ -251,6 +291,8 @@ class _Gate(asyncssh.SSHServer):
         self._fingerprint: str | None = None
         self._has_session = False
         self._inbound: InboundShaper | None = None
+        self._failures = 0  # failed passwords and refused keys on this connection
+        self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -273,6 +315,7 @@ class _Gate(asyncssh.SSHServer):
         if self in logins:
             del logins[self]
             self._server._changed.set()
+        self._server.login_done(self._peer_address())
 
     def _give_way(self) -> None:
         """Too many logins in progress: the oldest (this one) is closed, so that idle connections held open by
@@ -286,6 +329,11 @@ class _Gate(asyncssh.SSHServer):
         )
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
+
+    def end_login(self, message: str) -> None:
+        self._logged_in()
+        if self._conn is not None:
+            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._logged_in()  # or gave up: either way no longer a login in progress
@@ -315,16 +363,58 @@ class _Gate(asyncssh.SSHServer):
         return self._server.open_door or self._server._authorized is not None
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        allowed = self._server.key_allowed(key, self._peer().rsplit(":", 1)[0])
+        allowed = self._server.key_allowed(key, self._peer_address()[0])
         self._candidate_fingerprint = key.get_fingerprint("sha256") if allowed else None
+        if not allowed:
+            # Refused keys count towards the tries (as in OpenSSH) but are not delayed: a key cannot be guessed.
+            self._failed(username, "key " + key.get_fingerprint("sha256"))
         return allowed
 
     def password_auth_supported(self) -> bool:
         return self._server.open_door or self._server.settings.password is not None
 
-    def validate_password(self, username: str, password: str) -> bool:
+    async def validate_password(self, username: str, password: str) -> bool:
         self._candidate_fingerprint = None
-        return self._server.password_ok(password)
+        return await self._check_password(username, password)
+
+    async def _check_password(self, username: str, password: str) -> bool:
+        await self._wait_turn()  # a try sent ahead waits for the delay the last failure set
+        if self._server.password_ok(password):
+            return True
+        if self._failed(username, "password"):
+            await self._wait_turn()
+        return False
+
+    async def _wait_turn(self) -> None:
+        remaining = self._not_before - self._server.clock()
+        if remaining > 0:
+            await self._server.sleep(remaining)
+
+    def _failed(self, username: str, what: str) -> bool:
+        """Count, log and report a failure; disconnect at ``auth_tries``. True if the connection is still open
+        (its next try waits ``failure_delay`` from now)."""
+        server = self._server
+        settings = server.settings
+        self._failures += 1
+        server.auth_failures += 1
+        address = self._peer_address()[0]
+        log.warning(
+            "failed SSH login from %s as %s (%s; %d of %d on this connection)",
+            printable(address),
+            printable(username),
+            what,
+            self._failures,
+            settings.auth_tries,
+        )
+        if what == "password" and server.on_auth_failure is not None:
+            server.on_auth_failure(address)
+        if self._failures >= settings.auth_tries:
+            if self._conn is not None:
+                self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
+            return False
+        if what == "password":
+            self._not_before = server.clock() + failure_delay(self._failures, settings.auth_delay)
+        return True
 
     def kbdint_auth_supported(self) -> bool:
         # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt.
@@ -337,9 +427,11 @@ class _Gate(asyncssh.SSHServer):
             return True
         return ("", "", "", [("Password: ", False)])
 
-    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+    async def validate_kbdint_response(self, username: str, responses: Any) -> bool:
         self._candidate_fingerprint = None
-        return len(responses) == 1 and self._server.password_ok(responses[0])
+        if self._server.open_door:
+            return True
+        return len(responses) == 1 and await self._check_password(username, str(responses[0]))
 
     def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
@@ -366,6 +458,12 @@ class _Gate(asyncssh.SSHServer):
 
     def unix_server_requested(self, listen_path: str) -> bool:
         return False
+
+    def _peer_address(self) -> tuple[str, int]:
+        if self._conn is None:
+            return ("?", 0)
+        peer = self._conn.get_extra_info("peername") or ("?", 0)
+        return (str(peer[0]), int(peer[1]))
 
     def _peer(self) -> str:
         if self._conn is None:

@@ -204,6 +204,11 @@ class GameSession(asyncssh.SSHServerSession):
                 return
             app = self._server.app_factory(self.player())
             self._prepare(app)
+            starting = getattr(app, "ssh_session_starting", None)
+            if starting is not None:
+                await starting()  # e.g. ask the host for the seat held for the player's key
+                if self._gone:  # the client left meanwhile (``ssh -tt host </dev/null``): no app to start
+                    return
             self._app = app
             self._server.app_starting(app)
             try:

@@ -8,6 +8,20 @@ from pathlib import Path
 
 INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
 INBOUND_BURST = 32 * 1024  # ... and at once
+AUTH_DELAY_CAP = 8.0  # seconds: the longest pause after a failed password
+
+
+def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> float:
+    """Seconds to pause after a connection's ``failures``-th failed password: ``first``, doubling, at most ``cap``."""
+    if failures <= 0 or first <= 0:
+        return 0.0
+    return min(cap, first * 2 ** min(failures - 1, 32))
+
+
+def printable(text: str, limit: int = 64) -> str:
+    """``text`` fit for a log line: control characters (a forged user name's newlines, escapes) become ``?``."""
+    cleaned = "".join(char if char.isprintable() else "?" for char in text[:limit])
+    return cleaned + ("..." if len(text) > limit else "")
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,11 @@ class SSHSettings:
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
     inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
     inbound_burst: int = INBOUND_BURST
+    auth_tries: int = 6  # failed passwords on one connection, then it is disconnected (OpenSSH's MaxAuthTries)
+    auth_delay: float = 0.5  # seconds paused after a connection's first failed password, doubling each time
+    auth_failures: int = 30  # failed passwords from one address within AUTH_WINDOW (front.py), then it is shut out
+    per_address: int = 16  # connections from one address at once (front.py)
+    logins_per_address: int = 8  # ... of which logging in at once
     app: str = "nothanks_server.ssh.game:make_app_factory"  # module:function making each worker's app factory
 
     @property
@@ -45,7 +64,7 @@ class WorkerPlan:
     ssh: SSHSettings
     lobby_host: str  # the host's TCP port, on loopback
     lobby_port: int
-    seats_dir: Path
+    data_dir: Path  # the host key's directory (a probe app's scratch space in tests)
     log_level: int
     proxy_key: str | None = None  # the host's secret for its own fronts: each player's address counts (tcp.py)
     log_file: str | None = None  # the host's log file, if it logs to one (``nothanks host``: the terminal is the app's)

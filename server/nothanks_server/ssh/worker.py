@@ -5,10 +5,13 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
 
 - ``c`` with one file descriptor: a new connection, this worker's from now on;
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
-- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too.
+- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
+- ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed.
 
 To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
-app has run in it since it started.
+app has run in it since it started. For the front's per-address limits, with the client's address after the
+letter: ``f`` a failed password, ``a`` a connection logged in, ``x0`` / ``x1`` a connection closed before / after
+logging in.
 
 Memory: the apps of a worker live in one heap; what they leave behind in reference cycles is never walked for.
 The worker moves everything alive into Python's permanent generation every ``FREEZE_INTERVAL`` seconds
@@ -51,7 +54,11 @@ READY = b"r"
 CONNECTION = b"c"
 DRAIN = b"d"
 STOP = b"s"
+SHUT_OUT = b"b"
 EMPTY = b"e"
+AUTH_FAILED = b"f"
+LOGGED_IN = b"a"
+CLOSED = b"x"
 
 
 class SharedAdmission:
@@ -137,11 +144,22 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                 log.info("draining: %d connections left", server.connections)
                 if server.connections == 0:
                     stop.set()
+            elif kind == SHUT_OUT:
+                server.shut_out(data[1:].decode(errors="replace"))
             elif kind == STOP:
                 reason[0] = data[1:].decode("utf-8", "replace") or STOPPED
                 stop.set()
 
+    def tell(message: bytes) -> None:
+        with contextlib.suppress(OSError):
+            control.send(message)
+
     server.on_idle = idle
+    server.on_auth_failure = lambda address: tell(AUTH_FAILED + address.encode())
+    server.on_login_done = lambda address: tell(LOGGED_IN + address.encode())
+    server.on_connection_closed = lambda address, logged_in: tell(
+        CLOSED + (b"1" if logged_in else b"0") + address.encode()
+    )
     control.setblocking(False)
     loop.add_reader(control.fileno(), receive)
     with contextlib.suppress(NotImplementedError, RuntimeError):

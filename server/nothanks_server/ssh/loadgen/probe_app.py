@@ -71,8 +71,8 @@ class ProbeApp(App[None]):
 
 def make_probe_factory(plan: WorkerPlan) -> AppFactory:
     """A worker's ``AppFactory`` serving ``ProbeApp`` (``SSHSettings(app="nothanks_server.ssh.loadgen.probe_app:
-    make_probe_factory")``); F2's files go to the seats directory's parent (a test's temporary directory)."""
-    scratch = plan.seats_dir.parent
+    make_probe_factory")``); F2's files go to the host key's directory (a test's temporary directory)."""
+    scratch = plan.data_dir
 
     def make_app(player: SSHPlayer) -> ProbeApp:
         return ProbeApp(player, scratch)
