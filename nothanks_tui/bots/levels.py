@@ -43,3 +43,7 @@ def medium_bot(seed: int | None = None) -> SearchBot:
 
 def hard_bot(seed: int | None = None) -> SearchBot:
     return SearchBot(seed, HARD, name="hard")
+
+
+def expert_bot(seed: int | None = None) -> SearchBot:
+    return SearchBot(seed, HARD, name="expert")  # placeholder until the expert search is chosen
