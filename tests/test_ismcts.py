@@ -94,13 +94,14 @@ def _info(hand, card, pot, chips=(8, 8, 8), deck_left=15, rival_hands=((), ())):
 def test_it_refuses_a_dear_card_early_and_takes_a_bridging_card_a_chipless_rival_would_get():
     dear = search(_info([], card=35, pot=0, chips=(11, 11, 11), deck_left=23), IsmctsSettings(400), 1)
     assert dear.action is Action.PASS
+    assert dear.pass_score is not None and dear.pass_score < dear.take_score
     bridge = _info([10, 24, 26, 30, 31, 33, 8], card=25, pot=0, chips=(8, 0, 16), deck_left=16)
     assert search(bridge, IsmctsSettings(400), 1).action is Action.TAKE
 
 
 def test_with_no_chips_the_only_answer_is_take():
     result = search(_info([], card=35, pot=0, chips=(0, 16, 17), deck_left=23), SMALL, 1)
-    assert result.pass_value is None and result.action is Action.TAKE
+    assert result.pass_ is None and result.action is Action.TAKE
 
 
 @pytest.mark.parametrize("players", [2, 4, 7])
@@ -108,3 +109,14 @@ def test_ismcts_plays_legal_games(players):
     bots = [make_bot("ismcts:30", 1), make_bot("rules")] + [make_bot("ismcts:20", 2)] * (players - 2)
     state = play_game(GameConfig(players=players), seed=players, bots=bots)
     assert state.finished
+
+
+def test_the_playouts_table_score_agrees_with_the_engine():
+    from nothanks_tui.bots.rollout import mask_score
+    from nothanks_tui.engine.fast import mask_points
+
+    rng = random.Random(2)
+    for _ in range(2000):
+        mask = sum(1 << c for c in rng.sample(range(3, 36), rng.randint(0, 24)))
+        chips = rng.randint(0, 55)
+        assert mask_score(mask, chips) == mask_points(mask) - chips

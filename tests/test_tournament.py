@@ -89,6 +89,8 @@ def test_a_search_bot_plays_in_a_tournament(capsys, tmp_path):
     assert data["games"] == 2 and data["parity"] == 0.5
     assert {bot["name"] for bot in data["bots"]} == {"medium", "random"}
     assert data["bots"][0]["time_p50_ms"] is not None
+    medium = next(bot for bot in data["bots"] if bot["name"] == "medium")
+    assert 0 < medium["cpu_p50_ms"] <= medium["cpu_max_ms"]
 
 
 def test_unknown_bot_is_a_clear_error(capsys):

@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
-from .knowledge import InfoSet, fill_chips, info_from_view, sample_deck
+from .knowledge import InfoSet, fill_chips, info_from_view
 from .rollout import MODELS, limit_tables, mask_score, playout
 
 
@@ -43,29 +43,36 @@ class IsmctsSettings:
 
 @dataclass(frozen=True, slots=True)
 class IsmctsResult:
-    """Root statistics: visits and mean reward of each action for the deciding seat (pass: None if illegal)."""
+    """Root statistics for the deciding seat: visits and mean reward of each action (``pass_`` None when passing is
+    not allowed), its mean final score after each, and the iterations (``worlds``, as ``search.Evaluation`` names
+    them, so ``nothanks advise`` reports both kinds alike). The move is the most visited action."""
 
     take_visits: int
     pass_visits: int
-    take_value: float
-    pass_value: float | None
+    take: float
+    pass_: float | None
+    take_score: float
+    pass_score: float | None
+    worlds: int
 
     @property
     def action(self) -> Action:
-        if self.pass_value is None:
+        if self.pass_ is None:
             return Action.TAKE
         if self.pass_visits != self.take_visits:
             return Action.PASS if self.pass_visits > self.take_visits else Action.TAKE
-        return Action.PASS if self.pass_value > self.take_value else Action.TAKE
+        return Action.PASS if self.pass_ > self.take else Action.TAKE
 
 
 def _seed_for(seed: int, info: InfoSet) -> int:
-    key = (seed, info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chips, info.models)
-    return hash(("ismcts", key)) & 0xFFFF_FFFF_FFFF
+    """A per-decision seed from the bot's seed and the public position only (no strings: their hash changes from
+    one process to the next, ints and tuples of ints do not)."""
+    key = (15, seed, info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chips, info.models)
+    return hash(key) & 0xFFFF_FFFF_FFFF
 
 
 # A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].
-# The reward sums are for the seat to move at the node. Key -1 is the end of the game after a take.
+# The reward sums are for the seat to move at the node, the same seat in every determinization.
 _TV, _TW, _PV, _PW, _PASS, _TAKE = range(6)
 
 
@@ -128,8 +135,17 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     log = math.log
     sqrt = math.sqrt
     root = _new_node()
+    me = info.seat
+    root_scores = [0, 0]  # own final score summed over the iterations that passed, that took at the root
+    unseen = list(info.unseen)
+    pool = len(unseen)
+    deck_left = info.deck_left
     for _ in range(settings.iterations):
-        deck = sample_deck(info, rng)
+        # A uniformly random ordered draw of deck_left unseen cards (a partial Fisher-Yates shuffle of the pool).
+        for i in range(deck_left):
+            j = i + int(rand() * (pool - i))
+            unseen[i], unseen[j] = unseen[j], unseen[i]
+        deck = unseen[:deck_left]
         chips = fill_chips(info, rng) if hidden else known_chips.copy()
         masks = list(info.masks)
         card = info.card
@@ -185,6 +201,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
         else:
             scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand)
         rewards = _rewards(scores, score_weight)
+        root_scores[path[0][1]] += scores[me]
         for visited, took, mover in path:
             if took:
                 visited[_TV] += 1
@@ -194,9 +211,12 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
                 visited[_PW] += rewards[mover]
     tv, pv = root[_TV], root[_PV]
     take_value = root[_TW] / tv if tv else 0.0
-    if (known_chips[info.seat] or 0) <= 0:
-        return IsmctsResult(tv, 0, take_value, None)
-    return IsmctsResult(tv, pv, take_value, root[_PW] / pv if pv else 0.0)
+    take_score = root_scores[1] / tv if tv else 0.0
+    if (known_chips[me] or 0) <= 0:
+        return IsmctsResult(tv, 0, take_value, None, take_score, None, settings.iterations)
+    pass_value = root[_PW] / pv if pv else 0.0
+    pass_score = root_scores[0] / pv if pv else 0.0
+    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, settings.iterations)
 
 
 class IsmctsBot:
@@ -207,7 +227,8 @@ class IsmctsBot:
         self.seed = random.randrange(1 << 32) if seed is None else seed
         self.settings = settings or IsmctsSettings()
 
-    def search(self, info: InfoSet) -> IsmctsResult:
+    def evaluate(self, info: InfoSet) -> IsmctsResult:
+        """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
         return search(info, self.settings, self.seed)
 
     def choose(self, view: PlayerView) -> Action:
@@ -215,7 +236,7 @@ class IsmctsBot:
         if (view.my_chips or 0) <= 0:
             return Action.TAKE
         prior = self.settings.playout if self.settings.playout in MODELS else "rules"
-        return self.search(info_from_view(view, prior)).action
+        return self.evaluate(info_from_view(view, prior)).action
 
 
 def ismcts_bot(seed: int | None = None) -> IsmctsBot:

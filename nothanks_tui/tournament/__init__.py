@@ -38,8 +38,9 @@ def tournament(
     per_deal = len(seatings_for(lineup)) or players
     deals = max(1, math.ceil(games / per_deal))
     started = time.perf_counter()
-    deal_results, times = run_games(lineup, config, seed, deals, jobs)
-    return summarize(lineup, players, deal_results, times, seed, jobs, time.perf_counter() - started, open_chips)
+    deal_results, times, cpu = run_games(lineup, config, seed, deals, jobs)
+    seconds = time.perf_counter() - started
+    return summarize(lineup, players, deal_results, times, seed, jobs, seconds, open_chips, cpu)
 
 
 def mixed_tournament(

@@ -31,6 +31,10 @@ class BotSummary:
     time_p50_ms: float | None
     time_p99_ms: float | None
     time_max_ms: float | None
+    # The same decisions timed by the deciding thread's CPU clock: their cost on one core, whatever the load.
+    cpu_p50_ms: float | None = None
+    cpu_p99_ms: float | None = None
+    cpu_max_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,16 +83,18 @@ class TournamentReport:
             f"{self.seconds:.1f} s",
             f"line-up: {' '.join(self.lineup)}   parity {self.parity:.1%}",
             f"{'bot':<12}{'seats':>6}{'mean score':>18}{'win share':>16}{'x parity':>9}{'elo':>7}"
-            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}",
+            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}{'cpu p50':>8}{'cpu p99':>8}",
         ]
         for bot in self.bots:
             score = f"{bot.mean_score:7.2f}" + (f" ±{bot.score_ci:5.2f}" if bot.score_ci is not None else " " * 7)
             win = f"{bot.win_share:6.1%}" + (f" ±{bot.win_ci:5.1%}" if bot.win_ci is not None else " " * 7)
             p50 = "-" if bot.time_p50_ms is None else f"{bot.time_p50_ms:.2f}"
             p99 = "-" if bot.time_p99_ms is None else f"{bot.time_p99_ms:.2f}"
+            cpu50 = "-" if bot.cpu_p50_ms is None else f"{bot.cpu_p50_ms:.2f}"
+            cpu99 = "-" if bot.cpu_p99_ms is None else f"{bot.cpu_p99_ms:.2f}"
             lines.append(
                 f"{bot.name:<12}{bot.seats:>6}{score:>18}{win:>16}{bot.win_share / self.parity:>9.2f}{bot.elo:>7.0f}"
-                f"{bot.decisions:>8}{p50:>8}{p99:>8}"
+                f"{bot.decisions:>8}{p50:>8}{p99:>8}{cpu50:>8}{cpu99:>8}"
             )
         return "\n".join(lines)
 
@@ -121,6 +127,7 @@ def summarize(
     jobs: int,
     seconds: float,
     open_chips: bool = False,
+    cpu_times: Mapping[str, Sequence[float]] | None = None,
 ) -> TournamentReport:
     names = list(dict.fromkeys(lineup))
     per_deal_score: dict[str, list[float]] = {name: [] for name in names}
@@ -151,6 +158,7 @@ def summarize(
         score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
         win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
         samples = list(times.get(name, ()))
+        cpu = list((cpu_times or {}).get(name, ()))
         bots.append(
             BotSummary(
                 name=name,
@@ -165,6 +173,9 @@ def summarize(
                 time_p50_ms=percentile(samples, 0.5) * 1e3 if samples else None,
                 time_p99_ms=percentile(samples, 0.99) * 1e3 if samples else None,
                 time_max_ms=max(samples) * 1e3 if samples else None,
+                cpu_p50_ms=percentile(cpu, 0.5) * 1e3 if cpu else None,
+                cpu_p99_ms=percentile(cpu, 0.99) * 1e3 if cpu else None,
+                cpu_max_ms=max(cpu) * 1e3 if cpu else None,
             )
         )
     games = sum(len(result.games) for result in deals)
