@@ -62,8 +62,8 @@ register("threshold", ThresholdBot, "takes when the card costs it no more than t
 register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
 register("easy", EasyBot, "level easy: a casual player who takes cards that look cheap enough")
 register("medium", medium_bot, "level medium: a quick search over a few possible decks")
-register("hard", hard_bot, "level hard: searches up to 240 possible decks and reads its rivals' habits")
-register("expert", expert_bot, "level expert: the deepest search, up to a second a move (analysis, advice)")
+register("hard", hard_bot, "level hard: a tree search over possible decks that reads its rivals' habits")
+register("expert", expert_bot, "level expert: hard's search ten times deeper, a fraction of a second a move")
 register("ismcts", ismcts_bot, "information-set MCTS, random playouts; ismcts:N for N iterations (400)", ismcts_with)
 
 __all__ = ["DEFAULT_BOT", "Bot", "bot_names", "describe", "make_bot", "register"]

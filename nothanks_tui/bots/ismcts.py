@@ -39,6 +39,17 @@ class IsmctsSettings:
     playout: str = "random"  # "random", or a ``rollout.MODELS`` name every seat plays in the playouts
     read_rivals: bool = False  # play each rival's playouts with the model that best explains its moves
     score_weight: float = 0.0  # reward per 100 points of margin over the best rival, added to the win share
+    # With ``work`` > 0 the iteration count follows the position instead: ``work // ((deck_left + 4) *
+    # (players + 7))``, about what a light-playout iteration costs (its playout is shorter late in the deck and
+    # longer with more players; measured). A decision then costs about the same time early and late, at any table
+    # size, and the late ones, where exact play pays most, search deeper.
+    work: int = 0
+
+    def iterations_for(self, deck_left: int, players: int) -> int:
+        """Iterations for a decision with ``deck_left`` cards face down at a table of ``players``."""
+        if self.work > 0:
+            return max(1, self.work // ((deck_left + 4) * (players + 7)))
+        return self.iterations
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +151,8 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     unseen = list(info.unseen)
     pool = len(unseen)
     deck_left = info.deck_left
-    for _ in range(settings.iterations):
+    iterations = settings.iterations_for(deck_left, players)
+    for _ in range(iterations):
         # A uniformly random ordered draw of deck_left unseen cards (a partial Fisher-Yates shuffle of the pool).
         for i in range(deck_left):
             j = i + int(rand() * (pool - i))
@@ -213,10 +225,10 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     take_value = root[_TW] / tv if tv else 0.0
     take_score = root_scores[1] / tv if tv else 0.0
     if (known_chips[me] or 0) <= 0:
-        return IsmctsResult(tv, 0, take_value, None, take_score, None, settings.iterations)
+        return IsmctsResult(tv, 0, take_value, None, take_score, None, iterations)
     pass_value = root[_PW] / pv if pv else 0.0
     pass_score = root_scores[0] / pv if pv else 0.0
-    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, settings.iterations)
+    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
 
 
 class IsmctsBot:
