@@ -16,6 +16,7 @@ from nothanks_tui.simulate import play_game
 
 SMALL = IsmctsSettings(iterations=60)
 LIGHT = IsmctsSettings(iterations=60, playout="greedy", read_rivals=True, score_weight=0.5)
+BUDGET = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=20_000)  # hard's kind, smaller
 
 
 def _midgame(seed: int, players: int = 3, moves: int = 25, open_chips: bool = False):
@@ -47,7 +48,7 @@ def test_ismcts_and_expert_are_registered_and_take_an_iteration_count():
             make_bot(bad, 1)
 
 
-@pytest.mark.parametrize("settings", [SMALL, LIGHT], ids=["random-playouts", "light-playouts"])
+@pytest.mark.parametrize("settings", [SMALL, LIGHT, BUDGET], ids=["random-playouts", "light-playouts", "budget"])
 def test_decisions_never_depend_on_hidden_cards_or_deck_order(settings):
     rng = random.Random(3)
     for seed in range(4):
@@ -78,6 +79,21 @@ def test_same_seed_same_statistics_and_the_iterations_are_all_counted():
         assert first == search(info_from_view(view), SMALL, 7)
         assert first.take_visits + first.pass_visits == SMALL.iterations
         assert IsmctsBot(7, SMALL).choose(view) == IsmctsBot(7, SMALL).choose(view) == first.action
+
+
+def test_a_work_budget_gives_more_iterations_late_in_the_deck_and_fewer_at_big_tables():
+    assert BUDGET.iterations_for(2, 3) > BUDGET.iterations_for(12, 3) > BUDGET.iterations_for(23, 3)
+    assert BUDGET.iterations_for(12, 7) < BUDGET.iterations_for(12, 3)
+    state = _midgame(6, open_chips=True)
+    view = view_for(state, state.to_move)
+    result = search(info_from_view(view), BUDGET, 1)
+    assert result.worlds == result.take_visits + result.pass_visits == BUDGET.iterations_for(view.deck_left, 3)
+
+
+def test_hard_and_expert_read_their_rivals_and_expert_searches_ten_times_deeper():
+    hard, expert = make_bot("hard", 1), make_bot("expert", 1)
+    assert hard.settings.read_rivals and expert.settings.read_rivals
+    assert expert.settings.iterations_for(10, 4) >= 10 * hard.settings.iterations_for(10, 4)
 
 
 def test_expert_is_deterministic_for_a_seed_and_a_view():
