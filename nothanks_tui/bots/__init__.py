@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .base import Bot
 from .ismcts import ismcts_bot, ismcts_with
-from .levels import EasyBot, expert_bot, hard_bot, medium_bot
+from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -64,6 +64,7 @@ register("easy", EasyBot, "level easy: a casual player who takes cards that look
 register("medium", medium_bot, "level medium: a quick search over a few possible decks")
 register("hard", hard_bot, "level hard: a tree search over possible decks that reads its rivals' habits")
 register("expert", expert_bot, "level expert: hard's search ten times deeper, a fraction of a second a move")
+register("flat", flat_bot, "flat Monte Carlo over up to 240 possible decks: the hard level until issue 15")
 register("ismcts", ismcts_bot, "information-set MCTS, random playouts; ismcts:N for N iterations (400)", ismcts_with)
 
 __all__ = ["DEFAULT_BOT", "Bot", "bot_names", "describe", "make_bot", "register"]

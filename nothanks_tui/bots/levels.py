@@ -23,6 +23,7 @@ from .ismcts import IsmctsBot, IsmctsSettings
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
+FLAT = SearchSettings(prior="greedy")  # ``hard`` of issue 5: flat Monte Carlo, 48..240 worlds
 MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False, prior="greedy")
 HARD = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=150_000)
 EXPERT = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=1_500_000)
@@ -45,6 +46,10 @@ class EasyBot(FastPolicyBot):
 
 def medium_bot(seed: int | None = None) -> SearchBot:
     return SearchBot(seed, MEDIUM, name="medium")
+
+
+def flat_bot(seed: int | None = None) -> SearchBot:
+    return SearchBot(seed, FLAT, name="flat")
 
 
 def hard_bot(seed: int | None = None) -> IsmctsBot:
