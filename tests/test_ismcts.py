@@ -136,3 +136,13 @@ def test_the_playouts_table_score_agrees_with_the_engine():
         mask = sum(1 << c for c in rng.sample(range(3, 36), rng.randint(0, 24)))
         chips = rng.randint(0, 55)
         assert mask_score(mask, chips) == mask_points(mask) - chips
+
+
+def test_open_chips_change_nothing_for_bots_that_read_chips_from_the_history():
+    from nothanks_tui.tournament import tournament
+
+    def outcome(open_chips: bool):
+        report = tournament(["ismcts:30", "rules"], players=3, games=3, seed=2, jobs=1, open_chips=open_chips)
+        return [(bot.name, bot.mean_score, bot.win_share) for bot in report.bots]
+
+    assert outcome(True) == outcome(False)
