@@ -1,13 +1,14 @@
 """Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012) for No Thanks!.
 
-It exists as a sparring partner of a published kind (issue 15: our ``hard`` lost to a public IS-MCTS bot) and as
-the search behind the ``expert`` level. Every iteration draws a fresh determinization of what the seat cannot see
-(the order of the face-down cards, from the unseen ones; hidden chips as ``knowledge`` fills them), walks one tree
-of the seat's information sets with UCB1, expands one node, plays the rest of that world out with a playout policy
-and backs up every seat's reward. Moves are public, so a node is the history of public events since the root:
-after a pass the child is the same card with one more chip, after a take the child depends on the card the
-determinization turns up next (so a take's children are keyed by that card, as the seat will see it). The seat to
-move at a node is the same in every determinization, so each node keeps per-action statistics for that seat.
+It exists as a sparring partner of a published kind (issue 15: our flat-search ``hard`` lost to a public IS-MCTS
+bot) and as the search behind the ``hard`` and ``expert`` levels (``levels.py``). Every iteration draws a fresh
+determinization of what the seat cannot see (the order of the face-down cards, from the unseen ones; hidden chips as
+``knowledge`` fills them), walks one tree of the seat's information sets with UCB1, expands one node, plays the rest
+of that world out with a playout policy and backs up every seat's reward. Moves are public, so a node is the history
+of public events since the root: after a pass the child is the same card with one more chip, after a take the child
+depends on the card the determinization turns up next (so a take's children are keyed by that card, as the seat will
+see it). The seat to move at a node is the same in every determinization, so each node keeps per-action statistics
+for that seat.
 
 Playouts are either uniformly random (``playout="random"``: take or pass at even odds, take when out of chips) or
 light: every seat plays a member of the rule-based family of ``rollout.Model`` (``greedy`` by default), optionally
@@ -16,7 +17,7 @@ of its win share (1, or 1/k for a k-way tie) and its score against the best riva
 reward per 100 points of margin), so ties in win probability are broken by the margin.
 
 A decision is a pure function of (seed, view): the random stream is seeded from the bot's seed and the public
-position only, and the iteration count is fixed (never the clock).
+position only, and the iteration count depends on the position only (``iterations`` or ``work``), never the clock.
 """
 
 from __future__ import annotations
