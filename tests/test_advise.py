@@ -81,3 +81,11 @@ def test_the_process_keeps_reading_after_bad_lines():
     assert answers[1]["error"] == "impossible_position"
     assert answers[2]["id"] == 3 and answers[2]["action"] in ("take", "pass")
     assert answers[3]["error"] == "bad_json"
+
+
+def test_expert_and_ismcts_answer_with_values_like_hard():
+    for bot in ("expert", "ismcts:50"):
+        errors, [answer] = _answers([json.dumps(dict(GOOD, id=7))], bot=bot)
+        assert errors == 0 and answer["bot"] == bot and answer["id"] == 7
+        assert answer["action"] in ("take", "pass") and set(answer["values"]) == {"take", "pass"}
+        assert set(answer["expected_score"]) == {"take", "pass"} and answer["worlds"] >= 50

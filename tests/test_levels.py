@@ -14,7 +14,7 @@ from nothanks_tui.simulate import play_game
 
 
 def test_levels_are_registered_with_descriptions():
-    for name in ("random", "threshold", "rules", "easy", "medium", "hard"):
+    for name in ("random", "threshold", "rules", "easy", "medium", "hard", "expert", "flat", "ismcts"):
         assert name in bot_names()
         assert describe(name)
 

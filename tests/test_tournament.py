@@ -89,8 +89,51 @@ def test_a_search_bot_plays_in_a_tournament(capsys, tmp_path):
     assert data["games"] == 2 and data["parity"] == 0.5
     assert {bot["name"] for bot in data["bots"]} == {"medium", "random"}
     assert data["bots"][0]["time_p50_ms"] is not None
+    medium = next(bot for bot in data["bots"] if bot["name"] == "medium")
+    assert 0 < medium["cpu_p50_ms"] <= medium["cpu_max_ms"]
 
 
 def test_unknown_bot_is_a_clear_error(capsys):
     assert main(["tournament", "nobody", "--games", "1"]) == 2
     assert "unknown bot" in capsys.readouterr().err
+
+
+def test_head_to_head_counts_every_meeting_of_two_different_bots():
+    from nothanks_tui.tournament.report import summarize
+    from nothanks_tui.tournament.runner import DealResult
+
+    deals = [
+        DealResult(0, [(("a", "b", "b"), (10, 20, 5)), (("b", "a", "b"), (30, 30, 40))]),
+        DealResult(1, [(("b", "b", "a"), (1, 2, 3))]),
+    ]
+    report = summarize(["a", "b", "b"], 3, deals, {}, seed=0, jobs=1, seconds=0.0)
+    # a meets two b's per game: game 1 beats one and loses to one, game 2 ties one and beats one, game 3 loses both.
+    assert report.head_to_head == (("a", "b", 2.5, 6),)
+    assert report.ahead_share("a", "b") == pytest.approx(2.5 / 6)
+    assert report.ahead_share("b", "a") == pytest.approx(3.5 / 6)
+    assert report.bot("a").win_share == pytest.approx((0 + 0.5 + 0) / 3)  # shares the win of game 2 with a b
+    assert report.bot("b").win_share == pytest.approx((1 + 0.5 + 1) / 6)
+
+
+def test_mixed_tournament_plays_every_mix_and_tabulates_it(capsys, tmp_path):
+    out = tmp_path / "mixed.json"
+    code = main(
+        ["tournament", "rules", "threshold", "--mixed", "--players", "4", "--games", "8", "--jobs", "1",
+         "--open-chips", "--json", str(out)]
+    )  # fmt: skip
+    assert code == 0
+    table = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    assert [mix["lineup"].count("rules") for mix in data["mixes"]] == [1, 2, 3]
+    for mix, line in zip(data["mixes"], ("1A 3B", "2A 2B", "3A 1B")):
+        assert line in table
+        assert mix["open_chips"] is True
+        seats = {bot["name"]: bot for bot in mix["bots"]}
+        # Each game has exactly one win to share out, and A's share of meetings matches its head-to-head entry.
+        assert sum(bot["win_share"] * bot["games"] for bot in mix["bots"]) == pytest.approx(mix["games"])
+        [(first, second, points, meetings)] = mix["head_to_head"]
+        assert (first, second) == ("rules", "threshold")
+        assert meetings == mix["games"] * seats["rules"]["seats"] * seats["threshold"]["seats"]
+        assert f"{points / meetings:.1%}" in table
+    assert main(["tournament", "rules", "threshold", "easy", "--mixed", "--games", "1"]) == 2
+    assert "exactly two" in capsys.readouterr().err

@@ -1,6 +1,8 @@
 """Bots by name. Every table, the simulator and the tournament make bots through ``make_bot``.
 
-A new bot registers a factory ``(seed) -> Bot`` with ``register``; names are what players type.
+A new bot registers a factory ``(seed) -> Bot`` with ``register``; names are what players type. A bot with a
+setting (``ismcts:400``: IS-MCTS with 400 iterations) also registers a ``(seed, text) -> Bot`` factory for the part
+after the colon; the plain name gives its default.
 """
 
 from __future__ import annotations
@@ -8,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Bot
-from .levels import EasyBot, hard_bot, medium_bot
+from .ismcts import ismcts_bot, ismcts_with
+from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
+ParamFactory = Callable[[int | None, str], Bot]
 
 _REGISTRY: dict[str, tuple[BotFactory, str]] = {}
+_PARAMS: dict[str, ParamFactory] = {}
 
 
-def register(name: str, factory: BotFactory, description: str) -> None:
-    """Make a bot available by ``name``."""
+def register(name: str, factory: BotFactory, description: str, with_param: ParamFactory | None = None) -> None:
+    """Make a bot available by ``name`` (and as ``name:SETTING`` when ``with_param`` is given)."""
     _REGISTRY[name] = (factory, description)
+    if with_param is not None:
+        _PARAMS[name] = with_param
 
 
 def bot_names() -> list[str]:
@@ -32,7 +39,15 @@ def describe(name: str) -> str:
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A new bot called ``name``; raises ValueError for an unknown name."""
+    """A new bot called ``name`` (``base:SETTING`` for bots with a setting); raises ValueError for an unknown name
+    or a bad setting."""
+    base, colon, param = name.partition(":")
+    if colon:
+        if base not in _PARAMS:
+            raise ValueError(f"unknown bot {name!r}: only {', '.join(_PARAMS) or 'none'} take a ':' setting")
+        bot = _PARAMS[base](seed, param)
+        bot.name = name
+        return bot
     try:
         factory = _REGISTRY[name][0]
     except KeyError:
@@ -45,6 +60,9 @@ register("threshold", ThresholdBot, "takes when the card costs it no more than t
 register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
 register("easy", EasyBot, "level easy: a casual player who takes cards that look cheap enough")
 register("medium", medium_bot, "level medium: a quick search over a few possible decks")
-register("hard", hard_bot, "level hard: searches up to 240 possible decks and reads its rivals' habits")
+register("hard", hard_bot, "level hard: a tree search over possible decks that reads its rivals' habits")
+register("expert", expert_bot, "level expert: hard's search ten times deeper, a fraction of a second a move")
+register("flat", flat_bot, "flat Monte Carlo over up to 240 possible decks: the hard level until issue 15")
+register("ismcts", ismcts_bot, "information-set MCTS, random playouts; ismcts:N for N iterations (400)", ismcts_with)
 
 __all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]

@@ -6,8 +6,12 @@
 - ``medium``: the search bot on a small budget: 12 sampled worlds, minding only its own score, with no reading of
   its rivals' habits; its playouts have everyone play the ``greedy`` model (take a dear card early rather than
   hoard chips), which held up far better against casual players than the ``rules`` model.
-- ``hard``: the search bot at full budget (48 to 240 worlds), reading each rival's habits from the public history,
-  with the ``greedy`` model as its playout default like ``medium``.
+- ``hard``: information-set MCTS (``ismcts``) with light playouts: everyone plays the ``greedy`` model, each rival
+  the model that best explains its past moves, rewarded for winning and, less, for its margin over the best rival.
+  Its iteration count follows the position (about 35 ms of one core a decision, more iterations late in the deck).
+  It replaced the flat Monte Carlo search of issue 5, which lost to a public IS-MCTS bot (issue 15).
+- ``expert``: the same search with ten times the work (about a third of a second a decision), for analysis and
+  ``nothanks advise``.
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ from __future__ import annotations
 import random
 
 from ..engine.fast import mask_take_cost
+from .ismcts import IsmctsBot, IsmctsSettings
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
+FLAT = SearchSettings(prior="greedy")  # ``hard`` of issue 5: flat Monte Carlo, 48..240 worlds
 MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False, prior="greedy")
-HARD = SearchSettings(prior="greedy")
+HARD = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=150_000)
+EXPERT = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=1_500_000)
 
 
 class EasyBot(FastPolicyBot):
@@ -41,5 +48,13 @@ def medium_bot(seed: int | None = None) -> SearchBot:
     return SearchBot(seed, MEDIUM, name="medium")
 
 
-def hard_bot(seed: int | None = None) -> SearchBot:
-    return SearchBot(seed, HARD, name="hard")
+def flat_bot(seed: int | None = None) -> SearchBot:
+    return SearchBot(seed, FLAT, name="flat")
+
+
+def hard_bot(seed: int | None = None) -> IsmctsBot:
+    return IsmctsBot(seed, HARD, name="hard")
+
+
+def expert_bot(seed: int | None = None) -> IsmctsBot:
+    return IsmctsBot(seed, EXPERT, name="expert")

@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..engine.config import TOTAL_CHIPS
-from ..engine.fast import mask_points
 
 
 class Model(NamedTuple):
@@ -64,9 +63,21 @@ def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others:
     return 4 * cost - model.pot_weight * pot <= 4 * limit
 
 
+def _sums(bits: int) -> list[int]:
+    """For every ``bits``-bit number, the sum of the indices of its set bits."""
+    return [sum(i for i in range(bits) if (n >> i) & 1) for n in range(1 << bits)]
+
+
+_SUM12 = _sums(12)
+
+
 def mask_score(mask: int, chips: int) -> int:
-    """Final score of a hand (bit mask) holding ``chips``."""
-    return mask_points(mask) - chips
+    """Final score of a hand (bit mask) holding ``chips``: ``mask_points(mask) - chips`` by table lookup (card
+    points are the sum of the indices of the lowest card of every run), as playouts end by the thousand."""
+    lows = mask & ~(mask << 1)
+    mid = (lows >> 12) & 0xFFF
+    high = lows >> 24
+    return _SUM12[lows & 0xFFF] + _SUM12[mid] + 12 * mid.bit_count() + _SUM12[high] + 24 * high.bit_count() - chips
 
 
 def limit_tables(models: list[Model]) -> tuple[list[list[int]], list[list[int]]]:

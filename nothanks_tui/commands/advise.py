@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..bots import bot_names
+from ..bots import bot_names, make_bot
+
+
+def _bot_name(text: str) -> str:
+    try:
+        make_bot(text, 0)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -14,7 +22,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="read JSON positions on stdin, write the bot's move per line (docs/advise.md)",
         description="One JSON position per line on stdin, one JSON answer per line on stdout. See docs/advise.md.",
     )
-    parser.add_argument("--bot", choices=bot_names(), default="hard", help="bot to ask (default hard)")
+    parser.add_argument(
+        "--bot",
+        type=_bot_name,
+        default="hard",
+        metavar="NAME",
+        help=f"bot to ask (default hard): {', '.join(bot_names())}; ismcts:N for N iterations",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed (same seed, same answers)")
 
 

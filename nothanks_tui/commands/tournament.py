@@ -20,10 +20,13 @@ def add_parser(sub: argparse._SubParsersAction, players_type, positive_type) -> 
             "Plays the same deals under every seating of the line-up and reports, per bot, the mean score with a "
             "95%% confidence interval, the win share (ties shared) against parity, an Elo-style rating and "
             "decision-time percentiles. Bots named for fewer seats than --players repeat the last name: "
-            "'hard threshold' at 3 players is hard against two threshold bots."
+            "'hard threshold' at 3 players is hard against two threshold bots. With --mixed and two bots A B, "
+            "plays every mix (1 A against the rest B, 2 A, ...) and prints a head-to-head table."
         ),
     )
-    parser.add_argument("bots", nargs="+", metavar="BOT", help=f"one of: {', '.join(bot_names())}")
+    parser.add_argument(
+        "bots", nargs="+", metavar="BOT", help=f"one of: {', '.join(bot_names())} (ismcts:N for N iterations)"
+    )
     parser.add_argument("--players", type=players_type, default=3)
     parser.add_argument("--games", type=positive_type, default=300, help="at least this many games (whole deals)")
     parser.add_argument("--seed", type=int, default=0)
@@ -31,25 +34,45 @@ def add_parser(sub: argparse._SubParsersAction, players_type, positive_type) -> 
         "--jobs", type=positive_type, default=os.cpu_count() or 1, help="worker processes (default: every core)"
     )
     parser.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
+    parser.add_argument(
+        "--mixed",
+        action="store_true",
+        help="two bots A B: play every mix of A and B seats (--games each) and print a head-to-head table",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the report as JSON")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="what to print on stdout")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..tournament import tournament
+    from ..tournament import MixedReport, TournamentReport, expand_lineup, mixed_tournament, tournament
 
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    report: MixedReport | TournamentReport
     try:
-        report = tournament(
-            args.bots,
-            players=args.players,
-            games=args.games,
-            seed=args.seed,
-            jobs=args.jobs,
-            open_chips=args.open_chips,
-        )
+        if args.mixed:
+            if len(args.bots) != 2:
+                raise ValueError("--mixed takes exactly two bots")
+            expand_lineup(args.bots, args.players)  # unknown names fail before any game is played
+            report = mixed_tournament(
+                args.bots[0],
+                args.bots[1],
+                players=args.players,
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                open_chips=args.open_chips,
+            )
+        else:
+            report = tournament(
+                args.bots,
+                players=args.players,
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs,
+                open_chips=args.open_chips,
+            )
     except ValueError as error:
         print(f"nothanks tournament: {error}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..bots import make_bot
 from ..engine import GameConfig
-from .report import BotSummary, TournamentReport, summarize
+from .report import BotSummary, MixedReport, TournamentReport, summarize
 from .runner import run_games, seatings_for
 
 
@@ -38,8 +38,28 @@ def tournament(
     per_deal = len(seatings_for(lineup)) or players
     deals = max(1, math.ceil(games / per_deal))
     started = time.perf_counter()
-    deal_results, times = run_games(lineup, config, seed, deals, jobs)
-    return summarize(lineup, players, deal_results, times, seed, jobs, time.perf_counter() - started)
+    deal_results, times, cpu = run_games(lineup, config, seed, deals, jobs)
+    seconds = time.perf_counter() - started
+    return summarize(lineup, players, deal_results, times, seed, jobs, seconds, open_chips, cpu)
 
 
-__all__ = ["BotSummary", "TournamentReport", "expand_lineup", "tournament"]
+def mixed_tournament(
+    a: str,
+    b: str,
+    players: int,
+    games: int,
+    seed: int = 0,
+    jobs: int = 1,
+    open_chips: bool = False,
+) -> MixedReport:
+    """``a`` against ``b`` in every mix: 1 ``a`` and ``players - 1`` ``b``, then 2 and ``players - 2``, and so on;
+    at least ``games`` games per mix, every seating of every deal (see ``tournament``)."""
+    if a == b:
+        raise ValueError("a head-to-head needs two different bots")
+    reports = tuple(
+        tournament([a] * k + [b] * (players - k), players, games, seed, jobs, open_chips) for k in range(1, players)
+    )
+    return MixedReport(a, b, reports)
+
+
+__all__ = ["BotSummary", "MixedReport", "TournamentReport", "expand_lineup", "mixed_tournament", "tournament"]

@@ -31,6 +31,10 @@ class BotSummary:
     time_p50_ms: float | None
     time_p99_ms: float | None
     time_max_ms: float | None
+    # The same decisions timed by the deciding thread's CPU clock: their cost on one core, whatever the load.
+    cpu_p50_ms: float | None = None
+    cpu_p99_ms: float | None = None
+    cpu_max_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,34 +48,53 @@ class TournamentReport:
     jobs: int
     seconds: float
     bots: tuple[BotSummary, ...]
+    open_chips: bool = False
+    # Every meeting of two different bots at a table: (a, b, points of a, meetings), a < b; lower score wins.
+    head_to_head: tuple[tuple[str, str, float, int], ...] = ()
 
     @property
     def parity(self) -> float:
         return 1 / self.players
+
+    def bot(self, name: str) -> BotSummary:
+        return next(bot for bot in self.bots if bot.name == name)
+
+    def ahead_share(self, a: str, b: str) -> float | None:
+        """How often ``a`` finished below (ahead of) ``b`` when they met at a table, ties counted half."""
+        for first, second, points, meetings in self.head_to_head:
+            if meetings and (first, second) == (a, b):
+                return points / meetings
+            if meetings and (first, second) == (b, a):
+                return 1 - points / meetings
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["parity"] = self.parity
         data["lineup"] = list(self.lineup)
         data["bots"] = [asdict(bot) for bot in self.bots]
+        data["head_to_head"] = [list(entry) for entry in self.head_to_head]
         return data
 
     def table(self) -> str:
         lines = [
             f"{self.games} games ({self.deals} deals x {self.seatings_per_deal} seatings), {self.players} players, "
-            f"seed {self.seed}, {self.jobs} job(s), {self.seconds:.1f} s",
+            f"seed {self.seed}, {self.jobs} job(s), {'open' if self.open_chips else 'hidden'} chips, "
+            f"{self.seconds:.1f} s",
             f"line-up: {' '.join(self.lineup)}   parity {self.parity:.1%}",
             f"{'bot':<12}{'seats':>6}{'mean score':>18}{'win share':>16}{'x parity':>9}{'elo':>7}"
-            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}",
+            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}{'cpu p50':>8}{'cpu p99':>8}",
         ]
         for bot in self.bots:
             score = f"{bot.mean_score:7.2f}" + (f" ±{bot.score_ci:5.2f}" if bot.score_ci is not None else " " * 7)
             win = f"{bot.win_share:6.1%}" + (f" ±{bot.win_ci:5.1%}" if bot.win_ci is not None else " " * 7)
             p50 = "-" if bot.time_p50_ms is None else f"{bot.time_p50_ms:.2f}"
             p99 = "-" if bot.time_p99_ms is None else f"{bot.time_p99_ms:.2f}"
+            cpu50 = "-" if bot.cpu_p50_ms is None else f"{bot.cpu_p50_ms:.2f}"
+            cpu99 = "-" if bot.cpu_p99_ms is None else f"{bot.cpu_p99_ms:.2f}"
             lines.append(
                 f"{bot.name:<12}{bot.seats:>6}{score:>18}{win:>16}{bot.win_share / self.parity:>9.2f}{bot.elo:>7.0f}"
-                f"{bot.decisions:>8}{p50:>8}{p99:>8}"
+                f"{bot.decisions:>8}{p50:>8}{p99:>8}{cpu50:>8}{cpu99:>8}"
             )
         return "\n".join(lines)
 
@@ -103,6 +126,8 @@ def summarize(
     seed: int,
     jobs: int,
     seconds: float,
+    open_chips: bool = False,
+    cpu_times: Mapping[str, Sequence[float]] | None = None,
 ) -> TournamentReport:
     names = list(dict.fromkeys(lineup))
     per_deal_score: dict[str, list[float]] = {name: [] for name in names}
@@ -125,13 +150,15 @@ def summarize(
                 totals[name][0] += count
                 totals[name][1] += score_sum
                 totals[name][2] += wins
-    elo = elo_ratings(pairwise_results(deals), names) if len(names) > 1 else {names[0]: 1500.0}
+    pairs = pairwise_results(deals)
+    elo = elo_ratings(pairs, names) if len(names) > 1 else {names[0]: 1500.0}
     bots = []
     for name in names:
         count, score_sum, wins = totals[name]
         score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
         win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
         samples = list(times.get(name, ()))
+        cpu = list((cpu_times or {}).get(name, ()))
         bots.append(
             BotSummary(
                 name=name,
@@ -146,6 +173,9 @@ def summarize(
                 time_p50_ms=percentile(samples, 0.5) * 1e3 if samples else None,
                 time_p99_ms=percentile(samples, 0.99) * 1e3 if samples else None,
                 time_max_ms=max(samples) * 1e3 if samples else None,
+                cpu_p50_ms=percentile(cpu, 0.5) * 1e3 if cpu else None,
+                cpu_p99_ms=percentile(cpu, 0.99) * 1e3 if cpu else None,
+                cpu_max_ms=max(cpu) * 1e3 if cpu else None,
             )
         )
     games = sum(len(result.games) for result in deals)
@@ -160,4 +190,51 @@ def summarize(
         jobs=jobs,
         seconds=seconds,
         bots=tuple(bots),
+        open_chips=open_chips,
+        head_to_head=tuple((a, b, points, meetings) for (a, b), (points, meetings) in sorted(pairs.items())),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class MixedReport:
+    """Two bots in every mix at one table size: ``reports[k - 1]`` has ``k`` copies of ``a`` and the rest ``b``.
+
+    A bot that beats another one-against-two can still lose two-against-one (or the other way round); this shows
+    it. Each line of the table is one mix, with ``a``'s and ``b``'s win share per seat, mean scores and how often
+    an ``a`` finished ahead of a ``b`` when they met.
+    """
+
+    a: str
+    b: str
+    reports: tuple[TournamentReport, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "mixes": [report.to_dict() for report in self.reports]}
+
+    def table(self) -> str:
+        if not self.reports:
+            return ""
+        first = self.reports[0]
+        lines = [
+            f"head to head: {self.a} (A) against {self.b} (B), {first.players} players, seed {first.seed}, "
+            f"{'open' if first.open_chips else 'hidden'} chips, parity {first.parity:.1%} a seat",
+            f"{'mix':<10}{'games':>7}{'A win share':>17}{'B win share':>17}{'A mean':>16}{'B mean':>16}"
+            f"{'A ahead of B':>14}",
+        ]
+        for report in self.reports:
+            a, b = report.bot(self.a), report.bot(self.b)
+            ahead = report.ahead_share(self.a, self.b)
+            lines.append(
+                f"{f'{a.seats}A {b.seats}B':<10}{report.games:>7}{_pct(a.win_share, a.win_ci):>17}"
+                f"{_pct(b.win_share, b.win_ci):>17}{_num(a.mean_score, a.score_ci):>16}"
+                f"{_num(b.mean_score, b.score_ci):>16}{'-' if ahead is None else f'{ahead:.1%}':>14}"
+            )
+        return "\n".join(lines)
+
+
+def _pct(value: float, half: float | None) -> str:
+    return f"{value:.1%}" + ("" if half is None else f" ±{half:.1%}")
+
+
+def _num(value: float, half: float | None) -> str:
+    return f"{value:.2f}" + ("" if half is None else f" ±{half:.2f}")

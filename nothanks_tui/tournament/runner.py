@@ -9,7 +9,8 @@ and the seat, so results do not depend on ``jobs``.
 
 Bots with a fast ``decide`` play through the fast playout core; any game with another bot plays through the
 reference engine, each bot seeing only its own ``view_for``. Decision times are measured around every call where
-the bot had a choice (it held chips).
+the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread (what the
+decision costs one core, whatever else the machine is doing).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class DealResult:
 class ChunkResult:
     deals: list[DealResult]
     decision_times: dict[str, list[float]]
+    cpu_times: dict[str, list[float]] = field(default_factory=dict)
 
 
 def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
@@ -65,21 +67,24 @@ def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
 class _Timed:
     """Wraps a bot's ``choose``/``decide`` to record how long each real choice took."""
 
-    def __init__(self, bot: Bot, times: list[float]) -> None:
+    def __init__(self, bot: Bot, times: list[float], cpu: list[float]) -> None:
         self.bot = bot
         self.times = times
+        self.cpu = cpu
 
     def choose(self, view):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         action = self.bot.choose(view)
         if len(view.legal) > 1:  # a real choice (with no chips, taking is the only move)
             self.times.append(time.perf_counter() - started)
+            self.cpu.append(time.thread_time() - cpu_started)
         return action
 
     def decide(self, card, pot, my_chips, masks, seat, deck_left):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         take = self.bot.decide(card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
         self.times.append(time.perf_counter() - started)
+        self.cpu.append(time.thread_time() - cpu_started)
         return take
 
 
@@ -100,6 +105,7 @@ def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indice
     seatings = seatings_for(lineup)
     players = config.players
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     results = []
     for deal_index in deal_indices:
         deal_seed = random.Random(f"deal:{seed}:{deal_index}").getrandbits(48)
@@ -112,18 +118,19 @@ def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indice
         for seating_index, order in enumerate(orders):
             names = tuple(lineup[i] for i in order)
             bots = [
-                _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name])
+                _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name], cpu[name])
                 for seat, name in enumerate(names)
             ]
             result.games.append((names, tuple(_play_one(config, deal_seed, bots))))
         results.append(result)
-    return ChunkResult(results, dict(times))
+    return ChunkResult(results, dict(times), dict(cpu))
 
 
 def run_games(
     lineup: Sequence[str], config: GameConfig, seed: int, deals: int, jobs: int = 1
-) -> tuple[list[DealResult], dict[str, list[float]]]:
-    """Play ``deals`` deals (every seating each) over ``jobs`` processes; results in deal order."""
+) -> tuple[list[DealResult], dict[str, list[float]], dict[str, list[float]]]:
+    """Play ``deals`` deals (every seating each) over ``jobs`` processes: results in deal order, and every bot's
+    decision times (wall clock, thread CPU)."""
     indices = list(range(deals))
     if jobs <= 1 or deals <= 1:
         chunks = [play_deals(lineup, config, seed, indices)]
@@ -138,9 +145,12 @@ def run_games(
                 log.info("tournament: %d/%d chunks done", done, len(parts))
     all_deals: list[DealResult] = []
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     for chunk in chunks:
         all_deals.extend(chunk.deals)
         for name, values in chunk.decision_times.items():
             times[name].extend(values)
+        for name, values in chunk.cpu_times.items():
+            cpu[name].extend(values)
     all_deals.sort(key=lambda d: d.deal)
-    return all_deals, dict(times)
+    return all_deals, dict(times), dict(cpu)

@@ -1,0 +1,268 @@
+"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012) for No Thanks!.
+
+It exists as a sparring partner of a published kind (issue 15: our flat-search ``hard`` lost to a public IS-MCTS
+bot) and as the search behind the ``hard`` and ``expert`` levels (``levels.py``). Every iteration draws a fresh
+determinization of what the seat cannot see (the order of the face-down cards, from the unseen ones; hidden chips as
+``knowledge`` fills them), walks one tree of the seat's information sets with UCB1, expands one node, plays the rest
+of that world out with a playout policy and backs up every seat's reward. Moves are public, so a node is the history
+of public events since the root: after a pass the child is the same card with one more chip, after a take the child
+depends on the card the determinization turns up next (so a take's children are keyed by that card, as the seat will
+see it). The seat to move at a node is the same in every determinization, so each node keeps per-action statistics
+for that seat.
+
+Playouts are either uniformly random (``playout="random"``: take or pass at even odds, take when out of chips) or
+light: every seat plays a member of the rule-based family of ``rollout.Model`` (``greedy`` by default), optionally
+with each rival's model read from its past moves (``opponents``). The reward of a finished world to a seat is a mix
+of its win share (1, or 1/k for a k-way tie) and its score against the best rival (``score_weight`` points of
+reward per 100 points of margin), so ties in win probability are broken by the margin.
+
+A decision is a pure function of (seed, view): the random stream is seeded from the bot's seed and the public
+position only, and the iteration count depends on the position only (``iterations`` or ``work``), never the clock.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from ..engine import Action, PlayerView
+from .knowledge import InfoSet, fill_chips, info_from_view
+from .rollout import MODELS, limit_tables, mask_score, playout
+
+
+@dataclass(frozen=True, slots=True)
+class IsmctsSettings:
+    """How an IS-MCTS bot searches."""
+
+    iterations: int = 400
+    exploration: float = 0.7  # UCB1 constant (rewards are in about [0, 1])
+    playout: str = "random"  # "random", or a ``rollout.MODELS`` name every seat plays in the playouts
+    read_rivals: bool = False  # play each rival's playouts with the model that best explains its moves
+    score_weight: float = 0.0  # reward per 100 points of margin over the best rival, added to the win share
+    # With ``work`` > 0 the iteration count follows the position instead: ``work // ((deck_left + 4) *
+    # (players + 7))``, about what a light-playout iteration costs (its playout is shorter late in the deck and
+    # longer with more players; measured). A decision then costs about the same time early and late, at any table
+    # size, and the late ones, where exact play pays most, search deeper.
+    work: int = 0
+
+    def iterations_for(self, deck_left: int, players: int) -> int:
+        """Iterations for a decision with ``deck_left`` cards face down at a table of ``players``."""
+        if self.work > 0:
+            return max(1, self.work // ((deck_left + 4) * (players + 7)))
+        return self.iterations
+
+
+@dataclass(frozen=True, slots=True)
+class IsmctsResult:
+    """Root statistics for the deciding seat: visits and mean reward of each action (``pass_`` None when passing is
+    not allowed), its mean final score after each, and the iterations (``worlds``, as ``search.Evaluation`` names
+    them, so ``nothanks advise`` reports both kinds alike). The move is the most visited action."""
+
+    take_visits: int
+    pass_visits: int
+    take: float
+    pass_: float | None
+    take_score: float
+    pass_score: float | None
+    worlds: int
+
+    @property
+    def action(self) -> Action:
+        if self.pass_ is None:
+            return Action.TAKE
+        if self.pass_visits != self.take_visits:
+            return Action.PASS if self.pass_visits > self.take_visits else Action.TAKE
+        return Action.PASS if self.pass_ > self.take else Action.TAKE
+
+
+def _seed_for(seed: int, info: InfoSet) -> int:
+    """A per-decision seed from the bot's seed and the public position only (no strings: their hash changes from
+    one process to the next, ints and tuples of ints do not)."""
+    key = (15, seed, info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chips, info.models)
+    return hash(key) & 0xFFFF_FFFF_FFFF
+
+
+# A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].
+# The reward sums are for the seat to move at the node, the same seat in every determinization.
+_TV, _TW, _PV, _PW, _PASS, _TAKE = range(6)
+
+
+def _new_node() -> list:
+    return [0, 0.0, 0, 0.0, None, {}]
+
+
+def _rewards(scores: list[int], score_weight: float) -> list[float]:
+    best = min(scores)
+    winners = scores.count(best)
+    out = []
+    for seat, mine in enumerate(scores):
+        win = 1.0 / winners if mine == best else 0.0
+        if score_weight:
+            rival = min(s for i, s in enumerate(scores) if i != seat)
+            win += score_weight * (rival - mine) / 100.0
+        out.append(win)
+    return out
+
+
+def _random_playout(card, pot, seat, masks, chips, deck, index, rand) -> list[int]:
+    """Play on at random: take or pass at even odds (take when out of chips). Changes masks and chips in place."""
+    players = len(masks)
+    end = len(deck)
+    while True:
+        mine = chips[seat]
+        if mine <= 0 or rand() < 0.5:
+            chips[seat] = mine + pot
+            masks[seat] |= 1 << card
+            if index == end:
+                break
+            card = deck[index]
+            index += 1
+            pot = 0
+        else:
+            chips[seat] = mine - 1
+            pot += 1
+            seat += 1
+            if seat == players:
+                seat = 0
+    return [mask_score(m, c) for m, c in zip(masks, chips)]
+
+
+def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
+    """Run ``settings.iterations`` iterations from the seat to move in ``info`` and return the root statistics."""
+    rng = random.Random(_seed_for(seed, info))
+    rand = rng.random
+    players = info.players
+    hidden = any(c is None for c in info.chips)
+    known_chips = list(info.chips)
+    c = settings.exploration
+    light = settings.playout != "random"
+    if light:
+        if settings.read_rivals and info.models:
+            models = list(info.models)
+        else:
+            models = [MODELS[settings.playout]] * players
+        tables = limit_tables(models)
+    score_weight = settings.score_weight
+    log = math.log
+    sqrt = math.sqrt
+    root = _new_node()
+    me = info.seat
+    root_scores = [0, 0]  # own final score summed over the iterations that passed, that took at the root
+    unseen = list(info.unseen)
+    pool = len(unseen)
+    deck_left = info.deck_left
+    iterations = settings.iterations_for(deck_left, players)
+    for _ in range(iterations):
+        # A uniformly random ordered draw of deck_left unseen cards (a partial Fisher-Yates shuffle of the pool).
+        for i in range(deck_left):
+            j = i + int(rand() * (pool - i))
+            unseen[i], unseen[j] = unseen[j], unseen[i]
+        deck = unseen[:deck_left]
+        chips = fill_chips(info, rng) if hidden else known_chips.copy()
+        masks = list(info.masks)
+        card = info.card
+        pot = info.pot
+        seat = info.seat
+        index = 0
+        end = len(deck)
+        node = root
+        path: list[tuple[list, int, int]] = []
+        finished = False
+        while True:  # selection, then expansion of one new node
+            mine = chips[seat]
+            if mine <= 0:
+                take = True
+            else:
+                tv = node[_TV]
+                pv = node[_PV]
+                if tv == 0 or pv == 0:
+                    take = (rand() < 0.5) if tv == pv else tv == 0
+                else:
+                    log_n = log(tv + pv)
+                    take = node[_TW] / tv + c * sqrt(log_n / tv) >= node[_PW] / pv + c * sqrt(log_n / pv)
+            path.append((node, 1 if take else 0, seat))
+            if take:
+                chips[seat] = mine + pot
+                masks[seat] |= 1 << card
+                if index == end:
+                    finished = True
+                    break
+                card = deck[index]
+                index += 1
+                pot = 0
+                children = node[_TAKE]
+                child = children.get(card)
+                if child is None:
+                    children[card] = _new_node()
+                    break
+            else:
+                chips[seat] = mine - 1
+                pot += 1
+                seat += 1
+                if seat == players:
+                    seat = 0
+                child = node[_PASS]
+                if child is None:
+                    node[_PASS] = _new_node()
+                    break
+            node = child
+        if finished:
+            scores = [mask_score(m, ch) for m, ch in zip(masks, chips)]
+        elif light:
+            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables)
+        else:
+            scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand)
+        rewards = _rewards(scores, score_weight)
+        root_scores[path[0][1]] += scores[me]
+        for visited, took, mover in path:
+            if took:
+                visited[_TV] += 1
+                visited[_TW] += rewards[mover]
+            else:
+                visited[_PV] += 1
+                visited[_PW] += rewards[mover]
+    tv, pv = root[_TV], root[_PV]
+    take_value = root[_TW] / tv if tv else 0.0
+    take_score = root_scores[1] / tv if tv else 0.0
+    if (known_chips[me] or 0) <= 0:
+        return IsmctsResult(tv, 0, take_value, None, take_score, None, iterations)
+    pass_value = root[_PW] / pv if pv else 0.0
+    pass_score = root_scores[0] / pv if pv else 0.0
+    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
+
+
+class IsmctsBot:
+    """Plays from its own view with single-observer IS-MCTS (see the module docstring)."""
+
+    def __init__(self, seed: int | None = None, settings: IsmctsSettings | None = None, name: str = "ismcts") -> None:
+        self.name = name
+        self.seed = random.randrange(1 << 32) if seed is None else seed
+        self.settings = settings or IsmctsSettings()
+
+    def evaluate(self, info: InfoSet) -> IsmctsResult:
+        """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
+        return search(info, self.settings, self.seed)
+
+    def choose(self, view: PlayerView) -> Action:
+        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
+        if (view.my_chips or 0) <= 0:
+            return Action.TAKE
+        prior = self.settings.playout if self.settings.playout in MODELS else "rules"
+        return self.evaluate(info_from_view(view, prior)).action
+
+
+def ismcts_bot(seed: int | None = None) -> IsmctsBot:
+    """The plain ``ismcts`` bot: 400 iterations, random playouts."""
+    return IsmctsBot(seed, IsmctsSettings())
+
+
+def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
+    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
+    try:
+        iterations = int(setting)
+    except ValueError:
+        raise ValueError(f"ismcts:N takes a number of iterations, not {setting!r}") from None
+    if not 1 <= iterations <= 1_000_000:
+        raise ValueError(f"ismcts:N takes 1..1000000 iterations, not {iterations}")
+    return IsmctsBot(seed, IsmctsSettings(iterations=iterations))
