@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
@@ -105,7 +106,16 @@ def _rewards(scores: list[int], score_weight: float) -> list[float]:
     return out
 
 
-def _random_playout(card, pot, seat, masks, chips, deck, index, rand) -> list[int]:
+def _random_playout(
+    card: int,
+    pot: int,
+    seat: int,
+    masks: list[int],
+    chips: list[int],
+    deck: list[int],
+    index: int,
+    rand: Callable[[], float],
+) -> list[int]:
     """Play on at random: take or pass at even odds (take when out of chips). Changes masks and chips in place."""
     players = len(masks)
     end = len(deck)
@@ -134,7 +144,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     rand = rng.random
     players = info.players
     hidden = any(c is None for c in info.chips)
-    known_chips = list(info.chips)
+    known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     c = settings.exploration
     light = settings.playout != "random"
     if light:

@@ -70,7 +70,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     pot = info.pot
     players = info.players
     hidden = any(c is None for c in info.chips)
-    known_chips = list(info.chips)
+    known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     masks = list(info.masks)
     weight = settings.margin_weight
     models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.prior]] * players

@@ -7,12 +7,17 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import bot_names
 
 
-def add_parser(sub: argparse._SubParsersAction, players_type, positive_type) -> None:
+def add_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    players_type: Callable[[str], int],
+    positive_type: Callable[[str], int],
+) -> None:
     parser = sub.add_parser(
         "tournament",
         help="paired-deal bot tournament: mean score with 95%% CI, win share, Elo, decision times",

@@ -163,7 +163,7 @@ def summarize(
             BotSummary(
                 name=name,
                 seats=list(lineup).count(name),
-                games=count,
+                games=int(count),
                 mean_score=score_sum / count if count else 0.0,
                 score_ci=score_ci,
                 win_share=wins / count if count else 0.0,
