@@ -36,8 +36,11 @@ async def visitors(port: int, sessions: int) -> dict[str, object]:
 
 
 async def test_sessions_that_come_and_go_are_given_back_by_recycled_workers(start_host):
-    # 10 visitors at once from loopback: over the per-address login limit (8), which this test is not about
-    front = await start_host(workers=1, worker_sessions=PER_WORKER, app=PROBE, logins_per_address=100)
+    # Visitors coming and going from loopback, 10 at once: over the per-address limits (8 logging in, 16 connected,
+    # counted until each worker reports a departure), which this test is not about
+    front = await start_host(
+        workers=1, worker_sessions=PER_WORKER, app=PROBE, logins_per_address=1000, per_address=1000
+    )
     await visitors(front.port, 10)  # warm up the host's side: imports, buffers
     await front.wait_until(lambda: front.sessions == 0)
     before = rss_mib()
