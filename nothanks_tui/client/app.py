@@ -7,6 +7,9 @@ suspends the process: over SSH those would act on the host, not the player's ter
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -22,6 +25,11 @@ from .screens.table import TableScreen
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
 STYLES = Path(__file__).parent
+
+# Signals that end a player's own terminal session (``kill PID``, the terminal window closed): the app leaves its table
+# and gives the terminal back (alternate screen, mouse reporting, cursor) instead of dying with it still taken.
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
 
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
@@ -56,9 +64,14 @@ class NoThanksApp(App[int]):
         *,
         launchers: Launchers | None = None,
         start_forms: list[StartForm] | None = None,
+        exit_on_signals: bool = False,
         **kwargs: Any,
     ) -> None:
+        """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
+        it for a player's own terminal; never inside a host process, such as an SSH session's app)."""
         super().__init__(**kwargs)
+        self._exit_on_signals = exit_on_signals
+        self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
@@ -69,6 +82,26 @@ class NoThanksApp(App[int]):
         if connection is not None:
             return first_screen(TableScreen(connection))
         return first_screen(StartScreen(self._start_forms))
+
+    def on_mount(self) -> None:
+        if not self._exit_on_signals:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in EXIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform/thread
+                loop.add_signal_handler(signum, self._on_exit_signal)
+                self._signals_handled.append(signum)
+
+    def _on_exit_signal(self) -> None:
+        self.run_worker(self._leave_and_exit(), group="signal-exit", exclusive=True)
+
+    async def _leave_and_exit(self) -> None:
+        """Tell the table we left (bounded: the host may be gone too), then exit, which restores the terminal."""
+        screen = self.table_screen
+        if screen is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(screen.connection.close(), LEAVE_TIMEOUT)
+        self.exit(0)
 
     def on_table_chosen(self, message: TableChosen) -> None:
         """Leave the start screen for the table a start form opened."""
@@ -111,6 +144,10 @@ class NoThanksApp(App[int]):
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""
+        loop = asyncio.get_running_loop()
+        for signum in self._signals_handled:
+            loop.remove_signal_handler(signum)
+        self._signals_handled.clear()
         if self.hosting is not None:
             await self.hosting.close("the host was stopped")
 

@@ -76,7 +76,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
         return 1
     connection = await remember_and_resume(lobby, tokens, key)
     below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
-    app = NetApp(first_screen_for(lobby, connection), below=below)
+    app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True)
     try:
         await app.run_async()
     finally:

@@ -35,13 +35,13 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")
         return 2
-    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace))
+    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
-    app = NoThanksApp(launchers=LocalLaunchers(bot_pace))
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
