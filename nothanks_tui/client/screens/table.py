@@ -145,6 +145,8 @@ class TableScreen(SteadyScreen[None]):
                 previous.view.finished and not event.view.finished
             ):
                 self.game_number += 1  # a new deal
+                if previous is not None:
+                    self._close_stale_scores()
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -159,6 +161,16 @@ class TableScreen(SteadyScreen[None]):
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _close_stale_scores(self) -> None:
+        """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
+        if isinstance(self.app.screen, ScoreScreen):
+            self.app.screen.dismiss("table")
+        self.notify(
+            f"Game {self.game_number} has started: the scores of the last one are gone; it is time to play.",
+            title="New game",
+            markup=False,
+        )
 
     # -- keys -----------------------------------------------------------------------------------------------
 
