@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
 from .launchers import Hosting, Launchers
+from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
 from .screens.table import TableScreen
 
@@ -65,12 +66,14 @@ class NoThanksApp(App[int]):
         launchers: Launchers | None = None,
         start_forms: list[StartForm] | None = None,
         exit_on_signals: bool = False,
+        is_host: bool = False,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
         it for a player's own terminal; never inside a host process, such as an SSH session's app)."""
         super().__init__(**kwargs)
         self._exit_on_signals = exit_on_signals
+        self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
@@ -110,6 +113,7 @@ class NoThanksApp(App[int]):
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting
+        self.is_host = True
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:
@@ -152,6 +156,26 @@ class NoThanksApp(App[int]):
             await self.hosting.close("the host was stopped")
 
     async def action_quit(self) -> None:
+        """Ctrl-Q: quit, asking first while a game is on or when others play at this app's host; a second Ctrl-Q
+        in that dialog quits."""
+        if isinstance(self.screen, ConfirmQuitScreen) or not self._quit_needs_asking():
+            await self._quit_now()
+            return
+
+        async def answered(leave: bool | None) -> None:
+            if leave:
+                await self._quit_now()
+
+        text = HOST_WARNING if self.is_host else "The game is not over. [y] quit, [n] keep playing."
+        self.push_screen(ConfirmQuitScreen("Quit No Thanks!?", text), answered)
+
+    def _quit_needs_asking(self) -> bool:
+        if self.is_host:
+            return True
+        screen = self.table_screen
+        return bool(screen is not None and screen.table is not None and not screen.table.view.finished)
+
+    async def _quit_now(self) -> None:
         screen = self.table_screen
         if screen is not None:
             await screen.connection.close()

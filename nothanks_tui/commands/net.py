@@ -176,7 +176,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         print(f"nothanks host: {clean_message(error.message)}")
         return 1
     on_ready(host)
-    app = NetApp(first_screen_for(player, connection, join_lines(host.bind, host.port)))
+    app = NetApp(first_screen_for(player, connection, join_lines(host.bind, host.port)), is_host=True)
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
     return app.return_code or 0
 

@@ -70,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
-    """Leaving during a game asks first."""
+    """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes, leave"),
@@ -79,14 +79,29 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         Binding("q", "answer(True)", "Leave", show=False),
     ]
 
+    def __init__(
+        self,
+        title: str = "Leave this game?",
+        text: str = "The game is not over. [y] leave, [n] keep playing.",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(Content.styled("Leave this game?", "bold"), id="confirm-title")
-            yield Static(Content("The game is not over. [y] leave, [n] keep playing."), id="confirm-text")
+            yield Static(Content.styled(self.title_text, "bold"), id="confirm-title")
+            yield Static(Content(self.text), id="confirm-text")
         yield KeyBar()
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
+
+
+HOST_WARNING = (
+    "You are the host: leaving stops it and ends the game for everyone who joined, at every table. "
+    "[y] stop the host and leave, [n] keep playing."
+)
 
 
 class ClosedScreen(ModalScreen[None]):

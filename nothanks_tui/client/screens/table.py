@@ -26,7 +26,7 @@ from ..presentation import REFUSAL_NOTICES
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
-from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
+from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
 from .steady import SteadyScreen
 
@@ -238,7 +238,8 @@ class TableScreen(SteadyScreen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_quit_table(self) -> None:
-        if self.table is None or self.table.view.finished:
+        hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
+        if not hosting and (self.table is None or self.table.view.finished):
             self._leave()
             return
 
@@ -246,7 +247,10 @@ class TableScreen(SteadyScreen[None]):
             if leave:
                 self._leave()
 
-        self.app.push_screen(ConfirmQuitScreen(), confirmed)
+        if hosting:
+            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+        else:
+            self.app.push_screen(ConfirmQuitScreen(), confirmed)
 
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
