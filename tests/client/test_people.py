@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
+from nothanks_tui.client.screens.dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
+from nothanks_tui.client.screens.lobby import NewTableScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.engine import Action, GameConfig, GameState, apply, new_game, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate
 
@@ -91,3 +95,35 @@ async def test_ctrl_q_at_a_host_warns_even_after_the_game():
         assert "ends the game for everyone" in dialog_text(app)
         await pilot.press("y")
         await wait_until(pilot, lambda: app.return_code == 0, "the app to quit")
+
+
+def key_bar_text(app: NoThanksApp) -> str:
+    bars = app.screen.query(KeyBar)
+    return bars.first().render().plain if bars else ""
+
+
+@pytest.mark.parametrize(
+    ("make", "key", "shown"),
+    [
+        (lambda: HelpScreen(), "q", "q/Esc Close"),
+        (lambda: ClosedScreen("the host went away"), "q", "q/Esc Close"),
+        (lambda: ConfirmQuitScreen(), "n", "n/Esc No, keep playing"),
+        (lambda: NewTableScreen(), "q", "q/Esc Cancel"),
+        (
+            lambda: ScoreScreen(TableUpdate(view_for(finished_game(), 0), SEATS, "t1")),
+            "t",
+            "t/Esc See the table",
+        ),
+    ],
+)
+async def test_every_dialog_closes_with_a_key_that_is_not_esc_shown_in_its_footer(make, key, shown):
+    """GNU screen may hold a lone Esc back for seconds: each dialog also closes with a letter, and says which."""
+    app = NoThanksApp(start_forms=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = make()
+        app.push_screen(dialog)
+        await wait_until(pilot, lambda: app.screen is dialog, "the dialog")
+        await wait_until(pilot, lambda: shown in key_bar_text(app), f"{shown!r} in the footer")
+        await pilot.press(key)
+        await wait_until(pilot, lambda: app.screen is not dialog, "the dialog to close")
+        assert app.is_running

@@ -42,7 +42,7 @@ RULES = "\n".join(
         'Keys',
         '  t          take the card (and its chips)',
         '  n, space   No thanks! (pay one chip)',
-        '  ?, h       this help (Esc closes it)',
+        '  ?, h       this help (q or Esc closes it, and every dialog)',
         '  q          leave the table (asks first during a game)',
         '  a, s       after the game: play again, show the scores',
         '',
@@ -54,8 +54,7 @@ class HelpScreen(ModalScreen[None]):
     """The rules in short, and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
+        Binding("q,escape", "close", "Close", key_display="q/Esc"),
         Binding("question_mark", "close", "Close", show=False),
         Binding("h", "close", "Close", show=False),
     ]
@@ -74,7 +73,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes, leave"),
-        Binding("n", "answer(False)", "No, keep playing"),
+        Binding("n", "answer(False)", "No, keep playing", key_display="n/Esc"),
         Binding("escape", "answer(False)", "Back", show=False),
         Binding("q", "answer(True)", "Leave", show=False),
     ]
@@ -108,9 +107,8 @@ class ClosedScreen(ModalScreen[None]):
     """The table went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "close", "Quit"),
-        Binding("escape", "close", "Quit", show=False),
-        Binding("enter", "close", "Quit", show=False),
+        Binding("q,escape", "close", "Close", key_display="q/Esc"),
+        Binding("enter", "close", "Close", show=False),
     ]
 
     def __init__(self, reason: str) -> None:

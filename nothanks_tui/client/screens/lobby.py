@@ -191,7 +191,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", "Create"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("q,escape", "cancel", "Cancel", key_display="q/Esc"),
     ]
 
     def compose(self) -> ComposeResult:

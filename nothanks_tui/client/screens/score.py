@@ -69,7 +69,7 @@ class ScoreScreen(ModalScreen[str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "choose('again')", "Play again"),
         Binding("enter", "choose('again')", "Play again", show=False),
-        Binding("escape", "choose('table')", "See the table"),
+        Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
         Binding("q", "choose('quit')", "Quit"),
     ]
 
