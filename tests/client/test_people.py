@@ -8,13 +8,16 @@ from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
 from nothanks_tui.client.screens.lobby import NewTableScreen
 from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.start import StartScreen
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.widgets.keybar import KeyBar
+from nothanks_tui.client.widgets.table import FaceUpCard, LatestMove, MoveLog, PrivatePanel, TableStatus
+from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.engine import Action, GameConfig, GameState, apply, new_game, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate
 
 from .test_any_connection import ScriptedConnection
-from .ui_helpers import table_screen, wait_until
+from .ui_helpers import local_app, my_turn, table_screen, wait_until
 
 SEATS = (SeatInfo("ana"), SeatInfo("bo"))
 
@@ -127,3 +130,55 @@ async def test_every_dialog_closes_with_a_key_that_is_not_esc_shown_in_its_foote
         await pilot.press(key)
         await wait_until(pilot, lambda: app.screen is not dialog, "the dialog to close")
         assert app.is_running
+
+
+async def play_a_few_moves(pilot, app: NoThanksApp, count: int) -> None:
+    await wait_until(pilot, lambda: my_turn(app), "my turn")
+    while len(table_screen(app).table.view.moves) < count:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        before = table_screen(app).table.view.state_id
+        await pilot.press("n" if table_screen(app).table.view.my_chips else "t")
+        await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "my move")
+
+
+async def test_a_small_terminal_keeps_the_turn_the_card_your_choices_and_a_one_line_log():
+    app, _ = local_app(players=5, seed=3)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await play_a_few_moves(pilot, app, 6)
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        line = screen.query_one("#log-line", LatestMove)
+        assert line.display and line.region.height == 1 and line.region.width > 40
+        await wait_until(pilot, lambda: "›" in line.render().plain, "the latest move")
+        assert screen.query_one(FaceUpCard).region.height >= 3
+        assert "your turn" in screen.query_one(TableStatus).render().plain.lower()
+        private = screen.query_one(PrivatePanel)
+        assert private.region.bottom <= 19  # above the key bar, inside the screen
+        assert "[t]" in private.render().plain and "[n]" in private.render().plain
+
+
+async def test_a_large_terminal_shows_a_bigger_card_and_more_of_the_log():
+    app, _ = local_app(players=4, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        small_card = table_screen(app).query_one(FaceUpCard).region
+        small_log = table_screen(app).query_one("#log", MoveLog).region
+        await pilot.resize_terminal(120, 40)
+        await wait_until(pilot, lambda: table_screen(app).query_one(FaceUpCard).region != small_card, "a new layout")
+        card = table_screen(app).query_one(FaceUpCard).region
+        log = table_screen(app).query_one("#log", MoveLog).region
+        assert card.height > small_card.height and card.width > small_card.width
+        assert log.height >= small_log.height + 6
+        assert not table_screen(app).query_one("#log-line", LatestMove).display
+
+
+async def test_the_start_screen_sits_in_the_middle_of_a_large_terminal():
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.pause()
+        for selector in ("#start-title", "#start-modes"):
+            region = app.screen.query_one(selector).region
+            left, right = region.x, 120 - region.right
+            assert left > 10 and abs(left - right) <= 1, (selector, region)
+        assert app.screen.query_one("#start-title").region.y > 3  # not stuck to the top either

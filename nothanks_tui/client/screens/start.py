@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -23,6 +24,8 @@ from ..launchers import Hosting, Launchers, SoloChoice
 from ..widgets.forms import TickBox
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
+
+TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
 
 
 class TableChosen(Message):
@@ -159,6 +162,7 @@ class StartScreen(SteadyScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height >= TALL_START, "-tall")
         # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.
         fields: list[Input | Select[object] | Button | Checkbox] = [
             *self.query("StartForm Input").results(Input),
@@ -171,6 +175,9 @@ class StartScreen(SteadyScreen[None]):
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
             break
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height >= TALL_START, "-tall")  # room to sit in the middle (app.tcss)
 
     def _active_form(self) -> StartForm:
         tabs = self.query_one("#start-modes", TabbedContent)

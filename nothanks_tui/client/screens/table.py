@@ -25,7 +25,7 @@ from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, 
 from ..presentation import REFUSAL_NOTICES
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
-from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
+from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
 from .steady import SteadyScreen
@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 
 
@@ -105,6 +106,7 @@ class TableScreen(SteadyScreen[None]):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
             yield TableStatus(id="status").data_bind(TableScreen.table)
             yield MoveLog(id="log").data_bind(TableScreen.table)
+        yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
         yield KeyBar()
@@ -117,9 +119,13 @@ class TableScreen(SteadyScreen[None]):
         self.fit(event.size)
 
     def fit(self, size: Size) -> None:
-        """Below 80x24 the layout tightens (smaller card, no log) rather than hiding players."""
+        """Below 80x24 the layout tightens (a smaller card, the log down to its latest line) rather than hiding
+        players or your choices; taller terminals get a bigger card and more of the log (app.tcss)."""
         self.set_class(size.height < 24, "-short")
         self.set_class(size.width < 80, "-narrow")
+        self.set_class(size.height >= TALL, "-tall")
+        self.set_class(size.height >= TALLER, "-taller")
+        self.set_class(size.width >= WIDE, "-wide")
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:
