@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
+from . import __version__
 from .bots import bot_names
 from .commands import advise as advise_command
 from .commands import net as net_command
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nothanks",
         description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
     )
+    parser.add_argument("--version", action="version", version=f"nothanks {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at one table in this terminal")

@@ -91,7 +91,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
     join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
-    join.add_argument("address", metavar="HOST[:PORT]")
+    join.add_argument("address", metavar="HOST[:PORT]", help=f"the host's address, and its port if not {DEFAULT_PORT}")
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
