@@ -19,6 +19,7 @@ from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
 from .launchers import Hosting, Launchers
+from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
 from .screens.table import TableScreen
@@ -67,6 +68,7 @@ class NoThanksApp(App[int]):
         start_forms: list[StartForm] | None = None,
         exit_on_signals: bool = False,
         is_host: bool = False,
+        remembered: Remembered | None = None,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
@@ -74,6 +76,8 @@ class NoThanksApp(App[int]):
         super().__init__(**kwargs)
         self._exit_on_signals = exit_on_signals
         self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
+        self.remembered = remembered  # the start screen's name and last choices, kept by the command line
+        self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
@@ -109,7 +113,18 @@ class NoThanksApp(App[int]):
     def on_table_chosen(self, message: TableChosen) -> None:
         """Leave the start screen for the table a start form opened."""
         self._connection = message.connection
+        self._back_to_start = True
         self.switch_screen(TableScreen(message.connection))
+
+    def table_left(self) -> None:
+        """The player left the table at the bottom of the screens: back to the start screen if the table was
+        opened from it (with its choices as they were), else out of the app."""
+        if not self._back_to_start or self.hosting is not None:
+            self.exit(0)
+            return
+        forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
+        self._connection = None
+        self.switch_screen(StartScreen(forms))
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting

@@ -8,7 +8,6 @@ otherwise opens the lobby. ``NetApp`` opens on the lobby or a table's waiting ro
 from __future__ import annotations
 
 import asyncio
-import getpass
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +16,7 @@ from textual.screen import Screen
 
 from ..link import LobbyConnection, LobbyError, TableConnection
 from .app import NoThanksApp, first_screen
+from .remembered import login_name
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
 from .tcp import TcpLobby, parse_address
@@ -45,13 +45,6 @@ class NetApp(NoThanksApp):
             self.push_screen(self._first_screen())
 
 
-def default_name() -> str:
-    try:
-        return getpass.getuser()[:20] or "player"
-    except (KeyError, OSError):
-        return "player"
-
-
 def first_screen_for(
     lobby: LobbyConnection, connection: TableConnection | None, join_hint: list[str] | None = None
 ) -> Callable[[], Screen[Any]]:
@@ -68,7 +61,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     host, port = parse_address(address)
     key = f"{host}:{port}"
     tokens = tokens or SeatTokens()
-    lobby = TcpLobby(host, port, name or default_name())
+    lobby = TcpLobby(host, port, name or login_name())
     try:
         await lobby.start()
     except LobbyError as error:

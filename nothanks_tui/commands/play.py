@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from nothanks_server.solo import SoloGame, solo_table
 
+from .. import paths
 from ..client.app import NoThanksApp
+from ..client.remembered import Remembered
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..link.names import BadName
 from .launchers import LocalLaunchers
@@ -42,6 +44,7 @@ def run_local_game(
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
-    app = NoThanksApp(launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
+    remembered = Remembered(paths.config_dir() / "start.json")
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace), exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

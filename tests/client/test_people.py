@@ -8,7 +8,7 @@ from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
 from nothanks_tui.client.screens.lobby import NewTableScreen
 from nothanks_tui.client.screens.score import ScoreScreen
-from nothanks_tui.client.screens.start import StartScreen
+from nothanks_tui.client.screens.start import BotGameForm, StartScreen
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.client.widgets.table import FaceUpCard, LatestMove, MoveLog, PrivatePanel, TableStatus
@@ -182,3 +182,93 @@ async def test_the_start_screen_sits_in_the_middle_of_a_large_terminal():
             left, right = region.x, 120 - region.right
             assert left > 10 and abs(left - right) <= 1, (selector, region)
         assert app.screen.query_one("#start-title").region.y > 3  # not stuck to the top either
+
+
+async def test_leaving_a_game_started_from_the_start_screen_goes_back_to_it():
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), start_forms=[BotGameForm()])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "table")
+        connection = table_screen(app).connection
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen again")
+        assert app.is_running and connection._closed
+        await pilot.press("enter")  # and another game from there
+        await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "table")
+
+
+async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_remembered(tmp_path):
+    from textual.widgets import Input, Select
+
+    from nothanks_tui.client.remembered import Remembered
+    from nothanks_tui.client.widgets.forms import TickBox
+
+    path = tmp_path / "start.json"
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), remembered=Remembered(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        screen = app.screen
+        names = lambda: [field.value for field in screen.query("#name").results(Input)]  # noqa: E731
+        await wait_until(pilot, lambda: len(names()) == 3 and len(set(names())) == 1, "one name, whichever tab")
+        bots = screen.forms[0]
+        bots.query_one("#name", Input).value = "zoë"
+        await wait_until(pilot, lambda: names() == ["zoë"] * 3, "the name in every tab")
+        bots.query_one("#players", Select).value = 5
+        bots.query_one("#bot", Select).value = "hard"
+        bots.query_one("#tactical", TickBox).value = True
+        await screen.action_start()
+        await wait_until(pilot, lambda: app.table_screen is not None, "the table")
+    again = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), remembered=Remembered(path))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(again.screen, StartScreen), "the start screen")
+        screen = again.screen
+        await wait_until(pilot, lambda: screen.forms[0].query_one("#name", Input).value == "zoë", "the name")
+        assert [field.value for field in screen.query("#name").results(Input)] == ["zoë"] * 3
+        bots = screen.forms[0]
+        assert bots.query_one("#players", Select).value == 5
+        assert bots.query_one("#bot", Select).value == "hard"
+        assert bots.query_one("#tactical", TickBox).value is True
+
+
+def many_runs_game() -> GameState:
+    """A finished 3-player game where the human (seat 0) takes every card: many runs, a long sum."""
+    state = new_game(GameConfig(players=3), seed=5)
+    while not state.finished:
+        state = apply(state, Action.TAKE if state.to_move == 0 or not state.chips[state.to_move] else Action.PASS)
+    return state
+
+
+def test_the_score_dialog_keeps_every_sum_line_at_80_columns():
+    from nothanks_tui.client.screens.score import score_lines
+    from nothanks_tui.engine import breakdown
+
+    state = many_runs_game()
+    update = TableUpdate(view_for(state, 0), (SeatInfo("you"), SeatInfo("ana"), SeatInfo("bo")), "t1")
+    _, body = score_lines(update)
+    text = body.plain
+    for seat in range(3):
+        result = breakdown(state.hands[seat], state.chips[seat])
+        if len(result.runs) > 1:
+            assert f"= {result.card_total})" in text, (seat, text)
+    assert max(len(line) for line in text.splitlines()) <= 76  # inside the 80-column dialog
+
+
+async def test_bot_counts_read_as_english_and_the_tactical_label_is_not_cut():
+    from textual.widgets import Select
+
+    from nothanks_tui.client.widgets.forms import TACTICAL_LABEL, TickBox
+
+    app = NoThanksApp(start_forms=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = NewTableScreen()
+        app.push_screen(dialog)
+        await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#tactical")), "the dialog")
+        await pilot.pause()
+        labels = [str(prompt) for prompt, _ in dialog.query_one("#bots", Select)._options]
+        assert "1 bot" in labels and "1 bots" not in labels
+        box = dialog.query_one("#tactical", TickBox)
+        assert box.region.width >= len(TACTICAL_LABEL) + 4
+        assert TACTICAL_LABEL in box.render().plain

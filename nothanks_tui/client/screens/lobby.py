@@ -20,7 +20,7 @@ from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TickBox, table_size_fields
+from ..widgets.forms import TACTICAL_LABEL, TickBox, table_size_fields
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -199,7 +199,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield Label("New table")
             yield from table_size_fields()
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
-            yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
+            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
             with Horizontal(classes="field"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")

@@ -268,9 +268,13 @@ class TableScreen(SteadyScreen[None]):
         self._go_back()
 
     def _go_back(self) -> None:
-        """Back to the screen below (a host's lobby), or out of the app when the table is the first screen."""
+        """Back to the screen below (a host's lobby), or where the app says (the start screen, or out of it)."""
         if len(self.app.screen_stack) > 1 and self.app.screen is self:
             self.app.pop_screen()
+            return
+        table_left = getattr(self.app, "table_left", None)  # NoThanksApp: maybe back to the start screen
+        if callable(table_left) and self.app.screen is self:
+            table_left()
         else:
             self.app.exit(0)
 

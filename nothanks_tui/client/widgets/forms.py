@@ -9,6 +9,8 @@ from textual.widgets import Checkbox, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 
+TACTICAL_LABEL = "Tactical: 10, 20, 30 set aside, 1 chip fewer"  # fits every form it is in, uncut
+
 
 class TickBox(Checkbox):
     """A checkbox drawn ``[✓]`` when on and ``[ ]`` when off, in the text colour (Textual's colours an X)."""
@@ -30,4 +32,9 @@ def table_size_fields() -> ComposeResult:
         )
     with Horizontal(classes="field"):
         yield Label("Bots now", classes="field-label")
-        yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+        yield Select(
+            [("no bots" if n == 0 else f"{n} bot{'s' if n > 1 else ''}", n) for n in range(MAX_PLAYERS)],
+            value=0,
+            allow_blank=False,
+            id="bots",
+        )
