@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .bots import bot_names
+from .bots import bot_names, describe
 from .commands import advise as advise_command
 from .commands import net as net_command
 from .commands import simulate as simulate_command
@@ -26,7 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play against bots at one table in this terminal")
     play.add_argument("--players", type=players, default=4, help="seats at the table, you included (2..7, default 4)")
     play.add_argument(
-        "--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"bot for the other seats ({DEFAULT_BOT})"
+        "--bot",
+        choices=bot_names(),
+        default=DEFAULT_BOT,
+        help=f"bot for the other seats (default {DEFAULT_BOT}): "
+        + "; ".join(f"{name}: {describe(name)}" for name in bot_names()),
     )
     play.add_argument("--seed", type=int, default=None, help="deal from this seed (default: random)")
     play.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 DEFAULT_PORT = 7777  # the host's TCP port (nothanks host / server / join)
 DEFAULT_SSH_PORT = 2222  # the SSH front's port when --ssh-port is given without a value elsewhere
-DEFAULT_BOT = "rules"  # the bot that fills a seat when nobody names one
+DEFAULT_BOT = "medium"  # the bot that fills a seat when nobody names one (`rules` was too easy to beat)
 BOT_PACE = 0.8  # seconds a bot waits before moving, so people can follow it...
 BOT_PACE_SPREAD = 0.25  # ...give or take this share of it, at random
 TURN_TIMER: float | None = 60.0  # seconds an away player's turn waits before a bot plays for them (None: forever)

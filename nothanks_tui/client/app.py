@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -69,6 +70,8 @@ class NoThanksApp(App[int]):
         exit_on_signals: bool = False,
         is_host: bool = False,
         remembered: Remembered | None = None,
+        bot_choices: Sequence[tuple[str, str]] = (),
+        default_bot: str = "",
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
@@ -76,6 +79,8 @@ class NoThanksApp(App[int]):
         super().__init__(**kwargs)
         self._exit_on_signals = exit_on_signals
         self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
+        self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
+        self._default_bot = default_bot
         self.remembered = remembered  # the start screen's name and last choices, kept by the command line
         self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self._signals_handled: list[signal.Signals] = []
@@ -83,6 +88,15 @@ class NoThanksApp(App[int]):
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
+
+    @property
+    def bot_choices(self) -> Sequence[tuple[str, str]]:
+        """(name, what it is like) of each bot a player may seat, as the command line gave them."""
+        return self.launchers.bot_choices if self.launchers is not None else self._bot_choices
+
+    @property
+    def default_bot(self) -> str:
+        return self.launchers.default_bot if self.launchers is not None else self._default_bot
 
     def get_default_screen(self) -> Screen[Any]:
         connection = self._connection

@@ -57,7 +57,7 @@ def first_screen_for(
     return lambda: LobbyScreen(lobby, join_hint)
 
 
-async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None) -> int:
+async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
     host, port = parse_address(address)
     key = f"{host}:{port}"
     tokens = tokens or SeatTokens()
@@ -69,7 +69,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
         return 1
     connection = await remember_and_resume(lobby, tokens, key)
     below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
-    app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True)
+    app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)
     try:
         await app.run_async()
     finally:
@@ -79,10 +79,11 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     return app.return_code or 0
 
 
-def run_join(address: str, name: str | None) -> int:
+def run_join(address: str, name: str | None, **app_options: Any) -> int:
+    """``nothanks join``; ``app_options`` go to the app (the bots a new table may have, from the command line)."""
     try:
         parse_address(address)
     except ValueError as error:
         print(f"nothanks join: {error}")
         return 2
-    return asyncio.run(join_async(address, name))
+    return asyncio.run(join_async(address, name, **app_options))

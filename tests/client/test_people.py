@@ -272,3 +272,39 @@ async def test_bot_counts_read_as_english_and_the_tactical_label_is_not_cut():
         box = dialog.query_one("#tactical", TickBox)
         assert box.region.width >= len(TACTICAL_LABEL) + 4
         assert TACTICAL_LABEL in box.render().plain
+
+
+async def test_new_players_meet_medium_bots_and_a_new_table_lets_them_choose_the_level():
+    from textual.widgets import Select
+
+    from nothanks_tui.cli import build_parser
+    from nothanks_tui.link import NewTable
+
+    assert build_parser().parse_args(["play"]).bot == "medium"
+    assert NewTable().bot == "medium"
+    choices = [("easy", "a casual player"), ("medium", "a quick search"), ("hard", "searches deeper")]
+    app = NoThanksApp(start_forms=[], bot_choices=choices, default_bot="medium")
+    async with app.run_test(size=(80, 24)) as pilot:
+        chosen: list[NewTable | None] = []
+        dialog = NewTableScreen(app.bot_choices, app.default_bot)
+        app.push_screen(dialog, chosen.append)
+        await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#bot")), "the dialog")
+        level = dialog.query_one("#bot", Select)
+        assert level.value == "medium"
+        assert [str(prompt) for prompt, _ in level._options] == [f"{n}: {d}" for n, d in choices]
+        level.value = "hard"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: bool(chosen), "the new table")
+        assert chosen[0] is not None and chosen[0].bot == "hard"
+
+
+async def test_the_host_tab_offers_the_bots_level():
+    from textual.widgets import Select
+
+    from nothanks_tui.client.screens.net_forms import HostForm
+
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), start_forms=[HostForm()])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await wait_until(pilot, lambda: bool(app.screen.query("#bot")), "the level field")
+        assert app.screen.query_one("#bot", Select).value == "medium"

@@ -6,7 +6,7 @@ Choosing a table opens the ``WaitingScreen``, which hands over to the table scre
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,7 +20,7 @@ from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox, table_size_fields
+from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -164,7 +164,8 @@ class LobbyScreen(SteadyScreen[None]):
             if settings is not None:
                 await self._enter(lambda: self.lobby.create_table(settings))
 
-        self.app.push_screen(NewTableScreen(), chosen)
+        choices: Sequence[tuple[str, str]] = getattr(self.app, "bot_choices", ())
+        self.app.push_screen(NewTableScreen(choices, getattr(self.app, "default_bot", "")), chosen)
 
     async def _enter(self, sit: Callable[[], Awaitable[TableConnection]]) -> None:
         try:
@@ -194,10 +195,17 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         Binding("q,escape", "cancel", "Cancel", key_display="q/Esc"),
     ]
 
+    def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
+        """``bot_choices``: the bots to offer (given by the command line; none: the host's default bot)."""
+        super().__init__()
+        self.bot_choices = bot_choices
+        self.default_bot = default_bot
+
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
             yield Label("New table")
             yield from table_size_fields()
+            yield from bot_field(self.bot_choices, self.default_bot)
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
             yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
             with Horizontal(classes="field"):
@@ -215,10 +223,12 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         players = self.query_one("#players", Select).value
         bots = self.query_one("#bots", Select).value
         assert isinstance(players, int) and isinstance(bots, int)
+        level = {"bot": str(field.value) for field in self.query("#bot").results(Select)}  # noqa: B035 (none: default)
         self.dismiss(
             NewTable(
                 players=players,
                 bots=min(bots, players - 1),
+                **level,
                 open_chips=self.query_one("#open-chips", TickBox).value,
                 variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
             )

@@ -23,7 +23,7 @@ from ...link import TableConnection
 from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice
 from ..remembered import Remembered, login_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox
+from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
 
@@ -87,15 +87,7 @@ class BotGameForm(StartForm):
                 id="players",
                 compact=True,
             )
-        with Horizontal(classes="field"):
-            yield Label("Bots", classes="field-label")
-            yield Select(
-                [(f"{name}: {description}"[:60], name) for name, description in self.launchers.bot_choices],
-                value=self.launchers.default_bot,
-                allow_blank=False,
-                id="bot",
-                compact=True,
-            )
+        yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -18,6 +20,22 @@ class TickBox(Checkbox):
     @property
     def _button(self) -> Content:
         return Content.styled("[✓]" if self.value else "[ ]", "bold")
+
+
+def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult:
+    """The "Bots" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
+    if not choices:
+        return
+    names = [name for name, _ in choices]
+    with Horizontal(classes="field"):
+        yield Label("Bots", classes="field-label")
+        yield Select(
+            [(f"{name}: {description}"[:60], name) for name, description in choices],
+            value=default if default in names else names[0],
+            allow_blank=False,
+            id="bot",
+            compact=True,
+        )
 
 
 def table_size_fields() -> ComposeResult:
