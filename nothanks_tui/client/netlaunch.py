@@ -46,7 +46,10 @@ class NetApp(NoThanksApp):
 
 
 def first_screen_for(
-    lobby: LobbyConnection, connection: TableConnection | None, join_hint: list[str] | None = None
+    lobby: LobbyConnection,
+    connection: TableConnection | None,
+    join_hint: list[str] | None = None,
+    held: TableConnection | None = None,
 ) -> Callable[[], Screen[Any]]:
     """The lobby, or the waiting room of the table we are already at (it hands over to the table)."""
     from .screens.lobby import LobbyScreen
@@ -54,7 +57,16 @@ def first_screen_for(
 
     if connection is not None:
         return lambda: WaitingScreen(connection, join_hint)
-    return lambda: LobbyScreen(lobby, join_hint)
+    seats = held_seats(held)
+    return lambda: LobbyScreen(lobby, join_hint, seats)
+
+
+def held_seats(connection: TableConnection | None) -> dict[str, str]:
+    """table id -> token of the seat ``connection`` holds (the lobby below a resumed table marks it as yours)."""
+    table_id = getattr(connection, "table_id", None)
+    if connection is None or connection.seat_token is None or not isinstance(table_id, str) or not table_id:
+        return {}
+    return {table_id: connection.seat_token}
 
 
 async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
@@ -68,7 +80,8 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
         print(f"nothanks join: {clean_message(error.message)}")
         return 1
     connection = await remember_and_resume(lobby, tokens, key)
-    below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
+    # leaving the resumed table: the lobby, which knows the seat is ours
+    below = None if connection is None else first_screen_for(lobby, None, held=connection)
     app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)
     try:
         await app.run_async()

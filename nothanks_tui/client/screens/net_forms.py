@@ -57,7 +57,7 @@ class JoinForm(StartForm):
         key = f"{host}:{port}"
         tokens = SeatTokens()
         connection = await remember_and_resume(lobby, tokens, key)
-        app.switch_screen(first_screen_for(lobby, None)())
+        app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
 
