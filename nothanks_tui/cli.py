@@ -12,7 +12,14 @@ from .commands import net as net_command
 from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
-from .defaults import DEFAULT_BOT
+from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+
+
+def non_negative(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
     )
     play.add_argument("--name", default="you", help="your display name")
+    play.add_argument(
+        "--bot-pace",
+        type=non_negative,
+        default=BOT_PACE,
+        metavar="SECONDS",
+        help=f"how long a bot waits before moving, give or take a quarter (default {BOT_PACE}; at big tables the "
+        f"bots between your turns take about {SOLO_BOTS_ROUND:g} s in all, each at least {MIN_BOT_PACE:g} s)",
+    )
 
     simulate_command.add_parser(sub, players, positive)
     tournament_command.add_parser(sub, players, positive)
@@ -66,6 +81,7 @@ def _play(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         tactical=args.tactical,
         name=args.name,
+        bot_pace=args.bot_pace,
     )
 
 
