@@ -308,3 +308,16 @@ async def test_the_host_tab_offers_the_bots_level():
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         await wait_until(pilot, lambda: bool(app.screen.query("#bot")), "the level field")
         assert app.screen.query_one("#bot", Select).value == "medium"
+
+
+async def test_the_others_are_told_when_a_player_leaves_and_comes_back():
+    connection = ScriptedConnection()
+    app = NoThanksApp(connection)
+    view = view_for(new_game(GameConfig(players=2), seed=1), 0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(TableUpdate(view, SEATS, "t1"))
+        await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
+        connection.events.put_nowait(TableUpdate(view, (SEATS[0], SeatInfo("bo", away=True)), "t1"))
+        await wait_until(pilot, lambda: any("bo left the table" in text for text in notices(app)), "left")
+        connection.events.put_nowait(TableUpdate(view, SEATS, "t1"))
+        await wait_until(pilot, lambda: any("bo is back" in text for text in notices(app)), "back")

@@ -22,7 +22,7 @@ from textual.reactive import reactive
 
 from ...engine import Action
 from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
-from ..presentation import REFUSAL_NOTICES
+from ..presentation import REFUSAL_NOTICES, seat_name
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
@@ -153,6 +153,8 @@ class TableScreen(SteadyScreen[None]):
                 self.game_number += 1  # a new deal
                 if previous is not None:
                     self._close_stale_scores()
+            if previous is not None:
+                self._say_comings_and_goings(previous, event)
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -167,6 +169,18 @@ class TableScreen(SteadyScreen[None]):
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
+        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)"."""
+        for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
+                continue
+            name = seat_name(update.seats, seat)
+            if now.away:
+                text = f"{name} left the table; their seat waits for them (after a while a bot plays it for them)."
+            else:
+                text = f"{name} is back."
+            self.notify(text, title="Players", markup=False)
 
     def _close_stale_scores(self) -> None:
         """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
