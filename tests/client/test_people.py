@@ -321,3 +321,20 @@ async def test_the_others_are_told_when_a_player_leaves_and_comes_back():
         await wait_until(pilot, lambda: any("bo left the table" in text for text in notices(app)), "left")
         connection.events.put_nowait(TableUpdate(view, SEATS, "t1"))
         await wait_until(pilot, lambda: any("bo is back" in text for text in notices(app)), "back")
+
+
+async def test_leaving_a_hosts_game_says_what_happens_to_the_seat():
+    class SeatedConnection(ScriptedConnection):
+        @property
+        def seat_token(self) -> str | None:
+            return "token"
+
+    connection = SeatedConnection()
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(mid_game_update())
+        await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
+        text = dialog_text(app)
+        assert "your seat waits" in text and "a bot plays it for you" in text and "lobby" in text

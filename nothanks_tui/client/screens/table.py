@@ -34,6 +34,11 @@ log = logging.getLogger(__name__)
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+SEAT_KEPT = (
+    "The game goes on without you: your seat waits, shown as away to the others, and when your turn has waited a "
+    "while a bot plays it for you. Come back from the lobby (Enter on the table marked 'your seat'), or join this "
+    "host again. [y] leave, [n] keep playing."
+)
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 
@@ -269,6 +274,8 @@ class TableScreen(SteadyScreen[None]):
 
         if hosting:
             self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+        elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
+            self.app.push_screen(ConfirmQuitScreen("Leave this game?", SEAT_KEPT), confirmed)
         else:
             self.app.push_screen(ConfirmQuitScreen(), confirmed)
 

@@ -34,7 +34,6 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
             value=default if default in names else names[0],
             allow_blank=False,
             id="bot",
-            compact=True,
         )
 
 
