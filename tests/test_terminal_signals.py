@@ -27,10 +27,19 @@ ALT_SCREEN_ON, ALT_SCREEN_OFF = b"\x1b[?1049h", b"\x1b[?1049l"
 MOUSE_OFF, CURSOR_SHOWN = b"\x1b[?1000l", b"\x1b[?25h"
 
 
+def _take_the_terminal() -> None:
+    import fcntl
+    import termios
+
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class PtyGame:
     """``python -m nothanks_tui ARGS`` on a pseudo-terminal of 80x24, its output collected by a thread."""
 
-    def __init__(self, *arguments: str, env: dict[str, str]) -> None:
+    def __init__(self, *arguments: str, env: dict[str, str], controlling: bool = False) -> None:
+        """``controlling``: the terminal is the process's controlling terminal (closing it hangs the process up)."""
         master, slave = pty.openpty()
         os.set_blocking(master, True)
         import fcntl
@@ -40,7 +49,8 @@ class PtyGame:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "nothanks_tui", *arguments],
-            stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+            stdin=slave, stdout=slave, stderr=slave, start_new_session=not controlling,
+            preexec_fn=_take_the_terminal if controlling else None,
             env={**os.environ, "TERM": "xterm-256color", **env},
         )
         os.close(slave)
@@ -122,3 +132,13 @@ async def test_sigterm_at_a_host_table_tells_the_host(tmp_path):
         assert await game.finish() == 0
         assert ALT_SCREEN_OFF in game.seen()
         await alice.close()
+
+
+async def test_a_closed_terminal_window_does_not_leave_the_game_running(tmp_path):
+    """The window closes: the kernel hangs the game up (SIGHUP) with no terminal left to give back; it still ends."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    game = PtyGame("play", "--players", "3", "--seed", "1", env=env, controlling=True)
+    await game.wait_for(b"No thanks!")
+    os.close(game.master)  # the window closes: the kernel sends SIGHUP
+    code = await asyncio.to_thread(game.process.wait, WAIT)
+    assert code == 0

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -33,6 +35,7 @@ STYLES = Path(__file__).parent
 # and gives the terminal back (alternate screen, mouse reporting, cursor) instead of dying with it still taken.
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
+EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process ends regardless
 
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
@@ -114,6 +117,11 @@ class NoThanksApp(App[int]):
                 self._signals_handled.append(signum)
 
     def _on_exit_signal(self) -> None:
+        # A closed terminal window (SIGHUP) can leave nothing to write the restoring codes to, and Textual then
+        # waits for its output for ever: whatever happens, the process ends soon after the table heard we left.
+        watchdog = threading.Timer(LEAVE_TIMEOUT + EXIT_GRACE, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
         self.run_worker(self._leave_and_exit(), group="signal-exit", exclusive=True)
 
     async def _leave_and_exit(self) -> None:
