@@ -217,7 +217,7 @@ async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_
         bots.query_one("#name", Input).value = "zoë"
         await wait_until(pilot, lambda: names() == ["zoë"] * 3, "the name in every tab")
         bots.query_one("#players", Select).value = 5
-        bots.query_one("#bot", Select).value = "hard"
+        bots.query_one("#bot", Select).value = "easy"
         bots.query_one("#tactical", TickBox).value = True
         await screen.action_start()
         await wait_until(pilot, lambda: app.table_screen is not None, "the table")
@@ -229,7 +229,7 @@ async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_
         assert [field.value for field in screen.query("#name").results(Input)] == ["zoë"] * 3
         bots = screen.forms[0]
         assert bots.query_one("#players", Select).value == 5
-        assert bots.query_one("#bot", Select).value == "hard"
+        assert bots.query_one("#bot", Select).value == "easy"
         assert bots.query_one("#tactical", TickBox).value is True
 
 

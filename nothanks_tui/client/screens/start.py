@@ -216,8 +216,8 @@ class StartScreen(SteadyScreen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Your name is one name: typed in one tab, it is the name in the others too."""
-        if event.input.id != "name" or event.value == self._name:
-            return  # not the name, or the name as it is already (a field set from another one)
+        if event.input.id != "name" or event.value == self._name or event.value != event.input.value:
+            return  # not the name, the name as it is already (set from another field), or an old change
         self._name = event.value
         for field in self.query("#name").results(Input):
             if field is not event.input and field.value != event.value:
