@@ -5,13 +5,21 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from .bots import bot_names
+from . import __version__
+from .bots import bot_names, describe
 from .commands import advise as advise_command
 from .commands import net as net_command
 from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
-from .defaults import DEFAULT_BOT
+from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+
+
+def non_negative(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be >= 0")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,12 +27,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nothanks",
         description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
     )
+    parser.add_argument("--version", action="version", version=f"nothanks {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at one table in this terminal")
     play.add_argument("--players", type=players, default=4, help="seats at the table, you included (2..7, default 4)")
     play.add_argument(
-        "--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"bot for the other seats ({DEFAULT_BOT})"
+        "--bot",
+        choices=bot_names(),
+        default=DEFAULT_BOT,
+        help=f"bot for the other seats (default {DEFAULT_BOT}): "
+        + "; ".join(f"{name}: {describe(name)}" for name in bot_names()),
     )
     play.add_argument("--seed", type=int, default=None, help="deal from this seed (default: random)")
     play.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
@@ -32,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
     )
     play.add_argument("--name", default="you", help="your display name")
+    play.add_argument(
+        "--bot-pace",
+        type=non_negative,
+        default=BOT_PACE,
+        metavar="SECONDS",
+        help=f"how long a bot waits before moving, give or take a quarter (default {BOT_PACE}; at big tables the "
+        f"bots between your turns take about {SOLO_BOTS_ROUND:g} s in all, each at least {MIN_BOT_PACE:g} s)",
+    )
 
     simulate_command.add_parser(sub, players, positive)
     tournament_command.add_parser(sub, players, positive)
@@ -60,6 +81,7 @@ def _play(args: argparse.Namespace) -> int:
         open_chips=args.open_chips,
         tactical=args.tactical,
         name=args.name,
+        bot_pace=args.bot_pace,
     )
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 DEFAULT_PORT = 7777  # the host's TCP port (nothanks host / server / join)
 DEFAULT_SSH_PORT = 2222  # the SSH front's port when --ssh-port is given without a value elsewhere
-DEFAULT_BOT = "rules"  # the bot that fills a seat when nobody names one
+DEFAULT_BOT = "medium"  # the bot that fills a seat when nobody names one (`rules` was too easy to beat)
 BOT_PACE = 0.8  # seconds a bot waits before moving, so people can follow it...
 BOT_PACE_SPREAD = 0.25  # ...give or take this share of it, at random
+SOLO_BOTS_ROUND = 2.4  # at a local table, the bots between two of your turns take about this long in all...
+MIN_BOT_PACE = 0.4  # ...but each still waits at least this, so every move can be read in the log
 TURN_TIMER: float | None = 60.0  # seconds an away player's turn waits before a bot plays for them (None: forever)
 MAX_TABLES = 500  # tables one host holds at once

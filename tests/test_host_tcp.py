@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from nothanks_tui.client.tcp import TcpLobby, parse_address
+from nothanks_tui.defaults import DEFAULT_BOT
 from nothanks_tui.engine import Action, read_record, replay
 from nothanks_tui.link import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.wire import PROTOCOL_VERSION
@@ -61,7 +62,7 @@ async def test_two_players_and_a_bot_play_a_full_game_over_tcp_and_a_spectator_w
         assert results[0].can_restart and not final.can_restart
         [path] = list(tmp_path.glob("*.json"))
         record = read_record(path)
-        assert record["players"] == ["alice", "rules", "bob"]
+        assert record["players"] == ["alice", DEFAULT_BOT, "bob"]
         assert replay(record).hands == final.view.hands
         for client in (alice, bob, eve):
             await client.close()
@@ -180,3 +181,24 @@ async def test_leave_a_table_then_create_another_and_add_bots_over_tcp():
         again = await next_matching(second, lambda e: is_update(e) and e.view.state_id == 0)
         assert not again.view.finished and final.view.finished
         await alice.close()
+
+
+async def test_two_players_of_the_same_name_at_one_table_are_told_apart():
+    """Issue 17.12: a second "alice" (any case) at a table is seated as "alice 2", and everyone sees both names."""
+    async with live_host() as host:
+        first = TcpLobby("127.0.0.1", host.port, "alice")
+        await first.start()
+        mine = await first.create_table(NewTable(players=3))
+        second = TcpLobby("127.0.0.1", host.port, "Alice")
+        await second.start()
+        await second.join(mine.table_id)
+        third = TcpLobby("127.0.0.1", host.port, "alice")
+        await third.start()
+        await third.join(mine.table_id)
+        while True:
+            event = await asyncio.wait_for(mine.next_event(), WAIT)
+            if isinstance(event, TableWaiting) and all(not seat.empty for seat in event.seats):
+                break
+        assert [seat.name for seat in event.seats] == ["alice", "Alice 2", "alice 3"]
+        for lobby in (first, second, third):
+            await lobby.close()

@@ -307,3 +307,40 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
         assert await wait_for_screen(app, pilot, LobbyScreen) is screen
         await wait_until(pilot, lambda: calls == ["pause", "resume"])
     lobby.close()
+
+
+async def test_a_player_who_left_a_running_game_takes_the_seat_back_from_the_lobby():
+    """Issue 17.1: leave mid-game (the seat waits), see the table marked as yours, Enter: back in that seat."""
+    async with live_host() as host:
+        alice = TcpLobby("127.0.0.1", host.port, "alice")
+        await alice.start()
+        app = NetApp(first_screen_for(alice, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            lobby_screen = await wait_for_screen(app, pilot, LobbyScreen)
+            await pilot.press("c")
+            await wait_for_screen(app, pilot, NewTableScreen)
+            await pilot.press("ctrl+s")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None)
+            await pilot.press("b", "b")
+            await wait_until(pilot, lambda: waiting.waiting.can_start)
+            await pilot.press("s")
+            table = await wait_for_screen(app, pilot, TableScreen)
+            await wait_until(pilot, lambda: table.table is not None)
+            await pilot.press("q")
+            await pilot.press("y")
+            await wait_for_screen(app, pilot, LobbyScreen)
+            await wait_until(pilot, lambda: "your seat" in screen_text(app) or _row_mine(lobby_screen))
+            assert "takes it back" in screen_text(app)
+            await pilot.press("enter")
+            table = await wait_for_screen(app, pilot, TableScreen)
+            await wait_until(pilot, lambda: table.table is not None)
+            assert table.table.view.seat == 0 and not table.table.seats[0].away
+        await alice.close()
+
+
+def _row_mine(screen: LobbyScreen) -> bool:
+    from textual.widgets import DataTable
+
+    table = screen.query_one("#tables", DataTable)
+    return table.row_count > 0 and "your seat" in str(table.get_row_at(0)[2])

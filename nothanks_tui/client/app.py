@@ -7,6 +7,12 @@ suspends the process: over SSH those would act on the host, not the player's ter
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -16,12 +22,20 @@ from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
 from .launchers import Hosting, Launchers
+from .remembered import Remembered
+from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
 from .screens.table import TableScreen
 
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
 STYLES = Path(__file__).parent
+
+# Signals that end a player's own terminal session (``kill PID``, the terminal window closed): the app leaves its table
+# and gives the terminal back (alternate screen, mouse reporting, cursor) instead of dying with it still taken.
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
+EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process ends regardless
 
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
@@ -56,13 +70,36 @@ class NoThanksApp(App[int]):
         *,
         launchers: Launchers | None = None,
         start_forms: list[StartForm] | None = None,
+        exit_on_signals: bool = False,
+        is_host: bool = False,
+        remembered: Remembered | None = None,
+        bot_choices: Sequence[tuple[str, str]] = (),
+        default_bot: str = "",
         **kwargs: Any,
     ) -> None:
+        """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
+        it for a player's own terminal; never inside a host process, such as an SSH session's app)."""
         super().__init__(**kwargs)
+        self._exit_on_signals = exit_on_signals
+        self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
+        self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
+        self._default_bot = default_bot
+        self.remembered = remembered  # the start screen's name and last choices, kept by the command line
+        self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
+        self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
+
+    @property
+    def bot_choices(self) -> Sequence[tuple[str, str]]:
+        """(name, what it is like) of each bot a player may seat, as the command line gave them."""
+        return self.launchers.bot_choices if self.launchers is not None else self._bot_choices
+
+    @property
+    def default_bot(self) -> str:
+        return self.launchers.default_bot if self.launchers is not None else self._default_bot
 
     def get_default_screen(self) -> Screen[Any]:
         connection = self._connection
@@ -70,13 +107,50 @@ class NoThanksApp(App[int]):
             return first_screen(TableScreen(connection))
         return first_screen(StartScreen(self._start_forms))
 
+    def on_mount(self) -> None:
+        if not self._exit_on_signals:
+            return
+        loop = asyncio.get_running_loop()
+        for signum in EXIT_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not on this platform/thread
+                loop.add_signal_handler(signum, self._on_exit_signal)
+                self._signals_handled.append(signum)
+
+    def _on_exit_signal(self) -> None:
+        # A closed terminal window (SIGHUP) can leave nothing to write the restoring codes to, and Textual then
+        # waits for its output for ever: whatever happens, the process ends soon after the table heard we left.
+        watchdog = threading.Timer(LEAVE_TIMEOUT + EXIT_GRACE, os._exit, args=(0,))
+        watchdog.daemon = True
+        watchdog.start()
+        self.run_worker(self._leave_and_exit(), group="signal-exit", exclusive=True)
+
+    async def _leave_and_exit(self) -> None:
+        """Tell the table we left (bounded: the host may be gone too), then exit, which restores the terminal."""
+        screen = self.table_screen
+        if screen is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(screen.connection.close(), LEAVE_TIMEOUT)
+        self.exit(0)
+
     def on_table_chosen(self, message: TableChosen) -> None:
         """Leave the start screen for the table a start form opened."""
         self._connection = message.connection
+        self._back_to_start = True
         self.switch_screen(TableScreen(message.connection))
+
+    def table_left(self) -> None:
+        """The player left the table at the bottom of the screens: back to the start screen if the table was
+        opened from it (with its choices as they were), else out of the app."""
+        if not self._back_to_start or self.hosting is not None:
+            self.exit(0)
+            return
+        forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
+        self._connection = None
+        self.switch_screen(StartScreen(forms))
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting
+        self.is_host = True
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:
@@ -111,10 +185,34 @@ class NoThanksApp(App[int]):
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""
+        loop = asyncio.get_running_loop()
+        for signum in self._signals_handled:
+            loop.remove_signal_handler(signum)
+        self._signals_handled.clear()
         if self.hosting is not None:
             await self.hosting.close("the host was stopped")
 
     async def action_quit(self) -> None:
+        """Ctrl-Q: quit, asking first while a game is on or when others play at this app's host; a second Ctrl-Q
+        in that dialog quits."""
+        if isinstance(self.screen, ConfirmQuitScreen) or not self._quit_needs_asking():
+            await self._quit_now()
+            return
+
+        async def answered(leave: bool | None) -> None:
+            if leave:
+                await self._quit_now()
+
+        text = HOST_WARNING if self.is_host else "The game is not over. [y] quit, [n] keep playing."
+        self.push_screen(ConfirmQuitScreen("Quit No Thanks!?", text), answered)
+
+    def _quit_needs_asking(self) -> bool:
+        if self.is_host:
+            return True
+        screen = self.table_screen
+        return bool(screen is not None and screen.table is not None and not screen.table.view.finished)
+
+    async def _quit_now(self) -> None:
         screen = self.table_screen
         if screen is not None:
             await screen.connection.close()

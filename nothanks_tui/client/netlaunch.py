@@ -8,7 +8,6 @@ otherwise opens the lobby. ``NetApp`` opens on the lobby or a table's waiting ro
 from __future__ import annotations
 
 import asyncio
-import getpass
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -17,6 +16,7 @@ from textual.screen import Screen
 
 from ..link import LobbyConnection, LobbyError, TableConnection
 from .app import NoThanksApp, first_screen
+from .remembered import login_name
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
 from .tcp import TcpLobby, parse_address
@@ -45,15 +45,11 @@ class NetApp(NoThanksApp):
             self.push_screen(self._first_screen())
 
 
-def default_name() -> str:
-    try:
-        return getpass.getuser()[:20] or "player"
-    except (KeyError, OSError):
-        return "player"
-
-
 def first_screen_for(
-    lobby: LobbyConnection, connection: TableConnection | None, join_hint: list[str] | None = None
+    lobby: LobbyConnection,
+    connection: TableConnection | None,
+    join_hint: list[str] | None = None,
+    held: TableConnection | None = None,
 ) -> Callable[[], Screen[Any]]:
     """The lobby, or the waiting room of the table we are already at (it hands over to the table)."""
     from .screens.lobby import LobbyScreen
@@ -61,22 +57,32 @@ def first_screen_for(
 
     if connection is not None:
         return lambda: WaitingScreen(connection, join_hint)
-    return lambda: LobbyScreen(lobby, join_hint)
+    seats = held_seats(held)
+    return lambda: LobbyScreen(lobby, join_hint, seats)
 
 
-async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None) -> int:
+def held_seats(connection: TableConnection | None) -> dict[str, str]:
+    """table id -> token of the seat ``connection`` holds (the lobby below a resumed table marks it as yours)."""
+    table_id = getattr(connection, "table_id", None)
+    if connection is None or connection.seat_token is None or not isinstance(table_id, str) or not table_id:
+        return {}
+    return {table_id: connection.seat_token}
+
+
+async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
     host, port = parse_address(address)
     key = f"{host}:{port}"
     tokens = tokens or SeatTokens()
-    lobby = TcpLobby(host, port, name or default_name())
+    lobby = TcpLobby(host, port, name or login_name())
     try:
         await lobby.start()
     except LobbyError as error:
         print(f"nothanks join: {clean_message(error.message)}")
         return 1
     connection = await remember_and_resume(lobby, tokens, key)
-    below = None if connection is None else first_screen_for(lobby, None)  # leaving the table: the lobby
-    app = NetApp(first_screen_for(lobby, connection), below=below)
+    # leaving the resumed table: the lobby, which knows the seat is ours
+    below = None if connection is None else first_screen_for(lobby, None, held=connection)
+    app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)
     try:
         await app.run_async()
     finally:
@@ -86,10 +92,11 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     return app.return_code or 0
 
 
-def run_join(address: str, name: str | None) -> int:
+def run_join(address: str, name: str | None, **app_options: Any) -> int:
+    """``nothanks join``; ``app_options`` go to the app (the bots a new table may have, from the command line)."""
     try:
         parse_address(address)
     except ValueError as error:
         print(f"nothanks join: {error}")
         return 2
-    return asyncio.run(join_async(address, name))
+    return asyncio.run(join_async(address, name, **app_options))

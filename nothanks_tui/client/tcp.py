@@ -46,7 +46,7 @@ from ..link.wire import (
 log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 10.0
-CONNECT_TIMEOUT = 10.0
+HANDSHAKE_TIMEOUT = 3.0  # connect, hellos and welcome: a wrong address or port is said within this
 RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
 RESTARTING = "the host is restarting; your game is kept: reconnecting to your table in a moment…"
 
@@ -161,34 +161,68 @@ class TcpLobby(LobbyConnection):
         self._read_task = asyncio.get_running_loop().create_task(self._read_loop(unpacker))
 
     async def _connect(self) -> msgpack.Unpacker:
-        """Open the connection and exchange hellos; returns the unpacker holding whatever came after ``welcome``."""
+        """Open the connection and exchange hellos; returns the unpacker holding whatever came after ``welcome``.
+
+        Every failure is one ``LobbyError`` with one readable sentence, within ``HANDSHAKE_TIMEOUT``: nothing
+        listening, no answer, something that is not a nothanks host, another protocol version, or the host's own
+        refusal (full, bad name)."""
+        where = f"{self.host}:{self.port}"
         try:
-            self._reader, self._writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), CONNECT_TIMEOUT
-            )
-        except (OSError, TimeoutError) as error:
-            raise LobbyError(errors.UNREACHABLE, f"cannot reach {self.host}:{self.port}: {error}") from None
+            async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+                return await self._handshake(where)
+        except LobbyError:
+            self._drop_socket()
+            raise
+        except TimeoutError:
+            self._drop_socket()
+            raise LobbyError(
+                errors.TIMEOUT,
+                f"{where} did not answer as a nothanks host within {HANDSHAKE_TIMEOUT:g} s: check the address and port",
+            ) from None
+        except ConnectionRefusedError:
+            self._drop_socket()
+            raise LobbyError(errors.UNREACHABLE, f"cannot reach {where}: nothing is listening on that port") from None
+        except OSError as error:
+            self._drop_socket()
+            reason = error.strerror or str(error) or type(error).__name__
+            raise LobbyError(errors.UNREACHABLE, f"cannot reach {where}: {reason}") from None
+        except (msgpack.UnpackException, ValueError, TypeError):
+            self._drop_socket()
+            raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)") from None
+
+    async def _handshake(self, where: str) -> msgpack.Unpacker:
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
         await self._write(
             {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client(), **self._speaks_for}
         )
-        hello = await self._read_one(unpacker)
+        hello = await self._read_one(unpacker, where)
         if hello.get("type") == "error":
             raise LobbyError(str(hello.get("code")), str(hello.get("message")))
-        if hello.get("type") != "hello" or hello.get("protocol") != PROTOCOL_VERSION:
-            await self.close()
+        if hello.get("type") != "hello":
+            raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
+        if hello.get("protocol") != PROTOCOL_VERSION:
             theirs = hello.get("protocol")
-            raise LobbyError(errors.BAD_VERSION, f"the host speaks protocol {theirs!r}, we speak {PROTOCOL_VERSION}")
+            raise LobbyError(
+                errors.BAD_VERSION,
+                f"{where} speaks protocol {theirs!r} and this nothanks speaks {PROTOCOL_VERSION}: use the same "
+                "version as the host",
+            )
         self.server_name = str(hello.get("server", ""))
-        welcome = await self._read_one(unpacker)
+        welcome = await self._read_one(unpacker, where)
         if welcome.get("type") == "error":
-            await self.close()
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
         self.name = str(welcome.get("name", self.name))
         held = welcome.get("held")
         self.held = held if isinstance(held, dict) else None
         self.info.extras["name"] = self.name
         return unpacker
+
+    def _drop_socket(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.close()
 
     @property
     def online(self) -> bool:
@@ -304,19 +338,22 @@ class TcpLobby(LobbyConnection):
         self._writer.write(encode(message))
         await self._writer.drain()
 
-    async def _read_one(self, unpacker: msgpack.Unpacker) -> dict[str, Any]:
+    async def _read_one(self, unpacker: msgpack.Unpacker, where: str) -> dict[str, Any]:
+        """The next message of the handshake (the caller bounds the wait)."""
         assert self._reader is not None
         while True:
             try:
                 message = next(unpacker)
             except StopIteration:
-                data = await asyncio.wait_for(self._reader.read(65536), REQUEST_TIMEOUT)
+                data = await self._reader.read(65536)
                 if not data:
-                    raise LobbyError(errors.CLOSED, "the host closed the connection") from None
+                    raise LobbyError(
+                        errors.CLOSED, f"{where} hung up at once: not a nothanks host, or a busy one"
+                    ) from None
                 unpacker.feed(data)
                 continue
             if not isinstance(message, dict):
-                raise LobbyError(errors.BAD_FRAME, "the host sent something that is not a message")
+                raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
             return message
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:

@@ -20,7 +20,7 @@ from nothanks_server.store import StoreError
 from nothanks_server.tcp import RATE_PER_SECOND
 
 from .. import paths
-from ..bots import bot_names
+from ..bots import bot_names, describe
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
@@ -65,9 +65,23 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help=f"an away player's turn waits this long, then a bot plays for them until they return ({_timer_text()})",
     )
-    parser.add_argument("--bot", choices=bot_names(), default=DEFAULT_BOT, help=f"default bot ({DEFAULT_BOT})")
+    parser.add_argument(
+        "--bot",
+        choices=bot_names(),
+        default=DEFAULT_BOT,
+        help=f"the bots' level (default {DEFAULT_BOT}): {levels_help()}",
+    )
     _limit_options(parser)
     add_ssh_options(parser)
+
+
+def bot_choices() -> list[tuple[str, str]]:
+    """(name, what it is like) of every bot, for the app's new-table forms (the client never imports the bots)."""
+    return [(name, describe(name)) for name in bot_names()]
+
+
+def levels_help() -> str:
+    return "; ".join(f"{name}: {describe(name)}" for name in bot_names())
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], players_type: Callable[[str], int]) -> None:
@@ -91,7 +105,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
     join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
-    join.add_argument("address", metavar="HOST[:PORT]")
+    join.add_argument("address", metavar="HOST[:PORT]", help=f"the host's address, and its port if not {DEFAULT_PORT}")
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
@@ -158,7 +172,7 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 def run_join(args: argparse.Namespace) -> int:
     from ..client.netlaunch import run_join as join
 
-    return join(args.address, args.name)
+    return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT)
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -176,7 +190,12 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         print(f"nothanks host: {clean_message(error.message)}")
         return 1
     on_ready(host)
-    app = NetApp(first_screen_for(player, connection, join_lines(host.bind, host.port)))
+    app = NetApp(
+        first_screen_for(player, connection, join_lines(host.bind, host.port)),
+        is_host=True,
+        bot_choices=bot_choices(),
+        default_bot=host.lobby.settings.default_bot,
+    )
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
     return app.return_code or 0
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from nothanks_server.solo import SoloGame, solo_table
 
+from .. import paths
 from ..client.app import NoThanksApp
+from ..client.remembered import Remembered
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..link.names import BadName
 from .launchers import LocalLaunchers
@@ -35,13 +37,14 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")
         return 2
-    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace))
+    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
-    app = NoThanksApp(launchers=LocalLaunchers(bot_pace))
+    remembered = Remembered(paths.config_dir() / "start.json")
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace), exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -23,7 +23,7 @@ def add_parser(
         help="paired-deal bot tournament: mean score with 95%% CI, win share, Elo, decision times",
         description=(
             "Plays the same deals under every seating of the line-up and reports, per bot, the mean score with a "
-            "95%% confidence interval, the win share (ties shared) against parity, an Elo-style rating and "
+            "95% confidence interval, the win share (ties shared) against parity, an Elo-style rating and "
             "decision-time percentiles. Bots named for fewer seats than --players repeat the last name: "
             "'hard threshold' at 3 players is hard against two threshold bots. With --mixed and two bots A B, "
             "plays every mix (1 A against the rest B, 2 A, ...) and prints a head-to-head table."
@@ -32,9 +32,9 @@ def add_parser(
     parser.add_argument(
         "bots", nargs="+", metavar="BOT", help=f"one of: {', '.join(bot_names())} (ismcts:N for N iterations)"
     )
-    parser.add_argument("--players", type=players_type, default=3)
+    parser.add_argument("--players", type=players_type, default=3, help="seats at each table (2..7, default 3)")
     parser.add_argument("--games", type=positive_type, default=300, help="at least this many games (whole deals)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="the first deal's seed; the same seed plays the same deals")
     parser.add_argument(
         "--jobs", type=positive_type, default=os.cpu_count() or 1, help="worker processes (default: every core)"
     )

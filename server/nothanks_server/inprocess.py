@@ -39,6 +39,7 @@ class InProcessTable(TableConnection):
         self.name = name
         self.info = info or ConnectionInfo(description="host")
         self.table: Table | None = None
+        self.table_id = ""  # the table this connection sat at (kept after leaving it)
         self.seat: int | None = None
         self._token: str | None = None
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
@@ -47,6 +48,7 @@ class InProcessTable(TableConnection):
     def seated(self, table: Table, seat: int | None, token: str | None = None) -> None:
         """This connection is now at ``table`` (``seat`` None: watching), holding ``token`` to come back."""
         self.table, self.seat, self._token = table, seat, token
+        self.table_id = table.table_id
 
     # Member side (called by the Table)
     def deliver(self, event: HostEvent) -> None:

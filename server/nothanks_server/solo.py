@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from nothanks_tui.bots import Bot, make_bot
-from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT
+from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
 from nothanks_tui.link.names import clean_name
 
@@ -43,6 +43,16 @@ def bot_seat_names(human_name: str, count: int) -> list[str]:
     """Names for ``count`` bot seats that differ from the human's name."""
     names = [name for name in BOT_SEAT_NAMES if name != human_name.strip().casefold()]
     return names[:count]
+
+
+def solo_bot_pace(pace: float, bots: int) -> float:
+    """Each bot's wait at a local table of ``bots`` bots: ``pace``, shortened at big tables so that the bots between
+    two of your turns take about ``SOLO_BOTS_ROUND`` in all, never below ``MIN_BOT_PACE`` (a move you can read)
+    unless ``pace`` itself is lower (``--bot-pace 0``: at once)."""
+    pace = max(0.0, pace)
+    if bots <= 0 or pace * bots <= SOLO_BOTS_ROUND + 1e-9:
+        return pace
+    return min(pace, max(MIN_BOT_PACE, SOLO_BOTS_ROUND / bots))
 
 
 class SoloSeat(InProcessTable):
@@ -87,7 +97,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
         players=game.players,
         open_chips=game.open_chips,
         variant=game.variant,
-        bot_delay=max(0.0, game.bot_pace),
+        bot_delay=solo_bot_pace(game.bot_pace, len(bots)),
         turn_timer=None,  # the only human is the one who left: nobody to play for
         default_bot=game.bot,
         chips_per_player=game.chips_per_player,

@@ -313,7 +313,7 @@ class Table:
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
-        new = Seat(name=member.name, token_hash=hash_token(token), member=member)
+        new = Seat(name=self._unique_name(member.name), token_hash=hash_token(token), member=member)
         self._persist_seat(seat, new)
         self.seats[seat] = new
         self.members[member] = seat
@@ -321,6 +321,17 @@ class Table:
             self._set_creator(seat)
         self._broadcast()
         return seat, token
+
+    def _unique_name(self, name: str) -> str:
+        """``name``, or ``name 2``, ``name 3``...: two seats at one table never look alike (case aside)."""
+        taken = {seat.name.casefold() for seat in self.seats if seat.name is not None}
+        if name.casefold() not in taken:
+            return name
+        for n in range(2, len(self.seats) + 2):
+            label = f"{name[:17]} {n}"
+            if label.casefold() not in taken:
+                return label
+        return name
 
     def spectate(self, member: Member) -> None:
         self._check_open()

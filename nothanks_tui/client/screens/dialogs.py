@@ -42,7 +42,7 @@ RULES = "\n".join(
         'Keys',
         '  t          take the card (and its chips)',
         '  n, space   No thanks! (pay one chip)',
-        '  ?, h       this help (Esc closes it)',
+        '  ?, h       this help (q or Esc closes it, and every dialog)',
         '  q          leave the table (asks first during a game)',
         '  a, s       after the game: play again, show the scores',
         '',
@@ -54,8 +54,7 @@ class HelpScreen(ModalScreen[None]):
     """The rules in short, and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
+        Binding("q,escape", "close", "Close", key_display="q/Esc"),
         Binding("question_mark", "close", "Close", show=False),
         Binding("h", "close", "Close", show=False),
     ]
@@ -70,32 +69,46 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
-    """Leaving during a game asks first."""
+    """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes, leave"),
-        Binding("n", "answer(False)", "No, keep playing"),
+        Binding("n", "answer(False)", "No, keep playing", key_display="n/Esc"),
         Binding("escape", "answer(False)", "Back", show=False),
         Binding("q", "answer(True)", "Leave", show=False),
     ]
 
+    def __init__(
+        self,
+        title: str = "Leave this game?",
+        text: str = "The game is not over. [y] leave, [n] keep playing.",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(Content.styled("Leave this game?", "bold"), id="confirm-title")
-            yield Static(Content("The game is not over. [y] leave, [n] keep playing."), id="confirm-text")
+            yield Static(Content.styled(self.title_text, "bold"), id="confirm-title")
+            yield Static(Content(self.text), id="confirm-text")
         yield KeyBar()
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
 
 
+HOST_WARNING = (
+    "You are the host: leaving stops it and ends the game for everyone who joined, at every table. "
+    "[y] stop the host and leave, [n] keep playing."
+)
+
+
 class ClosedScreen(ModalScreen[None]):
     """The table went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "close", "Quit"),
-        Binding("escape", "close", "Quit", show=False),
-        Binding("enter", "close", "Quit", show=False),
+        Binding("q,escape", "close", "Close", key_display="q/Esc"),
+        Binding("enter", "close", "Close", show=False),
     ]
 
     def __init__(self, reason: str) -> None:

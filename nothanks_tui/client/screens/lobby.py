@@ -6,7 +6,7 @@ Choosing a table opens the ``WaitingScreen``, which hands over to the table scre
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,7 +20,7 @@ from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TickBox, table_size_fields
+from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -65,10 +65,14 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("q", "quit_lobby", "Quit"),
     ]
 
-    def __init__(self, lobby: LobbyConnection, join_hint: list[str] | None = None) -> None:
+    def __init__(
+        self, lobby: LobbyConnection, join_hint: list[str] | None = None, held: dict[str, str] | None = None
+    ) -> None:
+        """``held``: table id -> seat token of the seats this player holds at this host (to take them back)."""
         super().__init__()
         self.lobby = lobby
         self.join_hint = join_hint or []
+        self.held: dict[str, str] = dict(held or {})
         self.summaries: list[TableSummary] = []
         self._listed = False  # the table list has been drawn at least once
         self._refresh_timer: Timer | None = None  # lists the tables again every REFRESH_SECONDS while on top
@@ -118,6 +122,8 @@ class LobbyScreen(SteadyScreen[None]):
             return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
         self._listed = True
         self.summaries = summaries
+        listed = {summary.table_id for summary in summaries}
+        self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
         table.clear()
@@ -125,15 +131,30 @@ class LobbyScreen(SteadyScreen[None]):
             table.add_row(  # every cell is a Text: host-sent strings are never parsed as markup
                 Text(clean_message(summary.table_id, 12)),
                 Text(f"{summary.players}" + (" open chips" if summary.open_chips else "")),
-                Text(table_status(summary)),
+                Text(table_status(summary) + (" · your seat" if self._mine(summary) else "")),
                 seat_names(summary),
                 key=summary.table_id,
             )
         if summaries:
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
-            self.say("Enter or j joins the highlighted table, w watches it, c sets up a new one.")
+            self._advise()
         else:
             self.say("No tables yet: press c to set one up.")
+
+    def _mine(self, summary: TableSummary) -> bool:
+        """Does this player hold a seat in this table's running game (left it, or dropped out)?"""
+        return summary.table_id in self.held and summary.started and not summary.finished
+
+    def _advise(self) -> None:
+        summary = self._highlighted()
+        if summary is not None and self._mine(summary):
+            self.say(f"Your seat at {summary.table_id} is waiting: Enter or j takes it back.")
+        else:
+            self.say("Enter or j joins the highlighted table, w watches it, c sets up a new one.")
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        if self.summaries:
+            self._advise()
 
     def action_refresh(self) -> None:
         self.refresh_tables()
@@ -148,6 +169,10 @@ class LobbyScreen(SteadyScreen[None]):
         summary = self._highlighted()
         if summary is None:
             self.say("No table to join: press c to set one up.")
+            return
+        if self._mine(summary):
+            token = self.held[summary.table_id]
+            await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
         if summary.started:
             self.say("That game has started: press w to watch it.")
@@ -164,15 +189,22 @@ class LobbyScreen(SteadyScreen[None]):
             if settings is not None:
                 await self._enter(lambda: self.lobby.create_table(settings))
 
-        self.app.push_screen(NewTableScreen(), chosen)
+        choices: Sequence[tuple[str, str]] = getattr(self.app, "bot_choices", ())
+        self.app.push_screen(NewTableScreen(choices, getattr(self.app, "default_bot", "")), chosen)
 
-    async def _enter(self, sit: Callable[[], Awaitable[TableConnection]]) -> None:
+    async def _enter(self, sit: Callable[[], Awaitable[TableConnection]], forget: str | None = None) -> None:
+        """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails."""
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
+            if forget is not None:
+                self.held.pop(forget, None)
             self.say(error.message)
             self.refresh_tables()
             return
+        table_id = getattr(connection, "table_id", None)
+        if connection.seat_token is not None and isinstance(table_id, str) and table_id:
+            self.held[table_id] = connection.seat_token
         self.app.push_screen(WaitingScreen(connection, self.join_hint), self._back_in_lobby)
 
     def _back_in_lobby(self, _result: object) -> None:
@@ -191,15 +223,22 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", "Create"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("q,escape", "cancel", "Cancel", key_display="q/Esc"),
     ]
+
+    def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
+        """``bot_choices``: the bots to offer (given by the command line; none: the host's default bot)."""
+        super().__init__()
+        self.bot_choices = bot_choices
+        self.default_bot = default_bot
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
             yield Label("New table")
             yield from table_size_fields()
+            yield from bot_field(self.bot_choices, self.default_bot)
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
-            yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
+            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
             with Horizontal(classes="field"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -215,10 +254,12 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         players = self.query_one("#players", Select).value
         bots = self.query_one("#bots", Select).value
         assert isinstance(players, int) and isinstance(bots, int)
+        level = {"bot": str(field.value) for field in self.query("#bot").results(Select)}  # noqa: B035 (none: default)
         self.dismiss(
             NewTable(
                 players=players,
                 bots=min(bots, players - 1),
+                **level,
                 open_chips=self.query_one("#open-chips", TickBox).value,
                 variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
             )

@@ -16,7 +16,7 @@ from ...link import LobbyError, NewTable
 from ..launchers import HostChoice
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox, table_size_fields
+from ..widgets.forms import TickBox, bot_field, table_size_fields
 from .start import HostStarted, StartForm
 
 
@@ -57,7 +57,7 @@ class JoinForm(StartForm):
         key = f"{host}:{port}"
         tokens = SeatTokens()
         connection = await remember_and_resume(lobby, tokens, key)
-        app.switch_screen(first_screen_for(lobby, None)())
+        app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
 
@@ -71,6 +71,7 @@ class HostForm(StartForm):
     def compose(self) -> ComposeResult:
         yield from _name_field("host")
         yield from table_size_fields()
+        yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         with Horizontal(classes="field"):
             yield Label("Port", classes="field-label")
             yield Input(value=str(DEFAULT_PORT), id="port")
@@ -95,7 +96,7 @@ class HostForm(StartForm):
         table = NewTable(
             players=players,
             bots=min(bots, players - 1),
-            bot=self.launchers.default_bot,
+            bot=str(self.query_one("#bot", Select).value),
             open_chips=self.query_one("#open-chips", TickBox).value,
         )
         hosting = await self.launchers.host_game(

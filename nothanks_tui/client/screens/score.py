@@ -55,12 +55,27 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
             )
         )
         cards = hand_lines(view.hands[seat], SCORE_LINE_CELLS)
-        sum_text = " + ".join(str(run[0]) for run in result.runs)
-        explained = f"   ({sum_text} = {result.card_total})" if len(result.runs) > 1 else ""
-        if len(cards) == 1 and cards[0].cell_length + len(explained) <= SCORE_LINE_CELLS:
-            cards[0] = Content.assemble(cards[0], (explained, "dim"))  # the card total column says it anyway
+        if len(result.runs) > 1:  # how the card total is made: each run's lowest card, added up
+            explained = f"{' + '.join(str(run[0]) for run in result.runs)} = {result.card_total}"
+            if len(cards) == 1 and cards[0].cell_length + 5 + len(explained) <= SCORE_LINE_CELLS:
+                cards[0] = Content.assemble(cards[0], (f"   ({explained})", "dim"))
+            else:  # no room beside the cards: on lines of its own, never dropped
+                cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
         lines.append(indented(Content("    "), cards))
     return headline, Content("\n").join(lines)
+
+
+def sum_lines(text: str, width: int) -> list[str]:
+    """``(3 + 5 + 7 = 15)`` cut into lines of at most ``width`` cells, only between terms."""
+    lines: list[str] = []
+    line = ""
+    for term in f"({text})".replace(" + ", " +\0").replace(" = ", " =\0").split("\0"):
+        if line and len(line) + 1 + len(term) > width:
+            lines.append(line)
+            line = ""
+        line = f"{line} {term}" if line else term
+    lines.append(line)
+    return lines
 
 
 class ScoreScreen(ModalScreen[str]):
@@ -69,7 +84,7 @@ class ScoreScreen(ModalScreen[str]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "choose('again')", "Play again"),
         Binding("enter", "choose('again')", "Play again", show=False),
-        Binding("escape", "choose('table')", "See the table"),
+        Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
         Binding("q", "choose('quit')", "Quit"),
     ]
 

@@ -7,8 +7,10 @@ appending their forms to ``START_FORMS`` (or passing ``forms=`` to ``StartScreen
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -20,9 +22,12 @@ from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...link import TableConnection
 from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice
-from ..widgets.forms import TickBox
+from ..remembered import Remembered, login_name
+from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field
 from ..widgets.keybar import KeyBar
 from .steady import SteadyScreen
+
+TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
 
 
 class TableChosen(Message):
@@ -82,21 +87,13 @@ class BotGameForm(StartForm):
                 id="players",
                 compact=True,
             )
-        with Horizontal(classes="field"):
-            yield Label("Bots", classes="field-label")
-            yield Select(
-                [(f"{name}: {description}"[:60], name) for name, description in self.launchers.bot_choices],
-                value=self.launchers.default_bot,
-                allow_blank=False,
-                id="bot",
-                compact=True,
-            )
+        yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield TickBox("Tactical variant (10, 20, 30 set aside; 1 chip fewer)", id="tactical", compact=True)
+            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button("Play", id="play", variant="primary", compact=True)
@@ -143,6 +140,7 @@ class StartScreen(SteadyScreen[None]):
     def __init__(self, forms: list[StartForm] | None = None) -> None:
         super().__init__()
         self._default_forms = forms is None
+        self._name = ""  # the name in every tab's name field
         self.forms = forms if forms is not None else [form() for form in START_FORMS]
 
     def compose(self) -> ComposeResult:
@@ -159,6 +157,7 @@ class StartScreen(SteadyScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height >= TALL_START, "-tall")
         # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.
         fields: list[Input | Select[object] | Button | Checkbox] = [
             *self.query("StartForm Input").results(Input),
@@ -168,9 +167,64 @@ class StartScreen(SteadyScreen[None]):
         ]
         for field in fields:
             field.compact = True
+        self._recall()
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
             break
+
+    @property
+    def remembered(self) -> Remembered | None:
+        """Where the command line keeps the player's name and last choices (None: nothing is kept)."""
+        remembered = getattr(self.app, "remembered", None)
+        return remembered if isinstance(remembered, Remembered) else None
+
+    def _recall(self) -> None:
+        """One name in every tab (the remembered one, else the login name), and each tab's last choices."""
+        remembered = self.remembered
+        name = (remembered.name if remembered else None) or login_name()
+        self._name = name
+        for field in self.query("#name").results(Input):
+            field.value = name[: field.max_length or None]
+        if remembered is None:
+            return
+        for form in self.forms:
+            chosen = remembered.choices.get(type(form).__name__, {})
+            for widget in form.query("Input, Select, Checkbox"):
+                if widget.id is None or widget.id == "name" or widget.id not in chosen:
+                    continue
+                value = chosen[widget.id]
+                with contextlib.suppress(Exception):  # an option that no longer exists, a hand-edited file
+                    if isinstance(widget, Checkbox):
+                        widget.value = bool(value)
+                    elif isinstance(widget, Input):
+                        widget.value = str(value)
+                    elif isinstance(widget, Select):
+                        widget.value = value
+
+    def _remember(self, form: StartForm) -> None:
+        remembered = self.remembered
+        if remembered is None:
+            return
+        fields: dict[str, str | int | bool] = {}
+        for widget in form.query("Input, Select, Checkbox"):
+            value = getattr(widget, "value", None)
+            if widget.id is not None and widget.id != "name" and isinstance(value, str | int | bool):
+                fields[widget.id] = value
+        names = form.query("#name").results(Input)
+        name = next(iter(names)).value if names else (remembered.name or "")
+        remembered.remember(name, type(form).__name__, fields)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """Your name is one name: typed in one tab, it is the name in the others too."""
+        if event.input.id != "name" or event.value == self._name or event.value != event.input.value:
+            return  # not the name, the name as it is already (set from another field), or an old change
+        self._name = event.value
+        for field in self.query("#name").results(Input):
+            if field is not event.input and field.value != event.value:
+                field.value = event.value
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height >= TALL_START, "-tall")  # room to sit in the middle (app.tcss)
 
     def _active_form(self) -> StartForm:
         tabs = self.query_one("#start-modes", TabbedContent)
@@ -194,6 +248,7 @@ class StartScreen(SteadyScreen[None]):
 
     async def action_start(self) -> None:
         form = self._active_form()
+        self._remember(form)
         try:
             await form.open(self.app)
         except ValueError as error:

@@ -22,11 +22,11 @@ from textual.reactive import reactive
 
 from ...engine import Action
 from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
-from ..presentation import REFUSAL_NOTICES
+from ..presentation import REFUSAL_NOTICES, seat_name
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
-from ..widgets.table import FaceUpCard, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
-from .dialogs import ClosedScreen, ConfirmQuitScreen, HelpScreen
+from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
+from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
 from .steady import SteadyScreen
 
@@ -34,6 +34,12 @@ log = logging.getLogger(__name__)
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+SEAT_KEPT = (
+    "The game goes on without you: your seat waits, shown as away to the others, and when your turn has waited a "
+    "while a bot plays it for you. Come back from the lobby (Enter on the table marked 'your seat'), or join this "
+    "host again. [y] leave, [n] keep playing."
+)
+TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 
 
@@ -105,6 +111,7 @@ class TableScreen(SteadyScreen[None]):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
             yield TableStatus(id="status").data_bind(TableScreen.table)
             yield MoveLog(id="log").data_bind(TableScreen.table)
+        yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
         yield KeyBar()
@@ -117,9 +124,13 @@ class TableScreen(SteadyScreen[None]):
         self.fit(event.size)
 
     def fit(self, size: Size) -> None:
-        """Below 80x24 the layout tightens (smaller card, no log) rather than hiding players."""
+        """Below 80x24 the layout tightens (a smaller card, the log down to its latest line) rather than hiding
+        players or your choices; taller terminals get a bigger card and more of the log (app.tcss)."""
         self.set_class(size.height < 24, "-short")
         self.set_class(size.width < 80, "-narrow")
+        self.set_class(size.height >= TALL, "-tall")
+        self.set_class(size.height >= TALLER, "-taller")
+        self.set_class(size.width >= WIDE, "-wide")
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:
@@ -145,6 +156,10 @@ class TableScreen(SteadyScreen[None]):
                 previous.view.finished and not event.view.finished
             ):
                 self.game_number += 1  # a new deal
+                if previous is not None:
+                    self._close_stale_scores()
+            if previous is not None:
+                self._say_comings_and_goings(previous, event)
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -159,6 +174,28 @@ class TableScreen(SteadyScreen[None]):
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
+        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)"."""
+        for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
+                continue
+            name = seat_name(update.seats, seat)
+            if now.away:
+                text = f"{name} left the table; their seat waits for them (after a while a bot plays it for them)."
+            else:
+                text = f"{name} is back."
+            self.notify(text, title="Players", markup=False)
+
+    def _close_stale_scores(self) -> None:
+        """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
+        if isinstance(self.app.screen, ScoreScreen):
+            self.app.screen.dismiss("table")
+        self.notify(
+            f"Game {self.game_number} has started: the scores of the last one are gone; it is time to play.",
+            title="New game",
+            markup=False,
+        )
 
     # -- keys -----------------------------------------------------------------------------------------------
 
@@ -226,7 +263,8 @@ class TableScreen(SteadyScreen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_quit_table(self) -> None:
-        if self.table is None or self.table.view.finished:
+        hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
+        if not hosting and (self.table is None or self.table.view.finished):
             self._leave()
             return
 
@@ -234,7 +272,12 @@ class TableScreen(SteadyScreen[None]):
             if leave:
                 self._leave()
 
-        self.app.push_screen(ConfirmQuitScreen(), confirmed)
+        if hosting:
+            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+        elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
+            self.app.push_screen(ConfirmQuitScreen("Leave this game?", SEAT_KEPT), confirmed)
+        else:
+            self.app.push_screen(ConfirmQuitScreen(), confirmed)
 
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
@@ -246,9 +289,13 @@ class TableScreen(SteadyScreen[None]):
         self._go_back()
 
     def _go_back(self) -> None:
-        """Back to the screen below (a host's lobby), or out of the app when the table is the first screen."""
+        """Back to the screen below (a host's lobby), or where the app says (the start screen, or out of it)."""
         if len(self.app.screen_stack) > 1 and self.app.screen is self:
             self.app.pop_screen()
+            return
+        table_left = getattr(self.app, "table_left", None)  # NoThanksApp: maybe back to the start screen
+        if callable(table_left) and self.app.screen is self:
+            table_left()
         else:
             self.app.exit(0)
 

@@ -20,6 +20,7 @@ from ...engine import Action
 from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
+from .dialogs import HOST_WARNING, ConfirmQuitScreen
 from .steady import SteadyScreen
 
 
@@ -172,6 +173,17 @@ class WaitingScreen(SteadyScreen[None]):
         await self.connection.add_bot()
 
     async def action_leave(self) -> None:
+        if getattr(self.app, "is_host", False) and len(self.app.screen_stack) == 1:
+
+            async def confirmed(leave: bool | None) -> None:
+                if leave:
+                    await self._leave()
+
+            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+            return
+        await self._leave()
+
+    async def _leave(self) -> None:
         await self.connection.close()
         self._go_back("You left the table.")
 

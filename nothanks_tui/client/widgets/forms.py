@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Checkbox, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
+
+TACTICAL_LABEL = "Tactical: 10, 20, 30 set aside, 1 chip fewer"  # fits every form it is in, uncut
 
 
 class TickBox(Checkbox):
@@ -16,6 +20,21 @@ class TickBox(Checkbox):
     @property
     def _button(self) -> Content:
         return Content.styled("[✓]" if self.value else "[ ]", "bold")
+
+
+def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult:
+    """The "Bots" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
+    if not choices:
+        return
+    names = [name for name, _ in choices]
+    with Horizontal(classes="field"):
+        yield Label("Bots", classes="field-label")
+        yield Select(
+            [(f"{name}: {description}"[:60], name) for name, description in choices],
+            value=default if default in names else names[0],
+            allow_blank=False,
+            id="bot",
+        )
 
 
 def table_size_fields() -> ComposeResult:
@@ -30,4 +49,9 @@ def table_size_fields() -> ComposeResult:
         )
     with Horizontal(classes="field"):
         yield Label("Bots now", classes="field-label")
-        yield Select([(f"{n} bots", n) for n in range(MAX_PLAYERS)], value=0, allow_blank=False, id="bots")
+        yield Select(
+            [("no bots" if n == 0 else f"{n} bot{'s' if n > 1 else ''}", n) for n in range(MAX_PLAYERS)],
+            value=0,
+            allow_blank=False,
+            id="bots",
+        )

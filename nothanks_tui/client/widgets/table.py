@@ -90,6 +90,9 @@ class TableView(Widget):
         return drawn
 
     def watch_table(self) -> None:
+        if not self.display:  # hidden at this size (the one-line log): drawn when it shows again
+            self._lines_size = Size(0, 0)
+            return
         size = self.content_region.size
         new_lines = self.draw_lines()
         regions = self.changed_lines(new_lines) if size == self._lines_size else None
@@ -213,6 +216,21 @@ class MoveLog(TableView):
         if newest:
             return Content.assemble(("› ", "bold"), move_line(move, seats))
         return Content.assemble("  ", move_line(move, seats)).stylize("dim")
+
+
+class LatestMove(TableView):
+    """The log's newest line alone, for terminals too narrow for the log beside the card (shown by app.tcss)."""
+
+    def draw_lines(self) -> list[Content]:
+        if self.table is None or not self.table.view.moves:
+            return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
+        move, seats = self.table.view.moves[-1], self.table.seats
+        return [
+            self.cached(
+                (move, seat_name(seats, move.seat, 10)),
+                lambda: Content.assemble(("› ", "bold"), move_line(move, seats)),
+            )
+        ]
 
 
 class PlayersPanel(TableView):

@@ -1,0 +1,69 @@
+"""What the start screen remembers between runs: your name, and the last choices made in each of its tabs.
+
+A player who types their name once, or always plays five players against `hard` bots, should not have to say so
+again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
+dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
+the host. The file is small JSON: a name, then each tab's field values by field id. A missing, unreadable or
+hand-edited file is never an error: what cannot be used is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+FieldValue = str | int | bool
+
+
+def login_name() -> str:
+    """The name to offer before any is remembered: the login name (at most 20 characters), else "player"."""
+    try:
+        return getpass.getuser()[:20] or "player"
+    except (KeyError, OSError):
+        return "player"
+
+
+class Remembered:
+    """The start screen's remembered name and choices, in one JSON file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name: str | None = None
+        self.choices: dict[str, dict[str, FieldValue]] = {}
+        self._load()
+
+    def _load(self) -> None:
+        try:
+            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict):
+            return
+        name = data.get("name")
+        if isinstance(name, str) and name.strip():
+            self.name = name[:20]
+        choices = data.get("choices")
+        if isinstance(choices, dict):
+            for form, fields in choices.items():
+                if isinstance(form, str) and isinstance(fields, dict):
+                    self.choices[form] = {
+                        key: value
+                        for key, value in fields.items()
+                        if isinstance(key, str) and isinstance(value, str | int | bool)
+                    }
+
+    def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
+        """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""
+        if name.strip():
+            self.name = name[:20]
+        self.choices[form] = dict(fields)
+        data = {"name": self.name, "choices": self.choices}
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            os.replace(temporary, self.path)

@@ -1,0 +1,34 @@
+"""The command line's own words: ``--version``, and every subcommand's help readable, with every option explained."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from nothanks_tui import __version__
+from nothanks_tui.cli import build_parser
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_version_prints_the_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        build_parser().parse_args(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"nothanks {__version__}"
+
+
+@pytest.mark.parametrize("command", sorted(subcommands()))
+def test_every_help_is_readable_and_every_option_says_what_it_does(command, capsys):
+    parser = subcommands()[command]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--help"])
+    text = capsys.readouterr().out
+    assert "%%" not in text and "%(" not in text
+    for action in parser._actions:
+        assert action.help and action.help is not argparse.SUPPRESS, (command, action.option_strings or action.dest)

@@ -1,0 +1,52 @@
+"""Waits a player notices (issue 17.13): the first ``scripts/play`` says what it does; bots at big local tables."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from nothanks_server.solo import SoloGame, solo_bot_pace, solo_table
+from nothanks_tui import cli
+from nothanks_tui.defaults import BOT_PACE, MIN_BOT_PACE
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_at_a_big_local_table_the_bots_between_your_turns_are_quicker_but_each_move_stays_readable():
+    six = solo_table(SoloGame(players=7, bot="random", seed=1))
+    assert six.table.settings.bot_delay * 6 <= 2.5  # was 6 x 0.8 = 4.8 s on average
+    assert six.table.settings.bot_delay >= MIN_BOT_PACE
+    three = solo_table(SoloGame(players=4, bot="random", seed=1))
+    assert three.table.settings.bot_delay == BOT_PACE  # small tables keep the usual pace
+    assert solo_bot_pace(0, 6) == 0  # --bot-pace 0: at once
+    assert solo_bot_pace(0.2, 6) == 0.2  # a pace asked for is never slowed down
+
+
+def test_play_takes_a_bot_pace(monkeypatch):
+    seen = {}
+    monkeypatch.setattr("nothanks_tui.commands.play.run_local_game", lambda **options: seen.update(options) or 0)
+    assert cli.main(["play", "--bot-pace", "0.3"]) == 0
+    assert seen["bot_pace"] == 0.3
+
+
+def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
+    """A copy of scripts/play in a tree whose .venv lacks the game: it must say so before the long install."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "play", tmp_path / "scripts" / "play")
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"  # fails the import check, "installs" instantly
+    python.write_text('#!/bin/sh\nif [ "$1" = "-c" ]; then exit 1; fi\necho "pip $*" >> "$(dirname "$0")/log"\n')
+    game = bin_dir / "nothanks"
+    game.write_text('#!/bin/sh\necho "the game $*"\n')
+    for path in (python, game):
+        path.chmod(0o755)
+    done = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "play"), "--version"],
+        capture_output=True, text=True, timeout=60, env={**os.environ},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Installing nothanks" in done.stderr and "half a minute" in done.stderr
+    assert done.stdout.strip() == "the game --version"
