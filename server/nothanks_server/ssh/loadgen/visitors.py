@@ -23,6 +23,8 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 
+from nothanks_tui.defaults import DEFAULT_BOT
+
 from .terminal_client import TerminalClient
 
 NOT_YOUR_TURN = "Not your turn yet"  # the game's toast for a play key pressed out of turn
@@ -105,7 +107,7 @@ async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
         ("\r", "No tables yet"),
         ("c", "New table"),
         ("\x13", "waiting for players"),  # ctrl+s: create
-        ("b", "seat 2: rules"),
+        ("b", f"seat 2: {DEFAULT_BOT}"),
         ("b", "press s to start"),
         ("s", "You: 11 chips"),
     ]:
@@ -155,7 +157,7 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
     await step(client, "\r", "New table", timings)
     await step(client, "c", "Create", timings)
     await step(client, "\x13", "waiting for players", timings)  # ctrl+s
-    await step(client, "b", "rules", timings)
+    await step(client, "b", DEFAULT_BOT, timings)
     await step(client, "b", "press s to start", timings)
     await step(client, "s", "Take", timings)
     crowd.seated()
