@@ -20,6 +20,7 @@ from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
+from ..i18n import N_, _
 from ..link import TableConnection
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
@@ -62,7 +63,7 @@ class NoThanksApp(App[int]):
     CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True)]
 
     def __init__(
         self,
@@ -203,8 +204,8 @@ class NoThanksApp(App[int]):
             if leave:
                 await self._quit_now()
 
-        text = HOST_WARNING if self.is_host else "The game is not over. [y] quit, [n] keep playing."
-        self.push_screen(ConfirmQuitScreen("Quit No Thanks!?", text), answered)
+        text = _(HOST_WARNING) if self.is_host else _("The game is not over. [y] quit, [n] keep playing.")
+        self.push_screen(ConfirmQuitScreen(_("Quit No Thanks!?"), text), answered)
 
     def _quit_needs_asking(self) -> bool:
         if self.is_host:

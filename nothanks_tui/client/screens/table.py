@@ -21,8 +21,10 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
+from ...i18n import N_, _, ngettext
 from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
-from ..presentation import REFUSAL_NOTICES, seat_name
+from ..error_sentences import error_sentence
+from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
@@ -34,7 +36,7 @@ log = logging.getLogger(__name__)
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
-SEAT_KEPT = (
+SEAT_KEPT = N_(
     "The game goes on without you: your seat waits, shown as away to the others, and when your turn has waited a "
     "while a bot plays it for you. Come back from the lobby (Enter on the table marked 'your seat'), or join this "
     "host again. [y] leave, [n] keep playing."
@@ -56,15 +58,16 @@ class TitleBar(TableView):
         self.watch_table()
 
     def draw_lines(self) -> list[Content]:
-        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
+        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
         if self.game_number > 1:
-            parts.append(f"  ·  game {self.game_number}")
+            parts.append("  ·  " + _("game {number}").format(number=self.game_number))
         if self.table is not None:
             view = self.table.view
-            parts.append(f"  ·  {view.players} players")
-            parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
+            players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
+            parts.append(f"  ·  {players}")
+            parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
             if view.variant != "standard":
-                parts.append(f"  ·  {view.variant}")
+                parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
         return [Content.assemble(*parts)]
 
 
@@ -75,12 +78,12 @@ class TableScreen(SteadyScreen[None]):
     # the screen first (one turn of the event loop fewer between a key and its move, which on a busy SSH host is
     # a wait behind every other player's screen). A greyed one still reaches the screen's ``on_key``.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "take", "Take", priority=True),
-        Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
-        Binding("s", "show_score", "Scores"),
-        Binding("a", "play_again", "Play again"),
-        Binding("question_mark,h", "help", "Rules", key_display="?/h"),
-        Binding("q", "quit_table", "Quit"),
+        Binding("t", "take", N_("Take"), priority=True),
+        Binding("n,space", "no_thanks", N_("No thanks!"), key_display="n/space", priority=True),
+        Binding("s", "show_score", N_("Scores")),
+        Binding("a", "play_again", N_("Play again")),
+        Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
+        Binding("q", "quit_table", N_("Quit")),
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
@@ -144,7 +147,7 @@ class TableScreen(SteadyScreen[None]):
                     return
         except Exception as error:  # a broken connection ends the game, never the app
             log.exception("table connection failed")
-            self.post_message(self.TableEventArrived(Closed(f"connection lost: {error}")))
+            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
 
     # -- events from the table ------------------------------------------------------------------------------
 
@@ -170,7 +173,12 @@ class TableScreen(SteadyScreen[None]):
                 self._score_shown_for = self.game_number
                 self.action_show_score()
         elif isinstance(event, Rejected):
-            self.notify(clean_message(event.message), title="Not played", severity="warning", markup=False)
+            self.notify(
+                clean_message(error_sentence(event.code, event.message)),
+                title=_("Not played"),
+                severity="warning",
+                markup=False,
+            )
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
@@ -182,18 +190,22 @@ class TableScreen(SteadyScreen[None]):
                 continue
             name = seat_name(update.seats, seat)
             if now.away:
-                text = f"{name} left the table; their seat waits for them (after a while a bot plays it for them)."
+                text = _(
+                    "{name} left the table; their seat waits for them (after a while a bot plays it for them)."
+                ).format(name=name)
             else:
-                text = f"{name} is back."
-            self.notify(text, title="Players", markup=False)
+                text = _("{name} is back.").format(name=name)
+            self.notify(text, title=_("Players"), markup=False)
 
     def _close_stale_scores(self) -> None:
         """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
         if isinstance(self.app.screen, ScoreScreen):
             self.app.screen.dismiss("table")
         self.notify(
-            f"Game {self.game_number} has started: the scores of the last one are gone; it is time to play.",
-            title="New game",
+            _("Game {number} has started: the scores of the last one are gone; it is time to play.").format(
+                number=self.game_number
+            ),
+            title=_("New game"),
             markup=False,
         )
 
@@ -224,7 +236,7 @@ class TableScreen(SteadyScreen[None]):
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
-            self._notice_once(notice)
+            self._notice_once(_(notice))
             event.stop()
 
     def _notice_once(self, text: str) -> None:
@@ -273,9 +285,9 @@ class TableScreen(SteadyScreen[None]):
                 self._leave()
 
         if hosting:
-            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
         elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
-            self.app.push_screen(ConfirmQuitScreen("Leave this game?", SEAT_KEPT), confirmed)
+            self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
         else:
             self.app.push_screen(ConfirmQuitScreen(), confirmed)
 
