@@ -35,7 +35,7 @@ def run_local_game(
     try:
         connection = solo_table(game)
     except BadName as error:
-        print(f"nothanks play: --name: {error}")
+        print(f"nothanks play: --name: {error}")  # (BadName says it in English: the name rules are the host's)
         return 2
     app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
     result = app.run()

@@ -18,7 +18,9 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
+from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ..error_sentences import error_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
@@ -30,11 +32,13 @@ REFRESH_SECONDS = 2.0
 
 def table_status(summary: TableSummary) -> str:
     if summary.finished:
-        return "game over"
+        return _("game over")
     if summary.started:
-        return "playing"
+        return _("playing")
     free = summary.free_seats
-    return f"{free} seat{'s' if free != 1 else ''} free" if free else "full, starting soon"
+    if not free:
+        return _("full, starting soon")
+    return ngettext("{count} seat free", "{count} seats free", free).format(count=free)
 
 
 def seat_names(summary: TableSummary) -> Text:
@@ -43,13 +47,13 @@ def seat_names(summary: TableSummary) -> Text:
         if index:
             text.append(", ")
         if seat.empty:
-            text.append("(free)", style="dim")
+            text.append(_("(free)"), style="dim")
         else:
             text.append(display_name(seat.name, 12))
             if seat.is_bot:
-                text.append(" bot", style="dim")
+                text.append(" " + _("bot"), style="dim")
             elif seat.away:
-                text.append(" away", style="dim")
+                text.append(" " + _("away"), style="dim")
     return text
 
 
@@ -57,12 +61,12 @@ class LobbyScreen(SteadyScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "join", "Join"),
-        Binding("enter", "join", "Join", show=False),
-        Binding("c", "create", "New table"),
-        Binding("w", "watch", "Watch"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("q", "quit_lobby", "Quit"),
+        Binding("j", "join", N_("Join")),
+        Binding("enter", "join", N_("Join"), show=False),
+        Binding("c", "create", N_("New table")),
+        Binding("w", "watch", N_("Watch")),
+        Binding("r", "refresh", N_("Refresh")),
+        Binding("q", "quit_lobby", N_("Quit")),
     ]
 
     def __init__(
@@ -79,21 +83,21 @@ class LobbyScreen(SteadyScreen[None]):
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
-        title = Text(f"No Thanks! lobby at {self.lobby.info.description}")
+        title = Text(_("No Thanks! lobby at {where}").format(where=_(self.lobby.info.description)))
         if name:
-            title.append(" - you are ")
+            title.append(_(" - you are "))
             title.append(display_name(name), style="bold")
         yield Static(title, id="lobby-title")
         table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-message")
         if self.join_hint:
-            yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
+            yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
         yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("Table", "Players", "Status", "Seats")
+        table.add_columns(_("Table"), _("Players"), _("Status"), _("Seats"))
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
 
@@ -116,7 +120,7 @@ class LobbyScreen(SteadyScreen[None]):
         try:
             summaries = await self.lobby.list_tables()
         except LobbyError as error:
-            self.say(f"Cannot list tables: {error.message}")
+            self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
             return
         if summaries == self.summaries and self._listed:
             return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
@@ -130,8 +134,8 @@ class LobbyScreen(SteadyScreen[None]):
         for summary in summaries:
             table.add_row(  # every cell is a Text: host-sent strings are never parsed as markup
                 Text(clean_message(summary.table_id, 12)),
-                Text(f"{summary.players}" + (" open chips" if summary.open_chips else "")),
-                Text(table_status(summary) + (" · your seat" if self._mine(summary) else "")),
+                Text(f"{summary.players}" + (" " + _("open chips") if summary.open_chips else "")),
+                Text(table_status(summary) + (" · " + _("your seat") if self._mine(summary) else "")),
                 seat_names(summary),
                 key=summary.table_id,
             )
@@ -139,7 +143,7 @@ class LobbyScreen(SteadyScreen[None]):
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
             self._advise()
         else:
-            self.say("No tables yet: press c to set one up.")
+            self.say(_("No tables yet: press c to set one up."))
 
     def _mine(self, summary: TableSummary) -> bool:
         """Does this player hold a seat in this table's running game (left it, or dropped out)?"""
@@ -148,9 +152,9 @@ class LobbyScreen(SteadyScreen[None]):
     def _advise(self) -> None:
         summary = self._highlighted()
         if summary is not None and self._mine(summary):
-            self.say(f"Your seat at {summary.table_id} is waiting: Enter or j takes it back.")
+            self.say(_("Your seat at {table} is waiting: Enter or j takes it back.").format(table=summary.table_id))
         else:
-            self.say("Enter or j joins the highlighted table, w watches it, c sets up a new one.")
+            self.say(_("Enter or j joins the highlighted table, w watches it, c sets up a new one."))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         if self.summaries:
@@ -168,14 +172,14 @@ class LobbyScreen(SteadyScreen[None]):
     async def action_join(self) -> None:
         summary = self._highlighted()
         if summary is None:
-            self.say("No table to join: press c to set one up.")
+            self.say(_("No table to join: press c to set one up."))
             return
         if self._mine(summary):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
         if summary.started:
-            self.say("That game has started: press w to watch it.")
+            self.say(_("That game has started: press w to watch it."))
             return
         await self._enter(lambda: self.lobby.join(summary.table_id))
 
@@ -199,7 +203,7 @@ class LobbyScreen(SteadyScreen[None]):
         except LobbyError as error:
             if forget is not None:
                 self.held.pop(forget, None)
-            self.say(error.message)
+            self.say(error_sentence(error.code, error.message))
             self.refresh_tables()
             return
         table_id = getattr(connection, "table_id", None)
@@ -222,8 +226,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
     """How many seats, how many bots, open chips."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "create", "Create"),
-        Binding("q,escape", "cancel", "Cancel", key_display="q/Esc"),
+        Binding("ctrl+s", "create", N_("Create")),
+        Binding("q,escape", "cancel", N_("Cancel"), key_display="q/Esc"),
     ]
 
     def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
@@ -234,14 +238,14 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
-            yield Label("New table")
+            yield Label(_("New table"))
             yield from table_size_fields()
             yield from bot_field(self.bot_choices, self.default_bot)
-            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
-            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
+            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
             with Horizontal(classes="field"):
-                yield Button("Create", id="create", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button(_("Create"), id="create", variant="primary")
+                yield Button(_("Cancel"), id="cancel")
         yield KeyBar()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

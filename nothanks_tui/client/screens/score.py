@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
+from ...i18n import N_, _
 from ...link import TableUpdate
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 from ..widgets.keybar import KeyBar
@@ -30,14 +31,19 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
     names = [seat_name(table.seats, seat, 14) for seat in range(view.players)]
     best_score = results[best[0]].score
     if len(best) == 1:
-        who = "You win" if best[0] == view.seat else f"{names[best[0]]} wins"
-        headline = Content.assemble((f"{WINNER_MARK} {who}", "bold"), f" with {points_text(best_score)}")
-    else:
-        tied = ", ".join("you" if seat == view.seat else names[seat] for seat in best)
+        who = _("You win") if best[0] == view.seat else _("{name} wins").format(name=names[best[0]])
         headline = Content.assemble(
-            (f"{WINNER_MARK} Shared win", "bold"), f": {tied} tie with {points_text(best_score)}"
+            (f"{WINNER_MARK} {who}", "bold"), _(" with {points}").format(points=points_text(best_score))
         )
-    lines = [Content.styled(f"  {'Player':<{LABEL_CELLS}}{'Cards':>7}{'Chips':>7}{'Score':>7}", "dim")]
+    else:
+        tied = ", ".join(_("you") if seat == view.seat else names[seat] for seat in best)
+        headline = Content.assemble(
+            (f"{WINNER_MARK} " + _("Shared win"), "bold"),
+            _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
+        )
+    lines = [
+        Content.styled(f"  {_('Player'):<{LABEL_CELLS}}{_('Cards'):>7}{_('Chips'):>7}{_('Score'):>7}", "dim")
+    ]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]
@@ -51,7 +57,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{number(result.score):>7}", "bold"),
-                ("  winner" if seat in best else "", "bold"),
+                ("  " + _("winner") if seat in best else "", "bold"),
             )
         )
         cards = hand_lines(view.hands[seat], SCORE_LINE_CELLS)
@@ -82,10 +88,10 @@ class ScoreScreen(ModalScreen[str]):
     """Shown when a game ends. Dismisses with "again", "quit" or "table" (look at the final table)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "choose('again')", "Play again"),
-        Binding("enter", "choose('again')", "Play again", show=False),
-        Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
-        Binding("q", "choose('quit')", "Quit"),
+        Binding("a", "choose('again')", N_("Play again")),
+        Binding("enter", "choose('again')", N_("Play again"), show=False),
+        Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
+        Binding("q", "choose('quit')", N_("Quit")),
     ]
 
     def __init__(self, table: TableUpdate) -> None:
@@ -95,10 +101,10 @@ class ScoreScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
         with Vertical(id="score-box", classes="dialog"):
-            yield Static(Content.styled("Game over", "bold"), id="score-title")
+            yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
-            yield Static(Content.styled("Each run counts its lowest card; each chip is −1.", "dim"), id="score-note")
+            yield Static(Content.styled(_("Each run counts its lowest card; each chip is −1."), "dim"), id="score-note")
         yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
