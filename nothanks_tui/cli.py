@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -13,6 +14,7 @@ from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+from .i18n import LANGUAGES, choose_language, use_language
 
 
 def non_negative(text: str) -> float:
@@ -22,12 +24,26 @@ def non_negative(text: str) -> float:
     return value
 
 
+LANG_HELP = (
+    "the game's language: " + ", ".join(LANGUAGES) + " (default: the one last chosen on the start screen, else "
+    "LC_ALL, LC_MESSAGES or LANG, else English)"
+)
+
+
+def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--lang`` on ``nothanks`` itself and on each command that opens the game's screens."""
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default=None if top else argparse.SUPPRESS, metavar="LANG", help=LANG_HELP
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nothanks",
         description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
     )
     parser.add_argument("--version", action="version", version=f"nothanks {__version__}")
+    add_lang_option(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at one table in this terminal")
@@ -45,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
     )
     play.add_argument("--name", default="you", help="your display name")
+    add_lang_option(play)
     play.add_argument(
         "--bot-pace",
         type=non_negative,
@@ -58,17 +75,28 @@ def build_parser() -> argparse.ArgumentParser:
     tournament_command.add_parser(sub, players, positive)
     advise_command.add_parser(sub)
     net_command.add_parsers(sub, players)
+    for name in ("host", "join"):
+        add_lang_option(sub.choices[name])
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    use_language(choose_language(args.lang, remembered_language(), os.environ))  # every app and message after this
     command = COMMANDS.get(args.command)
     if command is not None:
         return command(args)
     from .commands.play import run_start_screen
 
     return run_start_screen()
+
+
+def remembered_language() -> str | None:
+    """The language last chosen on the start screen (kept with the player's other choices), if any."""
+    from . import paths
+    from .client.remembered import Remembered
+
+    return Remembered(paths.config_dir() / "start.json").language
 
 
 def _play(args: argparse.Namespace) -> int:

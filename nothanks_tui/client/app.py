@@ -214,7 +214,7 @@ class NoThanksApp(App[int]):
             loop.remove_signal_handler(signum)
         self._signals_handled.clear()
         if self.hosting is not None:
-            await self.hosting.close("the host was stopped")
+            await self.hosting.close(N_("the host was stopped"))
 
     async def action_quit(self) -> None:
         """Ctrl-Q: quit, asking first while a game is on or when others play at this app's host; a second Ctrl-Q

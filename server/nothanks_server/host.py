@@ -18,6 +18,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
 
 from .inprocess import InProcessLobby
@@ -32,9 +33,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_REASON = "the host is shutting down"
+SHUTDOWN_REASON = N_("the host is shutting down")
 STOPPED_REASON = "the host was stopped"
-RESTART_REASON = "the host is restarting: your seat and your game are kept, come back in a moment"
+RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 
 class Host:
@@ -91,7 +92,7 @@ class Host:
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
-        return InProcessLobby(self.lobby, name, ConnectionInfo(f"hosting on port {self.port}"))
+        return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
 
     def announce_closing(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False) -> None:
         """Tell every TCP client the host is about to stop, before it does (they hear it while it winds down)."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     Closed,
     ConnectionInfo,
@@ -37,7 +38,7 @@ class InProcessTable(TableConnection):
 
     def __init__(self, name: str, info: ConnectionInfo | None = None) -> None:
         self.name = name
-        self.info = info or ConnectionInfo(description="host")
+        self.info = info or ConnectionInfo(description=N_("host"))
         self.table: Table | None = None
         self.table_id = ""  # the table this connection sat at (kept after leaving it)
         self.seat: int | None = None
@@ -63,7 +64,7 @@ class InProcessTable(TableConnection):
 
     async def next_event(self) -> TableEvent:
         if self._closed and self._events.empty():
-            return Closed("left the table")
+            return Closed(N_("left the table"))
         return await self._events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
@@ -89,7 +90,7 @@ class InProcessTable(TableConnection):
         if self.table is not None:
             self.table.leave(self)
             self.table = None
-        self._events.put_nowait(Closed("left the table"))
+        self._events.put_nowait(Closed(N_("left the table")))
 
     def _call(self, request: Callable[[Table], object]) -> None:
         if self.table is None:
@@ -108,7 +109,7 @@ class InProcessLobby(LobbyConnection):
         self.lobby = lobby
         self.raw_name = name
         self.name = ""
-        self.info = info or ConnectionInfo(description="host")
+        self.info = info or ConnectionInfo(description=N_("host"))
 
     async def start(self) -> None:
         try:

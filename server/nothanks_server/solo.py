@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
 from nothanks_tui.link.names import clean_name
 
@@ -74,7 +75,7 @@ class SoloSeat(InProcessTable):
         table = self.table
         await super().close()
         if table is not None:
-            table.close("you left the table")
+            table.close(N_("you left the table"))
 
 
 def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
@@ -104,7 +105,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     )
     rng = None if game.seed is None else random.Random(game.seed)
     table = Table(SOLO_TABLE_ID, settings, rng=rng)
-    seat = SoloSeat(name, ConnectionInfo("local", {"players": str(game.players)}))
+    seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
     index, token = table.join(seat)
     labels = list(game.bot_names) if game.bot_names is not None else bot_seat_names(name, len(bots))
     table.seat_bots(bots, labels)

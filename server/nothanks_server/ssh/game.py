@@ -20,6 +20,7 @@ from textual.screen import Screen
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     ConnectionInfo,
     LobbyConnection,
@@ -46,7 +47,7 @@ class SessionLobby(LobbyConnection):
     """
 
     def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
-        self.info = ConnectionInfo(description="this host over SSH", extras={"name": name, "via": "ssh"})
+        self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
         self.inner = TcpLobby(
             host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint
         )
@@ -167,6 +168,8 @@ class SSHGameApp(NetApp):
 def make_app_factory(plan: WorkerPlan) -> AppFactory:
     """The worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port."""
     def make_app(player: SSHPlayer) -> SSHGameApp:
-        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key))
+        return SSHGameApp(
+            SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key), language=player.language
+        )
 
     return make_app
