@@ -57,11 +57,19 @@ def extract() -> Catalog:
 
 
 def read(language: str) -> Catalog:
+    """``language``'s catalog as its .po says, with the two plural forms of gettext's usual rule for it (Babel's
+    CLDR data gives French a third, "many", that gettext's tools do not use)."""
     path = po_path(language)
-    if not path.exists():
-        return Catalog(locale=language, project="nothanks", domain=DOMAIN)
-    with path.open("rb") as handle:
-        return read_po(handle, locale=language, domain=DOMAIN)
+    if path.exists():
+        with path.open("rb") as handle:
+            catalog = read_po(handle, locale=language, domain=DOMAIN)
+    else:
+        catalog = Catalog(locale=language, project="nothanks", domain=DOMAIN)
+    catalog.mime_headers = [*catalog.mime_headers, ("Plural-Forms", PLURAL_FORMS[language])]
+    for message in catalog:
+        if message.id and isinstance(message.string, tuple | list) and len(message.string) > 2:
+            message.string = tuple(message.string[:2])
+    return catalog
 
 
 def missing(catalog: Catalog) -> Iterator[Message]:
@@ -106,7 +114,6 @@ def update() -> None:
         catalog = read(language)
         catalog.update(template, no_fuzzy_matching=False)
         catalog.obsolete.clear()
-        catalog.plural_forms  # noqa: B018 (read once so Babel fills the header from the locale)
         path = po_path(language)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as handle:

@@ -41,9 +41,8 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
             (f"{WINNER_MARK} " + _("Shared win"), "bold"),
             _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
         )
-    lines = [
-        Content.styled(f"  {_('Player'):<{LABEL_CELLS}}{_('Cards'):>7}{_('Chips'):>7}{_('Score'):>7}", "dim")
-    ]
+    player, cards, chips, score = _("Player"), _("Cards"), _("Chips"), _("Score")
+    lines = [Content.styled(f"  {player:<{LABEL_CELLS}}{cards:>7}{chips:>7}{score:>7}", "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]

@@ -256,13 +256,13 @@ class PlayersPanel(TableView):
         view = self.table.view
         seats = self.table.seats
         width = self.content_region.width or 80
-        chips_cells = max(5, cell_len(_("Chips")))  # the column as wide as its heading, in any language
+        player, chips, points, cards = _("Player"), _("Chips"), _("Pts"), _("Cards")
+        chips_cells = max(5, cell_len(chips))  # the column as wide as its heading, in any language
         lines = [
             self.cached(
                 "header",
                 lambda: Content.styled(
-                    f"  {_('Player'):<{self.LABEL_CELLS}}{_('Chips'):>{chips_cells}}  {_('Pts'):>3}  {_('Cards')}",
-                    "dim",
+                    f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}", "dim"
                 ),
             )
         ]
