@@ -1,0 +1,112 @@
+"""SVG snapshots at 80x24 in French and Spanish: the table, the start screen, the scores and the help, with
+nothing cut (no "…" where a word should be) and nothing running over the edge.
+
+French runs about a fifth longer than English: each test also reads the screen's text and checks that no line
+was cut. Update after an intended change with ``pytest tests/test_language_snapshots.py --snapshot-update`` and
+look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nothanks_tui.client.app import NoThanksApp
+from nothanks_tui.client.screens.dialogs import HelpScreen
+from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.start import StartScreen
+from nothanks_tui.commands.launchers import LocalLaunchers
+
+from .client.ui_helpers import local_app, my_turn, table_screen, wait_until
+
+LANGUAGES = ("fr", "es")
+
+
+def screen_text(app: NoThanksApp) -> list[str]:
+    """The terminal's lines as a player reads them."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]  # noqa: SLF001 (the rendered lines)
+
+
+def assert_nothing_cut(app: NoThanksApp) -> None:
+    lines = screen_text(app)
+    assert len(lines) == app.size.height
+    cut = [line for line in lines if "…" in line and "joue…" not in line and "juega…" not in line]
+    assert not cut, cut
+
+
+@pytest.fixture(autouse=True)
+def _config(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_table_mid_game(snap_compare, language):
+    app, _ = local_app(players=4, seed=3, language=language)
+
+    async def play(pilot):
+        for key in "ttntttnt":
+            await wait_until(pilot, lambda: my_turn(app), "my turn")
+            before = table_screen(app).table.view.state_id
+            await pilot.press(key)
+            await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "the move")
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        assert_nothing_cut(app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=play)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_table_when_you_must_take(snap_compare, language):
+    app, _ = local_app(players=3, seed=0, chips=0, language=language)
+
+    async def ready(pilot):
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        assert_nothing_cut(app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_score_screen(snap_compare, language):
+    app, _ = local_app(players=3, seed=2, language=language)
+
+    async def finish(pilot):
+        while not isinstance(app.screen, ScoreScreen):
+            await wait_until(pilot, lambda: my_turn(app) or isinstance(app.screen, ScoreScreen), "turn or end")
+            if my_turn(app):
+                before = table_screen(app).table.view.state_id
+                await pilot.press("t")
+                await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "the take")
+        await pilot.pause()
+        assert_nothing_cut(app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=finish)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_help_screen(snap_compare, language):
+    app, _ = local_app(players=4, seed=3, language=language)
+
+    async def open_help(pilot):
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.pause()
+        assert_nothing_cut(app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_help)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("tab", [0, 1, 2])
+def test_start_screen(snap_compare, language, tab):
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), language=language)
+
+    async def show(pilot):
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        for _ in range(tab):
+            await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert_nothing_cut(app)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=show)
