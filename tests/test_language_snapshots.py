@@ -23,7 +23,7 @@ LANGUAGES = ("fr", "es")
 
 def screen_text(app: NoThanksApp) -> list[str]:
     """The terminal's lines as a player reads them."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]  # noqa: SLF001 (the rendered lines)
+    return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
 def assert_nothing_cut(app: NoThanksApp) -> None:
