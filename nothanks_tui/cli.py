@@ -14,7 +14,7 @@ from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
-from .i18n import LANGUAGES, choose_language, use_language
+from .i18n import LANGUAGES, _, choose_language, use_language
 
 
 def non_negative(text: str) -> float:
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
     )
-    play.add_argument("--name", default="you", help="your display name")
+    play.add_argument("--name", default=None, help="your display name (default: you, in your language)")
     add_lang_option(play)
     play.add_argument(
         "--bot-pace",
@@ -108,7 +108,7 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         open_chips=args.open_chips,
         tactical=args.tactical,
-        name=args.name,
+        name=args.name or _("you"),
         bot_pace=args.bot_pace,
     )
 

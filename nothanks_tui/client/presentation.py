@@ -81,11 +81,11 @@ def run_text(run: Sequence[int]) -> str:
     return "-".join(str(card) for card in run)
 
 
-def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> list[Content]:
+def hand_lines(cards: Sequence[int], width: int, empty: str | None = None) -> list[Content]:
     """Cards as the rules group them (runs joined, 14-15-16 in bold, apart from isolated cards), in lines of at most
-    ``width`` cells; a run is never split unless it alone is wider."""
+    ``width`` cells; a run is never split unless it alone is wider. ``empty``: what no cards shows ("no cards")."""
     if not cards:
-        return [Content.styled(empty, "dim")]
+        return [Content.styled(_("no cards") if empty is None else empty, "dim")]
     width = max(1, width)
     lines: list[list[tuple[str, str]]] = [[]]
     used = 0
@@ -208,8 +208,10 @@ def take_choice(view: PlayerView) -> Content:
     net = cost - view.pot
     return Content.assemble(
         (_("Take {card}").format(card=view.card), "bold"),
-        f": {take_effect(view)}, "
-        + ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),
+        _(": {effect}, {chips}").format(
+            effect=take_effect(view),
+            chips=ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),
+        ),
         _(" → score {signed}").format(signed=signed(net)),
     )
 

@@ -41,8 +41,8 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
             (f"{WINNER_MARK} " + _("Shared win"), "bold"),
             _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
         )
-    player, cards, chips, score = _("Player"), _("Cards"), _("Chips"), _("Score")
-    lines = [Content.styled(f"  {player:<{LABEL_CELLS}}{cards:>7}{chips:>7}{score:>7}", "dim")]
+    heads = _("Player"), _("Cards"), _("Chips"), _("Score")
+    lines = [Content.styled(f"  {heads[0]:<{LABEL_CELLS}}{heads[1]:>7}{heads[2]:>7}{heads[3]:>7}", "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]
