@@ -79,7 +79,7 @@ class TableScreen(SteadyScreen[None]):
     # a wait behind every other player's screen). A greyed one still reaches the screen's ``on_key``.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", N_("Take"), priority=True),
-        Binding("n,space", "no_thanks", N_("No thanks!"), key_display="n/space", priority=True),
+        Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
         Binding("s", "show_score", N_("Scores")),
         Binding("a", "play_again", N_("Play again")),
         Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
