@@ -75,7 +75,8 @@ class KeyBar(Widget, can_focus=False):
         by_action: dict[str, ShownKey] = {}
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if binding.show and binding.action not in by_action:
-                display = _(self.app.get_key_display(binding))  # "n/space" is marked where it is bound
+                display = self.app.get_key_display(binding)
+                display = _(display) if display else display  # "n/space" is marked where it is bound
                 description = _(binding.description) if binding.description else ""  # (marked N_ in BINDINGS)
                 by_action[binding.action] = ShownKey(binding.key, display, description, enabled)
         return tuple(by_action.values())
