@@ -119,3 +119,15 @@ def test_every_language_has_rules_for_the_help_screen():
         text = (i18n.LOCALE_DIR / language / "rules.txt").read_text(encoding="utf-8")
         for fact in ("3", "35", "24", "9", "11", "30-31-32"):
             assert re.search(rf"(?<![\d-]){re.escape(fact)}(?![\d-])", text), (language, fact)
+
+
+def test_fuzzy_and_empty_entries_count_as_missing():
+    from babel.messages.catalog import Catalog
+
+    catalog = Catalog(locale="fr")
+    catalog.add("Done", "Fait")
+    catalog.add("Guessed", "Deviné", flags=["fuzzy"])
+    catalog.add("Empty", "")
+    catalog.add(("{count} chip", "{count} chips"), ("{count} jeton", ""))
+    lacking = {message.id if isinstance(message.id, str) else message.id[0] for message in tool.missing(catalog)}
+    assert lacking == {"Guessed", "Empty", "{count} chip"}
