@@ -14,12 +14,12 @@ from nothanks_server.lobby import LobbySettings
 from nothanks_server.solo import SoloGame, solo_table
 
 from .. import paths
-from ..bots import bot_names, describe
 from ..client.launchers import HostChoice, Hosting, SoloChoice
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..link import LobbyError, TableConnection
 from ..link.names import BadName
 from .addresses import join_lines
+from .levels import offered_bots
 
 
 class LocalLaunchers:
@@ -31,7 +31,7 @@ class LocalLaunchers:
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
-        return [(name, describe(name)) for name in bot_names()]
+        return offered_bots(DEFAULT_BOT)
 
     @property
     def default_bot(self) -> str:

@@ -26,6 +26,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
+from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 
 
@@ -75,9 +76,9 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     add_ssh_options(parser)
 
 
-def bot_choices() -> list[tuple[str, str]]:
-    """(name, what it is like) of every bot, for the app's new-table forms (the client never imports the bots)."""
-    return [(name, describe(name)) for name in bot_names()]
+def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
+    """(name, what it is like) of the levels, for the app's new-table forms (the client never imports the bots)."""
+    return offered_bots(default)
 
 
 def levels_help() -> str:
@@ -193,7 +194,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     app = NetApp(
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
-        bot_choices=bot_choices(),
+        bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))

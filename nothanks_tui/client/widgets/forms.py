@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.widgets import Checkbox, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
+from ...i18n import _
 
 TACTICAL_LABEL = "Tactical: 10, 20, 30 set aside, 1 chip fewer"  # fits every form it is in, uncut
 
@@ -26,11 +27,11 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
     """The "Bots" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
     if not choices:
         return
-    names = [name for name, _ in choices]
+    names = [name for name, _description in choices]
     with Horizontal(classes="field"):
         yield Label("Bots", classes="field-label")
         yield Select(
-            [(f"{name}: {description}"[:60], name) for name, description in choices],
+            [(f"{name}: {_(description)}", name) for name, description in choices],
             value=default if default in names else names[0],
             allow_blank=False,
             id="bot",

@@ -167,6 +167,10 @@ class SSHGameApp(NetApp):
 def make_app_factory(plan: WorkerPlan) -> AppFactory:
     """The worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port."""
     def make_app(player: SSHPlayer) -> SSHGameApp:
-        return SSHGameApp(SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key))
+        return SSHGameApp(
+            SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key),
+            bot_choices=plan.ssh.bot_choices,
+            default_bot=plan.ssh.default_bot,
+        )
 
     return make_app
