@@ -11,10 +11,10 @@ from __future__ import annotations
 from ..i18n import N_
 
 LEVELS: tuple[tuple[str, str], ...] = (
-    ("easy", N_("casual: takes what looks cheap")),
-    ("medium", N_("steady: plans a few cards ahead")),
-    ("hard", N_("strong: reads the whole table")),
-    ("expert", N_("strongest: up to 1 s a move")),
+    ("easy", N_("casual, takes what looks cheap")),
+    ("medium", N_("steady, plans ahead a little")),
+    ("hard", N_("strong, reads the whole table")),
+    ("expert", N_("strongest, up to 1 s a move")),
 )
 
 
