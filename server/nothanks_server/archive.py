@@ -205,12 +205,13 @@ def game_record(
 def player_stats(
     db: sqlite3.Connection, place: str | None, limit: int, mine: str | None = None
 ) -> list[PlayerStats]:
-    """Games, wins, mean and best (lowest) score per player, most games first; named by their latest name.
+    """Games, wins, mean and best (lowest) score per player, people before bots, most games first; named by their
+    latest name.
     ``mine``: the asker's identity (``who_is``), whose row is marked ``you``."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     rows = db.execute(
         "SELECT who, count(*), sum(won), avg(score), min(score), max(bot), max(finished_at) "
-        f"FROM record_seats {where} GROUP BY who ORDER BY count(*) DESC, who LIMIT ?",
+        f"FROM record_seats {where} GROUP BY who ORDER BY max(bot), count(*) DESC, who LIMIT ?",
         (*args, max(0, limit)),
     ).fetchall()
     stats = []

@@ -8,6 +8,7 @@ same ``Table`` methods.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -93,7 +94,8 @@ class InProcessTable(TableConnection):
         if not state.finished:
             raise LobbyError(errors.NOT_FINISHED, "the game is still being played")
         names = [seat.name or "?" for seat in table.seats]
-        return to_record(state, names, table=table.table_id, bots=[seat.bot is not None for seat in table.seats])
+        bots = [seat.bot is not None for seat in table.seats]
+        return to_record(state, names, table=table.table_id, bots=bots, finished_at=time.time())
 
     async def close(self) -> None:
         if self._closed:

@@ -51,7 +51,7 @@ class HistoryScreen(SteadyScreen[None]):
     """Finished games, newest first; Enter opens one in the replay, s shows the players' statistics."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_game", N_("Replay")),
+        Binding("enter", "open_game", N_("Replay"), priority=True),  # (before the list's own Enter)
         Binding("s", "stats", N_("Statistics")),
         Binding("r", "reload", N_("Refresh")),
         Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
@@ -114,7 +114,7 @@ class HistoryScreen(SteadyScreen[None]):
             self.load_more()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
+        event.stop()  # a click on a row
         self.action_open_game()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
