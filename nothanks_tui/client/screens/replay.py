@@ -99,7 +99,7 @@ class ReplayScreen(SteadyScreen[None]):
         self._start_at = replay.moves if at_end else 0
 
     def compose(self) -> ComposeResult:
-        title = _("Replay of the game of {when}").format(when=when_text(self.replay.finished_at))
+        title = _("Replay · {when}").format(when=when_text(self.replay.finished_at))
         yield TitleBar(title, id="title").data_bind(ReplayScreen.table)
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(ReplayScreen.table)
