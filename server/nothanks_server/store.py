@@ -26,7 +26,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -424,6 +424,12 @@ class SqliteStore:
         """A finished game played elsewhere than at a host's table (``place`` ``local``: ``nothanks play``)."""
         with self._transaction() as db:
             archive.file_record(db, table_id, game_no, record, place)
+
+    def add_records(self, games: Iterable[tuple[str, int, dict[str, Any]]], place: str = "local") -> None:
+        """Many finished games, (table id, game number, record) each, in one transaction (an import, a benchmark)."""
+        with self._transaction() as db:
+            for table_id, game_no, record in games:
+                archive.file_record(db, table_id, game_no, record, place)
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
