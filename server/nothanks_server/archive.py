@@ -2,9 +2,10 @@
 
 The store (store.py) keeps each finished game's ``nothanks-record/1`` record in ``records``. Reading a page of
 the history from those documents would parse every one; so each row also carries a small ``summary`` (names,
-final scores, winners, bots), ``finished_at`` is indexed, and ``record_seats`` holds one row per seat (who, score,
-won) for the statistics, indexed by who. A game is filed with its summary and seats in the same transaction as
-its record (for a host, the same as its last move).
+final scores, winners, bots), ``finished_at`` is indexed, ``record_seats`` holds one row per seat (who, score,
+won), and ``players`` each player's running totals (games, wins, sum of scores, best, latest name), so the
+statistics read one row per player. A game is filed with its summary, seats and totals in the same transaction
+as its record (for a host, the same as its last move).
 
 Who a seat was: locally, its name (``name:``); at a host, the SSH key bound to the seat (``key:``), else its
 seat token's digest (``seat:``); a bot is ``bot:`` and its name. Only kinds and names leave the host.
@@ -47,7 +48,18 @@ CREATE TABLE IF NOT EXISTS record_seats (
     PRIMARY KEY (table_id, game_no, seat)
 );
 CREATE INDEX IF NOT EXISTS record_seats_by_who ON record_seats (who, finished_at);
-CREATE INDEX IF NOT EXISTS record_seats_by_place ON record_seats (place, who);
+CREATE TABLE IF NOT EXISTS players (
+    place TEXT NOT NULL,
+    who TEXT NOT NULL,
+    name TEXT NOT NULL,
+    bot INTEGER NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    score_sum INTEGER NOT NULL,
+    best INTEGER NOT NULL,
+    last_at REAL NOT NULL,
+    PRIMARY KEY (place, who)
+);
 """
 
 
@@ -143,6 +155,14 @@ def _put_seats(
             for seat, who, name, bot, score, won in seats
         ],
     )
+    db.executemany(
+        "INSERT INTO players (place, who, name, bot, games, wins, score_sum, best, last_at) VALUES (?,?,?,?,1,?,?,?,?) "
+        "ON CONFLICT (place, who) DO UPDATE SET games = games + 1, wins = wins + excluded.wins, "
+        "score_sum = score_sum + excluded.score_sum, best = min(best, excluded.best), bot = max(bot, excluded.bot), "
+        "name = CASE WHEN excluded.last_at >= last_at THEN excluded.name ELSE name END, "
+        "last_at = max(last_at, excluded.last_at)",
+        [(place, who, name, int(bot), int(won), score, score, finished) for _, who, name, bot, score, won in seats],
+    )
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -152,12 +172,16 @@ def list_games(
     db: sqlite3.Connection, offset: int, limit: int, place: str | None
 ) -> tuple[list[GameListing], int]:
     """A page of finished games, newest first, and how many there are. Rows whose summary does not read are
-    listed with what is known (the id and date), so the history never fails on one damaged row."""
-    where, args = ("WHERE place = ? AND summary IS NOT NULL", (place,)) if place else ("WHERE summary IS NOT NULL", ())
+    listed with what is known (the id and date), so the history never fails on one damaged row.
+
+    The count and the page's place in the order come from the indexes alone (``records`` rows hold whole records:
+    a scan of them is what would make a big history slow); only the page's own rows are read."""
+    where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     total = int(db.execute(f"SELECT count(*) FROM records {where}", args).fetchone()[0])
     rows = db.execute(
-        f"SELECT table_id, game_no, finished_at, summary FROM records {where} "
-        "ORDER BY finished_at DESC, table_id DESC, game_no DESC LIMIT ? OFFSET ?",
+        "SELECT table_id, game_no, finished_at, summary FROM records WHERE rowid IN "
+        f"(SELECT rowid FROM records {where} ORDER BY finished_at DESC, rowid DESC LIMIT ? OFFSET ?) "
+        "ORDER BY finished_at DESC, rowid DESC",
         (*args, max(0, limit), max(0, offset)),
     ).fetchall()
     games = []
@@ -206,18 +230,17 @@ def player_stats(
     db: sqlite3.Connection, place: str | None, limit: int, mine: str | None = None
 ) -> list[PlayerStats]:
     """Games, wins, mean and best (lowest) score per player, people before bots, most games first; named by their
-    latest name.
-    ``mine``: the asker's identity (``who_is``), whose row is marked ``you``."""
+    latest name. ``mine``: the asker's identity (``who_is``), whose row is marked ``you``."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     rows = db.execute(
-        "SELECT who, count(*), sum(won), avg(score), min(score), max(bot), max(finished_at) "
-        f"FROM record_seats {where} GROUP BY who ORDER BY max(bot), count(*) DESC, who LIMIT ?",
+        "SELECT who, sum(games), sum(wins), sum(score_sum), min(best), max(bot), max(last_at) "
+        f"FROM players {where} GROUP BY who ORDER BY max(bot), sum(games) DESC, who LIMIT ?",
         (*args, max(0, limit)),
     ).fetchall()
     stats = []
-    for who, games, wins, mean, best, bot, last in rows:
+    for who, games, wins, score_sum, best, bot, last in rows:
         latest = db.execute(
-            "SELECT name FROM record_seats WHERE who = ? AND finished_at = ? LIMIT 1", (who, last)
+            "SELECT name FROM players WHERE who = ? AND last_at = ? LIMIT 1", (who, last)
         ).fetchone()
         kind = str(who).partition(":")[0]
         stats.append(
@@ -226,7 +249,7 @@ def player_stats(
                 kind="bot" if bot else kind,
                 games=int(games),
                 wins=int(wins or 0),
-                mean=float(mean or 0.0),
+                mean=float(score_sum) / int(games) if games else 0.0,
                 best=int(best or 0),
                 you=mine is not None and who == mine,
             )

@@ -119,6 +119,10 @@ def test_a_schema_1_store_is_migrated_with_its_records_in_the_history(tmp_path):
     db.close()
     store = SqliteStore(path)
     games, total = store.list_games(place=HOST)
-    assert total == 1 and games[0].game_id == "t4/1" and list(games[0].scores) == scores_of(record)
+    assert total == 2 and [game.game_id for game in games] == ["t5/1", "t4/1"]
+    assert games[0].players == ("?",)  # listed with what is known; opening it says it is damaged
+    assert list(games[1].scores) == scores_of(record)
+    with pytest.raises(StoreError, match="damaged"):
+        store.game_record("t5", 1)
     assert sum(row.games for row in store.player_stats(HOST)) == 3
     store.close()
