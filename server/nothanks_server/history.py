@@ -40,7 +40,6 @@ class LocalRecords(RecordStore):
     def __init__(self, directory: Path | str) -> None:
         super().__init__(directory)
         self.table_id = "local-" + secrets.token_hex(3)
-        self.last_game: str | None = None  # the id of the last game kept, for "replay this game"
 
     def save(self, record: dict[str, Any], table_id: str, game_no: int) -> Path | None:
         try:
@@ -50,7 +49,6 @@ class LocalRecords(RecordStore):
         else:
             try:
                 store.add_record(self.table_id, game_no, record, LOCAL)
-                self.last_game = f"{self.table_id}/{game_no}"
             except (StoreError, KeyError, TypeError, ValueError):
                 log.exception("could not keep local game %d in the history", game_no)
             finally:

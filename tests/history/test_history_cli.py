@@ -98,3 +98,15 @@ async def test_a_local_game_from_the_start_screen_is_kept_and_replayed_from_its_
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.screen.replay.final.hands == final.hands
     assert len(list(tmp_path.glob("*.json"))) == 1  # and its JSON file, as a host writes
+
+
+def test_a_store_that_is_not_a_database_is_one_sentence_and_never_stops_a_game(tmp_path, capsys, opened):
+    from nothanks_server.history import LocalRecords, history_database
+
+    history_database(tmp_path).write_bytes(b"this is not SQLite" * 100)
+    assert main(["replay", "--last", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("nothanks replay: the history cannot be read") and "Traceback" not in out
+    recorder = LocalRecords(tmp_path)
+    path = recorder.save(finished_record(["ann", "bob"], 1), "local", 1)  # logged, not raised: the JSON still comes
+    assert path is not None and path.exists()
