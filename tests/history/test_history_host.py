@@ -87,3 +87,28 @@ async def test_history_requests_are_rate_limited_like_the_table_list(tmp_path):
             codes.append(reply.get("code") if reply["type"] == "error" else reply["type"])
         assert codes[0] == "stats" and errors.SLOW_DOWN in codes
         await client.close()
+
+
+async def test_the_host_players_own_lobby_lists_the_hosts_games_and_never_the_local_ones(tmp_path):
+    from nothanks_server.archive import LOCAL
+    from nothanks_server.inprocess import InProcessLobby
+    from nothanks_server.lobby import Lobby, LobbySettings
+
+    from .records import finished_record
+
+    lobby = Lobby(LobbySettings(data_dir=tmp_path, bot_delay=0, turn_timer=None, seed=3))
+    lobby.store.add_record("local-abcdef", 1, finished_record(["me", "ana"], 2), LOCAL)  # a game of `nothanks play`
+    lobby.start()
+    player = InProcessLobby(lobby, "host")
+    await player.start()
+    table = await player.create_table(NewTable(players=2, bots=1, bot="rules"))
+    await table.start_game()
+    await play_to_end(table)
+    page = await player.list_games()
+    assert [game.players[0] for game in page.games] == ["host"] and page.total == 1
+    with pytest.raises(LobbyError) as refused:
+        await player.open_game("local-abcdef/1")
+    assert refused.value.code == errors.NO_GAME
+    assert (await player.open_game(page.games[0].game_id))["players"][0] == "host"
+    assert {row.name for row in await player.player_stats()} == {"host", "rules"}
+    lobby.close()
