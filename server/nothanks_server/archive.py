@@ -85,14 +85,18 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
         _put_seats(db, table_id, game_no, HOST, finished, seats)
 
 
-def file_record(db: sqlite3.Connection, table_id: str, game_no: int, record: dict[str, Any], place: str) -> None:
-    """Insert one finished game (record, summary, seats) in the caller's transaction."""
+def file_record(
+    db: sqlite3.Connection, table_id: str, game_no: int, record: dict[str, Any], place: str, exported: bool = False
+) -> None:
+    """Insert one finished game (record, summary, seats, totals) in the caller's transaction; ``exported``: its JSON
+    file is written already."""
     finished = _finished_at(record)
     identities = _host_identities(db, table_id, len(record["players"])) if place == HOST else None
     summary, seats = _summarise(record, identities or [None] * len(record["players"]), place)
     db.execute(
-        "INSERT INTO records (table_id, game_no, finished_at, record, place, summary) VALUES (?,?,?,?,?,?)",
-        (table_id, game_no, finished, json.dumps(record), place, json.dumps(summary)),
+        "INSERT INTO records (table_id, game_no, finished_at, record, place, summary, exported) "
+        "VALUES (?,?,?,?,?,?,?)",
+        (table_id, game_no, finished, json.dumps(record), place, json.dumps(summary), int(exported)),
     )
     _put_seats(db, table_id, game_no, place, finished, seats)
 

@@ -42,18 +42,21 @@ class LocalRecords(RecordStore):
         self.table_id = "local-" + secrets.token_hex(3)
 
     def save(self, record: dict[str, Any], table_id: str, game_no: int) -> Path | None:
+        """The JSON file first, then the store (marked exported when the file was written, so a host later started
+        on this data dir does not write it again); each failure is logged, never raised into the game."""
+        written = super().save(record, self.table_id, game_no)
         try:
             store = SqliteStore(history_database(self.directory), host=False)
         except StoreError:
             log.exception("could not open the history to keep a local game")
-        else:
-            try:
-                store.add_record(self.table_id, game_no, record, LOCAL)
-            except (StoreError, KeyError, TypeError, ValueError):
-                log.exception("could not keep local game %d in the history", game_no)
-            finally:
-                store.close()
-        return super().save(record, self.table_id, game_no)
+            return written
+        try:
+            store.add_record(self.table_id, game_no, record, LOCAL, exported=written is not None)
+        except (StoreError, KeyError, TypeError, ValueError):
+            log.exception("could not keep local game %d in the history", game_no)
+        finally:
+            store.close()
+        return written
 
 
 class StoreHistory(HistorySource):

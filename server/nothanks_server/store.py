@@ -420,10 +420,13 @@ class SqliteStore:
 
     # ---------------------------------------------------------------------------------------- the history
 
-    def add_record(self, table_id: str, game_no: int, record: dict[str, Any], place: str = "local") -> None:
-        """A finished game played elsewhere than at a host's table (``place`` ``local``: ``nothanks play``)."""
+    def add_record(
+        self, table_id: str, game_no: int, record: dict[str, Any], place: str = "local", exported: bool = False
+    ) -> None:
+        """A finished game played elsewhere than at a host's table (``place`` ``local``: ``nothanks play``);
+        ``exported``: its JSON file is written already."""
         with self._transaction() as db:
-            archive.file_record(db, table_id, game_no, record, place)
+            archive.file_record(db, table_id, game_no, record, place, exported)
 
     def add_records(self, games: Iterable[tuple[str, int, dict[str, Any]]], place: str = "local") -> None:
         """Many finished games, (table id, game number, record) each, in one transaction (an import, a benchmark)."""

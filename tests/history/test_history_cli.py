@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from nothanks_server.history import history_database
+from nothanks_server.store import SqliteStore
 from nothanks_tui.cli import main
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.history_app import HistoryApp
@@ -98,10 +100,13 @@ async def test_a_local_game_from_the_start_screen_is_kept_and_replayed_from_its_
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
         assert app.screen.replay.final.hands == final.hands
     assert len(list(tmp_path.glob("*.json"))) == 1  # and its JSON file, as a host writes
+    store = SqliteStore(history_database(tmp_path), host=False)
+    assert store.records(pending_only=True) == []  # a host started on this data dir has no file left to write
+    store.close()
 
 
 def test_a_store_that_is_not_a_database_is_one_sentence_and_never_stops_a_game(tmp_path, capsys, opened):
-    from nothanks_server.history import LocalRecords, history_database
+    from nothanks_server.history import LocalRecords
 
     history_database(tmp_path).write_bytes(b"this is not SQLite" * 100)
     assert main(["replay", "--last", "--data-dir", str(tmp_path)]) == 1
