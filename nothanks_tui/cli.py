@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .bots import bot_names, describe
 from .commands import advise as advise_command
+from .commands import history as history_command
 from .commands import net as net_command
 from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament_command.add_parser(sub, players, positive)
     advise_command.add_parser(sub)
     net_command.add_parsers(sub, players)
+    history_command.add_parsers(sub)
     return parser
 
 
@@ -93,6 +95,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "server": net_command.run_server,
     "host": net_command.run_host,
     "join": net_command.run_join,
+    "history": history_command.run_history,
+    "replay": history_command.run_replay,
 }
 
 

@@ -59,7 +59,7 @@ class NoThanksApp(App[int]):
 
     # Absolute paths, so subclasses elsewhere (the SSH front's app) find them; every screen's styles are loaded at
     # start: a screen with its own CSS_PATH would make each app re-parse all of its CSS when that screen opens.
-    CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]
+    CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss", STYLES / "history.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]

@@ -35,6 +35,7 @@ from ..link import (
     TableSummary,
     errors,
 )
+from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
 from ..link.wire import (
     PROTOCOL_VERSION,
     client_unpacker,
@@ -104,6 +105,10 @@ class TcpTable(TableConnection):
     @property
     def seat_token(self) -> str | None:
         return self._token
+
+    async def game_record(self) -> dict[str, Any]:
+        """This table's latest finished game, from the host's history (``replay`` with the table's id)."""
+        return await self.lobby.open_game(self.table_id)
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
@@ -256,6 +261,27 @@ class TcpLobby(LobbyConnection):
 
     async def resume(self, token: str) -> TableConnection:
         return await self._sit({"type": "resume", "token": token})
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        reply = await self.request({"type": "history", "offset": offset, "limit": limit})
+        try:
+            return page_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable history: {error}") from None
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        reply = await self.request({"type": "replay", "game": game_id})
+        record = reply.get("record")
+        if not isinstance(record, dict):
+            raise LobbyError(errors.BAD_FRAME, "the host sent an unreadable record")
+        return record
+
+    async def player_stats(self) -> list[PlayerStats]:
+        reply = await self.request({"type": "stats"})
+        try:
+            return stats_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable statistics: {error}") from None
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""

@@ -8,7 +8,9 @@ screen's first two tabs, and ``nothanks play`` uses the same solo table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from nothanks_server.history import StoreHistory
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.solo import SoloGame, solo_table
@@ -17,6 +19,7 @@ from .. import paths
 from ..client.launchers import HostChoice, Hosting, SoloChoice
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..link import LobbyError, TableConnection
+from ..link.history import HistorySource
 from ..link.names import BadName
 from .addresses import join_lines
 from .levels import offered_bots
@@ -25,9 +28,15 @@ from .levels import offered_bots
 class LocalLaunchers:
     """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
 
-    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None) -> None:
+    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None, records_dir: Path | None = None) -> None:
+        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
         self.bot_pace = bot_pace
         self.seed = seed
+        self.records_dir = records_dir
+
+    def history(self) -> HistorySource | None:
+        """This machine's finished games (the start screen's history and statistics), if any are kept."""
+        return None if self.records_dir is None else StoreHistory(self.records_dir)
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
@@ -46,6 +55,7 @@ class LocalLaunchers:
             open_chips=choice.open_chips,
             variant="tactical" if choice.tactical else "standard",
             bot_pace=self.bot_pace,
+            records_dir=self.records_dir,
         )
         try:
             return solo_table(game)

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import Action
+from . import errors
 from .events import NewTable, TableEvent, TableSummary
+from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
 
 class LobbyError(Exception):
@@ -71,9 +74,17 @@ class TableConnection(ABC):
         """The secret that resumes this seat after a disconnect (None: not seated, or not a host table)."""
         return None
 
+    async def game_record(self) -> dict[str, Any]:
+        """The record of this table's latest finished game ("replay this game"): raises ``LobbyError``
+        (``not_finished`` while it is played; by default ``no_game``: this table keeps none)."""
+        raise LobbyError(errors.NO_GAME, "this table keeps no records")
 
-class LobbyConnection(ABC):
-    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table."""
+
+class LobbyConnection(HistorySource):
+    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table.
+
+    It is also the host's history (finished games, statistics); a lobby that keeps none refuses with ``no_game``.
+    """
 
     info: ConnectionInfo
 
@@ -104,3 +115,12 @@ class LobbyConnection(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Disconnect; safe to call twice."""
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def player_stats(self) -> list[PlayerStats]:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")

@@ -52,6 +52,7 @@ ALREADY_AT_TABLE = "already_at_table"
 NOT_AT_TABLE = "not_at_table"
 TOO_MANY_TABLES = "too_many_tables"
 NOT_SAVED = "not_saved"
+NO_GAME = "no_game"
 # Protocol
 BAD_FRAME = "bad_frame"
 TOO_BIG = "too_big"
@@ -93,6 +94,7 @@ _CODES = (
     ErrorCode(BAD_TOKEN, "no seat holds that token"),
     ErrorCode(BAD_BOT, "unknown bot name"),
     ErrorCode(TOO_MANY_TABLES, "the host is at its table limit"),
+    ErrorCode(NO_GAME, "no such finished game in the history (or its record is damaged)"),
     ErrorCode(NOT_SAVED, "the host could not save the change to its store, so it did not happen"),
     ErrorCode(UNKNOWN_TYPE, "no such message type"),
     ErrorCode(BAD_FIELD, "a field is missing or of the wrong type"),

@@ -178,6 +178,10 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "play_again": {},
     "ping": {},
     "bye": {},
+    # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
+    "history": {"offset": Field(_INT, required=False), "limit": Field(_INT, required=False)},
+    "replay": {"game": Field(_STR)},
+    "stats": {},
 }
 
 

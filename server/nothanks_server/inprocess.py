@@ -8,10 +8,11 @@ same ``Table`` methods.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.engine import Action, IllegalMove, to_record
 from nothanks_tui.link import (
     Closed,
     ConnectionInfo,
@@ -24,6 +25,7 @@ from nothanks_tui.link import (
     TableSummary,
     errors,
 )
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 
 from .lobby import Lobby
@@ -81,6 +83,19 @@ class InProcessTable(TableConnection):
     @property
     def seat_token(self) -> str | None:
         return self._token
+
+    async def game_record(self) -> dict[str, Any]:
+        """The finished game at this table, as its record (the table is in this process: nothing is hidden from
+        the host's own code, and the game is over)."""
+        table = self.table
+        state = None if table is None else table.state
+        if table is None or state is None:
+            raise LobbyError(errors.NO_GAME, "no game at this table")
+        if not state.finished:
+            raise LobbyError(errors.NOT_FINISHED, "the game is still being played")
+        names = [seat.name or "?" for seat in table.seats]
+        bots = [seat.bot is not None for seat in table.seats]
+        return to_record(state, names, table=table.table_id, bots=bots, finished_at=time.time())
 
     async def close(self) -> None:
         if self._closed:
@@ -147,6 +162,15 @@ class InProcessLobby(LobbyConnection):
 
     async def close(self) -> None:
         return None
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        return _refusing(lambda: self.lobby.history(offset, limit))
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        return _refusing(lambda: self.lobby.game_record(game_id))
+
+    async def player_stats(self) -> list[PlayerStats]:
+        return _refusing(lambda: self.lobby.stats())
 
     def _seat(self) -> InProcessTable:
         if not self.name:

@@ -19,6 +19,7 @@ import msgpack
 from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link.history import HISTORY_PAGE, page_to_wire, stats_to_wire
 from nothanks_tui.link.names import BadName, clean_name
 from nothanks_tui.link.wire import (
     CLIENT_MAX_DEPTH,
@@ -50,6 +51,7 @@ MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
 MAX_CONNECTIONS = 5000
 MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
 LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
+HISTORY_REQUESTS = frozenset({"history", "replay", "stats"})  # counted like list_tables (a read of the store)
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections and tables that never started
 
 
@@ -265,6 +267,12 @@ class Session:
                 )
             self.send_raw(self.host.tables_frame(fields.get("offset", 0), request_id))
             return True
+        elif kind in HISTORY_REQUESTS:
+            if not self._lists.take(time.monotonic()):
+                raise ProtocolError(
+                    errors.SLOW_DOWN, f"ask for the history at most {self.host.limits.list_rate:g} times a second"
+                )
+            reply = self._history(kind, fields)
         elif kind == "create_table":
             reply = self._create(fields)
         elif kind == "join":
@@ -294,6 +302,15 @@ class Session:
                 reply["re"] = request_id
             self.send(reply)
         return True
+
+    def _history(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
+        lobby = self.host.lobby
+        if kind == "history":
+            return page_to_wire(lobby.history(fields.get("offset", 0), fields.get("limit", HISTORY_PAGE)))
+        if kind == "replay":
+            return {"type": "record", "game": fields["game"], "record": lobby.game_record(fields["game"])}
+        return stats_to_wire(lobby.stats(self.key))
 
     def _hello(self, fields: dict[str, Any]) -> dict[str, Any]:
         if self.name:

@@ -18,10 +18,12 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
+from ...i18n import N_, _
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
+from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
 
@@ -62,6 +64,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("c", "create", "New table"),
         Binding("w", "watch", "Watch"),
         Binding("r", "refresh", "Refresh"),
+        Binding("h", "history", N_("History")),
         Binding("q", "quit_lobby", "Quit"),
     ]
 
@@ -96,6 +99,11 @@ class LobbyScreen(SteadyScreen[None]):
         table.add_columns("Table", "Players", "Status", "Seats")
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def action_history(self) -> None:
+        """This host's finished games (and its players' statistics), read through the lobby connection."""
+        title = _("Games finished at {host}").format(host=self.lobby.info.description)
+        self.app.push_screen(HistoryScreen(self.lobby, title))
 
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:

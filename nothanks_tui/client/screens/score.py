@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.cells import cell_len
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,8 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
-from ...link import TableUpdate
+from ...i18n import N_, _
+from ...link import LobbyError, TableUpdate
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
+from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 
 WINNER_MARK = "★"
@@ -86,6 +89,7 @@ class ScoreScreen(ModalScreen[str]):
         Binding("enter", "choose('again')", "Play again", show=False),
         Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
         Binding("q", "choose('quit')", "Quit"),
+        Binding("r", "replay", N_("Replay")),
     ]
 
     def __init__(self, table: TableUpdate) -> None:
@@ -108,3 +112,21 @@ class ScoreScreen(ModalScreen[str]):
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    @work(exclusive=True, group="replay", exit_on_error=False)
+    async def action_replay(self) -> None:
+        """Replay this game, from its record (the table's, or its host's): the replay opens over this screen."""
+        from ..replaying import ReplayError, load_replay  # (the replay draws the table screen's widgets)
+        from .replay import ReplayScreen
+
+        screen = getattr(self.app, "table_screen", None)
+        connection = getattr(screen, "connection", None)
+        if connection is None:
+            return
+        try:
+            replay = load_replay(await connection.game_record())
+        except (LobbyError, ReplayError) as error:
+            message = error.message if isinstance(error, LobbyError) else str(error)
+            self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
+            return
+        self.app.push_screen(ReplayScreen(replay))

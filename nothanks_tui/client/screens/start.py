@@ -19,12 +19,15 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
+from ...i18n import N_
 from ...link import TableConnection
 from ...link.names import MAX_NAME
-from ..launchers import Hosting, Launchers, SoloChoice
+from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field
 from ..widgets.keybar import KeyBar
+from .history import HistoryScreen
+from .stats import StatsScreen
 from .steady import SteadyScreen
 
 TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
@@ -134,6 +137,8 @@ class StartScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", "Start"),
         Binding("ctrl+n", "next_mode", "Next tab"),
+        Binding("ctrl+o", "history", N_("History")),
+        Binding("ctrl+t", "stats", N_("Statistics")),
         Binding("escape", "quit", "Quit"),
     ]
 
@@ -234,7 +239,20 @@ class StartScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_mode":
             return len(self.forms) > 1
+        if action in ("history", "stats"):
+            return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
+
+    def action_history(self) -> None:
+        """The games kept on this machine (opened from here, Esc comes back)."""
+        source = history_of(getattr(self.app, "launchers", None))
+        if source is not None:
+            self.app.push_screen(HistoryScreen(source))
+
+    def action_stats(self) -> None:
+        source = history_of(getattr(self.app, "launchers", None))
+        if source is not None:
+            self.app.push_screen(StatsScreen(source))
 
     def action_next_mode(self) -> None:
         """The next way of playing (tab), with its first field focused: no need to reach the tab bar."""

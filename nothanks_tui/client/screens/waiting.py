@@ -59,6 +59,9 @@ class PrefilledConnection(TableConnection):
     def seat_token(self) -> str | None:
         return self.inner.seat_token
 
+    async def game_record(self) -> dict[str, Any]:
+        return await self.inner.game_record()
+
 
 def open_table_screen(screen: Screen[Any], connection: TableConnection) -> None:
     """Replace ``screen`` with the table screen for ``connection``."""

@@ -28,6 +28,7 @@ from nothanks_tui.link import (
     TableConnection,
     TableSummary,
 )
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 
 from .player import SSHPlayer
 from .session import AppFactory
@@ -84,6 +85,17 @@ class SessionLobby(LobbyConnection):
         if token == KEY_SEAT:
             return self._remember(await self.inner.resume_key())
         return self._remember(await self.inner.resume(token))
+
+    # The host's history, through the same connection (finished games only: the host refuses any other).
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        return await self.inner.list_games(offset, limit)
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        return await self.inner.open_game(game_id)
+
+    async def player_stats(self) -> list[PlayerStats]:
+        return await self.inner.player_stats()
 
     async def close(self) -> None:
         """Leave every table this session sat at (a seat in a running game then waits for us, away)."""
