@@ -2,8 +2,8 @@
 
 The registry in ``nothanks_tui.bots`` holds every bot, including those that exist for tournaments and study
 (``random``, ``threshold``, ``flat``, ``ismcts:N``). A new player choosing an opponent wants a level and one
-line on what it is like, short enough for the new-table dialog at 80 columns. The descriptions are marked with ``N_``: the app
-translates them where it shows them, in each player's own language.
+line on what it is like, short enough for the new-table dialog at 80 columns. The descriptions are marked with
+``N_``: the app translates them where it shows them, in each player's own language.
 """
 
 from __future__ import annotations
