@@ -8,6 +8,7 @@ same ``Table`` methods.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -26,6 +27,7 @@ from nothanks_tui.link import (
 )
 from nothanks_tui.link.names import BadName, clean_name
 
+from .chat import chat_bucket, too_fast
 from .lobby import Lobby
 from .table import HostEvent, Table
 
@@ -44,6 +46,7 @@ class InProcessTable(TableConnection):
         self._token: str | None = None
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
         self._closed = False
+        self._chats = chat_bucket(time.monotonic())
 
     def seated(self, table: Table, seat: int | None, token: str | None = None) -> None:
         """This connection is now at ``table`` (``seat`` None: watching), holding ``token`` to come back."""
@@ -81,6 +84,17 @@ class InProcessTable(TableConnection):
     @property
     def seat_token(self) -> str | None:
         return self._token
+
+    @property
+    def can_chat(self) -> bool:
+        return True
+
+    async def send_chat(self, text: str) -> None:
+        if not self._chats.take(time.monotonic()):
+            error = too_fast()
+            self._events.put_nowait(Rejected(error.code, error.message))
+            return
+        self._call(lambda table: table.say(self, text))
 
     async def close(self) -> None:
         if self._closed:
