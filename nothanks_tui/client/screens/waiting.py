@@ -17,7 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...engine import Action
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...link.chat import CHAT_HISTORY
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
@@ -59,6 +60,13 @@ class PrefilledConnection(TableConnection):
     def seat_token(self) -> str | None:
         return self.inner.seat_token
 
+    @property
+    def can_chat(self) -> bool:
+        return self.inner.can_chat
+
+    async def send_chat(self, text: str) -> None:
+        await self.inner.send_chat(text)
+
 
 def open_table_screen(screen: Screen[Any], connection: TableConnection) -> None:
     """Replace ``screen`` with the table screen for ``connection``."""
@@ -87,6 +95,7 @@ class WaitingScreen(SteadyScreen[None]):
         self.join_hint = join_hint or []
         self.waiting: TableWaiting | None = None
         self._handed_over = False
+        self._chat: list[TableEvent] = []  # lines said before the game, handed to the table screen with it
 
     def compose(self) -> ComposeResult:
         yield Static("", id="waiting-title")
@@ -114,7 +123,9 @@ class WaitingScreen(SteadyScreen[None]):
             self._draw(event)
         elif isinstance(event, TableUpdate):
             self._handed_over = True
-            open_table_screen(self, PrefilledConnection(self.connection, [event]))
+            open_table_screen(self, PrefilledConnection(self.connection, [event, *self._chat]))
+        elif isinstance(event, ChatLine | ChatHistory):
+            self._chat = [event] if isinstance(event, ChatHistory) else [*self._chat, event][-CHAT_HISTORY:]
         elif isinstance(event, Rejected):
             self.say(event.message)
         elif isinstance(event, Closed):
