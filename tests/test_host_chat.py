@@ -74,9 +74,15 @@ async def test_hostile_text_is_cleaned_by_the_host_before_any_byte_reaches_anoth
         await raw.until(of_type("joined"))
         await a.send_chat(HOSTILE)
         frame = await raw.until(of_type("chat"))
-        assert frame == {"type": "chat", "table": a.table_id, "name": "alice", "seat": 0, "text": HOSTILE_CLEANED}
+        assert frame == {"type": "chat", "name": "alice", "seat": 0, "text": HOSTILE_CLEANED}
         assert b"\x1b" not in raw.received and b"\x07" not in raw.received and b"\xc2\x9b" not in raw.received
         assert "\u202e".encode() not in raw.received
+        late = await RawClient.connect(host.port, name=None)
+        await late.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "late", "features": ["chat"]})
+        await late.send({"type": "spectate", "table": a.table_id})
+        history = await late.until(of_type("chat_history"))
+        assert history == {"type": "chat_history", "lines": [{"name": "alice", "seat": 0, "text": HOSTILE_CLEANED}]}
+        await late.close()
         await raw.close()
         await alice.close()
 

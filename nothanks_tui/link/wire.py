@@ -373,11 +373,12 @@ def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
     return {"name": line.name, "seat": line.seat, "text": line.text}
 
 
-def chat_to_wire(event: ChatLine | ChatHistory, table_id: str) -> dict[str, Any]:
-    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines."""
+def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
+    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines (of the table the
+    recipient is at: a connection is at one table at a time)."""
     if isinstance(event, ChatHistory):
-        return {"type": "chat_history", "table": table_id, "lines": [chat_line_to_wire(line) for line in event.lines]}
-    return {"type": "chat", "table": table_id, **chat_line_to_wire(event)}
+        return {"type": "chat_history", "lines": [chat_line_to_wire(line) for line in event.lines]}
+    return {"type": "chat", **chat_line_to_wire(event)}
 
 
 def chat_line_from_wire(data: Any) -> ChatLine:

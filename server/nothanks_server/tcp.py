@@ -99,7 +99,7 @@ class Session:
             self.send({"type": "error", "code": event.code, "message": event.message})
         elif isinstance(event, ChatLine | ChatHistory):
             if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
-                self.send(chat_to_wire(event, self.table.table_id if self.table is not None else ""))
+                self.send(chat_to_wire(event))
 
     # ---------------------------------------------------------------- sending
 

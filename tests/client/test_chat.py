@@ -203,3 +203,21 @@ async def test_where_the_log_has_no_room_a_line_is_shown_in_a_toast():
         )
 
 
+
+
+async def test_the_waiting_room_has_chat_too():
+    from nothanks_tui.client.screens.waiting import WaitingScreen
+    from nothanks_tui.client.widgets.chat import ChatLines
+
+    lobby, a, b = await two_players(started=False)
+    app = NetApp(first_screen_for(InProcessLobby(lobby, "x"), a))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        await wait_until(pilot, lambda: "c Chat" in keys_shown(app), "the chat key")
+        await pilot.press("c", *"[b]waiting[/b]", "enter")
+        assert (await heard(b, "[b]waiting[/b]")).name == "alice"
+        lines = app.screen.query_one(ChatLines)
+        await wait_until(pilot, lambda: "<alice> [b]waiting[/b]" in lines.render().plain, "the line shown")
+        await pilot.press("m")
+        await wait_until(pilot, lambda: "<alice>" not in lines.render().plain, "muted")
+        assert "m Unmute chat" in keys_shown(app)

@@ -1,4 +1,5 @@
-"""The one-line input a player types a chat line into, under the table (opened by the table screen's chat key).
+"""The one-line input a player types a chat line into, under the table (opened by the chat key), and the waiting
+room's few lines of chat.
 
 Enter sends; Esc or Ctrl-G closes it. GNU screen can hold a lone Esc back for seconds while the game has mouse
 reporting on, so the input must close with a key that is not Esc, and letters type text here: Ctrl-G (the
@@ -12,11 +13,16 @@ from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Input
 
 from ...i18n import N_, _
+from ...link import ChatLine
 from ...link.chat import MAX_CHAT
+from ..chat_view import chat_content, chat_rows
 
 PLACEHOLDER = N_("Say something to the table (Enter sends, Ctrl-G or Esc closes)")
 
@@ -73,3 +79,25 @@ class ChatInput(Input):
         self.display = False
         self.can_focus = False
         self.post_message(self.Closed())
+
+
+class ChatLines(Widget):
+    """The newest chat lines that fit, newest at the bottom (the waiting room's; at the table they join the log)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
+
+    lines: reactive[tuple[ChatLine, ...]] = reactive(())
+    muted: reactive[bool] = reactive(False)
+
+    def render(self) -> Content:
+        if self.muted:
+            return Content.styled(_("Chat muted (m shows it)."), "dim")
+        width, height = self.content_region.size
+        name_style = self.get_visual_style("movelog--chat-name")
+        text_style = self.get_visual_style("movelog--chat")
+        rows: list[Content] = []
+        for line in reversed(self.lines):
+            rows[:0] = chat_rows(chat_content(line, name_style, text_style), width or 80)
+            if len(rows) >= height:
+                break
+        return Content("\n").join(rows[-max(1, height) :])
