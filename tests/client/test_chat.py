@@ -221,3 +221,26 @@ async def test_the_waiting_room_has_chat_too():
         await pilot.press("m")
         await wait_until(pilot, lambda: "<alice>" not in lines.render().plain, "muted")
         assert "m Unmute chat" in keys_shown(app)
+
+
+async def test_opening_the_line_at_a_full_table_pushes_nobody_off_the_screen():
+    from nothanks_tui.client.widgets.table import PlayersPanel
+
+    lobby = Lobby(LobbySettings(bot_delay=1000, turn_timer=None, seed=3))
+    zed = InProcessLobby(lobby, "zed")
+    await zed.start()
+    z = await zed.create_table(NewTable(players=7, bots=6))
+    await z.start_game()
+    app = NoThanksApp(z)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: playing(app), "the table")
+        await pilot.pause()
+        panel = table_screen(app).query_one(PlayersPanel)
+        before = panel.region
+        assert before.height >= 1 + 7 + 1  # header, seven players, its border
+        await pilot.press("c")
+        await wait_until(pilot, lambda: table_screen(app).query_one(ChatInput).display, "the line")
+        await pilot.pause()
+        assert panel.region == before
+        line = table_screen(app).query_one(ChatInput).region
+        assert line.height == 1 and line.bottom == 23  # just above the keys
