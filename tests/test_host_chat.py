@@ -263,3 +263,16 @@ async def test_hello_features_are_listed_by_both_sides_and_checked():
         session = next(s for s in host.sessions if s.name == "y")
         assert session.features == frozenset({"chat"})
         await odd.close()
+
+
+async def test_the_reference_client_refuses_a_line_too_big_for_a_frame_instead_of_losing_its_connection():
+    """200 characters may be 800 bytes; a str over 512 bytes would make the host close the connection."""
+    async with live_host() as host:
+        clients, (a, b, _) = await three_at_a_table(host.port)
+        await a.send_chat("\U0001f600" * 150)  # 150 characters, 600 bytes
+        assert (await next_matching(a, is_refusal)).code == errors.CHAT_TOO_LONG
+        await a.send_chat("\U0001f600" * 100)  # 400 bytes: fine
+        assert (await next_matching(b, is_chat)).text == "\U0001f600" * 100
+        assert clients[0].online
+        for client in clients:
+            await client.close()

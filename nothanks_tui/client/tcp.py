@@ -37,6 +37,7 @@ from ..link import (
 )
 from ..link.chat import CHAT
 from ..link.wire import (
+    CLIENT_MAX_STR,
     FEATURES,
     PROTOCOL_VERSION,
     chat_from_wire,
@@ -114,6 +115,10 @@ class TcpTable(TableConnection):
         return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
 
     async def send_chat(self, text: str) -> None:
+        if len(text.encode("utf-8", "replace")) > CLIENT_MAX_STR:  # the host would drop the connection for it
+            message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
+            self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
+            return
         await self.lobby.send({"type": "chat", "text": text})
 
     async def close(self) -> None:

@@ -244,3 +244,22 @@ async def test_opening_the_line_at_a_full_table_pushes_nobody_off_the_screen():
         assert panel.region == before
         line = table_screen(app).query_one(ChatInput).region
         assert line.height == 1 and line.bottom == 23  # just above the keys
+
+
+async def test_ten_kilobytes_pasted_into_the_line_are_cut_to_fit_and_arrive_cleaned():
+    from textual import events
+
+    _, a, b = await two_players()
+    app = NoThanksApp(a)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: playing(app), "the table")
+        await pilot.press("c")
+        chat = table_screen(app).query_one(ChatInput)
+        await wait_until(pilot, lambda: app.focused is chat, "the line")
+        pasted = ("\x1b[31m[red]x[/red] " * 700)[:10_000] + "\nsecond line"
+        chat.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: len(chat.value) == 200, "the paste, cut to 200 characters")
+        await pilot.press("enter")
+        await heard(b, " ".join(["[red]x[/red]"] * 11))  # 200 raw characters: 11 of 18, and "\x1b["
+        await wait_until(pilot, lambda: "<alice> [red]x[/red] [red]x[/red]" in log_text(app), "alice's own line")
+        assert "\x1b" not in log_text(app)

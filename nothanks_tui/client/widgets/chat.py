@@ -68,6 +68,17 @@ class ChatInput(Input):
         self.value = ""
         self._put_away()
 
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste longer than the room left is cut to fit (``Input`` would drop it whole), first line only."""
+        lines = event.text.splitlines()
+        room = MAX_CHAT - len(self.value) + abs(self.selection.end - self.selection.start)
+        if lines and len(lines[0]) > room:
+            event.stop()
+            if room > 0:
+                super()._on_paste(events.Paste(lines[0][:room]))
+            return
+        super()._on_paste(event)
+
     def _on_blur(self, event: events.Blur) -> None:
         super()._on_blur(event)
         if self.display:
