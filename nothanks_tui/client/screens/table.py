@@ -111,6 +111,7 @@ class TableScreen(SteadyScreen[None]):
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
         self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
+        self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -125,7 +126,7 @@ class TableScreen(SteadyScreen[None]):
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
-        yield ChatInput(id="chat-input")
+        yield self._chat_input
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -300,11 +301,11 @@ class TableScreen(SteadyScreen[None]):
     @property
     def _typing(self) -> bool:
         """The chat line is open: keys type into it."""
-        return bool(self.is_mounted and self.query_one(ChatInput).display)
+        return bool(self._chat_input.display)
 
     def action_chat(self) -> None:
         if self.connection.can_chat:
-            self.query_one(ChatInput).open()
+            self._chat_input.open()
             self.refresh_bindings()
 
     def action_mute_chat(self) -> None:

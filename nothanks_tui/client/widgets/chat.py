@@ -48,6 +48,7 @@ class ChatInput(Input):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(max_length=MAX_CHAT, **kwargs)  # type: ignore[arg-type]
         self.can_focus = False  # only while open: a screen focuses its first focusable widget by itself
+        self.display = False  # until opened (whatever the screen's styles say, and before they apply)
 
     def on_mount(self) -> None:
         self.placeholder = _(PLACEHOLDER)
