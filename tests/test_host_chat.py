@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from nothanks_server import Lobby, LobbySettings
+from nothanks_server.chat import ChatRoom
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.link import ChatHistory, ChatLine, NewTable, Rejected, TableUpdate, TableWaiting, errors
@@ -183,6 +184,7 @@ async def test_the_history_keeps_only_the_most_recent_lines():
     await alice.start()
     a = await alice.create_table(NewTable(players=2))
     table = lobby.table(a.table_id)
+    table.chat = ChatRoom(rate=1000, burst=1000)  # this test fills the history, not the table's rate
     for n in range(CHAT_HISTORY + 7):
         table.say(a, f"line {n}")
     bob = InProcessLobby(lobby, "bob")
@@ -276,3 +278,23 @@ async def test_the_reference_client_refuses_a_line_too_big_for_a_frame_instead_o
         assert clients[0].online
         for client in clients:
             await client.close()
+
+
+async def test_a_table_as_a_whole_is_held_to_its_own_rate_whoever_speaks():
+    """Many connections (each within its own budget) cannot make a table draw more than its rate on every screen."""
+    from nothanks_tui.link.chat import TABLE_CHAT_BURST
+
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=3))
+    alice = InProcessLobby(lobby, "alice")
+    await alice.start()
+    a = await alice.create_table(NewTable(players=2))
+    table = lobby.table(a.table_id)
+    said = refused = 0
+    for n in range(40):  # straight to the table: no connection's own budget in the way
+        try:
+            table.say(a, f"line {n}")
+            said += 1
+        except Exception as error:
+            assert getattr(error, "code", None) == errors.CHAT_TOO_FAST
+            refused += 1
+    assert TABLE_CHAT_BURST <= said < 40 and said + refused == 40

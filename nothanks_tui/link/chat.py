@@ -15,6 +15,8 @@ MAX_CHAT = 200  # characters of a line, after cleaning
 CHAT_HISTORY = 50  # recent lines a table keeps for whoever sits down or comes back
 CHAT_RATE = 1.0  # lines a second, sustained, per connection...
 CHAT_BURST = 5.0  # ...and at once
+TABLE_CHAT_RATE = 5.0  # lines a second, sustained, at one table whoever says them...
+TABLE_CHAT_BURST = 10.0  # ...and at once: every line is drawn on every screen at the table
 
 
 class BadChat(ValueError):

@@ -113,7 +113,7 @@ _CODES = (
     ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
     ErrorCode(CHAT_EMPTY, "a chat line with nothing printable left once cleaned"),
     ErrorCode(CHAT_TOO_LONG, "a chat line over 200 characters once cleaned"),
-    ErrorCode(CHAT_TOO_FAST, "more than 5 chat lines at once, or over 1 a second"),
+    ErrorCode(CHAT_TOO_FAST, "more than 5 chat lines at once, or over 1 a second (a table: 10, then 5 a second)"),
     ErrorCode(UNREACHABLE, "the host could not be reached", sent_by="client"),
     ErrorCode(TIMEOUT, "the host did not answer in time", sent_by="client"),
     ErrorCode(CLOSED, "the connection is closed", sent_by="client"),
