@@ -229,14 +229,18 @@ class MoveLog(TableView):
         ]
 
     def _draw_with_chat(self, chat: tuple[LoggedChat, ...]) -> list[Content]:
-        rows = max(1, self.content_region.height or 6)
-        width = self.content_region.width or 40
-        moves = self.table.view.moves if self.table is not None else ()
-        seats = self.table.seats if self.table is not None else ()
+        width, height = self.content_region.size
+        rows, width = max(1, height or 6), width or 40
+        table = self.table
+        moves = table.view.moves if table is not None else ()
+        seats = table.seats if table is not None else ()
+        theme = self.app.current_theme.name
         drawn: list[list[Content]] = []
+        drawn_rows = 0
         for said in reversed(chat):  # only the newest lines that could fit are drawn
-            drawn.append(self._chat_rows(said, width))
-            if sum(len(lines) for lines in drawn) >= rows:
+            drawn.append(self._chat_rows(said, width, theme))
+            drawn_rows += len(drawn[-1])
+            if drawn_rows >= rows:
                 break
         drawn.reverse()
         chat = chat[len(chat) - len(drawn) :]
@@ -252,13 +256,13 @@ class MoveLog(TableView):
                 )
         return lines
 
-    def _chat_rows(self, said: LoggedChat, width: int) -> list[Content]:
+    def _chat_rows(self, said: LoggedChat, width: int, theme: str) -> list[Content]:
         def build() -> list[Content]:
             name_style = self.get_visual_style("movelog--chat-name")
             text_style = self.get_visual_style("movelog--chat")
             return chat_rows(chat_content(said.line, name_style, text_style), width)
 
-        return self.cached(("chat", said, width, self.app.current_theme.name), build)
+        return self.cached(("chat", said, width, theme), build)
 
     def _draw_move(self, move: Move, newest: bool) -> Content:
         seats = self.table.seats if self.table else ()
