@@ -85,12 +85,20 @@ class NoThanksApp(App[int]):
         self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
         self._default_bot = default_bot
         self.remembered = remembered  # the start screen's name and last choices, kept by the command line
+        # Chat at tables hidden (the m key): remembered on disk where the command line keeps preferences, else for
+        # as long as the app runs (an SSH session).
+        self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
         self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
+
+    def remember_chat_muted(self, muted: bool) -> None:
+        self.chat_muted = muted
+        if self.remembered is not None:
+            self.remembered.prefer("chat_muted", muted)
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:

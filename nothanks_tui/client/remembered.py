@@ -3,7 +3,8 @@
 A player who types their name once, or always plays five players against `hard` bots, should not have to say so
 again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
 dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
-the host. The file is small JSON: a name, then each tab's field values by field id. A missing, unreadable or
+the host. The file is small JSON: a name, then each tab's field values by field id, and the player's
+preferences at the table (``preferences``: chat muted or not). A missing, unreadable or
 hand-edited file is never an error: what cannot be used is ignored.
 """
 
@@ -34,6 +35,7 @@ class Remembered:
         self.path = path
         self.name: str | None = None
         self.choices: dict[str, dict[str, FieldValue]] = {}
+        self.preferences: dict[str, FieldValue] = {}
         self._load()
 
     def _load(self) -> None:
@@ -55,13 +57,28 @@ class Remembered:
                         for key, value in fields.items()
                         if isinstance(key, str) and isinstance(value, str | int | bool)
                     }
+        preferences = data.get("preferences")
+        if isinstance(preferences, dict):
+            self.preferences = {
+                key: value
+                for key, value in preferences.items()
+                if isinstance(key, str) and isinstance(value, str | int | bool)
+            }
 
     def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
         """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""
         if name.strip():
             self.name = name[:20]
         self.choices[form] = dict(fields)
-        data = {"name": self.name, "choices": self.choices}
+        self._save()
+
+    def prefer(self, key: str, value: FieldValue) -> None:
+        """Keep one preference (``chat_muted``...) and write the file (quietly giving up if it cannot)."""
+        self.preferences[key] = value
+        self._save()
+
+    def _save(self) -> None:
+        data = {"name": self.name, "choices": self.choices, "preferences": self.preferences}
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(".tmp")

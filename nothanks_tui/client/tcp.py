@@ -35,12 +35,17 @@ from ..link import (
     TableSummary,
     errors,
 )
+from ..link.chat import CHAT
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
 from ..link.wire import (
+    CLIENT_MAX_STR,
+    FEATURES,
     PROTOCOL_VERSION,
+    chat_from_wire,
     client_unpacker,
     encode,
     event_from_wire,
+    features_of,
     summary_from_wire,
 )
 
@@ -110,6 +115,17 @@ class TcpTable(TableConnection):
         """This table's latest finished game, from the host's history (``replay`` with the table's id)."""
         return await self.lobby.open_game(self.table_id)
 
+    @property
+    def can_chat(self) -> bool:
+        return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
+
+    async def send_chat(self, text: str) -> None:
+        if len(text.encode("utf-8", "replace")) > CLIENT_MAX_STR:  # the host would drop the connection for it
+            message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
+            self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
+            return
+        await self.lobby.send({"type": "chat", "text": text})
+
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
         if self._closed:
@@ -150,6 +166,7 @@ class TcpLobby(LobbyConnection):
         self.info = ConnectionInfo(description=f"{host}:{port}")
         self.table: TcpTable | None = None
         self.server_name = ""
+        self.features: frozenset[str] = frozenset()  # what the host's hello says it speaks beyond the version
         self.closed_reason: str | None = None
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -199,7 +216,14 @@ class TcpLobby(LobbyConnection):
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
         await self._write(
-            {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client(), **self._speaks_for}
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "name": self.name,
+                "client": _client(),
+                "features": list(FEATURES),
+                **self._speaks_for,
+            }
         )
         hello = await self._read_one(unpacker, where)
         if hello.get("type") == "error":
@@ -214,6 +238,7 @@ class TcpLobby(LobbyConnection):
                 "version as the host",
             )
         self.server_name = str(hello.get("server", ""))
+        self.features = features_of(hello.get("features"))
         welcome = await self._read_one(unpacker, where)
         if welcome.get("type") == "error":
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
@@ -462,6 +487,12 @@ class TcpLobby(LobbyConnection):
         if kind in ("update", "waiting"):
             if self.table is not None:
                 self.table.events.put_nowait(event_from_wire(message))
+        elif kind in ("chat", "chat_history"):
+            if self.table is not None:
+                try:
+                    self.table.events.put_nowait(chat_from_wire(message))
+                except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
+                    log.warning("host sent a malformed chat frame: %r", error)
         elif kind == "error":
             code, text = str(message.get("code", "error")), str(message.get("message", ""))
             if message.get("fatal"):

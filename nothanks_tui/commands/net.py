@@ -21,6 +21,7 @@ from nothanks_server.tcp import RATE_PER_SECOND
 
 from .. import paths
 from ..bots import bot_names, describe
+from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
@@ -173,7 +174,14 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 def run_join(args: argparse.Namespace) -> int:
     from ..client.netlaunch import run_join as join
 
-    return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT)
+    return join(
+        args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT, remembered=remembered_choices()
+    )
+
+
+def remembered_choices() -> Remembered:
+    """The player's remembered name, choices and preferences (chat muted), as the start screen keeps them."""
+    return Remembered(paths.config_dir() / "start.json")
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -196,6 +204,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         is_host=True,
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
+        remembered=remembered_choices(),
     )
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
     return app.return_code or 0

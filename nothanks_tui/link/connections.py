@@ -79,6 +79,16 @@ class TableConnection(ABC):
         (``not_finished`` while it is played; by default ``no_game``: this table keeps none)."""
         raise LobbyError(errors.NO_GAME, "this table keeps no records")
 
+    # Chat (tables at a host that speaks it; a local table against bots has nobody to talk to).
+    @property
+    def can_chat(self) -> bool:
+        """Lines sent with ``send_chat`` reach the others at this table (``ChatLine`` events come back)."""
+        return False
+
+    async def send_chat(self, text: str) -> None:
+        """Say ``text`` to everyone at the table; a refusal comes back as a ``Rejected`` event."""
+        raise NotImplementedError
+
 
 class LobbyConnection(HistorySource):
     """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table.

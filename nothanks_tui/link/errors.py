@@ -66,6 +66,10 @@ SLOW_READER = "slow_reader"
 SLOW_DOWN = "slow_down"
 TOO_MANY = "too_many"
 IDLE = "idle"
+# Chat at a table
+CHAT_EMPTY = "chat_empty"
+CHAT_TOO_LONG = "chat_too_long"
+CHAT_TOO_FAST = "chat_too_fast"
 # Made by a client about its own connection
 UNREACHABLE = "unreachable"
 TIMEOUT = "timeout"
@@ -109,6 +113,9 @@ _CODES = (
     ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6)"),
     ErrorCode(TOO_MANY, "over a per-address limit: connections (then fatal), watched tables, or tables created"),
     ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
+    ErrorCode(CHAT_EMPTY, "a chat line with nothing printable left once cleaned"),
+    ErrorCode(CHAT_TOO_LONG, "a chat line over 200 characters once cleaned"),
+    ErrorCode(CHAT_TOO_FAST, "more than 5 chat lines at once, or over 1 a second (a table: 10, then 5 a second)"),
     ErrorCode(UNREACHABLE, "the host could not be reached", sent_by="client"),
     ErrorCode(TIMEOUT, "the host did not answer in time", sent_by="client"),
     ErrorCode(CLOSED, "the connection is closed", sent_by="client"),

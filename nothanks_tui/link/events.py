@@ -59,7 +59,24 @@ class TableWaiting:
     variant: str = "standard"
 
 
-TableEvent = TableUpdate | TableWaiting | Rejected | Closed
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """Someone at the table said ``text`` (cleaned by the host; still drawn as plain text, never markup).
+    ``seat`` is the speaker's seat, None for a spectator; ``name`` their name at the table."""
+
+    name: str
+    text: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatHistory:
+    """The table's recent chat, oldest first: sent to whoever sits down, watches or comes back."""
+
+    lines: tuple[ChatLine, ...]
+
+
+TableEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
 
 
 @dataclass(frozen=True, slots=True)

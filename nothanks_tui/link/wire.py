@@ -14,9 +14,10 @@ import msgpack
 
 from ..engine import PlayerView
 from . import errors
-from .events import SeatInfo, TableSummary, TableUpdate, TableWaiting
+from .events import ChatHistory, ChatLine, SeatInfo, TableSummary, TableUpdate, TableWaiting
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
+FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096
@@ -149,6 +150,7 @@ class Field:
 _INT = (int,)
 _STR = (str,)
 _BOOL = (bool,)
+_LIST = (list,)
 
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {
@@ -158,6 +160,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "via": Field(_STR, required=False),  # a host's own front only, with proxy_key
         "proxy_key": Field(_STR, required=False),
         "key": Field(_STR, required=False),  # the player's SSH key fingerprint: a host's own front only, with via
+        "features": Field(_LIST, required=False),  # str names of what the client speaks beyond the version
     },
     "list_tables": {"offset": Field(_INT, required=False)},
     "create_table": {
@@ -176,6 +179,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "start": {},
     "action": {"action": Field(_STR), "state_id": Field(_INT)},
     "play_again": {},
+    "chat": {"text": Field(_STR)},
     "ping": {},
     "bye": {},
     # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
@@ -213,6 +217,13 @@ def check_client_message(message: object) -> tuple[str, dict[str, Any], int | No
             raise ProtocolError(errors.BAD_FIELD, f"'{kind}.{name}' is a {wanted}")
         fields[name] = value
     return kind, fields, request_id
+
+
+def features_of(value: object) -> frozenset[str]:
+    """The feature names a ``hello`` lists (its ``features``): strings only, anything else left out."""
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(item for item in value if isinstance(item, str))
 
 
 def _is_int(value: object) -> bool:
@@ -360,6 +371,34 @@ def summary_from_wire(data: Any) -> TableSummary:
         variant=_want(data["variant"], str),
         spectators=_want(data["spectators"], int),
     )
+
+
+def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
+    return {"name": line.name, "seat": line.seat, "text": line.text}
+
+
+def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
+    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines (of the table the
+    recipient is at: a connection is at one table at a time)."""
+    if isinstance(event, ChatHistory):
+        return {"type": "chat_history", "lines": [chat_line_to_wire(line) for line in event.lines]}
+    return {"type": "chat", **chat_line_to_wire(event)}
+
+
+def chat_line_from_wire(data: Any) -> ChatLine:
+    seat = data["seat"]
+    return ChatLine(
+        name=_want(data["name"], str),
+        text=_want(data["text"], str),
+        seat=None if seat is None else _want(seat, int),
+    )
+
+
+def chat_from_wire(message: dict[str, Any]) -> ChatLine | ChatHistory:
+    """Inverse of ``chat_to_wire``; raises ValueError/TypeError/KeyError on anything malformed."""
+    if message["type"] == "chat_history":
+        return ChatHistory(tuple(chat_line_from_wire(line) for line in _want(message["lines"], list)))
+    return chat_line_from_wire(message)
 
 
 def _want(value: Any, kind: type) -> Any:

@@ -28,6 +28,7 @@ from nothanks_tui.link import (
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 
+from .chat import chat_bucket, too_fast
 from .lobby import Lobby
 from .table import HostEvent, Table
 
@@ -46,6 +47,7 @@ class InProcessTable(TableConnection):
         self._token: str | None = None
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
         self._closed = False
+        self._chats = chat_bucket(time.monotonic())
 
     def seated(self, table: Table, seat: int | None, token: str | None = None) -> None:
         """This connection is now at ``table`` (``seat`` None: watching), holding ``token`` to come back."""
@@ -96,6 +98,17 @@ class InProcessTable(TableConnection):
         names = [seat.name or "?" for seat in table.seats]
         bots = [seat.bot is not None for seat in table.seats]
         return to_record(state, names, table=table.table_id, bots=bots, finished_at=time.time())
+
+    @property
+    def can_chat(self) -> bool:
+        return True
+
+    async def send_chat(self, text: str) -> None:
+        if not self._chats.take(time.monotonic()):
+            error = too_fast()
+            self._events.put_nowait(Rejected(error.code, error.message))
+            return
+        self._call(lambda table: table.say(self, text))
 
     async def close(self) -> None:
         if self._closed:

@@ -68,6 +68,10 @@ class SoloSeat(InProcessTable):
             return  # a solo table has no waiting room: its game is dealt as soon as the app reads
         super().deliver(event)
 
+    @property
+    def can_chat(self) -> bool:
+        return False  # nobody but bots to talk to
+
     async def start(self) -> None:
         table = self.table
         if table is not None and not table.started:

@@ -30,6 +30,8 @@ from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, appl
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.link import (
+    ChatHistory,
+    ChatLine,
     Closed,
     Rejected,
     SeatInfo,
@@ -39,13 +41,14 @@ from nothanks_tui.link import (
     errors,
 )
 
+from .chat import ChatRoom
 from .errors import HostError
 from .storage import RecordStore
 from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
 log = logging.getLogger(__name__)
 
-HostEvent = TableUpdate | TableWaiting | Rejected | Closed
+HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
 
 
 class Member(Protocol):
@@ -166,6 +169,7 @@ class Table:
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
+        self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
 
     # ----------------------------------------------------------------- lobby-facing facts
 
@@ -320,6 +324,7 @@ class Table:
         if self.creator_seat is None or self.seats[self.creator_seat].empty:
             self._set_creator(seat)
         self._broadcast()
+        self._tell_chat_history(member)
         return seat, token
 
     def _unique_name(self, name: str) -> str:
@@ -340,6 +345,7 @@ class Table:
         self.members[member] = None
         # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
         self._deliver(member, self.update_for(None, member))
+        self._tell_chat_history(member)
         self._summary_changed()
 
     def resume(self, token: str, member: Member) -> int:
@@ -368,6 +374,7 @@ class Table:
         seat.stand_in = None
         self.members[member] = index
         self._broadcast()
+        self._tell_chat_history(member)
         self._drive()
         return index
 
@@ -478,6 +485,24 @@ class Table:
                 f"now {state.state_id})",
             )
         self._apply(apply(state, action, seat), member)
+
+    def say(self, member: Member, text: object) -> ChatLine:
+        """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
+        ``HostError`` (not_at_table, chat_empty, chat_too_long). The sender hears their line back like everyone."""
+        self._check_open()
+        if member not in self.members:
+            raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
+        seat = self.members[member]
+        name = self.seats[seat].name if seat is not None else None
+        line = self.chat.say(name or member.name, seat, text)
+        for listener in list(self.members):
+            self._deliver(listener, line)
+        return line
+
+    def _tell_chat_history(self, member: Member) -> None:
+        history = self.chat.history()
+        if history is not None and member in self.members:
+            self._deliver(member, history)
 
     def close(self, reason: str) -> None:
         """Shut the table: every member is told why; no more changes."""

@@ -18,24 +18,29 @@ import msgpack
 
 from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link.chat import CHAT
 from nothanks_tui.link.history import HISTORY_PAGE, page_to_wire, stats_to_wire
 from nothanks_tui.link.names import BadName, clean_name
 from nothanks_tui.link.wire import (
     CLIENT_MAX_DEPTH,
     CLIENT_MAX_FRAME,
+    FEATURES,
     PROTOCOL_VERSION,
     FrameReader,
     FrameTooBig,
     ProtocolError,
+    chat_to_wire,
     check_client_message,
     encode,
     encode_event,
+    features_of,
     host_unpacker,
     summary_to_wire,
     with_entry,
 )
 
+from .chat import chat_bucket, too_fast
 from .errors import HostError
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
@@ -68,10 +73,12 @@ class Session:
         self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
         self.spectating = False
         self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
+        self.features: frozenset[str] = frozenset()  # what the client's hello says it speaks (e.g. "chat")
         now = time.monotonic()
         self.idle_since: float | None = now  # in the lobby (at no table) since then
         self._messages = TokenBucket(host.rate, host.burst, host.stalls, now)
         self._lists = TokenBucket(host.limits.list_rate, host.limits.list_burst, host.stalls, now)
+        self._chats = chat_bucket(now, host.stalls)
         self._soft_errors = 0
         self._closing = False
         self._said_closing = False
@@ -92,6 +99,9 @@ class Session:
             self.send({"type": "table_closed", "reason": event.reason})
         elif isinstance(event, Rejected):
             self.send({"type": "error", "code": event.code, "message": event.message})
+        elif isinstance(event, ChatLine | ChatHistory):
+            if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
+                self.send(chat_to_wire(event))
 
     # ---------------------------------------------------------------- sending
 
@@ -177,7 +187,14 @@ class Session:
 
     async def run(self) -> None:
         frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
-        self.send({"type": "hello", "protocol": PROTOCOL_VERSION, "server": f"nothanks/{__version__}"})
+        self.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "server": f"nothanks/{__version__}",
+                "features": list(FEATURES),
+            }
+        )
         try:
             hello_deadline = asyncio.get_running_loop().time() + HELLO_TIMEOUT
             while not self._closing:
@@ -296,6 +313,10 @@ class Session:
                 table.add_bot(self, fields.get("bot"))
             elif kind == "play_again":
                 table.play_again(self)
+            elif kind == "chat":
+                if not self._chats.take(time.monotonic()):
+                    raise too_fast()
+                table.say(self, fields["text"])
             reply = None
         if reply is not None:
             if request_id is not None:
@@ -334,6 +355,7 @@ class Session:
                 raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
             self.key = key[:MAX_KEY]
         self.name = name
+        self.features = features_of(fields.get("features"))
         welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
         held = self.host.lobby.key_seat(self.key) if self.key else None
         if held is not None:

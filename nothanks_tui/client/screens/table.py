@@ -21,9 +21,12 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ...i18n import _
+from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..presentation import REFUSAL_NOTICES, seat_name
 from ..safe_text import clean_message
+from ..widgets.chat import ChatInput
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
@@ -41,6 +44,7 @@ SEAT_KEPT = (
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
+CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
 
 class TitleBar(TableView):
@@ -80,6 +84,9 @@ class TableScreen(SteadyScreen[None]):
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
+        Binding("c", "chat", "Chat"),
+        Binding("m", "mute_chat", "Mute chat"),
+        Binding("m", "unmute_chat", "Unmute chat"),
         Binding("q", "quit_table", "Quit"),
     ]
 
@@ -87,6 +94,8 @@ class TableScreen(SteadyScreen[None]):
     # app tens of milliseconds on the host. Its widgets, bound to these, redraw what they show.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
+    chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
 
     class TableEventArrived(Message, bubble=False):
         """The connection produced an event (posted by the reader worker; for this screen only, so it does not
@@ -102,6 +111,7 @@ class TableScreen(SteadyScreen[None]):
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
         self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
+        self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -110,13 +120,17 @@ class TableScreen(SteadyScreen[None]):
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
             yield TableStatus(id="status").data_bind(TableScreen.table)
-            yield MoveLog(id="log").data_bind(TableScreen.table)
+            yield MoveLog(id="log").data_bind(
+                TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
+            )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
+        yield self._chat_input
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
         self.fit(self.app.size)
         self.read_events()
 
@@ -169,11 +183,28 @@ class TableScreen(SteadyScreen[None]):
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
                 self.action_show_score()
+        elif isinstance(event, ChatLine):
+            self._chat_arrived((event,))
+        elif isinstance(event, ChatHistory):
+            self.chat = ()  # the table's recent lines, as the host has them now
+            self._chat_arrived(event.lines, quietly=True)
         elif isinstance(event, Rejected):
-            self.notify(clean_message(event.message), title="Not played", severity="warning", markup=False)
+            title = _("Not said") if event.code in CHAT_REFUSALS else "Not played"
+            self.notify(clean_message(event.message), title=title, severity="warning", markup=False)
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
+        """Put lines in the log where they were said (after the moves made so far); where the log has no room
+        (narrow terminals), say each new one in a toast."""
+        after = len(self.table.view.moves) if self.table is not None else 0
+        added = tuple(LoggedChat(line, self.game_number, after) for line in lines)
+        self.chat = (self.chat + added)[-CHAT_KEPT:]
+        if quietly or self.chat_muted or self.query_one(MoveLog).display:
+            return
+        for line in lines:
+            self.notify(chat_content(line).plain, title=_("Chat"), markup=False)
 
     def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
         """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)"."""
@@ -201,6 +232,14 @@ class TableScreen(SteadyScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keep _bindings_state in step with what this reads.
+        if self._typing:
+            return False  # keys type into the chat line: the footer shows only its Enter and ^G/Esc
+        if action in ("chat", "mute_chat", "unmute_chat"):
+            if not self.connection.can_chat:
+                return False
+            if action == "chat":
+                return True
+            return self.chat_muted == (action == "unmute_chat")  # one of the two m keys at a time
         view = self.table.view if self.table else None
         if action in PLAY_ACTIONS:
             if view is None:
@@ -220,7 +259,7 @@ class TableScreen(SteadyScreen[None]):
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
         view = self.table.view if self.table else None
         action = PLAY_KEYS.get(event.key)
-        if view is None or action is None:
+        if view is None or action is None or self._typing:
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
@@ -258,6 +297,40 @@ class TableScreen(SteadyScreen[None]):
     async def action_play_again(self) -> None:
         if self.table is not None and self.table.view.finished and self.table.can_restart:
             await self.connection.play_again()
+
+    @property
+    def _typing(self) -> bool:
+        """The chat line is open: keys type into it."""
+        return bool(self._chat_input.display)
+
+    def action_chat(self) -> None:
+        if self.connection.can_chat:
+            self._chat_input.open()
+            self.refresh_bindings()
+
+    def action_mute_chat(self) -> None:
+        self._mute(True)
+
+    def action_unmute_chat(self) -> None:
+        self._mute(False)
+
+    def _mute(self, muted: bool) -> None:
+        """Hide (or show again) the lines said at the table; remembered by the app (and on disk where it keeps
+        preferences: not over SSH, where it lasts the session)."""
+        self.chat_muted = muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(muted)
+        self.refresh_bindings()
+        self.notify(_("Chat muted: m shows it again.") if muted else _("Chat shown again."), markup=False, timeout=3)
+
+    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
+        await self.connection.send_chat(message.text)
+
+    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        if self.focused is not None and isinstance(self.focused, ChatInput):
+            self.set_focus(None)
+        self.refresh_bindings()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from functools import lru_cache, partial
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -22,6 +22,7 @@ from textual.widget import Widget
 
 from ...engine import Action, Move
 from ...link import TableUpdate
+from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
@@ -194,9 +195,25 @@ class TableStatus(TableView):
 
 class MoveLog(TableView):
     """One line per card, newest at the bottom: who took each card, and the latest move, marked ``›`` (older
-    lines dimmed). See ``presentation.logged_moves``."""
+    lines dimmed). See ``presentation.logged_moves``. Chat lines said at the table go between the moves, in the
+    order things happened, unless chat is muted (``chat_view``)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
+
+    chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
+    game_number: reactive[int] = reactive(0, repaint=False)  # the game the chat lines are placed in
+
+    def watch_chat(self) -> None:
+        self.watch_table()
+
+    def watch_chat_muted(self) -> None:
+        self.watch_table()
 
     def draw_lines(self) -> list[Content]:
+        chat = () if self.chat_muted else self.chat
+        if chat:
+            return self._draw_with_chat(chat)
         if self.table is None or not self.table.view.moves:
             return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
         rows = max(1, self.content_region.height or 6)
@@ -210,6 +227,42 @@ class MoveLog(TableView):
             )
             for index, move in enumerate(moves)
         ]
+
+    def _draw_with_chat(self, chat: tuple[LoggedChat, ...]) -> list[Content]:
+        width, height = self.content_region.size
+        rows, width = max(1, height or 6), width or 40
+        table = self.table
+        moves = table.view.moves if table is not None else ()
+        seats = table.seats if table is not None else ()
+        theme = self.app.current_theme.name
+        drawn: list[list[Content]] = []
+        drawn_rows = 0
+        for said in reversed(chat):  # only the newest lines that could fit are drawn
+            drawn.append(self._chat_rows(said, width, theme))
+            drawn_rows += len(drawn[-1])
+            if drawn_rows >= rows:
+                break
+        drawn.reverse()
+        chat = chat[len(chat) - len(drawn) :]
+        by_line = {id(said): lines for said, lines in zip(chat, drawn)}
+        lines: list[Content] = []
+        for item in log_items(moves, chat, self.game_number, rows, [len(lines) for lines in drawn]):
+            if isinstance(item, LoggedChat):
+                lines.extend(by_line[id(item)])
+            else:
+                newest = item is moves[-1]
+                lines.append(
+                    self.cached((item, seat_name(seats, item.seat, 10), newest), partial(self._draw_move, item, newest))
+                )
+        return lines
+
+    def _chat_rows(self, said: LoggedChat, width: int, theme: str) -> list[Content]:
+        def build() -> list[Content]:
+            name_style = self.get_visual_style("movelog--chat-name")
+            text_style = self.get_visual_style("movelog--chat")
+            return chat_rows(chat_content(said.line, name_style, text_style), width)
+
+        return self.cached(("chat", said, width, theme), build)
 
     def _draw_move(self, move: Move, newest: bool) -> Content:
         seats = self.table.seats if self.table else ()
