@@ -310,8 +310,9 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
 
 
 async def test_a_player_who_left_a_running_game_takes_the_seat_back_from_the_lobby():
-    """Issue 17.1: leave mid-game (the seat waits), see the table marked as yours, Enter: back in that seat."""
-    async with live_host() as host:
+    """Issue 17.1: leave mid-game (a bot plays the seat meanwhile), see the table marked as yours, Enter: back in
+    that seat. (The bots think for a minute here: the game must not end before alice is back.)"""
+    async with live_host(bot_delay=60) as host:
         alice = TcpLobby("127.0.0.1", host.port, "alice")
         await alice.start()
         app = NetApp(first_screen_for(alice, None))

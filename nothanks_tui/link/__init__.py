@@ -12,7 +12,17 @@ It imports only the engine (and the shared defaults): the client and the host im
 """
 
 from .connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
-from .events import Closed, NewTable, Rejected, SeatInfo, TableEvent, TableSummary, TableUpdate, TableWaiting
+from .events import (
+    Closed,
+    NewTable,
+    Rejected,
+    SeatEvent,
+    SeatInfo,
+    TableEvent,
+    TableSummary,
+    TableUpdate,
+    TableWaiting,
+)
 
 __all__ = [
     "Closed",
@@ -21,6 +31,7 @@ __all__ = [
     "LobbyError",
     "NewTable",
     "Rejected",
+    "SeatEvent",
     "SeatInfo",
     "TableConnection",
     "TableEvent",

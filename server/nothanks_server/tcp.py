@@ -202,7 +202,7 @@ class Session:
         except Exception:
             log.exception("session %s failed", self.peer)
         finally:
-            self._leave_table()
+            self._leave_table(on_purpose=False)  # the connection ended: a seat in a game waits for its player
             await self._close_writer()
 
     def _drain(self, frames: FrameReader) -> bool:
@@ -276,7 +276,7 @@ class Session:
         elif kind == "resume_key":
             reply = self._resume_key()
         elif kind == "leave":
-            self._leave_table()
+            self._leave_table(on_purpose=True)
             reply = {"type": "left"}
         else:
             table = self._current_table()
@@ -288,6 +288,8 @@ class Session:
                 table.add_bot(self, fields.get("bot"))
             elif kind == "play_again":
                 table.play_again(self)
+            elif kind == "stand_in":
+                table.stand_in_for(self, fields["seat"])
             reply = None
         if reply is not None:
             if request_id is not None:
@@ -405,11 +407,15 @@ class Session:
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
-    def _leave_table(self) -> None:
+    def _leave_table(self, *, on_purpose: bool) -> None:
+        """Off our table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
         table = self.table
         self._at_no_table()
         if table is not None:
-            table.leave(self)
+            if on_purpose:
+                table.leave(self)
+            else:
+                table.drop(self)
 
     async def _close_writer(self) -> None:
         self._closing = True

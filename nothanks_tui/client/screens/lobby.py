@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
+from ...i18n import _
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
@@ -48,6 +49,8 @@ def seat_names(summary: TableSummary) -> Text:
             text.append(display_name(seat.name, 12))
             if seat.is_bot:
                 text.append(" bot", style="dim")
+            elif seat.stand_in:
+                text.append(_(" (bot playing)"), style="dim")
             elif seat.away:
                 text.append(" away", style="dim")
     return text
@@ -174,7 +177,7 @@ class LobbyScreen(SteadyScreen[None]):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
-        if summary.started:
+        if summary.started and not (summary.finished and summary.free_seats):  # (a freed seat: the next game's)
             self.say("That game has started: press w to watch it.")
             return
         await self._enter(lambda: self.lobby.join(summary.table_id))
