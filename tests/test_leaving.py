@@ -61,6 +61,7 @@ async def test_leaving_a_finished_game_frees_the_seat_for_good(lobby):
     await bob.close()  # on the score screen: q
     freed = await next_matching(alice, lambda e: is_update(e) and e.seats[bob_seat].empty)
     assert freed.view.finished and lobby.tables()[0].seats[bob_seat].empty
+    assert freed.seats[bob_seat].left and freed.seats[bob_seat].name == "bob"  # who left, until the next deal
     with pytest.raises(LobbyError) as refused:
         await (await lobby_player(lobby, "bob")).resume(token)
     assert refused.value.code == "bad_token"  # the token no longer seats him

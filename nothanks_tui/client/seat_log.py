@@ -94,9 +94,7 @@ def entry_line(entry: LogEntry, seats: Sequence[SeatInfo]) -> Content:
     name = seat_name(seats, entry.move.seat, 10)
     move = entry.move
     if move.action is Action.PASS:
-        text = _("bot for {name}: No thanks! ({card}, {pot} on it)").format(
-            name="{name}", card=move.card, pot=move.pot + 1
-        )
+        text = _("bot for {name}: No thanks! ({card})").format(name="{name}", card=move.card)
     else:
         text = ngettext(
             "bot for {name} took {card} with {chips} chip", "bot for {name} took {card} with {chips} chips", move.pot

@@ -266,7 +266,7 @@ def run_server(args: argparse.Namespace) -> int:
                 print(line, flush=True)
             print(f"SSH host key fingerprint: {host.ssh_front.host_key_fingerprint()}", flush=True)
             print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
-        print("Ctrl-C (or SIGTERM) stops it; clients are told to come back, and every game is kept.", flush=True)
+        print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)
 
     async def serve() -> None:
         await host.start()

@@ -20,7 +20,8 @@ class SeatInfo:
     is_bot: bool = False
     away: bool = False  # a player's seat whose player is not connected (dropped out, or left: see ``left``)
     empty: bool = False  # nobody sits here yet (before the game, or freed by a player who left a finished game)
-    left: bool = False  # the player left this game on purpose (away too); a bot plays the seat until they return
+    left: bool = False  # the player left on purpose: during the game (away too; a bot plays the seat until they
+    # return), or after it (empty too: ``name`` is who sat here, and the seat is free for the next game)
     stand_in: bool = False  # a bot plays this player's seat now (they left, or were away too long)
 
 

@@ -98,6 +98,7 @@ class Seat:
     member: Member | None = None
     stand_in: Bot | None = None  # plays for an away human: they left, their turn timer ran out, or the creator asked
     left: bool = False  # the human left this game on purpose (a stand-in plays at once until they come back)
+    former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
     bot_kind: str | None = None  # the registry name a restored table makes this bot from again
     bot_seed: int | None = None
 
@@ -115,7 +116,7 @@ class Seat:
 
     def info(self) -> SeatInfo:
         if self.name is None:
-            return SeatInfo(name="", empty=True)
+            return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
         return SeatInfo(
             name=self.name,
             is_bot=self.bot is not None,
@@ -408,7 +409,7 @@ class Table:
             seat = self.seats[index]
             if not self.started or (self.finished and on_purpose):
                 self._persist_seat(index, None)  # (the store drops the seat's key binding with it)
-                self.seats[index] = Seat()
+                self.seats[index] = Seat(former=seat.name if self.started else None)
                 if index == self.creator_seat:
                     self._reassign_creator()
             elif seat.member is member:

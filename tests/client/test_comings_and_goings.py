@@ -133,3 +133,19 @@ async def test_only_the_creator_gets_the_key_that_lets_a_bot_play_for_an_away_pl
         stand_in = (ANA, SeatInfo("bo", away=True, stand_in=True))
         connection.events.put_nowait(TableUpdate(view_for(state, 0), stand_in, "t1", creator=True))
         await wait_until(pilot, lambda: "Bot for away" not in app.screen.query_one(KeyBar).render().plain, "gone")
+
+
+async def test_a_player_who_leaves_after_the_game_is_shown_as_gone_under_their_name():
+    state = game_after(0)
+    while not state.finished:
+        state = apply(state, Action.TAKE)
+    connection = ScriptedConnection()
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), (ANA, BO), "t1", can_restart=True))
+        await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
+        gone = SeatInfo("bo", empty=True, left=True)
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), (ANA, gone), "t1", can_restart=True))
+        notices = lambda: [str(n.message) for n in app._notifications]  # noqa: E731
+        await wait_until(pilot, lambda: any("bo left the table: their seat is free" in n for n in notices()), "told")
+        assert "bo (left)" in text_of(table_screen(app).query_one(PlayersPanel))

@@ -181,6 +181,10 @@ class TableScreen(SteadyScreen[None]):
         """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)" (the log
         keeps a line for it too)."""
         for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            if seat != update.view.seat and now.empty and now.left and not before.empty:
+                text = _("{name} left the table: their seat is free for the next game.")
+                self.notify(text.format(name=seat_name(update.seats, seat)), title=_("Players"), markup=False)
+                continue
             if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
                 continue
             name = seat_name(update.seats, seat)

@@ -301,8 +301,9 @@ class PlayersPanel(TableView):
             tag = ""
             if seat == view.seat:
                 tag = you_tag(name)
-            elif seat < len(seats) and seats[seat].away:  # a long name gives way to this tag
-                tag = _(" (bot playing)") if seats[seat].stand_in else _(" (away)")
+            elif seat < len(seats) and (seats[seat].away or seats[seat].empty):  # a long name gives way to this tag
+                info = seats[seat]
+                tag = _(" (left)") if info.empty else _(" (bot playing)") if info.stand_in else _(" (away)")
                 if cell_len(name) + cell_len(tag) >= self.LABEL_CELLS:
                     name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
