@@ -144,6 +144,10 @@ class LobbyScreen(SteadyScreen[None]):
         else:
             self.say("No tables yet: press c to set one up.")
 
+    def forget_held_seat(self, table_id: str) -> None:
+        """The player gave up their seat at ``table_id`` (they left its finished game): it is theirs no more."""
+        self.held.pop(table_id, None)
+
     def _mine(self, summary: TableSummary) -> bool:
         """Does this player hold a seat in this table's running game (left it, or dropped out)?"""
         return summary.table_id in self.held and summary.started and not summary.finished

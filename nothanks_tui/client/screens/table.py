@@ -304,6 +304,12 @@ class TableScreen(SteadyScreen[None]):
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
         self._leaving = True
+        if self.table is not None and self.table.view.finished and self.table.view.seat is not None:
+            # Leaving a finished game gives the seat up for good: the lobby below must not offer it back.
+            for screen in self.app.screen_stack:
+                forget = getattr(screen, "forget_held_seat", None)
+                if callable(forget):
+                    forget(self.table.table_id)
         self.app.run_worker(self._close_and_go_back(), group="leave", exclusive=True)
 
     async def _close_and_go_back(self) -> None:
