@@ -240,8 +240,9 @@ class TableStatus(TableView):
 
 
 class MoveLog(TableView):
-    """One line per card, newest at the bottom: who took each card, and the latest move, marked ``›`` (older
-    lines dimmed). See ``presentation.logged_moves``."""
+    """One line per card, newest at the bottom: who took each card (a stand-in bot's moves as the bot's), the
+    players' comings and goings between them, and the latest entry, marked ``›`` (older lines dimmed). See
+    ``presentation.logged_moves`` and ``seat_log.log_entries``."""
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or not (self.table.view.moves or self.table.seat_events):
