@@ -125,7 +125,8 @@ def away_turn_text(name: str, remaining: float | None) -> Content:
         "{name} is away: a bot plays for them in {seconds} s",
         seconds,
     )
-    return _with_name(template.format(name="{name}", seconds=seconds), name)
+    text = template.format(name="{name}", seconds=seconds).replace(f"{seconds} s", f"{seconds}\u00a0s")
+    return _with_name(text, name)  # (a no-break space: a narrow status never wraps "s" away from its number)
 
 
 def stand_in_turn_text(name: str) -> Content:

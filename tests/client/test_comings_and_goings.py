@@ -6,6 +6,8 @@ log lines, "(bot playing)" by the name, the stand-in's moves as a bot's, a count
 
 from __future__ import annotations
 
+import pytest
+
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.seat_log import log_entries
 from nothanks_tui.client.widgets.keybar import KeyBar
@@ -90,7 +92,8 @@ def test_log_entries_keep_every_seat_event_in_order_among_the_takes():
         assert entry.by_bot == (entry.move.seat == 1 and start <= index < end), (index, entry)
 
 
-async def test_an_away_player_s_turn_counts_down_from_the_host_s_seconds(monkeypatch):
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_an_away_player_s_turn_counts_down_from_the_host_s_seconds(monkeypatch, size):
     now = [1000.0]
     monkeypatch.setattr(TableStatus, "clock", staticmethod(lambda: now[0]))
     state = game_after(0)
@@ -99,12 +102,13 @@ async def test_an_away_player_s_turn_counts_down_from_the_host_s_seconds(monkeyp
     assert state.to_move == 1
     connection = ScriptedConnection()
     app = NoThanksApp(connection)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         update = TableUpdate(view_for(state, 0), (ANA, SeatInfo("bo", away=True)), "t1", bot_in=41.6)
         connection.events.put_nowait(update)
         await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
         status = table_screen(app).query_one(TableStatus)
         await wait_until(pilot, lambda: "bo is away: a bot plays for them in 42 s" in " ".join(text_of(status).split()))
+        assert any(line.strip().endswith("42\u00a0s") for line in text_of(status).splitlines())  # never cut
         now[0] += 10
         status.tick()  # what the widget's timer does every second
         await wait_until(pilot, lambda: "in 32 s" in " ".join(text_of(status).split()), "the countdown")
@@ -122,17 +126,17 @@ async def test_only_the_creator_gets_the_key_that_lets_a_bot_play_for_an_away_pl
         connection.events.put_nowait(TableUpdate(view_for(state, 0), away, "t1"))
         await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
         await pilot.pause()
-        assert "Bot for away" not in app.screen.query_one(KeyBar).render().plain
+        assert "b Bot plays" not in app.screen.query_one(KeyBar).render().plain
         await pilot.press("b")
         await pilot.pause()
         assert connection.stand_ins == []  # not the creator: the key does nothing
         connection.events.put_nowait(TableUpdate(view_for(state, 0), away, "t1", creator=True))
-        await wait_until(pilot, lambda: "Bot for away" in app.screen.query_one(KeyBar).render().plain, "the key")
+        await wait_until(pilot, lambda: "b Bot plays" in app.screen.query_one(KeyBar).render().plain, "the key")
         await pilot.press("b")
         await wait_until(pilot, lambda: connection.stand_ins == [1], "the request for seat 1")
         stand_in = (ANA, SeatInfo("bo", away=True, stand_in=True))
         connection.events.put_nowait(TableUpdate(view_for(state, 0), stand_in, "t1", creator=True))
-        await wait_until(pilot, lambda: "Bot for away" not in app.screen.query_one(KeyBar).render().plain, "gone")
+        await wait_until(pilot, lambda: "b Bot plays" not in app.screen.query_one(KeyBar).render().plain, "gone")
 
 
 async def test_a_player_who_leaves_after_the_game_is_shown_as_gone_under_their_name():

@@ -80,7 +80,7 @@ class TableScreen(SteadyScreen[None]):
         Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
-        Binding("b", "stand_in", "Bot for away"),  # the table's creator, while a player is away
+        Binding("b", "stand_in", "Bot plays"),  # the table's creator, while a player is away: a bot plays for them
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
         Binding("q", "quit_table", "Quit"),
     ]
