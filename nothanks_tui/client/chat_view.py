@@ -20,8 +20,8 @@ from ..engine import Move
 from ..i18n import _
 from ..link import ChatLine
 from ..link.chat import MAX_CHAT
-from .presentation import logged_moves
 from .safe_text import clean_message, display_name
+from .seat_log import LogEntry
 
 CHAT_ROWS = 3  # rows one line may wrap to in the log
 CONTINUED = "┊ "  # starts each row of a line after its first
@@ -61,24 +61,36 @@ def chat_rows(content: Content, width: int, max_rows: int = CHAT_ROWS) -> list[C
 
 
 def log_items(
-    moves: Sequence[Move], chat: Sequence[LoggedChat], game: int, rows: int, chat_heights: Sequence[int]
-) -> list[Move | LoggedChat]:
-    """What the log shows, oldest first, filling at most ``rows`` rows: the moves ``logged_moves`` keeps and the
-    chat lines (``chat_heights[i]`` rows for ``chat[i]``), in the order they happened. Chat takes at most half
-    the rows when there are moves to show, the newest lines first."""
+    entries: Sequence[LogEntry],
+    moves: Sequence[Move],
+    chat: Sequence[LoggedChat],
+    game: int,
+    rows: int,
+    chat_heights: Sequence[int],
+) -> list[LogEntry | LoggedChat]:
+    """What the log shows, oldest first, filling at most ``rows`` rows: the log ``entries`` (moves and seat events,
+    from ``seat_log.log_entries``; ``moves``: all the game's moves) and the chat lines (``chat_heights[i]`` rows
+    for ``chat[i]``), in the order they happened. Chat takes at most half the rows when there are entries to
+    show, the newest lines first."""
     if rows <= 0:
         return []
-    logged = logged_moves(moves, rows)
     index_of = {id(move): index for index, move in enumerate(moves)}
+
+    def position(entry: LogEntry) -> tuple[int, int]:
+        """A move sorts at its index; a seat event that came after k moves sorts before move k."""
+        if entry.move is not None:
+            return (index_of[id(entry.move)], 1)
+        return (entry.event.at if entry.event is not None else 0, 0)
+
     # A line said after k moves sorts after move k-1 and before move k; lines of an earlier game before them all.
-    keyed: list[tuple[tuple[int, int], int, Move | LoggedChat, int]] = [
-        ((index_of[id(move)], 1), order, move, 1) for order, move in enumerate(logged)
+    keyed: list[tuple[tuple[int, int], int, LogEntry | LoggedChat, int]] = [
+        (position(entry), order, entry, 1) for order, entry in enumerate(entries)
     ]
     for order, (said, height) in enumerate(zip(chat, chat_heights)):
-        keyed.append(((said.after if said.game == game else -1, 0), len(logged) + order, said, height))
+        keyed.append(((said.after if said.game == game else -1, 0), len(entries) + order, said, height))
     keyed.sort(key=lambda item: (item[0], item[1]))
-    chat_cap = rows - min(rows // 2, len(logged))
-    chosen: list[Move | LoggedChat] = []
+    chat_cap = rows - min(rows // 2, len(entries))
+    chosen: list[LogEntry | LoggedChat] = []
     used = chat_used = 0
     for _key, _order, item, height in reversed(keyed):
         if used >= rows:

@@ -107,6 +107,9 @@ class TcpTable(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         await self.lobby.send({"type": "add_bot", "bot": bot})
 
+    async def stand_in_for(self, seat: int) -> None:
+        await self.lobby.send({"type": "stand_in", "seat": seat})
+
     @property
     def seat_token(self) -> str | None:
         return self._token

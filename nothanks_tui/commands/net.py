@@ -25,7 +25,7 @@ from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
-from .addresses import hosting_lines, join_lines
+from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import port, positive
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -234,7 +234,8 @@ def run_host(args: argparse.Namespace) -> int:
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
-        for line in hosting_lines(args.bind, host.port, host.ssh_port):
+        fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
+        for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
             print(line, flush=True)
 
     try:
@@ -269,9 +270,13 @@ def run_server(args: argparse.Namespace) -> int:
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
-        if host.ssh_port is not None:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
-            print(f"SSH: players connect with `ssh -p {host.ssh_port} play@<this host>`", flush=True)
-        print("Ctrl-C (or SIGTERM) stops it; clients are told to come back, and every game is kept.", flush=True)
+        if host.ssh_front is not None:  # scripts/bench_ssh.py reads the port from these lines: keep `ssh -p PORT`
+            print("Over SSH, with nothing to install:", flush=True)
+            for line in ssh_lines(args.bind, host.ssh_front.port):
+                print(line, flush=True)
+            print(f"SSH host key fingerprint: {host.ssh_front.host_key_fingerprint()}", flush=True)
+            print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
+        print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)
 
     async def serve() -> None:
         await host.start()

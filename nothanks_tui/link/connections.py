@@ -58,7 +58,7 @@ class TableConnection(ABC):
 
     @abstractmethod
     async def close(self) -> None:
-        """Leave the table; safe to call twice."""
+        """Leave the table on purpose (during a game a bot plays the seat until we come back); safe to call twice."""
 
     # Host tables only (a local table starts at once and has no empty seats): defaults refuse.
     async def start_game(self) -> None:
@@ -67,6 +67,10 @@ class TableConnection(ABC):
 
     async def add_bot(self, bot: str | None = None) -> None:
         """Fill the next empty seat with a bot (``None``: the host's default bot)."""
+        raise NotImplementedError
+
+    async def stand_in_for(self, seat: int) -> None:
+        """Let a bot play for the away player in ``seat`` until they come back (the table's creator, in a game)."""
         raise NotImplementedError
 
     @property

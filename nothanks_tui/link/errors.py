@@ -40,6 +40,7 @@ NO_TABLE = "no_table"
 TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
 NOT_CREATOR = "not_creator"
+NOT_AWAY = "not_away"
 SEATS_EMPTY = "seats_empty"
 ALREADY_STARTED = "already_started"
 NOT_STARTED = "not_started"
@@ -95,6 +96,7 @@ _CODES = (
     ErrorCode(SEATS_EMPTY, "fill every seat before starting"),
     ErrorCode(ALREADY_STARTED, "the game has started (watch instead)"),
     ErrorCode(NOT_CREATOR, "only the table's creator may"),
+    ErrorCode(NOT_AWAY, "that seat's player is here, or a bot plays for them already"),
     ErrorCode(BAD_TOKEN, "no seat holds that token"),
     ErrorCode(BAD_BOT, "unknown bot name"),
     ErrorCode(TOO_MANY_TABLES, "the host is at its table limit"),

@@ -18,8 +18,28 @@ class SeatInfo:
 
     name: str
     is_bot: bool = False
-    away: bool = False
-    empty: bool = False  # nobody sits here yet (only before the game starts)
+    away: bool = False  # a player's seat whose player is not connected (dropped out, or left: see ``left``)
+    empty: bool = False  # nobody sits here yet (before the game, or freed by a player who left a finished game)
+    left: bool = False  # the player left on purpose: during the game (away too; a bot plays the seat until they
+    # return), or after it (empty too: ``name`` is who sat here, and the seat is free for the next game)
+    stand_in: bool = False  # a bot plays this player's seat now (they left, or were away too long)
+
+
+# What happened to a seat during a game, as ``SeatEvent.kind`` (the client words them in its own language).
+SEAT_LEFT = "left"  # the player left on purpose: a bot plays the seat at once, until they come back
+SEAT_AWAY = "away"  # the player's connection dropped: the seat waits for them (the turn timer runs)
+SEAT_STAND_IN = "stand_in"  # a bot now plays for the away player (their turn timer ran out, or the creator asked)
+SEAT_BACK = "back"  # the player is back in their seat; they play it again themselves
+SEAT_EVENT_KINDS = frozenset({SEAT_LEFT, SEAT_AWAY, SEAT_STAND_IN, SEAT_BACK})
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent:
+    """Something that happened to ``seat`` during the game, after ``at`` moves had been played (for the log)."""
+
+    at: int
+    seat: int
+    kind: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +50,9 @@ class TableUpdate:
     seats: tuple[SeatInfo, ...]
     table_id: str = ""
     can_restart: bool = False  # this recipient may start another game at this table once it is over
+    seat_events: tuple[SeatEvent, ...] = ()  # this game's comings and goings, oldest first
+    bot_in: float | None = None  # seconds until a bot plays the away player whose turn it is (None: not waiting)
+    creator: bool = False  # this recipient created the table (may let a bot play for an away player)
 
 
 @dataclass(frozen=True, slots=True)

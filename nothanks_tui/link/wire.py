@@ -14,7 +14,16 @@ import msgpack
 
 from ..engine import PlayerView
 from . import errors
-from .events import ChatHistory, ChatLine, SeatInfo, TableSummary, TableUpdate, TableWaiting
+from .events import (
+    SEAT_EVENT_KINDS,
+    ChatHistory,
+    ChatLine,
+    SeatEvent,
+    SeatInfo,
+    TableSummary,
+    TableUpdate,
+    TableWaiting,
+)
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
@@ -180,6 +189,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "action": {"action": Field(_STR), "state_id": Field(_INT)},
     "play_again": {},
     "chat": {"text": Field(_STR)},
+    "stand_in": {"seat": Field(_INT)},  # the creator: a bot plays for this away player until they come back
     "ping": {},
     "bye": {},
     # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
@@ -240,7 +250,12 @@ def _has_type(value: object, types: tuple[type, ...]) -> bool:
 
 
 def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
-    return {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+    wire = {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+    if seat.left:  # (absent means false: the usual seat costs no more bytes than before)
+        wire["left"] = True
+    if seat.stand_in:
+        wire["stand_in"] = True
+    return wire
 
 
 def seat_from_wire(data: Any) -> SeatInfo:
@@ -249,7 +264,42 @@ def seat_from_wire(data: Any) -> SeatInfo:
         is_bot=_want(data["bot"], bool),
         away=_want(data["away"], bool),
         empty=_want(data["empty"], bool),
+        left=_want(data.get("left", False), bool),
+        stand_in=_want(data.get("stand_in", False), bool),
     )
+
+
+MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
+
+
+def update_extras(event: TableUpdate) -> dict[str, Any]:
+    """The optional keys of an ``update`` (absent when empty, false or nil): the game's comings and goings, the
+    countdown to a bot playing for an away player, and whether the recipient created the table."""
+    extras: dict[str, Any] = {}
+    if event.seat_events:
+        extras["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
+    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
+        extras["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
+    if event.creator:
+        extras["creator"] = True
+    return extras
+
+
+def _seat_events_from_wire(data: Any, players: int) -> tuple[SeatEvent, ...]:
+    events = []
+    for item in _want(data, list)[-MAX_SEAT_EVENTS:]:
+        at, seat, kind = _want(item, list)
+        event = SeatEvent(at=_want(at, int), seat=_want(seat, int), kind=_want(kind, str))
+        if event.kind in SEAT_EVENT_KINDS and 0 <= event.seat < players and event.at >= 0:
+            events.append(event)  # (a kind this client does not know is left out, not an error)
+    return tuple(events)
+
+
+def _bot_in_from_wire(data: Any) -> float | None:
+    """``bot_in_ms`` as seconds (at most a day: a host's clock is not to be trusted blindly either)."""
+    if data is None:
+        return None
+    return min(max(0, _want(data, int)), 86_400_000) / 1000
 
 
 def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
@@ -270,6 +320,7 @@ def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
         "table": event.table_id,
         "seats": seats,
         "can_restart": event.can_restart,
+        **update_extras(event),
         "view": event.view.to_dict(),
     }
 
@@ -304,6 +355,7 @@ def encode_event(event: TableUpdate | TableWaiting) -> bytes:
             "table": event.table_id,
             "seats": [seat_to_wire(seat) for seat in event.seats],
             "can_restart": event.can_restart,
+            **update_extras(event),
         }
     )
     return _one_more_entry(head_map) + _VIEW_KEY + _one_more_entry(view_map) + _MOVES_KEY + moves_bytes
@@ -343,7 +395,13 @@ def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
     if len(seats) != view.players:
         raise ValueError("one seat per player")
     return TableUpdate(
-        view=view, seats=seats, table_id=_want(message["table"], str), can_restart=_want(message["can_restart"], bool)
+        view=view,
+        seats=seats,
+        table_id=_want(message["table"], str),
+        can_restart=_want(message["can_restart"], bool),
+        seat_events=_seat_events_from_wire(message.get("seat_events", []), view.players),
+        bot_in=_bot_in_from_wire(message.get("bot_in_ms")),
+        creator=_want(message.get("creator", False), bool),
     )
 
 

@@ -1,11 +1,12 @@
 """A host: one lobby and the transports that serve it, started and stopped as one object.
 
-``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM; ``nothanks host`` and the start screen's Host tab run
+``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM/SIGHUP; ``nothanks host`` and the start screen's Host tab run
 one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
 every client is told why, and every table closes.
 
-A signal (SIGTERM, SIGINT) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and every
-table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables for good.
+A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back,
+and every table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables
+for good.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ if TYPE_CHECKING:
     from .ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
+
+# Signals that stop a host as a restart: Ctrl-C, ``kill`` / systemd, and the terminal it ran in going away (SIGHUP,
+# e.g. the SSH connection to the machine dropped): each closes cleanly, tells the players, keeps every game.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 
 SHUTDOWN_REASON = "the host is shutting down"
 STOPPED_REASON = "the host was stopped"
@@ -117,7 +124,7 @@ class Host:
         stop_main: Callable[[], None] | None = None,
         ready: Callable[[], None] | None = None,
     ) -> None:
-        """Serve until SIGINT/SIGTERM, or until ``main`` (the host player's app) returns; then ``close``.
+        """Serve until SIGINT/SIGTERM/SIGHUP, or until ``main`` (the host player's app) returns; then ``close``.
 
         On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
         why. ``ready`` is called once the signals are handled (a supervisor may stop the host from then on). The host
@@ -125,7 +132,7 @@ class Host:
         """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
         if ready is not None:
@@ -149,7 +156,7 @@ class Host:
                 await self.close(RESTART_REASON, restart=True)
             else:  # the host's own player left (nothanks host): the host's tables end with it
                 await self.close(SHUTDOWN_REASON, forget=main is not None)
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(signum)
 

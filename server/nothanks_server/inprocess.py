@@ -82,6 +82,9 @@ class InProcessTable(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         self._call(lambda table: table.add_bot(self, bot))
 
+    async def stand_in_for(self, seat: int) -> None:
+        self._call(lambda table: table.stand_in_for(self, seat))
+
     @property
     def seat_token(self) -> str | None:
         return self._token

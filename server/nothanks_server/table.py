@@ -34,12 +34,14 @@ from nothanks_tui.link import (
     ChatLine,
     Closed,
     Rejected,
+    SeatEvent,
     SeatInfo,
     TableSummary,
     TableUpdate,
     TableWaiting,
     errors,
 )
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
 from .chat import ChatRoom
 from .errors import HostError
@@ -49,6 +51,7 @@ from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError,
 log = logging.getLogger(__name__)
 
 HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+MAX_SEAT_EVENTS = 64  # a game's comings and goings kept for the log (the newest; a flapping connection adds many)
 
 
 class Member(Protocol):
@@ -96,7 +99,9 @@ class Seat:
     bot: Bot | None = None
     token_hash: bytes | None = None
     member: Member | None = None
-    stand_in: Bot | None = None  # plays for an away human once their turn timer ran out
+    stand_in: Bot | None = None  # plays for an away human: they left, their turn timer ran out, or the creator asked
+    left: bool = False  # the human left this game on purpose (a stand-in plays at once until they come back)
+    former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
     bot_kind: str | None = None  # the registry name a restored table makes this bot from again
     bot_seed: int | None = None
 
@@ -114,8 +119,14 @@ class Seat:
 
     def info(self) -> SeatInfo:
         if self.name is None:
-            return SeatInfo(name="", empty=True)
-        return SeatInfo(name=self.name, is_bot=self.bot is not None, away=self.away)
+            return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
+        return SeatInfo(
+            name=self.name,
+            is_bot=self.bot is not None,
+            away=self.away,
+            left=self.left and self.away,
+            stand_in=self.stand_in is not None,
+        )
 
     def stored(self) -> StoredSeat | None:
         if self.name is None:
@@ -170,6 +181,8 @@ class Table:
         self._driver_key: tuple[int, int, bool] | None = None
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
+        self._seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
+        self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
 
     # ----------------------------------------------------------------- lobby-facing facts
 
@@ -305,7 +318,7 @@ class Table:
         self._check_open()
         if member in self.members:
             raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
-        if self.started:
+        if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.empty]
@@ -370,8 +383,12 @@ class Table:
             old.deliver(Closed("this seat was resumed from another connection"))
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
+        if seat.member is None and self.started and not self.finished:
+            self._note(index, SEAT_BACK)
         seat.member = member
         seat.stand_in = None
+        seat.left = False
+        self._deadline = None  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
         self._tell_chat_history(member)
@@ -379,7 +396,17 @@ class Table:
         return index
 
     def leave(self, member: Member) -> None:
-        """``member`` leaves (or dropped). Before the game its seat frees up; during it the seat waits, away."""
+        """``member`` leaves on purpose. Before the game, or once it is over, the seat frees up for good (the next
+        game does not wait for them; their token no longer seats them). During it a bot plays the seat at once,
+        until they come back (their token, or the lobby, gives it back)."""
+        self._part(member, on_purpose=True)
+
+    def drop(self, member: Member) -> None:
+        """``member``'s connection ended without a word. Before the game the seat frees up; during it, and after
+        it, the seat waits for them (away; on their turn the turn timer runs, then a bot plays for them)."""
+        self._part(member, on_purpose=False)
+
+    def _part(self, member: Member, *, on_purpose: bool) -> None:
         if member not in self.members:
             return
         index = self.members.pop(member)
@@ -387,19 +414,58 @@ class Table:
             return
         if index is not None:
             seat = self.seats[index]
-            if not self.started:
-                self._persist_seat(index, None)
-                self.seats[index] = Seat()
+            if not self.started or (self.finished and on_purpose):
+                self._persist_seat(index, None)  # (the store drops the seat's key binding with it)
+                self.seats[index] = Seat(former=seat.name if self.started else None)
                 if index == self.creator_seat:
                     self._reassign_creator()
             elif seat.member is member:
                 seat.member = None
+                if not self.finished:
+                    self._note(index, SEAT_LEFT if on_purpose else SEAT_AWAY)
+                    if on_purpose:
+                        seat.left = True
+                        seat.stand_in = self._stand_in_bot()
         if index is None:
             self._summary_changed()  # a spectator left: nothing the others see changed
         else:
             self._broadcast()
         self._drive()
         self._check_idle()
+
+    def stand_in_for(self, member: Member, index: object) -> None:
+        """The creator lets a bot play for the away player in seat ``index`` now, until they come back."""
+        self._check_open()
+        self._check_creator(member)
+        if self.game is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        if self.game.state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        if not isinstance(index, int) or not 0 <= index < len(self.seats):
+            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
+        seat = self.seats[index]
+        if not seat.away or seat.stand_in is not None:
+            raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
+        seat.stand_in = self._stand_in_bot()
+        self._note(index, SEAT_STAND_IN)
+        log.info("table %s: the creator lets a bot play for away seat %d", self.table_id, index)
+        self._broadcast()
+        self._drive()
+
+    def _stand_in_bot(self) -> Bot:
+        return self._make_bot(self.settings.default_bot)[0]
+
+    def _note(self, index: int, kind: str) -> None:
+        """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
+        if self.game is None:
+            return
+        at = len(self.game.state.moves)
+        last = self._seat_events[-1] if self._seat_events else None
+        if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
+            self._seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
+            return
+        self._seat_events.append(SeatEvent(at=at, seat=index, kind=kind))
+        del self._seat_events[:-MAX_SEAT_EVENTS]
 
     def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
         """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
@@ -467,6 +533,9 @@ class Table:
             raise HostError(errors.NOT_SEATED, "only players at this table can start another game")
         if not self.finished:
             raise HostError(errors.NOT_FINISHED, "this game is not over yet")
+        freed = sum(1 for seat in self.seats if seat.empty)
+        if freed:  # players who left after the game: bots take their seats, nobody waits for them
+            self.add_bots(freed)
         self._deal()
 
     def submit(self, member: Member, action: Action | str, state_id: int) -> None:
@@ -538,12 +607,29 @@ class Table:
             )
         state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
+        deadline = self._stand_in_deadline()
         return TableUpdate(
             view=view,
             seats=infos,
             table_id=self.table_id,
             can_restart=seat is not None and state.finished,
+            seat_events=tuple(self._seat_events),
+            bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
+            creator=seat is not None and seat == self.creator_seat,
         )
+
+    def _stand_in_deadline(self) -> float | None:
+        """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
+        turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
+        if self.game is None or self.game.state.finished or self.settings.turn_timer is None:
+            return None
+        state = self.game.state
+        seat = self.seats[state.to_move]
+        if not seat.away or seat.stand_in is not None:
+            return None
+        if self._deadline is None or self._deadline[0] != state.state_id:
+            self._deadline = (state.state_id, time.monotonic() + self.settings.turn_timer)
+        return self._deadline[1]
 
     def _broadcast(self) -> None:
         """Every member gets the view for its seat; one event per distinct view, shared by the members that see
@@ -551,7 +637,7 @@ class Table:
         cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
-            key = (seat, self.game is None and member is self.creator)  # the waiting room differs for the creator
+            key = (seat, member is self.creator)  # the creator's view differs (the waiting room's start, ``creator``)
             if key not in cache:
                 cache[key] = self.update_for(seat, member, infos)
             self._deliver(member, cache[key])
@@ -606,8 +692,11 @@ class Table:
         self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
         self.game = game
         self.games_played += 1
+        self._seat_events = []
+        self._deadline = None
         for seat in self.seats:
             seat.stand_in = None
+            seat.left = False
         self._broadcast()
         self._drive()
 
@@ -751,11 +840,14 @@ class Table:
     async def _drive_turn(self, state_id: int, seat_index: int, waiting_for_away: bool) -> None:
         try:
             if waiting_for_away:
-                await asyncio.sleep(self.settings.turn_timer or 0)
+                deadline = self._stand_in_deadline()  # the one every view counts down to
+                if deadline is not None:
+                    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
                 seat = self.seats[seat_index]
-                if not self._current(state_id) or not seat.away:
+                if not self._current(state_id) or not seat.away or seat.stand_in is not None:
                     return
-                seat.stand_in = self._make_bot(self.settings.default_bot)[0]
+                seat.stand_in = self._stand_in_bot()
+                self._note(seat_index, SEAT_STAND_IN)
                 log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
             elif self.settings.bot_delay > 0:
                 await asyncio.sleep(self.bot_wait())

@@ -221,7 +221,7 @@ class Session:
         except Exception:
             log.exception("session %s failed", self.peer)
         finally:
-            self._leave_table()
+            self._leave_table(on_purpose=False)  # the connection ended: a seat in a game waits for its player
             await self._close_writer()
 
     def _drain(self, frames: FrameReader) -> bool:
@@ -301,7 +301,7 @@ class Session:
         elif kind == "resume_key":
             reply = self._resume_key()
         elif kind == "leave":
-            self._leave_table()
+            self._leave_table(on_purpose=True)
             reply = {"type": "left"}
         else:
             table = self._current_table()
@@ -317,6 +317,8 @@ class Session:
                 if not self._chats.take(time.monotonic()):
                     raise too_fast()
                 table.say(self, fields["text"])
+            elif kind == "stand_in":
+                table.stand_in_for(self, fields["seat"])
             reply = None
         if reply is not None:
             if request_id is not None:
@@ -444,11 +446,15 @@ class Session:
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
-    def _leave_table(self) -> None:
+    def _leave_table(self, *, on_purpose: bool) -> None:
+        """Off our table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
         table = self.table
         self._at_no_table()
         if table is not None:
-            table.leave(self)
+            if on_purpose:
+                table.leave(self)
+            else:
+                table.drop(self)
 
     async def _close_writer(self) -> None:
         self._closing = True

@@ -50,6 +50,8 @@ def seat_names(summary: TableSummary) -> Text:
             text.append(display_name(seat.name, 12))
             if seat.is_bot:
                 text.append(" bot", style="dim")
+            elif seat.stand_in:
+                text.append(_(" (bot playing)"), style="dim")
             elif seat.away:
                 text.append(" away", style="dim")
     return text
@@ -149,6 +151,10 @@ class LobbyScreen(SteadyScreen[None]):
         else:
             self.say("No tables yet: press c to set one up.")
 
+    def forget_held_seat(self, table_id: str) -> None:
+        """The player gave up their seat at ``table_id`` (they left its finished game): it is theirs no more."""
+        self.held.pop(table_id, None)
+
     def _mine(self, summary: TableSummary) -> bool:
         """Does this player hold a seat in this table's running game (left it, or dropped out)?"""
         return summary.table_id in self.held and summary.started and not summary.finished
@@ -182,7 +188,7 @@ class LobbyScreen(SteadyScreen[None]):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
-        if summary.started:
+        if summary.started and not (summary.finished and summary.free_seats):  # (a freed seat: the next game's)
             self.say("That game has started: press w to watch it.")
             return
         await self._enter(lambda: self.lobby.join(summary.table_id))

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ...i18n import _
+from ...i18n import N_, _
 from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
 from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..presentation import REFUSAL_NOTICES, seat_name
@@ -37,10 +37,10 @@ log = logging.getLogger(__name__)
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
-SEAT_KEPT = (
-    "The game goes on without you: your seat waits, shown as away to the others, and when your turn has waited a "
-    "while a bot plays it for you. Come back from the lobby (Enter on the table marked 'your seat'), or join this "
-    "host again. [y] leave, [n] keep playing."
+SEAT_KEPT = N_(
+    "The game goes on without you: a bot plays your seat until you come back, shown to the others as "
+    "'(bot playing)'. You can take it back from the lobby (Enter on the table marked 'your seat'), or by joining "
+    "this host again. [y] leave, [n] keep playing."
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
@@ -83,6 +83,7 @@ class TableScreen(SteadyScreen[None]):
         Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
+        Binding("b", "stand_in", "Bot plays"),  # the table's creator, while a player is away: a bot plays for them
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
         Binding("c", "chat", "Chat"),
         Binding("m", "mute_chat", "Mute chat"),
@@ -207,16 +208,25 @@ class TableScreen(SteadyScreen[None]):
             self.notify(chat_content(line).plain, title=_("Chat"), markup=False)
 
     def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
-        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)"."""
+        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)" (the log
+        keeps a line for it too)."""
         for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            if seat != update.view.seat and now.empty and now.left and not before.empty:
+                text = _("{name} left the table: their seat is free for the next game.")
+                self.notify(text.format(name=seat_name(update.seats, seat)), title=_("Players"), markup=False)
+                continue
             if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
                 continue
             name = seat_name(update.seats, seat)
-            if now.away:
-                text = f"{name} left the table; their seat waits for them (after a while a bot plays it for them)."
+            if now.left:
+                text = _("{name} left the game: a bot plays their seat until they come back.")
+            elif now.away:
+                text = _("{name} dropped out: their seat waits for them.")
+                if update.creator and not update.view.finished:
+                    text += " " + _("Press b to let a bot play for them now.")
             else:
-                text = f"{name} is back."
-            self.notify(text, title="Players", markup=False)
+                text = _("{name} is back.")
+            self.notify(text.format(name=name), title=_("Players"), markup=False)
 
     def _close_stale_scores(self) -> None:
         """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
@@ -248,6 +258,8 @@ class TableScreen(SteadyScreen[None]):
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
+        if action == "stand_in":
+            return bool(self.table and _away_seats(self.table))
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -331,6 +343,14 @@ class TableScreen(SteadyScreen[None]):
         if self.focused is not None and isinstance(self.focused, ChatInput):
             self.set_focus(None)
         self.refresh_bindings()
+    async def action_stand_in(self) -> None:
+        """The creator: a bot plays for every away player now (each until they come back)."""
+        seats = _away_seats(self.table) if self.table is not None else []
+        for seat in seats:
+            await self.connection.stand_in_for(seat)
+        if seats:
+            names = ", ".join(seat_name(self.table.seats, seat) for seat in seats) if self.table else ""
+            self.notify(_("A bot plays for {names} until they come back.").format(names=names), markup=False)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -348,13 +368,19 @@ class TableScreen(SteadyScreen[None]):
         if hosting:
             self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
         elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
-            self.app.push_screen(ConfirmQuitScreen("Leave this game?", SEAT_KEPT), confirmed)
+            self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
         else:
             self.app.push_screen(ConfirmQuitScreen(), confirmed)
 
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
         self._leaving = True
+        if self.table is not None and self.table.view.finished and self.table.view.seat is not None:
+            # Leaving a finished game gives the seat up for good: the lobby below must not offer it back.
+            for screen in self.app.screen_stack:
+                forget = getattr(screen, "forget_held_seat", None)
+                if callable(forget):
+                    forget(self.table.table_id)
         self.app.run_worker(self._close_and_go_back(), group="leave", exclusive=True)
 
     async def _close_and_go_back(self) -> None:
@@ -375,4 +401,11 @@ class TableScreen(SteadyScreen[None]):
 
 def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (update.view.finished, update.view.refused, update.can_restart)
+    return (update.view.finished, update.view.refused, update.can_restart, tuple(_away_seats(update)))
+
+
+def _away_seats(update: TableUpdate) -> list[int]:
+    """The seats the creator may let a bot play (away, none playing for them yet), for the creator only."""
+    if not update.creator or update.view.finished:
+        return []
+    return [index for index, seat in enumerate(update.seats) if seat.away and not seat.stand_in and not seat.is_bot]

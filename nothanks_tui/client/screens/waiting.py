@@ -57,6 +57,9 @@ class PrefilledConnection(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         await self.inner.add_bot(bot)
 
+    async def stand_in_for(self, seat: int) -> None:
+        await self.inner.stand_in_for(seat)
+
     @property
     def seat_token(self) -> str | None:
         return self.inner.seat_token

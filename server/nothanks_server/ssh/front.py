@@ -170,6 +170,12 @@ class SSHFront:
         assert self._listener is not None, "start() first"
         return int(self._listener.getsockname()[1])
 
+    def host_key_fingerprint(self) -> str:
+        """The host key's fingerprint as ``ssh-keygen -lf`` shows it (the workers made the key if it was new)."""
+        from .fingerprint import host_key_fingerprint
+
+        return host_key_fingerprint(self.settings.host_key_path)
+
     async def close(self, reason: str = STOPPED) -> None:
         """Stop listening, tell every worker to end its sessions with ``reason``, and wait for them."""
         self._closing = True
