@@ -26,6 +26,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
+from .proxy_options import add_proxy_options, proxy_complaint
 from .ssh_options import add_ssh_options, ssh_settings_from
 
 
@@ -95,6 +96,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
         metavar="N",
         help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
     )
+    add_proxy_options(server)
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -241,6 +243,10 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
+    complaint = proxy_complaint(args)
+    if complaint is not None:
+        print(f"nothanks server: {complaint}", file=sys.stderr)
+        return 2
     try:
         host = Host(
             settings,
@@ -249,6 +255,7 @@ def run_server(args: argparse.Namespace) -> int:
             ssh=ssh_settings_from(args),
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
+            proxy_from=args.proxy_from,
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)

@@ -24,6 +24,7 @@ from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .open_files import raise_open_file_limit
+from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
@@ -49,13 +50,17 @@ class Host:
         ssh: SSHSettings | None = None,
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,
     ) -> None:
         self.settings = settings
+        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
         self.bind = bind
         self.lobby = Lobby(settings)
         # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
         self.proxy_key = secrets.token_urlsafe(24)
-        self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
+        self.tcp = TcpHost(
+            self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from
+        )
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None
         self._closed = False
@@ -87,7 +92,7 @@ class Host:
         from .ssh.front import start_ssh_front
 
         # Each worker's players reach this lobby over TCP, each counted against their own address.
-        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key)
+        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key, self.proxy_from)
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
