@@ -564,7 +564,10 @@ class TcpHost:
             return None
         finally:
             self._reading_headers.discard(writer)
-        return header.source or balancer
+        if header.source is None:
+            return balancer
+        log.info("connection from %s:%d through load balancer %s", *header.source, _address_of(balancer))
+        return header.source
 
     def speak_for(self, session: Session, address: str, key: object) -> None:
         """A trusted front says whom ``session`` carries: count it against ``address`` from now on."""

@@ -415,6 +415,7 @@ class SSHFront:
         elif header.source is None:
             self._admit(connection, balancer, None)  # the balancer's own connection: a health check
         else:
+            log.info("SSH: connection from %s:%d through load balancer %s", *header.source, balancer)
             self._admit(connection, header.source[0], header.source)
 
     # Per-address limits ---------------------------------------------------------------------------------------
