@@ -73,16 +73,20 @@ def parse_body(fixed: bytes, body: bytes) -> ProxyHeader:
     if family == UNSPEC:
         return ProxyHeader(None)
     if family == TCP_OVER_IPV4:
-        block, make = _IPV4_BLOCK, ipaddress.IPv4Address
+        block, socket_family = _IPV4_BLOCK, socket.AF_INET
     elif family == TCP_OVER_IPV6:
-        block, make = _IPV6_BLOCK, ipaddress.IPv6Address  # type: ignore[assignment]
+        block, socket_family = _IPV6_BLOCK, socket.AF_INET6
     else:
         raise BadProxyHeader(f"PROXY address family and transport 0x{family:02x}: only TCP over IPv4 or IPv6")
     if len(body) < block.size:
         raise BadProxyHeader(f"a PROXY address block of {len(body)} bytes, not {block.size}")
     source, destination, source_port, destination_port = block.unpack_from(body)
     _check_tlvs(body[block.size :])
-    return ProxyHeader((str(make(source)), source_port), (str(make(destination)), destination_port))
+    # inet_ntop: written as the socket would report it (getpeername), and a tenth of ipaddress's cost
+    return ProxyHeader(
+        (socket.inet_ntop(socket_family, source), source_port),
+        (socket.inet_ntop(socket_family, destination), destination_port),
+    )
 
 
 def _check_tlvs(rest: bytes) -> None:
