@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from nothanks_server.cluster.settings import DirectoryUnavailable
 from nothanks_server.host import Host
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
@@ -26,6 +27,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
+from .cluster_options import add_cluster_options, cluster_settings_from
 from .proxy_options import add_proxy_options, proxy_complaint
 from .ssh_options import add_ssh_options, ssh_settings_from
 
@@ -97,6 +99,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
         help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
     )
     add_proxy_options(server)
+    add_cluster_options(server)
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -256,6 +259,7 @@ def run_server(args: argparse.Namespace) -> int:
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
             proxy_from=args.proxy_from,
+            cluster=cluster_settings_from(args),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
@@ -276,6 +280,9 @@ def run_server(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(serve())
+    except DirectoryUnavailable as error:
+        print(f"nothanks server: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -28,6 +28,8 @@ from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
+    from .cluster.presence import Presence
+    from .cluster.settings import ClusterSettings
     from .ssh.front import SSHFront
     from .ssh.settings import SSHSettings
 
@@ -51,6 +53,7 @@ class Host:
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
         proxy_from: ProxySources | None = None,
+        cluster: ClusterSettings | None = None,
     ) -> None:
         self.settings = settings
         self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
@@ -63,6 +66,8 @@ class Host:
         )
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None
+        self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
+        self.presence: Presence | None = None
         self._closed = False
 
     @property
@@ -80,13 +85,36 @@ class Host:
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
-        if ssh is None:
-            return
         try:
-            self.ssh_front = await self._start_ssh(ssh)
+            if self.cluster is not None:
+                self.presence = await self._join_cluster(self.cluster)
+            if ssh is not None:
+                self.ssh_front = await self._start_ssh(ssh)
         except BaseException:
+            await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
             raise
+
+    async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
+        from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
+        from .cluster.presence import Presence
+
+        cluster = self.cluster = cluster.resolved(self.bind, self.port)
+        directory = await Directory.connect(cluster.redis_url, cluster.prefix)
+        presence = Presence(directory, self.lobby, cluster.host_id, cluster.address)
+        try:
+            await presence.start()
+        except BaseException:
+            await directory.close()
+            raise
+        log.info("in the cluster as %s (%s), listed in Redis", cluster.host_id, cluster.address)
+        return presence
+
+    async def _leave_cluster(self) -> None:
+        if self.presence is not None:
+            await self.presence.close()
+            await self.presence.directory.close()
+            self.presence = None
 
     async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
         from .ssh.front import start_ssh_front
@@ -112,6 +140,7 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
+        await self._leave_cluster()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)

@@ -4,7 +4,7 @@ address in these tests; clients stand for other machines by connecting from othe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +54,22 @@ async def until(condition: Callable[[], bool], timeout: float = WAIT) -> None:
     async with asyncio.timeout(timeout):
         while not condition():
             await asyncio.sleep(0.02)
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real redis-server for this module's tests (each test uses its own key prefix): its URL."""
+    from .redis_server import running_redis
+
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture
+async def directory(redis_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Any]:
+    """A ``Directory`` on that server under a prefix of this test's own."""
+    from nothanks_server.cluster.directory import Directory
+
+    opened = await Directory.connect(redis_url, prefix=f"t-{request.node.name}")
+    yield opened
+    await opened.close()
