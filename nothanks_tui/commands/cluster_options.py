@@ -12,7 +12,7 @@ from nothanks_server.cluster.settings import ClusterSettings
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("more than one machine (README, \"More than one machine\")")
+    group = parser.add_argument_group('more than one machine (README, "More than one machine")')
     group.add_argument(
         "--redis",
         default=None,

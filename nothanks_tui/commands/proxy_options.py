@@ -21,7 +21,7 @@ def sources(text: str) -> ProxySources:
 
 
 def add_proxy_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("behind a TCP load balancer (README, \"More than one machine\")")
+    group = parser.add_argument_group('behind a TCP load balancer (README, "More than one machine")')
     group.add_argument(
         "--proxy-from",
         type=sources,

@@ -106,9 +106,7 @@ def parse(data: bytes) -> ProxyHeader:
     return parse_body(data[:FIXED_LENGTH], data[FIXED_LENGTH:])
 
 
-async def read_header(
-    read_exactly: Callable[[int], Awaitable[bytes]], timeout: float | None = None
-) -> ProxyHeader:
+async def read_header(read_exactly: Callable[[int], Awaitable[bytes]], timeout: float | None = None) -> ProxyHeader:
     """Read one header with ``read_exactly(n)`` (which returns n bytes or raises), within ``timeout`` seconds
     (``READ_TIMEOUT`` by default).
 

@@ -44,8 +44,23 @@ def running_redis(directory: Path) -> Iterator[str]:
     sock = directory / "redis.sock"
     log = directory / "redis.log"
     process = subprocess.Popen(
-        [program, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700", "--save", "",
-         "--appendonly", "no", "--dir", str(directory), "--logfile", str(log)],
+        [
+            program,
+            "--port",
+            "0",
+            "--unixsocket",
+            str(sock),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+            "--logfile",
+            str(log),
+        ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,

@@ -50,9 +50,17 @@ async def test_two_hosts_share_one_lobby_listing_through_redis(directory, redis_
 
 async def test_a_server_whose_redis_does_not_answer_does_not_start(tmp_path):
     process = await nothanks_process(
-        "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path),
-        "--redis", f"unix://{tmp_path}/no-redis-here.sock",
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--redis",
+        f"unix://{tmp_path}/no-redis-here.sock",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     _out, err = await asyncio.wait_for(process.communicate(), WAIT)
     assert process.returncode == 1

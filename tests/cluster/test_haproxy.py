@@ -100,4 +100,3 @@ async def test_haproxys_health_checks_speak_each_protocol_through_the_proxy_head
     for server in ("front1", "host1"):  # the SSH banner; the host's hello: both answered after a PROXY header
         assert rows[server]["status"] == "UP" and rows[server]["check_status"] == "L7OK", rows[server]
         assert rows[server]["chkfail"] == "0"  # not one check failed since HAProxy started
-

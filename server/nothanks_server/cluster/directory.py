@@ -157,17 +157,19 @@ class Directory:
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.delete(key)
             if summaries:
-                pipe.hset(
-                    key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries}
-                )
+                pipe.hset(key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries})
                 pipe.pexpire(key, _ms(ttl))
             await pipe.execute()
 
     async def lobby(self) -> list[ListedTable]:
         """Every live host's tables, by host then table id: the same list whichever front asks."""
+        hosts = await self.hosts()
+        async with self.client.pipeline(transaction=False) as pipe:  # one round trip for every host's lines
+            for host in hosts:
+                pipe.hgetall(self._key("lobby", host.host_id))
+            every = await pipe.execute()
         listed = []
-        for host in await self.hosts():
-            lines = await self.client.hgetall(self._key("lobby", host.host_id))
+        for host, lines in zip(hosts, every, strict=True):
             for table_id in sorted(lines, key=_text):
                 listed.append(ListedTable(host.host_id, summary_from_wire(msgpack.unpackb(lines[table_id]))))
         return listed
@@ -177,8 +179,9 @@ class Directory:
     async def acquire(self, table_id: str, owner: str, ttl: float = LEASE_TTL) -> Lease | None:
         """Take the lease on ``table_id`` for ``owner`` if nobody holds it: the lease, with the table's next
         epoch; None if another holds it."""
-        epoch = await self._acquire(keys=[self._key("lease", table_id), self._key("epoch", table_id)],
-                                    args=[owner, _ms(ttl)])
+        epoch = await self._acquire(
+            keys=[self._key("lease", table_id), self._key("epoch", table_id)], args=[owner, _ms(ttl)]
+        )
         return None if epoch is None else Lease(table_id, owner, int(epoch))
 
     async def renew(self, lease: Lease, ttl: float = LEASE_TTL) -> bool:
