@@ -25,10 +25,9 @@ from ..bots import bot_names, describe
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
+from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
-from .cluster_options import add_cluster_options, cluster_settings_from
-from .proxy_options import add_proxy_options, proxy_complaint
 from .ssh_options import add_ssh_options, ssh_settings_from
 
 
@@ -98,8 +97,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
         metavar="N",
         help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
     )
-    add_proxy_options(server)
-    add_cluster_options(server)
+    proxy_options.add_proxy_options(server)
+    cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -246,7 +245,7 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    complaint = proxy_complaint(args)
+    complaint = proxy_options.proxy_complaint(args)
     if complaint is not None:
         print(f"nothanks server: {complaint}", file=sys.stderr)
         return 2
@@ -259,7 +258,7 @@ def run_server(args: argparse.Namespace) -> int:
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
             proxy_from=args.proxy_from,
-            cluster=cluster_settings_from(args),
+            cluster=cluster_options.cluster_settings_from(args),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
