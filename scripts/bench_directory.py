@@ -4,7 +4,8 @@
 Starts its own redis-server (Debian's, on a Unix socket in a temporary directory, nothing saved) and times, one
 call after another from one asyncio client: a heartbeat (``announce``), publishing one host's lobby lines (50
 tables), reading the shared lobby (10 hosts x 50 tables), and a lease's acquire, renew and release. It prints each
-call's median and p99, and the Redis commands it sends (INFO commandstats before and after), so "operations per
+call's median and p99, appending one move to the fenced move log without and with ``appendfsync always``,
+and the Redis commands each sends (INFO commandstats before and after), so "operations per
 move" and "per second per host" can be worked out from them.
 
     .venv/bin/python scripts/bench_directory.py [--calls 2000]
@@ -24,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from nothanks_server.cluster.directory import Directory, HostInfo
+from nothanks_server.cluster.movelog import LoggedMove, MoveLog
 from nothanks_tui.link import SeatInfo, TableSummary
 
 
@@ -59,12 +61,25 @@ async def timed(name: str, calls: int, call: Callable[[int], Awaitable[object]],
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--dir", default=None, help="where Redis keeps its files (the AOF's disk: default $TMPDIR)")
     args = parser.parse_args()
     program = shutil.which("redis-server") or "/usr/bin/redis-server"
-    with tempfile.TemporaryDirectory() as directory_name:
+    with tempfile.TemporaryDirectory(dir=args.dir) as directory_name:
         sock = Path(directory_name) / "redis.sock"
         server = subprocess.Popen(
-            [program, "--port", "0", "--unixsocket", str(sock), "--save", "", "--appendonly", "no"],
+            [
+                program,
+                "--port",
+                "0",
+                "--unixsocket",
+                str(sock),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                directory_name,
+            ],
             stdout=subprocess.DEVNULL,
         )
         try:
@@ -95,6 +110,22 @@ async def main() -> None:
             leases = [await directory.holder(f"table{n}") for n in range(calls)]
             await timed("lease renew", calls, lambda n: directory.renew(leases[n]), directory)  # type: ignore[arg-type]
             await timed("lease release", calls, lambda n: directory.release(leases[n]), directory)  # type: ignore[arg-type]
+            log = MoveLog(directory)
+            lease = await directory.acquire("game", "h0", ttl=600)
+            assert lease is not None
+            await timed(
+                "append 1 move, no AOF", calls, lambda n: log.append(lease, 1, n, [LoggedMove(0, "pass", n)]), directory
+            )
+            await directory.client.config_set("appendfsync", "always")
+            await directory.client.config_set("appendonly", "yes")
+            while (await directory.client.info("persistence"))["aof_rewrite_in_progress"]:
+                await asyncio.sleep(0.05)
+            await timed(
+                "append 1 move, AOF fsync always",
+                calls,
+                lambda n: log.append(lease, 2, n, [LoggedMove(0, "pass", n)]),
+                directory,
+            )
             await directory.close()
         finally:
             server.terminate()

@@ -36,8 +36,9 @@ def require() -> str:
 
 
 @contextmanager
-def running_redis(directory: Path) -> Iterator[str]:
-    """Start redis-server, wait until it answers a PING, yield its URL (``unix://...``); stop it after."""
+def running_redis(directory: Path, *options: str) -> Iterator[str]:
+    """Start redis-server (its files in ``directory``, nothing saved unless ``options`` say so, e.g.
+    ``--appendonly yes``), wait until it answers a PING, yield its URL (``unix://...``); stop it after."""
     import redis  # the test extra installs it; the host imports it only with --redis
 
     program = require()
@@ -60,6 +61,7 @@ def running_redis(directory: Path) -> Iterator[str]:
             str(directory),
             "--logfile",
             str(log),
+            *options,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -79,9 +81,5 @@ def running_redis(directory: Path) -> Iterator[str]:
                 time.sleep(0.02)
         yield f"unix://{sock}"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.kill()  # as a crash would: what it acknowledged must survive that (test_movelog.py)
+        process.wait()

@@ -4,12 +4,10 @@ holds at a time, each new owner under a higher epoch, an old owner unable to ren
 
 from __future__ import annotations
 
-import asyncio
-
 from nothanks_server.cluster.directory import Directory, HostInfo, Lease
 from nothanks_tui.link import SeatInfo, TableSummary
 
-from .conftest import WAIT
+from .directory_helpers import eventually
 
 
 def summary(table_id: str, *names: str, started: bool = False) -> TableSummary:
@@ -22,13 +20,6 @@ def summary(table_id: str, *names: str, started: bool = False) -> TableSummary:
         open_chips=False,
         variant="standard",
     )
-
-
-async def eventually(condition, timeout: float = WAIT) -> None:
-    """Poll an async ``condition`` until it holds: an expiry in Redis has no event to wait on."""
-    async with asyncio.timeout(timeout):
-        while not await condition():
-            await asyncio.sleep(0.02)
 
 
 async def test_hosts_are_listed_while_they_beat_and_the_fewest_tables_get_the_next(directory):
