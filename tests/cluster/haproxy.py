@@ -1,4 +1,4 @@
-"""A real HAProxy in front of a host, for the tests: the configuration docs/load-balancer.md documents (mode tcp,
+"""A real HAProxy in front of a host, for the tests: the documented configuration (docs/haproxy.cfg: mode tcp,
 leastconn, send-proxy-v2, health checks that speak each protocol, long tunnel timeouts), on loopback ports.
 
 HAProxy cannot be told to pick a free port, so its two listening ports are looked for in 18700-18799 (free ones
@@ -20,38 +20,29 @@ from pathlib import Path
 from .conftest import BALANCER, WAIT
 
 PORTS = range(18700, 18800)
-CONFIG = """\
-global
-    maxconn 2000
-    stats socket {stats} mode 600 level admin
+DOCUMENTED = Path(__file__).resolve().parents[2] / "docs" / "haproxy.cfg"
+# What the documented configuration becomes here: each piece must be found in it as written (a change to the
+# documentation that this does not follow fails the test, rather than testing something else).
+LOCAL = [
+    ("maxconn 20000", "maxconn 2000"),  # 2 file descriptors a connection: within the test process's own limit
+    ("/run/haproxy/admin.sock", "{stats}"),
+    ("bind :22 ", "bind 127.0.0.1:{ssh_port} "),
+    ("bind :7777\n", "bind 127.0.0.1:{game_port}\n"),
+    ("check inter 2s", "check inter 300ms"),  # the first checks pass sooner
+    ("    server game1 10.0.0.11:2222\n", "    server game1 127.0.0.1:{front_ssh_port} source {balancer}\n"),
+    ("    server game2 10.0.0.12:2222\n", ""),
+    ("    server game1 10.0.0.11:7777\n", "    server game1 127.0.0.1:{host_port} source {balancer}\n"),
+    ("    server game2 10.0.0.12:7777\n", ""),
+]
 
-defaults
-    mode tcp
-    balance leastconn
-    option tcp-check
-    timeout connect 5s
-    timeout client 1h
-    timeout server 1h
-    timeout tunnel 1h
-    timeout client-fin 30s
-    timeout check 5s
 
-frontend ssh
-    bind 127.0.0.1:{ssh_port}
-    default_backend ssh_fronts
-
-backend ssh_fronts
-    tcp-check expect rstring ^SSH-2\\.0-
-    server front1 127.0.0.1:{front_ssh_port} source {balancer} send-proxy-v2 check inter 300ms rise 1 fall 2
-
-frontend game
-    bind 127.0.0.1:{game_port}
-    default_backend game_hosts
-
-backend game_hosts
-    tcp-check expect string hello
-    server host1 127.0.0.1:{host_port} source {balancer} send-proxy-v2 check inter 300ms rise 1 fall 2
-"""
+def config(**values: object) -> str:
+    """docs/haproxy.cfg with this machine's loopback addresses and ports."""
+    text = DOCUMENTED.read_text()
+    for documented, here in LOCAL:
+        assert documented in text, f"docs/haproxy.cfg no longer has {documented!r}"
+        text = text.replace(documented, here.format(**values))
+    return text
 
 
 def binary() -> str | None:
@@ -120,10 +111,10 @@ async def start_haproxy(directory: Path, host_port: int, front_ssh_port: int) ->
     for _attempt in range(5):
         ssh_port, game_port = free_ports(2)
         stats = directory / "haproxy.stats"
-        config = directory / "haproxy.cfg"
         log = directory / "haproxy.log"
-        config.write_text(
-            CONFIG.format(
+        path = directory / "haproxy.cfg"
+        path.write_text(
+            config(
                 stats=stats,
                 ssh_port=ssh_port,
                 game_port=game_port,
@@ -137,7 +128,7 @@ async def start_haproxy(directory: Path, host_port: int, front_ssh_port: int) ->
                 binary() or "haproxy",
                 "-db",  # in the foreground: this test owns the process
                 "-f",
-                str(config),
+                str(path),
                 stdout=output,
                 stderr=output,
                 stdin=asyncio.subprocess.DEVNULL,

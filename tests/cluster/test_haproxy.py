@@ -1,4 +1,4 @@
-"""End to end through a real HAProxy (``send-proxy-v2``, the configuration docs/load-balancer.md gives): players
+"""End to end through a real HAProxy (``send-proxy-v2``, the configuration of docs/haproxy.cfg): players
 on different machines (loopback addresses 127.0.0.3-5) behind one balancer (127.0.0.2) are each held to their
 own per-address limits on the TCP port and the SSH front, the logs name them, and the health checks pass."""
 
@@ -96,7 +96,13 @@ async def test_an_ssh_player_behind_haproxy_reaches_the_host_as_themselves(balan
 
 async def test_haproxys_health_checks_speak_each_protocol_through_the_proxy_header(balanced):
     _host, balancer = balanced
-    rows = {row["svname"]: row for row in await balancer.show_stat()}
-    for server in ("front1", "host1"):  # the SSH banner; the host's hello: both answered after a PROXY header
+    rows = {(row["pxname"], row["svname"]): row for row in await balancer.show_stat()}
+    for server in (("nothanks_ssh", "game1"), ("nothanks_tcp", "game1")):  # the SSH banner; the host's hello
         assert rows[server]["status"] == "UP" and rows[server]["check_status"] == "L7OK", rows[server]
         assert rows[server]["chkfail"] == "0"  # not one check failed since HAProxy started
+
+
+def test_the_configuration_in_the_guide_is_the_one_tested():
+    guide = (haproxy.DOCUMENTED.parent / "load-balancer.md").read_text()
+    documented = haproxy.DOCUMENTED.read_text().split("\n", 2)[2]  # without its two lines of comment
+    assert f"```\n{documented}```" in guide
