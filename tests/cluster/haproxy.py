@@ -29,19 +29,27 @@ LOCAL = [
     ("bind :22 ", "bind 127.0.0.1:{ssh_port} "),
     ("bind :7777\n", "bind 127.0.0.1:{game_port}\n"),
     ("check inter 2s", "check inter 300ms"),  # the first checks pass sooner
-    ("    server game1 10.0.0.11:2222\n", "    server game1 127.0.0.1:{front_ssh_port} source {balancer}\n"),
-    ("    server game2 10.0.0.12:2222\n", ""),
-    ("    server game1 10.0.0.11:7777\n", "    server game1 127.0.0.1:{host_port} source {balancer}\n"),
-    ("    server game2 10.0.0.12:7777\n", ""),
 ]
+MACHINES = [("10.0.0.11", "game1"), ("10.0.0.12", "game2")]  # the documented game machines, in order
 
 
-def config(**values: object) -> str:
-    """docs/haproxy.cfg with this machine's loopback addresses and ports."""
+def config(servers: list[tuple[int, int]], **values: object) -> str:
+    """docs/haproxy.cfg with this machine's loopback addresses and ports: ``servers`` are (TCP port, SSH port)
+    of the hosts standing for the documented game machines (one or two), reached from the balancer's address."""
     text = DOCUMENTED.read_text()
     for documented, here in LOCAL:
         assert documented in text, f"docs/haproxy.cfg no longer has {documented!r}"
         text = text.replace(documented, here.format(**values))
+    for index, (machine, name) in enumerate(MACHINES):
+        for documented_port, which in ((2222, 1), (7777, 0)):
+            line = f"    server {name} {machine}:{documented_port}\n"
+            assert line in text, f"docs/haproxy.cfg no longer has {line!r}"
+            here = (
+                f"    server {name} 127.0.0.1:{servers[index][which]} source {BALANCER}\n"
+                if index < len(servers)
+                else ""
+            )
+            text = text.replace(line, here)
     return text
 
 
@@ -96,6 +104,15 @@ class HAProxy:
                     return
                 await asyncio.sleep(0.05)
 
+    async def command(self, line: str) -> str:
+        """One command on the stats socket (``set server nothanks_ssh/game1 state drain``): its answer."""
+        reader, writer = await asyncio.open_unix_connection(str(self.stats))
+        writer.write(line.encode() + b"\n")
+        await writer.drain()
+        answer = await reader.read()
+        writer.close()
+        return answer.decode()
+
     async def stop(self) -> None:
         if self.process.returncode is None:
             self.process.terminate()
@@ -106,23 +123,14 @@ class HAProxy:
             await self.process.wait()
 
 
-async def start_haproxy(directory: Path, host_port: int, front_ssh_port: int) -> HAProxy:
+async def start_haproxy(directory: Path, servers: list[tuple[int, int]]) -> HAProxy:
     """HAProxy in the foreground, listening once this returns (a few free ports are tried if one is taken)."""
     for _attempt in range(5):
         ssh_port, game_port = free_ports(2)
         stats = directory / "haproxy.stats"
         log = directory / "haproxy.log"
         path = directory / "haproxy.cfg"
-        path.write_text(
-            config(
-                stats=stats,
-                ssh_port=ssh_port,
-                game_port=game_port,
-                front_ssh_port=front_ssh_port,
-                host_port=host_port,
-                balancer=BALANCER,
-            )
-        )
+        path.write_text(config(servers, stats=stats, ssh_port=ssh_port, game_port=game_port))
         with log.open("wb") as output:
             process = await asyncio.create_subprocess_exec(
                 binary() or "haproxy",

@@ -19,17 +19,22 @@ from . import haproxy
 from .conftest import WAIT
 
 
-@pytest.fixture
-async def balanced(proxied_host, tmp_path):
-    """A host allowing 2 TCP connections and 1 SSH connection per address, behind a started HAProxy.
-    Without haproxy the test is skipped, except in CI (``CI`` set), whose .ci/run must have installed it."""
+def require_haproxy() -> None:
+    """Skip without haproxy, except in CI (``CI`` set), whose .ci/run must have installed it."""
     if haproxy.binary() is None:
         missing = "haproxy is not installed (apt-get install haproxy; .ci/run installs it when missing)"
         if os.environ.get("CI"):
             pytest.fail(f"{missing}: CI must run these tests")
         pytest.skip(missing)
+
+
+@pytest.fixture
+async def balanced(proxied_host, tmp_path):
+    """A host allowing 2 TCP connections and 1 SSH connection per address, behind a started HAProxy.
+    Without haproxy the test is skipped, except in CI (``CI`` set), whose .ci/run must have installed it."""
+    require_haproxy()
     host = await proxied_host(per_address_connections=2, ssh={"per_address": 1})
-    balancer = await haproxy.start_haproxy(tmp_path, host.port, host.ssh_port)
+    balancer = await haproxy.start_haproxy(tmp_path, [(host.port, host.ssh_port)])
     try:
         await balancer.wait_checked()
         yield host, balancer
@@ -106,3 +111,36 @@ def test_the_configuration_in_the_guide_is_the_one_tested():
     guide = (haproxy.DOCUMENTED.parent / "load-balancer.md").read_text()
     documented = haproxy.DOCUMENTED.read_text().split("\n", 2)[2]  # without its two lines of comment
     assert f"```\n{documented}```" in guide
+
+
+async def test_a_drained_front_takes_no_newcomers_and_keeps_its_players(proxied_host, tmp_path):
+    """The restart procedure of docs/load-balancer.md: drain a front at the balancer, newcomers go to the other,
+    its own players play on. Both fronts present the one host key they were given."""
+    require_haproxy()
+    hosts = [await proxied_host(ssh={}) for _ in range(2)]  # both read the same host key file (conftest)
+    balancer = await haproxy.start_haproxy(tmp_path, [(host.port, host.ssh_port) for host in hosts])
+    players: list[TerminalClient] = []
+    try:
+        await balancer.wait_checked()
+        first = await TerminalClient().connect(balancer.ssh_port, "ann", local_addr=("127.0.0.5", 0))
+        players.append(first)
+        await first.wait_for("Your name at the table", timeout=WAIT)
+        holding = next(n for n, host in enumerate(hosts) if host.ssh_front.open["127.0.0.5"])
+        assert await balancer.command(f"set server nothanks_ssh/game{holding + 1} state drain") == "\n"
+
+        # leastconn alone would send one of three newcomers to each front in turn; drained, all go to the other.
+        for n in range(3):
+            newcomer = await TerminalClient().connect(balancer.ssh_port, f"p{n}", local_addr=(f"127.0.0.{6 + n}", 0))
+            players.append(newcomer)
+            await newcomer.wait_for("Your name at the table", timeout=WAIT)
+        assert {"127.0.0.6", "127.0.0.7", "127.0.0.8"} <= set(hosts[1 - holding].ssh_front.open)
+        assert not any(hosts[holding].ssh_front.open[f"127.0.0.{6 + n}"] for n in range(3))
+
+        first.send("\r")  # the drained front's player is still served
+        await first.wait_for("No tables yet", timeout=WAIT)
+        fingerprints = {player.conn.get_server_host_key().get_fingerprint() for player in players}
+        assert len(fingerprints) == 1
+    finally:
+        for player in players:
+            await player.close()
+        await balancer.stop()
