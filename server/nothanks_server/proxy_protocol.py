@@ -82,7 +82,7 @@ def parse_body(fixed: bytes, body: bytes) -> ProxyHeader:
         raise BadProxyHeader(f"a PROXY address block of {len(body)} bytes, not {block.size}")
     source, destination, source_port, destination_port = block.unpack_from(body)
     _check_tlvs(body[block.size :])
-    # inet_ntop: written as the socket would report it (getpeername), and a tenth of ipaddress's cost
+    # inet_ntop: written as the socket would report it (getpeername), at a third of ipaddress's cost
     return ProxyHeader(
         (socket.inet_ntop(socket_family, source), source_port),
         (socket.inet_ntop(socket_family, destination), destination_port),
