@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from nothanks_server.cluster.settings import DirectoryUnavailable
 from nothanks_server.host import Host
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
@@ -25,6 +26,7 @@ from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
+from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import port, positive
 from .levels import offered_bots
@@ -97,6 +99,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
         metavar="N",
         help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
     )
+    proxy_options.add_proxy_options(server)
+    cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -252,6 +256,10 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
+    complaint = proxy_options.proxy_complaint(args)
+    if complaint is not None:
+        print(f"nothanks server: {complaint}", file=sys.stderr)
+        return 2
     try:
         host = Host(
             settings,
@@ -260,6 +268,8 @@ def run_server(args: argparse.Namespace) -> int:
             ssh=ssh_settings_from(args),
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
+            proxy_from=args.proxy_from,
+            cluster=cluster_options.cluster_settings_from(args),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
@@ -284,6 +294,9 @@ def run_server(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(serve())
+    except DirectoryUnavailable as error:
+        print(f"nothanks server: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -25,9 +25,12 @@ from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .open_files import raise_open_file_limit
+from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
+    from .cluster.presence import Presence
+    from .cluster.settings import ClusterSettings
     from .ssh.front import SSHFront
     from .ssh.settings import SSHSettings
 
@@ -56,15 +59,22 @@ class Host:
         ssh: SSHSettings | None = None,
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,
+        cluster: ClusterSettings | None = None,
     ) -> None:
         self.settings = settings
+        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
         self.bind = bind
         self.lobby = Lobby(settings)
         # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
         self.proxy_key = secrets.token_urlsafe(24)
-        self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
+        self.tcp = TcpHost(
+            self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from
+        )
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None
+        self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
+        self.presence: Presence | None = None
         self._closed = False
 
     @property
@@ -82,19 +92,42 @@ class Host:
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
-        if ssh is None:
-            return
         try:
-            self.ssh_front = await self._start_ssh(ssh)
+            if self.cluster is not None:
+                self.presence = await self._join_cluster(self.cluster)
+            if ssh is not None:
+                self.ssh_front = await self._start_ssh(ssh)
         except BaseException:
+            await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
             raise
+
+    async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
+        from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
+        from .cluster.presence import Presence
+
+        cluster = self.cluster = cluster.resolved(self.bind, self.port)
+        directory = await Directory.connect(cluster.redis_url, cluster.prefix)
+        presence = Presence(directory, self.lobby, cluster.host_id, cluster.address)
+        try:
+            await presence.start()
+        except BaseException:
+            await directory.close()
+            raise
+        log.info("in the cluster as %s (%s), listed in Redis", cluster.host_id, cluster.address)
+        return presence
+
+    async def _leave_cluster(self) -> None:
+        if self.presence is not None:
+            await self.presence.close()
+            await self.presence.directory.close()
+            self.presence = None
 
     async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
         from .ssh.front import start_ssh_front
 
         # Each worker's players reach this lobby over TCP, each counted against their own address.
-        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key)
+        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key, self.proxy_from)
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
@@ -114,6 +147,7 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
+        await self._leave_cluster()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)

@@ -44,6 +44,7 @@ from .chat import chat_bucket, too_fast
 from .errors import HostError
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
+from .proxy_protocol import BadProxyHeader, ProxySources, read_header
 from .table import HostEvent, Table
 
 log = logging.getLogger(__name__)
@@ -63,13 +64,16 @@ HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections and t
 class Session:
     """One TCP client: its name, its place at one table (seat or spectator), its rate budget."""
 
-    def __init__(self, host: TcpHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, host: TcpHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: object = None
+    ) -> None:
         self.host = host
         self.reader = reader
         self.writer = writer
         self.name = ""
         self.table: Table | None = None
-        self.peer = writer.get_extra_info("peername")
+        # The client's (address, port): the socket's peer, or what a trusted load balancer's PROXY header said.
+        self.peer = peer if peer is not None else writer.get_extra_info("peername")
         self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
         self.spectating = False
         self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
@@ -496,6 +500,9 @@ class TcpHost:
 
     ``proxy_key``: the secret a trusted front (the SSH front's workers, on this machine) sends in its ``hello``
     with ``via``, the address of the player it speaks for; that address is then the one the limits count.
+
+    ``proxy_from``: the load balancers (``--proxy-from``) whose connections open with a PROXY v2 header naming
+    the client (proxy_protocol.py); their clients are counted and logged by that address.
     """
 
     def __init__(
@@ -506,8 +513,11 @@ class TcpHost:
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
         proxy_key: str | None = None,
+        proxy_from: ProxySources | None = None,
     ) -> None:
         self.lobby = lobby
+        self.proxy_from = proxy_from
+        self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self.bind = bind
         self.port = port
         self.rate = rate  # messages per second a connection may send, sustained
@@ -555,7 +565,12 @@ class TcpHost:
         return host, port
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        session = Session(self, reader, writer)
+        peer = writer.get_extra_info("peername")
+        if self.proxy_from is not None and self.proxy_from.trusts(_address_of(peer)):
+            peer = await self._proxied_peer(reader, writer, peer)
+            if peer is None:
+                return
+        session = Session(self, reader, writer, peer)
         if len(self.sessions) >= MAX_CONNECTIONS:
             session.error(errors.SERVER_CLOSING, "this host is full", fatal=True)
             await session._close_writer()
@@ -579,6 +594,25 @@ class TcpHost:
             self.connections.give_back(session.address)
             if task is not None:
                 self._tasks.discard(task)
+
+    async def _proxied_peer(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, balancer: object
+    ) -> object | None:
+        """The client a load balancer's connection carries, from its PROXY header; None (and the connection
+        closed, nothing sent) if the header is bad, truncated or late."""
+        self._reading_headers.add(writer)
+        try:
+            header = await read_header(reader.readexactly)
+        except (BadProxyHeader, TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError) as error:
+            log.warning("closed a connection from load balancer %s: %s", balancer, str(error) or type(error).__name__)
+            writer.transport.abort()
+            return None
+        finally:
+            self._reading_headers.discard(writer)
+        if header.source is None:
+            return balancer
+        log.info("connection from %s:%d through load balancer %s", *header.source, _address_of(balancer))
+        return header.source
 
     def speak_for(self, session: Session, address: str, key: object) -> None:
         """A trusted front says whom ``session`` carries: count it against ``address`` from now on."""
@@ -626,6 +660,8 @@ class TcpHost:
         await self.stalls.stop()
         if self._server is not None:
             self._server.close()
+        for writer in list(self._reading_headers):
+            writer.transport.abort()
         for session in list(self.sessions):
             session.say_closing(reason, restart=restart)
         self.lobby.close(reason, forget=forget)
