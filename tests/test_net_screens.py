@@ -385,3 +385,27 @@ async def test_a_player_who_left_a_finished_game_is_not_offered_the_seat_again()
             assert "your seat" not in screen_text(app)
         await alice.close()
         await bob.close()
+
+
+async def test_a_lobby_first_shown_empty_widens_its_columns_for_the_table_that_appears():
+    """Seen over SSH under load: a list shown empty, then filled, kept its header widths ("2 seat", "alic…")."""
+    from textual.widgets import DataTable
+
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        await screen.refresh_tables().wait()
+        other = InProcessLobby(lobby, "alexandra")
+        await other.start()
+        await other.create_table(NewTable(players=3))
+        await screen.refresh_tables().wait()  # no idle moment in between: the widths come from the cells alone
+        rows = screen.query_one("#tables", DataTable)
+        widths = [column.get_render_width(rows) for column in rows.ordered_columns]
+        seats_cell = rows.get_row_at(0)[3]
+        assert widths[3] - 2 * rows.cell_padding >= seats_cell.cell_len >= len("alexandra")
+        status_cell = rows.get_row_at(0)[2]
+        assert widths[2] - 2 * rows.cell_padding >= status_cell.cell_len > len("Status")
+    lobby.close()

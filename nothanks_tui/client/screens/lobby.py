@@ -97,8 +97,6 @@ class LobbyScreen(SteadyScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
-        table.add_columns("Table", "Players", "Status", "Seats")
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
 
@@ -136,15 +134,25 @@ class LobbyScreen(SteadyScreen[None]):
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
-        table.clear()
-        for summary in summaries:
-            table.add_row(  # every cell is a Text: host-sent strings are never parsed as markup
+        rows = [  # every cell is a Text: host-sent strings are never parsed as markup
+            (
                 Text(clean_message(summary.table_id, 12)),
                 Text(f"{summary.players}" + (" open chips" if summary.open_chips else "")),
                 Text(table_status(summary) + (" · your seat" if self._mine(summary) else "")),
                 seat_names(summary),
-                key=summary.table_id,
             )
+            for summary in summaries
+        ]
+        # Each column as wide as its widest cell, measured here: DataTable's own measuring waits for an idle
+        # moment, and a list first shown empty then filled could keep its header widths ("alic…").
+        headers = ("Table", "Players", "Status", "Seats")
+        columns = list(zip(*rows)) or [() for _header in headers]
+        widths = [max([len(header), *(cell.cell_len for cell in cells)]) for header, cells in zip(headers, columns)]
+        table.clear(columns=True)
+        for header, width in zip(headers, widths):
+            table.add_column(header, width=width)
+        for summary, cells in zip(summaries, rows):
+            table.add_row(*cells, key=summary.table_id)
         if summaries:
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
             self._advise()
