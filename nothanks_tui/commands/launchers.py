@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nothanks_server.advertise import Advertiser
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.solo import SoloGame, solo_table
@@ -25,9 +26,10 @@ from .addresses import join_lines
 class LocalLaunchers:
     """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
 
-    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None) -> None:
+    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None, *, advertise: bool = True) -> None:
         self.bot_pace = bot_pace
         self.seed = seed
+        self.advertise = advertise  # a game hosted from the start screen is announced on the LAN
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
@@ -53,7 +55,12 @@ class LocalLaunchers:
             raise ValueError(f"your name: {error}") from None
 
     async def host_game(self, choice: HostChoice) -> Hosting:
-        host = Host(LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace), choice.bind, choice.port)
+        host = Host(
+            LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace),
+            choice.bind,
+            choice.port,
+            plugins=[Advertiser(choice.name)] if self.advertise else [],  # others find it on the LAN
+        )
         try:
             await host.start()
         except OSError as error:

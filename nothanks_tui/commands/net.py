@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from nothanks_server.host import Host
+from nothanks_server.host import Host, HostPlugin
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.store import StoreError
@@ -71,8 +72,22 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_BOT,
         help=f"the bots' level (default {DEFAULT_BOT}): {levels_help()}",
     )
+    parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="do not announce this host on the local network (mDNS/DNS-SD); players then join by address",
+    )
     _limit_options(parser)
     add_ssh_options(parser)
+
+
+def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
+    """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
+    if args.no_advertise:
+        return []
+    from nothanks_server.advertise import Advertiser
+
+    return [Advertiser(name)]
 
 
 def bot_choices() -> list[tuple[str, str]]:
@@ -104,8 +119,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
-    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
-    join.add_argument("address", metavar="HOST[:PORT]", help=f"the host's address, and its port if not {DEFAULT_PORT}")
+    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT, or one found on the LAN")
+    join.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        nargs="?",
+        default=None,
+        help=f"the host's address, and its port if not {DEFAULT_PORT}; without it, choose among the hosts found "
+        "on the local network (or type an address there)",
+    )
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
@@ -170,9 +192,33 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
+    if args.address is None:
+        return _join_found(args.name)
     from ..client.netlaunch import run_join as join
 
     return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT)
+
+
+def _join_found(name: str | None) -> int:
+    """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
+    from ..client.app import NoThanksApp
+    from ..client.discovery import ZeroconfBrowser
+    from ..client.remembered import Remembered
+    from ..client.screens.net_forms import JoinForm
+
+    remembered = Remembered(paths.config_dir() / "start.json")
+    if name:
+        remembered.name = name  # this run's name, in the field (kept only if the player joins)
+    app = NoThanksApp(
+        start_forms=[JoinForm()],
+        exit_on_signals=True,
+        remembered=remembered,
+        bot_choices=bot_choices(),
+        default_bot=DEFAULT_BOT,
+        host_browser=ZeroconfBrowser,
+    )
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -217,7 +263,14 @@ def run_host(args: argparse.Namespace) -> int:
         variant="tactical" if args.tactical else "standard",
     )
     try:
-        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), limits=_limits(args))
+        host = Host(
+            settings,
+            args.bind,
+            args.port,
+            ssh=ssh_settings_from(args),
+            limits=_limits(args),
+            plugins=_plugins(args, args.name),
+        )
     except StoreError as error:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
@@ -249,6 +302,7 @@ def run_server(args: argparse.Namespace) -> int:
             ssh=ssh_settings_from(args),
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
+            plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)

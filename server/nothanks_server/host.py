@@ -15,8 +15,8 @@ import contextlib
 import logging
 import secrets
 import signal
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from nothanks_tui.link import ConnectionInfo
 
@@ -37,6 +37,17 @@ STOPPED_REASON = "the host was stopped"
 RESTART_REASON = "the host is restarting: your seat and your game are kept, come back in a moment"
 
 
+class HostPlugin(Protocol):
+    """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
+
+    ``start`` is called once the host listens and must return promptly (long work goes in a task of its own);
+    ``close`` is called first when the host stops. A plug-in's failure never stops the host."""
+
+    async def start(self, host: Host) -> None: ...
+
+    async def close(self) -> None: ...
+
+
 class Host:
     """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all."""
 
@@ -49,6 +60,7 @@ class Host:
         ssh: SSHSettings | None = None,
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
+        plugins: Sequence[HostPlugin] = (),
     ) -> None:
         self.settings = settings
         self.bind = bind
@@ -58,6 +70,7 @@ class Host:
         self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None
+        self.plugins = list(plugins)
         self._closed = False
 
     @property
@@ -75,13 +88,17 @@ class Host:
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
-        if ssh is None:
-            return
-        try:
-            self.ssh_front = await self._start_ssh(ssh)
-        except BaseException:
-            await self.tcp.close(SHUTDOWN_REASON)
-            raise
+        if ssh is not None:
+            try:
+                self.ssh_front = await self._start_ssh(ssh)
+            except BaseException:
+                await self.tcp.close(SHUTDOWN_REASON)
+                raise
+        for plugin in self.plugins:
+            try:
+                await plugin.start(self)
+            except Exception:
+                log.exception("%s did not start; the host runs without it", type(plugin).__name__)
 
     async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
         from .ssh.front import start_ssh_front
@@ -107,6 +124,9 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
+        for plugin in self.plugins:
+            with contextlib.suppress(Exception):
+                await plugin.close()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)
