@@ -13,6 +13,7 @@ import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nothanks_server.host import Host, HostPlugin
 from nothanks_server.limits import ClientLimits
@@ -28,6 +29,10 @@ from ..link import LobbyError, NewTable
 from .addresses import hosting_lines, join_lines
 from .argtypes import port, positive
 from .ssh_options import add_ssh_options, ssh_settings_from
+
+if TYPE_CHECKING:
+    from ..client.app import NoThanksApp
+    from ..client.discovery import HostBrowser
 
 
 def _seconds(text: str) -> float | None:
@@ -201,24 +206,30 @@ def run_join(args: argparse.Namespace) -> int:
 
 def _join_found(name: str | None) -> int:
     """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
-    from ..client.app import NoThanksApp
     from ..client.discovery import ZeroconfBrowser
+
+    app = join_found_app(name, ZeroconfBrowser)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:
+    """The app ``nothanks join`` opens without an address: the Join tab alone, its list fed by ``host_browser``."""
+    from ..client.app import NoThanksApp
     from ..client.remembered import Remembered
     from ..client.screens.net_forms import JoinForm
 
     remembered = Remembered(paths.config_dir() / "start.json")
     if name:
         remembered.name = name  # this run's name, in the field (kept only if the player joins)
-    app = NoThanksApp(
+    return NoThanksApp(
         start_forms=[JoinForm()],
         exit_on_signals=True,
         remembered=remembered,
         bot_choices=bot_choices(),
         default_bot=DEFAULT_BOT,
-        host_browser=ZeroconfBrowser,
+        host_browser=host_browser,
     )
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
