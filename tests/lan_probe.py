@@ -14,7 +14,7 @@ import sys
 
 from textual.widgets import OptionList
 
-from nothanks_tui.client.discovery import FoundHost, ZeroconfBrowser
+from nothanks_tui.client.discovery import ZeroconfBrowser
 from nothanks_tui.client.screens.lobby import LobbyScreen
 from nothanks_tui.commands.net import join_found_app
 from nothanks_tui.link import NewTable
@@ -45,7 +45,7 @@ async def main() -> int:
         listing.focus()
         listing.highlighted = 0
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, LobbyScreen), pilot)
+        await until(lambda: isinstance(app.screen, LobbyScreen) and app.screen._listed, pilot)
         lobby = app.screen.lobby
         say("joined", name=lobby.name, info=str(lobby.info))
         seats: list[int | None] = []
