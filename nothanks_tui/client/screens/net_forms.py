@@ -109,8 +109,11 @@ class JoinForm(StartForm):
         self.found = {host.key: host for host in hosts}
         listing.set_options(Option(found_line(host), id=host.key, disabled=not host.compatible) for host in hosts)
         keys = [host.key for host in hosts]
+        playable = [index for index, host in enumerate(hosts) if host.compatible]
         if chosen in keys:
             listing.highlighted = keys.index(chosen)
+        elif playable:
+            listing.highlighted = playable[0]  # Enter (or Start, with no address typed) joins it
         listing.display = bool(hosts)
         self.query_one("#found-status", Static).display = not hosts
 
@@ -123,10 +126,18 @@ class JoinForm(StartForm):
         self.query_one("#address", Input).value = host.target
         await self.screen.run_action("start")
 
+    def _highlighted_host(self) -> FoundHost | None:
+        option = self.query_one("#found-hosts", OptionList).highlighted_option
+        host = None if option is None else self.found.get(option.id or "")
+        return host if host is not None and host.compatible else None
+
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
         address = self.query_one("#address", Input).value
+        found = self._highlighted_host()
+        if not address.strip() and found is not None:  # no address typed: the host highlighted in the list
+            address = found.target
         try:
             host, port = parse_address(address)
         except ValueError:
