@@ -76,7 +76,7 @@ class Advertiser:
     def __init__(self, name: str, *, min_interval: float = MIN_INTERVAL) -> None:
         self.name = name
         self.min_interval = min_interval
-        self.registered = asyncio.Event()  # set once the service is on the network (tests wait for it)
+        self.registered = asyncio.Event()  # set once the service is on the network (then closing says goodbye)
         self.seats: int | None = None  # the free seats last advertised
         self._zeroconf: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
@@ -119,8 +119,8 @@ class Advertiser:
         self._service_info = info
         self._info = info(f"{instance_name(self.name, host.port)}.{SERVICE_TYPE}", self.seats)
         # Bound to one address (e.g. loopback): announced there only, where players can reach it; else everywhere.
-        self._zeroconf = AsyncZeroconf(interfaces=addresses if _specific(host.bind) else InterfaceChoice.All,
-                                       ip_version=IPVersion.V4Only)
+        interfaces = addresses if _specific(host.bind) else InterfaceChoice.All
+        self._zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
         await (await self._zeroconf.async_register_service(self._info, allow_name_change=True))
         self.registered.set()
         log.info("advertised on the local network as %r", self._info.name)

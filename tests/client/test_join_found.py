@@ -187,3 +187,23 @@ async def test_join_with_no_address_opens_the_join_tab_alone_and_joins_the_host_
             await pilot.press("home", "enter")
             await wait_until(pilot, lambda: in_lobby(app), "the host's lobby")
             assert app.screen.lobby.name == "zoe"
+
+
+async def test_start_with_no_address_typed_joins_the_host_highlighted(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    FakeBrowser.made.clear()
+    async with live_host() as host:
+        app = join_found_app("yan", FakeBrowser)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            (form,) = app.screen.forms
+            await wait_until(pilot, lambda: bool(FakeBrowser.made) and FakeBrowser.made[0].on_change is not None)
+            form.query_one("#address", Input).value = ""
+            # the first host we can play at is highlighted, not the one of another version listed before it
+            FakeBrowser.made[0].on_change([found("future", 1, protocol=99), found("party", host.port)])
+            await pilot.pause()
+            assert form.query_one("#found-hosts", OptionList).highlighted == 1
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: in_lobby(app), "the host's lobby")
+            assert app.screen.lobby.info.description == f"127.0.0.1:{host.port}"
