@@ -8,6 +8,7 @@ the tests skip and say why.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -69,14 +70,16 @@ exit $status
     env = _environment(tmp_path) | {"PY": sys.executable, "DATA": str(tmp_path)}
     process = await asyncio.create_subprocess_exec(
         "unshare", "-rn", "sh", "-c", script,
-        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
     try:
         out, err = await asyncio.wait_for(process.communicate(), WAIT)
+    except TimeoutError:
+        out, err = b"(timed out)", b""
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the shell, the server and the probe: nothing outlives the test
+        await process.wait()
     server_out = (tmp_path / "server.out").read_text()
     server_err = (tmp_path / "server.err").read_text()
     detail = f"probe: {out.decode()}\n{err.decode()[-3000:]}\nserver: {server_out}\n{server_err[-3000:]}"

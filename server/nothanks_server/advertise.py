@@ -82,6 +82,7 @@ class Advertiser:
         self._info: AsyncServiceInfo | None = None
         self._service_info: Callable[[str, int], AsyncServiceInfo] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._version = -1
 
     async def start(self, host: Host) -> None:
         """Begin advertising ``host`` in the background; returns at once."""
@@ -102,6 +103,7 @@ class Advertiser:
         from zeroconf import InterfaceChoice, IPVersion
         from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+        self._version = host.lobby.version  # the lobby as the seats below were counted
         self.seats = free_seats(host.lobby)
         machine = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname().split(".")[0])[:MAX_LABEL] or "nothanks"
         addresses = advertised_addresses(host.bind)
@@ -126,8 +128,9 @@ class Advertiser:
         log.info("advertised on the local network as %r", self._info.name)
 
     async def _follow_seats(self, lobby: Lobby) -> None:
-        """Update the TXT record when the free seats change, at most once per ``min_interval``."""
-        seen = lobby.version
+        """Update the TXT record when the free seats change, at most once per ``min_interval``. (Registering takes a
+        second or two: a change meanwhile is caught at the first turn.)"""
+        seen = self._version
         while True:
             await asyncio.sleep(self.min_interval)
             if lobby.version == seen:
