@@ -207,3 +207,24 @@ async def test_start_with_no_address_typed_joins_the_host_highlighted(monkeypatc
             await pilot.press("ctrl+s")
             await wait_until(pilot, lambda: in_lobby(app), "the host's lobby")
             assert app.screen.lobby.info.description == f"127.0.0.1:{host.port}"
+
+
+def test_the_join_command_without_an_address_opens_the_list_with_zeroconf(monkeypatch):
+    from nothanks_tui.client.discovery import ZeroconfBrowser
+    from nothanks_tui.commands import net
+
+    opened: list[tuple[object, object]] = []
+
+    class Stub:
+        return_code = 0
+
+        def run(self) -> int:
+            return 0
+
+    def stub_app(name, browser):
+        opened.append((name, browser))
+        return Stub()
+
+    monkeypatch.setattr(net, "join_found_app", stub_app)
+    assert net.run_join(build_parser().parse_args(["join", "--name", "kim"])) == 0
+    assert opened == [("kim", ZeroconfBrowser)]
