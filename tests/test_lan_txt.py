@@ -70,3 +70,15 @@ def test_hosts_we_can_play_at_come_first_then_by_name():
 
     listed = sorted_hosts([host("zed", 2), host("Old", 1), host("amy", 2)])
     assert [h.name for h in listed] == ["amy", "zed", "Old"]
+
+
+async def test_a_flood_of_services_is_looked_up_only_up_to_a_bound():
+    from zeroconf import ServiceStateChange
+
+    from nothanks_tui.client.discovery import MAX_HOSTS, ZeroconfBrowser
+
+    browser = ZeroconfBrowser()
+    for index in range(10 * MAX_HOSTS):
+        browser._changed(None, "_nothanks._tcp.local.", f"h{index}._nothanks._tcp.local.", ServiceStateChange.Added)
+    assert len(browser._lookups) == MAX_HOSTS  # the rest is ignored until some go away
+    await browser.close()  # cancels the lookups in flight

@@ -145,6 +145,8 @@ async def test_choosing_a_found_host_joins_its_lobby(monkeypatch, tmp_path):
             await pilot.press("home", "enter")
             await wait_until(pilot, lambda: in_lobby(app), "the host's lobby")
             assert app.screen.lobby.name == "zoe" and app.screen.lobby.info.description == f"127.0.0.1:{host.port}"
+            await wait_until(pilot, lambda: FakeBrowser.made[0].closed, "the browser closed with the start screen")
+            FakeBrowser.made[0].announce(found("late"))  # news after we left: ignored, never an error
 
 
 async def test_typing_an_address_still_works_where_no_host_can_be_found(monkeypatch, tmp_path):

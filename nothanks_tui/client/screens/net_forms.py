@@ -63,6 +63,7 @@ class JoinForm(StartForm):
         super().__init__()
         self.browser: HostBrowser | None = None
         self.found: dict[str, FoundHost] = {}  # by key, as the list's options are
+        self._left = False  # unmounted: the list is gone
 
     def compose(self) -> ComposeResult:
         yield from _name_field("player")
@@ -97,6 +98,7 @@ class JoinForm(StartForm):
             )
 
     async def on_unmount(self) -> None:
+        self._left = True
         browser, self.browser = self.browser, None
         if browser is not None:
             with contextlib.suppress(Exception):
@@ -104,6 +106,8 @@ class JoinForm(StartForm):
 
     def show_found(self, hosts: list[FoundHost]) -> None:
         """The browser's news: every host it knows now, the highlighted one kept highlighted."""
+        if self._left:  # news that crossed our leaving
+            return
         listing = self.query_one("#found-hosts", OptionList)
         chosen = listing.highlighted_option.id if listing.highlighted_option is not None else None
         self.found = {host.key: host for host in hosts}
