@@ -92,7 +92,7 @@ class JoinForm(StartForm):
         try:
             await self.browser.start(self.show_found)
         except Exception as error:  # no multicast, no interface: typing the address still works
-            log.warning("cannot look for hosts on this network: %s", error)
+            log.info("cannot look for hosts on this network: %s", error)  # the tab says so; stderr is the screen
             self.query_one("#found-status", Static).update(
                 _("Cannot look for hosts on this network: type the host's address below.")
             )
