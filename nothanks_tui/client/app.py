@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -21,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
 from ..link import TableConnection
+from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
@@ -75,10 +76,13 @@ class NoThanksApp(App[int]):
         remembered: Remembered | None = None,
         bot_choices: Sequence[tuple[str, str]] = (),
         default_bot: str = "",
+        host_browser: Callable[[], HostBrowser] | None = None,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
-        it for a player's own terminal; never inside a host process, such as an SSH session's app)."""
+        it for a player's own terminal; never inside a host process, such as an SSH session's app).
+        ``host_browser``: how the Join tab finds hosts on the LAN (the command line gives zeroconf's; None: it
+        does not look)."""
         super().__init__(**kwargs)
         self._exit_on_signals = exit_on_signals
         self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
@@ -94,6 +98,7 @@ class NoThanksApp(App[int]):
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
+        self.host_browser = host_browser
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from nothanks_server.advertise import Advertiser
 from nothanks_server.history import StoreHistory
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
@@ -28,11 +29,19 @@ from .levels import offered_bots
 class LocalLaunchers:
     """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
 
-    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None, records_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        bot_pace: float = BOT_PACE,
+        seed: int | None = None,
+        records_dir: Path | None = None,
+        *,
+        advertise: bool = True,
+    ) -> None:
         """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
         self.bot_pace = bot_pace
         self.seed = seed
         self.records_dir = records_dir
+        self.advertise = advertise  # a game hosted from the start screen is announced on the LAN
 
     def history(self) -> HistorySource | None:
         """This machine's finished games (the start screen's history and statistics), if any are kept."""
@@ -63,7 +72,12 @@ class LocalLaunchers:
             raise ValueError(f"your name: {error}") from None
 
     async def host_game(self, choice: HostChoice) -> Hosting:
-        host = Host(LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace), choice.bind, choice.port)
+        host = Host(
+            LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace),
+            choice.bind,
+            choice.port,
+            plugins=[Advertiser(choice.name)] if self.advertise else [],  # others find it on the LAN
+        )
         try:
             await host.start()
         except OSError as error:

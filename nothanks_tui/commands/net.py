@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nothanks_server.cluster.settings import DirectoryUnavailable
-from nothanks_server.host import Host
+from nothanks_server.host import Host, HostPlugin
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.store import StoreError
@@ -31,6 +33,10 @@ from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import port, positive
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
+
+if TYPE_CHECKING:
+    from ..client.app import NoThanksApp
+    from ..client.discovery import HostBrowser
 
 
 def _seconds(text: str) -> float | None:
@@ -75,8 +81,22 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_BOT,
         help=f"the bots' level (default {DEFAULT_BOT}): {levels_help()}",
     )
+    parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="do not announce this host on the local network (mDNS/DNS-SD); players then join by address",
+    )
     _limit_options(parser)
     add_ssh_options(parser)
+
+
+def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
+    """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
+    if args.no_advertise:
+        return []
+    from nothanks_server.advertise import Advertiser
+
+    return [Advertiser(name)]
 
 
 def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
@@ -110,8 +130,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
-    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
-    join.add_argument("address", metavar="HOST[:PORT]", help=f"the host's address, and its port if not {DEFAULT_PORT}")
+    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT, or one found on the LAN")
+    join.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        nargs="?",
+        default=None,
+        help=f"the host's address, and its port if not {DEFAULT_PORT}; without it, choose among the hosts found "
+        "on the local network (or type an address there)",
+    )
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
@@ -176,6 +203,8 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
+    if args.address is None:
+        return _join_found(args.name)
     from ..client.netlaunch import run_join as join
 
     return join(
@@ -186,6 +215,34 @@ def run_join(args: argparse.Namespace) -> int:
 def remembered_choices() -> Remembered:
     """The player's remembered name, choices and preferences (chat muted), as the start screen keeps them."""
     return Remembered(paths.config_dir() / "start.json")
+
+
+def _join_found(name: str | None) -> int:
+    """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
+    from ..client.discovery import ZeroconfBrowser
+
+    app = join_found_app(name, ZeroconfBrowser)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:
+    """The app ``nothanks join`` opens without an address: the Join tab alone, its list fed by ``host_browser``."""
+    from ..client.app import NoThanksApp
+    from ..client.remembered import Remembered
+    from ..client.screens.net_forms import JoinForm
+
+    remembered = Remembered(paths.config_dir() / "start.json")
+    if name:
+        remembered.name = name  # this run's name, in the field (kept only if the player joins)
+    return NoThanksApp(
+        start_forms=[JoinForm()],
+        exit_on_signals=True,
+        remembered=remembered,
+        bot_choices=bot_choices(),
+        default_bot=DEFAULT_BOT,
+        host_browser=host_browser,
+    )
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -231,7 +288,14 @@ def run_host(args: argparse.Namespace) -> int:
         variant="tactical" if args.tactical else "standard",
     )
     try:
-        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), limits=_limits(args))
+        host = Host(
+            settings,
+            args.bind,
+            args.port,
+            ssh=ssh_settings_from(args),
+            limits=_limits(args),
+            plugins=_plugins(args, args.name),
+        )
     except StoreError as error:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
@@ -270,6 +334,7 @@ def run_server(args: argparse.Namespace) -> int:
             limits=_limits(args),
             proxy_from=args.proxy_from,
             cluster=cluster_options.cluster_settings_from(args),
+            plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)

@@ -46,8 +46,14 @@ def run_local_game(
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
+    from ..client.discovery import ZeroconfBrowser
+
     remembered = Remembered(paths.config_dir() / "start.json")
-    launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
-    app = NoThanksApp(launchers=launchers, exit_on_signals=True, remembered=remembered)
+    app = NoThanksApp(
+        launchers=LocalLaunchers(bot_pace, records_dir=paths.records_dir()),
+        exit_on_signals=True,
+        remembered=remembered,
+        host_browser=ZeroconfBrowser,  # the Join tab lists the hosts on the LAN
+    )
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

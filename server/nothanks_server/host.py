@@ -16,8 +16,8 @@ import contextlib
 import logging
 import secrets
 import signal
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from nothanks_tui.link import ConnectionInfo
 
@@ -47,6 +47,17 @@ STOPPED_REASON = "the host was stopped"
 RESTART_REASON = "the host is restarting: your seat and your game are kept, come back in a moment"
 
 
+class HostPlugin(Protocol):
+    """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
+
+    ``start`` is called once the host listens and must return promptly (long work goes in a task of its own);
+    ``close`` is called first when the host stops. A plug-in's failure never stops the host."""
+
+    async def start(self, host: Host) -> None: ...
+
+    async def close(self) -> None: ...
+
+
 class Host:
     """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all."""
 
@@ -61,6 +72,7 @@ class Host:
         limits: ClientLimits | None = None,
         proxy_from: ProxySources | None = None,
         cluster: ClusterSettings | None = None,
+        plugins: Sequence[HostPlugin] = (),
     ) -> None:
         self.settings = settings
         self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
@@ -75,6 +87,7 @@ class Host:
         self.ssh_front: SSHFront | None = None
         self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
         self.presence: Presence | None = None
+        self.plugins = list(plugins)
         self._closed = False
 
     @property
@@ -101,6 +114,11 @@ class Host:
             await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
             raise
+        for plugin in self.plugins:
+            try:
+                await plugin.start(self)
+            except Exception:
+                log.exception("%s did not start; the host runs without it", type(plugin).__name__)
 
     async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
         from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
@@ -147,6 +165,9 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
+        for plugin in self.plugins:
+            with contextlib.suppress(Exception):
+                await plugin.close()
         await self._leave_cluster()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
