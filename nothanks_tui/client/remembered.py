@@ -5,6 +5,9 @@ again on every run, nor once per tab. The command line gives the app a ``Remembe
 dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
 the host. The file is small JSON: a name, then each tab's field values by field id. A missing, unreadable or
 hand-edited file is never an error: what cannot be used is ignored.
+
+It also keeps the player's preferences that are not a tab's: ``bell``, whether the terminal bell rings when it
+becomes your turn (on unless turned off with the table's key).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class Remembered:
         self.path = path
         self.name: str | None = None
         self.choices: dict[str, dict[str, FieldValue]] = {}
+        self.bell = True
         self._load()
 
     def _load(self) -> None:
@@ -46,6 +50,8 @@ class Remembered:
         name = data.get("name")
         if isinstance(name, str) and name.strip():
             self.name = name[:20]
+        if isinstance(data.get("bell"), bool):
+            self.bell = data["bell"]
         choices = data.get("choices")
         if isinstance(choices, dict):
             for form, fields in choices.items():
@@ -61,7 +67,15 @@ class Remembered:
         if name.strip():
             self.name = name[:20]
         self.choices[form] = dict(fields)
-        data = {"name": self.name, "choices": self.choices}
+        self._write()
+
+    def remember_bell(self, on: bool) -> None:
+        """Keep the bell preference (and write the file, quietly giving up if it cannot)."""
+        self.bell = on
+        self._write()
+
+    def _write(self) -> None:
+        data = {"name": self.name, "choices": self.choices, "bell": self.bell}
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(".tmp")

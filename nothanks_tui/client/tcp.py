@@ -25,6 +25,7 @@ from ..defaults import DEFAULT_PORT
 from ..engine import Action
 from ..link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -37,6 +38,7 @@ from ..link import (
 )
 from ..link.wire import (
     PROTOCOL_VERSION,
+    advice_from_wire,
     client_unpacker,
     encode,
     event_from_wire,
@@ -100,6 +102,13 @@ class TcpTable(TableConnection):
 
     async def add_bot(self, bot: str | None = None) -> None:
         await self.lobby.send({"type": "add_bot", "bot": bot})
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        reply = await self.lobby.request({"type": "coach", "state_id": state_id})
+        try:
+            return advice_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable advice: {error}") from None
 
     @property
     def seat_token(self) -> str | None:
@@ -245,6 +254,7 @@ class TcpLobby(LobbyConnection):
                 "bot": settings.bot,
                 "open_chips": settings.open_chips,
                 "variant": settings.variant,
+                **({"coach": True} if settings.coach else {}),
             }
         )
 

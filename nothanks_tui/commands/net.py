@@ -21,6 +21,7 @@ from nothanks_server.tcp import RATE_PER_SECOND
 
 from .. import paths
 from ..bots import bot_names, describe
+from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..link import LobbyError, NewTable
@@ -102,6 +103,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--bots", type=int, default=0, help="seats filled with bots right away (default 0)")
     host.add_argument("--name", default="host", help="your display name")
     host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    host.add_argument(
+        "--coach", action="store_true", help="players at your table may ask what the hard bot would play (key c)"
+    )
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
     join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
@@ -172,7 +176,12 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 def run_join(args: argparse.Namespace) -> int:
     from ..client.netlaunch import run_join as join
 
-    return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT)
+    return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT, remembered=_remembered())
+
+
+def _remembered() -> Remembered:
+    """The player's preferences kept between runs (the bell), in the user's config dir."""
+    return Remembered(paths.config_dir() / "start.json")
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -193,6 +202,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     app = NetApp(
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
+        remembered=_remembered(),
         bot_choices=bot_choices(),
         default_bot=host.lobby.settings.default_bot,
     )
@@ -214,6 +224,7 @@ def run_host(args: argparse.Namespace) -> int:
         bots=args.bots,
         bot=args.bot,
         open_chips=args.open_chips,
+        coach=args.coach,
         variant="tactical" if args.tactical else "standard",
     )
     try:

@@ -37,7 +37,8 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")
         return 2
-    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
+    remembered = Remembered(paths.config_dir() / "start.json")  # the player's preferences (the bell)
+    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 

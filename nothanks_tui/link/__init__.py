@@ -12,13 +12,26 @@ It imports only the engine (and the shared defaults): the client and the host im
 """
 
 from .connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
-from .events import Closed, NewTable, Rejected, SeatInfo, TableEvent, TableSummary, TableUpdate, TableWaiting
+from .events import (
+    Closed,
+    CoachAdvice,
+    MatchTotals,
+    NewTable,
+    Rejected,
+    SeatInfo,
+    TableEvent,
+    TableSummary,
+    TableUpdate,
+    TableWaiting,
+)
 
 __all__ = [
     "Closed",
+    "CoachAdvice",
     "ConnectionInfo",
     "LobbyConnection",
     "LobbyError",
+    "MatchTotals",
     "NewTable",
     "Rejected",
     "SeatInfo",

@@ -12,7 +12,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from ..engine import Action
-from .events import NewTable, TableEvent, TableSummary
+from . import errors
+from .events import CoachAdvice, NewTable, TableEvent, TableSummary
 
 
 class LobbyError(Exception):
@@ -65,6 +66,11 @@ class TableConnection(ABC):
     async def add_bot(self, bot: str | None = None) -> None:
         """Fill the next empty seat with a bot (``None``: the host's default bot)."""
         raise NotImplementedError
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        """What the coach would play for this seat in state ``state_id``, at a table that allows it (the answer goes
+        to this seat only). Raises ``LobbyError`` with the host's code when refused (``coach_off``, ...)."""
+        raise LobbyError(errors.COACH_OFF, "this table has no coach")
 
     @property
     def seat_token(self) -> str | None:

@@ -14,6 +14,7 @@ from typing import TypeVar
 from nothanks_tui.engine import Action, IllegalMove
 from nothanks_tui.link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -77,6 +78,14 @@ class InProcessTable(TableConnection):
 
     async def add_bot(self, bot: str | None = None) -> None:
         self._call(lambda table: table.add_bot(self, bot))
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        if self.table is None:
+            raise LobbyError(errors.NOT_AT_TABLE, "you are not at a table")
+        try:
+            return await self.table.ask_coach(self, state_id)
+        except IllegalMove as error:
+            raise LobbyError(error.code, error.message) from None
 
     @property
     def seat_token(self) -> str | None:

@@ -27,6 +27,7 @@ from nothanks_tui.link.wire import (
     FrameReader,
     FrameTooBig,
     ProtocolError,
+    advice_to_wire,
     check_client_message,
     encode,
     encode_event,
@@ -77,6 +78,7 @@ class Session:
         self._backlog: list[bytes] = []
         self._backlog_view: int | None = None  # index of the view in the backlog
         self._flusher: asyncio.Task[None] | None = None
+        self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
         with contextlib.suppress(AttributeError, RuntimeError):
             writer.transport.set_write_buffer_limits(high=host.limits.backlog_bytes)
 
@@ -288,12 +290,33 @@ class Session:
                 table.add_bot(self, fields.get("bot"))
             elif kind == "play_again":
                 table.play_again(self)
+            elif kind == "coach":
+                self._ask_coach(table, fields["state_id"], request_id)
             reply = None
         if reply is not None:
             if request_id is not None:
                 reply["re"] = request_id
             self.send(reply)
         return True
+
+    def _ask_coach(self, table: Table, state_id: int, request_id: int | None) -> None:
+        """Answer a ``coach`` request when the search is done (the table goes on meanwhile): ``advice`` to this
+        connection only, or an ``error`` with the request's id. One request at a time per connection."""
+        if self._coaching is not None and not self._coaching.done():
+            raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
+
+        async def answer() -> None:
+            try:
+                advice = await table.ask_coach(self, state_id)
+            except IllegalMove as error:
+                self.error(error.code, error.message, request_id)
+                return
+            reply = advice_to_wire(advice)
+            if request_id is not None:
+                reply["re"] = request_id
+            self.send(reply)
+
+        self._coaching = asyncio.get_running_loop().create_task(answer(), name=f"coach {self.peer}")
 
     def _hello(self, fields: dict[str, Any]) -> dict[str, Any]:
         if self.name:
@@ -337,6 +360,7 @@ class Session:
             bot=fields.get("bot", self.host.lobby.settings.default_bot),
             open_chips=fields.get("open_chips", False),
             variant=fields.get("variant", "standard"),
+            coach=fields.get("coach", False),
         )
         table, seat, token = self.host.lobby.create_table(new, self, owner=self.address)
         self._at(table)

@@ -21,7 +21,9 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ...i18n import _
+from ...link import Closed, LobbyError, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ..coaching import advice_text, advice_title
 from ..presentation import REFUSAL_NOTICES, seat_name
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
@@ -63,6 +65,8 @@ class TitleBar(TableView):
             view = self.table.view
             parts.append(f"  ·  {view.players} players")
             parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
+            if self.table.coach:
+                parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
                 parts.append(f"  ·  {view.variant}")
         return [Content.assemble(*parts)]
@@ -77,9 +81,11 @@ class TableScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", "Take", priority=True),
         Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
+        Binding("c", "coach", "Coach"),
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
+        Binding("b", "toggle_bell", "Bell"),
         Binding("q", "quit_table", "Quit"),
     ]
 
@@ -152,14 +158,19 @@ class TableScreen(SteadyScreen[None]):
         event = message.event
         if isinstance(event, TableUpdate):
             previous = self.table
-            if previous is None or event.view.state_id < previous.view.state_id or (
+            new_deal = previous is None or event.view.state_id < previous.view.state_id or (
                 previous.view.finished and not event.view.finished
-            ):
+            )
+            if new_deal:
                 self.game_number += 1  # a new deal
                 if previous is not None:
                     self._close_stale_scores()
             if previous is not None:
                 self._say_comings_and_goings(previous, event)
+            if event.view.legal and (previous is None or not previous.view.legal or new_deal):
+                your_turn = getattr(self.app, "your_turn", None)  # NoThanksApp: the bell, if wanted
+                if callable(your_turn):
+                    your_turn()
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -209,6 +220,10 @@ class TableScreen(SteadyScreen[None]):
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
+        if action == "coach":
+            if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
+                return False  # hidden where the table does not allow it, for spectators and after the game
+            return True if view.legal else None  # greyed until your turn
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -243,6 +258,32 @@ class TableScreen(SteadyScreen[None]):
         if self.table is None:
             return
         await self.connection.send_action(action, self.table.view.state_id)
+
+    def action_coach(self) -> None:
+        """Ask the host what the hard bot would play in your place (the answer comes to you alone)."""
+        if self.table is not None and self.table.view.legal:
+            self._ask_coach(self.table.view.state_id, self.table.view.card)
+
+    @work(exclusive=True, group="coach", exit_on_error=False)
+    async def _ask_coach(self, state_id: int, card: int | None) -> None:
+        try:
+            advice = await self.connection.ask_coach(state_id)
+        except LobbyError as error:
+            if error.code != errors.STALE_STATE:  # the table moved on: the question no longer matters
+                self.notify(clean_message(error.message), title=_("Coach"), severity="warning", markup=False)
+            return
+        if self.table is None or self.table.view.state_id != advice.state_id:
+            return  # advice for a position already gone
+        self.notify(advice_text(advice), title=advice_title(advice, card), timeout=12, markup=False)
+
+    def action_toggle_bell(self) -> None:
+        """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
+        on = not getattr(self.app, "bell_on", True)
+        set_bell = getattr(self.app, "set_bell", None)
+        if callable(set_bell):
+            set_bell(on)
+        text = _("Bell on: it rings once when it becomes your turn.") if on else _("Bell off.")
+        self.notify(text, title=_("Bell"), timeout=4, markup=False)
 
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
@@ -302,4 +343,4 @@ class TableScreen(SteadyScreen[None]):
 
 def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (update.view.finished, update.view.refused, update.can_restart)
+    return (update.view.finished, update.view.refused, update.can_restart, update.coach, bool(update.view.legal))

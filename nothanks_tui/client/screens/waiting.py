@@ -17,7 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...engine import Action
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...i18n import _
+from ...link import Closed, CoachAdvice, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
@@ -54,6 +55,9 @@ class PrefilledConnection(TableConnection):
 
     async def add_bot(self, bot: str | None = None) -> None:
         await self.inner.add_bot(bot)
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        return await self.inner.ask_coach(state_id)
 
     @property
     def seat_token(self) -> str | None:
@@ -124,6 +128,8 @@ class WaitingScreen(SteadyScreen[None]):
         title = Text(f"Table {clean_message(event.table_id, 12)}: waiting for players", style="bold")
         if event.open_chips:
             title.append(" (open chips)")
+        if event.coach:
+            title.append(" (" + _("coach") + ")")
         if event.variant != "standard":
             title.append(f" ({clean_message(event.variant, 20)})")
         self.query_one("#waiting-title", Static).update(title)
