@@ -107,7 +107,7 @@ async def test_the_coach_answers_the_asking_seat_alone_from_its_own_view_in_a_co
 
 async def test_a_spectator_cannot_ask_the_coach():
     async with live_host() as host:
-        alice, _bob, first = await sit_two(host, coach_option=True)
+        _alice, _bob, first = await sit_two(host, coach_option=True)
         eve = await RawClient.connect(host.port, "eve")
         await eve.send({"type": "spectate", "table": first[0]["table"], "id": 1})
         await eve.until(of_type("joined"))
