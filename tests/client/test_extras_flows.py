@@ -108,6 +108,7 @@ async def play_out(pilot, app: NoThanksApp) -> None:
             before = state_id(app)
             await pilot.press("t")
             await wait_until(pilot, lambda b=before: state_id(app) > b or isinstance(app.screen, ScoreScreen), "take")
+    await wait_until(pilot, lambda: bool(app.screen.query("#score-table")), "the scores drawn")
 
 
 async def test_the_score_screen_shows_the_match_from_the_second_game_and_g_opens_the_chart():
@@ -119,6 +120,7 @@ async def test_the_score_screen_shows_the_match_from_the_second_game_and_g_opens
         await pilot.press("a")  # (with no chips, a bot that starts takes every card: the game may be over at once)
         await wait_until(pilot, lambda: not isinstance(app.screen, ScoreScreen) or games_shown(app) == 2, "game 2")
         await play_out(pilot, app)
+        await wait_until(pilot, lambda: games_shown(app) == 2, "the scores of game 2")
         screen = app.screen
         assert isinstance(screen, ScoreScreen)
         table = screen.query_one("#score-table").render().plain

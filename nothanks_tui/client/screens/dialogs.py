@@ -44,7 +44,9 @@ RULES = "\n".join(
         '  n, space   No thanks! (pay one chip)',
         '  ?, h       this help (q or Esc closes it, and every dialog)',
         '  q          leave the table (asks first during a game)',
-        '  a, s       after the game: play again, show the scores',
+        '  a, s       after the game: play again, show the scores (g there: the score chart)',
+        '  c          the coach: what the hard bot would play, at tables that allow it',
+        '  b          the bell when it becomes your turn: on or off',
         '',
     ]
 )

@@ -85,8 +85,8 @@ class TableScreen(SteadyScreen[None]):
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
         Binding("question_mark,h", "help", "Rules", key_display="?/h"),
-        Binding("b", "toggle_bell", "Bell"),
         Binding("q", "quit_table", "Quit"),
+        Binding("b", "toggle_bell", "Bell"),  # last: in a narrow terminal the footer cuts this one, not Quit
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
