@@ -4,6 +4,7 @@ Pilot at a local table (the host's Table in-process)."""
 from __future__ import annotations
 
 import json
+import threading
 
 from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
@@ -13,6 +14,7 @@ from nothanks_tui.client.screens.chart import ChartScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.widgets.score_chart import MARKERS, ScoreChart
 from nothanks_tui.commands.launchers import LocalLaunchers
+from nothanks_tui.engine import Action
 
 from .ui_helpers import my_turn, table_screen, wait_until
 
@@ -80,6 +82,38 @@ async def test_c_shows_what_the_hard_bot_would_play_with_the_expected_scores():
         await wait_until(pilot, lambda: any("Coach" in str(n.title) for n in app._notifications), "the advice")
         [advice] = [n for n in app._notifications if "Coach" in str(n.title)]
         assert "Take: expected final score" in str(advice.message) and "No thanks!:" in str(advice.message)
+
+
+class HeldBot:
+    """A bot that thinks until told to move: the turn stays its own as long as the test needs."""
+
+    name = "held"
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+
+    def choose(self, view: object) -> Action:
+        self.go.wait(30)
+        return Action.TAKE
+
+
+async def test_c_before_your_turn_is_greyed_and_says_when_the_coach_answers():
+    bot = HeldBot()
+    connection = solo_table(SoloGame(players=2, seed=3, bot_pace=0), [bot])
+    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace=0))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
+            if my_turn(app):
+                before = state_id(app)
+                await pilot.press("n")
+                await wait_until(pilot, lambda: state_id(app) > before, "my pass")
+            screen = table_screen(app)
+            assert not my_turn(app) and screen.check_action("coach", ()) is None  # greyed, not hidden
+            await pilot.press("c")
+            await wait_until(pilot, lambda: any("on your turn" in str(n.message) for n in app._notifications), "note")
+    finally:
+        bot.go.set()
 
 
 async def test_no_coach_key_where_the_table_does_not_allow_it():

@@ -234,6 +234,10 @@ class TableScreen(SteadyScreen[None]):
     def on_key(self, event: events.Key) -> None:
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
         view = self.table.view if self.table else None
+        if event.key == "c" and self.check_action("coach", ()) is None:  # greyed: not your turn yet
+            self._notice_once(_("The coach answers on your turn."))
+            event.stop()
+            return
         action = PLAY_KEYS.get(event.key)
         if view is None or action is None:
             return
