@@ -92,6 +92,9 @@ class NoThanksApp(App[int]):
         # Chat at tables hidden (the m key): remembered on disk where the command line keeps preferences, else for
         # as long as the app runs (an SSH session).
         self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
+        # The terminal bell when it becomes your turn: on unless the player turned it off (remembered between runs
+        # where the command line keeps preferences; for the session only over SSH).
+        self.bell_on = remembered.bell if remembered is not None else True
         self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
@@ -144,6 +147,18 @@ class NoThanksApp(App[int]):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(screen.connection.close(), LEAVE_TIMEOUT)
         self.exit(0)
+
+    def set_bell(self, on: bool) -> None:
+        """Turn the your-turn bell on or off (and remember it, where preferences are kept)."""
+        self.bell_on = on
+        if self.remembered is not None:
+            self.remembered.remember_bell(on)
+
+    def your_turn(self) -> None:
+        """It has just become this player's turn: ring the terminal bell once, if wanted. tmux and screen then mark
+        the window, many terminals flash or sound; over SSH the bell byte travels to the player's terminal."""
+        if self.bell_on:
+            self.bell()
 
     def on_table_chosen(self, message: TableChosen) -> None:
         """Leave the start screen for the table a start form opened."""

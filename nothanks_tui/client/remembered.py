@@ -6,6 +6,9 @@ dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of
 the host. The file is small JSON: a name, then each tab's field values by field id, and the player's
 preferences at the table (``preferences``: chat muted or not). A missing, unreadable or
 hand-edited file is never an error: what cannot be used is ignored.
+
+It also keeps the player's preferences that are not a tab's: ``bell``, whether the terminal bell rings when it
+becomes your turn (on unless turned off with the table's key).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ class Remembered:
         self.path = path
         self.name: str | None = None
         self.choices: dict[str, dict[str, FieldValue]] = {}
-        self.preferences: dict[str, FieldValue] = {}
+        self.preferences: dict[str, FieldValue] = {}  # chat_muted, bell, ...
         self._load()
 
     def _load(self) -> None:
@@ -73,9 +76,18 @@ class Remembered:
         self._save()
 
     def prefer(self, key: str, value: FieldValue) -> None:
-        """Keep one preference (``chat_muted``...) and write the file (quietly giving up if it cannot)."""
+        """Keep one preference (``chat_muted``, ``bell``...) and write the file (quietly giving up if it cannot)."""
         self.preferences[key] = value
         self._save()
+
+    @property
+    def bell(self) -> bool:
+        """Ring the terminal bell when it becomes your turn (on unless turned off)."""
+        return self.preferences.get("bell", True) is not False
+
+    def remember_bell(self, on: bool) -> None:
+        """Keep the bell preference (and write the file, quietly giving up if it cannot)."""
+        self.prefer("bell", on)
 
     def _save(self) -> None:
         data = {"name": self.name, "choices": self.choices, "preferences": self.preferences}

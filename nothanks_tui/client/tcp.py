@@ -25,6 +25,7 @@ from ..defaults import DEFAULT_PORT
 from ..engine import Action
 from ..link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -41,6 +42,7 @@ from ..link.wire import (
     CLIENT_MAX_STR,
     FEATURES,
     PROTOCOL_VERSION,
+    advice_from_wire,
     chat_from_wire,
     client_unpacker,
     encode,
@@ -109,6 +111,13 @@ class TcpTable(TableConnection):
 
     async def stand_in_for(self, seat: int) -> None:
         await self.lobby.send({"type": "stand_in", "seat": seat})
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        reply = await self.lobby.request({"type": "coach", "state_id": state_id})
+        try:
+            return advice_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable advice: {error}") from None
 
     @property
     def seat_token(self) -> str | None:
@@ -278,6 +287,7 @@ class TcpLobby(LobbyConnection):
                 "bot": settings.bot,
                 "open_chips": settings.open_chips,
                 "variant": settings.variant,
+                **({"coach": True} if settings.coach else {}),
             }
         )
 

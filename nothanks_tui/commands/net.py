@@ -128,6 +128,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--bots", type=int, default=0, help="seats filled with bots right away (default 0)")
     host.add_argument("--name", default="host", help="your display name")
     host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    host.add_argument(
+        "--coach", action="store_true", help="players at your table may ask what the hard bot would play (key c)"
+    )
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
     join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT, or one found on the LAN")
@@ -263,9 +266,9 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     app = NetApp(
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
+        remembered=remembered_choices(),
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
-        remembered=remembered_choices(),
     )
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
     return app.return_code or 0
@@ -285,6 +288,7 @@ def run_host(args: argparse.Namespace) -> int:
         bots=args.bots,
         bot=args.bot,
         open_chips=args.open_chips,
+        coach=args.coach,
         variant="tactical" if args.tactical else "standard",
     )
     try:

@@ -38,8 +38,9 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")
         return 2
+    remembered = Remembered(paths.config_dir() / "start.json")  # the player's preferences (the bell, chat muted)
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
-    app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True)
+    app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 

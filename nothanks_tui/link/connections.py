@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine import Action
 from . import errors
-from .events import NewTable, TableEvent, TableSummary
+from .events import CoachAdvice, NewTable, TableEvent, TableSummary
 from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
 
@@ -72,6 +72,11 @@ class TableConnection(ABC):
     async def stand_in_for(self, seat: int) -> None:
         """Let a bot play for the away player in ``seat`` until they come back (the table's creator, in a game)."""
         raise NotImplementedError
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        """What the coach would play for this seat in state ``state_id``, at a table that allows it (the answer goes
+        to this seat only). Raises ``LobbyError`` with the host's code when refused (``coach_off``, ...)."""
+        raise LobbyError(errors.COACH_OFF, "this table has no coach")
 
     @property
     def seat_token(self) -> str | None:

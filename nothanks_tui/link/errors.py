@@ -54,6 +54,7 @@ NOT_AT_TABLE = "not_at_table"
 TOO_MANY_TABLES = "too_many_tables"
 NOT_SAVED = "not_saved"
 NO_GAME = "no_game"
+COACH_OFF = "coach_off"
 # Protocol
 BAD_FRAME = "bad_frame"
 TOO_BIG = "too_big"
@@ -102,6 +103,7 @@ _CODES = (
     ErrorCode(TOO_MANY_TABLES, "the host is at its table limit"),
     ErrorCode(NO_GAME, "no such finished game in the history (or its record is damaged)"),
     ErrorCode(NOT_SAVED, "the host could not save the change to its store, so it did not happen"),
+    ErrorCode(COACH_OFF, "this table does not allow the coach"),
     ErrorCode(UNKNOWN_TYPE, "no such message type"),
     ErrorCode(BAD_FIELD, "a field is missing or of the wrong type"),
     ErrorCode(BAD_NAME, "the name is empty after cleaning, or longer than 20", fatal=True),
@@ -112,7 +114,7 @@ _CODES = (
     ErrorCode(FLOOD, "over the message rate, or too many refused messages", fatal=True),
     ErrorCode(SERVER_CLOSING, "the host is full, or shutting down", fatal=True),
     ErrorCode(SLOW_READER, "the client left the host's frames unread for 30 s: dropped", fatal=True),
-    ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6)"),
+    ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6), or `coach` before its last answer"),
     ErrorCode(TOO_MANY, "over a per-address limit: connections (then fatal), watched tables, or tables created"),
     ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
     ErrorCode(CHAT_EMPTY, "a chat line with nothing printable left once cleaned"),

@@ -43,6 +43,16 @@ class SeatEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchTotals:
+    """A table's running match across "play again": finished games, and per seat the games won (a shared win
+    counts for each winner) and the sum of its final scores. Only finished games count: nothing hidden."""
+
+    games: int
+    wins: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TableUpdate:
     """The table changed: the new view for this recipient, and who sits where."""
 
@@ -53,6 +63,21 @@ class TableUpdate:
     seat_events: tuple[SeatEvent, ...] = ()  # this game's comings and goings, oldest first
     bot_in: float | None = None  # seconds until a bot plays the away player whose turn it is (None: not waiting)
     creator: bool = False  # this recipient created the table (may let a bot play for an away player)
+    match: MatchTotals | None = None  # the games finished at this table so far (None: none yet)
+    # Once the game is over (never before: chips may be hidden): every seat's score after each card taken.
+    timeline: tuple[tuple[int, ...], ...] = ()
+    coach: bool = False  # this table lets its players ask the coach (``TableConnection.ask_coach``)
+
+
+@dataclass(frozen=True, slots=True)
+class CoachAdvice:
+    """What the coach (the ``hard`` bot, from the asking seat's view alone) would play in state ``state_id``, and
+    the final score it expects for the asking seat after each choice (``pass_score`` None: passing is impossible)."""
+
+    state_id: int
+    action: str  # "take" or "pass"
+    take_score: float
+    pass_score: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +105,7 @@ class TableWaiting:
     can_start: bool  # this recipient may start the game now
     open_chips: bool = False
     variant: str = "standard"
+    coach: bool = False  # the table lets its players ask the coach
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +140,7 @@ class TableSummary:
     open_chips: bool
     variant: str
     spectators: int = 0
+    coach: bool = False  # the table lets its players ask the coach
 
     @property
     def free_seats(self) -> int:
@@ -129,3 +156,4 @@ class NewTable:
     bot: str = DEFAULT_BOT
     open_chips: bool = False
     variant: str = "standard"
+    coach: bool = False  # players at the table may ask the coach what the hard bot would play

@@ -18,6 +18,8 @@ from .events import (
     SEAT_EVENT_KINDS,
     ChatHistory,
     ChatLine,
+    CoachAdvice,
+    MatchTotals,
     SeatEvent,
     SeatInfo,
     TableSummary,
@@ -178,6 +180,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "bot": Field(_STR, required=False),
         "open_chips": Field(_BOOL, required=False),
         "variant": Field(_STR, required=False),
+        "coach": Field(_BOOL, required=False),
     },
     "join": {"table": Field(_STR), "seat": Field(_INT, required=False, nullable=True)},
     "spectate": {"table": Field(_STR)},
@@ -190,6 +193,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "play_again": {},
     "chat": {"text": Field(_STR)},
     "stand_in": {"seat": Field(_INT)},  # the creator: a bot plays for this away player until they come back
+    "coach": {"state_id": Field(_INT)},  # what the hard bot would play for you (tables that allow it)
     "ping": {},
     "bye": {},
     # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
@@ -314,15 +318,73 @@ def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
             "can_start": event.can_start,
             "open_chips": event.open_chips,
             "variant": event.variant,
+            "coach": event.coach,
         }
-    return {
+    return {**_update_head(event), "view": event.view.to_dict()}
+
+
+def _update_head(event: TableUpdate) -> dict[str, Any]:
+    """An ``update`` frame without its view: the table, the seats, and what the table adds to every view (the
+    coach option; the running match; once the game is over, the score timeline)."""
+    head: dict[str, Any] = {
         "type": "update",
         "table": event.table_id,
-        "seats": seats,
+        "seats": [seat_to_wire(seat) for seat in event.seats],
         "can_restart": event.can_restart,
+        "coach": event.coach,
         **update_extras(event),
-        "view": event.view.to_dict(),
     }
+    if event.match is not None:
+        head["match"] = match_to_wire(event.match)
+    if event.timeline:
+        head["timeline"] = [list(row) for row in event.timeline]
+    return head
+
+
+def match_to_wire(match: MatchTotals) -> dict[str, Any]:
+    return {"games": match.games, "wins": list(match.wins), "scores": list(match.scores)}
+
+
+def match_from_wire(data: Any, players: int) -> MatchTotals:
+    wins = tuple(_want(value, int) for value in _want(data["wins"], list))
+    scores = tuple(_want(value, int) for value in _want(data["scores"], list))
+    if len(wins) != players or len(scores) != players:
+        raise ValueError("one match total per seat")
+    return MatchTotals(games=_want(data["games"], int), wins=wins, scores=scores)
+
+
+def timeline_from_wire(data: Any, players: int) -> tuple[tuple[int, ...], ...]:
+    rows = tuple(tuple(_want(value, int) for value in _want(row, list)) for row in _want(data, list))
+    if any(len(row) != players for row in rows):
+        raise ValueError("one score per seat in each timeline row")
+    return rows
+
+
+ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
+
+
+def advice_to_wire(advice: CoachAdvice) -> dict[str, Any]:
+    """The ``advice`` reply to a ``coach`` request (the asking seat only)."""
+    return {
+        "type": "advice",
+        "state_id": advice.state_id,
+        "action": advice.action,
+        "take": round(advice.take_score * ADVICE_TENTHS),
+        "pass": None if advice.pass_score is None else round(advice.pass_score * ADVICE_TENTHS),
+    }
+
+
+def advice_from_wire(data: dict[str, Any]) -> CoachAdvice:
+    action = _want(data["action"], str)
+    if action not in ("take", "pass"):
+        raise ValueError("advice is take or pass")
+    pass_tenths = data.get("pass")
+    return CoachAdvice(
+        state_id=_want(data["state_id"], int),
+        action=action,
+        take_score=_want(data["take"], int) / ADVICE_TENTHS,
+        pass_score=None if pass_tenths is None else _want(pass_tenths, int) / ADVICE_TENTHS,
+    )
 
 
 _moves_cache: tuple[object, bytes] | None = None
@@ -349,15 +411,7 @@ def encode_event(event: TableUpdate | TableWaiting) -> bytes:
         moves_bytes = encode([[m.seat, m.action.value, m.card, m.pot] for m in moves])
         _moves_cache = (moves, moves_bytes)
     view_map = encode(view.to_dict(include_moves=False))
-    head_map = encode(
-        {
-            "type": "update",
-            "table": event.table_id,
-            "seats": [seat_to_wire(seat) for seat in event.seats],
-            "can_restart": event.can_restart,
-            **update_extras(event),
-        }
-    )
+    head_map = encode(_update_head(event))
     return _one_more_entry(head_map) + _VIEW_KEY + _one_more_entry(view_map) + _MOVES_KEY + moves_bytes
 
 
@@ -390,10 +444,12 @@ def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
             can_start=_want(message["can_start"], bool),
             open_chips=_want(message["open_chips"], bool),
             variant=_want(message["variant"], str),
+            coach=_want(message.get("coach", False), bool),
         )
     view = PlayerView.from_dict(_want(message["view"], dict))
     if len(seats) != view.players:
         raise ValueError("one seat per player")
+    match = message.get("match")
     return TableUpdate(
         view=view,
         seats=seats,
@@ -402,6 +458,9 @@ def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
         seat_events=_seat_events_from_wire(message.get("seat_events", []), view.players),
         bot_in=_bot_in_from_wire(message.get("bot_in_ms")),
         creator=_want(message.get("creator", False), bool),
+        match=None if match is None else match_from_wire(match, view.players),
+        timeline=timeline_from_wire(message.get("timeline", []), view.players),
+        coach=_want(message.get("coach", False), bool),
     )
 
 
@@ -415,6 +474,7 @@ def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
         "open_chips": summary.open_chips,
         "variant": summary.variant,
         "spectators": summary.spectators,
+        "coach": summary.coach,
     }
 
 
@@ -428,6 +488,7 @@ def summary_from_wire(data: Any) -> TableSummary:
         open_chips=_want(data["open_chips"], bool),
         variant=_want(data["variant"], str),
         spectators=_want(data["spectators"], int),
+        coach=_want(data.get("coach", False), bool),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from nothanks_tui.engine import Action, IllegalMove, to_record
 from nothanks_tui.link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -84,6 +85,14 @@ class InProcessTable(TableConnection):
 
     async def stand_in_for(self, seat: int) -> None:
         self._call(lambda table: table.stand_in_for(self, seat))
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        if self.table is None:
+            raise LobbyError(errors.NOT_AT_TABLE, "you are not at a table")
+        try:
+            return await self.table.ask_coach(self, state_id)
+        except IllegalMove as error:
+            raise LobbyError(error.code, error.message) from None
 
     @property
     def seat_token(self) -> str | None:

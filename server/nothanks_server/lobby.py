@@ -71,7 +71,9 @@ class Lobby:
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._restore()
 
-    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str) -> TableSettings:
+    def _table_settings(
+        self, players: int, open_chips: bool, variant: str, bot: str, coach: bool = False
+    ) -> TableSettings:
         return TableSettings(
             players=players,
             open_chips=open_chips,
@@ -79,6 +81,7 @@ class Lobby:
             bot_delay=self.settings.bot_delay,
             turn_timer=self.settings.turn_timer,
             default_bot=bot,
+            coach=coach,
         )
 
     def _restore(self) -> None:
@@ -165,7 +168,7 @@ class Lobby:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot)
+        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, coach=bool(new.coach))
         table_id = f"t{self._next_id}"
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         table = Table(

@@ -41,6 +41,7 @@ class SoloGame:
     chips_per_player: int | None = None  # None: the rules' count
     bot_names: Sequence[str] | None = None  # the bots' seat names; default: ana, bo, cy... (never the human's)
     records_dir: Path | None = None  # where finished games are kept (the data dir); None: not kept
+    coach: bool = True  # the player may ask what the hard bot would play (nobody else is there to mind)
 
 
 def bot_seat_names(human_name: str, count: int) -> list[str]:
@@ -109,6 +110,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
         turn_timer=None,  # the only human is the one who left: nobody to play for
         default_bot=game.bot,
         chips_per_player=game.chips_per_player,
+        coach=game.coach,
     )
     rng = None if game.seed is None else random.Random(game.seed)
     records = None if game.records_dir is None else LocalRecords(game.records_dir)

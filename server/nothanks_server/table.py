@@ -33,6 +33,7 @@ from nothanks_tui.link import (
     ChatHistory,
     ChatLine,
     Closed,
+    CoachAdvice,
     Rejected,
     SeatEvent,
     SeatInfo,
@@ -43,8 +44,10 @@ from nothanks_tui.link import (
 )
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
+from . import coach as coaching
 from .chat import ChatRoom
 from .errors import HostError
+from .scoreboard import MatchTally, score_timeline
 from .storage import RecordStore
 from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
@@ -81,6 +84,7 @@ class TableSettings:
     turn_timer: float | None = TURN_TIMER
     default_bot: str = DEFAULT_BOT
     chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
+    coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
 
     def config(self) -> GameConfig:
         return GameConfig(
@@ -140,6 +144,7 @@ class Seat:
 class _Game:
     state: GameState
     started_at: float = field(default_factory=time.time)
+    timeline: tuple[tuple[int, ...], ...] = ()  # every seat's score after each card: made once the game is over
 
 
 class Table:
@@ -167,6 +172,9 @@ class Table:
         self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
         self.game: _Game | None = None
         self.games_played = 0
+        self.match = MatchTally(self.config.players)  # the games finished at this table (scoreboard.py)
+        self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
+        self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
         self._store = store
         self._records = records
@@ -208,6 +216,7 @@ class Table:
             open_chips=self.config.open_chips,
             variant=self.config.variant,
             spectators=sum(1 for seat in self.members.values() if seat is None),
+            coach=self.settings.coach,
         )
 
     @property
@@ -573,6 +582,39 @@ class Table:
         if history is not None and member in self.members:
             self._deliver(member, history)
 
+    async def ask_coach(self, member: Member, state_id: int) -> CoachAdvice:
+        """What the coach would play for ``member``'s seat in state ``state_id``, from that seat's view alone (at a
+        table that allows it, on the seat's turn). Worked out off the event loop, once per state and seat."""
+        self._check_open()
+        if not self.settings.coach:
+            raise HostError(errors.COACH_OFF, "this table does not allow the coach")
+        seat = self.members.get(member)
+        if seat is None:
+            raise HostError(errors.NOT_SEATED, "only players at this table can ask the coach")
+        if self.game is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        state = self.game.state
+        if state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        if state_id != state.state_id or self._saving:
+            raise HostError(errors.STALE_STATE, "the table moved on: ask again")
+        if state.to_move != seat:
+            raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
+        key = (state_id, seat)
+        advice = self._advice.get(key)
+        if advice is not None:
+            return advice
+        if seat in self._asking:
+            raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
+        self._asking.add(seat)
+        try:
+            advice = await coaching.advise(engine_view_for(state, seat))
+        finally:
+            self._asking.discard(seat)
+        if self.game is not None and self.game.state is state:  # still the table's state: kept for a second ask
+            self._advice[key] = advice
+        return advice
+
     def close(self, reason: str) -> None:
         """Shut the table: every member is told why; no more changes."""
         if self.closed:
@@ -604,6 +646,7 @@ class Table:
                 ),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
+                coach=self.settings.coach,
             )
         state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
@@ -616,6 +659,9 @@ class Table:
             seat_events=tuple(self._seat_events),
             bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
             creator=seat is not None and seat == self.creator_seat,
+            match=self.match.totals(),
+            timeline=self.game.timeline,
+            coach=self.settings.coach,
         )
 
     def _stand_in_deadline(self) -> float | None:
@@ -735,6 +781,10 @@ class Table:
         """The move is durable: it happens, and everyone sees it."""
         assert self.game is not None
         self.game.state = state
+        self._advice.clear()  # the coach's answers were for the state before
+        if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
+            self.game.timeline = score_timeline(state)
+            self.match.add(state.scores())
         self._broadcast()
         if record is not None:
             self._export(record)

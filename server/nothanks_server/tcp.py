@@ -30,6 +30,7 @@ from nothanks_tui.link.wire import (
     FrameReader,
     FrameTooBig,
     ProtocolError,
+    advice_to_wire,
     chat_to_wire,
     check_client_message,
     encode,
@@ -90,6 +91,7 @@ class Session:
         self._backlog: list[bytes] = []
         self._backlog_view: int | None = None  # index of the view in the backlog
         self._flusher: asyncio.Task[None] | None = None
+        self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
         with contextlib.suppress(AttributeError, RuntimeError):
             writer.transport.set_write_buffer_limits(high=host.limits.backlog_bytes)
 
@@ -323,6 +325,8 @@ class Session:
                 table.say(self, fields["text"])
             elif kind == "stand_in":
                 table.stand_in_for(self, fields["seat"])
+            elif kind == "coach":
+                self._ask_coach(table, fields["state_id"], request_id)
             reply = None
         if reply is not None:
             if request_id is not None:
@@ -338,6 +342,25 @@ class Session:
         if kind == "replay":
             return {"type": "record", "game": fields["game"], "record": lobby.game_record(fields["game"])}
         return stats_to_wire(lobby.stats(self.key))
+
+    def _ask_coach(self, table: Table, state_id: int, request_id: int | None) -> None:
+        """Answer a ``coach`` request when the search is done (the table goes on meanwhile): ``advice`` to this
+        connection only, or an ``error`` with the request's id. One request at a time per connection."""
+        if self._coaching is not None and not self._coaching.done():
+            raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
+
+        async def answer() -> None:
+            try:
+                advice = await table.ask_coach(self, state_id)
+            except IllegalMove as error:
+                self.error(error.code, error.message, request_id)
+                return
+            reply = advice_to_wire(advice)
+            if request_id is not None:
+                reply["re"] = request_id
+            self.send(reply)
+
+        self._coaching = asyncio.get_running_loop().create_task(answer(), name=f"coach {self.peer}")
 
     def _hello(self, fields: dict[str, Any]) -> dict[str, Any]:
         if self.name:
@@ -382,6 +405,7 @@ class Session:
             bot=fields.get("bot", self.host.lobby.settings.default_bot),
             open_chips=fields.get("open_chips", False),
             variant=fields.get("variant", "standard"),
+            coach=fields.get("coach", False),
         )
         table, seat, token = self.host.lobby.create_table(new, self, owner=self.address)
         self._at(table)

@@ -44,7 +44,11 @@ RULES = "\n".join(
         '  n, space   No thanks! (pay one chip)',
         '  ?, h       this help (q or Esc closes it, and every dialog)',
         '  q          leave the table (asks first during a game)',
-        '  a, s       after the game: play again, show the scores',
+        '  a, s       after the game: play again, show the scores (g there: the score chart)',
+        '  c, m       at a host: say something to the table; mute (or show) what is said',
+        '  b          the table\'s creator: a bot plays for away players until they are back',
+        '  i          the coach: what the hard bot would play, at tables that allow it',
+        '  l          the bell when it becomes your turn: on or off',
         '',
     ]
 )

@@ -6,6 +6,7 @@ Choosing a table opens the ``WaitingScreen``, which hands over to the table scre
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -20,6 +21,7 @@ from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ...i18n import N_, _
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ..coaching import COACH_LABEL
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
@@ -137,7 +139,11 @@ class LobbyScreen(SteadyScreen[None]):
         rows = [  # every cell is a Text: host-sent strings are never parsed as markup
             (
                 Text(clean_message(summary.table_id, 12)),
-                Text(f"{summary.players}" + (" open chips" if summary.open_chips else "")),
+                Text(
+                    f"{summary.players}"
+                    + (" open chips" if summary.open_chips else "")
+                    + (" " + _("coach") if summary.coach else "")
+                ),
                 Text(table_status(summary) + (" · your seat" if self._mine(summary) else "")),
                 seat_names(summary),
             )
@@ -261,6 +267,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield from bot_field(self.bot_choices, self.default_bot)
             yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
             yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
+            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -276,16 +283,16 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         players = self.query_one("#players", Select).value
         bots = self.query_one("#bots", Select).value
         assert isinstance(players, int) and isinstance(bots, int)
-        level = {"bot": str(field.value) for field in self.query("#bot").results(Select)}  # noqa: B035 (none: default)
-        self.dismiss(
-            NewTable(
-                players=players,
-                bots=min(bots, players - 1),
-                **level,
-                open_chips=self.query_one("#open-chips", TickBox).value,
-                variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
-            )
+        new = NewTable(
+            players=players,
+            bots=min(bots, players - 1),
+            open_chips=self.query_one("#open-chips", TickBox).value,
+            variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
+            coach=self.query_one("#coach", TickBox).value,
         )
+        for field in self.query("#bot").results(Select):  # none: the host's default bot
+            new = dataclasses.replace(new, bot=str(field.value))
+        self.dismiss(new)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

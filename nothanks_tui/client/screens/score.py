@@ -14,15 +14,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
-from ...i18n import N_, _
-from ...link import LobbyError, TableUpdate
+from ...i18n import N_, _, ngettext
+from ...link import LobbyError, MatchTotals, TableUpdate
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
+from .chart import ChartScreen
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
 LABEL_CELLS = 20
+MATCH_CELLS = 7
 
 
 def score_lines(table: TableUpdate) -> tuple[Content, Content]:
@@ -40,7 +42,11 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
         headline = Content.assemble(
             (f"{WINNER_MARK} Shared win", "bold"), f": {tied} tie with {points_text(best_score)}"
         )
-    lines = [Content.styled(f"  {'Player':<{LABEL_CELLS}}{'Cards':>7}{'Chips':>7}{'Score':>7}", "dim")]
+    match = table.match if table.match is not None and table.match.games > 1 else None  # one game: no match yet
+    header = f"  {'Player':<{LABEL_CELLS}}{'Cards':>7}{'Chips':>7}{'Score':>7}"
+    if match is not None:  # the running match across "play again", beside this game's columns
+        header += f"{_('Won'):>{MATCH_CELLS}}{_('Match'):>{MATCH_CELLS}}"
+    lines = [Content.styled(header, "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]
@@ -54,6 +60,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{number(result.score):>7}", "bold"),
+                match_cells(match, seat),
                 ("  winner" if seat in best else "", "bold"),
             )
         )
@@ -66,6 +73,20 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
         lines.append(indented(Content("    "), cards))
     return headline, Content("\n").join(lines)
+
+
+def match_cells(match: MatchTotals | None, seat: int) -> str:
+    """A seat's games won and total score over the match (empty without a match)."""
+    if match is None or not 0 <= seat < len(match.wins):
+        return ""
+    return f"{match.wins[seat]:>{MATCH_CELLS}}{number(match.scores[seat]):>{MATCH_CELLS}}"
+
+
+def match_note(match: MatchTotals | None) -> str:
+    """How many games the match columns count (nothing before the second game)."""
+    if match is None or match.games < 2:
+        return ""
+    return " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(count=match.games)
 
 
 def sum_lines(text: str, width: int) -> list[str]:
@@ -88,6 +109,7 @@ class ScoreScreen(ModalScreen[str]):
         Binding("a", "choose('again')", "Play again"),
         Binding("enter", "choose('again')", "Play again", show=False),
         Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
+        Binding("g", "chart", "Chart"),
         Binding("q", "choose('quit')", "Quit"),
         Binding("r", "replay", N_("Replay")),
     ]
@@ -102,13 +124,21 @@ class ScoreScreen(ModalScreen[str]):
             yield Static(Content.styled("Game over", "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
-            yield Static(Content.styled("Each run counts its lowest card; each chip is −1.", "dim"), id="score-note")
+            note = "Each run counts its lowest card; each chip is −1." + match_note(self.table.match)
+            yield Static(Content.styled(note, "dim"), id="score-note")
         yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("again",) and not self.table.can_restart:
             return False
+        if action == "chart" and not self.table.timeline:
+            return False  # a host too old to send the timeline
         return True
+
+    def action_chart(self) -> None:
+        """Every player's score after each card, a line each (sent by the host once the game is over)."""
+        if self.table.timeline:
+            self.app.push_screen(ChartScreen(self.table))
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)

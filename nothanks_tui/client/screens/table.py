@@ -22,8 +22,19 @@ from textual.reactive import reactive
 
 from ...engine import Action
 from ...i18n import N_, _
-from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ...link import (
+    ChatHistory,
+    ChatLine,
+    Closed,
+    LobbyError,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableUpdate,
+    errors,
+)
 from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
+from ..coaching import advice_text, advice_title
 from ..presentation import REFUSAL_NOTICES, seat_name
 from ..safe_text import clean_message
 from ..widgets.chat import ChatInput
@@ -67,6 +78,8 @@ class TitleBar(TableView):
             view = self.table.view
             parts.append(f"  ·  {view.players} players")
             parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
+            if self.table.coach:
+                parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
                 parts.append(f"  ·  {view.variant}")
         return [Content.assemble(*parts)]
@@ -81,6 +94,7 @@ class TableScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", "Take", priority=True),
         Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
+        Binding("i", "coach", "Coach"),  # (c is chat)
         Binding("s", "show_score", "Scores"),
         Binding("a", "play_again", "Play again"),
         Binding("b", "stand_in", "Bot plays"),  # the table's creator, while a player is away: a bot plays for them
@@ -89,6 +103,7 @@ class TableScreen(SteadyScreen[None]):
         Binding("m", "mute_chat", "Mute chat"),
         Binding("m", "unmute_chat", "Unmute chat"),
         Binding("q", "quit_table", "Quit"),
+        Binding("l", "toggle_bell", "Bell"),  # last: in a narrow terminal the footer cuts this one, not Quit (b: bots)
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
@@ -167,14 +182,19 @@ class TableScreen(SteadyScreen[None]):
         event = message.event
         if isinstance(event, TableUpdate):
             previous = self.table
-            if previous is None or event.view.state_id < previous.view.state_id or (
+            new_deal = previous is None or event.view.state_id < previous.view.state_id or (
                 previous.view.finished and not event.view.finished
-            ):
+            )
+            if new_deal:
                 self.game_number += 1  # a new deal
                 if previous is not None:
                     self._close_stale_scores()
             if previous is not None:
                 self._say_comings_and_goings(previous, event)
+            if event.view.legal and (previous is None or not previous.view.legal or new_deal):
+                your_turn = getattr(self.app, "your_turn", None)  # NoThanksApp: the bell, if wanted
+                if callable(your_turn):
+                    your_turn()
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -260,6 +280,10 @@ class TableScreen(SteadyScreen[None]):
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
+        if action == "coach":
+            if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
+                return False  # hidden where the table does not allow it, for spectators and after the game
+            return True if view.legal else None  # greyed until your turn
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -270,6 +294,10 @@ class TableScreen(SteadyScreen[None]):
     def on_key(self, event: events.Key) -> None:
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
         view = self.table.view if self.table else None
+        if event.key == "i" and self.check_action("coach", ()) is None:  # greyed: not your turn yet
+            self._notice_once(_("The coach answers on your turn."))
+            event.stop()
+            return
         action = PLAY_KEYS.get(event.key)
         if view is None or action is None or self._typing:
             return
@@ -294,6 +322,32 @@ class TableScreen(SteadyScreen[None]):
         if self.table is None:
             return
         await self.connection.send_action(action, self.table.view.state_id)
+
+    def action_coach(self) -> None:
+        """Ask the host what the hard bot would play in your place (the answer comes to you alone)."""
+        if self.table is not None and self.table.view.legal:
+            self._ask_coach(self.table.view.state_id, self.table.view.card)
+
+    @work(exclusive=True, group="coach", exit_on_error=False)
+    async def _ask_coach(self, state_id: int, card: int | None) -> None:
+        try:
+            advice = await self.connection.ask_coach(state_id)
+        except LobbyError as error:
+            if error.code != errors.STALE_STATE:  # the table moved on: the question no longer matters
+                self.notify(clean_message(error.message), title=_("Coach"), severity="warning", markup=False)
+            return
+        if self.table is None or self.table.view.state_id != advice.state_id:
+            return  # advice for a position already gone
+        self.notify(advice_text(advice), title=advice_title(advice, card), timeout=12, markup=False)
+
+    def action_toggle_bell(self) -> None:
+        """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
+        on = not getattr(self.app, "bell_on", True)
+        set_bell = getattr(self.app, "set_bell", None)
+        if callable(set_bell):
+            set_bell(on)
+        text = _("Bell on: it rings once when it becomes your turn.") if on else _("Bell off.")
+        self.notify(text, title=_("Bell"), timeout=4, markup=False)
 
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
@@ -401,7 +455,14 @@ class TableScreen(SteadyScreen[None]):
 
 def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (update.view.finished, update.view.refused, update.can_restart, tuple(_away_seats(update)))
+    return (
+        update.view.finished,
+        update.view.refused,
+        update.can_restart,
+        update.coach,
+        bool(update.view.legal),
+        tuple(_away_seats(update)),
+    )
 
 
 def _away_seats(update: TableUpdate) -> list[int]:

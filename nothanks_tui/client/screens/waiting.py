@@ -17,7 +17,18 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...engine import Action
-from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...i18n import _
+from ...link import (
+    ChatHistory,
+    ChatLine,
+    Closed,
+    CoachAdvice,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableUpdate,
+    TableWaiting,
+)
 from ...link.chat import CHAT_HISTORY
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatInput, ChatLines
@@ -59,6 +70,9 @@ class PrefilledConnection(TableConnection):
 
     async def stand_in_for(self, seat: int) -> None:
         await self.inner.stand_in_for(seat)
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        return await self.inner.ask_coach(state_id)
 
     @property
     def seat_token(self) -> str | None:
@@ -154,6 +168,8 @@ class WaitingScreen(SteadyScreen[None]):
         title = Text(f"Table {clean_message(event.table_id, 12)}: waiting for players", style="bold")
         if event.open_chips:
             title.append(" (open chips)")
+        if event.coach:
+            title.append(" (" + _("coach") + ")")
         if event.variant != "standard":
             title.append(f" ({clean_message(event.variant, 20)})")
         self.query_one("#waiting-title", Static).update(title)
