@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .bots import bot_names, describe
 from .commands import advise as advise_command
+from .commands import history as history_command
 from .commands import net as net_command
 from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
@@ -75,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     tournament_command.add_parser(sub, players, positive)
     advise_command.add_parser(sub)
     net_command.add_parsers(sub, players)
-    for name in ("host", "join"):
+    history_command.add_parsers(sub)
+    for name in ("host", "join", "history", "replay"):
         add_lang_option(sub.choices[name])
     return parser
 
@@ -121,6 +123,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "server": net_command.run_server,
     "host": net_command.run_host,
     "join": net_command.run_join,
+    "history": history_command.run_history,
+    "replay": history_command.run_replay,
 }
 
 

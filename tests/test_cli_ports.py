@@ -10,7 +10,9 @@ import asyncio
 import os
 import pty
 import re
+import shutil
 import signal
+import subprocess
 from pathlib import Path
 
 import asyncssh
@@ -23,7 +25,8 @@ from .net_helpers import WAIT, RawClient, nothanks_process, of_type
 SSH_PORT = re.compile(r"ssh -p (\d+)")  # what scripts/bench_ssh.py looks for
 
 
-async def _reachable(port: int, ssh_port: int) -> None:
+async def _reachable(port: int, ssh_port: int) -> str:
+    """Both ports answer; the SSH host key's fingerprint (``SHA256:...``), as a connecting client sees it."""
     client = await RawClient.connect(port, "alice")
     await client.send({"type": "list_tables"})
     await client.until(of_type("tables"))
@@ -31,7 +34,9 @@ async def _reachable(port: int, ssh_port: int) -> None:
     async with asyncssh.connect(
         "127.0.0.1", ssh_port, username="x", password="", known_hosts=None, client_keys=None, agent_path=None
     ) as conn:
-        assert conn.get_server_host_key() is not None
+        key = conn.get_server_host_key()
+        assert key is not None
+        return key.get_fingerprint("sha256")
 
 
 def test_hosting_lines_name_the_given_ports():
@@ -141,7 +146,18 @@ async def test_server_with_port_0_prints_the_tcp_port_first_then_the_ssh_port(tm
             assert line, "the server never printed its SSH port"
         ssh_port = int(SSH_PORT.search(line).group(1))
         assert port != 0 and ssh_port != 0
-        await _reachable(port, ssh_port)
+        assert f"ssh -p {ssh_port} play@127.0.0.1" in line  # the real address and port, no placeholder
+        while "fingerprint" not in line:
+            line = (await asyncio.wait_for(process.stdout.readline(), WAIT)).decode()
+            assert line, "the server never printed its host key's fingerprint"
+        seen = await _reachable(port, ssh_port)
+        assert f"256 {seen} (ED25519)" in line  # what players' ssh shows them, to check
+        if shutil.which("ssh-keygen"):
+            keygen = subprocess.run(
+                ["ssh-keygen", "-lf", str(tmp_path / "ssh_host_ed25519_key.pub")], capture_output=True, text=True
+            )
+            bits, fingerprint = keygen.stdout.split()[:2]
+            assert f"{bits} {fingerprint} (ED25519)" in line
         workers_seen, forkservers = _workers(process.pid)
         assert len(workers_seen) == workers and len(forkservers) == 1
         process.send_signal(signal.SIGTERM)

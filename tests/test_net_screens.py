@@ -310,8 +310,9 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
 
 
 async def test_a_player_who_left_a_running_game_takes_the_seat_back_from_the_lobby():
-    """Issue 17.1: leave mid-game (the seat waits), see the table marked as yours, Enter: back in that seat."""
-    async with live_host() as host:
+    """Issue 17.1: leave mid-game (a bot plays the seat meanwhile), see the table marked as yours, Enter: back in
+    that seat. (The bots think for a minute here: the game must not end before alice is back.)"""
+    async with live_host(bot_delay=60) as host:
         alice = TcpLobby("127.0.0.1", host.port, "alice")
         await alice.start()
         app = NetApp(first_screen_for(alice, None))
@@ -344,3 +345,67 @@ def _row_mine(screen: LobbyScreen) -> bool:
 
     table = screen.query_one("#tables", DataTable)
     return table.row_count > 0 and "your seat" in str(table.get_row_at(0)[2])
+
+
+async def test_a_player_who_left_a_finished_game_is_not_offered_the_seat_again():
+    """Issue 17.2: leaving on the score screen gives the seat up; the next game there is not "your seat"."""
+    from nothanks_tui.client.screens.score import ScoreScreen
+
+    from .test_leaving import take_on_my_turns
+
+    async with live_host() as host:
+        alice = TcpLobby("127.0.0.1", host.port, "alice")
+        bob = TcpLobby("127.0.0.1", host.port, "bob")
+        await alice.start()
+        await bob.start()
+        app = NetApp(first_screen_for(alice, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            lobby_screen = await wait_for_screen(app, pilot, LobbyScreen)
+            await pilot.press("c")
+            await wait_for_screen(app, pilot, NewTableScreen)
+            await pilot.press("ctrl+s")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None)
+            bob_table = await bob.join(waiting.waiting.table_id)
+            await pilot.press("b")
+            await wait_until(pilot, lambda: waiting.waiting.can_start)
+            await pilot.press("s")
+            bob_plays = asyncio.get_running_loop().create_task(take_on_my_turns(bob_table))
+            table = await wait_for_screen(app, pilot, TableScreen)
+            while not isinstance(app.screen, ScoreScreen):
+                if table.table is not None and table.table.view.my_turn:
+                    await pilot.press("t")
+                await pilot.pause(0.01)
+            await asyncio.wait_for(bob_plays, WAIT)
+            await pilot.press("q")  # leave from the score screen: the seat is given up
+            await wait_for_screen(app, pilot, LobbyScreen)
+            await bob_table.play_again()  # the next game: a bot in alice's old seat
+            await wait_until(pilot, lambda: bool(lobby_screen.summaries) and not lobby_screen.summaries[0].finished)
+            assert "your seat" not in str(lobby_screen.query_one("#tables").get_row_at(0)[2])
+            assert "your seat" not in screen_text(app)
+        await alice.close()
+        await bob.close()
+
+
+async def test_a_lobby_first_shown_empty_widens_its_columns_for_the_table_that_appears():
+    """Seen over SSH under load: a list shown empty, then filled, kept its header widths ("2 seat", "alic…")."""
+    from textual.widgets import DataTable
+
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        await screen.refresh_tables().wait()
+        other = InProcessLobby(lobby, "alexandra")
+        await other.start()
+        await other.create_table(NewTable(players=3))
+        await screen.refresh_tables().wait()  # no idle moment in between: the widths come from the cells alone
+        rows = screen.query_one("#tables", DataTable)
+        widths = [column.get_render_width(rows) for column in rows.ordered_columns]
+        seats_cell = rows.get_row_at(0)[3]
+        assert widths[3] - 2 * rows.cell_padding >= seats_cell.cell_len >= len("alexandra")
+        status_cell = rows.get_row_at(0)[2]
+        assert widths[2] - 2 * rows.cell_padding >= status_cell.cell_len > len("Status")
+    lobby.close()

@@ -66,6 +66,10 @@ def test_check_client_message_accepts_every_documented_type_minimally():
         "resume": {"token": "abc"},
         "add_bot": {"bot": None},
         "action": {"action": "take", "state_id": 0},
+        "replay": {"game": "t1/1"},
+        "chat": {"text": "hi"},
+        "stand_in": {"seat": 1},
+        "coach": {"state_id": 0},
     }
     for kind in CLIENT_MESSAGES:
         parsed_kind, fields, request_id = check_client_message({"type": kind, "id": 4, **examples.get(kind, {})})

@@ -6,6 +6,8 @@ import asyncio
 import re
 import signal
 
+import pytest
+
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.link import NewTable, Rejected, TableUpdate
 
@@ -110,11 +112,13 @@ async def test_after_sigkill_the_table_comes_back_at_its_last_move_and_tokens_re
         await stop(process)
 
 
-async def test_sigterm_tells_clients_to_come_back_and_keeps_every_game(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_sigterm_tells_clients_to_come_back_and_keeps_every_game(tmp_path, signum):
+    """SIGHUP (the terminal the server ran in went away) is a restart as SIGTERM is: players told, store flushed."""
     process, port = await start_server(tmp_path)
     try:
         alice, bob, tokens, before, table_id = await two_players_mid_game(port)
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(signum)
         for client in (alice, bob):
             closing = await client.until(of_type("closing"))
             assert closing["restart"] is True and "restarting" in closing["reason"]

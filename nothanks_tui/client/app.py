@@ -12,7 +12,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -22,6 +22,7 @@ from textual.screen import ModalScreen, Screen
 
 from ..i18n import LANGUAGES, N_, _, current_language, switch_language, use_language
 from ..link import TableConnection
+from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
@@ -60,7 +61,7 @@ class NoThanksApp(App[int]):
 
     # Absolute paths, so subclasses elsewhere (the SSH front's app) find them; every screen's styles are loaded at
     # start: a screen with its own CSS_PATH would make each app re-parse all of its CSS when that screen opens.
-    CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss"]
+    CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss", STYLES / "history.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True)]
@@ -77,11 +78,14 @@ class NoThanksApp(App[int]):
         bot_choices: Sequence[tuple[str, str]] = (),
         default_bot: str = "",
         language: str | None = None,
+        host_browser: Callable[[], HostBrowser] | None = None,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
         it for a player's own terminal; never inside a host process, such as an SSH session's app). ``language``:
-        the player's (``en``, ``fr``, ``es``); None: the language of the task that runs the app."""
+        the player's (``en``, ``fr``, ``es``); None: the language of the task that runs the app.
+        ``host_browser``: how the Join tab finds hosts on the LAN (the command line gives zeroconf's; None: it
+        does not look)."""
         super().__init__(**kwargs)
         self.language = language
         self._exit_on_signals = exit_on_signals
@@ -89,12 +93,24 @@ class NoThanksApp(App[int]):
         self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
         self._default_bot = default_bot
         self.remembered = remembered  # the start screen's name and last choices, kept by the command line
+        # Chat at tables hidden (the m key): remembered on disk where the command line keeps preferences, else for
+        # as long as the app runs (an SSH session).
+        self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
+        # The terminal bell when it becomes your turn: on unless the player turned it off (remembered between runs
+        # where the command line keeps preferences; for the session only over SSH).
+        self.bell_on = remembered.bell if remembered is not None else True
         self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
+        self.host_browser = host_browser
+
+    def remember_chat_muted(self, muted: bool) -> None:
+        self.chat_muted = muted
+        if self.remembered is not None:
+            self.remembered.prefer("chat_muted", muted)
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
@@ -155,6 +171,18 @@ class NoThanksApp(App[int]):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(screen.connection.close(), LEAVE_TIMEOUT)
         self.exit(0)
+
+    def set_bell(self, on: bool) -> None:
+        """Turn the your-turn bell on or off (and remember it, where preferences are kept)."""
+        self.bell_on = on
+        if self.remembered is not None:
+            self.remembered.remember_bell(on)
+
+    def your_turn(self) -> None:
+        """It has just become this player's turn: ring the terminal bell once, if wanted. tmux and screen then mark
+        the window, many terminals flash or sound; over SSH the bell byte travels to the player's terminal."""
+        if self.bell_on:
+            self.bell()
 
     def on_table_chosen(self, message: TableChosen) -> None:
         """Leave the start screen for the table a start form opened."""

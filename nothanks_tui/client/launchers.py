@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..link import LobbyConnection, NewTable, TableConnection
+from ..link.history import HistorySource
 
 
 @dataclass(frozen=True)
@@ -65,3 +66,18 @@ class Launchers(Protocol):
     async def host_game(self, choice: HostChoice) -> Hosting:
         """Start a host and seat the player at a new table; raise ValueError (readable) if it cannot listen."""
         ...
+
+
+class KeepsHistory(Protocol):
+    """Launchers that also say where this machine's finished games are (the command line's do; optional)."""
+
+    def history(self) -> HistorySource | None:
+        """The history of local games (and of hosts run here), or None when none is kept."""
+        ...
+
+
+def history_of(launchers: object) -> HistorySource | None:
+    """The history ``launchers`` offer, if they offer one."""
+    history = getattr(launchers, "history", None)
+    source = history() if callable(history) else None
+    return source if isinstance(source, HistorySource) else None

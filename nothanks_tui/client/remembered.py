@@ -3,8 +3,12 @@
 A player who types their name once, or always plays five players against `hard` bots, should not have to say so
 again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
 dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
-the host. The file is small JSON: a name, then each tab's field values by field id. A missing, unreadable or
+the host. The file is small JSON: a name, then each tab's field values by field id, and the player's
+preferences at the table (``preferences``: chat muted or not). A missing, unreadable or
 hand-edited file is never an error: what cannot be used is ignored.
+
+It also keeps the player's preferences that are not a tab's: ``bell``, whether the terminal bell rings when it
+becomes your turn (on unless turned off with the table's key).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ class Remembered:
         self.name: str | None = None
         self.language: str | None = None  # chosen on the start screen (Ctrl-L); None: from --lang or the locale
         self.choices: dict[str, dict[str, FieldValue]] = {}
+        self.preferences: dict[str, FieldValue] = {}  # chat_muted, bell, ...
         self._load()
 
     def _load(self) -> None:
@@ -61,22 +66,43 @@ class Remembered:
                         for key, value in fields.items()
                         if isinstance(key, str) and isinstance(value, str | int | bool)
                     }
+        preferences = data.get("preferences")
+        if isinstance(preferences, dict):
+            self.preferences = {
+                key: value
+                for key, value in preferences.items()
+                if isinstance(key, str) and isinstance(value, str | int | bool)
+            }
 
     def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
         """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""
         if name.strip():
             self.name = name[:20]
         self.choices[form] = dict(fields)
-        self._write()
+        self._save()
 
     def remember_language(self, language: str) -> None:
         """Keep the language the player chose, and write the file."""
         if language in LANGUAGES:
             self.language = language
-            self._write()
+            self._save()
 
-    def _write(self) -> None:
-        data = {"name": self.name, "language": self.language, "choices": self.choices}
+    def prefer(self, key: str, value: FieldValue) -> None:
+        """Keep one preference (``chat_muted``, ``bell``...) and write the file (quietly giving up if it cannot)."""
+        self.preferences[key] = value
+        self._save()
+
+    @property
+    def bell(self) -> bool:
+        """Ring the terminal bell when it becomes your turn (on unless turned off)."""
+        return self.preferences.get("bell", True) is not False
+
+    def remember_bell(self, on: bool) -> None:
+        """Keep the bell preference (and write the file, quietly giving up if it cannot)."""
+        self.prefer("bell", on)
+
+    def _save(self) -> None:
+        data = {"name": self.name, "language": self.language, "choices": self.choices, "preferences": self.preferences}
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(".tmp")

@@ -26,6 +26,7 @@ from ..engine import Action
 from ..i18n import N_, _
 from ..link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -36,11 +37,18 @@ from ..link import (
     TableSummary,
     errors,
 )
+from ..link.chat import CHAT
+from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
 from ..link.wire import (
+    CLIENT_MAX_STR,
+    FEATURES,
     PROTOCOL_VERSION,
+    advice_from_wire,
+    chat_from_wire,
     client_unpacker,
     encode,
     event_from_wire,
+    features_of,
     summary_from_wire,
 )
 from .error_sentences import error_sentence
@@ -103,9 +111,34 @@ class TcpTable(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         await self.lobby.send({"type": "add_bot", "bot": bot})
 
+    async def stand_in_for(self, seat: int) -> None:
+        await self.lobby.send({"type": "stand_in", "seat": seat})
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        reply = await self.lobby.request({"type": "coach", "state_id": state_id})
+        try:
+            return advice_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable advice: {error}") from None
+
     @property
     def seat_token(self) -> str | None:
         return self._token
+
+    async def game_record(self) -> dict[str, Any]:
+        """This table's latest finished game, from the host's history (``replay`` with the table's id)."""
+        return await self.lobby.open_game(self.table_id)
+
+    @property
+    def can_chat(self) -> bool:
+        return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
+
+    async def send_chat(self, text: str) -> None:
+        if len(text.encode("utf-8", "replace")) > CLIENT_MAX_STR:  # the host would drop the connection for it
+            message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
+            self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
+            return
+        await self.lobby.send({"type": "chat", "text": text})
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
@@ -147,6 +180,7 @@ class TcpLobby(LobbyConnection):
         self.info = ConnectionInfo(description=f"{host}:{port}")
         self.table: TcpTable | None = None
         self.server_name = ""
+        self.features: frozenset[str] = frozenset()  # what the host's hello says it speaks beyond the version
         self.closed_reason: str | None = None
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -202,7 +236,14 @@ class TcpLobby(LobbyConnection):
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
         await self._write(
-            {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "client": _client(), **self._speaks_for}
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "name": self.name,
+                "client": _client(),
+                "features": list(FEATURES),
+                **self._speaks_for,
+            }
         )
         hello = await self._read_one(unpacker, where)
         if hello.get("type") == "error":
@@ -217,6 +258,7 @@ class TcpLobby(LobbyConnection):
                 "version as the host",
             )
         self.server_name = str(hello.get("server", ""))
+        self.features = features_of(hello.get("features"))
         welcome = await self._read_one(unpacker, where)
         if welcome.get("type") == "error":
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
@@ -253,6 +295,7 @@ class TcpLobby(LobbyConnection):
                 "bot": settings.bot,
                 "open_chips": settings.open_chips,
                 "variant": settings.variant,
+                **({"coach": True} if settings.coach else {}),
             }
         )
 
@@ -264,6 +307,27 @@ class TcpLobby(LobbyConnection):
 
     async def resume(self, token: str) -> TableConnection:
         return await self._sit({"type": "resume", "token": token})
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        reply = await self.request({"type": "history", "offset": offset, "limit": limit})
+        try:
+            return page_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable history: {error}") from None
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        reply = await self.request({"type": "replay", "game": game_id})
+        record = reply.get("record")
+        if not isinstance(record, dict):
+            raise LobbyError(errors.BAD_FRAME, "the host sent an unreadable record")
+        return record
+
+    async def player_stats(self) -> list[PlayerStats]:
+        reply = await self.request({"type": "stats"})
+        try:
+            return stats_from_wire(reply)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable statistics: {error}") from None
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
@@ -450,6 +514,12 @@ class TcpLobby(LobbyConnection):
         if kind in ("update", "waiting"):
             if self.table is not None:
                 self.table.events.put_nowait(event_from_wire(message))
+        elif kind in ("chat", "chat_history"):
+            if self.table is not None:
+                try:
+                    self.table.events.put_nowait(chat_from_wire(message))
+                except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
+                    log.warning("host sent a malformed chat frame: %r", error)
         elif kind == "error":
             code, text = str(message.get("code", "error")), str(message.get("message", ""))
             if message.get("fatal"):

@@ -8,30 +8,49 @@ screen's first two tabs, and ``nothanks play`` uses the same solo table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
+from nothanks_server.advertise import Advertiser
+from nothanks_server.history import StoreHistory
 from nothanks_server.host import Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.solo import SoloGame, solo_table
 
 from .. import paths
-from ..bots import bot_names, describe
 from ..client.launchers import HostChoice, Hosting, SoloChoice
 from ..defaults import BOT_PACE, DEFAULT_BOT
+from ..i18n import _
 from ..link import LobbyError, TableConnection
+from ..link.history import HistorySource
 from ..link.names import BadName
 from .addresses import join_lines
+from .levels import offered_bots
 
 
 class LocalLaunchers:
     """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
 
-    def __init__(self, bot_pace: float = BOT_PACE, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        bot_pace: float = BOT_PACE,
+        seed: int | None = None,
+        records_dir: Path | None = None,
+        *,
+        advertise: bool = True,
+    ) -> None:
+        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
         self.bot_pace = bot_pace
         self.seed = seed
+        self.records_dir = records_dir
+        self.advertise = advertise  # a game hosted from the start screen is announced on the LAN
+
+    def history(self) -> HistorySource | None:
+        """This machine's finished games (the start screen's history and statistics), if any are kept."""
+        return None if self.records_dir is None else StoreHistory(self.records_dir)
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
-        return [(name, describe(name)) for name in bot_names()]
+        return offered_bots(DEFAULT_BOT)
 
     @property
     def default_bot(self) -> str:
@@ -46,6 +65,7 @@ class LocalLaunchers:
             open_chips=choice.open_chips,
             variant="tactical" if choice.tactical else "standard",
             bot_pace=self.bot_pace,
+            records_dir=self.records_dir,
         )
         try:
             return solo_table(game)
@@ -53,11 +73,18 @@ class LocalLaunchers:
             raise ValueError(f"your name: {error}") from None
 
     async def host_game(self, choice: HostChoice) -> Hosting:
-        host = Host(LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace), choice.bind, choice.port)
+        host = Host(
+            LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace),
+            choice.bind,
+            choice.port,
+            plugins=[Advertiser(choice.name)] if self.advertise else [],  # others find it on the LAN
+        )
         try:
             await host.start()
         except OSError as error:
-            raise ValueError(f"cannot listen on port {choice.port}: {error.strerror}") from None
+            raise ValueError(
+                _("cannot listen on port {port}: {reason}").format(port=choice.port, reason=error.strerror)
+            ) from None
         player = host.player(choice.name)
         try:
             await player.start()

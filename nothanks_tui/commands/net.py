@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from nothanks_server.host import Host
+from nothanks_server.cluster.settings import DirectoryUnavailable
+from nothanks_server.host import Host, HostPlugin
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.store import StoreError
@@ -22,13 +25,20 @@ from nothanks_server.tcp import RATE_PER_SECOND
 from .. import paths
 from ..bots import bot_names, describe
 from ..client.error_sentences import error_sentence
+from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import _
 from ..link import LobbyError, NewTable
-from .addresses import hosting_lines, join_lines
+from . import cluster_options, proxy_options
+from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import port, positive
+from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
+
+if TYPE_CHECKING:
+    from ..client.app import NoThanksApp
+    from ..client.discovery import HostBrowser
 
 
 def _seconds(text: str) -> float | None:
@@ -73,13 +83,27 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_BOT,
         help=f"the bots' level (default {DEFAULT_BOT}): {levels_help()}",
     )
+    parser.add_argument(
+        "--no-advertise",
+        action="store_true",
+        help="do not announce this host on the local network (mDNS/DNS-SD); players then join by address",
+    )
     _limit_options(parser)
     add_ssh_options(parser)
 
 
-def bot_choices() -> list[tuple[str, str]]:
-    """(name, what it is like) of every bot, for the app's new-table forms (the client never imports the bots)."""
-    return [(name, describe(name)) for name in bot_names()]
+def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
+    """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
+    if args.no_advertise:
+        return []
+    from nothanks_server.advertise import Advertiser
+
+    return [Advertiser(name)]
+
+
+def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
+    """(name, what it is like) of the levels, for the app's new-table forms (the client never imports the bots)."""
+    return offered_bots(default)
 
 
 def levels_help() -> str:
@@ -97,6 +121,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
         metavar="N",
         help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
     )
+    proxy_options.add_proxy_options(server)
+    cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
     _host_options(host)
@@ -104,10 +130,20 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], player
     host.add_argument("--bots", type=int, default=0, help="seats filled with bots right away (default 0)")
     host.add_argument("--name", default="host", help="your display name")
     host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    host.add_argument(
+        "--coach", action="store_true", help="players at your table may ask what the hard bot would play (key c)"
+    )
     host.add_argument("--tactical", action="store_true", help="tactical variant")
 
-    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT")
-    join.add_argument("address", metavar="HOST[:PORT]", help=f"the host's address, and its port if not {DEFAULT_PORT}")
+    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT, or one found on the LAN")
+    join.add_argument(
+        "address",
+        metavar="HOST[:PORT]",
+        nargs="?",
+        default=None,
+        help=f"the host's address, and its port if not {DEFAULT_PORT}; without it, choose among the hosts found "
+        "on the local network (or type an address there)",
+    )
     join.add_argument("--name", default=None, help="your display name (default: your login name)")
 
 
@@ -172,9 +208,46 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
+    if args.address is None:
+        return _join_found(args.name)
     from ..client.netlaunch import run_join as join
 
-    return join(args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT)
+    return join(
+        args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT, remembered=remembered_choices()
+    )
+
+
+def remembered_choices() -> Remembered:
+    """The player's remembered name, choices and preferences (chat muted), as the start screen keeps them."""
+    return Remembered(paths.config_dir() / "start.json")
+
+
+def _join_found(name: str | None) -> int:
+    """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
+    from ..client.discovery import ZeroconfBrowser
+
+    app = join_found_app(name, ZeroconfBrowser)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:
+    """The app ``nothanks join`` opens without an address: the Join tab alone, its list fed by ``host_browser``."""
+    from ..client.app import NoThanksApp
+    from ..client.remembered import Remembered
+    from ..client.screens.net_forms import JoinForm
+
+    remembered = Remembered(paths.config_dir() / "start.json")
+    if name:
+        remembered.name = name  # this run's name, in the field (kept only if the player joins)
+    return NoThanksApp(
+        start_forms=[JoinForm()],
+        exit_on_signals=True,
+        remembered=remembered,
+        bot_choices=bot_choices(),
+        default_bot=DEFAULT_BOT,
+        host_browser=host_browser,
+    )
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -195,7 +268,8 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     app = NetApp(
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
-        bot_choices=bot_choices(),
+        remembered=remembered_choices(),
+        bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
     await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
@@ -219,17 +293,26 @@ def run_host(args: argparse.Namespace) -> int:
         bots=args.bots,
         bot=args.bot,
         open_chips=args.open_chips,
+        coach=args.coach,
         variant="tactical" if args.tactical else "standard",
     )
     try:
-        host = Host(settings, args.bind, args.port, ssh=ssh_settings_from(args), limits=_limits(args))
+        host = Host(
+            settings,
+            args.bind,
+            args.port,
+            ssh=ssh_settings_from(args),
+            limits=_limits(args),
+            plugins=_plugins(args, args.name),
+        )
     except StoreError as error:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
-        for line in hosting_lines(args.bind, host.port, host.ssh_port):
+        fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
+        for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
             print(line, flush=True)
 
     try:
@@ -250,6 +333,10 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
+    complaint = proxy_options.proxy_complaint(args)
+    if complaint is not None:
+        print(f"nothanks server: {complaint}", file=sys.stderr)
+        return 2
     try:
         host = Host(
             settings,
@@ -258,6 +345,9 @@ def run_server(args: argparse.Namespace) -> int:
             ssh=ssh_settings_from(args),
             rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
             limits=_limits(args),
+            proxy_from=args.proxy_from,
+            cluster=cluster_options.cluster_settings_from(args),
+            plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
         )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
@@ -268,9 +358,13 @@ def run_server(args: argparse.Namespace) -> int:
         print("Players join with:", flush=True)
         for line in join_lines(args.bind, host.port):
             print(line, flush=True)
-        if host.ssh_port is not None:  # scripts/bench_ssh.py reads the port from this line: keep `ssh -p PORT`
-            print(f"SSH: players connect with `ssh -p {host.ssh_port} play@<this host>`", flush=True)
-        print("Ctrl-C (or SIGTERM) stops it; clients are told to come back, and every game is kept.", flush=True)
+        if host.ssh_front is not None:  # scripts/bench_ssh.py reads the port from these lines: keep `ssh -p PORT`
+            print("Over SSH, with nothing to install:", flush=True)
+            for line in ssh_lines(args.bind, host.ssh_front.port):
+                print(line, flush=True)
+            print(f"SSH host key fingerprint: {host.ssh_front.host_key_fingerprint()}", flush=True)
+            print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
+        print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)
 
     async def serve() -> None:
         await host.start()
@@ -278,6 +372,9 @@ def run_server(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(serve())
+    except DirectoryUnavailable as error:
+        print(f"nothanks server: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
         return 1

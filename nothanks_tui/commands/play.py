@@ -30,6 +30,7 @@ def run_local_game(
         open_chips=open_chips,
         variant="tactical" if tactical else "standard",
         bot_pace=bot_pace,
+        records_dir=paths.records_dir(),  # kept as a host keeps its games: `nothanks history`, `nothanks replay`
     )
 
     try:
@@ -37,14 +38,23 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")  # (BadName says it in English: the name rules are the host's)
         return 2
-    app = NoThanksApp(connection, launchers=LocalLaunchers(bot_pace), exit_on_signals=True)
+    remembered = Remembered(paths.config_dir() / "start.json")  # the player's preferences (the bell, chat muted)
+    launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
+    app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)
 
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
+    from ..client.discovery import ZeroconfBrowser
+
     remembered = Remembered(paths.config_dir() / "start.json")
-    app = NoThanksApp(launchers=LocalLaunchers(bot_pace), exit_on_signals=True, remembered=remembered)
+    app = NoThanksApp(
+        launchers=LocalLaunchers(bot_pace, records_dir=paths.records_dir()),
+        exit_on_signals=True,
+        remembered=remembered,
+        host_browser=ZeroconfBrowser,  # the Join tab lists the hosts on the LAN
+    )
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -10,7 +10,9 @@ from pathlib import Path
 from nothanks_server.ssh.hostkey import HOST_KEY_NAME
 from nothanks_server.ssh.settings import SSHSettings
 
+from ..defaults import DEFAULT_BOT
 from .argtypes import port, positive
+from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
 
@@ -138,4 +140,6 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         workers=args.ssh_workers,
         worker_sessions=args.ssh_worker_sessions,
         worker_mib=args.ssh_worker_mib,
+        bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
+        default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import Action
-from .events import NewTable, TableEvent, TableSummary
+from . import errors
+from .events import CoachAdvice, NewTable, TableEvent, TableSummary
+from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
 
 class LobbyError(Exception):
@@ -55,7 +58,7 @@ class TableConnection(ABC):
 
     @abstractmethod
     async def close(self) -> None:
-        """Leave the table; safe to call twice."""
+        """Leave the table on purpose (during a game a bot plays the seat until we come back); safe to call twice."""
 
     # Host tables only (a local table starts at once and has no empty seats): defaults refuse.
     async def start_game(self) -> None:
@@ -66,14 +69,41 @@ class TableConnection(ABC):
         """Fill the next empty seat with a bot (``None``: the host's default bot)."""
         raise NotImplementedError
 
+    async def stand_in_for(self, seat: int) -> None:
+        """Let a bot play for the away player in ``seat`` until they come back (the table's creator, in a game)."""
+        raise NotImplementedError
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        """What the coach would play for this seat in state ``state_id``, at a table that allows it (the answer goes
+        to this seat only). Raises ``LobbyError`` with the host's code when refused (``coach_off``, ...)."""
+        raise LobbyError(errors.COACH_OFF, "this table has no coach")
+
     @property
     def seat_token(self) -> str | None:
         """The secret that resumes this seat after a disconnect (None: not seated, or not a host table)."""
         return None
 
+    async def game_record(self) -> dict[str, Any]:
+        """The record of this table's latest finished game ("replay this game"): raises ``LobbyError``
+        (``not_finished`` while it is played; by default ``no_game``: this table keeps none)."""
+        raise LobbyError(errors.NO_GAME, "this table keeps no records")
 
-class LobbyConnection(ABC):
-    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table."""
+    # Chat (tables at a host that speaks it; a local table against bots has nobody to talk to).
+    @property
+    def can_chat(self) -> bool:
+        """Lines sent with ``send_chat`` reach the others at this table (``ChatLine`` events come back)."""
+        return False
+
+    async def send_chat(self, text: str) -> None:
+        """Say ``text`` to everyone at the table; a refusal comes back as a ``Rejected`` event."""
+        raise NotImplementedError
+
+
+class LobbyConnection(HistorySource):
+    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table.
+
+    It is also the host's history (finished games, statistics); a lobby that keeps none refuses with ``no_game``.
+    """
 
     info: ConnectionInfo
 
@@ -104,3 +134,12 @@ class LobbyConnection(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Disconnect; safe to call twice."""
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def player_stats(self) -> list[PlayerStats]:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")

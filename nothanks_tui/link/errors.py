@@ -40,6 +40,7 @@ NO_TABLE = "no_table"
 TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
 NOT_CREATOR = "not_creator"
+NOT_AWAY = "not_away"
 SEATS_EMPTY = "seats_empty"
 ALREADY_STARTED = "already_started"
 NOT_STARTED = "not_started"
@@ -52,6 +53,8 @@ ALREADY_AT_TABLE = "already_at_table"
 NOT_AT_TABLE = "not_at_table"
 TOO_MANY_TABLES = "too_many_tables"
 NOT_SAVED = "not_saved"
+NO_GAME = "no_game"
+COACH_OFF = "coach_off"
 # Protocol
 BAD_FRAME = "bad_frame"
 TOO_BIG = "too_big"
@@ -65,6 +68,10 @@ SLOW_READER = "slow_reader"
 SLOW_DOWN = "slow_down"
 TOO_MANY = "too_many"
 IDLE = "idle"
+# Chat at a table
+CHAT_EMPTY = "chat_empty"
+CHAT_TOO_LONG = "chat_too_long"
+CHAT_TOO_FAST = "chat_too_fast"
 # Made by a client about its own connection
 UNREACHABLE = "unreachable"
 TIMEOUT = "timeout"
@@ -90,10 +97,13 @@ _CODES = (
     ErrorCode(SEATS_EMPTY, "fill every seat before starting"),
     ErrorCode(ALREADY_STARTED, "the game has started (watch instead)"),
     ErrorCode(NOT_CREATOR, "only the table's creator may"),
+    ErrorCode(NOT_AWAY, "that seat's player is here, or a bot plays for them already"),
     ErrorCode(BAD_TOKEN, "no seat holds that token"),
     ErrorCode(BAD_BOT, "unknown bot name"),
     ErrorCode(TOO_MANY_TABLES, "the host is at its table limit"),
+    ErrorCode(NO_GAME, "no such finished game in the history (or its record is damaged)"),
     ErrorCode(NOT_SAVED, "the host could not save the change to its store, so it did not happen"),
+    ErrorCode(COACH_OFF, "this table does not allow the coach"),
     ErrorCode(UNKNOWN_TYPE, "no such message type"),
     ErrorCode(BAD_FIELD, "a field is missing or of the wrong type"),
     ErrorCode(BAD_NAME, "the name is empty after cleaning, or longer than 20", fatal=True),
@@ -104,9 +114,12 @@ _CODES = (
     ErrorCode(FLOOD, "over the message rate, or too many refused messages", fatal=True),
     ErrorCode(SERVER_CLOSING, "the host is full, or shutting down", fatal=True),
     ErrorCode(SLOW_READER, "the client left the host's frames unread for 30 s: dropped", fatal=True),
-    ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6)"),
+    ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6), or `coach` before its last answer"),
     ErrorCode(TOO_MANY, "over a per-address limit: connections (then fatal), watched tables, or tables created"),
     ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
+    ErrorCode(CHAT_EMPTY, "a chat line with nothing printable left once cleaned"),
+    ErrorCode(CHAT_TOO_LONG, "a chat line over 200 characters once cleaned"),
+    ErrorCode(CHAT_TOO_FAST, "more than 5 chat lines at once, or over 1 a second (a table: 10, then 5 a second)"),
     ErrorCode(UNREACHABLE, "the host could not be reached", sent_by="client"),
     ErrorCode(TIMEOUT, "the host did not answer in time", sent_by="client"),
     ErrorCode(CLOSED, "the connection is closed", sent_by="client"),

@@ -18,8 +18,38 @@ class SeatInfo:
 
     name: str
     is_bot: bool = False
-    away: bool = False
-    empty: bool = False  # nobody sits here yet (only before the game starts)
+    away: bool = False  # a player's seat whose player is not connected (dropped out, or left: see ``left``)
+    empty: bool = False  # nobody sits here yet (before the game, or freed by a player who left a finished game)
+    left: bool = False  # the player left on purpose: during the game (away too; a bot plays the seat until they
+    # return), or after it (empty too: ``name`` is who sat here, and the seat is free for the next game)
+    stand_in: bool = False  # a bot plays this player's seat now (they left, or were away too long)
+
+
+# What happened to a seat during a game, as ``SeatEvent.kind`` (the client words them in its own language).
+SEAT_LEFT = "left"  # the player left on purpose: a bot plays the seat at once, until they come back
+SEAT_AWAY = "away"  # the player's connection dropped: the seat waits for them (the turn timer runs)
+SEAT_STAND_IN = "stand_in"  # a bot now plays for the away player (their turn timer ran out, or the creator asked)
+SEAT_BACK = "back"  # the player is back in their seat; they play it again themselves
+SEAT_EVENT_KINDS = frozenset({SEAT_LEFT, SEAT_AWAY, SEAT_STAND_IN, SEAT_BACK})
+
+
+@dataclass(frozen=True, slots=True)
+class SeatEvent:
+    """Something that happened to ``seat`` during the game, after ``at`` moves had been played (for the log)."""
+
+    at: int
+    seat: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchTotals:
+    """A table's running match across "play again": finished games, and per seat the games won (a shared win
+    counts for each winner) and the sum of its final scores. Only finished games count: nothing hidden."""
+
+    games: int
+    wins: tuple[int, ...]
+    scores: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +60,24 @@ class TableUpdate:
     seats: tuple[SeatInfo, ...]
     table_id: str = ""
     can_restart: bool = False  # this recipient may start another game at this table once it is over
+    seat_events: tuple[SeatEvent, ...] = ()  # this game's comings and goings, oldest first
+    bot_in: float | None = None  # seconds until a bot plays the away player whose turn it is (None: not waiting)
+    creator: bool = False  # this recipient created the table (may let a bot play for an away player)
+    match: MatchTotals | None = None  # the games finished at this table so far (None: none yet)
+    # Once the game is over (never before: chips may be hidden): every seat's score after each card taken.
+    timeline: tuple[tuple[int, ...], ...] = ()
+    coach: bool = False  # this table lets its players ask the coach (``TableConnection.ask_coach``)
+
+
+@dataclass(frozen=True, slots=True)
+class CoachAdvice:
+    """What the coach (the ``hard`` bot, from the asking seat's view alone) would play in state ``state_id``, and
+    the final score it expects for the asking seat after each choice (``pass_score`` None: passing is impossible)."""
+
+    state_id: int
+    action: str  # "take" or "pass"
+    take_score: float
+    pass_score: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +105,27 @@ class TableWaiting:
     can_start: bool  # this recipient may start the game now
     open_chips: bool = False
     variant: str = "standard"
+    coach: bool = False  # the table lets its players ask the coach
 
 
-TableEvent = TableUpdate | TableWaiting | Rejected | Closed
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """Someone at the table said ``text`` (cleaned by the host; still drawn as plain text, never markup).
+    ``seat`` is the speaker's seat, None for a spectator; ``name`` their name at the table."""
+
+    name: str
+    text: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatHistory:
+    """The table's recent chat, oldest first: sent to whoever sits down, watches or comes back."""
+
+    lines: tuple[ChatLine, ...]
+
+
+TableEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +140,7 @@ class TableSummary:
     open_chips: bool
     variant: str
     spectators: int = 0
+    coach: bool = False  # the table lets its players ask the coach
 
     @property
     def free_seats(self) -> int:
@@ -89,3 +156,4 @@ class NewTable:
     bot: str = DEFAULT_BOT
     open_chips: bool = False
     variant: str = "standard"
+    coach: bool = False  # players at the table may ask the coach what the hard bot would play

@@ -14,9 +14,21 @@ import msgpack
 
 from ..engine import PlayerView
 from . import errors
-from .events import SeatInfo, TableSummary, TableUpdate, TableWaiting
+from .events import (
+    SEAT_EVENT_KINDS,
+    ChatHistory,
+    ChatLine,
+    CoachAdvice,
+    MatchTotals,
+    SeatEvent,
+    SeatInfo,
+    TableSummary,
+    TableUpdate,
+    TableWaiting,
+)
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
+FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096
@@ -149,6 +161,7 @@ class Field:
 _INT = (int,)
 _STR = (str,)
 _BOOL = (bool,)
+_LIST = (list,)
 
 CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "hello": {
@@ -158,6 +171,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "via": Field(_STR, required=False),  # a host's own front only, with proxy_key
         "proxy_key": Field(_STR, required=False),
         "key": Field(_STR, required=False),  # the player's SSH key fingerprint: a host's own front only, with via
+        "features": Field(_LIST, required=False),  # str names of what the client speaks beyond the version
     },
     "list_tables": {"offset": Field(_INT, required=False)},
     "create_table": {
@@ -166,6 +180,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "bot": Field(_STR, required=False),
         "open_chips": Field(_BOOL, required=False),
         "variant": Field(_STR, required=False),
+        "coach": Field(_BOOL, required=False),
     },
     "join": {"table": Field(_STR), "seat": Field(_INT, required=False, nullable=True)},
     "spectate": {"table": Field(_STR)},
@@ -176,8 +191,15 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
     "start": {},
     "action": {"action": Field(_STR), "state_id": Field(_INT)},
     "play_again": {},
+    "chat": {"text": Field(_STR)},
+    "stand_in": {"seat": Field(_INT)},  # the creator: a bot plays for this away player until they come back
+    "coach": {"state_id": Field(_INT)},  # what the hard bot would play for you (tables that allow it)
     "ping": {},
     "bye": {},
+    # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
+    "history": {"offset": Field(_INT, required=False), "limit": Field(_INT, required=False)},
+    "replay": {"game": Field(_STR)},
+    "stats": {},
 }
 
 
@@ -211,6 +233,13 @@ def check_client_message(message: object) -> tuple[str, dict[str, Any], int | No
     return kind, fields, request_id
 
 
+def features_of(value: object) -> frozenset[str]:
+    """The feature names a ``hello`` lists (its ``features``): strings only, anything else left out."""
+    if not isinstance(value, list):
+        return frozenset()
+    return frozenset(item for item in value if isinstance(item, str))
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -225,7 +254,12 @@ def _has_type(value: object, types: tuple[type, ...]) -> bool:
 
 
 def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
-    return {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+    wire = {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+    if seat.left:  # (absent means false: the usual seat costs no more bytes than before)
+        wire["left"] = True
+    if seat.stand_in:
+        wire["stand_in"] = True
+    return wire
 
 
 def seat_from_wire(data: Any) -> SeatInfo:
@@ -234,7 +268,42 @@ def seat_from_wire(data: Any) -> SeatInfo:
         is_bot=_want(data["bot"], bool),
         away=_want(data["away"], bool),
         empty=_want(data["empty"], bool),
+        left=_want(data.get("left", False), bool),
+        stand_in=_want(data.get("stand_in", False), bool),
     )
+
+
+MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
+
+
+def update_extras(event: TableUpdate) -> dict[str, Any]:
+    """The optional keys of an ``update`` (absent when empty, false or nil): the game's comings and goings, the
+    countdown to a bot playing for an away player, and whether the recipient created the table."""
+    extras: dict[str, Any] = {}
+    if event.seat_events:
+        extras["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
+    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
+        extras["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
+    if event.creator:
+        extras["creator"] = True
+    return extras
+
+
+def _seat_events_from_wire(data: Any, players: int) -> tuple[SeatEvent, ...]:
+    events = []
+    for item in _want(data, list)[-MAX_SEAT_EVENTS:]:
+        at, seat, kind = _want(item, list)
+        event = SeatEvent(at=_want(at, int), seat=_want(seat, int), kind=_want(kind, str))
+        if event.kind in SEAT_EVENT_KINDS and 0 <= event.seat < players and event.at >= 0:
+            events.append(event)  # (a kind this client does not know is left out, not an error)
+    return tuple(events)
+
+
+def _bot_in_from_wire(data: Any) -> float | None:
+    """``bot_in_ms`` as seconds (at most a day: a host's clock is not to be trusted blindly either)."""
+    if data is None:
+        return None
+    return min(max(0, _want(data, int)), 86_400_000) / 1000
 
 
 def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
@@ -249,14 +318,73 @@ def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
             "can_start": event.can_start,
             "open_chips": event.open_chips,
             "variant": event.variant,
+            "coach": event.coach,
         }
-    return {
+    return {**_update_head(event), "view": event.view.to_dict()}
+
+
+def _update_head(event: TableUpdate) -> dict[str, Any]:
+    """An ``update`` frame without its view: the table, the seats, and what the table adds to every view (the
+    coach option; the running match; once the game is over, the score timeline)."""
+    head: dict[str, Any] = {
         "type": "update",
         "table": event.table_id,
-        "seats": seats,
+        "seats": [seat_to_wire(seat) for seat in event.seats],
         "can_restart": event.can_restart,
-        "view": event.view.to_dict(),
+        "coach": event.coach,
+        **update_extras(event),
     }
+    if event.match is not None:
+        head["match"] = match_to_wire(event.match)
+    if event.timeline:
+        head["timeline"] = [list(row) for row in event.timeline]
+    return head
+
+
+def match_to_wire(match: MatchTotals) -> dict[str, Any]:
+    return {"games": match.games, "wins": list(match.wins), "scores": list(match.scores)}
+
+
+def match_from_wire(data: Any, players: int) -> MatchTotals:
+    wins = tuple(_want(value, int) for value in _want(data["wins"], list))
+    scores = tuple(_want(value, int) for value in _want(data["scores"], list))
+    if len(wins) != players or len(scores) != players:
+        raise ValueError("one match total per seat")
+    return MatchTotals(games=_want(data["games"], int), wins=wins, scores=scores)
+
+
+def timeline_from_wire(data: Any, players: int) -> tuple[tuple[int, ...], ...]:
+    rows = tuple(tuple(_want(value, int) for value in _want(row, list)) for row in _want(data, list))
+    if any(len(row) != players for row in rows):
+        raise ValueError("one score per seat in each timeline row")
+    return rows
+
+
+ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
+
+
+def advice_to_wire(advice: CoachAdvice) -> dict[str, Any]:
+    """The ``advice`` reply to a ``coach`` request (the asking seat only)."""
+    return {
+        "type": "advice",
+        "state_id": advice.state_id,
+        "action": advice.action,
+        "take": round(advice.take_score * ADVICE_TENTHS),
+        "pass": None if advice.pass_score is None else round(advice.pass_score * ADVICE_TENTHS),
+    }
+
+
+def advice_from_wire(data: dict[str, Any]) -> CoachAdvice:
+    action = _want(data["action"], str)
+    if action not in ("take", "pass"):
+        raise ValueError("advice is take or pass")
+    pass_tenths = data.get("pass")
+    return CoachAdvice(
+        state_id=_want(data["state_id"], int),
+        action=action,
+        take_score=_want(data["take"], int) / ADVICE_TENTHS,
+        pass_score=None if pass_tenths is None else _want(pass_tenths, int) / ADVICE_TENTHS,
+    )
 
 
 _moves_cache: tuple[object, bytes] | None = None
@@ -283,14 +411,7 @@ def encode_event(event: TableUpdate | TableWaiting) -> bytes:
         moves_bytes = encode([[m.seat, m.action.value, m.card, m.pot] for m in moves])
         _moves_cache = (moves, moves_bytes)
     view_map = encode(view.to_dict(include_moves=False))
-    head_map = encode(
-        {
-            "type": "update",
-            "table": event.table_id,
-            "seats": [seat_to_wire(seat) for seat in event.seats],
-            "can_restart": event.can_restart,
-        }
-    )
+    head_map = encode(_update_head(event))
     return _one_more_entry(head_map) + _VIEW_KEY + _one_more_entry(view_map) + _MOVES_KEY + moves_bytes
 
 
@@ -323,12 +444,23 @@ def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
             can_start=_want(message["can_start"], bool),
             open_chips=_want(message["open_chips"], bool),
             variant=_want(message["variant"], str),
+            coach=_want(message.get("coach", False), bool),
         )
     view = PlayerView.from_dict(_want(message["view"], dict))
     if len(seats) != view.players:
         raise ValueError("one seat per player")
+    match = message.get("match")
     return TableUpdate(
-        view=view, seats=seats, table_id=_want(message["table"], str), can_restart=_want(message["can_restart"], bool)
+        view=view,
+        seats=seats,
+        table_id=_want(message["table"], str),
+        can_restart=_want(message["can_restart"], bool),
+        seat_events=_seat_events_from_wire(message.get("seat_events", []), view.players),
+        bot_in=_bot_in_from_wire(message.get("bot_in_ms")),
+        creator=_want(message.get("creator", False), bool),
+        match=None if match is None else match_from_wire(match, view.players),
+        timeline=timeline_from_wire(message.get("timeline", []), view.players),
+        coach=_want(message.get("coach", False), bool),
     )
 
 
@@ -342,6 +474,7 @@ def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
         "open_chips": summary.open_chips,
         "variant": summary.variant,
         "spectators": summary.spectators,
+        "coach": summary.coach,
     }
 
 
@@ -355,7 +488,36 @@ def summary_from_wire(data: Any) -> TableSummary:
         open_chips=_want(data["open_chips"], bool),
         variant=_want(data["variant"], str),
         spectators=_want(data["spectators"], int),
+        coach=_want(data.get("coach", False), bool),
     )
+
+
+def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
+    return {"name": line.name, "seat": line.seat, "text": line.text}
+
+
+def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
+    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines (of the table the
+    recipient is at: a connection is at one table at a time)."""
+    if isinstance(event, ChatHistory):
+        return {"type": "chat_history", "lines": [chat_line_to_wire(line) for line in event.lines]}
+    return {"type": "chat", **chat_line_to_wire(event)}
+
+
+def chat_line_from_wire(data: Any) -> ChatLine:
+    seat = data["seat"]
+    return ChatLine(
+        name=_want(data["name"], str),
+        text=_want(data["text"], str),
+        seat=None if seat is None else _want(seat, int),
+    )
+
+
+def chat_from_wire(message: dict[str, Any]) -> ChatLine | ChatHistory:
+    """Inverse of ``chat_to_wire``; raises ValueError/TypeError/KeyError on anything malformed."""
+    if message["type"] == "chat_history":
+        return ChatHistory(tuple(chat_line_from_wire(line) for line in _want(message["lines"], list)))
+    return chat_line_from_wire(message)
 
 
 def _want(value: Any, kind: type) -> Any:

@@ -11,6 +11,8 @@ Transports are thin plug-ins over the same objects, so the rules are enforced in
   talking to a Lobby in this process (``nothanks host``'s own player, each SSH session, tests).
 - ``TcpHost`` (tcp.py): the msgpack-over-TCP transport (docs/protocol.md).
 - ``storage.py``: finished games written as ``nothanks-record/1`` into the data dir.
+- ``archive.py``: finished games in the store, indexed for the history (summaries, per-seat results, totals).
+- ``history.py``: local games kept like a host's (``LocalRecords``) and the history read in-process.
 """
 
 from .lobby import Lobby, LobbySettings

@@ -1,11 +1,12 @@
 """A host: one lobby and the transports that serve it, started and stopped as one object.
 
-``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM; ``nothanks host`` and the start screen's Host tab run
+``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM/SIGHUP; ``nothanks host`` and the start screen's Host tab run
 one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
 every client is told why, and every table closes.
 
-A signal (SIGTERM, SIGINT) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and every
-table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables for good.
+A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back,
+and every table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables
+for good.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import contextlib
 import logging
 import secrets
 import signal
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
@@ -25,17 +26,37 @@ from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .open_files import raise_open_file_limit
+from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
 
 if TYPE_CHECKING:
+    from .cluster.presence import Presence
+    from .cluster.settings import ClusterSettings
     from .ssh.front import SSHFront
     from .ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
 
+# Signals that stop a host as a restart: Ctrl-C, ``kill`` / systemd, and the terminal it ran in going away (SIGHUP,
+# e.g. the SSH connection to the machine dropped): each closes cleanly, tells the players, keeps every game.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
 SHUTDOWN_REASON = N_("the host is shutting down")
 STOPPED_REASON = "the host was stopped"
 RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
+
+
+class HostPlugin(Protocol):
+    """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
+
+    ``start`` is called once the host listens and must return promptly (long work goes in a task of its own);
+    ``close`` is called first when the host stops. A plug-in's failure never stops the host."""
+
+    async def start(self, host: Host) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class Host:
@@ -50,15 +71,24 @@ class Host:
         ssh: SSHSettings | None = None,
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,
+        cluster: ClusterSettings | None = None,
+        plugins: Sequence[HostPlugin] = (),
     ) -> None:
         self.settings = settings
+        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
         self.bind = bind
         self.lobby = Lobby(settings)
         # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
         self.proxy_key = secrets.token_urlsafe(24)
-        self.tcp = TcpHost(self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key)
+        self.tcp = TcpHost(
+            self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from
+        )
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None
+        self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
+        self.presence: Presence | None = None
+        self.plugins = list(plugins)
         self._closed = False
 
     @property
@@ -76,19 +106,47 @@ class Host:
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
-        if ssh is None:
-            return
         try:
-            self.ssh_front = await self._start_ssh(ssh)
+            if self.cluster is not None:
+                self.presence = await self._join_cluster(self.cluster)
+            if ssh is not None:
+                self.ssh_front = await self._start_ssh(ssh)
         except BaseException:
+            await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
             raise
+        for plugin in self.plugins:
+            try:
+                await plugin.start(self)
+            except Exception:
+                log.exception("%s did not start; the host runs without it", type(plugin).__name__)
+
+    async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
+        from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
+        from .cluster.presence import Presence
+
+        cluster = self.cluster = cluster.resolved(self.bind, self.port)
+        directory = await Directory.connect(cluster.redis_url, cluster.prefix)
+        presence = Presence(directory, self.lobby, cluster.host_id, cluster.address)
+        try:
+            await presence.start()
+        except BaseException:
+            await directory.close()
+            raise
+        log.info("in the cluster as %s (%s), listed in Redis", cluster.host_id, cluster.address)
+        return presence
+
+    async def _leave_cluster(self) -> None:
+        if self.presence is not None:
+            await self.presence.close()
+            await self.presence.directory.close()
+            self.presence = None
 
     async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
         from .ssh.front import start_ssh_front
 
         # Each worker's players reach this lobby over TCP, each counted against their own address.
-        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key)
+        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key, self.proxy_from)
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
@@ -108,6 +166,10 @@ class Host:
             return
         self._closed = True
         log.info("restarting: every table is kept" if restart else "shutting down")
+        for plugin in self.plugins:
+            with contextlib.suppress(Exception):
+                await plugin.close()
+        await self._leave_cluster()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)
@@ -118,7 +180,7 @@ class Host:
         stop_main: Callable[[], None] | None = None,
         ready: Callable[[], None] | None = None,
     ) -> None:
-        """Serve until SIGINT/SIGTERM, or until ``main`` (the host player's app) returns; then ``close``.
+        """Serve until SIGINT/SIGTERM/SIGHUP, or until ``main`` (the host player's app) returns; then ``close``.
 
         On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
         why. ``ready`` is called once the signals are handled (a supervisor may stop the host from then on). The host
@@ -126,7 +188,7 @@ class Host:
         """
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signum, stop.set)
         if ready is not None:
@@ -150,7 +212,7 @@ class Host:
                 await self.close(RESTART_REASON, restart=True)
             else:  # the host's own player left (nothanks host): the host's tables end with it
                 await self.close(SHUTDOWN_REASON, forget=main is not None)
-            for signum in (signal.SIGINT, signal.SIGTERM):
+            for signum in STOP_SIGNALS:
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(signum)
 

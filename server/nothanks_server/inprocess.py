@@ -8,13 +8,15 @@ same ``Table`` methods.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.engine import Action, IllegalMove, to_record
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     Closed,
+    CoachAdvice,
     ConnectionInfo,
     LobbyConnection,
     LobbyError,
@@ -25,8 +27,10 @@ from nothanks_tui.link import (
     TableSummary,
     errors,
 )
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 
+from .chat import chat_bucket, too_fast
 from .lobby import Lobby
 from .table import HostEvent, Table
 
@@ -45,6 +49,7 @@ class InProcessTable(TableConnection):
         self._token: str | None = None
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
         self._closed = False
+        self._chats = chat_bucket(time.monotonic())
 
     def seated(self, table: Table, seat: int | None, token: str | None = None) -> None:
         """This connection is now at ``table`` (``seat`` None: watching), holding ``token`` to come back."""
@@ -79,9 +84,44 @@ class InProcessTable(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         self._call(lambda table: table.add_bot(self, bot))
 
+    async def stand_in_for(self, seat: int) -> None:
+        self._call(lambda table: table.stand_in_for(self, seat))
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        if self.table is None:
+            raise LobbyError(errors.NOT_AT_TABLE, "you are not at a table")
+        try:
+            return await self.table.ask_coach(self, state_id)
+        except IllegalMove as error:
+            raise LobbyError(error.code, error.message) from None
+
     @property
     def seat_token(self) -> str | None:
         return self._token
+
+    async def game_record(self) -> dict[str, Any]:
+        """The finished game at this table, as its record (the table is in this process: nothing is hidden from
+        the host's own code, and the game is over)."""
+        table = self.table
+        state = None if table is None else table.state
+        if table is None or state is None:
+            raise LobbyError(errors.NO_GAME, "no game at this table")
+        if not state.finished:
+            raise LobbyError(errors.NOT_FINISHED, "the game is still being played")
+        names = [seat.name or "?" for seat in table.seats]
+        bots = [seat.bot is not None for seat in table.seats]
+        return to_record(state, names, table=table.table_id, bots=bots, finished_at=time.time())
+
+    @property
+    def can_chat(self) -> bool:
+        return True
+
+    async def send_chat(self, text: str) -> None:
+        if not self._chats.take(time.monotonic()):
+            error = too_fast()
+            self._events.put_nowait(Rejected(error.code, error.message))
+            return
+        self._call(lambda table: table.say(self, text))
 
     async def close(self) -> None:
         if self._closed:
@@ -148,6 +188,15 @@ class InProcessLobby(LobbyConnection):
 
     async def close(self) -> None:
         return None
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        return _refusing(lambda: self.lobby.history(offset, limit))
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        return _refusing(lambda: self.lobby.game_record(game_id))
+
+    async def player_stats(self) -> list[PlayerStats]:
+        return _refusing(lambda: self.lobby.stats())
 
     def _seat(self) -> InProcessTable:
         if not self.name:

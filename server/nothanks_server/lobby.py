@@ -16,16 +16,19 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, TableSummary, errors
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
 
+from .archive import HOST
 from .errors import HostError
 from .storage import RecordStore
-from .store import GroupCommit, StoredTable, TableStore, hash_token, open_store
+from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
@@ -69,7 +72,9 @@ class Lobby:
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._restore()
 
-    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str) -> TableSettings:
+    def _table_settings(
+        self, players: int, open_chips: bool, variant: str, bot: str, coach: bool = False
+    ) -> TableSettings:
         return TableSettings(
             players=players,
             open_chips=open_chips,
@@ -77,6 +82,7 @@ class Lobby:
             bot_delay=self.settings.bot_delay,
             turn_timer=self.settings.turn_timer,
             default_bot=bot,
+            coach=coach,
         )
 
     def _restore(self) -> None:
@@ -163,7 +169,7 @@ class Lobby:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot)
+        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, coach=bool(new.coach))
         table_id = f"t{self._next_id}"
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         table = Table(
@@ -222,6 +228,42 @@ class Lobby:
             table = self._tables[bound[0]]
             return table, table.resume_seat(bound[1], member)
         raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+
+    # The history: finished games only. A record holds the deal, so a game still being played is never opened.
+
+    def history(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        """A page of this host's finished games, newest first."""
+        offset = max(0, offset)
+        try:
+            games, total = self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST)
+        except StoreError as error:
+            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
+        return HistoryPage(tuple(games), total, offset)
+
+    def game_record(self, game: str) -> dict[str, Any]:
+        """The record of finished game ``game`` (``t3/2``; ``t3``: that table's latest finished game). A game in
+        progress is refused (``not_finished``), whatever its id; so is one this host does not have (``no_game``)."""
+        try:
+            table_id, game_no = parse_game_id(game)
+        except ValueError as error:
+            raise HostError(errors.NO_GAME, str(error)) from None
+        table = self._tables.get(table_id)
+        if table is not None and table.started and not table.finished and game_no in (None, table.games_played):
+            raise HostError(errors.NOT_FINISHED, "that game is still being played: it can be replayed once it is over")
+        try:
+            record = self.store.game_record(table_id, game_no, HOST)
+        except StoreError as error:
+            raise HostError(errors.NO_GAME, f"the record of {game[:40]!r} cannot be read ({error})") from None
+        if record is None:
+            raise HostError(errors.NO_GAME, f"no finished game {game[:40]!r} at this host")
+        return record
+
+    def stats(self, key: str | None = None) -> list[PlayerStats]:
+        """Every player's statistics at this host (per SSH key or seat token); ``key``: the asker's, marked."""
+        try:
+            return self.store.player_stats(HOST, key=key)
+        except StoreError as error:
+            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
 
     def close(self, reason: str = N_("the host is shutting down"), *, forget: bool = False) -> None:
         """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),

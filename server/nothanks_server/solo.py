@@ -3,7 +3,8 @@
 Local play is a host table with one human seat: the same ``Table`` checks every intent (a stale ``state_id``, a
 pass with no chips), paces the bots, runs their thinking in a thread and takes the card for a bot that fails,
 exactly as at a network host. Only the set-up differs: the table is nobody else's, its bots have people's names
-(ana, bo, cy...), a seed makes its deals reproducible, and it closes when its player leaves.
+(ana, bo, cy...), a seed makes its deals reproducible, and it closes when its player leaves. Given a data dir
+(``records_dir``), its finished games are kept there as a host keeps its own (history.py ``LocalRecords``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
@@ -18,6 +20,7 @@ from nothanks_tui.i18n import N_
 from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
 from nothanks_tui.link.names import clean_name
 
+from .history import LocalRecords
 from .inprocess import InProcessTable
 from .table import HostEvent, Table, TableSettings
 
@@ -38,6 +41,8 @@ class SoloGame:
     bot_pace: float = BOT_PACE
     chips_per_player: int | None = None  # None: the rules' count
     bot_names: Sequence[str] | None = None  # the bots' seat names; default: ana, bo, cy... (never the human's)
+    records_dir: Path | None = None  # where finished games are kept (the data dir); None: not kept
+    coach: bool = True  # the player may ask what the hard bot would play (nobody else is there to mind)
 
 
 def bot_seat_names(human_name: str, count: int) -> list[str]:
@@ -64,6 +69,10 @@ class SoloSeat(InProcessTable):
         if isinstance(event, TableWaiting):
             return  # a solo table has no waiting room: its game is dealt as soon as the app reads
         super().deliver(event)
+
+    @property
+    def can_chat(self) -> bool:
+        return False  # nobody but bots to talk to
 
     async def start(self) -> None:
         table = self.table
@@ -102,9 +111,11 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
         turn_timer=None,  # the only human is the one who left: nobody to play for
         default_bot=game.bot,
         chips_per_player=game.chips_per_player,
+        coach=game.coach,
     )
     rng = None if game.seed is None else random.Random(game.seed)
-    table = Table(SOLO_TABLE_ID, settings, rng=rng)
+    records = None if game.records_dir is None else LocalRecords(game.records_dir)
+    table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
     seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
     index, token = table.join(seat)
     labels = list(game.bot_names) if game.bot_names is not None else bot_seat_names(name, len(bots))

@@ -22,15 +22,22 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-SCHEMA_VERSION = 1
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, game_id
+
+from . import archive
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2  # 2: finished games indexed for the history (summaries, per-seat results)
 DATABASE_NAME = "nothanks.sqlite3"
 
 
@@ -135,6 +142,16 @@ class TableStore(Protocol):
 
     def mark_exported(self, table_id: str, game_no: int) -> None: ...
 
+    def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
+        """Finished games, newest first (archive.py), and how many there are."""
+        ...
+
+    def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None: ...
+
+    def player_stats(
+        self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
+    ) -> list[PlayerStats]: ...
+
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         """An SSH key now owns this seat (replacing whatever it owned before)."""
         ...
@@ -198,26 +215,35 @@ CREATE TABLE IF NOT EXISTS key_bindings (
 class SqliteStore:
     """``TableStore`` on one SQLite file (``path``), or on ``":memory:"``. Use from one thread (the event loop's)."""
 
-    def __init__(self, path: Path | str = ":memory:") -> None:
-        """Open (or create) the store at ``path``. A file store belongs to one process at a time: a second host on
-        the same data dir would restore the same tables and play them twice, so it gets ``StoreError`` instead
-        (the lock, on ``<path>.lock``, goes with the process however it ends)."""
+    def __init__(self, path: Path | str = ":memory:", *, host: bool = True) -> None:
+        """Open (or create) the store at ``path``. A host's file store belongs to one process at a time: a second
+        host on the same data dir would restore the same tables and play them twice, so it gets ``StoreError``
+        instead (the lock, on ``<path>.lock``, goes with the process however it ends). ``host=False`` opens it for
+        finished games only (local games recorded, the history read), beside a host that may be running: no lock,
+        and SQLite's own locking between the writers."""
         self.path = str(path)
         self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self._lock = open(self.path + ".lock", "ab", opener=_private_opener)
             try:
-                fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                self._lock.close()
-                raise StoreError(f"{self.path} is in use by another running nothanks host") from None
-            # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite gives
-            # its -wal and -shm files the database file's permissions.
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
-        self._db = sqlite3.connect(self.path, isolation_level=None)  # we say BEGIN and COMMIT ourselves
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                if host:
+                    self._lock = open(self.path + ".lock", "ab", opener=_private_opener)
+                    try:
+                        fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except OSError:
+                        self._lock.close()
+                        raise StoreError(f"{self.path} is in use by another running nothanks host") from None
+                # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite
+                # gives its -wal and -shm files the database file's permissions.
+                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+            except OSError as error:
+                raise StoreError(f"{self.path}: {error.strerror or error}") from None
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from None
         self._migrate()
 
     # ---------------------------------------------------------------------------------------- plumbing
@@ -251,9 +277,12 @@ class SqliteStore:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         db.execute(statement)
+            if version < 2:
+                archive.migrate_to_2(db)
+            if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 2: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 3: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -360,15 +389,7 @@ class SqliteStore:
                 )
                 record = move.record
                 if record is not None:
-                    db.execute(
-                        "INSERT INTO records (table_id, game_no, finished_at, record) VALUES (?,?,?,?)",
-                        (
-                            move.table_id,
-                            move.game_no,
-                            float(record.get("finished_at") or time.time()),
-                            json.dumps(record),
-                        ),
-                    )
+                    archive.file_record(db, move.table_id, move.game_no, record, archive.HOST)
                     db.execute("UPDATE tables SET finished = 1 WHERE table_id = ?", (move.table_id,))
                     db.execute("DELETE FROM moves WHERE table_id = ?", (move.table_id,))
 
@@ -383,14 +404,62 @@ class SqliteStore:
         query = "SELECT table_id, game_no, record, exported FROM records"
         if pending_only:
             query += " WHERE exported = 0"
-        return [
-            StoredRecord(table_id, game_no, json.loads(text), bool(exported))
-            for table_id, game_no, text, exported in self._db.execute(query + " ORDER BY finished_at")
-        ]
+        kept = []
+        for table_id, game_no, text, exported in self._db.execute(query + " ORDER BY finished_at").fetchall():
+            try:
+                record = json.loads(text)
+            except (ValueError, TypeError):
+                log.error("the record of %s is damaged: skipped", game_id(table_id, game_no))
+                continue
+            kept.append(StoredRecord(table_id, game_no, record, bool(exported)))
+        return kept
 
     def mark_exported(self, table_id: str, game_no: int) -> None:
         with self._transaction() as db:
             db.execute("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", (table_id, game_no))
+
+    # ---------------------------------------------------------------------------------------- the history
+
+    def add_record(
+        self, table_id: str, game_no: int, record: dict[str, Any], place: str = "local", exported: bool = False
+    ) -> None:
+        """A finished game played elsewhere than at a host's table (``place`` ``local``: ``nothanks play``);
+        ``exported``: its JSON file is written already."""
+        with self._transaction() as db:
+            archive.file_record(db, table_id, game_no, record, place, exported)
+
+    def add_records(self, games: Iterable[tuple[str, int, dict[str, Any]]], place: str = "local") -> None:
+        """Many finished games, (table id, game number, record) each, in one transaction (an import, a benchmark)."""
+        with self._transaction() as db:
+            for table_id, game_no, record in games:
+                archive.file_record(db, table_id, game_no, record, place)
+
+    def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
+        """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
+        try:
+            return archive.list_games(self._db, offset, limit, place)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+
+    def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
+        """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
+        if its row is not a readable record."""
+        try:
+            return archive.game_record(self._db, table_id, game_no, place)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+        except ValueError as error:
+            which = game_id(table_id, game_no or 0)
+            raise StoreError(f"{self.path}: the record of {which} is damaged ({error})") from None
+
+    def player_stats(
+        self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
+    ) -> list[PlayerStats]:
+        """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
+        try:
+            return archive.player_stats(self._db, place, limit, archive.who_is(place or "", key))
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
 
     # ---------------------------------------------------------------------------------------- SSH keys
 

@@ -31,22 +31,31 @@ from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
+    ChatHistory,
+    ChatLine,
     Closed,
+    CoachAdvice,
     Rejected,
+    SeatEvent,
     SeatInfo,
     TableSummary,
     TableUpdate,
     TableWaiting,
     errors,
 )
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
+from . import coach as coaching
+from .chat import ChatRoom
 from .errors import HostError
+from .scoreboard import MatchTally, score_timeline
 from .storage import RecordStore
 from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
 
 log = logging.getLogger(__name__)
 
-HostEvent = TableUpdate | TableWaiting | Rejected | Closed
+HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+MAX_SEAT_EVENTS = 64  # a game's comings and goings kept for the log (the newest; a flapping connection adds many)
 
 
 class Member(Protocol):
@@ -76,6 +85,7 @@ class TableSettings:
     turn_timer: float | None = TURN_TIMER
     default_bot: str = DEFAULT_BOT
     chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
+    coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
 
     def config(self) -> GameConfig:
         return GameConfig(
@@ -94,7 +104,9 @@ class Seat:
     bot: Bot | None = None
     token_hash: bytes | None = None
     member: Member | None = None
-    stand_in: Bot | None = None  # plays for an away human once their turn timer ran out
+    stand_in: Bot | None = None  # plays for an away human: they left, their turn timer ran out, or the creator asked
+    left: bool = False  # the human left this game on purpose (a stand-in plays at once until they come back)
+    former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
     bot_kind: str | None = None  # the registry name a restored table makes this bot from again
     bot_seed: int | None = None
 
@@ -112,8 +124,14 @@ class Seat:
 
     def info(self) -> SeatInfo:
         if self.name is None:
-            return SeatInfo(name="", empty=True)
-        return SeatInfo(name=self.name, is_bot=self.bot is not None, away=self.away)
+            return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
+        return SeatInfo(
+            name=self.name,
+            is_bot=self.bot is not None,
+            away=self.away,
+            left=self.left and self.away,
+            stand_in=self.stand_in is not None,
+        )
 
     def stored(self) -> StoredSeat | None:
         if self.name is None:
@@ -127,6 +145,7 @@ class Seat:
 class _Game:
     state: GameState
     started_at: float = field(default_factory=time.time)
+    timeline: tuple[tuple[int, ...], ...] = ()  # every seat's score after each card: made once the game is over
 
 
 class Table:
@@ -154,6 +173,9 @@ class Table:
         self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
         self.game: _Game | None = None
         self.games_played = 0
+        self.match = MatchTally(self.config.players)  # the games finished at this table (scoreboard.py)
+        self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
+        self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
         self._store = store
         self._records = records
@@ -167,6 +189,9 @@ class Table:
         self._driver: asyncio.Task[None] | None = None
         self._driver_key: tuple[int, int, bool] | None = None
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
+        self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
+        self._seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
+        self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
 
     # ----------------------------------------------------------------- lobby-facing facts
 
@@ -192,6 +217,7 @@ class Table:
             open_chips=self.config.open_chips,
             variant=self.config.variant,
             spectators=sum(1 for seat in self.members.values() if seat is None),
+            coach=self.settings.coach,
         )
 
     @property
@@ -302,7 +328,7 @@ class Table:
         self._check_open()
         if member in self.members:
             raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
-        if self.started:
+        if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.empty]
@@ -321,6 +347,7 @@ class Table:
         if self.creator_seat is None or self.seats[self.creator_seat].empty:
             self._set_creator(seat)
         self._broadcast()
+        self._tell_chat_history(member)
         return seat, token
 
     def _unique_name(self, name: str) -> str:
@@ -341,6 +368,7 @@ class Table:
         self.members[member] = None
         # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
         self._deliver(member, self.update_for(None, member))
+        self._tell_chat_history(member)
         self._summary_changed()
 
     def resume(self, token: str, member: Member) -> int:
@@ -365,15 +393,30 @@ class Table:
             old.deliver(Closed(N_("this seat was resumed from another connection")))
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
+        if seat.member is None and self.started and not self.finished:
+            self._note(index, SEAT_BACK)
         seat.member = member
         seat.stand_in = None
+        seat.left = False
+        self._deadline = None  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
+        self._tell_chat_history(member)
         self._drive()
         return index
 
     def leave(self, member: Member) -> None:
-        """``member`` leaves (or dropped). Before the game its seat frees up; during it the seat waits, away."""
+        """``member`` leaves on purpose. Before the game, or once it is over, the seat frees up for good (the next
+        game does not wait for them; their token no longer seats them). During it a bot plays the seat at once,
+        until they come back (their token, or the lobby, gives it back)."""
+        self._part(member, on_purpose=True)
+
+    def drop(self, member: Member) -> None:
+        """``member``'s connection ended without a word. Before the game the seat frees up; during it, and after
+        it, the seat waits for them (away; on their turn the turn timer runs, then a bot plays for them)."""
+        self._part(member, on_purpose=False)
+
+    def _part(self, member: Member, *, on_purpose: bool) -> None:
         if member not in self.members:
             return
         index = self.members.pop(member)
@@ -381,19 +424,58 @@ class Table:
             return
         if index is not None:
             seat = self.seats[index]
-            if not self.started:
-                self._persist_seat(index, None)
-                self.seats[index] = Seat()
+            if not self.started or (self.finished and on_purpose):
+                self._persist_seat(index, None)  # (the store drops the seat's key binding with it)
+                self.seats[index] = Seat(former=seat.name if self.started else None)
                 if index == self.creator_seat:
                     self._reassign_creator()
             elif seat.member is member:
                 seat.member = None
+                if not self.finished:
+                    self._note(index, SEAT_LEFT if on_purpose else SEAT_AWAY)
+                    if on_purpose:
+                        seat.left = True
+                        seat.stand_in = self._stand_in_bot()
         if index is None:
             self._summary_changed()  # a spectator left: nothing the others see changed
         else:
             self._broadcast()
         self._drive()
         self._check_idle()
+
+    def stand_in_for(self, member: Member, index: object) -> None:
+        """The creator lets a bot play for the away player in seat ``index`` now, until they come back."""
+        self._check_open()
+        self._check_creator(member)
+        if self.game is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        if self.game.state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        if not isinstance(index, int) or not 0 <= index < len(self.seats):
+            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
+        seat = self.seats[index]
+        if not seat.away or seat.stand_in is not None:
+            raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
+        seat.stand_in = self._stand_in_bot()
+        self._note(index, SEAT_STAND_IN)
+        log.info("table %s: the creator lets a bot play for away seat %d", self.table_id, index)
+        self._broadcast()
+        self._drive()
+
+    def _stand_in_bot(self) -> Bot:
+        return self._make_bot(self.settings.default_bot)[0]
+
+    def _note(self, index: int, kind: str) -> None:
+        """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
+        if self.game is None:
+            return
+        at = len(self.game.state.moves)
+        last = self._seat_events[-1] if self._seat_events else None
+        if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
+            self._seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
+            return
+        self._seat_events.append(SeatEvent(at=at, seat=index, kind=kind))
+        del self._seat_events[:-MAX_SEAT_EVENTS]
 
     def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
         """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
@@ -461,6 +543,9 @@ class Table:
             raise HostError(errors.NOT_SEATED, "only players at this table can start another game")
         if not self.finished:
             raise HostError(errors.NOT_FINISHED, "this game is not over yet")
+        freed = sum(1 for seat in self.seats if seat.empty)
+        if freed:  # players who left after the game: bots take their seats, nobody waits for them
+            self.add_bots(freed)
         self._deal()
 
     def submit(self, member: Member, action: Action | str, state_id: int) -> None:
@@ -479,6 +564,57 @@ class Table:
                 f"now {state.state_id})",
             )
         self._apply(apply(state, action, seat), member)
+
+    def say(self, member: Member, text: object) -> ChatLine:
+        """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
+        ``HostError`` (not_at_table, chat_empty, chat_too_long). The sender hears their line back like everyone."""
+        self._check_open()
+        if member not in self.members:
+            raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
+        seat = self.members[member]
+        name = self.seats[seat].name if seat is not None else None
+        line = self.chat.say(name or member.name, seat, text)
+        for listener in list(self.members):
+            self._deliver(listener, line)
+        return line
+
+    def _tell_chat_history(self, member: Member) -> None:
+        history = self.chat.history()
+        if history is not None and member in self.members:
+            self._deliver(member, history)
+
+    async def ask_coach(self, member: Member, state_id: int) -> CoachAdvice:
+        """What the coach would play for ``member``'s seat in state ``state_id``, from that seat's view alone (at a
+        table that allows it, on the seat's turn). Worked out off the event loop, once per state and seat."""
+        self._check_open()
+        if not self.settings.coach:
+            raise HostError(errors.COACH_OFF, "this table does not allow the coach")
+        seat = self.members.get(member)
+        if seat is None:
+            raise HostError(errors.NOT_SEATED, "only players at this table can ask the coach")
+        if self.game is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        state = self.game.state
+        if state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        if state_id != state.state_id or self._saving:
+            raise HostError(errors.STALE_STATE, "the table moved on: ask again")
+        if state.to_move != seat:
+            raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
+        key = (state_id, seat)
+        advice = self._advice.get(key)
+        if advice is not None:
+            return advice
+        if seat in self._asking:
+            raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
+        self._asking.add(seat)
+        try:
+            advice = await coaching.advise(engine_view_for(state, seat))
+        finally:
+            self._asking.discard(seat)
+        if self.game is not None and self.game.state is state:  # still the table's state: kept for a second ask
+            self._advice[key] = advice
+        return advice
 
     def close(self, reason: str) -> None:
         """Shut the table: every member is told why; no more changes."""
@@ -511,15 +647,36 @@ class Table:
                 ),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
+                coach=self.settings.coach,
             )
         state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
+        deadline = self._stand_in_deadline()
         return TableUpdate(
             view=view,
             seats=infos,
             table_id=self.table_id,
             can_restart=seat is not None and state.finished,
+            seat_events=tuple(self._seat_events),
+            bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
+            creator=seat is not None and seat == self.creator_seat,
+            match=self.match.totals(),
+            timeline=self.game.timeline,
+            coach=self.settings.coach,
         )
+
+    def _stand_in_deadline(self) -> float | None:
+        """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
+        turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
+        if self.game is None or self.game.state.finished or self.settings.turn_timer is None:
+            return None
+        state = self.game.state
+        seat = self.seats[state.to_move]
+        if not seat.away or seat.stand_in is not None:
+            return None
+        if self._deadline is None or self._deadline[0] != state.state_id:
+            self._deadline = (state.state_id, time.monotonic() + self.settings.turn_timer)
+        return self._deadline[1]
 
     def _broadcast(self) -> None:
         """Every member gets the view for its seat; one event per distinct view, shared by the members that see
@@ -527,7 +684,7 @@ class Table:
         cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
-            key = (seat, self.game is None and member is self.creator)  # the waiting room differs for the creator
+            key = (seat, member is self.creator)  # the creator's view differs (the waiting room's start, ``creator``)
             if key not in cache:
                 cache[key] = self.update_for(seat, member, infos)
             self._deliver(member, cache[key])
@@ -582,8 +739,11 @@ class Table:
         self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
         self.game = game
         self.games_played += 1
+        self._seat_events = []
+        self._deadline = None
         for seat in self.seats:
             seat.stand_in = None
+            seat.left = False
         self._broadcast()
         self._drive()
 
@@ -622,6 +782,10 @@ class Table:
         """The move is durable: it happens, and everyone sees it."""
         assert self.game is not None
         self.game.state = state
+        self._advice.clear()  # the coach's answers were for the state before
+        if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
+            self.game.timeline = score_timeline(state)
+            self.match.add(state.scores())
         self._broadcast()
         if record is not None:
             self._export(record)
@@ -727,11 +891,14 @@ class Table:
     async def _drive_turn(self, state_id: int, seat_index: int, waiting_for_away: bool) -> None:
         try:
             if waiting_for_away:
-                await asyncio.sleep(self.settings.turn_timer or 0)
+                deadline = self._stand_in_deadline()  # the one every view counts down to
+                if deadline is not None:
+                    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
                 seat = self.seats[seat_index]
-                if not self._current(state_id) or not seat.away:
+                if not self._current(state_id) or not seat.away or seat.stand_in is not None:
                     return
-                seat.stand_in = self._make_bot(self.settings.default_bot)[0]
+                seat.stand_in = self._stand_in_bot()
+                self._note(seat_index, SEAT_STAND_IN)
                 log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
             elif self.settings.bot_delay > 0:
                 await asyncio.sleep(self.bot_wait())

@@ -18,26 +18,34 @@ import msgpack
 
 from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting, errors
+from nothanks_tui.link.chat import CHAT
+from nothanks_tui.link.history import HISTORY_PAGE, page_to_wire, stats_to_wire
 from nothanks_tui.link.names import BadName, clean_name
 from nothanks_tui.link.wire import (
     CLIENT_MAX_DEPTH,
     CLIENT_MAX_FRAME,
+    FEATURES,
     PROTOCOL_VERSION,
     FrameReader,
     FrameTooBig,
     ProtocolError,
+    advice_to_wire,
+    chat_to_wire,
     check_client_message,
     encode,
     encode_event,
+    features_of,
     host_unpacker,
     summary_to_wire,
     with_entry,
 )
 
+from .chat import chat_bucket, too_fast
 from .errors import HostError
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
+from .proxy_protocol import BadProxyHeader, ProxySources, read_header
 from .table import HostEvent, Table
 
 log = logging.getLogger(__name__)
@@ -50,26 +58,32 @@ MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
 MAX_CONNECTIONS = 5000
 MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
 LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
+HISTORY_REQUESTS = frozenset({"history", "replay", "stats"})  # counted like list_tables (a read of the store)
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections and tables that never started
 
 
 class Session:
     """One TCP client: its name, its place at one table (seat or spectator), its rate budget."""
 
-    def __init__(self, host: TcpHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, host: TcpHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: object = None
+    ) -> None:
         self.host = host
         self.reader = reader
         self.writer = writer
         self.name = ""
         self.table: Table | None = None
-        self.peer = writer.get_extra_info("peername")
+        # The client's (address, port): the socket's peer, or what a trusted load balancer's PROXY header said.
+        self.peer = peer if peer is not None else writer.get_extra_info("peername")
         self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
         self.spectating = False
         self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
+        self.features: frozenset[str] = frozenset()  # what the client's hello says it speaks (e.g. "chat")
         now = time.monotonic()
         self.idle_since: float | None = now  # in the lobby (at no table) since then
         self._messages = TokenBucket(host.rate, host.burst, host.stalls, now)
         self._lists = TokenBucket(host.limits.list_rate, host.limits.list_burst, host.stalls, now)
+        self._chats = chat_bucket(now, host.stalls)
         self._soft_errors = 0
         self._closing = False
         self._said_closing = False
@@ -77,6 +91,7 @@ class Session:
         self._backlog: list[bytes] = []
         self._backlog_view: int | None = None  # index of the view in the backlog
         self._flusher: asyncio.Task[None] | None = None
+        self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
         with contextlib.suppress(AttributeError, RuntimeError):
             writer.transport.set_write_buffer_limits(high=host.limits.backlog_bytes)
 
@@ -90,6 +105,9 @@ class Session:
             self.send({"type": "table_closed", "reason": event.reason})
         elif isinstance(event, Rejected):
             self.send({"type": "error", "code": event.code, "message": event.message})
+        elif isinstance(event, ChatLine | ChatHistory):
+            if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
+                self.send(chat_to_wire(event))
 
     # ---------------------------------------------------------------- sending
 
@@ -175,7 +193,14 @@ class Session:
 
     async def run(self) -> None:
         frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
-        self.send({"type": "hello", "protocol": PROTOCOL_VERSION, "server": f"nothanks/{__version__}"})
+        self.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "server": f"nothanks/{__version__}",
+                "features": list(FEATURES),
+            }
+        )
         try:
             hello_deadline = asyncio.get_running_loop().time() + HELLO_TIMEOUT
             while not self._closing:
@@ -202,7 +227,7 @@ class Session:
         except Exception:
             log.exception("session %s failed", self.peer)
         finally:
-            self._leave_table()
+            self._leave_table(on_purpose=False)  # the connection ended: a seat in a game waits for its player
             await self._close_writer()
 
     def _drain(self, frames: FrameReader) -> bool:
@@ -265,6 +290,12 @@ class Session:
                 )
             self.send_raw(self.host.tables_frame(fields.get("offset", 0), request_id))
             return True
+        elif kind in HISTORY_REQUESTS:
+            if not self._lists.take(time.monotonic()):
+                raise ProtocolError(
+                    errors.SLOW_DOWN, f"ask for the history at most {self.host.limits.list_rate:g} times a second"
+                )
+            reply = self._history(kind, fields)
         elif kind == "create_table":
             reply = self._create(fields)
         elif kind == "join":
@@ -276,7 +307,7 @@ class Session:
         elif kind == "resume_key":
             reply = self._resume_key()
         elif kind == "leave":
-            self._leave_table()
+            self._leave_table(on_purpose=True)
             reply = {"type": "left"}
         else:
             table = self._current_table()
@@ -288,12 +319,48 @@ class Session:
                 table.add_bot(self, fields.get("bot"))
             elif kind == "play_again":
                 table.play_again(self)
+            elif kind == "chat":
+                if not self._chats.take(time.monotonic()):
+                    raise too_fast()
+                table.say(self, fields["text"])
+            elif kind == "stand_in":
+                table.stand_in_for(self, fields["seat"])
+            elif kind == "coach":
+                self._ask_coach(table, fields["state_id"], request_id)
             reply = None
         if reply is not None:
             if request_id is not None:
                 reply["re"] = request_id
             self.send(reply)
         return True
+
+    def _history(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
+        lobby = self.host.lobby
+        if kind == "history":
+            return page_to_wire(lobby.history(fields.get("offset", 0), fields.get("limit", HISTORY_PAGE)))
+        if kind == "replay":
+            return {"type": "record", "game": fields["game"], "record": lobby.game_record(fields["game"])}
+        return stats_to_wire(lobby.stats(self.key))
+
+    def _ask_coach(self, table: Table, state_id: int, request_id: int | None) -> None:
+        """Answer a ``coach`` request when the search is done (the table goes on meanwhile): ``advice`` to this
+        connection only, or an ``error`` with the request's id. One request at a time per connection."""
+        if self._coaching is not None and not self._coaching.done():
+            raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
+
+        async def answer() -> None:
+            try:
+                advice = await table.ask_coach(self, state_id)
+            except IllegalMove as error:
+                self.error(error.code, error.message, request_id)
+                return
+            reply = advice_to_wire(advice)
+            if request_id is not None:
+                reply["re"] = request_id
+            self.send(reply)
+
+        self._coaching = asyncio.get_running_loop().create_task(answer(), name=f"coach {self.peer}")
 
     def _hello(self, fields: dict[str, Any]) -> dict[str, Any]:
         if self.name:
@@ -317,6 +384,7 @@ class Session:
                 raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
             self.key = key[:MAX_KEY]
         self.name = name
+        self.features = features_of(fields.get("features"))
         welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
         held = self.host.lobby.key_seat(self.key) if self.key else None
         if held is not None:
@@ -337,6 +405,7 @@ class Session:
             bot=fields.get("bot", self.host.lobby.settings.default_bot),
             open_chips=fields.get("open_chips", False),
             variant=fields.get("variant", "standard"),
+            coach=fields.get("coach", False),
         )
         table, seat, token = self.host.lobby.create_table(new, self, owner=self.address)
         self._at(table)
@@ -405,11 +474,15 @@ class Session:
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
-    def _leave_table(self) -> None:
+    def _leave_table(self, *, on_purpose: bool) -> None:
+        """Off our table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
         table = self.table
         self._at_no_table()
         if table is not None:
-            table.leave(self)
+            if on_purpose:
+                table.leave(self)
+            else:
+                table.drop(self)
 
     async def _close_writer(self) -> None:
         self._closing = True
@@ -451,6 +524,9 @@ class TcpHost:
 
     ``proxy_key``: the secret a trusted front (the SSH front's workers, on this machine) sends in its ``hello``
     with ``via``, the address of the player it speaks for; that address is then the one the limits count.
+
+    ``proxy_from``: the load balancers (``--proxy-from``) whose connections open with a PROXY v2 header naming
+    the client (proxy_protocol.py); their clients are counted and logged by that address.
     """
 
     def __init__(
@@ -461,8 +537,11 @@ class TcpHost:
         rate: float = RATE_PER_SECOND,
         limits: ClientLimits | None = None,
         proxy_key: str | None = None,
+        proxy_from: ProxySources | None = None,
     ) -> None:
         self.lobby = lobby
+        self.proxy_from = proxy_from
+        self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self.bind = bind
         self.port = port
         self.rate = rate  # messages per second a connection may send, sustained
@@ -510,7 +589,12 @@ class TcpHost:
         return host, port
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        session = Session(self, reader, writer)
+        peer = writer.get_extra_info("peername")
+        if self.proxy_from is not None and self.proxy_from.trusts(_address_of(peer)):
+            peer = await self._proxied_peer(reader, writer, peer)
+            if peer is None:
+                return
+        session = Session(self, reader, writer, peer)
         if len(self.sessions) >= MAX_CONNECTIONS:
             session.error(errors.SERVER_CLOSING, "this host is full", fatal=True)
             await session._close_writer()
@@ -534,6 +618,25 @@ class TcpHost:
             self.connections.give_back(session.address)
             if task is not None:
                 self._tasks.discard(task)
+
+    async def _proxied_peer(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, balancer: object
+    ) -> object | None:
+        """The client a load balancer's connection carries, from its PROXY header; None (and the connection
+        closed, nothing sent) if the header is bad, truncated or late."""
+        self._reading_headers.add(writer)
+        try:
+            header = await read_header(reader.readexactly)
+        except (BadProxyHeader, TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError) as error:
+            log.warning("closed a connection from load balancer %s: %s", balancer, str(error) or type(error).__name__)
+            writer.transport.abort()
+            return None
+        finally:
+            self._reading_headers.discard(writer)
+        if header.source is None:
+            return balancer
+        log.info("connection from %s:%d through load balancer %s", *header.source, _address_of(balancer))
+        return header.source
 
     def speak_for(self, session: Session, address: str, key: object) -> None:
         """A trusted front says whom ``session`` carries: count it against ``address`` from now on."""
@@ -581,6 +684,8 @@ class TcpHost:
         await self.stalls.stop()
         if self._server is not None:
             self._server.close()
+        for writer in list(self._reading_headers):
+            writer.transport.abort()
         for session in list(self.sessions):
             session.say_closing(reason, restart=restart)
         self.lobby.close(reason, forget=forget)

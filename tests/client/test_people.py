@@ -318,9 +318,12 @@ async def test_the_others_are_told_when_a_player_leaves_and_comes_back():
         connection.events.put_nowait(TableUpdate(view, SEATS, "t1"))
         await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
         connection.events.put_nowait(TableUpdate(view, (SEATS[0], SeatInfo("bo", away=True)), "t1"))
-        await wait_until(pilot, lambda: any("bo left the table" in text for text in notices(app)), "left")
+        await wait_until(pilot, lambda: any("bo dropped out" in text for text in notices(app)), "dropped out")
         connection.events.put_nowait(TableUpdate(view, SEATS, "t1"))
         await wait_until(pilot, lambda: any("bo is back" in text for text in notices(app)), "back")
+        left = SeatInfo("bo", away=True, left=True, stand_in=True)
+        connection.events.put_nowait(TableUpdate(view, (SEATS[0], left), "t1"))
+        await wait_until(pilot, lambda: any("bo left the game: a bot plays" in text for text in notices(app)), "left")
 
 
 async def test_leaving_a_hosts_game_says_what_happens_to_the_seat():
@@ -337,4 +340,4 @@ async def test_leaving_a_hosts_game_says_what_happens_to_the_seat():
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
         text = dialog_text(app)
-        assert "your seat waits" in text and "a bot plays it for you" in text and "lobby" in text
+        assert "a bot plays your seat until you come back" in text and "take it back from the lobby" in text

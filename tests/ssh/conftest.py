@@ -97,6 +97,7 @@ async def game_sessions(start_sessions: Any, tmp_path: Path) -> AsyncIterator[Li
     plan = WorkerPlan(0, settings, "127.0.0.1", host.port, tmp_path, logging.INFO, proxy_key=PROXY_KEY)
     sessions = await start_sessions(make_app_factory(plan))
     sessions.lobby = lobby
+    sessions.host = host  # its TCP port, for a raw client beside the SSH players
     yield sessions
     await sessions.close()
     await host.close("the test is over")

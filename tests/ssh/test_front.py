@@ -135,7 +135,9 @@ async def test_session_without_pty_is_refused_with_one_line(start_sessions):
     front = await start_sessions()
     client = await TerminalClient().connect(front.port, term=None)
     assert await client.wait_closed() == 1
-    assert bytes(client.stderr) == NO_PTY_MESSAGE.encode()
+    message = bytes(client.stderr).decode()
+    assert message == NO_PTY_MESSAGE.format(command=f"ssh -p {front.port} play@127.0.0.1")
+    assert "PORT" not in message and "HOST" not in message
     assert len(front.apps) == 0  # no app was ever made
 
 

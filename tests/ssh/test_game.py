@@ -80,6 +80,8 @@ async def test_a_key_login_comes_back_to_its_seat(game_sessions):
     await first.close()  # dropped: the seat waits, away
     await game_sessions.wait_until(lambda: game_sessions.running_apps == 0, timeout=10)
     await until(lambda: [seat.away for seat in game_sessions.lobby.tables()[0].seats] == [True, False, False])
+    dropped = game_sessions.lobby.tables()[0].seats[0]
+    assert not dropped.left and not dropped.stand_in  # a lost connection is not leaving: no bot took the seat
 
     again = await TerminalClient().connect(game_sessions.port, "carol", client_keys=[key])
     await again.wait_for("You: 11 chips")  # straight back to the table, no name asked

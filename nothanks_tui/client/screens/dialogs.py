@@ -21,7 +21,11 @@ KEYS = (
     N_("  n, space   No thanks! (pay one chip)"),
     N_("  ?, h       this help (q or Esc closes it, and every dialog)"),
     N_("  q          leave the table (asks first during a game)"),
-    N_("  a, s       after the game: play again, show the scores"),
+    N_("  a, s       after the game: play again, show the scores (g there: the score chart)"),
+    N_("  c, m       at a host: say something to the table; mute (or show) what is said"),
+    N_("  b          the table's creator: a bot plays for away players until they are back"),
+    N_("  i          the coach: what the hard bot would play, at tables that allow it"),
+    N_("  l          the bell when it becomes your turn: on or off"),
 )
 
 

@@ -6,6 +6,7 @@ Choosing a table opens the ``WaitingScreen``, which hands over to the table scre
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -20,10 +21,12 @@ from textual.widgets import Button, DataTable, Label, Select, Static
 
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
+from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
 
@@ -52,6 +55,8 @@ def seat_names(summary: TableSummary) -> Text:
             text.append(display_name(seat.name, 12))
             if seat.is_bot:
                 text.append(" " + _("bot"), style="dim")
+            elif seat.stand_in:
+                text.append(_(" (bot playing)"), style="dim")
             elif seat.away:
                 text.append(" " + _("away"), style="dim")
     return text
@@ -66,6 +71,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
         Binding("r", "refresh", N_("Refresh")),
+        Binding("h", "history", N_("History")),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
 
@@ -96,10 +102,13 @@ class LobbyScreen(SteadyScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
-        table.add_columns(_("Table"), _("Players"), _("Status"), _("Seats"))
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def action_history(self) -> None:
+        """This host's finished games (and its players' statistics), read through the lobby connection."""
+        title = _("Games finished at {host}").format(host=self.lobby.info.description)
+        self.app.push_screen(HistoryScreen(self.lobby, title))
 
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:
@@ -130,20 +139,38 @@ class LobbyScreen(SteadyScreen[None]):
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
-        table.clear()
-        for summary in summaries:
-            table.add_row(  # every cell is a Text: host-sent strings are never parsed as markup
+        rows = [  # every cell is a Text: host-sent strings are never parsed as markup
+            (
                 Text(clean_message(summary.table_id, 12)),
-                Text(f"{summary.players}" + (" " + _("open chips") if summary.open_chips else "")),
+                Text(
+                    f"{summary.players}"
+                    + (" " + _("open chips") if summary.open_chips else "")
+                    + (" " + _("coach") if summary.coach else "")
+                ),
                 Text(table_status(summary) + (" · " + _("your seat") if self._mine(summary) else "")),
                 seat_names(summary),
-                key=summary.table_id,
             )
+            for summary in summaries
+        ]
+        # Each column as wide as its widest cell, measured here: DataTable's own measuring waits for an idle
+        # moment, and a list first shown empty then filled could keep its header widths ("alic…").
+        headers = (_("Table"), _("Players"), _("Status"), _("Seats"))
+        columns = list(zip(*rows)) or [() for _header in headers]
+        widths = [max([len(header), *(cell.cell_len for cell in cells)]) for header, cells in zip(headers, columns)]
+        table.clear(columns=True)
+        for header, width in zip(headers, widths):
+            table.add_column(header, width=width)
+        for summary, cells in zip(summaries, rows):
+            table.add_row(*cells, key=summary.table_id)
         if summaries:
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
             self._advise()
         else:
             self.say(_("No tables yet: press c to set one up."))
+
+    def forget_held_seat(self, table_id: str) -> None:
+        """The player gave up their seat at ``table_id`` (they left its finished game): it is theirs no more."""
+        self.held.pop(table_id, None)
 
     def _mine(self, summary: TableSummary) -> bool:
         """Does this player hold a seat in this table's running game (left it, or dropped out)?"""
@@ -178,7 +205,7 @@ class LobbyScreen(SteadyScreen[None]):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
-        if summary.started:
+        if summary.started and not (summary.finished and summary.free_seats):  # (a freed seat: the next game's)
             self.say(_("That game has started: press w to watch it."))
             return
         await self._enter(lambda: self.lobby.join(summary.table_id))
@@ -243,6 +270,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield from bot_field(self.bot_choices, self.default_bot)
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
             yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
+            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
                 yield Button(_("Cancel"), id="cancel")
@@ -258,16 +286,16 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         players = self.query_one("#players", Select).value
         bots = self.query_one("#bots", Select).value
         assert isinstance(players, int) and isinstance(bots, int)
-        level = {"bot": str(field.value) for field in self.query("#bot").results(Select)}  # noqa: B035 (none: default)
-        self.dismiss(
-            NewTable(
-                players=players,
-                bots=min(bots, players - 1),
-                **level,
-                open_chips=self.query_one("#open-chips", TickBox).value,
-                variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
-            )
+        new = NewTable(
+            players=players,
+            bots=min(bots, players - 1),
+            open_chips=self.query_one("#open-chips", TickBox).value,
+            variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
+            coach=self.query_one("#coach", TickBox).value,
         )
+        for field in self.query("#bot").results(Select):  # none: the host's default bot
+            new = dataclasses.replace(new, bot=str(field.value))
+        self.dismiss(new)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,25 +1,36 @@
 """The start screen's network tabs: host a game from this terminal, or join someone else's.
 
 Joining connects over TCP and opens the host's lobby (or, with a remembered seat token, goes straight back to
-that seat). Hosting asks the command line's launchers (launchers.py) to start a host in this very process and
-seat you at a new table of it, in-process: the client never builds a host itself.
+that seat). The Join tab also lists the hosts found on the local network (client/discovery.py, with the browser
+the command line gives the app as ``host_browser``): choosing one fills in its address and joins. Hosting asks the
+command line's launchers (launchers.py) to start a host in this very process and seat you at a new table of it,
+in-process: the client never builds a host itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import Button, Input, Label, Select
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.widgets import Button, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
 
 from ...defaults import DEFAULT_PORT
-from ...i18n import N_, _
+from ...i18n import N_, _, ngettext
 from ...link import LobbyError, NewTable
+from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
+from ..safe_text import display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, bot_field, table_size_fields
 from .start import HostStarted, StartForm
+
+log = logging.getLogger(__name__)
 
 
 def _name_field(default: str) -> ComposeResult:
@@ -28,14 +39,40 @@ def _name_field(default: str) -> ComposeResult:
         yield Input(value=default, max_length=20, id="name")
 
 
+def found_line(host: FoundHost) -> Content:
+    """One host in the Join tab's list: its name, address and free seats, or why we cannot play there."""
+    if not host.compatible:
+        what = (
+            _("another version of nothanks (protocol {theirs})").format(theirs=host.protocol)
+            if host.protocol is not None
+            else _("not a host this nothanks understands")
+        )
+    elif host.free_seats is None:
+        what = ""
+    else:
+        what = ngettext("{count} free seat", "{count} free seats", host.free_seats).format(count=host.free_seats)
+    return Content(f"{display_name(host.name, 20)}  {host.target}  {what}".rstrip())  # plain text, never markup
+
+
 class JoinForm(StartForm):
-    """Join a host on the network: its address, your name."""
+    """Join a host on the network: one found on the LAN, or typed in by address; and your name."""
 
     TITLE = N_("Join a game")
     NEEDS_LAUNCHERS = False  # the client's own TCP connection
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.browser: HostBrowser | None = None
+        self.found: dict[str, FoundHost] = {}  # by key, as the list's options are
+        self._left = False  # unmounted: the list is gone
+
     def compose(self) -> ComposeResult:
         yield from _name_field(_("player"))
+        with Horizontal(classes="field", id="found-field"):
+            yield Label(_("Found"), classes="field-label")
+            with Vertical(id="found"):
+                yield Static(_("Looking for hosts on this network…"), id="found-status")
+                yield OptionList(id="found-hosts")
         with Horizontal(classes="field"):
             yield Label(_("Host"), classes="field-label")
             yield Input(placeholder=_("address or address:port (port {port})").format(port=DEFAULT_PORT), id="address")
@@ -43,10 +80,69 @@ class JoinForm(StartForm):
             yield Label("", classes="field-label")
             yield Button(_("Join"), id="join", variant="primary")
 
+    def on_mount(self) -> None:
+        self.query_one("#found-hosts", OptionList).display = False
+        self.query_one("#found-field").display = getattr(self.app, "host_browser", None) is not None
+
+    async def on_show(self) -> None:
+        """Start looking for hosts when the tab is first shown (not for players who never open it)."""
+        make = getattr(self.app, "host_browser", None)
+        if self.browser is not None or make is None:
+            return
+        self.browser = make()
+        try:
+            await self.browser.start(self.show_found)
+        except Exception as error:  # no multicast, no interface: typing the address still works
+            log.info("cannot look for hosts on this network: %s", error)  # the tab says so; stderr is the screen
+            self.query_one("#found-status", Static).update(
+                _("Cannot look for hosts on this network: type the host's address below.")
+            )
+
+    async def on_unmount(self) -> None:
+        self._left = True
+        browser, self.browser = self.browser, None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                await browser.close()
+
+    def show_found(self, hosts: list[FoundHost]) -> None:
+        """The browser's news: every host it knows now, the highlighted one kept highlighted."""
+        if self._left:  # news that crossed our leaving
+            return
+        listing = self.query_one("#found-hosts", OptionList)
+        chosen = listing.highlighted_option.id if listing.highlighted_option is not None else None
+        self.found = {host.key: host for host in hosts}
+        listing.set_options(Option(found_line(host), id=host.key, disabled=not host.compatible) for host in hosts)
+        keys = [host.key for host in hosts]
+        playable = [index for index, host in enumerate(hosts) if host.compatible]
+        if chosen in keys:
+            listing.highlighted = keys.index(chosen)
+        elif playable:
+            listing.highlighted = playable[0]  # Enter (or Start, with no address typed) joins it
+        listing.display = bool(hosts)
+        self.query_one("#found-status", Static).display = not hosts
+
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """A host chosen in the list: its address goes in the Host field, and we join it."""
+        event.stop()
+        host = self.found.get(event.option.id or "")
+        if host is None or not host.compatible:
+            return
+        self.query_one("#address", Input).value = host.target
+        await self.screen.run_action("start")
+
+    def _highlighted_host(self) -> FoundHost | None:
+        option = self.query_one("#found-hosts", OptionList).highlighted_option
+        host = None if option is None else self.found.get(option.id or "")
+        return host if host is not None and host.compatible else None
+
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
         address = self.query_one("#address", Input).value
+        found = self._highlighted_host()
+        if not address.strip() and found is not None:  # no address typed: the host highlighted in the list
+            address = found.target
         try:
             host, port = parse_address(address)
         except ValueError:

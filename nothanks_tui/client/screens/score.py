@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.cells import cell_len
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,14 +14,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
-from ...i18n import N_, _
-from ...link import TableUpdate
+from ...i18n import N_, _, ngettext
+from ...link import LobbyError, MatchTotals, TableUpdate
+from ..error_sentences import error_sentence
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
+from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
+from .chart import ChartScreen
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
 LABEL_CELLS = 20
+MATCH_CELLS = 7
 
 
 def score_lines(table: TableUpdate) -> tuple[Content, Content]:
@@ -41,8 +46,13 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
             (f"{WINNER_MARK} " + _("Shared win"), "bold"),
             _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
         )
+    match = table.match if table.match is not None and table.match.games > 1 else None  # one game: no match yet
     heads = _("Player"), _("Cards"), _("Chips"), _("Score")
-    lines = [Content.styled(f"  {heads[0]:<{LABEL_CELLS}}{heads[1]:>7}{heads[2]:>7}{heads[3]:>7}", "dim")]
+    header = f"  {heads[0]:<{LABEL_CELLS}}{heads[1]:>7}{heads[2]:>7}{heads[3]:>7}"
+    if match is not None:  # the running match across "play again", beside this game's columns
+        won, total = _("Won"), _("Match")
+        header += f"{won:>{MATCH_CELLS}}{total:>{MATCH_CELLS}}"
+    lines = [Content.styled(header, "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
         result = results[seat]
@@ -56,6 +66,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{number(result.score):>7}", "bold"),
+                match_cells(match, seat),
                 ("  " + _("winner") if seat in best else "", "bold"),
             )
         )
@@ -68,6 +79,20 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
         lines.append(indented(Content("    "), cards))
     return headline, Content("\n").join(lines)
+
+
+def match_cells(match: MatchTotals | None, seat: int) -> str:
+    """A seat's games won and total score over the match (empty without a match)."""
+    if match is None or not 0 <= seat < len(match.wins):
+        return ""
+    return f"{match.wins[seat]:>{MATCH_CELLS}}{number(match.scores[seat]):>{MATCH_CELLS}}"
+
+
+def match_note(match: MatchTotals | None) -> str:
+    """How many games the match columns count (nothing before the second game)."""
+    if match is None or match.games < 2:
+        return ""
+    return " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(count=match.games)
 
 
 def sum_lines(text: str, width: int) -> list[str]:
@@ -90,7 +115,9 @@ class ScoreScreen(ModalScreen[str]):
         Binding("a", "choose('again')", N_("Play again")),
         Binding("enter", "choose('again')", N_("Play again"), show=False),
         Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
+        Binding("g", "chart", N_("Chart")),
         Binding("q", "choose('quit')", N_("Quit")),
+        Binding("r", "replay", N_("Replay")),
     ]
 
     def __init__(self, table: TableUpdate) -> None:
@@ -103,13 +130,39 @@ class ScoreScreen(ModalScreen[str]):
             yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
-            yield Static(Content.styled(_("Each run counts its lowest card; each chip is −1."), "dim"), id="score-note")
+            note = _("Each run counts its lowest card; each chip is −1.") + match_note(self.table.match)
+            yield Static(Content.styled(note, "dim"), id="score-note")
         yield KeyBar()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("again",) and not self.table.can_restart:
             return False
+        if action == "chart" and not self.table.timeline:
+            return False  # a host too old to send the timeline
         return True
+
+    def action_chart(self) -> None:
+        """Every player's score after each card, a line each (sent by the host once the game is over)."""
+        if self.table.timeline:
+            self.app.push_screen(ChartScreen(self.table))
 
     def action_choose(self, choice: str) -> None:
         self.dismiss(choice)
+
+    @work(exclusive=True, group="replay", exit_on_error=False)
+    async def action_replay(self) -> None:
+        """Replay this game, from its record (the table's, or its host's): the replay opens over this screen."""
+        from ..replaying import ReplayError, load_replay  # (the replay draws the table screen's widgets)
+        from .replay import ReplayScreen
+
+        screen = getattr(self.app, "table_screen", None)
+        connection = getattr(screen, "connection", None)
+        if connection is None:
+            return
+        try:
+            replay = load_replay(await connection.game_record())
+        except (LobbyError, ReplayError) as error:
+            message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
+            self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
+            return
+        self.app.push_screen(ReplayScreen(replay))

@@ -22,10 +22,12 @@ from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...i18n import N_, _, ngettext
 from ...link import TableConnection
 from ...link.names import MAX_NAME
-from ..launchers import Hosting, Launchers, SoloChoice
+from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field
 from ..widgets.keybar import KeyBar
+from .history import HistoryScreen
+from .stats import StatsScreen
 from .steady import SteadyScreen
 
 TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
@@ -143,6 +145,8 @@ class StartScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", N_("Start")),
         Binding("ctrl+n", "next_mode", N_("Next tab")),
+        Binding("ctrl+o", "history", N_("History")),
+        Binding("ctrl+t", "stats", N_("Statistics")),
         Binding("ctrl+l", "language", N_("Language")),
         Binding("escape", "quit", N_("Quit")),
     ]
@@ -244,7 +248,20 @@ class StartScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_mode":
             return len(self.forms) > 1
+        if action in ("history", "stats"):
+            return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
+
+    def action_history(self) -> None:
+        """The games kept on this machine (opened from here, Esc comes back)."""
+        source = history_of(getattr(self.app, "launchers", None))
+        if source is not None:
+            self.app.push_screen(HistoryScreen(source))
+
+    def action_stats(self) -> None:
+        source = history_of(getattr(self.app, "launchers", None))
+        if source is not None:
+            self.app.push_screen(StatsScreen(source))
 
     def action_next_mode(self) -> None:
         """The next way of playing (tab), with its first field focused: no need to reach the tab bar."""

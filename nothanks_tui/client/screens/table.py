@@ -22,10 +22,23 @@ from textual.reactive import reactive
 
 from ...engine import Action
 from ...i18n import N_, _, ngettext
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, errors
+from ...link import (
+    ChatHistory,
+    ChatLine,
+    Closed,
+    LobbyError,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableUpdate,
+    errors,
+)
+from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
+from ..coaching import advice_text, advice_title
 from ..error_sentences import error_sentence
 from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
 from ..safe_text import clean_message
+from ..widgets.chat import ChatInput
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
@@ -37,12 +50,13 @@ log = logging.getLogger(__name__)
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
 SEAT_KEPT = N_(
-    "The game goes on without you: your seat waits, shown as away to the others, and when your turn has waited a "
-    "while a bot plays it for you. Come back from the lobby (Enter on the table marked 'your seat'), or join this "
-    "host again. [y] leave, [n] keep playing."
+    "The game goes on without you: a bot plays your seat until you come back, shown to the others as "
+    "'(bot playing)'. You can take it back from the lobby (Enter on the table marked 'your seat'), or by joining "
+    "this host again. [y] leave, [n] keep playing."
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
+CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
 
 class TitleBar(TableView):
@@ -66,6 +80,8 @@ class TitleBar(TableView):
             players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
             parts.append(f"  ·  {players}")
             parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
+            if self.table.coach:
+                parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
                 parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
         return [Content.assemble(*parts)]
@@ -80,16 +96,25 @@ class TableScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", N_("Take"), priority=True),
         Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
+        Binding("i", "coach", N_("Coach")),  # (c is chat)
         Binding("s", "show_score", N_("Scores")),
         Binding("a", "play_again", N_("Play again")),
+        Binding("b", "stand_in", N_("Bot plays")),  # the table's creator, while a player is away: a bot plays for them
         Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
+        Binding("c", "chat", N_("Chat")),
+        Binding("m", "mute_chat", N_("Mute chat")),
+        Binding("m", "unmute_chat", N_("Unmute chat")),
         Binding("q", "quit_table", N_("Quit")),
+        # last: in a narrow terminal the footer cuts this one, not Quit (b: bots)
+        Binding("l", "toggle_bell", N_("Bell")),
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
     # app tens of milliseconds on the host. Its widgets, bound to these, redraw what they show.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
+    chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
 
     class TableEventArrived(Message, bubble=False):
         """The connection produced an event (posted by the reader worker; for this screen only, so it does not
@@ -105,6 +130,7 @@ class TableScreen(SteadyScreen[None]):
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
         self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
+        self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -113,13 +139,17 @@ class TableScreen(SteadyScreen[None]):
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
             yield TableStatus(id="status").data_bind(TableScreen.table)
-            yield MoveLog(id="log").data_bind(TableScreen.table)
+            yield MoveLog(id="log").data_bind(
+                TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
+            )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield PrivatePanel(id="private").data_bind(TableScreen.table)
+        yield self._chat_input
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
         self.fit(self.app.size)
         self.read_events()
 
@@ -155,14 +185,19 @@ class TableScreen(SteadyScreen[None]):
         event = message.event
         if isinstance(event, TableUpdate):
             previous = self.table
-            if previous is None or event.view.state_id < previous.view.state_id or (
+            new_deal = previous is None or event.view.state_id < previous.view.state_id or (
                 previous.view.finished and not event.view.finished
-            ):
+            )
+            if new_deal:
                 self.game_number += 1  # a new deal
                 if previous is not None:
                     self._close_stale_scores()
             if previous is not None:
                 self._say_comings_and_goings(previous, event)
+            if event.view.legal and (previous is None or not previous.view.legal or new_deal):
+                your_turn = getattr(self.app, "your_turn", None)  # NoThanksApp: the bell, if wanted
+                if callable(your_turn):
+                    your_turn()
             self.table = event
             bindings_state = _bindings_state(event)
             if bindings_state != self._bindings_state:
@@ -172,30 +207,51 @@ class TableScreen(SteadyScreen[None]):
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
                 self.action_show_score()
+        elif isinstance(event, ChatLine):
+            self._chat_arrived((event,))
+        elif isinstance(event, ChatHistory):
+            self.chat = ()  # the table's recent lines, as the host has them now
+            self._chat_arrived(event.lines, quietly=True)
         elif isinstance(event, Rejected):
+            title = _("Not said") if event.code in CHAT_REFUSALS else _("Not played")
             self.notify(
-                clean_message(error_sentence(event.code, event.message)),
-                title=_("Not played"),
-                severity="warning",
-                markup=False,
+                clean_message(error_sentence(event.code, event.message)), title=title, severity="warning", markup=False
             )
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
 
+    def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
+        """Put lines in the log where they were said (after the moves made so far); where the log has no room
+        (narrow terminals), say each new one in a toast."""
+        after = len(self.table.view.moves) if self.table is not None else 0
+        added = tuple(LoggedChat(line, self.game_number, after) for line in lines)
+        self.chat = (self.chat + added)[-CHAT_KEPT:]
+        if quietly or self.chat_muted or self.query_one(MoveLog).display:
+            return
+        for line in lines:
+            self.notify(chat_content(line).plain, title=_("Chat"), markup=False)
+
     def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
-        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)"."""
+        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)" (the log
+        keeps a line for it too)."""
         for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            if seat != update.view.seat and now.empty and now.left and not before.empty:
+                text = _("{name} left the table: their seat is free for the next game.")
+                self.notify(text.format(name=seat_name(update.seats, seat)), title=_("Players"), markup=False)
+                continue
             if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
                 continue
             name = seat_name(update.seats, seat)
-            if now.away:
-                text = _(
-                    "{name} left the table; their seat waits for them (after a while a bot plays it for them)."
-                ).format(name=name)
+            if now.left:
+                text = _("{name} left the game: a bot plays their seat until they come back.")
+            elif now.away:
+                text = _("{name} dropped out: their seat waits for them.")
+                if update.creator and not update.view.finished:
+                    text += " " + _("Press b to let a bot play for them now.")
             else:
-                text = _("{name} is back.").format(name=name)
-            self.notify(text, title=_("Players"), markup=False)
+                text = _("{name} is back.")
+            self.notify(text.format(name=name), title=_("Players"), markup=False)
 
     def _close_stale_scores(self) -> None:
         """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
@@ -213,6 +269,14 @@ class TableScreen(SteadyScreen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keep _bindings_state in step with what this reads.
+        if self._typing:
+            return False  # keys type into the chat line: the footer shows only its Enter and ^G/Esc
+        if action in ("chat", "mute_chat", "unmute_chat"):
+            if not self.connection.can_chat:
+                return False
+            if action == "chat":
+                return True
+            return self.chat_muted == (action == "unmute_chat")  # one of the two m keys at a time
         view = self.table.view if self.table else None
         if action in PLAY_ACTIONS:
             if view is None:
@@ -221,6 +285,12 @@ class TableScreen(SteadyScreen[None]):
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
+        if action == "stand_in":
+            return bool(self.table and _away_seats(self.table))
+        if action == "coach":
+            if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
+                return False  # hidden where the table does not allow it, for spectators and after the game
+            return True if view.legal else None  # greyed until your turn
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -231,8 +301,12 @@ class TableScreen(SteadyScreen[None]):
     def on_key(self, event: events.Key) -> None:
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
         view = self.table.view if self.table else None
+        if event.key == "i" and self.check_action("coach", ()) is None:  # greyed: not your turn yet
+            self._notice_once(_("The coach answers on your turn."))
+            event.stop()
+            return
         action = PLAY_KEYS.get(event.key)
-        if view is None or action is None:
+        if view is None or action is None or self._typing:
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
@@ -256,6 +330,33 @@ class TableScreen(SteadyScreen[None]):
             return
         await self.connection.send_action(action, self.table.view.state_id)
 
+    def action_coach(self) -> None:
+        """Ask the host what the hard bot would play in your place (the answer comes to you alone)."""
+        if self.table is not None and self.table.view.legal:
+            self._ask_coach(self.table.view.state_id, self.table.view.card)
+
+    @work(exclusive=True, group="coach", exit_on_error=False)
+    async def _ask_coach(self, state_id: int, card: int | None) -> None:
+        try:
+            advice = await self.connection.ask_coach(state_id)
+        except LobbyError as error:
+            if error.code != errors.STALE_STATE:  # the table moved on: the question no longer matters
+                reason = clean_message(error_sentence(error.code, error.message))
+                self.notify(reason, title=_("Coach"), severity="warning", markup=False)
+            return
+        if self.table is None or self.table.view.state_id != advice.state_id:
+            return  # advice for a position already gone
+        self.notify(advice_text(advice), title=advice_title(advice, card), timeout=12, markup=False)
+
+    def action_toggle_bell(self) -> None:
+        """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
+        on = not getattr(self.app, "bell_on", True)
+        set_bell = getattr(self.app, "set_bell", None)
+        if callable(set_bell):
+            set_bell(on)
+        text = _("Bell on: it rings once when it becomes your turn.") if on else _("Bell off.")
+        self.notify(text, title=_("Bell"), timeout=4, markup=False)
+
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
             return
@@ -270,6 +371,48 @@ class TableScreen(SteadyScreen[None]):
     async def action_play_again(self) -> None:
         if self.table is not None and self.table.view.finished and self.table.can_restart:
             await self.connection.play_again()
+
+    @property
+    def _typing(self) -> bool:
+        """The chat line is open: keys type into it."""
+        return bool(self._chat_input.display)
+
+    def action_chat(self) -> None:
+        if self.connection.can_chat:
+            self._chat_input.open()
+            self.refresh_bindings()
+
+    def action_mute_chat(self) -> None:
+        self._mute(True)
+
+    def action_unmute_chat(self) -> None:
+        self._mute(False)
+
+    def _mute(self, muted: bool) -> None:
+        """Hide (or show again) the lines said at the table; remembered by the app (and on disk where it keeps
+        preferences: not over SSH, where it lasts the session)."""
+        self.chat_muted = muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(muted)
+        self.refresh_bindings()
+        self.notify(_("Chat muted: m shows it again.") if muted else _("Chat shown again."), markup=False, timeout=3)
+
+    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
+        await self.connection.send_chat(message.text)
+
+    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        if self.focused is not None and isinstance(self.focused, ChatInput):
+            self.set_focus(None)
+        self.refresh_bindings()
+    async def action_stand_in(self) -> None:
+        """The creator: a bot plays for every away player now (each until they come back)."""
+        seats = _away_seats(self.table) if self.table is not None else []
+        for seat in seats:
+            await self.connection.stand_in_for(seat)
+        if seats:
+            names = ", ".join(seat_name(self.table.seats, seat) for seat in seats) if self.table else ""
+            self.notify(_("A bot plays for {names} until they come back.").format(names=names), markup=False)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -294,6 +437,12 @@ class TableScreen(SteadyScreen[None]):
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""
         self._leaving = True
+        if self.table is not None and self.table.view.finished and self.table.view.seat is not None:
+            # Leaving a finished game gives the seat up for good: the lobby below must not offer it back.
+            for screen in self.app.screen_stack:
+                forget = getattr(screen, "forget_held_seat", None)
+                if callable(forget):
+                    forget(self.table.table_id)
         self.app.run_worker(self._close_and_go_back(), group="leave", exclusive=True)
 
     async def _close_and_go_back(self) -> None:
@@ -314,4 +463,18 @@ class TableScreen(SteadyScreen[None]):
 
 def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (update.view.finished, update.view.refused, update.can_restart)
+    return (
+        update.view.finished,
+        update.view.refused,
+        update.can_restart,
+        update.coach,
+        bool(update.view.legal),
+        tuple(_away_seats(update)),
+    )
+
+
+def _away_seats(update: TableUpdate) -> list[int]:
+    """The seats the creator may let a bot play (away, none playing for them yet), for the creator only."""
+    if not update.creator or update.view.finished:
+        return []
+    return [index for index, seat in enumerate(update.seats) if seat.away and not seat.stand_in and not seat.is_bot]

@@ -18,10 +18,22 @@ from textual.widgets import Static
 
 from ...engine import Action
 from ...i18n import N_, _
-from ...link import Closed, Rejected, TableConnection, TableEvent, TableUpdate, TableWaiting
+from ...link import (
+    ChatHistory,
+    ChatLine,
+    Closed,
+    CoachAdvice,
+    Rejected,
+    TableConnection,
+    TableEvent,
+    TableUpdate,
+    TableWaiting,
+)
+from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
 from ..presentation import VARIANTS
 from ..safe_text import clean_message, display_name
+from ..widgets.chat import ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
 from .steady import SteadyScreen
@@ -58,9 +70,25 @@ class PrefilledConnection(TableConnection):
     async def add_bot(self, bot: str | None = None) -> None:
         await self.inner.add_bot(bot)
 
+    async def stand_in_for(self, seat: int) -> None:
+        await self.inner.stand_in_for(seat)
+
+    async def ask_coach(self, state_id: int) -> CoachAdvice:
+        return await self.inner.ask_coach(state_id)
+
     @property
     def seat_token(self) -> str | None:
         return self.inner.seat_token
+
+    async def game_record(self) -> dict[str, Any]:
+        return await self.inner.game_record()
+
+    @property
+    def can_chat(self) -> bool:
+        return self.inner.can_chat
+
+    async def send_chat(self, text: str) -> None:
+        await self.inner.send_chat(text)
 
 
 def open_table_screen(screen: Screen[Any], connection: TableConnection) -> None:
@@ -76,8 +104,12 @@ class WaitingScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", N_("Start")),
         Binding("b", "add_bot", N_("Add a bot")),
+        Binding("c", "chat", N_("Chat")),
+        Binding("m", "mute_chat", N_("Mute chat")),
+        Binding("m", "unmute_chat", N_("Unmute chat")),
         Binding("q", "leave", N_("Leave")),
     ]
+    AUTO_FOCUS = None  # nothing to focus until the chat line opens
 
     class Arrived(Message):
         def __init__(self, event: TableEvent) -> None:
@@ -90,6 +122,7 @@ class WaitingScreen(SteadyScreen[None]):
         self.join_hint = join_hint or []
         self.waiting: TableWaiting | None = None
         self._handed_over = False
+        self._chat: list[ChatLine | ChatHistory] = []  # said before the game: handed to the table screen with it
 
     def compose(self) -> ComposeResult:
         yield Static("", id="waiting-title")
@@ -97,9 +130,13 @@ class WaitingScreen(SteadyScreen[None]):
         yield Static("", id="waiting-message")
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
+        yield ChatLines(id="waiting-chat")
+        yield ChatInput(id="chat-input")
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.query_one(ChatLines).muted = bool(getattr(self.app, "chat_muted", False))
+        self.query_one(ChatLines).display = self.connection.can_chat
         self.read_events()
 
     @work(exclusive=True, group="waiting-events")
@@ -117,7 +154,13 @@ class WaitingScreen(SteadyScreen[None]):
             self._draw(event)
         elif isinstance(event, TableUpdate):
             self._handed_over = True
-            open_table_screen(self, PrefilledConnection(self.connection, [event]))
+            open_table_screen(self, PrefilledConnection(self.connection, [event, *self._chat]))
+        elif isinstance(event, ChatLine | ChatHistory):
+            self._chat = [event] if isinstance(event, ChatHistory) else [*self._chat, event][-CHAT_HISTORY:]
+            said: list[ChatLine] = []
+            for item in self._chat:
+                said.extend(item.lines if isinstance(item, ChatHistory) else [item])
+            self.query_one(ChatLines).lines = tuple(said)
         elif isinstance(event, Rejected):
             self.say(error_sentence(event.code, event.message))
         elif isinstance(event, Closed):
@@ -129,6 +172,8 @@ class WaitingScreen(SteadyScreen[None]):
         )
         if event.open_chips:
             title.append(" ({})".format(_("open chips")))
+        if event.coach:
+            title.append(" (" + _("coach") + ")")
         if event.variant != "standard":
             title.append(f" ({clean_message(_(VARIANTS.get(event.variant, event.variant)), 20)})")
         self.query_one("#waiting-title", Static).update(title)
@@ -165,6 +210,12 @@ class WaitingScreen(SteadyScreen[None]):
         self.query_one("#waiting-message", Static).update(Text(clean_message(text)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.is_mounted and self.query_one(ChatInput).display:
+            return False  # keys type into the chat line
+        if action in ("chat", "mute_chat", "unmute_chat"):
+            if not self.connection.can_chat:
+                return False
+            return action == "chat" or self.query_one(ChatLines).muted == (action == "unmute_chat")
         if action == "start":
             return self.waiting is not None and self.waiting.can_start
         if action == "add_bot":
@@ -174,6 +225,32 @@ class WaitingScreen(SteadyScreen[None]):
                 and any(seat.empty for seat in self.waiting.seats)
             )
         return True
+
+    def action_chat(self) -> None:
+        if self.connection.can_chat:
+            self.query_one(ChatInput).open()
+            self.refresh_bindings()
+
+    def action_mute_chat(self) -> None:
+        self._mute(True)
+
+    def action_unmute_chat(self) -> None:
+        self._mute(False)
+
+    def _mute(self, muted: bool) -> None:
+        self.query_one(ChatLines).muted = muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(muted)
+        self.refresh_bindings()
+
+    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
+        await self.connection.send_chat(message.text)
+
+    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        if isinstance(self.focused, ChatInput):
+            self.set_focus(None)
+        self.refresh_bindings()
 
     async def action_start(self) -> None:
         await self.connection.start_game()

@@ -64,9 +64,11 @@ def language_line() -> str:
 class WelcomeScreen(SteadyScreen[None]):
     """The game's name and a display name to play under."""
 
+    # Ctrl-C quits here (a priority binding: the name field would take it as "copy"), as a newcomer expects of a
+    # terminal program, and the footer says so; Esc too, and Ctrl-Q as everywhere in the app.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "language", N_("Language")),
-        Binding("ctrl+q", "app.quit", N_("Quit")),
+        Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
     ]
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }

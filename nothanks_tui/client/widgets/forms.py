@@ -31,7 +31,7 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
     with Horizontal(classes="field"):
         yield Label(_("Bots"), classes="field-label")
         yield Select(
-            [(f"{name}: {_(description)}"[:60], name) for name, description in choices],
+            [(f"{name}: {_(description)}", name) for name, description in choices],
             value=default if default in names else names[0],
             allow_blank=False,
             id="bot",

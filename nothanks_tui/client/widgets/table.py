@@ -6,9 +6,11 @@ scoring functions). Player names are drawn as literal text.
 
 from __future__ import annotations
 
+import textwrap
+import time
 from collections.abc import Callable, Hashable
 from functools import lru_cache, partial
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -18,11 +20,13 @@ from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.renderables.digits import Digits as DigitsGlyphs
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
-from ...engine import Action, Move
+from ...engine import Action
 from ...i18n import _
 from ...link import TableUpdate
+from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
@@ -31,8 +35,6 @@ from ..presentation import (
     chips_text,
     hand_lines,
     indented_lines,
-    logged_moves,
-    move_line,
     my_score_content,
     pass_choice,
     public_points,
@@ -41,6 +43,7 @@ from ..presentation import (
     turn_content,
     you_tag,
 )
+from ..seat_log import LogEntry, away_turn_text, entry_key, entry_line, log_entries, stand_in_turn_text
 
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
 Drawn = TypeVar("Drawn")
@@ -173,15 +176,58 @@ class FaceUpCard(TableView):
 
 
 class TableStatus(TableView):
-    """Deck, chips on the card, whose turn."""
+    """Deck, chips on the card, whose turn: for an away player's turn, the countdown to a bot playing it.
+
+    The countdown runs here, from the seconds the host said were left when it sent the update (``bot_in``), on
+    this widget's own clock and a timer that redraws the line once a second while a turn waits.
+    """
+
+    clock: Callable[[], float] = staticmethod(time.monotonic)  # tests drive the countdown with their own
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._deadline: float | None = None  # ``clock()`` time a bot plays the away player's turn
+        self._ticking: Timer | None = None
+
+    def watch_table(self) -> None:
+        bot_in = self.table.bot_in if self.table is not None else None
+        self._deadline = None if bot_in is None else self.clock() + bot_in
+        if self._deadline is not None and self._ticking is None:
+            self._ticking = self.set_interval(1.0, self.tick, name="away countdown")
+        elif self._deadline is None and self._ticking is not None:
+            self._ticking.stop()
+            self._ticking = None
+        super().watch_table()
+
+    def tick(self) -> None:
+        """Once a second while a turn waits for an away player: the countdown's line anew."""
+        if self._deadline is not None:
+            super().watch_table()
+
+    def _turn_lines(self, width: int) -> list[Content]:
+        assert self.table is not None
+        view, seats = self.table.view, self.table.seats
+        mover = seats[view.to_move] if 0 <= view.to_move < len(seats) else None
+        name = seat_name(seats, view.to_move)
+        if view.finished or mover is None or not mover.away:
+            key = ("turn", view.finished, view.legal, view.refusal(Action.PASS), name)
+            return [self.cached(key, lambda: turn_content(view, seats))]
+        if mover.stand_in:
+            text = stand_in_turn_text(name)
+        else:
+            text = away_turn_text(name, None if self._deadline is None else self._deadline - self.clock())
+        marked = Content.assemble((f"{TURN_MARKER} ", "bold"), text)
+        if marked.cell_length <= width:
+            return [marked]
+        return [Content(line) for line in textwrap.wrap(marked.plain, max(8, width))]
 
     def draw_lines(self) -> list[Content]:
         if self.table is None:
             return [Content(_("Waiting for the table…"))]
         view = self.table.view
-        seats = self.table.seats
-        turn_key = ("turn", view.finished, view.legal, view.refusal(Action.PASS), seat_name(seats, view.to_move))
-        return [
+        width, height = self.content_region.size
+        turn = self._turn_lines(width or 24)
+        lines = [
             self.cached(
                 ("deck", view.deck_left),
                 lambda: Content.assemble(
@@ -198,50 +244,103 @@ class TableStatus(TableView):
                 ("pot", view.pot),
                 lambda: Content.assemble((label_cell(_("Chips")), "dim"), (str(view.pot), "bold"), _(" on the card")),
             ),
-            Content(""),
-            self.cached(turn_key, lambda: turn_content(view, seats)),
         ]
+        if not height or len(lines) + 1 + len(turn) <= height:
+            lines.append(Content(""))
+        return lines + turn
 
 
 class MoveLog(TableView):
-    """One line per card, newest at the bottom: who took each card, and the latest move, marked ``›`` (older
-    lines dimmed). See ``presentation.logged_moves``."""
+    """One line per card, newest at the bottom: who took each card (a stand-in bot's moves as the bot's), the
+    players' comings and goings between them, and the latest entry, marked ``›`` (older lines dimmed). See
+    ``presentation.logged_moves`` and ``seat_log.log_entries``. Chat lines said at the table go between them, in
+    the order things happened, unless chat is muted (``chat_view``)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
+
+    chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
+    game_number: reactive[int] = reactive(0, repaint=False)  # the game the chat lines are placed in
+
+    def watch_chat(self) -> None:
+        self.watch_table()
+
+    def watch_chat_muted(self) -> None:
+        self.watch_table()
 
     def draw_lines(self) -> list[Content]:
-        if self.table is None or not self.table.view.moves:
+        chat = () if self.chat_muted else self.chat
+        if chat:
+            return self._draw_with_chat(chat)
+        if self.table is None or not (self.table.view.moves or self.table.seat_events):
             return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
         rows = max(1, self.content_region.height or 6)
-        moves = logged_moves(self.table.view.moves, rows)
+        entries = log_entries(self.table.view.moves, self.table.seat_events, rows)
         seats = self.table.seats
-        last = len(moves) - 1
+        last = len(entries) - 1
         return [
             self.cached(
-                (move, seat_name(seats, move.seat, 10), index == last),
-                partial(self._draw_move, move, index == last),
+                (*entry_key(entry, seats), index == last),
+                partial(self._draw_entry, entry, index == last),
             )
-            for index, move in enumerate(moves)
+            for index, entry in enumerate(entries)
         ]
 
-    def _draw_move(self, move: Move, newest: bool) -> Content:
+    def _draw_with_chat(self, chat: tuple[LoggedChat, ...]) -> list[Content]:
+        width, height = self.content_region.size
+        rows, width = max(1, height or 6), width or 40
+        table = self.table
+        moves = table.view.moves if table is not None else ()
+        events = table.seat_events if table is not None else ()
+        seats = table.seats if table is not None else ()
+        theme = self.app.current_theme.name
+        drawn: list[list[Content]] = []
+        drawn_rows = 0
+        for said in reversed(chat):  # only the newest lines that could fit are drawn
+            drawn.append(self._chat_rows(said, width, theme))
+            drawn_rows += len(drawn[-1])
+            if drawn_rows >= rows:
+                break
+        drawn.reverse()
+        chat = chat[len(chat) - len(drawn) :]
+        by_line = {id(said): lines for said, lines in zip(chat, drawn)}
+        lines: list[Content] = []
+        entries = log_entries(moves, events, rows)
+        for item in log_items(entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn]):
+            if isinstance(item, LoggedChat):
+                lines.extend(by_line[id(item)])
+            else:
+                newest = item is entries[-1]
+                lines.append(
+                    self.cached((*entry_key(item, seats), newest), partial(self._draw_entry, item, newest))
+                )
+        return lines
+
+    def _chat_rows(self, said: LoggedChat, width: int, theme: str) -> list[Content]:
+        def build() -> list[Content]:
+            name_style = self.get_visual_style("movelog--chat-name")
+            text_style = self.get_visual_style("movelog--chat")
+            return chat_rows(chat_content(said.line, name_style, text_style), width)
+
+        return self.cached(("chat", said, width, theme), build)
+
+    def _draw_entry(self, entry: LogEntry, newest: bool) -> Content:
         seats = self.table.seats if self.table else ()
         if newest:
-            return Content.assemble(("› ", "bold"), move_line(move, seats))
-        return Content.assemble("  ", move_line(move, seats)).stylize("dim")
+            return Content.assemble(("› ", "bold"), entry_line(entry, seats))
+        return Content.assemble("  ", entry_line(entry, seats)).stylize("dim")
 
 
 class LatestMove(TableView):
     """The log's newest line alone, for terminals too narrow for the log beside the card (shown by app.tcss)."""
 
     def draw_lines(self) -> list[Content]:
-        if self.table is None or not self.table.view.moves:
+        if self.table is None or not (self.table.view.moves or self.table.seat_events):
             return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
-        move, seats = self.table.view.moves[-1], self.table.seats
-        return [
-            self.cached(
-                (move, seat_name(seats, move.seat, 10)),
-                lambda: Content.assemble(("› ", "bold"), move_line(move, seats)),
-            )
-        ]
+        [entry] = log_entries(self.table.view.moves, self.table.seat_events, 1)
+        seats = self.table.seats
+        line = partial(Content.assemble, ("› ", "bold"))
+        return [self.cached(entry_key(entry, seats), lambda: line(entry_line(entry, seats)))]
 
 
 class PlayersPanel(TableView):
@@ -272,8 +371,11 @@ class PlayersPanel(TableView):
             tag = ""
             if seat == view.seat:
                 tag = you_tag(name)
-            elif seat < len(seats) and seats[seat].away:
-                tag = " ({})".format(_("away"))
+            elif seat < len(seats) and (seats[seat].away or seats[seat].empty):  # a long name gives way to this tag
+                info = seats[seat]
+                tag = _(" (left)") if info.empty else _(" (bot playing)") if info.stand_in else _(" (away)")
+                if cell_len(name) + cell_len(tag) >= self.LABEL_CELLS:
+                    name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " ({})".format(_("bot"))
             row = (

@@ -14,6 +14,9 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
   store, found again from any worker, and after a restart of the host: game.py).
 
+- reads the PROXY v2 header that opens each connection from a trusted load balancer (``proxy_from``,
+  ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
+  client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
 - limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
   ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
   passwords failed from it in that time (on any connection, in any worker: each worker reports its failures, its
@@ -45,6 +48,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
+from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
 from .settings import SSHSettings, WorkerPlan
 
 log = logging.getLogger(__name__)
@@ -63,6 +67,7 @@ SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
 DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
 LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
 MAX_LINGERING = 256  # refused connections lingering at once; more are closed at once
+MAX_HEADERS = 1024  # load balancer connections whose PROXY header is being read at once; more are closed at once
 PRELOAD = ["nothanks_server.ssh.preload"]
 
 
@@ -120,17 +125,28 @@ class SSHFront:
     """The SSH port of a host, its admission and its worker processes (see the module docstring)."""
 
     def __init__(
-        self, settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+        self,
+        settings: SSHSettings,
+        lobby_host: str,
+        lobby_port: int,
+        proxy_key: str | None = None,
+        proxy_from: ProxySources | None = None,
     ) -> None:
         self.settings = settings
         self.proxy_key = proxy_key
+        if proxy_from is not None and proxy_from.trusts(loopback_for(lobby_host)):
+            raise ValueError(f"the workers reach the host from {loopback_for(lobby_host)}: not a load balancer")
+        self.proxy_from = proxy_from
+        self._reading_headers: dict[socket.socket, asyncio.Task[None]] = {}  # balancer connections, header unread
         self.lobby_host = loopback_for(lobby_host)
         self.lobby_port = lobby_port
         self._context: Any = multiprocessing.get_context("forkserver")
         self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
         self._workers: list[Worker] = []
         self._listener: socket.socket | None = None
-        self._waiting: deque[tuple[socket.socket, str]] = deque()  # accepted, not yet handed to a worker
+        # Accepted, not yet handed to a worker: the socket, the client's address, and its (address, port) if a
+        # load balancer's PROXY header named it (else the worker asks the socket).
+        self._waiting: deque[tuple[socket.socket, str, tuple[str, int] | None]] = deque()
         self.open: Counter[str] = Counter()  # connections by address (waiting or in a worker)
         self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
@@ -170,6 +186,12 @@ class SSHFront:
         assert self._listener is not None, "start() first"
         return int(self._listener.getsockname()[1])
 
+    def host_key_fingerprint(self) -> str:
+        """The host key's fingerprint as ``ssh-keygen -lf`` shows it (the workers made the key if it was new)."""
+        from .fingerprint import host_key_fingerprint
+
+        return host_key_fingerprint(self.settings.host_key_path)
+
     async def close(self, reason: str = STOPPED) -> None:
         """Stop listening, tell every worker to end its sessions with ``reason``, and wait for them."""
         self._closing = True
@@ -185,6 +207,11 @@ class SSHFront:
             self._listener = None
         while self._waiting:
             self._waiting.popleft()[0].close()
+        reading = list(self._reading_headers.items())
+        for connection, task in reading:
+            task.cancel()
+            connection.close()
+        await asyncio.gather(*(task for _, task in reading), return_exceptions=True)
         while self._lingering:
             self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
@@ -354,14 +381,48 @@ class SSHFront:
                 log.warning("SSH accept failed: %s", error)
                 return
             address = str(peer[0])
-            refusal = self._refusal(address)
-            if refusal is not None:
-                self._refuse(connection, address, refusal)
+            if self.proxy_from is not None and self.proxy_from.trusts(address):
+                self._read_proxy_header(connection, address)
                 continue
-            self.open[address] += 1
-            self.logging_in[address] += 1
-            self._waiting.append((connection, address))
-            self._hand_waiting()
+            self._admit(connection, address, None)
+
+    def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
+        """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
+        refusal = self._refusal(address)
+        if refusal is not None:
+            self._refuse(connection, address, refusal)
+            return
+        self.open[address] += 1
+        self.logging_in[address] += 1
+        self._waiting.append((connection, address, client))
+        self._hand_waiting()
+
+    def _read_proxy_header(self, connection: socket.socket, balancer: str) -> None:
+        if len(self._reading_headers) >= MAX_HEADERS:
+            log.warning("SSH: closed a connection from load balancer %s: %d headers being read", balancer, MAX_HEADERS)
+            connection.close()
+            return
+        connection.setblocking(False)
+        task = asyncio.get_running_loop().create_task(self._proxied(connection, balancer), name="proxy header")
+        self._reading_headers[connection] = task
+
+    async def _proxied(self, connection: socket.socket, balancer: str) -> None:
+        """Read a balancer connection's PROXY header (bounded, with a deadline), then admit it as its client."""
+        try:
+            header = await read_header(socket_reader(connection))
+        except (BadProxyHeader, TimeoutError, OSError) as error:
+            log.warning("SSH: closed a connection from load balancer %s: %s", balancer, str(error) or "no header")
+            connection.close()
+            return
+        finally:
+            self._reading_headers.pop(connection, None)
+        if self._closing:
+            connection.close()
+        elif header.source is None:
+            self._admit(connection, balancer, None)  # the balancer's own connection: a health check
+        else:
+            log.info("SSH: connection from %s:%d through load balancer %s", *header.source, balancer)
+            self._admit(connection, header.source[0], header.source)
 
     # Per-address limits ---------------------------------------------------------------------------------------
 
@@ -462,9 +523,10 @@ class SSHFront:
                 return  # the next worker to be ready takes them
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
-            connection, address = self._waiting[0]
+            connection, address, client = self._waiting[0]
+            told = b"" if client is None else f"{client[0]} {client[1]}".encode()
             try:
-                socket.send_fds(worker.control, [b"c"], [connection.fileno()])
+                socket.send_fds(worker.control, [b"c" + told], [connection.fileno()])
             except (BlockingIOError, InterruptedError):
                 # The worker has not read its earlier connections yet: try again in a moment, in order.
                 asyncio.get_running_loop().call_later(RETRY_HAND_OVER, self._hand_waiting)
@@ -534,11 +596,16 @@ def _stop(process: BaseProcess) -> None:
 
 
 async def start_ssh_front(
-    settings: SSHSettings, lobby_host: str, lobby_port: int, proxy_key: str | None = None
+    settings: SSHSettings,
+    lobby_host: str,
+    lobby_port: int,
+    proxy_key: str | None = None,
+    proxy_from: ProxySources | None = None,
 ) -> SSHFront:
     """Start the SSH front of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``; ``close(reason)``
     it when the host stops. With the host's ``proxy_key``, each player counts against their own address in the
-    host's per-address limits, not all against the workers' loopback one."""
-    front = SSHFront(settings, lobby_host, lobby_port, proxy_key)
+    host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load balancers
+    whose connections open with a PROXY v2 header naming the client."""
+    front = SSHFront(settings, lobby_host, lobby_port, proxy_key, proxy_from)
     await front.start()
     return front

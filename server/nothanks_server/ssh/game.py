@@ -29,6 +29,7 @@ from nothanks_tui.link import (
     TableConnection,
     TableSummary,
 )
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 
 from .player import SSHPlayer
 from .session import AppFactory
@@ -40,10 +41,10 @@ KEY_SEAT = "ssh-key"  # the "token" held_seat() gives for the seat bound to the 
 
 
 class SessionLobby(LobbyConnection):
-    """A session's lobby connection that remembers the seats it gives out, and closes them when the session ends.
+    """A session's lobby connection (over TCP to the host, on behalf of the SSH player).
 
-    Closing a seat's connection during a game leaves the seat waiting for its player ("away"), so a player who
-    dropped can come back to it.
+    When the session ends, the connection to the host closes without a ``leave``: a seat in a running game waits
+    for its player ("away"), so a player who dropped can come back to it.
     """
 
     def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
@@ -52,7 +53,6 @@ class SessionLobby(LobbyConnection):
             host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint
         )
         self.inner.info = self.info  # the title bar says "this host over SSH", not the loopback address
-        self._opened: list[TableConnection] = []
 
     @property
     def name(self) -> str:
@@ -62,10 +62,6 @@ class SessionLobby(LobbyConnection):
     def closed_reason(self) -> str | None:
         return getattr(self.inner, "closed_reason", None)
 
-    def _remember(self, connection: TableConnection) -> TableConnection:
-        self._opened.append(connection)  # (the host binds the seat to the player's key, if any)
-        return connection
-
     async def start(self) -> None:
         await self.inner.start()
 
@@ -73,27 +69,34 @@ class SessionLobby(LobbyConnection):
         return await self.inner.list_tables()
 
     async def create_table(self, settings: NewTable) -> TableConnection:
-        return self._remember(await self.inner.create_table(settings))
+        return await self.inner.create_table(settings)  # (the host binds the seat to the key, if any)
 
     async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return self._remember(await self.inner.join(table_id, seat))
+        return await self.inner.join(table_id, seat)
 
     async def spectate(self, table_id: str) -> TableConnection:
         return await self.inner.spectate(table_id)
 
     async def resume(self, token: str) -> TableConnection:
         if token == KEY_SEAT:
-            return self._remember(await self.inner.resume_key())
-        return self._remember(await self.inner.resume(token))
+            return await self.inner.resume_key()
+        return await self.inner.resume(token)
+
+    # The host's history, through the same connection (finished games only: the host refuses any other).
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        return await self.inner.list_games(offset, limit)
+
+    async def open_game(self, game_id: str) -> dict[str, Any]:
+        return await self.inner.open_game(game_id)
+
+    async def player_stats(self) -> list[PlayerStats]:
+        return await self.inner.player_stats()
 
     async def close(self) -> None:
-        """Leave every table this session sat at (a seat in a running game then waits for us, away)."""
-        opened, self._opened = self._opened, []
-        for connection in opened:
-            try:
-                await connection.close()
-            except Exception:
-                log.exception("closing a table connection of an SSH session")
+        """Hang up: the session ended (the player's connection is gone, or they quit). A seat in a running game
+        then waits for them, away, as for any dropped connection: only a player who leaves a table on purpose
+        (``q`` at the table) hands it to a bot at once, and that is the table connection's own ``close``."""
         try:
             await self.inner.close()
         except Exception:
@@ -142,7 +145,7 @@ class SSHDoorway:
         return lobby
 
     async def close(self) -> None:
-        """Leave every table this session sat at (a seat in a running game then waits for us, away)."""
+        """Hang up every lobby connection (a seat in a running game then waits for us, away)."""
         lobbies, self.lobbies = self.lobbies, []
         for lobby in lobbies:
             await lobby.close()
@@ -169,7 +172,10 @@ def make_app_factory(plan: WorkerPlan) -> AppFactory:
     """The worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port."""
     def make_app(player: SSHPlayer) -> SSHGameApp:
         return SSHGameApp(
-            SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key), language=player.language
+            SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key),
+            bot_choices=plan.ssh.bot_choices,
+            default_bot=plan.ssh.default_bot,
+            language=player.language,
         )
 
     return make_app

@@ -101,6 +101,9 @@ class SessionServer:
         self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
         self.on_connection_closed: Callable[[str, bool], None] | None = None  # (address, had it logged in)
         self._logging_in: set[tuple[str, int]] = set()  # peers of connections served and not yet logged in
+        # Connections from a load balancer: the socket's own peer (the balancer's end) -> the client's, as the
+        # front read it from the PROXY header. Everything here names a connection by the client's.
+        self._clients: dict[tuple[str, int], tuple[str, int]] = {}
         self.auth_failures = 0  # failed passwords and refused keys, ever
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests: a fake clock's
         self.clock: Callable[[], float] = time.monotonic
@@ -131,10 +134,15 @@ class SessionServer:
             )
         return self._options
 
-    def serve(self, sock: socket.socket) -> None:
-        """Run SSH on an accepted connection (it is this server's from now on)."""
+    def serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
+        """Run SSH on an accepted connection (it is this server's from now on); ``client``: its client's address
+        and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer)."""
         self._connections += 1
-        self.spawn(self._serve(sock), name="ssh-connection")
+        self.spawn(self._serve(sock, client), name="ssh-connection")
+
+    def client_of(self, peer: tuple[str, int]) -> tuple[str, int]:
+        """The client's (address, port) of the connection whose socket's peer is ``peer``."""
+        return self._clients.get(peer, peer)
 
     def login_done(self, peer: tuple[str, int]) -> None:
         """The connection from ``peer`` logged in (or gave up before): no longer a login in progress."""
@@ -149,12 +157,15 @@ class SessionServer:
             if gate._peer_address()[0] == address:
                 gate.end_login(SHUT_OUT_MESSAGE)
 
-    async def _serve(self, sock: socket.socket) -> None:
+    async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
         conn: asyncssh.SSHServerConnection | None = None
         try:
-            peer: tuple[str, int] = tuple(sock.getpeername()[:2])
+            own: tuple[str, int] = tuple(sock.getpeername()[:2])
         except OSError:
-            peer = ("?", 0)
+            own = ("?", 0)
+        peer = own
+        if client is not None:
+            self._clients[own] = peer = client
         self._logging_in.add(peer)
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
@@ -167,6 +178,8 @@ class SessionServer:
         finally:
             self._conns.discard(conn)
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
+            if client is not None:
+                self._clients.pop(own, None)
             logged_in = peer not in self._logging_in
             self._logging_in.discard(peer)
             if self.on_connection_closed is not None:
@@ -460,13 +473,14 @@ class _Gate(asyncssh.SSHServer):
         return False
 
     def _peer_address(self) -> tuple[str, int]:
+        """The client's address and port (behind a load balancer: the one its PROXY header named)."""
         if self._conn is None:
             return ("?", 0)
         peer = self._conn.get_extra_info("peername") or ("?", 0)
-        return (str(peer[0]), int(peer[1]))
+        return self._server.client_of((str(peer[0]), int(peer[1])))
 
     def _peer(self) -> str:
         if self._conn is None:
             return "?"
-        peer = self._conn.get_extra_info("peername") or ("?", 0)
-        return f"{peer[0]}:{peer[1]}"
+        address, port = self._peer_address()
+        return f"{address}:{port}"

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_PTY_MESSAGE = (
-    "No Thanks! needs an interactive terminal: connect with plain `ssh -p PORT play@HOST` (or add -t); "
+    "No Thanks! needs an interactive terminal: connect with plain `{command}` (or add -t); "
     "commands and -T sessions are not served.\r\n"
 )
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
@@ -93,7 +93,7 @@ class GameSession(asyncssh.SSHServerSession):
         assert self._chan is not None
         if self._command is not None or self._term is None:
             log.info("refused a %s session from %s", "command" if self._command is not None else "pty-less", self._peer)
-            self._chan.write_stderr(NO_PTY_MESSAGE.encode())
+            self._chan.write_stderr(no_pty_message(self._username, self._chan.get_extra_info("sockname")).encode())
             self._chan.exit(1)
             return
         self._task = self._server.spawn(self._run(), name=f"ssh-session {self._peer}")
@@ -280,6 +280,21 @@ class GameSession(asyncssh.SSHServerSession):
         if self._task is not None and not self._task.done():
             log.warning("cancelling the app of %s: it did not finish after its client left", self._peer)
             self._task.cancel()
+
+
+def no_pty_message(username: str, sockname: object) -> str:
+    """What ``ssh -T`` (or a command) is told: the ``ssh`` line that works, with the address and port the client
+    reached this server at, and its own user name."""
+    host, port = (str(sockname[0]), int(sockname[1])) if isinstance(sockname, tuple) and len(sockname) >= 2 else ("", 0)
+    host = host.removeprefix("::ffff:") or "this-host"  # (an IPv4 client on a dual-stack socket)
+    user = printable_user(username) or "play"
+    option = "" if port in (0, 22) else f"-p {port} "
+    return NO_PTY_MESSAGE.format(command=f"ssh {option}{user}@{host}")
+
+
+def printable_user(username: str) -> str:
+    """The user name if it is safe to echo back in a command line (letters, digits, ``._-``), else empty."""
+    return username if username and len(username) <= 32 and all(c.isalnum() or c in "._-" for c in username) else ""
 
 
 def _refused(what: str) -> Callable[..., None]:

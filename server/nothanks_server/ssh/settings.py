@@ -49,6 +49,8 @@ class SSHSettings:
     per_address: int = 16  # connections from one address at once (front.py)
     logins_per_address: int = 8  # ... of which logging in at once
     app: str = "nothanks_server.ssh.game:make_app_factory"  # module:function making each worker's app factory
+    bot_choices: tuple[tuple[str, str], ...] = ()  # (name, what it is like) offered in the new-table dialog
+    default_bot: str = ""  # the one chosen there at first ("": the host's default bot)
 
     @property
     def login_limit(self) -> int:

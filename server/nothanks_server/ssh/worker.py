@@ -3,7 +3,8 @@
 The front (front.py) accepts every TCP connection and sends its socket here over a Unix socket (``send_fds``); this
 process runs asyncssh on it (``SessionServer.serve``). Messages from the front, one per datagram:
 
-- ``c`` with one file descriptor: a new connection, this worker's from now on;
+- ``c`` with one file descriptor: a new connection, this worker's from now on; ``c`` + ``ADDRESS PORT``: one whose
+  client is at that address (a load balancer's PROXY header said so: the socket's own peer is the balancer);
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
 - ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
 - ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed.
@@ -138,7 +139,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                 return
             kind = data[:1]
             if kind == CONNECTION and fds:
-                server.serve(socket.socket(fileno=fds[0]))
+                server.serve(socket.socket(fileno=fds[0]), _client(data[1:]))
             elif kind == DRAIN:
                 draining = True
                 log.info("draining: %d connections left", server.connections)
@@ -176,6 +177,12 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
         loop.remove_reader(control.fileno())
         await server.close(reason[0])
         control.close()
+
+
+def _client(told: bytes) -> tuple[str, int] | None:
+    """The client's (address, port) the front read from a PROXY header, if it sent one with the connection."""
+    address, _, port = told.decode(errors="replace").partition(" ")
+    return (address, int(port)) if address and port.isdigit() else None
 
 
 class _LagWatch:

@@ -1,0 +1,133 @@
+"""A finished game's record turned into the table as it stood after each move, for the replay screen.
+
+The record (``nothanks-record/1``) comes from a file, the local history or a host; it is untrusted either way: it
+is replayed through the engine (``engine.replay``), which checks every move and the stated result, and anything
+that does not replay, whatever is wrong with it, becomes one ``ReplayError`` with a sentence a player can read,
+never a traceback. Each step is a ``TableUpdate`` as a spectator sees the table, but with every chip count (the
+game is over: nothing is hidden any more), so the table screen's own widgets draw it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine import (
+    CARDS_PLAYED,
+    GameConfig,
+    GameState,
+    IllegalMove,
+    Move,
+    apply,
+    from_deal,
+    replay,
+    spectator_view,
+)
+from ..i18n import _
+from ..link import SeatInfo, TableUpdate
+
+MAX_RECORD_BYTES = 1 << 20  # a record is a few kB; a bigger file is not one
+
+
+class ReplayError(Exception):
+    """A record that cannot be replayed; the message says why, for the player."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Every state of one finished game, first (the deal) to last, and what was hidden while it was played."""
+
+    states: tuple[GameState, ...]
+    seats: tuple[SeatInfo, ...]
+    finished_at: float | None
+    table_id: str
+
+    @property
+    def moves(self) -> int:
+        """Steps after the deal (each one move)."""
+        return len(self.states) - 1
+
+    @property
+    def final(self) -> GameState:
+        return self.states[-1]
+
+    def update(self, step: int) -> TableUpdate:
+        """The table after ``step`` moves (0: as dealt), every chip shown."""
+        state = self.states[max(0, min(step, self.moves))]
+        view = dataclasses.replace(spectator_view(state), chips=state.chips)
+        return TableUpdate(view=view, seats=self.seats, table_id=self.table_id)
+
+    def move(self, step: int) -> Move | None:
+        """The move that led to ``step`` (None for the deal)."""
+        if step <= 0 or step > self.moves:
+            return None
+        return self.states[step].moves[-1]
+
+
+def load_replay(record: object) -> Replay:
+    """The replay of ``record``; ``ReplayError`` for anything that is not a finished game's valid record."""
+    try:
+        return _load(record)
+    except ReplayError:
+        raise
+    except IllegalMove as error:
+        raise ReplayError(_("This record does not replay: {reason}").format(reason=error.message[:200])) from None
+    except Exception as error:  # a hand-edited record can be wrong in any way at all
+        raise ReplayError(_("This record is damaged ({kind}).").format(kind=type(error).__name__)) from None
+
+
+def _load(record: object) -> Replay:
+    if not isinstance(record, dict):
+        raise ReplayError(_("This is not a game record."))
+    final = replay(record)  # every move and the stated result checked
+    if not final.finished:
+        raise ReplayError(_("This game was not finished: only finished games can be replayed."))
+    players = record["players"]
+    config = GameConfig(
+        players=len(players),
+        chips_per_player=record["chips_per_player"],
+        open_chips=bool(record.get("open_chips", False)),
+        variant=record.get("variant", "standard"),
+    )
+    state = from_deal(config, record["deck"], record["removed"], record["first_player"], seed=record.get("seed"))
+    states = [state]
+    for move in record["moves"]:
+        state = apply(state, move["action"], seat=move["seat"])
+        states.append(state)
+    if state.taken != CARDS_PLAYED:
+        raise ReplayError(_("This game was not finished: only finished games can be replayed."))
+    bots = record.get("bots")
+    flags = [bool(flag) for flag in bots] if isinstance(bots, list) and len(bots) == len(players) else []
+    seats = tuple(
+        SeatInfo(name=str(name)[:256], is_bot=bool(flags and flags[index])) for index, name in enumerate(players)
+    )
+    finished = record.get("finished_at")
+    table = record.get("table")
+    return Replay(
+        states=tuple(states),
+        seats=seats,
+        finished_at=float(finished) if isinstance(finished, int | float) and not isinstance(finished, bool) else None,
+        table_id=str(table)[:40] if isinstance(table, str) else "",
+    )
+
+
+def read_record_file(path: Path | str) -> dict[str, Any]:
+    """A record from a JSON file, or ``ReplayError`` saying what is wrong with the file."""
+    target = Path(path)
+    try:
+        with target.open("rb") as handle:
+            data = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError as error:
+        raise ReplayError(_("Cannot read {path}: {reason}").format(path=target, reason=error.strerror)) from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise ReplayError(_("{path} is too big to be a game record.").format(path=target))
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ReplayError(_("{path} is not a JSON game record ({reason}).").format(path=target, reason=error)) from None
+    if not isinstance(record, dict):
+        raise ReplayError(_("{path} is not a game record.").format(path=target))
+    return record

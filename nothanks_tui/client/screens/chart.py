@@ -1,0 +1,43 @@
+"""The chart of a finished game, opened from the score screen: how every player's score moved, card by card.
+
+The timeline comes from the host with the game's last views (it is worked out from the host's record, and never
+sent before the end: chip counts may be hidden during the game); this screen only draws it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+
+from ...i18n import N_
+from ...link import TableUpdate
+from ..presentation import seat_name, you_tag
+from ..widgets.keybar import KeyBar
+from ..widgets.score_chart import ScoreChart
+
+
+class ChartScreen(ModalScreen[None]):
+    """The score chart over the whole terminal; any of its keys goes back to the scores."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc"),
+    ]
+
+    def __init__(self, table: TableUpdate) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        seat = self.table.view.seat
+        labels = []
+        for index in range(self.table.view.players):
+            name = seat_name(self.table.seats, index, 12)
+            labels.append(name + (you_tag(name) if index == seat else ""))
+        yield ScoreChart(self.table.timeline, labels, id="score-chart")
+        yield KeyBar()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

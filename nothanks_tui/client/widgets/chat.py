@@ -1,0 +1,115 @@
+"""The one-line input a player types a chat line into, under the table (opened by the chat key), and the waiting
+room's few lines of chat.
+
+Enter sends; Esc or Ctrl-G closes it. GNU screen can hold a lone Esc back for seconds while the game has mouse
+reporting on, so the input must close with a key that is not Esc, and letters type text here: Ctrl-G (the
+"give up" key of Emacs and readline) is that key, shown in the footer with Enter. Losing the focus (a dialog
+opening over the table, say at the end of a game) closes it too, keeping what was typed for the next time.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Input
+
+from ...i18n import N_, _
+from ...link import ChatLine
+from ...link.chat import MAX_CHAT
+from ..chat_view import chat_content, chat_rows
+
+PLACEHOLDER = N_("Say something to the table (Enter sends, Ctrl-G or Esc closes)")
+
+
+class ChatInput(Input):
+    """Hidden until opened; posts ``Send`` with the text on Enter and ``Closed`` when put away."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "send", N_("Send"), key_display="Enter"),
+        Binding("ctrl+g,escape", "put_away", N_("Close"), key_display="^G/Esc"),
+    ]
+
+    class Send(Message):
+        """The player pressed Enter on ``text``."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Closed(Message):
+        """The input was put away (sent, cancelled or left)."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(max_length=MAX_CHAT, **kwargs)  # type: ignore[arg-type]
+        self.can_focus = False  # only while open: a screen focuses its first focusable widget by itself
+        self.display = False  # until opened (whatever the screen's styles say, and before they apply)
+
+    def on_mount(self) -> None:
+        self.placeholder = _(PLACEHOLDER)
+
+    def open(self) -> None:
+        self.can_focus = True
+        self.display = True
+        self.focus()
+
+    def action_send(self) -> None:
+        text = self.value
+        self.value = ""
+        if text.strip():
+            self.post_message(self.Send(text))
+        self._put_away()
+
+    def action_put_away(self) -> None:
+        self.value = ""
+        self._put_away()
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste longer than the room left is cut to fit (``Input`` would drop it whole), first line only."""
+        lines = event.text.splitlines()
+        room = MAX_CHAT - len(self.value) + abs(self.selection.end - self.selection.start)
+        if lines and len(lines[0]) > room:
+            event.stop()
+            if room > 0:
+                super()._on_paste(events.Paste(lines[0][:room]))
+            return
+        super()._on_paste(event)
+
+    def _on_blur(self, event: events.Blur) -> None:
+        super()._on_blur(event)
+        if self.display:
+            self._put_away()
+
+    def _put_away(self) -> None:
+        if not self.display:
+            return
+        self.display = False
+        self.can_focus = False
+        self.post_message(self.Closed())
+
+
+class ChatLines(Widget):
+    """The newest chat lines that fit, newest at the bottom (the waiting room's; at the table they join the log)."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
+
+    lines: reactive[tuple[ChatLine, ...]] = reactive(())
+    muted: reactive[bool] = reactive(False)
+
+    def render(self) -> Content:
+        if self.muted:
+            return Content.styled(_("Chat muted (m shows it)."), "dim")
+        width, height = self.content_region.size
+        name_style = self.get_visual_style("movelog--chat-name")
+        text_style = self.get_visual_style("movelog--chat")
+        rows: list[Content] = []
+        for line in reversed(self.lines):
+            rows[:0] = chat_rows(chat_content(line, name_style, text_style), width or 80)
+            if len(rows) >= height:
+                break
+        return Content("\n").join(rows[-max(1, height) :])

@@ -1,0 +1,44 @@
+"""The end-of-game chart: every player's score after each card taken, a line per player.
+
+Drawn by plotext through Textual's own wrapper (``textual-plotext``), a maintained plotting widget, rather than by
+hand: axes, ticks, scaling and line drawing at any terminal size come with it. Each player's line has its own marker
+as well as its own colour (one of the 16 basic ones), so the chart reads in 16 colours, on a monochrome terminal and
+with ``NO_COLOR``; the legend pairs each marker with the player's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual_plotext import PlotextPlot
+
+from ...i18n import _
+
+MARKERS = ("o", "x", "+", "*", "#", "@", "%")  # one per seat: lines stay apart without colour
+COLOURS = ("cyan+", "orange+", "magenta+", "green+", "red+", "blue+", "white")  # the 16 basic colours only
+
+
+class ScoreChart(PlotextPlot):
+    """A line per player from a finished game's timeline (rows: one per card taken; columns: one per seat)."""
+
+    def __init__(self, timeline: Sequence[Sequence[int]], labels: Sequence[str], **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.timeline = [tuple(row) for row in timeline]
+        self.labels = list(labels)
+
+    def on_mount(self) -> None:
+        plot = self.plt
+        plot.title(_("Score after each card taken (lower is better)"))
+        plot.xlabel(_("cards taken"))
+        cards = list(range(1, len(self.timeline) + 1))
+        for seat, label in enumerate(self.labels):
+            scores = [row[seat] for row in self.timeline]
+            plot.plot(
+                cards,
+                scores,
+                marker=MARKERS[seat % len(MARKERS)],
+                color=COLOURS[seat % len(COLOURS)],
+                label=label,  # the legend shows the line's marker before it
+            )
+        if cards:
+            plot.xticks([card for card in cards if card == 1 or card % 4 == 0])

@@ -1,0 +1,79 @@
+"""``nothanks history`` and ``nothanks replay``: the finished games kept in this machine's data dir.
+
+Local games (``nothanks play``, the start screen) and the games of a host run here with the same data dir are kept
+in one store (server/nothanks_server/history.py); these commands open the client's history, statistics and replay
+screens on it. A damaged record or store is said in one sentence, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from nothanks_server.history import StoreHistory
+
+from .. import paths
+from ..client.error_sentences import error_sentence
+from ..client.history_app import HistoryApp
+from ..client.replaying import Replay, ReplayError, load_replay, read_record_file
+from ..client.safe_text import clean_message
+from ..client.screens.history import HistoryScreen
+from ..client.screens.replay import ReplayScreen
+from ..client.screens.stats import StatsScreen
+from ..i18n import _
+from ..link import LobbyError
+
+
+def data_dir(args: argparse.Namespace) -> Path:
+    """Where the games are: ``--data-dir``, else where ``nothanks play`` and the hosts keep them by default."""
+    given: Path | None = getattr(args, "data_dir", None)
+    return given if given is not None else paths.records_dir()
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    where = f"the data dir holding the games (default {paths.records_dir()})"
+    history = sub.add_parser("history", help="list finished games, newest first, and replay any of them")
+    history.add_argument("--stats", action="store_true", help="open on the players' statistics")
+    history.add_argument("--data-dir", type=Path, default=None, help=where)
+    replay = sub.add_parser("replay", help="step through a finished game, move by move")
+    replay.add_argument("file", nargs="?", type=Path, help="a game record (nothanks-record/1 JSON)")
+    replay.add_argument("--last", action="store_true", help="the last game finished here")
+    replay.add_argument("--data-dir", type=Path, default=None, help=where)
+
+
+def run_history(args: argparse.Namespace) -> int:
+    source = StoreHistory(data_dir(args))
+    if args.stats:
+        app = HistoryApp(lambda: StatsScreen(source), exit_on_signals=True)
+    else:
+        app = HistoryApp(lambda: HistoryScreen(source), exit_on_signals=True)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)
+
+
+def load(args: argparse.Namespace) -> Replay:
+    """The game ``nothanks replay`` was asked for; ``ReplayError`` or ``LobbyError`` (readable) if there is none."""
+    if args.file is not None:
+        return load_replay(read_record_file(args.file))
+    return load_replay(asyncio.run(StoreHistory(data_dir(args)).latest_game()))
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    if args.file is not None and args.last:
+        print("nothanks replay: " + _("give a FILE or --last, not both"))
+        return 2
+    if args.file is None and not args.last:
+        print("nothanks replay: " + _("give a record FILE, or --last for the last game finished here"))
+        return 2
+    try:
+        replay = load(args)
+    except ReplayError as error:
+        print(f"nothanks replay: {error}")
+        return 1
+    except LobbyError as error:
+        print("nothanks replay: " + clean_message(error_sentence(error.code, error.message)))
+        return 1
+    app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

@@ -1,0 +1,26 @@
+"""The bots a player is offered in the app's forms: the four levels, each with what it is like to play against.
+
+The registry in ``nothanks_tui.bots`` holds every bot, including those that exist for tournaments and study
+(``random``, ``threshold``, ``flat``, ``ismcts:N``). A new player choosing an opponent wants a level and one
+line on what it is like, short enough for the new-table dialog at 80 columns. The descriptions are marked with
+``N_``: the app translates them where it shows them, in each player's own language.
+"""
+
+from __future__ import annotations
+
+from ..i18n import N_
+
+LEVELS: tuple[tuple[str, str], ...] = (
+    ("easy", N_("casual, takes what looks cheap")),
+    ("medium", N_("steady, plans ahead a little")),
+    ("hard", N_("strong, reads the whole table")),
+    ("expert", N_("strongest, up to 1 s a move")),
+)
+
+
+def offered_bots(default: str) -> list[tuple[str, str]]:
+    """(name, description) of each level, and the command line's ``default`` bot first when it is not a level
+    (``--bot rules`` offers rules as well)."""
+    names = [name for name, _ in LEVELS]
+    extra = [] if default in names else [(default, N_("chosen on the command line"))]
+    return extra + list(LEVELS)

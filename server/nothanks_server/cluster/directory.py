@@ -1,0 +1,209 @@
+"""The cluster's directory in Redis: live table hosts, the shared lobby listing, and table leases with epochs.
+
+Why Redis holds it: every front must show the same lobby and find the host that owns a table, and when a host
+dies its tables must be taken over by exactly one other. Those are the three things kept here, each with an
+expiry, so a host that dies without a word disappears from all of them by itself:
+
+- presence: ``{prefix}:host:{id}`` holds the host's ``HostInfo`` and expires ``ttl`` after its last heartbeat;
+  ``{prefix}:hosts`` is the set of ids ever announced (the ids whose key expired are dropped from it on reading);
+- the lobby: ``{prefix}:lobby:{id}`` is a hash, table id -> that table's lobby line (the wire's summary, msgpack),
+  replaced whole by its host and expiring with the host's heartbeat;
+- leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``, set only if absent (``SET NX PX``) and renewed by
+  its holder; ``{prefix}:epoch:{table}`` counts the leases ever given for the table, so each owner of a table
+  has a higher epoch than the one before and a store can refuse the writes of an older one (fencing).
+
+Every key is under one prefix, so clusters (and tests) can share a Redis server. Values are msgpack, as on the
+wire. ``redis`` (redis-py) is imported by ``connect`` alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from nothanks_tui.link import TableSummary
+from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
+
+from .settings import DirectoryUnavailable
+
+DEFAULT_PREFIX = "nothanks"
+HOST_TTL = 5.0  # seconds a host stays listed after its last heartbeat (presence.py beats three times as often)
+LEASE_TTL = 5.0  # seconds a table's lease lasts unless renewed
+
+# Atomic on the server (one Lua script each), so two hosts can never both believe they hold a lease.
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. epoch, 'NX', 'PX', ARGV[2])
+return epoch
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """A table host as the others see it: where fronts reach its TCP port, and how many tables it holds."""
+
+    host_id: str
+    address: str  # HOST:PORT of its table connection
+    tables: int = 0
+
+
+@dataclass(frozen=True)
+class Lease:
+    """``owner`` holds ``table_id`` under ``epoch`` until the lease expires (unless renewed)."""
+
+    table_id: str
+    owner: str
+    epoch: int
+
+    @property
+    def value(self) -> str:
+        return f"{self.owner} {self.epoch}"
+
+
+@dataclass(frozen=True)
+class ListedTable:
+    """One line of the shared lobby: a table and the host that holds it."""
+
+    host_id: str
+    summary: TableSummary
+
+
+class Directory:
+    """The directory on one Redis client (``redis.asyncio.Redis``); ``connect(url)`` makes one."""
+
+    def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._acquire = client.register_script(_ACQUIRE)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+
+    @classmethod
+    async def connect(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Directory:
+        """A directory on the Redis server at ``url`` (``redis://HOST:PORT/DB``, ``unix:///PATH``); pings it."""
+        import redis.asyncio  # here, not at the top: a host without a Redis URL never pays for it
+
+        try:
+            client = redis.asyncio.Redis.from_url(url)
+        except ValueError as error:
+            raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
+        try:
+            await client.ping()
+        except redis.RedisError as error:
+            await client.aclose()
+            raise DirectoryUnavailable(f"cannot reach Redis at {url}: {error}") from None
+        return cls(client, prefix)
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    # Presence ---------------------------------------------------------------------------------------------------
+
+    async def announce(self, host: HostInfo, ttl: float = HOST_TTL) -> None:
+        """A heartbeat: ``host`` is alive for ``ttl`` more seconds, and so is its lobby listing."""
+        payload = msgpack.packb({"address": host.address, "tables": host.tables})
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.set(self._key("host", host.host_id), payload, px=_ms(ttl))
+            pipe.sadd(self._key("hosts"), host.host_id)
+            pipe.pexpire(self._key("lobby", host.host_id), _ms(ttl))
+            await pipe.execute()
+
+    async def withdraw(self, host_id: str) -> None:
+        """A host leaving on purpose: it and its tables are no longer listed (its leases expire by themselves)."""
+        await self.client.delete(self._key("host", host_id), self._key("lobby", host_id))
+        await self.client.srem(self._key("hosts"), host_id)
+
+    async def hosts(self) -> list[HostInfo]:
+        """The hosts whose heartbeat has not expired, by id."""
+        ids = sorted(_text(member) for member in await self.client.smembers(self._key("hosts")))
+        if not ids:
+            return []
+        values = await self.client.mget([self._key("host", host_id) for host_id in ids])
+        alive, gone = [], []
+        for host_id, value in zip(ids, values, strict=True):
+            if value is None:
+                gone.append(host_id)
+                continue
+            data = msgpack.unpackb(value)
+            alive.append(HostInfo(host_id, str(data["address"]), int(data["tables"])))
+        if gone:
+            await self.client.srem(self._key("hosts"), *gone)
+        return alive
+
+    async def least_loaded(self) -> HostInfo | None:
+        """Where a new table goes: the live host with the fewest tables (the first id on a tie)."""
+        hosts = await self.hosts()
+        return min(hosts, key=lambda host: (host.tables, host.host_id)) if hosts else None
+
+    # The shared lobby -------------------------------------------------------------------------------------------
+
+    async def publish_tables(self, host_id: str, summaries: list[TableSummary], ttl: float = HOST_TTL) -> None:
+        """Replace ``host_id``'s lines of the lobby with ``summaries`` (they expire with its heartbeat)."""
+        key = self._key("lobby", host_id)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(key)
+            if summaries:
+                pipe.hset(key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries})
+                pipe.pexpire(key, _ms(ttl))
+            await pipe.execute()
+
+    async def lobby(self) -> list[ListedTable]:
+        """Every live host's tables, by host then table id: the same list whichever front asks."""
+        hosts = await self.hosts()
+        async with self.client.pipeline(transaction=False) as pipe:  # one round trip for every host's lines
+            for host in hosts:
+                pipe.hgetall(self._key("lobby", host.host_id))
+            every = await pipe.execute()
+        listed = []
+        for host, lines in zip(hosts, every, strict=True):
+            for table_id in sorted(lines, key=_text):
+                listed.append(ListedTable(host.host_id, summary_from_wire(msgpack.unpackb(lines[table_id]))))
+        return listed
+
+    # Leases -----------------------------------------------------------------------------------------------------
+
+    async def acquire(self, table_id: str, owner: str, ttl: float = LEASE_TTL) -> Lease | None:
+        """Take the lease on ``table_id`` for ``owner`` if nobody holds it: the lease, with the table's next
+        epoch; None if another holds it."""
+        epoch = await self._acquire(
+            keys=[self._key("lease", table_id), self._key("epoch", table_id)], args=[owner, _ms(ttl)]
+        )
+        return None if epoch is None else Lease(table_id, owner, int(epoch))
+
+    async def renew(self, lease: Lease, ttl: float = LEASE_TTL) -> bool:
+        """Extend ``lease`` by ``ttl``; False if it was lost (expired, and maybe taken by another)."""
+        return bool(await self._renew(keys=[self._key("lease", lease.table_id)], args=[lease.value, _ms(ttl)]))
+
+    async def release(self, lease: Lease) -> bool:
+        """Give ``lease`` up (a host draining its tables); False if it was not held any more."""
+        return bool(await self._release(keys=[self._key("lease", lease.table_id)], args=[lease.value]))
+
+    async def holder(self, table_id: str) -> Lease | None:
+        """Who holds ``table_id`` now, if anyone."""
+        value = await self.client.get(self._key("lease", table_id))
+        if value is None:
+            return None
+        owner, _, epoch = _text(value).rpartition(" ")
+        return Lease(table_id, owner, int(epoch))
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

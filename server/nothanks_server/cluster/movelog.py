@@ -1,0 +1,93 @@
+"""Each game's accepted moves in Redis, written only by the table's current lease holder (fenced by its epoch).
+
+Why: a table must outlive its host. If every accepted move is here before its effect is sent (Redis with
+``appendonly yes`` and ``appendfsync always`` answers only once the write is on its disk), the host that takes a
+dead host's table over replays the game to its last accepted move. And a host that lost its lease without knowing
+it (cut off from Redis for longer than the lease, then back) must not add a move after the new owner's: every
+append checks, in the same script that writes, that the writer's lease is still the table's lease, epoch and all.
+
+A game's moves are one list, ``{prefix}:moves:{table}:{game}``, in order; a move's place in it is its index in
+the game (0 for the first). Writing a move at an index that already holds the same move does nothing (a writer
+that did not hear whether its write landed sends it again); a different move there, or a gap before it, is
+refused. So a move is neither lost nor applied twice, whoever sends it again.
+
+This is the store side of docs/scaling.md's step 3; the hosts do not write to it yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgpack
+
+from .directory import Directory, Lease
+
+# KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
+# Returns the number of moves added, or -1 (not the lease holder), -2 (a gap), -3 (another move at an index).
+_APPEND = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local have = redis.call('LLEN', KEYS[2])
+local first = tonumber(ARGV[2])
+if first > have then return -2 end
+local added = 0
+for i = 3, #ARGV do
+  local index = first + i - 3
+  if index < have then
+    if redis.call('LINDEX', KEYS[2], index) ~= ARGV[i] then return -3 end
+  else
+    redis.call('RPUSH', KEYS[2], ARGV[i])
+    added = added + 1
+  end
+end
+return added
+"""
+
+
+class Fenced(Exception):
+    """The writer does not hold the table's lease (any more): another host may own the table now."""
+
+
+class MoveConflict(Exception):
+    """The moves do not continue the game's log: a gap before them, or other moves where they would go."""
+
+
+@dataclass(frozen=True)
+class LoggedMove:
+    seat: int
+    action: str
+    state_id: int  # the state the move was made on (the table's own check against stale moves)
+
+
+class MoveLog:
+    """The move lists of a cluster, in the directory's Redis, under its prefix."""
+
+    def __init__(self, directory: Directory) -> None:
+        self.directory = directory
+        self._append = directory.client.register_script(_APPEND)
+
+    def _key(self, table_id: str, game_no: int) -> str:
+        return f"{self.directory.prefix}:moves:{table_id}:{game_no}"
+
+    async def append(self, lease: Lease, game_no: int, first: int, moves: Sequence[LoggedMove]) -> int:
+        """Write ``moves`` at indexes ``first``, ``first + 1``... of game ``game_no`` of ``lease``'s table, if the
+        lease is still the table's; how many were new. Raises ``Fenced`` or ``MoveConflict`` (nothing written)."""
+        packed = [msgpack.packb((move.seat, move.action, move.state_id)) for move in moves]
+        added = int(
+            await self._append(
+                keys=[self.directory._key("lease", lease.table_id), self._key(lease.table_id, game_no)],
+                args=[lease.value, first, *packed],
+            )
+        )
+        if added == -1:
+            raise Fenced(f"{lease.owner} no longer holds {lease.table_id} under epoch {lease.epoch}")
+        if added < 0:
+            raise MoveConflict(f"moves from index {first} do not continue game {game_no} of {lease.table_id}")
+        return added
+
+    async def moves(self, table_id: str, game_no: int) -> list[LoggedMove]:
+        """Every accepted move of the game, in order (what a host taking the table over replays)."""
+        return [
+            LoggedMove(*msgpack.unpackb(item))
+            for item in await self.directory.client.lrange(self._key(table_id, game_no), 0, -1)
+        ]

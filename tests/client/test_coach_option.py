@@ -1,0 +1,45 @@
+"""The coach as a table option at a host: ticked in the lobby's new-table dialog, shown to everyone at the table
+(waiting room, lobby list, title bar), and the key then works there (in-process host: the same Table)."""
+
+from __future__ import annotations
+
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.inprocess import InProcessLobby
+from nothanks_tui.client.netlaunch import NetApp, first_screen_for
+from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
+from nothanks_tui.client.screens.table import TableScreen, TitleBar
+from nothanks_tui.client.screens.waiting import WaitingScreen
+from nothanks_tui.client.widgets.forms import TickBox
+
+from .ui_helpers import wait_until
+
+
+async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1, default_bot="rules"))
+    player = InProcessLobby(lobby, "alice")
+    await player.start()
+    app = NetApp(first_screen_for(player, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewTableScreen), "the dialog")
+        app.screen.query_one("#coach", TickBox).value = True
+        await pilot.click("#create")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        waiting = app.screen
+        await wait_until(pilot, lambda: waiting.waiting is not None, "the seats")
+        assert waiting.waiting.coach
+        assert "(coach)" in str(waiting.query_one("#waiting-title").render())
+        [summary] = lobby.tables()
+        assert summary.coach
+        for _ in range(2):
+            await pilot.press("b")
+        await wait_until(pilot, lambda: waiting.waiting.can_start, "every seat filled")
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.table is not None, "table")
+        table = app.screen
+        assert table.table.coach and "coach" in table.query_one(TitleBar).render().plain
+        await wait_until(pilot, lambda: bool(table.table.view.legal), "my turn")
+        await pilot.press("i")
+        await wait_until(pilot, lambda: any("Coach" in str(n.title) for n in app._notifications), "the advice")
+    lobby.close()
