@@ -94,7 +94,9 @@ def current_language() -> str:
 
 
 def _(message: str) -> str:
-    """``message`` in the current language."""
+    """``message`` in the current language (in its context when it was marked with ``NC_``)."""
+    if isinstance(message, InContext):
+        return catalog(_active.get(_PROCESS).language).pgettext(message.context, message)
     return catalog(_active.get(_PROCESS).language).gettext(message)
 
 
@@ -106,3 +108,25 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:
     """Mark ``message`` for translation without translating it now: ``_`` translates it where it is shown."""
     return message
+
+
+class InContext(str):
+    """A marked constant that is translated in ``context`` (a word English uses in two senses, such as a replay's
+    "Start", its first move, beside the start screen's "Start", which begins a game)."""
+
+    context: str
+
+    def __new__(cls, context: str, message: str) -> InContext:
+        marked = super().__new__(cls, message)
+        marked.context = context
+        return marked
+
+
+def NC_(context: str, message: str) -> str:
+    """``N_`` for a word that needs its ``context`` to be translated; ``_`` then translates it in that context."""
+    return InContext(context, message)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` as meant in ``context``, in the current language."""
+    return catalog(_active.get(_PROCESS).language).pgettext(context, message)

@@ -32,7 +32,7 @@ SOURCES = (ROOT / "nothanks_tui", ROOT / "server" / "nothanks_server")
 LOCALE_DIR = ROOT / "nothanks_tui" / "locale"
 DOMAIN = "nothanks"
 TRANSLATED = ("fr", "es")  # English is the source
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "NC_": ((1, "c"), 2), "pgettext": ((1, "c"), 2)}
 PLURAL_FORMS = {"fr": "nplurals=2; plural=(n > 1);", "es": "nplurals=2; plural=(n != 1);"}
 
 

@@ -9,6 +9,7 @@ remove their ``#, fuzzy`` line), then ``update`` again, which compiles the .mo f
 from __future__ import annotations
 
 import ast
+import contextvars
 import gettext
 import importlib.util
 import re
@@ -131,3 +132,15 @@ def test_fuzzy_and_empty_entries_count_as_missing():
     catalog.add(("{count} chip", "{count} chips"), ("{count} jeton", ""))
     lacking = {message.id if isinstance(message.id, str) else message.id[0] for message in tool.missing(catalog)}
     assert lacking == {"Guessed", "Empty", "{count} chip"}
+
+
+def test_a_word_marked_in_context_is_translated_in_that_context():
+    """The replay's "Start" (its first move) is not the start screen's "Start" (begin a game)."""
+
+    def words(language: str) -> tuple[str, str]:
+        i18n.use_language(language)
+        return i18n._(i18n.NC_("replay", "Start")), i18n._("Start")
+
+    assert contextvars.copy_context().run(words, "fr") == ("Début", "Lancer")
+    assert contextvars.copy_context().run(words, "es") == ("Inicio", "Empezar")
+    assert contextvars.copy_context().run(words, "en") == ("Start", "Start")

@@ -84,7 +84,11 @@ class TitleBar(TableView):
                 parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
                 parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
-        return [Content.assemble(*parts)]
+        line = Content.assemble(*parts)
+        if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
+            closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
+            line = Content.assemble(*closer)
+        return [line]
 
 
 class TableScreen(SteadyScreen[None]):

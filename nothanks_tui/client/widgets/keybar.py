@@ -23,9 +23,10 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-from ...i18n import _
+from ...i18n import N_, _
 
 GREYED = Style(dim=True)
+TEXTUAL_DESCRIPTIONS = (N_("Dismiss menu"),)  # Textual's own bindings this bar shows (an open Select's Esc)
 STRIPS_KEPT = 8  # drawn bars kept for reuse (a screen shows two or three)
 
 
