@@ -87,7 +87,7 @@ async def test_two_apps_in_one_process_each_speak_their_own_language_footers_inc
             seen[name + " status"] = screen_text(app)
 
     await asyncio.gather(run(french, "fr"), run(spanish, "es"))
-    assert "Prendre" in seen["fr"] and "Non merci !" in seen["fr"] and "Règles" in seen["fr"]
+    assert "Prendre" in seen["fr"] and "Non merci !" in seen["fr"] and "Aide" in seen["fr"]
     assert "Tomar" in seen["es"] and "¡No, gracias!" in seen["es"] and "Reglas" in seen["es"]
     assert "Pioche" in seen["fr status"] and "Mazo" in seen["es status"]
     assert i18n.current_language() == "en"  # and the test's own task still speaks English
@@ -100,10 +100,10 @@ async def test_ctrl_l_on_the_start_screen_changes_the_language_and_remembers_it(
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
         assert "Next tab" in footer(app) and "Language" in footer(app)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: "Onglet suivant" in footer(app), "the footer in French")
+        await wait_until(pilot, lambda: "Onglet" in footer(app), "the footer in French")
         assert app.language == "fr"
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: "Otra pestaña" in footer(app), "the footer in Spanish")
+        await wait_until(pilot, lambda: "Pestaña" in footer(app), "the footer in Spanish")
     assert json.loads((tmp_path / "start.json").read_text())["language"] == "es"
     assert Remembered(tmp_path / "start.json").language == "es"
 
