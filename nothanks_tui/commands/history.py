@@ -14,7 +14,6 @@ from pathlib import Path
 from nothanks_server.history import StoreHistory
 
 from .. import paths
-from ..client.error_sentences import error_sentence
 from ..client.history_app import HistoryApp
 from ..client.replaying import Replay, ReplayError, load_replay, read_record_file
 from ..client.safe_text import clean_message
@@ -72,7 +71,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"nothanks replay: {error}")
         return 1
     except LobbyError as error:
-        print("nothanks replay: " + clean_message(error_sentence(error.code, error.message)))
+        print("nothanks replay: " + clean_message(error.message))  # (this machine's own store says what is wrong)
         return 1
     app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
     result = app.run()

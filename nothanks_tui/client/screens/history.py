@@ -89,8 +89,7 @@ class HistoryScreen(SteadyScreen[None]):
         try:
             page = await self.source.list_games(len(self.games), HISTORY_PAGE)
         except LobbyError as error:
-            reason = clean_message(error_sentence(error.code, error.message))
-            self._say(_("The history cannot be read: {reason}").format(reason=reason))
+            self._say(_("The history cannot be read: {reason}").format(reason=clean_message(error.message)))
             return
         finally:
             self._loading = False

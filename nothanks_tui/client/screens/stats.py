@@ -17,7 +17,6 @@ from textual.widgets import DataTable, Static
 from ...i18n import N_, _
 from ...link import LobbyError
 from ...link.history import HistorySource, PlayerStats
-from ..error_sentences import error_sentence
 from ..presentation import number
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
@@ -97,8 +96,7 @@ class StatsScreen(SteadyScreen[None]):
         try:
             rows = await self.source.player_stats()
         except LobbyError as error:
-            reason = clean_message(error_sentence(error.code, error.message))
-            note.update(Text(_("The statistics cannot be read: {reason}").format(reason=reason)))
+            note.update(Text(_("The statistics cannot be read: {reason}").format(reason=clean_message(error.message))))
             return
         self.rows = rows
         table = self.query_one("#stats", DataTable)
