@@ -415,6 +415,7 @@ def run_one(args: argparse.Namespace, clients: int, think: float, records: str) 
             "0",
             "--bot-pace",
             "0",
+            "--no-advertise",  # the LAN advertisement (zeroconf) is measured apart: docs/benchmarks.md
             "--turn-timer",
             "off",
             "--rate-limit",
