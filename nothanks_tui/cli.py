@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 
 from . import __version__
@@ -14,6 +15,7 @@ from .commands import simulate as simulate_command
 from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+from .i18n import LANGUAGES, _, choose_language, use_language
 
 
 def non_negative(text: str) -> float:
@@ -23,12 +25,26 @@ def non_negative(text: str) -> float:
     return value
 
 
+LANG_HELP = (
+    "the game's language: " + ", ".join(LANGUAGES) + " (default: the one last chosen on the start screen, else "
+    "LC_ALL, LC_MESSAGES or LANG, else English)"
+)
+
+
+def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--lang`` on ``nothanks`` itself and on each command that opens the game's screens."""
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default=None if top else argparse.SUPPRESS, metavar="LANG", help=LANG_HELP
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nothanks",
         description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
     )
     parser.add_argument("--version", action="version", version=f"nothanks {__version__}")
+    add_lang_option(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     play = sub.add_parser("play", help="play against bots at one table in this terminal")
@@ -45,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
     )
-    play.add_argument("--name", default="you", help="your display name")
+    play.add_argument("--name", default=None, help="your display name (default: you, in your language)")
+    add_lang_option(play)
     play.add_argument(
         "--bot-pace",
         type=non_negative,
@@ -60,17 +77,28 @@ def build_parser() -> argparse.ArgumentParser:
     advise_command.add_parser(sub)
     net_command.add_parsers(sub, players)
     history_command.add_parsers(sub)
+    for name in ("host", "join", "history", "replay"):
+        add_lang_option(sub.choices[name])
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    use_language(choose_language(args.lang, remembered_language(), os.environ))  # every app and message after this
     command = COMMANDS.get(args.command)
     if command is not None:
         return command(args)
     from .commands.play import run_start_screen
 
     return run_start_screen()
+
+
+def remembered_language() -> str | None:
+    """The language last chosen on the start screen (kept with the player's other choices), if any."""
+    from . import paths
+    from .client.remembered import Remembered
+
+    return Remembered(paths.config_dir() / "start.json").language
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -82,7 +110,7 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         open_chips=args.open_chips,
         tactical=args.tactical,
-        name=args.name,
+        name=args.name or _("you"),
         bot_pace=args.bot_pace,
     )
 

@@ -1,26 +1,47 @@
 """The words players read, in their language: English, French or Spanish, from standard gettext catalogs.
 
 Every string shown to a player goes through ``_`` (or ``ngettext``). A string that must be written where no
-language is known yet (a class attribute, a module constant) is marked with ``N_`` and translated with ``_``
-where it is shown.
+language is known yet (a class attribute, a module constant, a binding's description) is marked with ``N_`` and
+translated with ``_`` where it is shown.
 
 The language is per player, not per process: an SSH worker runs many players' apps on one event loop. So the
 active language is held in a context variable that each app sets as it starts (the way Textual holds its
-active app); every task the app spawns afterwards inherits it. A leaf module: every layer may import it.
+active app); every task the app spawns afterwards inherits it. The variable holds a small mutable ``Speaking``
+rather than the language itself, so that a player who changes language (the start or welcome screen) changes it
+for every task of their app at once (``switch_language``), and for no other app. A leaf module: every layer may
+import it.
+
+Catalogs: ``locale/<lang>/LC_MESSAGES/nothanks.po`` (kept in the repository, written by ``scripts/i18n``) and the
+compiled ``nothanks.mo`` beside it, installed with the package.
 """
 
 from __future__ import annotations
 
 import gettext
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 
 DOMAIN = "nothanks"
 LANGUAGES = ("en", "fr", "es")  # English first: the fallback
+LANGUAGE_NAMES = {"en": "English", "fr": "Français", "es": "Español"}  # each in its own language
 LOCALE_DIR = Path(__file__).parent / "locale"
+LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX order: the first set one decides
 
 _catalogs: dict[str, gettext.NullTranslations] = {}
-_active: ContextVar[str] = ContextVar("nothanks_language", default="en")
+
+
+class Speaking:
+    """The language of one app (one player): shared by every task the app runs, changed in place."""
+
+    __slots__ = ("language",)
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+
+_PROCESS = Speaking("en")  # the language outside any app (the command line's own messages, until one is chosen)
+_active: ContextVar[Speaking] = ContextVar("nothanks_language")
 
 
 def catalog(language: str) -> gettext.NullTranslations:
@@ -33,26 +54,79 @@ def catalog(language: str) -> gettext.NullTranslations:
     return _catalogs[language]
 
 
+def known_language(language: str | None) -> str | None:
+    """``language`` as one of ours (``fr``, ``fr_FR.UTF-8``, ``es-ES``, ``ES`` -> ``fr``/``es``), or None."""
+    if not language:
+        return None
+    code = language.strip().split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    return code if code in LANGUAGES else None
+
+
+def language_from_environment(environ: Mapping[str, str]) -> str:
+    """The language a locale environment asks for: the first of LC_ALL, LC_MESSAGES, LANG that is set, as POSIX
+    reads them (``C``, ``POSIX`` or a language we do not have: English)."""
+    for variable in LOCALE_VARIABLES:
+        value = environ.get(variable, "")
+        if value:
+            return known_language(value) or "en"
+    return "en"
+
+
+def choose_language(explicit: str | None, remembered: str | None, environ: Mapping[str, str]) -> str:
+    """``--lang`` if given, else what the player chose last time, else the locale's, else English."""
+    return known_language(explicit) or known_language(remembered) or language_from_environment(environ)
+
+
 def use_language(language: str) -> None:
-    """Make ``language`` the one this task (and every task it starts from now on) speaks."""
-    _active.set(language if language in LANGUAGES else "en")
+    """Make ``language`` the one this task (and every task it starts from now on) speaks, apart from any other
+    task's: call it as an app (a player) starts."""
+    _active.set(Speaking(known_language(language) or "en"))
+
+
+def switch_language(language: str) -> None:
+    """Change the language of this task's app: every task sharing its ``use_language`` speaks ``language`` now."""
+    _active.get(_PROCESS).language = known_language(language) or "en"
 
 
 def current_language() -> str:
     """The language of the running task: ``en``, ``fr`` or ``es``."""
-    return _active.get()
+    return _active.get(_PROCESS).language
 
 
 def _(message: str) -> str:
-    """``message`` in the current language."""
-    return catalog(_active.get()).gettext(message)
+    """``message`` in the current language (in its context when it was marked with ``NC_``)."""
+    if isinstance(message, InContext):
+        return catalog(_active.get(_PROCESS).language).pgettext(message.context, message)
+    return catalog(_active.get(_PROCESS).language).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form that suits ``count``, in the current language."""
-    return catalog(_active.get()).ngettext(singular, plural, count)
+    return catalog(_active.get(_PROCESS).language).ngettext(singular, plural, count)
 
 
 def N_(message: str) -> str:
     """Mark ``message`` for translation without translating it now: ``_`` translates it where it is shown."""
     return message
+
+
+class InContext(str):
+    """A marked constant that is translated in ``context`` (a word English uses in two senses, such as a replay's
+    "Start", its first move, beside the start screen's "Start", which begins a game)."""
+
+    context: str
+
+    def __new__(cls, context: str, message: str) -> InContext:
+        marked = super().__new__(cls, message)
+        marked.context = context
+        return marked
+
+
+def NC_(context: str, message: str) -> str:
+    """``N_`` for a word that needs its ``context`` to be translated; ``_`` then translates it in that context."""
+    return InContext(context, message)
+
+
+def pgettext(context: str, message: str) -> str:
+    """``message`` as meant in ``context``, in the current language."""
+    return catalog(_active.get(_PROCESS).language).pgettext(context, message)

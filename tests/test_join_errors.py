@@ -135,7 +135,7 @@ async def test_the_join_tab_says_what_went_wrong_and_stays_open(monkeypatch, tmp
             app.screen.query_one("#start-modes", TabbedContent).active = "mode-2"
             await pilot.pause()
             form = app.screen.forms[2]
-            for port, words in ((silent_port, "did not answer"), (http_port, "not a nothanks host")):
+            for port, words in ((silent_port, "did not answer"), (http_port, "not a No Thanks! host")):
                 form.query_one("#address", Input).value = f"127.0.0.1:{port}"
                 await pilot.press("ctrl+s")
                 await wait_until(

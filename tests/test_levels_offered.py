@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from types import SimpleNamespace
 
 from nothanks_server.ssh.game import make_app_factory
 from nothanks_server.ssh.settings import WorkerPlan
@@ -46,5 +47,5 @@ def test_the_ssh_new_table_dialog_offers_the_levels_and_the_servers_bot(tmp_path
     assert settings.default_bot == "hard"
     assert [name for name, _description in settings.bot_choices] == ["easy", "medium", "hard", "expert"]
     plan = WorkerPlan(slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=1, data_dir=tmp_path, log_level=0)
-    app = make_app_factory(plan)(object())  # type: ignore[arg-type]
+    app = make_app_factory(plan)(SimpleNamespace(language="en"))  # type: ignore[arg-type]  (the player's language)
     assert app.bot_choices == settings.bot_choices and app.default_bot == "hard"

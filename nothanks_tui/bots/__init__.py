@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..i18n import N_
 from .base import Bot
 from .ismcts import ismcts_bot, ismcts_with
 from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
@@ -22,7 +23,8 @@ _PARAMS: dict[str, ParamFactory] = {}
 
 
 def register(name: str, factory: BotFactory, description: str, with_param: ParamFactory | None = None) -> None:
-    """Make a bot available by ``name`` (and as ``name:SETTING`` when ``with_param`` is given)."""
+    """Make a bot available by ``name`` (and as ``name:SETTING`` when ``with_param`` is given); ``description``
+    marked with ``N_`` (players read it, translated, where they choose a bot)."""
     _REGISTRY[name] = (factory, description)
     if with_param is not None:
         _PARAMS[name] = with_param
@@ -55,14 +57,16 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-register("random", RandomBot, "takes or passes at random")
-register("threshold", ThresholdBot, "takes when the card costs it no more than the chips on it")
-register("rules", RuleBot, "rule-based: weighs runs, bridging, the pot and its chip reserve")
-register("easy", EasyBot, "level easy: a casual player who takes cards that look cheap enough")
-register("medium", medium_bot, "level medium: a quick search over a few possible decks")
-register("hard", hard_bot, "level hard: a tree search over possible decks that reads its rivals' habits")
-register("expert", expert_bot, "level expert: hard's search ten times deeper, a fraction of a second a move")
-register("flat", flat_bot, "flat Monte Carlo over up to 240 possible decks: the hard level until issue 15")
-register("ismcts", ismcts_bot, "information-set MCTS, random playouts; ismcts:N for N iterations (400)", ismcts_with)
+register("random", RandomBot, N_("takes or passes at random"))
+register("threshold", ThresholdBot, N_("takes when the card costs it no more than the chips on it"))
+register("rules", RuleBot, N_("rule-based: weighs runs, bridging, the pot and its chip reserve"))
+register("easy", EasyBot, N_("level easy: a casual player who takes cards that look cheap enough"))
+register("medium", medium_bot, N_("level medium: a quick search over a few possible decks"))
+register("hard", hard_bot, N_("level hard: a tree search over possible decks that reads its rivals' habits"))
+register("expert", expert_bot, N_("level expert: hard's search ten times deeper, a fraction of a second a move"))
+register("flat", flat_bot, N_("flat Monte Carlo over up to 240 possible decks: the hard level until issue 15"))
+register(
+    "ismcts", ismcts_bot, N_("information-set MCTS, random playouts; ismcts:N for N iterations (400)"), ismcts_with
+)
 
 __all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]

@@ -20,6 +20,7 @@ from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 
+from ..i18n import LANGUAGES, N_, _, current_language, switch_language, use_language
 from ..link import TableConnection
 from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
@@ -63,7 +64,7 @@ class NoThanksApp(App[int]):
     CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss", STYLES / "history.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True)]
 
     def __init__(
         self,
@@ -76,14 +77,17 @@ class NoThanksApp(App[int]):
         remembered: Remembered | None = None,
         bot_choices: Sequence[tuple[str, str]] = (),
         default_bot: str = "",
+        language: str | None = None,
         host_browser: Callable[[], HostBrowser] | None = None,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
-        it for a player's own terminal; never inside a host process, such as an SSH session's app).
+        it for a player's own terminal; never inside a host process, such as an SSH session's app). ``language``:
+        the player's (``en``, ``fr``, ``es``); None: the language of the task that runs the app.
         ``host_browser``: how the Join tab finds hosts on the LAN (the command line gives zeroconf's; None: it
         does not look)."""
         super().__init__(**kwargs)
+        self.language = language
         self._exit_on_signals = exit_on_signals
         self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
         self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
@@ -122,6 +126,26 @@ class NoThanksApp(App[int]):
         if connection is not None:
             return first_screen(TableScreen(connection))
         return first_screen(StartScreen(self._start_forms))
+
+    def on_load(self) -> None:
+        """Speak the player's language in every task of this app, and in no other app's (the SSH front runs many
+        apps on one loop): Textual sends Load in the app's own task before it starts any other."""
+        language = self.language or current_language()
+        use_language(language)
+        self.language = current_language()
+
+    def change_language(self, language: str) -> None:
+        """Speak ``language`` from now on (every screen opened later; the caller redraws the one on top), and
+        remember it where the player's choices are kept."""
+        switch_language(language)
+        self.language = current_language()
+        if self.remembered is not None:
+            self.remembered.remember_language(self.language)
+
+    def next_language(self) -> str:
+        """The language after this app's, in ``LANGUAGES`` order (what Ctrl-L switches to)."""
+        language = self.language or current_language()
+        return LANGUAGES[(LANGUAGES.index(language) + 1) % len(LANGUAGES)] if language in LANGUAGES else "en"
 
     def on_mount(self) -> None:
         if not self._exit_on_signals:
@@ -218,7 +242,7 @@ class NoThanksApp(App[int]):
             loop.remove_signal_handler(signum)
         self._signals_handled.clear()
         if self.hosting is not None:
-            await self.hosting.close("the host was stopped")
+            await self.hosting.close(N_("the host was stopped"))
 
     async def action_quit(self) -> None:
         """Ctrl-Q: quit, asking first while a game is on or when others play at this app's host; a second Ctrl-Q
@@ -231,8 +255,8 @@ class NoThanksApp(App[int]):
             if leave:
                 await self._quit_now()
 
-        text = HOST_WARNING if self.is_host else "The game is not over. [y] quit, [n] keep playing."
-        self.push_screen(ConfirmQuitScreen("Quit No Thanks!?", text), answered)
+        text = _(HOST_WARNING) if self.is_host else _("The game is not over. [y] quit, [n] keep playing.")
+        self.push_screen(ConfirmQuitScreen(_("Quit No Thanks!?"), text), answered)
 
     def _quit_needs_asking(self) -> bool:
         if self.is_host:

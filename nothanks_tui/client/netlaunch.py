@@ -14,8 +14,10 @@ from typing import Any
 
 from textual.screen import Screen
 
+from ..i18n import _
 from ..link import LobbyConnection, LobbyError, TableConnection
 from .app import NoThanksApp, first_screen
+from .error_sentences import error_sentence
 from .remembered import login_name
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -77,7 +79,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     try:
         await lobby.start()
     except LobbyError as error:
-        print(f"nothanks join: {clean_message(error.message)}")
+        print("nothanks join: " + clean_message(error_sentence(error.code, error.message)))
         return 1
     connection = await remember_and_resume(lobby, tokens, key)
     # leaving the resumed table: the lobby, which knows the seat is ours
@@ -88,7 +90,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     finally:
         await lobby.close()
     if lobby.closed_reason and lobby.closed_reason != "disconnected":
-        print(f"nothanks join: {clean_message(lobby.closed_reason)}")
+        print("nothanks join: " + clean_message(_(lobby.closed_reason)))
     return app.return_code or 0
 
 

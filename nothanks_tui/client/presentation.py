@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
+from ..i18n import N_, _, ngettext
 from ..link import SeatInfo, errors
 from .safe_text import display_name
 
@@ -20,27 +21,46 @@ TURN_MARKER = "▶"
 HIDDEN_CHIPS = "?"
 
 REFUSAL_NOTICES: dict[str, str] = {
-    errors.NOT_SEATED: "You are watching this table: spectators do not play.",
-    errors.NOT_YOUR_TURN: f"Not your turn yet: wait for the {TURN_MARKER} to reach you.",
-    errors.NO_CHIPS: "You have no chips left, so you cannot say No thanks!: you must take (press t).",
+    errors.NOT_SEATED: N_("You are watching this table: spectators do not play."),
+    errors.NOT_YOUR_TURN: N_("Not your turn yet: wait for the ▶ to reach you."),
+    errors.NO_CHIPS: N_("You have no chips left, so you cannot say No thanks!: you must take (press t)."),
 }
-"""What a greyed play key says when pressed, by the code the view gives for its action. A code without a sentence
-(``game_over``: the scores are on screen) says nothing."""
+"""What a greyed play key says when pressed (translate with ``_``), by the code the view gives for its action. A
+code without a sentence (``game_over``: the scores are on screen) says nothing."""
+
+VARIANTS = {"standard": N_("standard"), "tactical": N_("tactical")}  # the engine's variant names, as players read them
 
 
 def plural(count: int, word: str) -> str:
+    """English only ("3 chips"): words players read use ``chips_count``, ``cards_count``, ``points_count``."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def chips_count(count: int) -> str:
+    """ "1 chip", "3 chips", in the player's language."""
+    return ngettext("{count} chip", "{count} chips", count).format(count=count)
+
+
+def cards_count(count: int) -> str:
+    """ "1 card", "3 cards", in the player's language."""
+    return ngettext("{count} card", "{count} cards", count).format(count=count)
+
+
+def points_count(count: int) -> str:
+    """ "1 point", "3 points" (``count`` >= 0), in the player's language."""
+    return ngettext("{count} point", "{count} points", count).format(count=count)
 
 
 def points_text(value: int) -> str:
     """ "1 point", "−3 points" (with a real minus sign)."""
-    word = "point" if abs(value) == 1 else "points"
-    return f"{value} {word}" if value >= 0 else f"−{-value} {word}"
+    text = points_count(abs(value))
+    return text if value >= 0 else f"−{text}"
 
 
 def you_tag(name: str) -> str:
     """The marker after your own name, unless your name already says it."""
-    return "" if name.casefold() == "you" else " (you)"
+    you = _("you")
+    return "" if name.casefold() in ("you", you.casefold()) else f" ({you})"
 
 
 def number(value: int) -> str:
@@ -61,11 +81,11 @@ def run_text(run: Sequence[int]) -> str:
     return "-".join(str(card) for card in run)
 
 
-def hand_lines(cards: Sequence[int], width: int, empty: str = "no cards") -> list[Content]:
+def hand_lines(cards: Sequence[int], width: int, empty: str | None = None) -> list[Content]:
     """Cards as the rules group them (runs joined, 14-15-16 in bold, apart from isolated cards), in lines of at most
-    ``width`` cells; a run is never split unless it alone is wider."""
+    ``width`` cells; a run is never split unless it alone is wider. ``empty``: what no cards shows ("no cards")."""
     if not cards:
-        return [Content.styled(empty, "dim")]
+        return [Content.styled(_("no cards") if empty is None else empty, "dim")]
     width = max(1, width)
     lines: list[list[tuple[str, str]]] = [[]]
     used = 0
@@ -98,7 +118,7 @@ def indented(prefix: Content, lines: Sequence[Content]) -> Content:
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
         return display_name(seats[seat].name, max_cells)
-    return f"seat {seat + 1}"
+    return _("seat {number}").format(number=seat + 1)
 
 
 def logged_moves(moves: Sequence[Move], rows: int) -> list[Move]:
@@ -124,8 +144,15 @@ def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
     """One log line: "bo: No thanks! (27, 3 on it)" (chips on the card after paying) or "cy took 27 with 4 chips"."""
     name = seat_name(seats, move.seat, 10)
     if move.action is Action.PASS:
-        return Content.assemble((name, "bold"), f": No thanks! ({move.card}, {move.pot + 1} on it)")
-    return Content.assemble((name, "bold"), f" took {move.card} with {plural(move.pot, 'chip')}")
+        return Content.assemble(
+            (name, "bold"), _(": No thanks! ({card}, {chips} on it)").format(card=move.card, chips=move.pot + 1)
+        )
+    return Content.assemble(
+        (name, "bold"),
+        ngettext(" took {card} with {count} chip", " took {card} with {count} chips", move.pot).format(
+            card=move.card, count=move.pot
+        ),
+    )
 
 
 def chips_text(view: PlayerView, seat: int) -> str:
@@ -136,12 +163,12 @@ def chips_text(view: PlayerView, seat: int) -> str:
 def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
     """Whose turn it is, with a marker so it never depends on colour."""
     if view.finished:
-        return Content.styled("Game over", "bold")
+        return Content.styled(_("Game over"), "bold")
     if view.legal:
         if view.refusal(Action.PASS) == errors.NO_CHIPS:
-            return Content.styled(f"{TURN_MARKER} Your turn: no chips, you must take", "bold reverse")
-        return Content.styled(f"{TURN_MARKER} Your turn", "bold reverse")
-    return Content.assemble(f"{TURN_MARKER} ", (seat_name(seats, view.to_move), "bold"), " to play…")
+            return Content.styled(f"{TURN_MARKER} " + _("Your turn: no chips, you must take"), "bold reverse")
+        return Content.styled(f"{TURN_MARKER} " + _("Your turn"), "bold reverse")
+    return Content.assemble(f"{TURN_MARKER} ", (seat_name(seats, view.to_move), "bold"), _(" to play…"))
 
 
 def _touching_runs(hand: Sequence[int], card: int) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
@@ -162,14 +189,14 @@ def take_effect(view: PlayerView) -> str:
     if cost is None or card is None:
         return ""
     below, above = _touching_runs(view.my_hand, card)
-    points = plural(abs(cost), "point")
+    points = points_count(abs(cost))
     amount = f"+{points}" if cost >= 0 else f"−{points}"
     if below and above:
-        return f"bridges {run_text(below)} and {run_text(above)}: {amount}"
+        return _("bridges {low} and {high}: {amount}").format(low=run_text(below), high=run_text(above), amount=amount)
     if below:
-        return f"extends {run_text(below)}: {amount}"
+        return _("extends {run}: {amount}").format(run=run_text(below), amount=amount)
     if above:
-        return f"extends {run_text(above)} down: {amount}"
+        return _("extends {run} down: {amount}").format(run=run_text(above), amount=amount)
     return amount
 
 
@@ -180,20 +207,23 @@ def take_choice(view: PlayerView) -> Content:
         return Content("")
     net = cost - view.pot
     return Content.assemble(
-        (f"Take {view.card}", "bold"),
-        f": {take_effect(view)}, {signed(view.pot)} {'chip' if view.pot == 1 else 'chips'}",
-        f" → score {signed(net)}",
+        (_("Take {card}").format(card=view.card), "bold"),
+        _(": {effect}, {chips}").format(
+            effect=take_effect(view),
+            chips=ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),
+        ),
+        _(" → score {signed}").format(signed=signed(net)),
     )
 
 
 def pass_choice(view: PlayerView) -> Content:
     """ "No thanks!: −1 chip (7 left)", or why you cannot say it (the view's ``no_chips``)."""
     if view.refusal(Action.PASS) == errors.NO_CHIPS:
-        return Content.assemble(("No thanks!", "bold strike"), ": impossible with no chips, you must take")
+        return Content.assemble((_("No thanks!"), "bold strike"), _(": impossible with no chips, you must take"))
     chips = view.my_chips or 0
     if chips <= 0:  # not your turn, and nothing to pay with when it comes
-        return Content.assemble(("No thanks!", "bold"), ": no chip to pay with")
-    return Content.assemble(("No thanks!", "bold"), f": −1 chip → score +1 ({chips - 1} left)")
+        return Content.assemble((_("No thanks!"), "bold"), _(": no chip to pay with"))
+    return Content.assemble((_("No thanks!"), "bold"), _(": −1 chip → score +1 ({left} left)").format(left=chips - 1))
 
 
 def my_score_content(view: PlayerView) -> Content:
@@ -201,7 +231,8 @@ def my_score_content(view: PlayerView) -> Content:
     chips = view.my_chips or 0
     result = breakdown(view.my_hand, chips)
     return Content.assemble(
-        (f"score {number(result.score)}", "bold"), f" (cards {result.card_total} − {plural(chips, 'chip')})"
+        (_("score {score}").format(score=number(result.score)), "bold"),
+        _(" (cards {total} − {chips})").format(total=result.card_total, chips=chips_count(chips)),
     )
 
 

@@ -1,4 +1,4 @@
-"""What the start screen remembers between runs: your name, and the last choices made in each of its tabs.
+"""What the start screen remembers between runs: your name, your language, and the last choices made in each tab.
 
 A player who types their name once, or always plays five players against `hard` bots, should not have to say so
 again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
@@ -20,6 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..i18n import LANGUAGES
+
 FieldValue = str | int | bool
 
 
@@ -37,6 +39,7 @@ class Remembered:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.name: str | None = None
+        self.language: str | None = None  # chosen on the start screen (Ctrl-L); None: from --lang or the locale
         self.choices: dict[str, dict[str, FieldValue]] = {}
         self.preferences: dict[str, FieldValue] = {}  # chat_muted, bell, ...
         self._load()
@@ -51,6 +54,9 @@ class Remembered:
         name = data.get("name")
         if isinstance(name, str) and name.strip():
             self.name = name[:20]
+        language = data.get("language")
+        if isinstance(language, str) and language in LANGUAGES:
+            self.language = language
         choices = data.get("choices")
         if isinstance(choices, dict):
             for form, fields in choices.items():
@@ -75,6 +81,12 @@ class Remembered:
         self.choices[form] = dict(fields)
         self._save()
 
+    def remember_language(self, language: str) -> None:
+        """Keep the language the player chose, and write the file."""
+        if language in LANGUAGES:
+            self.language = language
+            self._save()
+
     def prefer(self, key: str, value: FieldValue) -> None:
         """Keep one preference (``chat_muted``, ``bell``...) and write the file (quietly giving up if it cannot)."""
         self.preferences[key] = value
@@ -90,7 +102,7 @@ class Remembered:
         self.prefer("bell", on)
 
     def _save(self) -> None:
-        data = {"name": self.name, "choices": self.choices, "preferences": self.preferences}
+        data = {"name": self.name, "language": self.language, "choices": self.choices, "preferences": self.preferences}
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(".tmp")

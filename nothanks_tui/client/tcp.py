@@ -23,6 +23,7 @@ import msgpack
 from .. import __version__
 from ..defaults import DEFAULT_PORT
 from ..engine import Action
+from ..i18n import N_, _
 from ..link import (
     Closed,
     CoachAdvice,
@@ -50,30 +51,31 @@ from ..link.wire import (
     features_of,
     summary_from_wire,
 )
+from .error_sentences import error_sentence
 
 log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 10.0
 HANDSHAKE_TIMEOUT = 3.0  # connect, hellos and welcome: a wrong address or port is said within this
 RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
-RESTARTING = "the host is restarting; your game is kept: reconnecting to your table in a moment…"
+RESTARTING = N_("the host is restarting; your game is kept: reconnecting to your table in a moment…")
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
     """``HOST``, ``HOST:PORT``, ``[v6]:PORT`` or a bare IPv6 address -> (host, port). ValueError if unreadable."""
     text = text.strip()
     if not text:
-        raise ValueError("empty address")
+        raise ValueError(_("empty address"))
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
+        host, _bracket, rest = text[1:].partition("]")
         port = int(rest[1:]) if rest.startswith(":") else default_port
     elif text.count(":") == 1:
-        host, _, port_text = text.partition(":")
+        host, _colon, port_text = text.partition(":")
         port = int(port_text)
     else:
         host, port = text, default_port
     if not host or not 0 < port < 65536:
-        raise ValueError(f"cannot read address {text!r}")
+        raise ValueError(_("cannot read address {text!r}").format(text=text))
     return host, port
 
 
@@ -94,7 +96,7 @@ class TcpTable(TableConnection):
 
     async def next_event(self) -> TableEvent:
         if self._closed and self.events.empty():
-            return Closed("left the table")
+            return Closed(N_("left the table"))
         return await self.events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
@@ -148,7 +150,7 @@ class TcpTable(TableConnection):
             if self.lobby.online:  # (while a restarting host is away there is nobody to tell)
                 with contextlib.suppress(LobbyError, ConnectionError, OSError):
                     await self.lobby.request({"type": "leave"})
-        self.events.put_nowait(Closed("left the table"))
+        self.events.put_nowait(Closed(N_("left the table")))
 
 
 class TcpLobby(LobbyConnection):
@@ -211,15 +213,21 @@ class TcpLobby(LobbyConnection):
             self._drop_socket()
             raise LobbyError(
                 errors.TIMEOUT,
-                f"{where} did not answer as a nothanks host within {HANDSHAKE_TIMEOUT:g} s: check the address and port",
+                _("{where} did not answer as a nothanks host within {seconds:g} s: check the address and port").format(
+                    where=where, seconds=HANDSHAKE_TIMEOUT
+                ),
             ) from None
         except ConnectionRefusedError:
             self._drop_socket()
-            raise LobbyError(errors.UNREACHABLE, f"cannot reach {where}: nothing is listening on that port") from None
+            raise LobbyError(
+                errors.UNREACHABLE, _("cannot reach {where}: nothing is listening on that port").format(where=where)
+            ) from None
         except OSError as error:
             self._drop_socket()
             reason = error.strerror or str(error) or type(error).__name__
-            raise LobbyError(errors.UNREACHABLE, f"cannot reach {where}: {reason}") from None
+            raise LobbyError(
+                errors.UNREACHABLE, _("cannot reach {where}: {reason}").format(where=where, reason=reason)
+            ) from None
         except (msgpack.UnpackException, ValueError, TypeError):
             self._drop_socket()
             raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)") from None
@@ -349,9 +357,9 @@ class TcpLobby(LobbyConnection):
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
                 if self.closed_reason is None and self._restarting:
-                    self.table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
+                    self.table.events.put_nowait(Rejected(errors.CLOSED, _(RESTARTING)))
                 else:
-                    self.table.events.put_nowait(Closed(self.closed_reason or "not connected"))
+                    self.table.events.put_nowait(Closed(self.closed_reason or N_("not connected")))
             return
         await self._write(message)
 
@@ -361,7 +369,7 @@ class TcpLobby(LobbyConnection):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._online.wait(), RECONNECT_FOR)
         if self._writer is None:
-            raise LobbyError(errors.CLOSED, self.closed_reason or "not connected")
+            raise LobbyError(errors.CLOSED, _(self.closed_reason or N_("not connected")))
         request_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -369,7 +377,7 @@ class TcpLobby(LobbyConnection):
             await self._write({**message, "id": request_id})
             reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
         except TimeoutError:
-            raise LobbyError(errors.TIMEOUT, "the host did not answer") from None
+            raise LobbyError(errors.TIMEOUT, _("the host did not answer")) from None
         finally:
             self._pending.pop(request_id, None)
         if reply.get("type") == "error":
@@ -398,7 +406,7 @@ class TcpLobby(LobbyConnection):
 
     async def _write(self, message: dict[str, Any]) -> None:
         if self._writer is None:
-            raise LobbyError(errors.CLOSED, "not connected")
+            raise LobbyError(errors.CLOSED, _("not connected"))
         self._writer.write(encode(message))
         await self._writer.drain()
 
@@ -421,7 +429,7 @@ class TcpLobby(LobbyConnection):
             return message
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
-        reason = "the host closed the connection"
+        reason = N_("the host closed the connection")
         try:
             assert self._reader is not None
             while True:
@@ -438,10 +446,10 @@ class TcpLobby(LobbyConnection):
         except asyncio.CancelledError:
             raise
         except (ConnectionError, OSError):
-            reason = "the connection to the host was lost"
+            reason = N_("the connection to the host was lost")
         except (msgpack.UnpackException, ValueError, TypeError, KeyError) as error:
             log.warning("host sent a malformed frame: %r", error)
-            reason = "the host sent a malformed message"
+            reason = N_("the host sent a malformed message")
         if self._restarting and self.closed_reason is None:
             await self._reconnect()
         else:
@@ -457,7 +465,7 @@ class TcpLobby(LobbyConnection):
                 writer.close()
         table = self.table
         if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
-            table.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))
+            table.events.put_nowait(Rejected(errors.CLOSED, _(RESTARTING)))
         loop = asyncio.get_running_loop()
         deadline, pause = loop.time() + RECONNECT_FOR, 0.2
         while True:
@@ -469,8 +477,10 @@ class TcpLobby(LobbyConnection):
                 self._writer = None
                 if loop.time() + pause > deadline:
                     self._end(
-                        f"the host is restarting and did not come back within {RECONNECT_FOR:.0f} s: run "
-                        f"`nothanks join {self.host}:{self.port}` again later (your seat is kept)"
+                        _(
+                            "the host is restarting and did not come back within {seconds:.0f} s: run "
+                            "`nothanks join {address}` again later (your seat is kept)"
+                        ).format(seconds=RECONNECT_FOR, address=f"{self.host}:{self.port}")
                     )
                     return
                 pause = min(2.0, pause * 2)
@@ -487,7 +497,11 @@ class TcpLobby(LobbyConnection):
         except LobbyError as error:
             if self.table is table:
                 self.table = None
-                table.events.put_nowait(Closed(f"the host restarted but this table is gone ({error.message})"))
+                table.events.put_nowait(Closed(
+                        _("the host restarted but this table is gone ({reason})").format(
+                            reason=error_sentence(error.code, error.message)
+                        )
+                    ))
 
     def _route(self, message: dict[str, Any]) -> str | None:
         kind = message.get("type")
@@ -509,17 +523,17 @@ class TcpLobby(LobbyConnection):
         elif kind == "error":
             code, text = str(message.get("code", "error")), str(message.get("message", ""))
             if message.get("fatal"):
-                return f"{text} ({code})"
+                return error_sentence(code, text)
             if self.table is not None:
                 self.table.events.put_nowait(Rejected(code, text))
         elif kind == "table_closed":
             if self.table is not None:
-                self.table.events.put_nowait(Closed(str(message.get("reason", "table closed"))))
+                self.table.events.put_nowait(Closed(str(message.get("reason", N_("table closed")))))
                 self.table = None
         elif kind == "closing":
             if message.get("restart") is True:
                 self._restarting = True
-            return str(message.get("reason", "the host is shutting down"))
+            return str(message.get("reason", N_("the host is shutting down")))
         return None
 
     def _end(self, reason: str) -> None:

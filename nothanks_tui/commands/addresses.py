@@ -5,12 +5,13 @@ from __future__ import annotations
 from nothanks_server.addresses import lan_addresses
 
 from ..defaults import DEFAULT_PORT
+from ..i18n import _
 
 
 def reachable_addresses(bind: str) -> list[str]:
     """The addresses others can reach a host bound to ``bind`` at (every LAN address for a wildcard bind)."""
     if bind in ("0.0.0.0", "::", ""):
-        return lan_addresses() or ["<this machine's address>"]
+        return lan_addresses() or [_("<this machine's address>")]
     return [bind]
 
 
@@ -29,9 +30,13 @@ def ssh_lines(bind: str, ssh_port: int) -> list[str]:
 def hosting_lines(bind: str, port: int, ssh_port: int | None, fingerprint: str | None = None) -> list[str]:
     """What ``nothanks host`` prints before its app starts, given the ports actually bound (``--port 0`` picks one)
     and the SSH host key's fingerprint."""
-    lines = [f"Hosting on {bind}:{port}. Others join with:", *join_lines(bind, port)]
+    lines = [_("Hosting on {address}. Others join with:").format(address=f"{bind}:{port}"), *join_lines(bind, port)]
     if ssh_port is not None:
         lines.extend(ssh_lines(bind, ssh_port))
     if fingerprint is not None:
-        lines.append(f"SSH host key fingerprint: {fingerprint} (what players' ssh shows on their first visit)")
+        lines.append(
+            _("SSH host key fingerprint: {fingerprint} (what players' ssh shows on their first visit)").format(
+                fingerprint=fingerprint
+            )
+        )
     return lines

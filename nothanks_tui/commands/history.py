@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from nothanks_server.history import StoreHistory
 
 from .. import paths
+from ..i18n import _
 from ..link import LobbyError
 
 if TYPE_CHECKING:
@@ -67,13 +68,14 @@ def load(args: argparse.Namespace) -> Replay:
 def run_replay(args: argparse.Namespace) -> int:
     from ..client.history_app import HistoryApp
     from ..client.replaying import ReplayError
+    from ..client.safe_text import clean_message
     from ..client.screens.replay import ReplayScreen
 
     if args.file is not None and args.last:
-        print("nothanks replay: give a FILE or --last, not both")
+        print("nothanks replay: " + _("give a FILE or --last, not both"))
         return 2
     if args.file is None and not args.last:
-        print("nothanks replay: give a record FILE, or --last for the last game finished here")
+        print("nothanks replay: " + _("give a record FILE, or --last for the last game finished here"))
         return 2
     try:
         replay = load(args)
@@ -81,7 +83,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"nothanks replay: {error}")
         return 1
     except LobbyError as error:
-        print(f"nothanks replay: {error.message}")
+        print("nothanks replay: " + clean_message(error.message))  # (this machine's own store says what is wrong)
         return 1
     app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
     result = app.run()

@@ -19,6 +19,7 @@ from nothanks_server.solo import SoloGame, solo_table
 from .. import paths
 from ..client.launchers import HostChoice, Hosting, SoloChoice
 from ..defaults import BOT_PACE, DEFAULT_BOT
+from ..i18n import _
 from ..link import LobbyError, TableConnection
 from ..link.history import HistorySource
 from ..link.names import BadName
@@ -81,7 +82,9 @@ class LocalLaunchers:
         try:
             await host.start()
         except OSError as error:
-            raise ValueError(f"cannot listen on port {choice.port}: {error.strerror}") from None
+            raise ValueError(
+                _("cannot listen on port {port}: {reason}").format(port=choice.port, reason=error.strerror)
+            ) from None
         player = host.player(choice.name)
         try:
             await player.start()

@@ -24,9 +24,11 @@ from nothanks_server.tcp import RATE_PER_SECOND
 
 from .. import paths
 from ..bots import bot_names, describe
+from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
+from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
@@ -260,7 +262,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         connection = await player.create_table(table)
     except LobbyError as error:
         await host.close()
-        print(f"nothanks host: {clean_message(error.message)}")
+        print("nothanks host: " + clean_message(error_sentence(error.code, error.message)))
         return 1
     on_ready(host)
     app = NetApp(
@@ -270,14 +272,17 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
-    await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message="the host was stopped"))
+    await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
     return app.return_code or 0
 
 
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
-        print(f"nothanks host: --bots must be 0..{args.players - 1} (one seat is yours)", file=sys.stderr)
+        print(
+            "nothanks host: " + _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1),
+            file=sys.stderr,
+        )
         return 2
     log_file = settings.data_dir.parent / "host.log" if settings.data_dir else None
     if log_file is not None:
@@ -313,9 +318,13 @@ def run_host(args: argparse.Namespace) -> int:
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
     except OSError as error:
-        print(f"nothanks host: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        print(
+            "nothanks host: "
+            + _("cannot listen on {address}: {error}").format(address=f"{args.bind}:{args.port}", error=error),
+            file=sys.stderr,
+        )
         return 1
-    print("nothanks host stopped.")
+    print(_("nothanks host stopped."))
     return code
 
 

@@ -36,7 +36,7 @@ def run_local_game(
     try:
         connection = solo_table(game)
     except BadName as error:
-        print(f"nothanks play: --name: {error}")
+        print(f"nothanks play: --name: {error}")  # (BadName says it in English: the name rules are the host's)
         return 2
     remembered = Remembered(paths.config_dir() / "start.json")  # the player's preferences (the bell, chat muted)
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())

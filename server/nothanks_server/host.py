@@ -19,6 +19,7 @@ import signal
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
 
 from .inprocess import InProcessLobby
@@ -42,9 +43,9 @@ STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
 
-SHUTDOWN_REASON = "the host is shutting down"
+SHUTDOWN_REASON = N_("the host is shutting down")
 STOPPED_REASON = "the host was stopped"
-RESTART_REASON = "the host is restarting: your seat and your game are kept, come back in a moment"
+RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 
 class HostPlugin(Protocol):
@@ -149,7 +150,7 @@ class Host:
 
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
-        return InProcessLobby(self.lobby, name, ConnectionInfo(f"hosting on port {self.port}"))
+        return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
 
     def announce_closing(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False) -> None:
         """Tell every TCP client the host is about to stop, before it does (they hear it while it winds down)."""

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from nothanks_tui.engine import Action, IllegalMove, to_record
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     Closed,
     CoachAdvice,
@@ -41,7 +42,7 @@ class InProcessTable(TableConnection):
 
     def __init__(self, name: str, info: ConnectionInfo | None = None) -> None:
         self.name = name
-        self.info = info or ConnectionInfo(description="host")
+        self.info = info or ConnectionInfo(description=N_("host"))
         self.table: Table | None = None
         self.table_id = ""  # the table this connection sat at (kept after leaving it)
         self.seat: int | None = None
@@ -68,7 +69,7 @@ class InProcessTable(TableConnection):
 
     async def next_event(self) -> TableEvent:
         if self._closed and self._events.empty():
-            return Closed("left the table")
+            return Closed(N_("left the table"))
         return await self._events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
@@ -129,7 +130,7 @@ class InProcessTable(TableConnection):
         if self.table is not None:
             self.table.leave(self)
             self.table = None
-        self._events.put_nowait(Closed("left the table"))
+        self._events.put_nowait(Closed(N_("left the table")))
 
     def _call(self, request: Callable[[Table], object]) -> None:
         if self.table is None:
@@ -148,7 +149,7 @@ class InProcessLobby(LobbyConnection):
         self.lobby = lobby
         self.raw_name = name
         self.name = ""
-        self.info = info or ConnectionInfo(description="host")
+        self.info = info or ConnectionInfo(description=N_("host"))
 
     async def start(self) -> None:
         try:

@@ -21,6 +21,7 @@ from typing import Any
 from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, TableSummary, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
 
@@ -264,7 +265,7 @@ class Lobby:
         except StoreError as error:
             raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
 
-    def close(self, reason: str = "the host is shutting down", *, forget: bool = False) -> None:
+    def close(self, reason: str = N_("the host is shutting down"), *, forget: bool = False) -> None:
         """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),
         unless ``forget``: then they end for good."""
         self.closed = True
@@ -290,7 +291,7 @@ class Lobby:
     def _changed(self, _table: Table) -> None:
         self.version += 1
 
-    def _drop(self, table: Table, reason: str = "table closed") -> None:
+    def _drop(self, table: Table, reason: str = N_("table closed")) -> None:
         if self._tables.get(table.table_id) is table:
             del self._tables[table.table_id]
             self._owners.pop(table.table_id, None)

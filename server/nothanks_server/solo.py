@@ -16,6 +16,7 @@ from pathlib import Path
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
 from nothanks_tui.link.names import clean_name
 
@@ -83,7 +84,7 @@ class SoloSeat(InProcessTable):
         table = self.table
         await super().close()
         if table is not None:
-            table.close("you left the table")
+            table.close(N_("you left the table"))
 
 
 def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
@@ -115,7 +116,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     rng = None if game.seed is None else random.Random(game.seed)
     records = None if game.records_dir is None else LocalRecords(game.records_dir)
     table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
-    seat = SoloSeat(name, ConnectionInfo("local", {"players": str(game.players)}))
+    seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
     index, token = table.join(seat)
     labels = list(game.bot_names) if game.bot_names is not None else bot_seat_names(name, len(bots))
     table.seat_bots(bots, labels)

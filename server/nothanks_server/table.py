@@ -29,6 +29,7 @@ from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_T
 from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     ChatHistory,
     ChatLine,
@@ -389,7 +390,7 @@ class Table:
         if old is not None and old is not member:
             # A half-open connection still holds the seat: the newest one wins.
             self.members.pop(old, None)
-            old.deliver(Closed("this seat was resumed from another connection"))
+            old.deliver(Closed(N_("this seat was resumed from another connection")))
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
         if seat.member is None and self.started and not self.finished:

@@ -83,10 +83,16 @@ async def test_keys_send_intents_with_the_state_id_they_were_pressed_in_and_refu
         await pilot.press("t")
         await wait_until(pilot, lambda: bool(connection.sent), "the intent")
         assert connection.sent == [(Action.TAKE, state.state_id)]
+        # A code this client knows: its own sentence, whatever the host wrote (in the host's words, or hostile).
         connection.events.put_nowait(Rejected("not_your_turn", "it is \x1b[31mbo's[/] turn"))
         await wait_until(pilot, lambda: any("turn" in str(n.message) for n in app._notifications), "the refusal")
         shown = [str(n.message) for n in app._notifications]
-        assert any("bo's[/] turn" in text and "\x1b" not in text for text in shown)
+        assert "It is not your turn yet." in shown and not any("bo's" in text for text in shown)
+        # A code it does not know (a newer host): the host's message, cleaned.
+        connection.events.put_nowait(Rejected("some_new_code", "it is \x1b[31mbo's[/] move"))
+        await wait_until(pilot, lambda: any("move" in str(n.message) for n in app._notifications), "the refusal")
+        shown = [str(n.message) for n in app._notifications]
+        assert any("bo's[/] move" in text and "\x1b" not in text for text in shown)
 
 
 async def test_the_play_keys_follow_the_codes_the_view_carries_not_a_rule_of_the_clients_own():

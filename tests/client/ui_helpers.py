@@ -46,6 +46,7 @@ def local_app(
     bot: str = "rules",
     bot_names: list[str] | None = None,
     bot_pace: float = 0,
+    language: str | None = None,
 ) -> tuple[NoThanksApp, TableConnection]:
     """An app at a solo table (the host's Table, in-process) with bots that move at once (pace 0, unless given),
     dealt from ``seed`` when the app starts reading it."""
@@ -61,4 +62,4 @@ def local_app(
     )
     bots = [make_bot(bot, seed + index) for index in range(players - 1)]
     connection = solo_table(game, bots)
-    return NoThanksApp(connection, launchers=LocalLaunchers(bot_pace=0)), connection
+    return NoThanksApp(connection, launchers=LocalLaunchers(bot_pace=0), language=language), connection

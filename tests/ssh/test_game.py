@@ -40,7 +40,7 @@ async def test_user_play_must_choose_a_name(game_sessions):
     client = await TerminalClient().connect(game_sessions.port, "play")
     await client.wait_for("Your name at the table")
     client.send("\r")  # empty name: refused, stays on the welcome screen
-    await client.wait_for("at least one")
+    await client.wait_for("That name cannot be used")
     client.send("Bo\r")
     await client.wait_for("you are Bo")
     await client.close()

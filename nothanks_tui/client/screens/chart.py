@@ -12,6 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
+from ...i18n import N_
 from ...link import TableUpdate
 from ..presentation import seat_name, you_tag
 from ..widgets.keybar import KeyBar
@@ -22,7 +23,7 @@ class ChartScreen(ModalScreen[None]):
     """The score chart over the whole terminal; any of its keys goes back to the scores."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,escape,q", "close", "Back to the scores", key_display="g/Esc"),
+        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc"),
     ]
 
     def __init__(self, table: TableUpdate) -> None:

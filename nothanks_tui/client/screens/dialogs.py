@@ -11,61 +11,51 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...i18n import LOCALE_DIR, N_, _, current_language
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 
-RULES = "\n".join(
-    [
-        'No Thanks! (Thorsten Gimmler, Amigo 2004)',
-        '',
-        (
-            'Cards 3 to 35: nine are set aside unseen, the other 24 are played. Each player starts with chips: 11'
-            ' for 2 to 5 players, 9 for 6, 7 for 7.'
-        ),
-        '',
-        'On your turn, with the face-up card in front of you, either:',
-        '• take it with every chip on it, then flip the next card and decide again; or',
-        '• say "No thanks!": pay one chip onto it, and play goes on clockwise.',
-        'With no chips left you must take.',
-        '',
-        (
-            'The game ends when the 24th card is taken. Each unbroken run of cards counts only its lowest card '
-            '(30-31-32 counts 30), a single card counts its value, and each chip you hold is −1. The lowest score'
-            ' wins; ties share the win.'
-        ),
-        '',
-        (
-            'Chips are hidden from the others (shown as ?) unless the table plays with open chips; all chips are '
-            'counted in the open at the end.'
-        ),
-        '',
-        'Keys',
-        '  t          take the card (and its chips)',
-        '  n, space   No thanks! (pay one chip)',
-        '  ?, h       this help (q or Esc closes it, and every dialog)',
-        '  q          leave the table (asks first during a game)',
-        '  a, s       after the game: play again, show the scores (g there: the score chart)',
-        '  c, m       at a host: say something to the table; mute (or show) what is said',
-        '  b          the table\'s creator: a bot plays for away players until they are back',
-        '  i          the coach: what the hard bot would play, at tables that allow it',
-        '  l          the bell when it becomes your turn: on or off',
-        '',
-    ]
+KEYS = (
+    N_("Keys"),
+    N_("  t          take the card (and its chips)"),
+    N_("  n, space   No thanks! (pay one chip)"),
+    N_("  ?, h       this help (q or Esc closes it, and every dialog)"),
+    N_("  q          leave the table (asks first during a game)"),
+    N_("  a, s       after the game: play again, show the scores (g there: the score chart)"),
+    N_("  c, m       at a host: say something to the table; mute (or show) what is said"),
+    N_("  b          the table's creator: a bot plays for away players until they are back"),
+    N_("  i          the coach: what the hard bot would play, at tables that allow it"),
+    N_("  l          the bell when it becomes your turn: on or off"),
 )
+
+
+def rules_text(language: str) -> str:
+    """The rules in short, written in ``language`` from that language's rule text (locale/<lang>/rules.txt), not
+    translated sentence by sentence from the English; English when there is none."""
+    for candidate in (language, "en"):
+        path = LOCALE_DIR / candidate / "rules.txt"
+        if path.exists():
+            return path.read_text(encoding="utf-8").strip()
+    return ""
+
+
+def help_text() -> str:
+    """The help screen's text in the player's language: the rules, then the keys."""
+    return "\n".join([rules_text(current_language()), "", *(_(line) for line in KEYS), ""])
 
 
 class HelpScreen(ModalScreen[None]):
     """The rules in short, and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,escape", "close", "Close", key_display="q/Esc"),
-        Binding("question_mark", "close", "Close", show=False),
-        Binding("h", "close", "Close", show=False),
+        Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
+        Binding("question_mark", "close", N_("Close"), show=False),
+        Binding("h", "close", N_("Close"), show=False),
     ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(Content(RULES), id="help-text")
+            yield Static(Content(help_text()), id="help-text")
         yield KeyBar()
 
     def action_close(self) -> None:
@@ -76,20 +66,21 @@ class ConfirmQuitScreen(ModalScreen[bool]):
     """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes, leave"),
-        Binding("n", "answer(False)", "No, keep playing", key_display="n/Esc"),
-        Binding("escape", "answer(False)", "Back", show=False),
-        Binding("q", "answer(True)", "Leave", show=False),
+        Binding("y", "answer(True)", N_("Yes, leave")),
+        Binding("n", "answer(False)", N_("No, keep playing"), key_display="n/Esc"),
+        Binding("escape", "answer(False)", N_("Back"), show=False),
+        Binding("q", "answer(True)", N_("Leave"), show=False),
     ]
 
     def __init__(
         self,
-        title: str = "Leave this game?",
-        text: str = "The game is not over. [y] leave, [n] keep playing.",
+        title: str | None = None,
+        text: str | None = None,
     ) -> None:
+        """``title`` and ``text`` in the player's language (by default: leave this game, which is not over)."""
         super().__init__()
-        self.title_text = title
-        self.text = text
+        self.title_text = title if title is not None else _("Leave this game?")
+        self.text = text if text is not None else _("The game is not over. [y] leave, [n] keep playing.")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box", classes="dialog"):
@@ -101,7 +92,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         self.dismiss(leave)
 
 
-HOST_WARNING = (
+HOST_WARNING = N_(
     "You are the host: leaving stops it and ends the game for everyone who joined, at every table. "
     "[y] stop the host and leave, [n] keep playing."
 )
@@ -111,8 +102,8 @@ class ClosedScreen(ModalScreen[None]):
     """The table went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,escape", "close", "Close", key_display="q/Esc"),
-        Binding("enter", "close", "Close", show=False),
+        Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
+        Binding("enter", "close", N_("Close"), show=False),
     ]
 
     def __init__(self, reason: str) -> None:
@@ -121,8 +112,9 @@ class ClosedScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="closed-box", classes="dialog"):
-            yield Static(Content.styled("The table closed", "bold"))
-            yield Static(Content(clean_message(self.reason)))
+            yield Static(Content.styled(_("The table closed"), "bold"))
+            reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
+            yield Static(Content(clean_message(reason)))
         yield KeyBar()
 
     def action_close(self) -> None:

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
 from ...link.history import HISTORY_PAGE, GameListing, HistorySource
+from ..error_sentences import error_sentence
 from ..presentation import number
 from ..replaying import ReplayError, load_replay
 from ..safe_text import clean_message, display_name
@@ -133,7 +134,8 @@ class HistoryScreen(SteadyScreen[None]):
         try:
             replay = load_replay(await self.source.open_game(game_id))
         except LobbyError as error:
-            self.notify(clean_message(error.message), title=_("Cannot replay"), severity="error", markup=False)
+            reason = clean_message(error_sentence(error.code, error.message))
+            self.notify(reason, title=_("Cannot replay"), severity="error", markup=False)
             return
         except ReplayError as error:
             self.notify(clean_message(str(error)), title=_("Cannot replay"), severity="error", markup=False)

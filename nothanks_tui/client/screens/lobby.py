@@ -19,9 +19,10 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 
-from ...i18n import N_, _
+from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..coaching import COACH_LABEL
+from ..error_sentences import error_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
@@ -34,11 +35,13 @@ REFRESH_SECONDS = 2.0
 
 def table_status(summary: TableSummary) -> str:
     if summary.finished:
-        return "game over"
+        return _("game over")
     if summary.started:
-        return "playing"
+        return _("playing")
     free = summary.free_seats
-    return f"{free} seat{'s' if free != 1 else ''} free" if free else "full, starting soon"
+    if not free:
+        return _("full, starting soon")
+    return ngettext("{count} seat free", "{count} seats free", free).format(count=free)
 
 
 def seat_names(summary: TableSummary) -> Text:
@@ -47,15 +50,15 @@ def seat_names(summary: TableSummary) -> Text:
         if index:
             text.append(", ")
         if seat.empty:
-            text.append("(free)", style="dim")
+            text.append(_("(free)"), style="dim")
         else:
             text.append(display_name(seat.name, 12))
             if seat.is_bot:
-                text.append(" bot", style="dim")
+                text.append(" " + _("bot"), style="dim")
             elif seat.stand_in:
                 text.append(_(" (bot playing)"), style="dim")
             elif seat.away:
-                text.append(" away", style="dim")
+                text.append(" " + _("away"), style="dim")
     return text
 
 
@@ -63,13 +66,13 @@ class LobbyScreen(SteadyScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j", "join", "Join"),
-        Binding("enter", "join", "Join", show=False),
-        Binding("c", "create", "New table"),
-        Binding("w", "watch", "Watch"),
-        Binding("r", "refresh", "Refresh"),
+        Binding("j", "join", N_("Join")),
+        Binding("enter", "join", N_("Join"), show=False),
+        Binding("c", "create", N_("New table")),
+        Binding("w", "watch", N_("Watch")),
+        Binding("r", "refresh", N_("Refresh")),
         Binding("h", "history", N_("History")),
-        Binding("q", "quit_lobby", "Quit"),
+        Binding("q", "quit_lobby", N_("Quit")),
     ]
 
     def __init__(
@@ -86,16 +89,16 @@ class LobbyScreen(SteadyScreen[None]):
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
-        title = Text(f"No Thanks! lobby at {self.lobby.info.description}")
+        title = Text(_("No Thanks! lobby at {where}").format(where=_(self.lobby.info.description)))
         if name:
-            title.append(" - you are ")
+            title.append(_(" - you are "))
             title.append(display_name(name), style="bold")
         yield Static(title, id="lobby-title")
         table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-message")
         if self.join_hint:
-            yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
+            yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -126,7 +129,7 @@ class LobbyScreen(SteadyScreen[None]):
         try:
             summaries = await self.lobby.list_tables()
         except LobbyError as error:
-            self.say(f"Cannot list tables: {error.message}")
+            self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
             return
         if summaries == self.summaries and self._listed:
             return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
@@ -141,17 +144,17 @@ class LobbyScreen(SteadyScreen[None]):
                 Text(clean_message(summary.table_id, 12)),
                 Text(
                     f"{summary.players}"
-                    + (" open chips" if summary.open_chips else "")
+                    + (" " + _("open chips") if summary.open_chips else "")
                     + (" " + _("coach") if summary.coach else "")
                 ),
-                Text(table_status(summary) + (" · your seat" if self._mine(summary) else "")),
+                Text(table_status(summary) + (" · " + _("your seat") if self._mine(summary) else "")),
                 seat_names(summary),
             )
             for summary in summaries
         ]
         # Each column as wide as its widest cell, measured here: DataTable's own measuring waits for an idle
         # moment, and a list first shown empty then filled could keep its header widths ("alic…").
-        headers = ("Table", "Players", "Status", "Seats")
+        headers = (_("Table"), _("Players"), _("Status"), _("Seats"))
         columns = list(zip(*rows)) or [() for _header in headers]
         widths = [max([len(header), *(cell.cell_len for cell in cells)]) for header, cells in zip(headers, columns)]
         table.clear(columns=True)
@@ -163,7 +166,7 @@ class LobbyScreen(SteadyScreen[None]):
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
             self._advise()
         else:
-            self.say("No tables yet: press c to set one up.")
+            self.say(_("No tables yet: press c to set one up."))
 
     def forget_held_seat(self, table_id: str) -> None:
         """The player gave up their seat at ``table_id`` (they left its finished game): it is theirs no more."""
@@ -176,9 +179,9 @@ class LobbyScreen(SteadyScreen[None]):
     def _advise(self) -> None:
         summary = self._highlighted()
         if summary is not None and self._mine(summary):
-            self.say(f"Your seat at {summary.table_id} is waiting: Enter or j takes it back.")
+            self.say(_("Your seat at {table} is waiting: Enter or j takes it back.").format(table=summary.table_id))
         else:
-            self.say("Enter or j joins the highlighted table, w watches it, c sets up a new one.")
+            self.say(_("Enter or j joins the highlighted table, w watches it, c sets up a new one."))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         if self.summaries:
@@ -196,14 +199,14 @@ class LobbyScreen(SteadyScreen[None]):
     async def action_join(self) -> None:
         summary = self._highlighted()
         if summary is None:
-            self.say("No table to join: press c to set one up.")
+            self.say(_("No table to join: press c to set one up."))
             return
         if self._mine(summary):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
         if summary.started and not (summary.finished and summary.free_seats):  # (a freed seat: the next game's)
-            self.say("That game has started: press w to watch it.")
+            self.say(_("That game has started: press w to watch it."))
             return
         await self._enter(lambda: self.lobby.join(summary.table_id))
 
@@ -227,7 +230,7 @@ class LobbyScreen(SteadyScreen[None]):
         except LobbyError as error:
             if forget is not None:
                 self.held.pop(forget, None)
-            self.say(error.message)
+            self.say(error_sentence(error.code, error.message))
             self.refresh_tables()
             return
         table_id = getattr(connection, "table_id", None)
@@ -250,8 +253,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
     """How many seats, how many bots, open chips."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "create", "Create"),
-        Binding("q,escape", "cancel", "Cancel", key_display="q/Esc"),
+        Binding("ctrl+s", "create", N_("Create")),
+        Binding("q,escape", "cancel", N_("Cancel"), key_display="q/Esc"),
     ]
 
     def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
@@ -262,15 +265,15 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
-            yield Label("New table")
+            yield Label(_("New table"))
             yield from table_size_fields()
             yield from bot_field(self.bot_choices, self.default_bot)
-            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
-            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
+            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
             yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
-                yield Button("Create", id="create", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button(_("Create"), id="create", variant="primary")
+                yield Button(_("Cancel"), id="cancel")
         yield KeyBar()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

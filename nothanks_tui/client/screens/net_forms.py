@@ -19,9 +19,10 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from ...defaults import DEFAULT_PORT
-from ...i18n import _, ngettext
+from ...i18n import N_, _, ngettext
 from ...link import LobbyError, NewTable
 from ..discovery import FoundHost, HostBrowser
+from ..error_sentences import error_sentence
 from ..launchers import HostChoice
 from ..safe_text import display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 def _name_field(default: str) -> ComposeResult:
     with Horizontal(classes="field"):
-        yield Label("Your name", classes="field-label")
+        yield Label(_("Your name"), classes="field-label")
         yield Input(value=default, max_length=20, id="name")
 
 
@@ -56,7 +57,7 @@ def found_line(host: FoundHost) -> Content:
 class JoinForm(StartForm):
     """Join a host on the network: one found on the LAN, or typed in by address; and your name."""
 
-    TITLE = "Join a game"
+    TITLE = N_("Join a game")
     NEEDS_LAUNCHERS = False  # the client's own TCP connection
 
     def __init__(self) -> None:
@@ -66,18 +67,18 @@ class JoinForm(StartForm):
         self._left = False  # unmounted: the list is gone
 
     def compose(self) -> ComposeResult:
-        yield from _name_field("player")
+        yield from _name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
             with Vertical(id="found"):
                 yield Static(_("Looking for hosts on this network…"), id="found-status")
                 yield OptionList(id="found-hosts")
         with Horizontal(classes="field"):
-            yield Label("Host", classes="field-label")
-            yield Input(placeholder=f"address or address:port (port {DEFAULT_PORT})", id="address")
+            yield Label(_("Host"), classes="field-label")
+            yield Input(placeholder=_("address or address:port (port {port})").format(port=DEFAULT_PORT), id="address")
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Button("Join", id="join", variant="primary")
+            yield Button(_("Join"), id="join", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#found-hosts", OptionList).display = False
@@ -145,12 +146,12 @@ class JoinForm(StartForm):
         try:
             host, port = parse_address(address)
         except ValueError:
-            raise ValueError("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777") from None
+            raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
         lobby = TcpLobby(host, port, self.query_one("#name", Input).value)
         try:
             await lobby.start()
         except LobbyError as error:
-            raise ValueError(error.message) from None
+            raise ValueError(error_sentence(error.code, error.message)) from None
         key = f"{host}:{port}"
         tokens = SeatTokens()
         connection = await remember_and_resume(lobby, tokens, key)
@@ -162,22 +163,22 @@ class JoinForm(StartForm):
 class HostForm(StartForm):
     """Host a game from this terminal: others join with ``nothanks join`` on this machine's address."""
 
-    TITLE = "Host a game"
+    TITLE = N_("Host a game")
     BIND = "0.0.0.0"  # every interface, so others on the LAN can join (tests use loopback)
 
     def compose(self) -> ComposeResult:
-        yield from _name_field("host")
+        yield from _name_field(_("host"))
         yield from table_size_fields()
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         with Horizontal(classes="field"):
-            yield Label("Port", classes="field-label")
+            yield Label(_("Port"), classes="field-label")
             yield Input(value=str(DEFAULT_PORT), id="port")
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
+            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Button("Host", id="host", variant="primary")
+            yield Button(_("Host"), id="host", variant="primary")
 
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
@@ -185,11 +186,11 @@ class HostForm(StartForm):
         players = self.query_one("#players", Select).value
         bots = self.query_one("#bots", Select).value
         if not isinstance(players, int) or not isinstance(bots, int):
-            raise ValueError("choose the number of players")
+            raise ValueError(_("choose the number of players"))
         try:
             port = int(self.query_one("#port", Input).value)
         except ValueError:
-            raise ValueError("the port is a number, e.g. 7777") from None
+            raise ValueError(_("the port is a number, e.g. 7777")) from None
         table = NewTable(
             players=players,
             bots=min(bots, players - 1),

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...engine import breakdown, winners
-from ...i18n import N_, _
+from ...i18n import N_, NC_, _
 from ...link import TableUpdate
 from ..presentation import move_line, number, seat_name
 from ..replaying import Replay
@@ -69,7 +69,11 @@ def panel_lines(replay: Replay, step: int) -> list[Content]:
     best = winners(final.scores())
     names = ", ".join(seat_name(replay.seats, seat) for seat in best)
     lines[0] = Content.assemble(
-        (_("Game over"), "bold"), "  ", (f"{WINNER_MARK} ", "bold"), (names, "bold"), f"  ({_('lowest score wins')})"
+        (_("Game over"), "bold"),
+        "  ",
+        (f"{WINNER_MARK} ", "bold"),
+        (names, "bold"),
+        "  ({})".format(_("lowest score wins")),
     )
     lines.append(scores_line(replay, step, _("Final scores:")))
     removed = "  ".join(str(card) for card in final.removed)
@@ -85,7 +89,7 @@ class ReplayScreen(SteadyScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,n", "step(1)", N_("Next"), key_display="→/n"),
         Binding("left,p", "step(-1)", N_("Previous"), key_display="←/p"),
-        Binding("home,s", "go_to('start')", N_("Start"), key_display="Home/s"),
+        Binding("home,s", "go_to('start')", NC_("replay", "Start"), key_display="Home/s"),  # (its first move)
         Binding("end,e", "go_to('end')", N_("End"), key_display="End/e"),
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
     ]

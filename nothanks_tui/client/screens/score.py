@@ -16,6 +16,7 @@ from textual.widgets import Static
 from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError, MatchTotals, TableUpdate
+from ..error_sentences import error_sentence
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
@@ -35,17 +36,22 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
     names = [seat_name(table.seats, seat, 14) for seat in range(view.players)]
     best_score = results[best[0]].score
     if len(best) == 1:
-        who = "You win" if best[0] == view.seat else f"{names[best[0]]} wins"
-        headline = Content.assemble((f"{WINNER_MARK} {who}", "bold"), f" with {points_text(best_score)}")
-    else:
-        tied = ", ".join("you" if seat == view.seat else names[seat] for seat in best)
+        who = _("You win") if best[0] == view.seat else _("{name} wins").format(name=names[best[0]])
         headline = Content.assemble(
-            (f"{WINNER_MARK} Shared win", "bold"), f": {tied} tie with {points_text(best_score)}"
+            (f"{WINNER_MARK} {who}", "bold"), _(" with {points}").format(points=points_text(best_score))
+        )
+    else:
+        tied = ", ".join(_("you") if seat == view.seat else names[seat] for seat in best)
+        headline = Content.assemble(
+            (f"{WINNER_MARK} " + _("Shared win"), "bold"),
+            _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
         )
     match = table.match if table.match is not None and table.match.games > 1 else None  # one game: no match yet
-    header = f"  {'Player':<{LABEL_CELLS}}{'Cards':>7}{'Chips':>7}{'Score':>7}"
+    heads = _("Player"), _("Cards"), _("Chips"), _("Score")
+    header = f"  {heads[0]:<{LABEL_CELLS}}{heads[1]:>7}{heads[2]:>7}{heads[3]:>7}"
     if match is not None:  # the running match across "play again", beside this game's columns
-        header += f"{_('Won'):>{MATCH_CELLS}}{_('Match'):>{MATCH_CELLS}}"
+        won, total = _("Won"), _("Match")
+        header += f"{won:>{MATCH_CELLS}}{total:>{MATCH_CELLS}}"
     lines = [Content.styled(header, "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
@@ -61,7 +67,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{number(result.score):>7}", "bold"),
                 match_cells(match, seat),
-                ("  winner" if seat in best else "", "bold"),
+                ("  " + _("winner") if seat in best else "", "bold"),
             )
         )
         cards = hand_lines(view.hands[seat], SCORE_LINE_CELLS)
@@ -106,11 +112,11 @@ class ScoreScreen(ModalScreen[str]):
     """Shown when a game ends. Dismisses with "again", "quit" or "table" (look at the final table)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "choose('again')", "Play again"),
-        Binding("enter", "choose('again')", "Play again", show=False),
-        Binding("t,escape", "choose('table')", "See the table", key_display="t/Esc"),
-        Binding("g", "chart", "Chart"),
-        Binding("q", "choose('quit')", "Quit"),
+        Binding("a", "choose('again')", N_("Play again")),
+        Binding("enter", "choose('again')", N_("Play again"), show=False),
+        Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
+        Binding("g", "chart", N_("Chart")),
+        Binding("q", "choose('quit')", N_("Quit")),
         Binding("r", "replay", N_("Replay")),
     ]
 
@@ -121,10 +127,10 @@ class ScoreScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
         with Vertical(id="score-box", classes="dialog"):
-            yield Static(Content.styled("Game over", "bold"), id="score-title")
+            yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
-            note = "Each run counts its lowest card; each chip is −1." + match_note(self.table.match)
+            note = _("Each run counts its lowest card; each chip is −1.") + match_note(self.table.match)
             yield Static(Content.styled(note, "dim"), id="score-note")
         yield KeyBar()
 
@@ -156,7 +162,7 @@ class ScoreScreen(ModalScreen[str]):
         try:
             replay = load_replay(await connection.game_record())
         except (LobbyError, ReplayError) as error:
-            message = error.message if isinstance(error, LobbyError) else str(error)
+            message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
             self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
             return
         self.app.push_screen(ReplayScreen(replay))

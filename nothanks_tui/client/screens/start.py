@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
-from ...i18n import N_
+from ...i18n import N_, _, ngettext
 from ...link import TableConnection
 from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice, history_of
@@ -60,7 +60,7 @@ class StartForm(Vertical):
         """What the command line gave the app to build tables with (``NoThanksApp(launchers=...)``)."""
         launchers: Launchers | None = getattr(self.app, "launchers", None)
         if launchers is None:
-            raise ValueError("this way of playing is not available here")
+            raise ValueError(_("this way of playing is not available here"))
         return launchers
 
     async def build_connection(self) -> TableConnection:
@@ -72,19 +72,27 @@ class StartForm(Vertical):
         app.post_message(TableChosen(await self.build_connection()))
 
 
+def players_with_bots(players: int) -> str:
+    """ "4 players (you + 3 bots)", in the player's language."""
+    bots = players - 1
+    return ngettext("{count} players (you + {bots} bot)", "{count} players (you + {bots} bots)", bots).format(
+        count=players, bots=bots
+    )
+
+
 class BotGameForm(StartForm):
     """You against bots at one table in this terminal."""
 
-    TITLE = "Play against bots"
+    TITLE = N_("Play against bots")
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="field"):
-            yield Label("Your name", classes="field-label")
-            yield Input(value="you", max_length=MAX_NAME, id="name", compact=True)
+            yield Label(_("Your name"), classes="field-label")
+            yield Input(value=_("you"), max_length=MAX_NAME, id="name", compact=True)
         with Horizontal(classes="field"):
-            yield Label("Players", classes="field-label")
+            yield Label(_("Players"), classes="field-label")
             yield Select(
-                [(f"{n} players (you + {n - 1} bots)", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+                [(players_with_bots(n), n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
                 value=4,
                 allow_blank=False,
                 id="players",
@@ -93,20 +101,20 @@ class BotGameForm(StartForm):
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield TickBox("Open chips (everyone sees every chip count)", id="open-chips", compact=True)
+            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield TickBox(TACTICAL_LABEL, id="tactical", compact=True)
+            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
-            yield Button("Play", id="play", variant="primary", compact=True)
+            yield Button(_("Play"), id="play", variant="primary", compact=True)
 
     async def build_connection(self) -> TableConnection:
         name = self.query_one("#name", Input).value  # the table cleans it, or says why not (ValueError)
         players = self.query_one("#players", Select).value
         bot = self.query_one("#bot", Select).value
         if not isinstance(players, int) or not isinstance(bot, str):
-            raise ValueError("choose the number of players and a bot")
+            raise ValueError(_("choose the number of players and a bot"))
         return await self.launchers.open_solo_table(
             SoloChoice(
                 name=name,
@@ -135,11 +143,12 @@ class StartScreen(SteadyScreen[None]):
     """How do you want to play? One tab per ``StartForm``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("ctrl+n", "next_mode", "Next tab"),
+        Binding("ctrl+s", "start", N_("Start")),
+        Binding("ctrl+n", "next_mode", N_("Next tab")),
         Binding("ctrl+o", "history", N_("History")),
         Binding("ctrl+t", "stats", N_("Statistics")),
-        Binding("escape", "quit", "Quit"),
+        Binding("ctrl+l", "language", N_("Language")),
+        Binding("escape", "quit", N_("Quit")),
     ]
 
     def __init__(self, forms: list[StartForm] | None = None) -> None:
@@ -153,11 +162,11 @@ class StartScreen(SteadyScreen[None]):
             self.forms = [form for form in self.forms if not form.NEEDS_LAUNCHERS]
         yield Static(Content.styled("No Thanks!", "bold"), id="start-title")
         yield Static(
-            Content("Take the card, or pay a chip to say No thanks! Lowest score wins."), id="start-subtitle"
+            Content(_("Take the card, or pay a chip to say No thanks! Lowest score wins.")), id="start-subtitle"
         )
         with TabbedContent(id="start-modes"):
             for index, form in enumerate(self.forms):
-                with TabPane(form.TITLE, id=f"mode-{index}"):
+                with TabPane(_(form.TITLE), id=f"mode-{index}"):
                     yield form
         yield KeyBar()
 
@@ -270,7 +279,7 @@ class StartScreen(SteadyScreen[None]):
         try:
             await form.open(self.app)
         except ValueError as error:
-            self.notify(str(error), title="Cannot start", severity="error", markup=False)
+            self.notify(str(error), title=_("Cannot start"), severity="error", markup=False)
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -282,3 +291,14 @@ class StartScreen(SteadyScreen[None]):
 
     def action_quit(self) -> None:
         self.app.exit(0)
+
+    def action_language(self) -> None:
+        """The next language (English, French, Spanish), remembered: the screen is drawn again in it, with the
+        choices made so far (kept as when starting a game)."""
+        change = getattr(self.app, "change_language", None)
+        following = getattr(self.app, "next_language", None)
+        if not callable(change) or not callable(following):
+            return
+        self._remember(self._active_form())
+        change(following())
+        self.app.switch_screen(StartScreen([type(form)() for form in self.forms]))

@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.reactive import reactive
 
 from ...engine import Action
-from ...i18n import N_, _
+from ...i18n import N_, _, ngettext
 from ...link import (
     ChatHistory,
     ChatLine,
@@ -35,7 +35,8 @@ from ...link import (
 )
 from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..coaching import advice_text, advice_title
-from ..presentation import REFUSAL_NOTICES, seat_name
+from ..error_sentences import error_sentence
+from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
 from ..safe_text import clean_message
 from ..widgets.chat import ChatInput
 from ..widgets.keybar import KeyBar
@@ -71,18 +72,23 @@ class TitleBar(TableView):
         self.watch_table()
 
     def draw_lines(self) -> list[Content]:
-        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {self.description}"]
+        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
         if self.game_number > 1:
-            parts.append(f"  ·  game {self.game_number}")
+            parts.append("  ·  " + _("game {number}").format(number=self.game_number))
         if self.table is not None:
             view = self.table.view
-            parts.append(f"  ·  {view.players} players")
-            parts.append("  ·  open chips" if view.open_chips else "  ·  chips hidden")
+            players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
+            parts.append(f"  ·  {players}")
+            parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
             if self.table.coach:
                 parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
-                parts.append(f"  ·  {view.variant}")
-        return [Content.assemble(*parts)]
+                parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
+        line = Content.assemble(*parts)
+        if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
+            closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
+            line = Content.assemble(*closer)
+        return [line]
 
 
 class TableScreen(SteadyScreen[None]):
@@ -92,18 +98,19 @@ class TableScreen(SteadyScreen[None]):
     # the screen first (one turn of the event loop fewer between a key and its move, which on a busy SSH host is
     # a wait behind every other player's screen). A greyed one still reaches the screen's ``on_key``.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "take", "Take", priority=True),
-        Binding("n,space", "no_thanks", "No thanks!", key_display="n/space", priority=True),
-        Binding("i", "coach", "Coach"),  # (c is chat)
-        Binding("s", "show_score", "Scores"),
-        Binding("a", "play_again", "Play again"),
-        Binding("b", "stand_in", "Bot plays"),  # the table's creator, while a player is away: a bot plays for them
-        Binding("question_mark,h", "help", "Rules", key_display="?/h"),
-        Binding("c", "chat", "Chat"),
-        Binding("m", "mute_chat", "Mute chat"),
-        Binding("m", "unmute_chat", "Unmute chat"),
-        Binding("q", "quit_table", "Quit"),
-        Binding("l", "toggle_bell", "Bell"),  # last: in a narrow terminal the footer cuts this one, not Quit (b: bots)
+        Binding("t", "take", N_("Take"), priority=True),
+        Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
+        Binding("i", "coach", N_("Coach")),  # (c is chat)
+        Binding("s", "show_score", N_("Scores")),
+        Binding("a", "play_again", N_("Play again")),
+        Binding("b", "stand_in", N_("Bot plays")),  # the table's creator, while a player is away: a bot plays for them
+        Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
+        Binding("c", "chat", N_("Chat")),
+        Binding("m", "mute_chat", N_("Mute chat")),
+        Binding("m", "unmute_chat", N_("Unmute chat")),
+        Binding("q", "quit_table", N_("Quit")),
+        # last: in a narrow terminal the footer cuts this one, not Quit (b: bots)
+        Binding("l", "toggle_bell", N_("Bell")),
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
@@ -174,7 +181,7 @@ class TableScreen(SteadyScreen[None]):
                     return
         except Exception as error:  # a broken connection ends the game, never the app
             log.exception("table connection failed")
-            self.post_message(self.TableEventArrived(Closed(f"connection lost: {error}")))
+            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
 
     # -- events from the table ------------------------------------------------------------------------------
 
@@ -210,8 +217,10 @@ class TableScreen(SteadyScreen[None]):
             self.chat = ()  # the table's recent lines, as the host has them now
             self._chat_arrived(event.lines, quietly=True)
         elif isinstance(event, Rejected):
-            title = _("Not said") if event.code in CHAT_REFUSALS else "Not played"
-            self.notify(clean_message(event.message), title=title, severity="warning", markup=False)
+            title = _("Not said") if event.code in CHAT_REFUSALS else _("Not played")
+            self.notify(
+                clean_message(error_sentence(event.code, event.message)), title=title, severity="warning", markup=False
+            )
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
@@ -253,8 +262,10 @@ class TableScreen(SteadyScreen[None]):
         if isinstance(self.app.screen, ScoreScreen):
             self.app.screen.dismiss("table")
         self.notify(
-            f"Game {self.game_number} has started: the scores of the last one are gone; it is time to play.",
-            title="New game",
+            _("Game {number} has started: the scores of the last one are gone; it is time to play.").format(
+                number=self.game_number
+            ),
+            title=_("New game"),
             markup=False,
         )
 
@@ -303,7 +314,7 @@ class TableScreen(SteadyScreen[None]):
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
-            self._notice_once(notice)
+            self._notice_once(_(notice))
             event.stop()
 
     def _notice_once(self, text: str) -> None:
@@ -334,7 +345,8 @@ class TableScreen(SteadyScreen[None]):
             advice = await self.connection.ask_coach(state_id)
         except LobbyError as error:
             if error.code != errors.STALE_STATE:  # the table moved on: the question no longer matters
-                self.notify(clean_message(error.message), title=_("Coach"), severity="warning", markup=False)
+                reason = clean_message(error_sentence(error.code, error.message))
+                self.notify(reason, title=_("Coach"), severity="warning", markup=False)
             return
         if self.table is None or self.table.view.state_id != advice.state_id:
             return  # advice for a position already gone
@@ -420,7 +432,7 @@ class TableScreen(SteadyScreen[None]):
                 self._leave()
 
         if hosting:
-            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
         elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
             self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
         else:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...engine import Action
-from ...i18n import _
+from ...i18n import N_, _
 from ...link import (
     ChatHistory,
     ChatLine,
@@ -30,6 +30,8 @@ from ...link import (
     TableWaiting,
 )
 from ...link.chat import CHAT_HISTORY
+from ..error_sentences import error_sentence
+from ..presentation import VARIANTS
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
@@ -100,12 +102,12 @@ class WaitingScreen(SteadyScreen[None]):
     """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "start", "Start"),
-        Binding("b", "add_bot", "Add a bot"),
-        Binding("c", "chat", "Chat"),
-        Binding("m", "mute_chat", "Mute chat"),
-        Binding("m", "unmute_chat", "Unmute chat"),
-        Binding("q", "leave", "Leave"),
+        Binding("s", "start", N_("Start")),
+        Binding("b", "add_bot", N_("Add a bot")),
+        Binding("c", "chat", N_("Chat")),
+        Binding("m", "mute_chat", N_("Mute chat")),
+        Binding("m", "unmute_chat", N_("Unmute chat")),
+        Binding("q", "leave", N_("Leave")),
     ]
     AUTO_FOCUS = None  # nothing to focus until the chat line opens
 
@@ -127,7 +129,7 @@ class WaitingScreen(SteadyScreen[None]):
         yield Static("", id="waiting-seats")
         yield Static("", id="waiting-message")
         if self.join_hint:
-            yield Static(Text("\n".join(["Others join with:", *self.join_hint])), id="lobby-hint")
+            yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
         yield ChatLines(id="waiting-chat")
         yield ChatInput(id="chat-input")
         yield KeyBar()
@@ -160,42 +162,48 @@ class WaitingScreen(SteadyScreen[None]):
                 said.extend(item.lines if isinstance(item, ChatHistory) else [item])
             self.query_one(ChatLines).lines = tuple(said)
         elif isinstance(event, Rejected):
-            self.say(event.message)
+            self.say(error_sentence(event.code, event.message))
         elif isinstance(event, Closed):
-            self._go_back(event.reason)
+            self._go_back(_(event.reason) if event.reason else "")  # a host's fixed reasons are in the catalogs
 
     def _draw(self, event: TableWaiting) -> None:
-        title = Text(f"Table {clean_message(event.table_id, 12)}: waiting for players", style="bold")
+        title = Text(
+            _("Table {table}: waiting for players").format(table=clean_message(event.table_id, 12)), style="bold"
+        )
         if event.open_chips:
-            title.append(" (open chips)")
+            title.append(" ({})".format(_("open chips")))
         if event.coach:
             title.append(" (" + _("coach") + ")")
         if event.variant != "standard":
-            title.append(f" ({clean_message(event.variant, 20)})")
+            title.append(f" ({clean_message(_(VARIANTS.get(event.variant, event.variant)), 20)})")
         self.query_one("#waiting-title", Static).update(title)
         lines = Text()
         for index, seat in enumerate(event.seats):
             lines.append("> " if index == event.my_seat else "  ")
-            lines.append(f"seat {index + 1}: ")
+            lines.append(_("seat {number}: ").format(number=index + 1))
             if seat.empty:
-                lines.append("(free)", style="dim")
+                lines.append(_("(free)"), style="dim")
             else:
                 lines.append(display_name(seat.name, 20))
                 if seat.is_bot:
-                    lines.append("  bot", style="dim")
+                    lines.append("  " + _("bot"), style="dim")
                 if index == event.my_seat:
-                    lines.append("  (you)")
+                    lines.append("  ({})".format(_("you")))
             lines.append("\n")
         self.query_one("#waiting-seats", Static).update(lines)
         free = sum(1 for seat in event.seats if seat.empty)
         if event.my_seat is None:
-            self.say("You are watching; the game shows here when it starts.")
+            self.say(_("You are watching; the game shows here when it starts."))
         elif event.can_start:
-            self.say("Every seat is filled: press s to start.")
+            self.say(_("Every seat is filled: press s to start."))
         elif free:
-            self.say(f"Waiting for {free} more: others join, or press b to add a bot (the table's creator).")
+            self.say(
+                _("Waiting for {count} more: others join, or press b to add a bot (the table's creator).").format(
+                    count=free
+                )
+            )
         else:
-            self.say("Every seat is filled: waiting for the table's creator to start.")
+            self.say(_("Every seat is filled: waiting for the table's creator to start."))
         self.refresh_bindings()
 
     def say(self, text: str) -> None:
@@ -257,13 +265,13 @@ class WaitingScreen(SteadyScreen[None]):
                 if leave:
                     await self._leave()
 
-            self.app.push_screen(ConfirmQuitScreen("Stop the host?", HOST_WARNING), confirmed)
+            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
             return
         await self._leave()
 
     async def _leave(self) -> None:
         await self.connection.close()
-        self._go_back("You left the table.")
+        self._go_back(_("You left the table."))
 
     def _go_back(self, reason: str) -> None:
         """Back to the lobby below, or (when this is the first screen) out of the app."""

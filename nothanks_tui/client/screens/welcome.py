@@ -15,8 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
+from ...i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current_language
 from ...link import LobbyConnection, LobbyError
 from ...link.names import MAX_NAME
+from ..error_sentences import error_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .lobby import LobbyScreen
@@ -44,12 +46,19 @@ class Doorway(Protocol):
 class NameInput(Input):
     """The name field; Enter (shown in the footer) goes on to the tables."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", "Go to the tables")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", N_("Go to the tables"))]
 
     def __init__(self, **kwargs: Any) -> None:
         # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
         super().__init__(**kwargs)
         self.cursor_blink = False
+
+
+def language_line() -> str:
+    """ "Language: English (Ctrl-L: Français, Español)", in the language it names first."""
+    language = current_language()
+    others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
+    return _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
 
 
 class WelcomeScreen(SteadyScreen[None]):
@@ -58,7 +67,8 @@ class WelcomeScreen(SteadyScreen[None]):
     # Ctrl-C quits here (a priority binding: the name field would take it as "copy"), as a newcomer expects of a
     # terminal program, and the footer says so; Esc too, and Ctrl-Q as everywhere in the app.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c,escape", "app.quit", "Quit", key_display="^C/Esc", priority=True),
+        Binding("ctrl+l", "language", N_("Language")),
+        Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
     ]
     DEFAULT_CSS = """
     WelcomeScreen { align: center middle; }
@@ -66,6 +76,7 @@ class WelcomeScreen(SteadyScreen[None]):
     WelcomeScreen #welcome-title { text-style: bold; color: $accent; width: 100%; content-align: center middle; }
     WelcomeScreen #welcome-rules { color: $text-muted; margin-bottom: 1; }
     WelcomeScreen #welcome-message { color: $warning; height: auto; }
+    WelcomeScreen #welcome-language { color: $text-muted; margin-top: 1; }
     """
 
     def __init__(self, door: Doorway) -> None:
@@ -76,16 +87,17 @@ class WelcomeScreen(SteadyScreen[None]):
         with Vertical(id="welcome"):
             yield Static("No Thanks!", id="welcome-title")
             yield Static(
-                "Take the card, or pay a chip to say No thanks! Lowest score wins.", id="welcome-rules", markup=False
+                _("Take the card, or pay a chip to say No thanks! Lowest score wins."), id="welcome-rules", markup=False
             )
-            yield Static("Your name at the table:", markup=False)
+            yield Static(_("Your name at the table:"), markup=False)
             yield NameInput(
                 value=self.door.suggested_name[:MAX_NAME],
-                placeholder="a name (1 to 20 characters)",
+                placeholder=_("a name (1 to 20 characters)"),
                 max_length=MAX_NAME,
                 id="name",
             )
             yield Static("", id="welcome-message")
+            yield Static(language_line(), id="welcome-language", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -93,8 +105,21 @@ class WelcomeScreen(SteadyScreen[None]):
         held = self.door.held_seat()
         if held is not None:
             name, token = held
-            self.say(f"Welcome back, {display_name(name)}: taking you back to your seat...")
+            self.say(_("Welcome back, {name}: taking you back to your seat...").format(name=display_name(name)))
             self.resume(name, token)
+
+    async def action_language(self) -> None:
+        """The next language: this screen is drawn again in it, with the name typed so far."""
+        change = getattr(self.app, "change_language", None)
+        following = getattr(self.app, "next_language", None)
+        if not callable(change) or not callable(following):
+            return
+        name = self.query_one("#name", Input).value
+        change(following())
+        await self.recompose()
+        field = self.query_one("#name", Input)
+        field.value = name
+        field.focus()
 
     def say(self, text: str) -> None:
         self.query_one("#welcome-message", Static).update(Text(clean_message(text)))
@@ -107,7 +132,11 @@ class WelcomeScreen(SteadyScreen[None]):
             connection = await lobby.resume(token)
         except LobbyError as error:
             self.door.forget_seat()
-            self.say(f"Your old seat is gone ({error.message}). Choose a name to play on.")
+            self.say(
+                _("Your old seat is gone ({reason}). Choose a name to play on.").format(
+                    reason=error_sentence(error.code, error.message)
+                )
+            )
             return
         self.app.switch_screen(WaitingScreen(connection))
 
@@ -120,6 +149,6 @@ class WelcomeScreen(SteadyScreen[None]):
         try:
             await lobby.start()
         except LobbyError as error:
-            self.say(error.message)
+            self.say(error_sentence(error.code, error.message))
             return
         self.app.switch_screen(LobbyScreen(lobby))

@@ -31,8 +31,8 @@ class ChatInput(Input):
     """Hidden until opened; posts ``Send`` with the text on Enter and ``Closed`` when put away."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "send", "Send", key_display="Enter"),
-        Binding("ctrl+g,escape", "put_away", "Close", key_display="^G/Esc"),
+        Binding("enter", "send", N_("Send"), key_display="Enter"),
+        Binding("ctrl+g,escape", "put_away", N_("Close"), key_display="^G/Esc"),
     ]
 
     class Send(Message):

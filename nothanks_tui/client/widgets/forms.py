@@ -10,9 +10,9 @@ from textual.content import Content
 from textual.widgets import Checkbox, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
-from ...i18n import _
+from ...i18n import N_, _, ngettext
 
-TACTICAL_LABEL = "Tactical: 10, 20, 30 set aside, 1 chip fewer"  # fits every form it is in, uncut
+TACTICAL_LABEL = N_("Tactical: 10, 20, 30 set aside, 1 chip fewer")  # fits every form it is in, uncut (translate)
 
 
 class TickBox(Checkbox):
@@ -29,7 +29,7 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
         return
     names = [name for name, _description in choices]
     with Horizontal(classes="field"):
-        yield Label("Bots", classes="field-label")
+        yield Label(_("Bots"), classes="field-label")
         yield Select(
             [(f"{name}: {_(description)}", name) for name, description in choices],
             value=default if default in names else names[0],
@@ -41,17 +41,23 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
 def table_size_fields() -> ComposeResult:
     """The "Players" and "Bots now" fields of every form that sets up a table (lobby dialog, host tab)."""
     with Horizontal(classes="field"):
-        yield Label("Players", classes="field-label")
+        yield Label(_("Players"), classes="field-label")
         yield Select(
-            [(f"{n} players", n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
+            [
+                (ngettext("{count} player", "{count} players", n).format(count=n), n)
+                for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+            ],
             value=3,
             allow_blank=False,
             id="players",
         )
     with Horizontal(classes="field"):
-        yield Label("Bots now", classes="field-label")
+        yield Label(_("Bots now"), classes="field-label")
         yield Select(
-            [("no bots" if n == 0 else f"{n} bot{'s' if n > 1 else ''}", n) for n in range(MAX_PLAYERS)],
+            [
+                (_("no bots") if n == 0 else ngettext("{count} bot", "{count} bots", n).format(count=n), n)
+                for n in range(MAX_PLAYERS)
+            ],
             value=0,
             allow_blank=False,
             id="bots",

@@ -5,6 +5,9 @@ refreshed, which the table does on most moves. On the host, where every SSH play
 the largest single cost of a move. This bar is one widget drawing one line; it redraws only when what it shows
 changes. It reads the screen's active bindings exactly as ``Footer`` does, so ``BINDINGS`` stays the one place a
 key is declared, and a click on a key presses it.
+
+Descriptions are translated here, as the bar is drawn: ``BINDINGS`` are class attributes, made once per process
+(marked with ``N_``), while the language is each player's (nothanks_tui.i18n).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
+from ...i18n import N_, _
+
 GREYED = Style(dim=True)
+TEXTUAL_DESCRIPTIONS = (N_("Dismiss menu"),)  # Textual's own bindings this bar shows (an open Select's Esc)
 STRIPS_KEPT = 8  # drawn bars kept for reuse (a screen shows two or three)
 
 
@@ -71,7 +77,9 @@ class KeyBar(Widget, can_focus=False):
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if binding.show and binding.action not in by_action:
                 display = self.app.get_key_display(binding)
-                by_action[binding.action] = ShownKey(binding.key, display, binding.description, enabled)
+                display = _(display) if display else display  # "n/space" is marked where it is bound
+                description = _(binding.description) if binding.description else ""  # (marked N_ in BINDINGS)
+                by_action[binding.action] = ShownKey(binding.key, display, description, enabled)
         return tuple(by_action.values())
 
     @staticmethod

@@ -30,12 +30,13 @@ from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
+    cards_count,
+    chips_count,
     chips_text,
     hand_lines,
     indented_lines,
     my_score_content,
     pass_choice,
-    plural,
     public_points,
     seat_name,
     take_choice,
@@ -132,6 +133,11 @@ class TableView(Widget):
         return self.draw()
 
 
+def label_cell(label: str, cells: int = 7) -> str:
+    """A status label padded to ``cells`` (one space at least), so the values after it line up in any language."""
+    return label + " " * max(1, cells - cell_len(label))
+
+
 def centred(line: Content, width: int) -> Content:
     """``line`` with spaces on the left so that it sits in the middle of ``width`` cells."""
     return Content(" " * max(0, (width - line.cell_length) // 2)) + line
@@ -154,10 +160,10 @@ class FaceUpCard(TableView):
     def draw_lines(self) -> list[Content]:
         view = self.table.view if self.table else None
         if view is None or view.card is None:
-            value, pot = "", "game over" if view else ""
+            value, pot = "", _("game over") if view else ""
         else:
             value = str(view.card)
-            pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else "no chips"
+            pot = f"{'●' * min(view.pot, 8)}{'+' if view.pot > 8 else ''}" if view.pot else _("no chips")
         width, height = self.content_region.size
         lines = [
             self.cached(("digits", row, width), partial(centred, Content.styled(row, "bold"), width))
@@ -224,15 +230,19 @@ class TableStatus(TableView):
         lines = [
             self.cached(
                 ("deck", view.deck_left),
-                lambda: Content.assemble(("Deck   ", "dim"), f"{plural(view.deck_left, 'card')} left"),
+                lambda: Content.assemble(
+                    (label_cell(_("Deck")), "dim"), _("{cards} left").format(cards=cards_count(view.deck_left))
+                ),
             ),
             self.cached(
                 ("removed", view.removed_count),
-                lambda: Content.assemble(("       ", "dim"), (f"{view.removed_count} set aside", "dim")),
+                lambda: Content.assemble(
+                    (label_cell(""), "dim"), (_("{count} set aside").format(count=view.removed_count), "dim")
+                ),
             ),
             self.cached(
                 ("pot", view.pot),
-                lambda: Content.assemble(("Chips  ", "dim"), (str(view.pot), "bold"), " on the card"),
+                lambda: Content.assemble((label_cell(_("Chips")), "dim"), (str(view.pot), "bold"), _(" on the card")),
             ),
         ]
         if not height or len(lines) + 1 + len(turn) <= height:
@@ -263,7 +273,7 @@ class MoveLog(TableView):
         if chat:
             return self._draw_with_chat(chat)
         if self.table is None or not (self.table.view.moves or self.table.seat_events):
-            return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
+            return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
         rows = max(1, self.content_region.height or 6)
         entries = log_entries(self.table.view.moves, self.table.seat_events, rows)
         seats = self.table.seats
@@ -326,7 +336,7 @@ class LatestMove(TableView):
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or not (self.table.view.moves or self.table.seat_events):
-            return [self.cached("no moves", lambda: Content.styled("No moves yet", "dim"))]
+            return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
         [entry] = log_entries(self.table.view.moves, self.table.seat_events, 1)
         seats = self.table.seats
         line = partial(Content.assemble, ("› ", "bold"))
@@ -345,10 +355,14 @@ class PlayersPanel(TableView):
         view = self.table.view
         seats = self.table.seats
         width = self.content_region.width or 80
+        player, chips, points, cards = _("Player"), _("Chips"), _("Pts"), _("Cards")
+        chips_cells = max(5, cell_len(chips))  # the column as wide as its heading, in any language
         lines = [
             self.cached(
                 "header",
-                lambda: Content.styled(f"  {'Player':<{self.LABEL_CELLS}}{'Chips':>5}  {'Pts':>3}  Cards", "dim"),
+                lambda: Content.styled(
+                    f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}", "dim"
+                ),
             )
         ]
         for seat in range(view.players):
@@ -363,7 +377,7 @@ class PlayersPanel(TableView):
                 if cell_len(name) + cell_len(tag) >= self.LABEL_CELLS:
                     name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
-                tag = " (bot)"
+                tag = " ({})".format(_("bot"))
             row = (
                 marker,
                 name,
@@ -373,6 +387,7 @@ class PlayersPanel(TableView):
                 public_points(view, seat),
                 view.hands[seat],
                 width,
+                chips_cells,
             )
             lines.extend(self.cached(row, partial(self._draw_seat, *row)))
         return lines
@@ -387,6 +402,7 @@ class PlayersPanel(TableView):
         points: int,
         hand: tuple[int, ...],
         width: int,
+        chips_cells: int = 5,
     ) -> list[Content]:
         label_cells = self.LABEL_CELLS
         label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
@@ -394,7 +410,7 @@ class PlayersPanel(TableView):
             (marker, "bold"),
             " ",
             (label + " " * (label_cells - cell_len(label)), "bold" if mine else ""),
-            (f"{chips:>5}", "dim" if chips == HIDDEN_CHIPS else ""),
+            (f"{chips:>{chips_cells}}", "dim" if chips == HIDDEN_CHIPS else ""),
             "  ",
             f"{points:>3}",
             "  ",
@@ -407,15 +423,15 @@ class PrivatePanel(TableView):
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or self.table.view.seat is None:
-            return [Content("Watching")]
+            return [Content(_("Watching"))]
         view = self.table.view
         chips = view.my_chips or 0
-        summary = Content.assemble(("You: ", "bold"), (plural(chips, "chip"), "bold"), " · ", my_score_content(view))
-        prefix = Content("Your cards: ")
+        summary = Content.assemble((_("You: "), "bold"), (chips_count(chips), "bold"), " · ", my_score_content(view))
+        prefix = Content(_("Your cards: "))
         width = (self.content_region.width or 80) - prefix.cell_length
         lines = [summary, *indented_lines(prefix, hand_lines(view.my_hand, width))]
         if view.finished:
-            return [*lines, Content.styled("Game over: s shows the scores, a deals a new game.", "dim")]
+            return [*lines, Content.styled(_("Game over: s shows the scores, a deals a new game."), "dim")]
         take = Content.assemble(("[t] ", "bold"), take_choice(view))
         pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
         if not view.legal:  # nothing is yours to play now: the choices are a preview

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     ConnectionInfo,
     LobbyConnection,
@@ -47,7 +48,7 @@ class SessionLobby(LobbyConnection):
     """
 
     def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
-        self.info = ConnectionInfo(description="this host over SSH", extras={"name": name, "via": "ssh"})
+        self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
         self.inner = TcpLobby(
             host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint
         )
@@ -174,6 +175,7 @@ def make_app_factory(plan: WorkerPlan) -> AppFactory:
             SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key),
             bot_choices=plan.ssh.bot_choices,
             default_bot=plan.ssh.default_bot,
+            language=player.language,
         )
 
     return make_app

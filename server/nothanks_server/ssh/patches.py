@@ -8,7 +8,7 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
 1. **asyncssh ``SSHServerChannel._env`` (``limit_environment``).** asyncssh keeps every ``env`` request of a
    session channel in that dict, with no callback to refuse one: a client may send thousands of distinct names of
    up to 32 KiB each and the worker would keep them for the session's life. The swap keeps only COLORTERM, LANG,
-   LC_ALL and LC_CTYPE with short values. Figure: a session's memory stays bounded under an env flood
+   LC_ALL, LC_CTYPE and LC_MESSAGES with short values. Figure: a session's memory stays bounded under an env flood
    (tests/ssh/test_input_limits.py sends 5,000 requests and finds 4 kept); without it, what a client sends is kept.
    A security bound, not a speed-up: it stays while asyncssh has no public hook.
 2. **asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``).** Every byte a connection
@@ -52,7 +52,8 @@ from .settings import INBOUND_BURST, INBOUND_RATE
 log = logging.getLogger(__name__)
 
 CHECKED_VERSIONS = {"textual": "8.2.8", "asyncssh": "2.24.1"}
-KEPT_VARIABLES = frozenset({b"COLORTERM", b"LANG", b"LC_ALL", b"LC_CTYPE"})  # what says how the terminal draws
+# What says how the terminal draws, and which language the player reads (OpenSSH's usual `SendEnv LANG LC_*`).
+KEPT_VARIABLES = frozenset({b"COLORTERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"LC_MESSAGES"})
 MAX_VALUE = 64  # bytes; "truecolor" or "en_US.UTF-8" fit, a 32 KiB value does not
 TOO_MANY_REQUESTS = 32  # after this many env requests on one channel, say so in the log (once)
 

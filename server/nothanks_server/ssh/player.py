@@ -16,6 +16,7 @@ class SSHPlayer:
     peer: str
     term: str
     color_system: str
+    language: str = "en"  # from the LC_ALL / LC_MESSAGES / LANG the client sent (nothanks_tui.i18n)
 
     @property
     def suggested_name(self) -> str:

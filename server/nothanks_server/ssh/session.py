@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 from textual.app import App
 
+from nothanks_tui.i18n import language_from_environment
+
 from .driver import ChannelDriver
 from .input_gate import HOLD_OFF, InputGate
 from .player import SSHPlayer
@@ -189,6 +191,7 @@ class GameSession(asyncssh.SSHServerSession):
             peer=self._peer,
             term=self._term or "xterm",
             color_system=color_system_for(self._term, self._environment()),
+            language=language_from_environment(self._environment()),
         )
 
     def _environment(self) -> dict[str, str]:

@@ -1,0 +1,75 @@
+"""What each error code means to a player, in the player's language.
+
+Codes travel on the wire as English identifiers (nothanks_tui/link/errors.py) and a host's ``message`` is in
+the host's words, in English. A player reads the sentence this module gives for the code, translated. The codes a
+client makes about its own connection (``unreachable``, ``timeout``, ``closed``) carry a message the client wrote
+in the player's language already, with what only it knows (the address, the reason), and keep it. A code this
+client does not know (a newer host) shows the host's message as it came (the caller cleans it).
+"""
+
+from __future__ import annotations
+
+from ..i18n import N_, _
+from ..link import errors
+
+SENTENCES: dict[str, str] = {
+    errors.NOT_YOUR_TURN: N_("It is not your turn yet."),
+    errors.NO_CHIPS: N_("You have no chips left: you must take the card."),
+    errors.GAME_OVER: N_("The game is over."),
+    errors.UNKNOWN_ACTION: N_("The host did not understand that move."),
+    errors.BAD_SEAT: N_("There is no such seat at this table."),
+    errors.BAD_CONFIG: N_("Those table settings are not possible (2 to 7 players)."),
+    errors.BAD_RECORD: N_("That game record does not replay."),
+    errors.STALE_STATE: N_("The table had moved on: look again and play."),
+    errors.NOT_STARTED: N_("The game has not started yet."),
+    errors.NOT_FINISHED: N_("The game is not over yet."),
+    errors.NOT_SEATED: N_("Spectators cannot do that: take a seat first."),
+    errors.NOT_AT_TABLE: N_("Join a table first."),
+    errors.ALREADY_AT_TABLE: N_("You are already at a table: leave it first."),
+    errors.NO_TABLE: N_("That table is gone."),
+    errors.TABLE_FULL: N_("Every seat at that table is taken."),
+    errors.SEAT_TAKEN: N_("That seat is taken."),
+    errors.SEATS_EMPTY: N_("Fill every seat (players or bots) before starting."),
+    errors.ALREADY_STARTED: N_("That game has started: watch it, or choose another table."),
+    errors.NOT_CREATOR: N_("Only the player who set up this table can do that."),
+    errors.BAD_TOKEN: N_("Your seat is no longer held (the game may be over)."),
+    errors.BAD_BOT: N_("This host does not know that bot."),
+    errors.TOO_MANY_TABLES: N_("This host has as many tables as it can hold: join one of them."),
+    errors.NOT_SAVED: N_("The host could not save that, so it did not happen: try again."),
+    errors.UNKNOWN_TYPE: N_("The host did not understand this client (is it a newer version?)."),
+    errors.BAD_FIELD: N_("The host refused a request from this client as malformed."),
+    errors.BAD_NAME: N_("That name cannot be used: 1 to 20 printable characters."),
+    errors.BAD_VERSION: N_("This host speaks another version of the game: update one of them."),
+    errors.HELLO_FIRST: N_("The host expected this client to introduce itself first."),
+    errors.BAD_FRAME: N_("That is not a No Thanks! host, or it sent something unreadable."),
+    errors.TOO_BIG: N_("The host refused a message from this client as too long."),
+    errors.FLOOD: N_("Too many messages too fast: the host closed the connection."),
+    errors.SERVER_CLOSING: N_("The host is full or shutting down."),
+    errors.SLOW_READER: N_("The connection was too slow: the host dropped it."),
+    errors.SLOW_DOWN: N_("Not so fast: try again in a moment."),
+    errors.TOO_MANY: N_("Your address is at one of this host's limits (connections, watched or created tables)."),
+    errors.IDLE: N_("You stayed in the lobby a long time without a table: the host closed the connection."),
+    errors.NOT_AWAY: N_("That player is here, or a bot already plays for them."),
+    errors.NO_GAME: N_("That finished game is not in the history (or its record is damaged)."),
+    errors.COACH_OFF: N_("This table does not allow the coach."),
+    errors.CHAT_EMPTY: N_("Nothing to say: the line was empty."),
+    errors.CHAT_TOO_LONG: N_("That line is too long: say it in fewer words."),
+    errors.CHAT_TOO_FAST: N_("Too many lines too fast: wait a moment."),
+    errors.UNREACHABLE: N_("The host could not be reached."),
+    errors.TIMEOUT: N_("The host did not answer in time."),
+    errors.CLOSED: N_("The connection is closed."),
+}
+"""A sentence for every code of the registry (tests/test_i18n_errors.py holds them together)."""
+
+OWN_CODES = frozenset(code for code, entry in errors.REGISTRY.items() if entry.sent_by == "client")
+
+
+def error_sentence(code: str, message: str = "") -> str:
+    """What ``code`` means, in the player's language; ``message``: what came with it (kept for the client's own
+    codes, and for a code this client does not know)."""
+    if code in OWN_CODES and message:
+        return message
+    sentence = SENTENCES.get(code)
+    if sentence is None:
+        return message or code
+    return _(sentence)
