@@ -178,3 +178,23 @@ def test_chat_lines_sit_among_moves_and_seat_events_in_the_order_things_happened
     # Each event and line comes after the moves made before it and before the moves made after it.
     positions = [at if kind == "move" else at + 0.5 for kind, at in order]
     assert positions == sorted(positions), order
+
+
+class ChattyCreatorConnection(CreatorConnection):
+    """A host's table with chat, for its creator."""
+
+    @property
+    def can_chat(self) -> bool:
+        return True
+
+
+async def test_quit_stays_in_the_footer_at_80_columns_with_chat_and_the_creators_key():
+    state = game_after(2)
+    connection = ChattyCreatorConnection()
+    app = NoThanksApp(connection)
+    async with app.run_test(size=(80, 24)) as pilot:
+        away = (ANA, SeatInfo("bo", away=True))
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), away, "t1", creator=True, coach=True))
+        await wait_until(pilot, lambda: "b Bot plays" in app.screen.query_one(KeyBar).render().plain, "the key")
+        footer = app.screen.query_one(KeyBar).render().plain
+        assert "q Quit" in footer and footer.index("q Quit") + len("q Quit") <= 80, footer  # within the screen

@@ -105,11 +105,11 @@ class TableScreen(SteadyScreen[None]):
         Binding("a", "play_again", N_("Play again")),
         Binding("b", "stand_in", N_("Bot plays")),  # the table's creator, while a player is away: a bot plays for them
         Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
+        # Quit before the keys a narrow terminal's footer may cut (the footer shows them in this order).
+        Binding("q", "quit_table", N_("Quit")),
         Binding("c", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat")),
         Binding("m", "unmute_chat", N_("Unmute chat")),
-        Binding("q", "quit_table", N_("Quit")),
-        # last: in a narrow terminal the footer cuts this one, not Quit (b: bots)
         Binding("l", "toggle_bell", N_("Bell")),
     ]
 
