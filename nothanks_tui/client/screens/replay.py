@@ -104,7 +104,7 @@ class ReplayScreen(SteadyScreen[None]):
 
     def compose(self) -> ComposeResult:
         title = _("Replay · {when}").format(when=when_text(self.replay.finished_at))
-        yield TitleBar(title, id="title").data_bind(ReplayScreen.table)
+        yield TitleBar(title, id="title", every_chip_shown=True).data_bind(ReplayScreen.table)
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(ReplayScreen.table)
             yield TableStatus(id="status").data_bind(ReplayScreen.table)

@@ -64,9 +64,11 @@ class TitleBar(TableView):
 
     game_number: reactive[int] = reactive(0, repaint=False)
 
-    def __init__(self, description: str, **kwargs: object) -> None:
+    def __init__(self, description: str, *, every_chip_shown: bool = False, **kwargs: object) -> None:
+        """``every_chip_shown``: the screen shows every chip count whatever the table's setting (a replay)."""
         super().__init__(**kwargs)
         self.description = description
+        self.every_chip_shown = every_chip_shown
 
     def watch_game_number(self) -> None:
         self.watch_table()
@@ -79,7 +81,10 @@ class TitleBar(TableView):
             view = self.table.view
             players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
             parts.append(f"  ·  {players}")
-            parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
+            if self.every_chip_shown:
+                parts.append("  ·  " + _("every chip shown"))
+            else:
+                parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
             if self.table.coach:
                 parts.append("  ·  " + _("coach"))
             if view.variant != "standard":
