@@ -153,3 +153,32 @@ async def test_a_dropped_player_s_turn_counts_down_and_the_creator_may_let_a_bot
         assert played["seats"][bob_seat].get("stand_in") is True and "bot_in_ms" not in played
         assert played["seat_events"][-1] == [len(update["view"]["moves"]), bob_seat, "stand_in"]
         assert "creator" not in await carol.until(of_type("update"))
+
+
+async def test_while_the_creator_is_away_the_first_player_at_the_table_may_let_a_bot_play():
+    """A game never waits on an absent creator: the first player still at the table gets the creator's key."""
+    async with live_host(turn_timer=600) as host:
+        alice = await RawClient.connect(host.port, "alice")
+        await alice.send({"type": "create_table", "players": 3, "id": 1})
+        table_id = (await alice.until(of_type("joined")))["table"]
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "join", "table": table_id, "id": 2})
+        await bob.until(of_type("joined"))
+        carol = await RawClient.connect(host.port, "carol")
+        await carol.send({"type": "join", "table": table_id, "id": 3})
+        await carol.until(of_type("joined"))
+        await alice.until(lambda f: of_type("waiting")(f) and f["can_start"])
+        await alice.send({"type": "start"})
+        first = await bob.until(of_type("update"))
+        assert "creator" not in first
+        await bob.send({"type": "stand_in", "seat": 0, "id": 4})
+        assert (await bob.until(of_type("error")))["code"] == "not_creator"  # alice is there: hers to decide
+        alice.writer.transport.abort()  # the creator drops out
+        acting = await bob.until(lambda f: of_type("update")(f) and f["seats"][0]["away"])
+        assert acting["creator"] is True  # bob, the first player still at the table, acts for her
+        assert "creator" not in await carol.until(lambda f: of_type("update")(f) and f["seats"][0]["away"])
+        await carol.send({"type": "stand_in", "seat": 0, "id": 5})
+        assert (await carol.until(of_type("error")))["code"] == "not_creator"
+        await bob.send({"type": "stand_in", "seat": 0, "id": 6})
+        helped = await bob.until(lambda f: of_type("update")(f) and f["seats"][0].get("stand_in") is True)
+        assert helped["seat_events"][-1][1:] == [0, "stand_in"]

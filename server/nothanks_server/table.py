@@ -444,9 +444,13 @@ class Table:
         self._check_idle()
 
     def stand_in_for(self, member: Member, index: object) -> None:
-        """The creator lets a bot play for the away player in seat ``index`` now, until they come back."""
+        """The creator (or, while the creator is not at the table, the first player who is: ``acting_creator``) lets
+        a bot play for the away player in seat ``index`` now, until they come back."""
         self._check_open()
-        self._check_creator(member)
+        if self.members.get(member) is None:
+            raise HostError(errors.NOT_SEATED, "take a seat first")
+        if self.members.get(member) != self.acting_creator():
+            raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
         if self.game is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         if self.game.state.finished:
@@ -461,6 +465,15 @@ class Table:
         log.info("table %s: the creator lets a bot play for away seat %d", self.table_id, index)
         self._broadcast()
         self._drive()
+
+    def acting_creator(self) -> int | None:
+        """Who may let a bot play for an away player: the creator while they are at the table; while they are not
+        (they left, or dropped out), the first player who is, so that a game never waits on an absent creator."""
+        creator = self.creator_seat
+        if creator is not None and self.seats[creator].member is not None:
+            return creator
+        present = [i for i, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+        return present[0] if present else None
 
     def _stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
@@ -659,7 +672,7 @@ class Table:
             can_restart=seat is not None and state.finished,
             seat_events=tuple(self._seat_events),
             bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
-            creator=seat is not None and seat == self.creator_seat,
+            creator=seat is not None and seat == self.acting_creator(),
             match=self.match.totals(),
             timeline=self.game.timeline,
             coach=self.settings.coach,
