@@ -95,10 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def remembered_language() -> str | None:
     """The language last chosen on the start screen (kept with the player's other choices), if any."""
-    from . import paths
     from .client.remembered import Remembered
 
-    return Remembered(paths.config_dir() / "start.json").language
+    return Remembered.of_this_user().language
 
 
 def _play(args: argparse.Namespace) -> int:

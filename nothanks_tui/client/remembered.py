@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .. import paths
 from ..i18n import LANGUAGES
 
 FieldValue = str | int | bool
@@ -35,6 +36,11 @@ def login_name() -> str:
 
 class Remembered:
     """The start screen's remembered name and choices, in one JSON file."""
+
+    @classmethod
+    def of_this_user(cls) -> Remembered:
+        """What this machine's user has chosen so far: ``paths.config_dir()/start.json``."""
+        return cls(paths.config_dir() / "start.json")
 
     def __init__(self, path: Path) -> None:
         self.path = path

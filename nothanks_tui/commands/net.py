@@ -213,13 +213,12 @@ def run_join(args: argparse.Namespace) -> int:
     from ..client.netlaunch import run_join as join
 
     return join(
-        args.address, args.name, bot_choices=bot_choices(), default_bot=DEFAULT_BOT, remembered=remembered_choices()
+        args.address,
+        args.name,
+        bot_choices=bot_choices(),
+        default_bot=DEFAULT_BOT,
+        remembered=Remembered.of_this_user(),
     )
-
-
-def remembered_choices() -> Remembered:
-    """The player's remembered name, choices and preferences (chat muted), as the start screen keeps them."""
-    return Remembered(paths.config_dir() / "start.json")
 
 
 def _join_found(name: str | None) -> int:
@@ -234,10 +233,9 @@ def _join_found(name: str | None) -> int:
 def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:
     """The app ``nothanks join`` opens without an address: the Join tab alone, its list fed by ``host_browser``."""
     from ..client.app import NoThanksApp
-    from ..client.remembered import Remembered
     from ..client.screens.net_forms import JoinForm
 
-    remembered = Remembered(paths.config_dir() / "start.json")
+    remembered = Remembered.of_this_user()
     if name:
         remembered.name = name  # this run's name, in the field (kept only if the player joins)
     return NoThanksApp(
@@ -268,7 +266,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     app = NetApp(
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
-        remembered=remembered_choices(),
+        remembered=Remembered.of_this_user(),
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )

@@ -38,7 +38,7 @@ def run_local_game(
     except BadName as error:
         print(f"nothanks play: --name: {error}")  # (BadName says it in English: the name rules are the host's)
         return 2
-    remembered = Remembered(paths.config_dir() / "start.json")  # the player's preferences (the bell, chat muted)
+    remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
     app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
     result = app.run()
@@ -49,7 +49,7 @@ def run_start_screen(bot_pace: float = BOT_PACE) -> int:
     """The start screen: choose how to play; returns the exit code."""
     from ..client.discovery import ZeroconfBrowser
 
-    remembered = Remembered(paths.config_dir() / "start.json")
+    remembered = Remembered.of_this_user()
     app = NoThanksApp(
         launchers=LocalLaunchers(bot_pace, records_dir=paths.records_dir()),
         exit_on_signals=True,
