@@ -13,7 +13,7 @@ import pytest
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_tui.engine import Action
-from nothanks_tui.link import LobbyError, NewTable, SeatEvent, TableConnection, TableUpdate
+from nothanks_tui.link import LobbyError, NewTable, SeatEvent, TableConnection, TableUpdate, errors
 
 from .net_helpers import RawClient, live_host, of_type
 from .test_host_table import lobby_player, next_matching
@@ -182,3 +182,22 @@ async def test_while_the_creator_is_away_the_first_player_at_the_table_may_let_a
         await bob.send({"type": "stand_in", "seat": 0, "id": 6})
         helped = await bob.until(lambda f: of_type("update")(f) and f["seats"][0].get("stand_in") is True)
         assert helped["seat_events"][-1][1:] == [0, "stand_in"]
+
+
+async def test_a_player_the_host_drops_itself_shows_as_away_to_the_others():
+    """The host aborting a connection (a slow reader, an idle one) is a drop like any other: the seat shows away."""
+    async with live_host(turn_timer=600) as host:
+        alice = await RawClient.connect(host.port, "alice")
+        await alice.send({"type": "create_table", "players": 2, "id": 1})
+        table_id = (await alice.until(of_type("joined")))["table"]
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "join", "table": table_id, "id": 2})
+        bob_seat = (await bob.until(of_type("joined")))["seat"]
+        await alice.until(lambda f: of_type("waiting")(f) and f["can_start"])
+        await alice.send({"type": "start"})
+        await alice.until(of_type("update"))
+        session = next(s for s in host.sessions if s.name == "bob")
+        session._drop_slow_reader()  # what the host does to a client that left its updates unread too long
+        dropped = await alice.until(lambda f: of_type("update")(f) and f["seats"][bob_seat]["away"])
+        assert dropped["seat_events"] == [[len(dropped["view"]["moves"]), bob_seat, "away"]]
+        assert (await bob.until(of_type("error")))["code"] == errors.SLOW_READER

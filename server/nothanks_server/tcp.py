@@ -182,12 +182,12 @@ class Session:
         """Close once what was written is sent (the reader task then ends): for a last error frame."""
         self._closing = True
         self.writer.close()
-        self._at_no_table()
 
     def abort(self) -> None:
+        """Close now. The seat is let go by the read loop as it ends (``run``'s ``finally``), as when the client
+        hangs up, so the table counts the player away; not here, where a table may be in the middle of sending."""
         self._closing = True
         self.writer.transport.abort()
-        self._at_no_table()
 
     # ---------------------------------------------------------------- the read loop
 
