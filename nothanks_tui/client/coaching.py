@@ -1,11 +1,13 @@
 """The coach's answer in words a player understands: what the hard bot would play in your place, and the final
-score it expects for you after each choice ("Take: expected final score 41; No thanks!: 47").
+score it expects for you after each choice, written after each choice line ("◀ coach: ≈41 final", "≈47 final").
 
 The client never runs a bot: the host works the advice out from your own view and sends it to you alone
 (``TableConnection.ask_coach``); this only says it.
 """
 
 from __future__ import annotations
+
+from textual.content import Content
 
 from ..i18n import N_, _
 from ..link import CoachAdvice
@@ -26,16 +28,26 @@ def advice_title(advice: CoachAdvice, card: int | None) -> str:
     return _("Coach: No thanks!")
 
 
-def advice_text(advice: CoachAdvice) -> str:
-    """The expected final score after each choice (lower is better), and why the bot picks what it picks."""
-    take = _points(advice.take_score, advice.pass_score)
+def choice_mark(advice: CoachAdvice, action: str) -> Content:
+    """What the coach's answer adds after a choice line, for as long as the position lasts (never a toast over the
+    choices): "  ◀ coach: ≈52 final" after the bot's choice, "  ≈57 final" after the other."""
+    if action == "take":
+        score, other = advice.take_score, advice.pass_score
+    else:
+        if advice.pass_score is None:
+            return Content("")
+        score, other = advice.pass_score, advice.take_score
+    expected = _("≈{score} final").format(score=_points(score, other))
+    if action == advice.action:
+        return Content.assemble("  ", (_("◀ coach: {expected}").format(expected=expected), "bold $accent"))
+    return Content.styled("  " + expected, "dim")
+
+
+def advice_note(advice: CoachAdvice) -> str | None:
+    """The one thing the marks cannot say: the bot's choice is not the one with the lower expected score."""
     if advice.pass_score is None:
-        return _("You have no chips: you must take. Expected final score {take}.").format(take=take)
-    passing = _points(advice.pass_score, advice.take_score)
-    text = _("Take: expected final score {take}; No thanks!: {passing} (lower is better).").format(
-        take=take, passing=passing
-    )
+        return None
     cheaper = "take" if advice.take_score <= advice.pass_score else "pass"
-    if cheaper != advice.action:
-        text += " " + _("The bot plays for the win, not only the score: that way it wins more often.")
-    return text
+    if cheaper == advice.action:
+        return None
+    return _("The bot plays for the win, not only the score: that way it wins more often.")

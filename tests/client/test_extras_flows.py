@@ -13,6 +13,7 @@ from nothanks_tui.client.remembered import Remembered
 from nothanks_tui.client.screens.chart import ChartScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.widgets.score_chart import MARKERS, ScoreChart
+from nothanks_tui.client.widgets.table import PrivatePanel
 from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.engine import Action
 
@@ -74,14 +75,27 @@ async def test_l_turns_the_bell_off_and_it_is_remembered(tmp_path):
     assert NoThanksApp(remembered=Remembered(path)).bell_on is True
 
 
-async def test_i_shows_what_the_hard_bot_would_play_with_the_expected_scores():
+def choice_lines(app) -> list[str]:
+    return [line.plain for line in table_screen(app).query_one(PrivatePanel).draw_lines() if line.plain.startswith("[")]
+
+
+async def test_i_shows_what_the_hard_bot_would_play_after_each_choice_until_the_position_changes():
     app = app_at(players=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: my_turn(app), "my turn")
         await pilot.press("i")
-        await wait_until(pilot, lambda: any("Coach" in str(n.title) for n in app._notifications), "the advice")
-        [advice] = [n for n in app._notifications if "Coach" in str(n.title)]
-        assert "Take: expected final score" in str(advice.message) and "No thanks!:" in str(advice.message)
+        await wait_until(pilot, lambda: table_screen(app).advice is not None, "the advice")
+        advice = table_screen(app).advice
+        take, pass_ = choice_lines(app)
+        chosen, other = (take, pass_) if advice.action == "take" else (pass_, take)
+        assert "◀ coach: ≈" in chosen and "final" in chosen and "coach" not in other and "final" in other
+        assert not [n for n in app._notifications if "Take: expected" in str(n.message)]  # no toast over the choices
+        # Every choice line, with its mark, fits the 80 columns of the panel.
+        assert all(len(line) <= 78 for line in (take, pass_))
+        before = state_id(app)
+        await pilot.press("n" if my_turn(app) else "t")
+        await wait_until(pilot, lambda: state_id(app) > before, "the move")
+        assert not any("final" in line for line in choice_lines(app))  # the answer was for the position now gone
 
 
 class HeldBot:

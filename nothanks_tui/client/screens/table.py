@@ -26,6 +26,7 @@ from ...link import (
     ChatHistory,
     ChatLine,
     Closed,
+    CoachAdvice,
     LobbyError,
     Rejected,
     TableConnection,
@@ -34,7 +35,7 @@ from ...link import (
     errors,
 )
 from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
-from ..coaching import advice_text, advice_title
+from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
 from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
 from ..safe_text import clean_message
@@ -124,6 +125,7 @@ class TableScreen(SteadyScreen[None]):
     game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
     chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
     chat_muted: reactive[bool] = reactive(False, repaint=False)
+    advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)  # the coach's last answer (coaching.py)
 
     class TableEventArrived(Message, bubble=False):
         """The connection produced an event (posted by the reader worker; for this screen only, so it does not
@@ -153,7 +155,7 @@ class TableScreen(SteadyScreen[None]):
             )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
-        yield PrivatePanel(id="private").data_bind(TableScreen.table)
+        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice)
         yield self._chat_input
         yield KeyBar()
 
@@ -355,7 +357,9 @@ class TableScreen(SteadyScreen[None]):
             return
         if self.table is None or self.table.view.state_id != advice.state_id:
             return  # advice for a position already gone
-        self.notify(advice_text(advice), title=advice_title(advice, card), timeout=12, markup=False)
+        self.advice = advice  # shown after each choice line until the position changes (no toast over them)
+        if (note := advice_note(advice)) is not None:
+            self.notify(note, title=advice_title(advice, card), markup=False)
 
     def action_toggle_bell(self) -> None:
         """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""

@@ -25,8 +25,9 @@ from textual.widget import Widget
 
 from ...engine import Action
 from ...i18n import _
-from ...link import TableUpdate
+from ...link import CoachAdvice, TableUpdate
 from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
+from ..coaching import choice_mark
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
@@ -419,7 +420,10 @@ class PlayersPanel(TableView):
 
 
 class PrivatePanel(TableView):
-    """Your own area: your chips, cards and score, and what each choice means for you now."""
+    """Your own area: your chips, cards and score, and what each choice means for you now (with the coach's
+    answer, when you asked for it, after each choice until the position changes)."""
+
+    advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or self.table.view.seat is None:
@@ -437,4 +441,11 @@ class PrivatePanel(TableView):
         if not view.legal:  # nothing is yours to play now: the choices are a preview
             take = take.stylize("dim")
             pass_ = pass_.stylize("dim")
+        advice = self.advice
+        if advice is not None and advice.state_id == view.state_id and view.legal:  # the coach's answer, for now
+            take = take + choice_mark(advice, "take")
+            pass_ = pass_ + choice_mark(advice, "pass")
         return [*lines, take, pass_]
+
+    def watch_advice(self) -> None:
+        self.watch_table()
