@@ -55,10 +55,10 @@ async def test_a_line_reaches_every_player_and_spectator_with_the_name_and_seat_
         await b.send_chat("good luck all")
         for conn in (a, b, e):
             line = await next_matching(conn, is_chat)
-            assert line == ChatLine(name="bob", text="good luck all", seat=1)
+            assert line == ChatLine(name="bob", text="good luck all", seat=1, at=0)  # said before any move
         await e.send_chat("go alice")
         for conn in (a, b, e):
-            assert await next_matching(conn, is_chat) == ChatLine(name="eve", text="go alice", seat=None)
+            assert await next_matching(conn, is_chat) == ChatLine(name="eve", text="go alice", seat=None, at=0)
         for client in clients:
             await client.close()
 
@@ -75,14 +75,17 @@ async def test_hostile_text_is_cleaned_by_the_host_before_any_byte_reaches_anoth
         await raw.until(of_type("joined"))
         await a.send_chat(HOSTILE)
         frame = await raw.until(of_type("chat"))
-        assert frame == {"type": "chat", "name": "alice", "seat": 0, "text": HOSTILE_CLEANED}
+        assert frame == {"type": "chat", "name": "alice", "seat": 0, "text": HOSTILE_CLEANED, "at": 0}
         assert b"\x1b" not in raw.received and b"\x07" not in raw.received and b"\xc2\x9b" not in raw.received
         assert "\u202e".encode() not in raw.received
         late = await RawClient.connect(host.port, name=None)
         await late.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "late", "features": ["chat"]})
         await late.send({"type": "spectate", "table": a.table_id})
         history = await late.until(of_type("chat_history"))
-        assert history == {"type": "chat_history", "lines": [{"name": "alice", "seat": 0, "text": HOSTILE_CLEANED}]}
+        assert history == {
+            "type": "chat_history",
+            "lines": [{"name": "alice", "seat": 0, "text": HOSTILE_CLEANED, "at": 0}],
+        }
         await late.close()
         await raw.close()
         await alice.close()
@@ -298,3 +301,14 @@ async def test_a_table_as_a_whole_is_held_to_its_own_rate_whoever_speaks():
             assert getattr(error, "code", None) == errors.CHAT_TOO_FAST
             refused += 1
     assert TABLE_CHAT_BURST <= said < 40 and said + refused == 40
+
+
+async def test_a_newcomer_s_history_says_when_each_line_was_said_in_this_game_and_not_for_earlier_games():
+    room = ChatRoom()
+    room.say("ana", 0, "good luck", game=1, at=0)
+    room.say("bo", 1, "ouch", game=2, at=7, events=1)
+    history = room.history(game=2)
+    assert history is not None
+    [earlier, now] = history.lines
+    assert earlier.at is None and earlier.events == 0  # said in game 1: before this game's moves
+    assert (now.at, now.events) == (7, 1)

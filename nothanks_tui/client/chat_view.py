@@ -18,7 +18,7 @@ from textual.style import Style
 
 from ..engine import Move
 from ..i18n import _
-from ..link import ChatLine
+from ..link import ChatLine, SeatEvent
 from ..link.chat import MAX_CHAT
 from .safe_text import clean_message, display_name
 from .seat_log import LogEntry
@@ -30,11 +30,13 @@ CHAT_KEPT = 50  # lines the table screen keeps (the host sends at most as many a
 
 @dataclass(frozen=True, slots=True)
 class LoggedChat:
-    """A line as the log places it: in game ``game`` (the screen's count), after ``after`` of its moves."""
+    """A line as the log places it: in game ``game`` (the screen's count), after ``after`` of its moves and
+    ``events`` of the seat events told after those moves."""
 
     line: ChatLine
     game: int
     after: int
+    events: int = 0
 
 
 def speaker(line: ChatLine) -> str:
@@ -67,27 +69,38 @@ def log_items(
     game: int,
     rows: int,
     chat_heights: Sequence[int],
+    events: Sequence[SeatEvent] = (),
 ) -> list[LogEntry | LoggedChat]:
     """What the log shows, oldest first, filling at most ``rows`` rows: the log ``entries`` (moves and seat events,
     from ``seat_log.log_entries``; ``moves``: all the game's moves) and the chat lines (``chat_heights[i]`` rows
     for ``chat[i]``), in the order they happened. Chat takes at most half the rows when there are entries to
-    show, the newest lines first."""
+    show, the newest lines first. ``events``: the game's seat events, to place a line among those told at the
+    same move count."""
     if rows <= 0:
         return []
     index_of = {id(move): index for index, move in enumerate(moves)}
+    rank_of: dict[int, int] = {}  # a seat event -> how many were told before it at the same move count
+    told_at: dict[int, int] = {}
+    for event in events:
+        rank_of[id(event)] = told_at.get(event.at, 0)
+        told_at[event.at] = rank_of[id(event)] + 1
 
-    def position(entry: LogEntry) -> tuple[int, int]:
+    def position(entry: LogEntry) -> tuple[int, int, float]:
         """A move sorts at its index; a seat event that came after k moves sorts before move k."""
         if entry.move is not None:
-            return (index_of[id(entry.move)], 1)
-        return (entry.event.at if entry.event is not None else 0, 0)
+            return (index_of[id(entry.move)], 1, 0)
+        if entry.event is None:
+            return (0, 0, 0)
+        return (entry.event.at, 0, rank_of.get(id(entry.event), 0))
 
-    # A line said after k moves sorts after move k-1 and before move k; lines of an earlier game before them all.
-    keyed: list[tuple[tuple[int, int], int, LogEntry | LoggedChat, int]] = [
+    # A line said after k moves sorts after move k-1 and before move k, among that move count's seat events where
+    # it was said; lines of an earlier game before them all.
+    keyed: list[tuple[tuple[int, int, float], int, LogEntry | LoggedChat, int]] = [
         (position(entry), order, entry, 1) for order, entry in enumerate(entries)
     ]
     for order, (said, height) in enumerate(zip(chat, chat_heights)):
-        keyed.append(((said.after if said.game == game else -1, 0), len(entries) + order, said, height))
+        where = (said.after, 0, said.events - 0.5) if said.game == game else (-1, 0, 0.0)
+        keyed.append((where, len(entries) + order, said, height))
     keyed.sort(key=lambda item: (item[0], item[1]))
     chat_cap = rows - min(rows // 2, len(entries))
     chosen: list[LogEntry | LoggedChat] = []

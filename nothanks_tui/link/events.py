@@ -111,11 +111,15 @@ class TableWaiting:
 @dataclass(frozen=True, slots=True)
 class ChatLine:
     """Someone at the table said ``text`` (cleaned by the host; still drawn as plain text, never markup).
-    ``seat`` is the speaker's seat, None for a spectator; ``name`` their name at the table."""
+    ``seat`` is the speaker's seat, None for a spectator; ``name`` their name at the table. ``at``: the moves of
+    the current game played when it was said, and ``events`` the seat events told at that move count (so a log
+    places the line where it was said); ``at`` None: said before this game (or by a host that does not say)."""
 
     name: str
     text: str
     seat: int | None = None
+    at: int | None = None
+    events: int = 0
 
 
 @dataclass(frozen=True, slots=True)

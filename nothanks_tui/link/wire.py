@@ -493,7 +493,12 @@ def summary_from_wire(data: Any) -> TableSummary:
 
 
 def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
-    return {"name": line.name, "seat": line.seat, "text": line.text}
+    wire: dict[str, Any] = {"name": line.name, "seat": line.seat, "text": line.text}
+    if line.at is not None:
+        wire["at"] = line.at
+        if line.events:
+            wire["events"] = line.events
+    return wire
 
 
 def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
@@ -506,11 +511,22 @@ def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
 
 def chat_line_from_wire(data: Any) -> ChatLine:
     seat = data["seat"]
+    at = data.get("at")
     return ChatLine(
         name=_want(data["name"], str),
         text=_want(data["text"], str),
         seat=None if seat is None else _want(seat, int),
+        at=None if at is None else _count(at),
+        events=0 if at is None else _count(data.get("events", 0)),
     )
+
+
+def _count(value: Any) -> int:
+    """A count of moves or events as a host sends it: a whole number, 0 or more, bounded."""
+    number = _want(value, int)
+    if not 0 <= number <= 10_000:
+        raise ValueError(f"{number} is not a count")
+    return number
 
 
 def chat_from_wire(message: dict[str, Any]) -> ChatLine | ChatHistory:

@@ -13,6 +13,7 @@ shared record never carries what people said.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import deque
 
@@ -37,12 +38,13 @@ class ChatRoom:
     def __init__(
         self, keep: int = CHAT_HISTORY, rate: float = TABLE_CHAT_RATE, burst: float = TABLE_CHAT_BURST
     ) -> None:
-        self._lines: deque[ChatLine] = deque(maxlen=keep)
+        self._lines: deque[tuple[int, ChatLine]] = deque(maxlen=keep)  # (the game it was said in, the line)
         self._rate = TokenBucket(rate, burst, None, time.monotonic())
 
-    def say(self, name: str, seat: int | None, raw: object) -> ChatLine:
+    def say(self, name: str, seat: int | None, raw: object, game: int = 0, at: int = 0, events: int = 0) -> ChatLine:
         """The line ``raw`` as everyone will see it, kept; ``HostError`` (chat_empty, chat_too_long, or
-        chat_too_fast when the table as a whole is over its rate) if refused."""
+        chat_too_fast when the table as a whole is over its rate) if refused. ``game``, ``at``, ``events``: when it
+        was said (the table's game number, its moves and the seat events told since the last move)."""
         try:
             text = clean_chat(raw)
         except BadChat as error:
@@ -51,13 +53,21 @@ class ChatRoom:
             raise HostError(
                 errors.CHAT_TOO_FAST, f"this table says more than {TABLE_CHAT_RATE:g} lines a second: wait a moment"
             )
-        line = ChatLine(name=name, text=text, seat=seat)
-        self._lines.append(line)
+        line = ChatLine(name=name, text=text, seat=seat, at=at, events=events)
+        self._lines.append((game, line))
         return line
 
-    def history(self) -> ChatHistory | None:
-        """The recent lines, or None when nobody has said anything yet."""
-        return ChatHistory(tuple(self._lines)) if self._lines else None
+    def history(self, game: int = 0) -> ChatHistory | None:
+        """The recent lines, or None when nobody has said anything yet; those said before game ``game`` lose
+        their place in it (``at`` None: a log shows them before this game's moves)."""
+        if not self._lines:
+            return None
+        return ChatHistory(
+            tuple(
+                line if said_in == game else dataclasses.replace(line, at=None, events=0)
+                for said_in, line in self._lines
+            )
+        )
 
 
 def chat_bucket(now: float, stalls: LoopStalls | None = None) -> TokenBucket:

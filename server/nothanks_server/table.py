@@ -586,13 +586,15 @@ class Table:
             raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
         seat = self.members[member]
         name = self.seats[seat].name if seat is not None else None
-        line = self.chat.say(name or member.name, seat, text)
+        at = len(self.game.state.moves) if self.game is not None else 0
+        told = sum(1 for event in self._seat_events if event.at == at)  # the seat events this line comes after
+        line = self.chat.say(name or member.name, seat, text, self.games_played, at, told)
         for listener in list(self.members):
             self._deliver(listener, line)
         return line
 
     def _tell_chat_history(self, member: Member) -> None:
-        history = self.chat.history()
+        history = self.chat.history(self.games_played)
         if history is not None and member in self.members:
             self._deliver(member, history)
 

@@ -41,5 +41,6 @@ async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
         assert table.table.coach and "coach" in table.query_one(TitleBar).render().plain
         await wait_until(pilot, lambda: bool(table.table.view.legal), "my turn")
         await pilot.press("i")
-        await wait_until(pilot, lambda: any("Coach" in str(n.title) for n in app._notifications), "the advice")
+        await wait_until(pilot, lambda: table.advice is not None, "the advice")
+        assert table.advice.state_id == table.table.view.state_id
     lobby.close()

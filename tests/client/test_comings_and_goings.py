@@ -198,3 +198,21 @@ async def test_quit_stays_in_the_footer_at_80_columns_with_chat_and_the_creators
         await wait_until(pilot, lambda: "b Bot plays" in app.screen.query_one(KeyBar).render().plain, "the key")
         footer = app.screen.query_one(KeyBar).render().plain
         assert "q Quit" in footer and footer.index("q Quit") + len("q Quit") <= 80, footer  # within the screen
+
+
+def test_a_line_said_between_two_seat_events_of_one_move_count_sits_between_them():
+    from nothanks_tui.client.chat_view import LoggedChat, log_items
+    from nothanks_tui.link import ChatLine
+
+    state = game_after(4)
+    events = (SeatEvent(3, 1, "away"), SeatEvent(3, 2, "left"))
+    before = LoggedChat(ChatLine("ana", "hi", 0), game=0, after=3, events=0)  # said before bo went away
+    between = LoggedChat(ChatLine("ana", "bo?", 0), game=0, after=3, events=1)  # after bo, before cy left
+    entries = log_entries(state.moves, events, 40)
+    items = log_items(entries, state.moves, (between, before), 0, 40, (1, 1), events)
+    around_3 = [
+        item.line.text if isinstance(item, LoggedChat) else item.event.kind
+        for item in items
+        if isinstance(item, LoggedChat) or item.event is not None
+    ]
+    assert around_3 == ["hi", "away", "bo?", "left"]

@@ -235,8 +235,16 @@ class TableScreen(SteadyScreen[None]):
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
         """Put lines in the log where they were said (after the moves made so far); where the log has no room
         (narrow terminals), say each new one in a toast."""
-        after = len(self.table.view.moves) if self.table is not None else 0
-        added = tuple(LoggedChat(line, self.game_number, after) for line in lines)
+        moves = len(self.table.view.moves) if self.table is not None else 0
+
+        def logged(line: ChatLine) -> LoggedChat:
+            if line.at is not None:  # the host says when it was said: there, whenever it arrives (a history)
+                return LoggedChat(line, self.game_number, line.at, line.events)
+            if quietly:  # a newcomer's history from before this game: before its moves
+                return LoggedChat(line, self.game_number - 1, 0)
+            return LoggedChat(line, self.game_number, moves)  # (a host that does not say: where it arrives)
+
+        added = tuple(logged(line) for line in lines)
         self.chat = (self.chat + added)[-CHAT_KEPT:]
         if quietly or self.chat_muted or self.query_one(MoveLog).display:
             return

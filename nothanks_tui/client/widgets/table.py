@@ -307,7 +307,9 @@ class MoveLog(TableView):
         by_line = {id(said): lines for said, lines in zip(chat, drawn)}
         lines: list[Content] = []
         entries = log_entries(moves, events, rows)
-        for item in log_items(entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn]):
+        for item in log_items(
+            entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events
+        ):
             if isinstance(item, LoggedChat):
                 lines.extend(by_line[id(item)])
             else:
