@@ -59,8 +59,8 @@ log = logging.getLogger(__name__)
 REDIS_TIMEOUT = 1.0  # seconds
 
 # KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
-# ARGV[2]: the operations (msgpack without its bin type, which Lua's cmsgpack cannot read): a list of {command, index of its key in KEYS, arguments...}. All or nothing:
-# -1 (not the lease holder: nothing written), or 1.
+# ARGV[2]: the operations, msgpack without its bin type (which Lua's cmsgpack cannot read): a list of
+# {command, index of its key in KEYS, arguments...}. All or nothing: -1 (not the lease holder: nothing written), or 1.
 _FENCED = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
