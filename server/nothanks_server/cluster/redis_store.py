@@ -21,7 +21,7 @@ Finished games (records, the history, the stats) are not here: they go to a loca
 dir (in memory without one). Each table host's history is therefore the games *it* finished (docs/scaling.md).
 
 Synchronous, on redis-py's blocking client, like the SQLite store whose commits run on the event loop: a group
-commit of every table's moves is one pipelined round trip (scripts/bench_redis_store.py measures it).
+commit of every table's moves is one round trip, one script call (scripts/bench_redis_store.py measures it).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from ..store import (
     open_store,
 )
 from .leases import LeaseBook
-from .movelog import APPEND, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
+from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
 from .settings import DirectoryUnavailable
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ class RedisTableStore:
         self.local = local
         self.on_fenced = on_fenced
         self._fenced_write = client.register_script(_FENCED)
-        self._append = client.register_script(APPEND)
+        self._append_many = client.register_script(APPEND_MANY)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -227,13 +227,16 @@ class RedisTableStore:
         self._commit(table_id, write)
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
-        """Every table's moves in one pipelined round trip, each table's through the fenced log; a table this host
-        no longer holds has nothing written and is named in ``TablesRefused`` (the others' moves are kept). A
-        finished game's record then goes to the local store."""
+        """Every table's moves in one round trip: one call of the fenced log's append for all of them (each table's
+        checked against its own lease), and a finished game's flag; a table this host no longer holds has nothing
+        written and is named in ``TablesRefused`` (the others' moves are kept). A finished game's record then goes
+        to the local store."""
         refused: dict[str, str] = {}
         fenced: list[str] = []
-        calls: list[tuple[Any, list[str], list[Any]]] = []  # (script, keys, args) in one pipeline
-        sent: list[list[StoredMove]] = []  # what each call carries ([] for a finished game's flag)
+        keys: list[str] = []
+        args: list[Any] = []
+        sent: list[list[StoredMove]] = []  # the runs in the append, in order
+        flags: list[tuple[Any, list[str], list[Any]]] = []  # the fenced "finished" writes
         for run in _runs(moves):
             first = run[0]
             value = self.leases.value(first.table_id)
@@ -241,20 +244,17 @@ class RedisTableStore:
                 refused[first.table_id] = "this host does not hold the table"
                 fenced.append(first.table_id)
                 continue
-            keys = [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
-            packed = [pack_move(LoggedMove(m.seat, m.action, m.state_id)) for m in run]
-            calls.append((self._append, keys, [value, first.state_id, *packed]))
+            keys += [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
+            args += [value, first.state_id, len(run)]
+            args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run]
             sent.append(run)
             if run[-1].record is not None:
                 write = self._writes(first.table_id)
                 write("HSET", self._key("table", first.table_id), "finished", True)
-                calls.append((self._fenced_write, write.keys, [value, msgpack.packb(write.ops, use_bin_type=False)]))
-                sent.append([])
-        answers = self._pipelined(calls)
+                flags.append((self._fenced_write, write.keys, [value, msgpack.packb(write.ops, use_bin_type=False)]))
+        answers = self._pipelined([(self._append_many, keys, args), *flags])[0] if sent else []
         finished: list[StoredMove] = []
         for run, answer in zip(sent, answers, strict=True):
-            if not run:
-                continue
             table_id = run[0].table_id
             code = int(answer)
             if code == NOT_HOLDER:
