@@ -351,3 +351,65 @@ async def test_after_a_restart_the_away_players_turn_timer_runs_again_and_a_stan
         moved = await asyncio.wait_for(watcher.updates.get(), WAIT)
     assert moved.view.moves[before.view.state_id].seat == 0 and moved.seats[0].away
     second.close()
+
+
+async def test_a_restart_keeps_the_coach_option_and_a_bot_playing_for_who_left_until_they_come_back(tmp_path):
+    first = Lobby(settings(tmp_path))
+    first.start()
+    _alice, alice_conn = await seated(first, "alice", players=3, bots=1, coach=True)
+    table_id = first.tables()[0].table_id
+    bob = InProcessLobby(first, "bob")
+    await bob.start()
+    bob_conn = await bob.join(table_id)
+    bob_seat = first.table(table_id).members[bob_conn]
+    await alice_conn.start_game()
+    token = bob_conn.seat_token
+    await bob_conn.close()  # bob leaves the game on purpose: a bot plays his seat at once
+    await next_matching(alice_conn, lambda e: is_update(e) and e.seats[bob_seat].left)
+    first.close()
+
+    second = Lobby(settings(tmp_path))
+    second.start()
+    try:
+        table = second.table(table_id)
+        assert table.settings.coach  # the table still lets its players ask the coach
+        seat = table.seats[bob_seat]
+        assert seat.left and seat.stand_in is not None and seat.away  # still bob's, still a bot's until he is back
+        assert second.tables()[0].seats[bob_seat].left
+        back = await (await lobby_player_of(second, "bob")).resume(token)
+        await next_matching(back, is_update)
+        assert seat.stand_in is None and not seat.left
+    finally:
+        second.close()
+    third = Lobby(settings(tmp_path))  # and his coming back is kept too: no bot in his place after a restart
+    try:
+        assert third.table(table_id).seats[bob_seat].stand_in is None
+    finally:
+        third.close()
+
+
+async def lobby_player_of(lobby: Lobby, name: str) -> InProcessLobby:
+    player = InProcessLobby(lobby, name)
+    await player.start()
+    return player
+
+
+async def test_a_restart_keeps_the_running_match_of_the_games_the_table_finished(tmp_path):
+    first = Lobby(settings(tmp_path))
+    first.start()
+    _, conn = await seated(first, "alice", players=2, bots=1)
+    await conn.start_game()
+    finished = await play_moves(conn, 500)
+    assert finished.view.finished and finished.match is not None and finished.match.games == 1
+    await conn.play_again()
+    await play_moves(conn, 2)  # the second game is under way when the host stops
+    table_id = finished.table_id
+    first.close()
+
+    second = Lobby(settings(tmp_path))
+    second.start()
+    try:
+        totals = second.table(table_id).match.totals()
+        assert totals == finished.match  # the first game still counts in the match
+    finally:
+        second.close()

@@ -72,8 +72,15 @@ class Lobby:
         self._restore()
 
     def _table_settings(
-        self, players: int, open_chips: bool, variant: str, bot: str, coach: bool = False
+        self,
+        players: int,
+        open_chips: bool,
+        variant: str,
+        bot: str,
+        coach: bool = False,
+        chips_per_player: int | None = None,
     ) -> TableSettings:
+        """A table's settings: what its creator chose, and this host's pace and turn timer."""
         return TableSettings(
             players=players,
             open_chips=open_chips,
@@ -82,6 +89,7 @@ class Lobby:
             turn_timer=self.settings.turn_timer,
             default_bot=bot,
             coach=coach,
+            chips_per_player=chips_per_player,
         )
 
     def _restore(self) -> None:
@@ -107,13 +115,12 @@ class Lobby:
             self.store.drop_table(stored.table_id)
             return None
         try:
-            settings = TableSettings(
-                players=stored.players,
-                open_chips=stored.open_chips,
-                variant=stored.variant,
-                bot_delay=self.settings.bot_delay,
-                turn_timer=self.settings.turn_timer,
-                default_bot=stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
+            settings = self._table_settings(
+                stored.players,
+                stored.open_chips,
+                stored.variant,
+                stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
+                coach=stored.coach,
                 chips_per_player=stored.chips_per_player,
             )
             table = Table.restore(

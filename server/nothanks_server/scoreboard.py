@@ -7,6 +7,7 @@ and both only once a game is over: a score mid-game would reveal chip counts a t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from nothanks_tui.engine import Action, GameState, score, winners
@@ -57,3 +58,18 @@ class MatchTally:
         if self.games == 0:
             return None
         return MatchTotals(games=self.games, wins=tuple(self.wins), scores=tuple(self.scores))
+
+    @classmethod
+    def from_records(cls, players: int, records: Iterable[object]) -> MatchTally:
+        """The totals of the finished games ``records`` (``nothanks-record/1`` dicts) of a table brought back from
+        its store: a restart keeps the match. A record that does not fit (damaged, another size) is not counted."""
+        tally = cls(players)
+        for record in records:
+            try:
+                final = record["final"]  # type: ignore[index]
+                scores = tuple(int(final[seat]["score"]) for seat in range(players))
+            except (KeyError, IndexError, TypeError, ValueError):
+                continue
+            if len(final) == players:
+                tally.add(scores)
+        return tally

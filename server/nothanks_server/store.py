@@ -37,7 +37,8 @@ from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: finished games indexed for the history (summaries, per-seat results)
+SCHEMA_VERSION = 3  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+# option and its seats' stand-in bots (who left on purpose)
 DATABASE_NAME = "nothanks.sqlite3"
 
 
@@ -73,6 +74,8 @@ class StoredSeat:
     bot_kind: str | None = None
     bot_seed: int | None = None
     token_hash: bytes | None = None
+    stand_in: bool = False  # a bot plays this human's seat until they come back (the game in progress)
+    left: bool = False  # ...because they left it on purpose (not only dropped out)
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,7 @@ class StoredTable:
     started_at: float | None = None
     finished: bool = False
     moves: tuple[tuple[int, str], ...] = ()  # (seat, action) of the current game, in order
+    coach: bool = False  # the table lets its players ask the coach
 
 
 @dataclass(frozen=True)
@@ -290,10 +294,14 @@ class SqliteStore:
                         db.execute(statement)
             if version < 2:
                 archive.migrate_to_2(db)
+            if version < 3:
+                db.execute("ALTER TABLE tables ADD COLUMN coach INTEGER NOT NULL DEFAULT 0")
+                db.execute("ALTER TABLE seats ADD COLUMN stand_in INTEGER NOT NULL DEFAULT 0")
+                db.execute("ALTER TABLE seats ADD COLUMN left_game INTEGER NOT NULL DEFAULT 0")
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 3: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 4: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -302,16 +310,19 @@ class SqliteStore:
         tables = []
         rows = db.execute(
             "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
-            "seed, started_at, finished FROM tables ORDER BY created_at, table_id"
+            "seed, started_at, finished, coach FROM tables ORDER BY created_at, table_id"
         ).fetchall()
-        for (table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started_at, finished) in rows:
+        for (
+            table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started_at, finished, coach,
+        ) in rows:
             seats: list[StoredSeat | None] = [None] * players
-            for seat, name, bot_kind, bot_seed, token_hash in db.execute(
-                "SELECT seat, name, bot_kind, bot_seed, token_hash FROM seats WHERE table_id = ?", (table_id,)
+            for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
+                "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game FROM seats WHERE table_id = ?",
+                (table_id,),
             ):
                 if 0 <= seat < players:
                     digest = None if token_hash is None else bytes(token_hash)
-                    seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest)
+                    seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, bool(stand_in), bool(left))
             moves = tuple(
                 (seat, action)
                 for seat, action in db.execute(
@@ -334,6 +345,7 @@ class SqliteStore:
                     started_at=started_at,
                     finished=bool(finished),
                     moves=moves,
+                    coach=bool(coach),
                 )
             )
         return tables
@@ -347,11 +359,12 @@ class SqliteStore:
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
-                "creator_seat, game_no, seed, started_at, finished, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "creator_seat, game_no, seed, started_at, finished, created_at, coach) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot,
                     table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at,
-                    int(table.finished), time.time(),
+                    int(table.finished), time.time(), int(table.coach),
                 ),
             )
             for index, seat in enumerate(table.seats):
@@ -366,8 +379,12 @@ class SqliteStore:
     @staticmethod
     def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
         db.execute(
-            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash) VALUES (?,?,?,?,?,?)",
-            (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash),
+            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            (
+                table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, int(seat.stand_in),
+                int(seat.left),
+            ),
         )
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:

@@ -22,7 +22,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
@@ -138,7 +138,7 @@ class Seat:
             return None
         if self.bot is not None:
             return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
-        return StoredSeat(self.name, token_hash=self.token_hash)
+        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=self.stand_in is not None, left=self.left)
 
 
 @dataclass
@@ -250,6 +250,7 @@ class Table:
             chips_per_player=self.settings.chips_per_player,
             seats=tuple(seat.stored() for seat in self.seats),
             creator_seat=self.creator_seat,
+            coach=self.settings.coach,
         )
 
     @classmethod
@@ -290,9 +291,13 @@ class Table:
                 table.seats[index] = Seat(name=seat.name, bot=bot, bot_kind=seat.bot_kind, bot_seed=seat.bot_seed)
             else:
                 table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
+                if seat.stand_in and stored.game_no > 0 and not stored.finished:  # a bot played it: it plays on
+                    table.seats[index].stand_in = table._stand_in_bot()
+                    table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
         table.games_played = stored.game_no
+        table.match = MatchTally.from_records(table.config.players, _earlier_records(store, stored))
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
@@ -396,8 +401,11 @@ class Table:
         if seat.member is None and self.started and not self.finished:
             self._note(index, SEAT_BACK)
         seat.member = member
+        stood_in = seat.stand_in is not None or seat.left
         seat.stand_in = None
         seat.left = False
+        if stood_in:
+            self._persist_seat(index, seat)  # (a restart must not put the bot back in their place)
         self._deadline = None  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
@@ -436,6 +444,7 @@ class Table:
                     if on_purpose:
                         seat.left = True
                         seat.stand_in = self._stand_in_bot()
+                        self._persist_seat(index, seat)  # (after a restart, still theirs and still a bot's)
         if index is None:
             self._summary_changed()  # a spectator left: nothing the others see changed
         else:
@@ -461,6 +470,7 @@ class Table:
         if not seat.away or seat.stand_in is not None:
             raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
         seat.stand_in = self._stand_in_bot()
+        self._persist_seat(index, seat)
         self._note(index, SEAT_STAND_IN)
         log.info("table %s: the creator lets a bot play for away seat %d", self.table_id, index)
         self._broadcast()
@@ -756,9 +766,11 @@ class Table:
         self.games_played += 1
         self._seat_events = []
         self._deadline = None
-        for seat in self.seats:
-            seat.stand_in = None
-            seat.left = False
+        for index, seat in enumerate(self.seats):
+            if seat.stand_in is not None or seat.left:
+                seat.stand_in = None
+                seat.left = False
+                self._persist_seat(index, seat)
         self._broadcast()
         self._drive()
 
@@ -913,6 +925,7 @@ class Table:
                 if not self._current(state_id) or not seat.away or seat.stand_in is not None:
                     return
                 seat.stand_in = self._stand_in_bot()
+                self._persist_seat(seat_index, seat)
                 self._note(seat_index, SEAT_STAND_IN)
                 log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
             elif self.settings.bot_delay > 0:
@@ -945,6 +958,25 @@ class Table:
 
     def _current(self, state_id: int) -> bool:
         return not self.closed and not self._saving and self.game is not None and self.game.state.state_id == state_id
+
+
+MATCH_RECORDS_READ = 200  # a restored table's match counts at most its last this many finished games
+
+
+def _earlier_records(store: TableStore | None, stored: StoredTable) -> list[dict[str, Any]]:
+    """The records of the games the table finished before its current one (for the match), from its store."""
+    if store is None:
+        return []
+    last = stored.game_no if stored.finished else stored.game_no - 1
+    records = []
+    for game_no in range(max(1, last - MATCH_RECORDS_READ + 1), last + 1):
+        try:
+            record = store.game_record(stored.table_id, game_no)
+        except StoreError:
+            continue
+        if record is not None:
+            records.append(record)
+    return records
 
 
 def _reseed(seed: int | None, game_no: int, state_id: int) -> int:

@@ -51,6 +51,7 @@ def a_table(table_id: str = "t1") -> StoredTable:
         chips_per_player=None,
         seats=(StoredSeat("ann", token_hash=hash_token(TOKEN)), StoredSeat("Rules", "rules", 12345), None),
         creator_seat=0,
+        coach=True,
     )
 
 
@@ -86,6 +87,9 @@ def test_every_table_store_method_round_trips(stores):
     assert store.client.get(f"{p}:keyseat:SHA256:bobkey") == b"t1 2"  # the contract's format
     stored = store.load_table("t1")
     assert stored.seats[2] == StoredSeat("bob", token_hash=hash_token("bob's")) and stored.creator_seat == 2
+    gone = StoredSeat("bob", token_hash=hash_token("bob's"), stand_in=True, left=True)  # he left: a bot plays
+    store.set_seat("t1", 2, gone)
+    assert store.load_table("t1").seats[2] == gone
     store.set_seat("t1", 2, None)  # bob leaves before the game: his token and his key's binding go with the seat
     assert store.load_table("t1").seats[2] is None
     assert store.seat_for_key("SHA256:bobkey") is None

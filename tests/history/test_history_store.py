@@ -115,9 +115,13 @@ def test_a_schema_1_store_is_migrated_with_its_records_in_the_history(tmp_path):
     )
     db.execute("INSERT INTO records VALUES ('t4', 1, 1234.0, ?, 1)", (json.dumps(record),))
     db.execute("INSERT INTO records VALUES ('t5', 1, 1235.0, 'broken', 1)")
+    db.execute("INSERT INTO tables VALUES ('t6', 2, 0, 'standard', 'medium', NULL, 0, 0, NULL, NULL, 0, 1.0)")
+    db.execute("INSERT INTO seats VALUES ('t6', 0, 'ann', NULL, NULL, X'00')")
     db.commit()
     db.close()
     store = SqliteStore(path)
+    [table] = store.load_tables()  # schema 3's columns, with what an older table had: no coach, no stand-in
+    assert not table.coach and table.seats[0] is not None and not table.seats[0].stand_in
     games, total = store.list_games(place=HOST)
     assert total == 2 and [game.game_id for game in games] == ["t5/1", "t4/1"]
     assert games[0].players == ("?",)  # listed with what is known; opening it says it is damaged

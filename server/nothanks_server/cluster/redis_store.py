@@ -164,6 +164,7 @@ class RedisTableStore:
             started_at=float(fields["started_at"]) if "started_at" in fields else None,
             finished=fields.get("finished") == b"1",
             moves=moves,
+            coach=fields.get("coach") == b"1",
         )
 
     def next_table_number(self) -> int:
@@ -180,7 +181,9 @@ class RedisTableStore:
         config = (
             table.players, table.open_chips, table.variant, table.default_bot, table.chips_per_player, time.time(),
         )
-        fields: list[object] = ["config", msgpack.packb(config), "game_no", table.game_no, "finished", table.finished]
+        fields: list[object] = [
+            "config", msgpack.packb(config), "game_no", table.game_no, "finished", table.finished, "coach", table.coach,
+        ]
         if table.creator_seat is not None:
             fields += ["creator", table.creator_seat]
         write("HSET", self._key("table", table.table_id), *fields)
@@ -214,7 +217,7 @@ class RedisTableStore:
         self._commit(table_id, write)
 
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
-        packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash))
+        packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left))
         write("HSET", self._key("table", table_id), f"seat:{index}", packed)
         if seat.token_hash is not None:
             write("SET", self._key("token", seat.token_hash.hex()), table_id)
@@ -493,8 +496,9 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
 
 
 def _unpack_seat(value: bytes) -> StoredSeat:
-    name, bot_kind, bot_seed, token_hash = msgpack.unpackb(value)
-    return StoredSeat(name, bot_kind, bot_seed, token_hash)
+    name, bot_kind, bot_seed, token_hash, *stand_in_and_left = msgpack.unpackb(value)
+    stand_in, left = (*stand_in_and_left, False, False)[:2]
+    return StoredSeat(name, bot_kind, bot_seed, token_hash, bool(stand_in), bool(left))
 
 
 def _arg(value: object) -> bytes | str:
