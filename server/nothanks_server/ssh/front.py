@@ -263,6 +263,8 @@ class SSHFront:
         except TimeoutError:
             process.kill()
             raise RuntimeError(f"SSH worker {slot} did not start within {START_TIMEOUT:.0f} s") from None
+        if worker.state == "gone":  # it said ready, then exited before this task ran again: never bring it back
+            raise RuntimeError(f"SSH worker {slot} exited as it started (code {process.exitcode})")
         worker.state = "taking"
         self._changed.set()
         self._hand_waiting()
@@ -320,7 +322,8 @@ class SSHFront:
         self.logging_in -= worker.logging_in
         worker.open.clear()
         worker.logging_in.clear()
-        self._workers.remove(worker)
+        if worker in self._workers:
+            self._workers.remove(worker)
         self._changed.set()
 
     def _replace(self) -> None:
