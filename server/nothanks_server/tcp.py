@@ -42,8 +42,8 @@ from nothanks_tui.link.wire import (
 )
 
 from .chat import chat_bucket, too_fast
-from .errors import HostError
 from .cluster.membership import new_nonce, proves
+from .errors import HostError
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
 from .proxy_protocol import BadProxyHeader, ProxySources, read_header

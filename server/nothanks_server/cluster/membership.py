@@ -27,4 +27,6 @@ def proof(secret: str, nonce: str) -> str:
 
 def proves(secret: str, nonce: str, offered: object) -> bool:
     """``offered`` is the proof for ``nonce`` under ``secret`` (compared in constant time)."""
-    return isinstance(offered, str) and hmac.compare_digest(offered.encode("utf-8", "replace"), proof(secret, nonce).encode())
+    if not isinstance(offered, str):
+        return False
+    return hmac.compare_digest(offered.encode("utf-8", "replace"), proof(secret, nonce).encode())
