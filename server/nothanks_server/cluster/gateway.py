@@ -411,6 +411,7 @@ class GatewaySession:
     # ---------------------------------------------------------------- from the table host
 
     async def _from_upstream(self, frames: list[Frame]) -> None:
+        out: list[bytes] = []  # the frames to pass on, written in one piece (one system call for a chunk's frames)
         for message, raw in frames:
             kind = message.get("type")
             answers = message.get("re")
@@ -424,7 +425,7 @@ class GatewaySession:
                 if answers is not None and answers == self.sitting:
                     self.sitting = False
                 if message.get("fatal"):  # the table host dropped the client (flood, slow reader...): so do we
-                    self.send_raw(raw)
+                    self.send_raw(b"".join([*out, raw]))
                     self.abort()
                     return
             elif kind == "table_closed":
@@ -434,8 +435,12 @@ class GatewaySession:
                 if self.upstream is not None:
                     self.upstream.restarting = True
                 continue
-            self.send_raw(raw)
-        if not self._closing:
+            out.append(raw)
+        if out:
+            self.send_raw(out[0] if len(out) == 1 else b"".join(out))
+        # Wait for a client that has not read what it was sent (the table host then keeps only the newest view for
+        # it); one that keeps up costs nothing here.
+        if not self._closing and self.writer.transport.get_write_buffer_size() > self.gateway.limits.backlog_bytes:
             try:
                 await asyncio.wait_for(self.writer.drain(), self.gateway.limits.slow_reader)
             except TimeoutError:
