@@ -298,3 +298,37 @@ async def test_the_front_says_closing_with_restart_and_the_table_host_keeps_the_
     await back.send({"type": "resume", "token": reply["token"], "id": 3})
     assert (await back.until(joined_or_error))["type"] == "joined"
     await asyncio.gather(ann.close(), back.close())
+
+
+async def test_a_table_connection_lost_without_a_word_is_taken_back_at_the_same_host(cluster):
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    reply = await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    await ann.until(of_type("update"))
+    (upstream,) = host.tcp.sessions
+    upstream.abort()  # the connection between the front and the table host breaks; the host holds the table still
+    assert (await ann.until(of_type("table_moving")))["table"] == reply["table"]
+    await ann.until(of_type("update"))  # resumed on a new connection to the same host
+    await until(lambda: len(host.tcp.sessions) == 1 and next(iter(host.tcp.sessions)) is not upstream)
+    await ann.close()
+
+
+async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster):
+    from nothanks_server.proxy_protocol import ProxySources, header_bytes
+
+    from .conftest import BALANCER
+
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway(proxy_from=ProxySources.parse(BALANCER))
+    reader, writer = await asyncio.open_connection("127.0.0.1", gateway.port, local_addr=(BALANCER, 0))
+    writer.write(header_bytes(("203.0.113.5", 40000), ("127.0.0.1", gateway.port)))
+    raw = RawClient(reader, writer)
+    assert (await raw.next_frame())["type"] == "hello"
+    await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "ann"})
+    assert (await raw.next_frame())["type"] == "welcome"
+    assert {session.address for session in gateway.sessions} == {"203.0.113.5"}
+    await create(raw, players=2, bots=1)
+    assert {session.address for session in host.tcp.sessions} == {"203.0.113.5"}  # via, proven
+    await raw.close()
