@@ -80,6 +80,7 @@ RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to ha
 QUEUE_LIMIT = 64  # client frames kept while its table moves
 MAX_UNSENT = 256 * 1024  # bytes of local replies (tables, errors) waiting for a client that does not read
 SIT = frozenset({"create_table", "join", "spectate", "resume", "resume_key"})
+ANSWERED = frozenset({"coach", *HISTORY_REQUESTS})  # table host requests that always get a reply (with `re`)
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
 
@@ -105,6 +106,9 @@ class GatewaySession:
         self.token: str | None = None
         self.moving: asyncio.Task[None] | None = None
         self.queue: list[tuple[str, dict[str, Any], int | None]] = []
+        # Requests sent to the table host that always get a reply and have not had it yet (id -> the request): if
+        # the table moves meanwhile, they are asked again of its new host, so no client waits for a lost answer.
+        self.unanswered: dict[int, tuple[str, dict[str, Any]]] = {}
         self._resuming: asyncio.Future[dict[str, Any]] | None = None
         self._closing = False
         now = time.monotonic()
@@ -297,6 +301,10 @@ class GatewaySession:
         elif self.upstream is None:
             return self._refuse(errors.NOT_AT_TABLE, "join a table first", request_id)
         assert self.upstream is not None
+        if request_id is not None and kind in ANSWERED:
+            if len(self.unanswered) >= QUEUE_LIMIT:
+                self.unanswered.pop(next(iter(self.unanswered)))
+            self.unanswered[request_id] = (kind, fields)
         self.upstream.send(message)
         return True
 
@@ -419,6 +427,8 @@ class GatewaySession:
                 if not self._resuming.done():
                     self._resuming.set_result(message)
                 continue
+            if answers is not None:
+                self.unanswered.pop(answers, None)
             if kind == "joined":
                 self._seated(message)
             elif kind == "error":
@@ -463,13 +473,14 @@ class GatewaySession:
         if self.at_table and self.table_id is not None:
             log.info("%s's table %s lost its host %s: moving it", self.peer, self.table_id, upstream.target.host_id)
             self.moving = asyncio.get_running_loop().create_task(self._move(), name=f"move {self.table_id}")
-        elif self.sitting is not False:
+            return
+        waiting: list[int | None] = list(self.unanswered)
+        self.unanswered.clear()
+        if self.sitting is not False:
             sitting, self.sitting = self.sitting, False
-            self.error(
-                errors.SERVER_CLOSING,
-                "the table's server went away: try again",
-                sitting if isinstance(sitting, int) and not isinstance(sitting, bool) else None,
-            )
+            waiting.append(sitting if isinstance(sitting, int) and not isinstance(sitting, bool) else None)
+        for request_id in waiting:  # (not fatal: the client stays, and may ask again)
+            self.error(errors.SERVER_CLOSING, "the table's server went away: try again", request_id)
 
     # ---------------------------------------------------------------- a table that moves
 
@@ -501,6 +512,9 @@ class GatewaySession:
                 self.at_table = False
                 self.idle_since = time.monotonic()
                 self.send({"type": "table_closed", "reason": GAVE_UP.format(seconds=self.gateway.move_for)})
+            again = [(kind, fields, request_id) for request_id, (kind, fields) in self.unanswered.items()]
+            self.unanswered.clear()
+            self.queue[:0] = again  # asked before the move: asked first
             while self.queue and not self._closing:
                 kind, fields, request_id = self.queue.pop(0)
                 await self._relay(kind, fields, request_id)
