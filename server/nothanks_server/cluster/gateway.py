@@ -34,6 +34,7 @@ import time
 from typing import Any
 
 import msgpack
+from redis import RedisError  # (a front is a cluster member: redis is there)
 
 from nothanks_tui import __version__
 from nothanks_tui.link import errors
@@ -233,6 +234,10 @@ class GatewaySession:
         except ProtocolError as error:
             self.error(error.code, error.message, request_id, fatal=error.fatal)
             return not error.fatal and self._soft_error()
+        except RedisError as error:  # the directory out of reach: this request fails, the connection stays
+            log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
+            self.error(errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon", request_id)
+            return True
 
     def _soft_error(self) -> bool:
         self._soft_errors += 1
@@ -393,7 +398,11 @@ class GatewaySession:
         await self._drop_upstream()
         try:
             self.upstream = await self._open(target)
-        except (OSError, TimeoutError, UpstreamRefused) as error:
+        except UpstreamRefused as refusal:  # e.g. too_many: this player's address is at the table host's limit
+            code = refusal.code if refusal.code in errors.HOST_CODES else errors.SERVER_CLOSING
+            self.error(code, refusal.message or "the table's server refused", request_id)
+            return False
+        except (OSError, TimeoutError) as error:
             log.warning("could not reach table host %s at %s: %s", target.host_id, target.address, error)
             self.error(errors.SERVER_CLOSING, "the table's server cannot be reached: try again soon", request_id)
             return False
