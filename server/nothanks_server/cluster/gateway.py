@@ -441,8 +441,8 @@ class GatewaySession:
             if kind == "joined":
                 self._seated(message)
             elif kind == "error":
-                if answers is not None and answers == self.sitting:
-                    self.sitting = False
+                if answers == self.sitting or (answers is None and self.sitting is True):
+                    self.sitting = False  # the sit request was refused (with its id, or, sent without one, none)
                 if message.get("fatal"):  # the table host dropped the client (flood, slow reader...): so do we
                     self.send_raw(b"".join([*out, raw]))
                     self.abort()
