@@ -24,5 +24,5 @@ async def test_a_coach_table_over_ssh_answers_i_on_your_turn(game_sessions):
     await client.wait_for("Your turn")
     assert "coach" in client.text().splitlines()[0]  # the title bar says so, for everyone at the table
     client.send("i")
-    await client.wait_for("expected final score", timeout=20)
+    await client.wait_for("◀ coach: ≈", timeout=20)  # written after the choice the bot would play
     await client.close()
