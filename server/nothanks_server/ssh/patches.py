@@ -26,10 +26,18 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    compares both on a set of cuts.
 4. **textual ``_xterm_parser.XTermParser`` (a private module, imported, not patched).** Textual's own drivers
    parse keys with it and there is no public parser; the driver checks the pieces it calls.
+5. **textual ``Stylesheet._parse_rules`` (``share_parsed_css``).** Each app parses every CSS source it meets (our
+   .tcss files, every widget's ``DEFAULT_CSS``) into rule sets of its own, the same for every player, and parses
+   them again when its cache of 64 sources is full. The rule sets are only read once parsed, so a process-wide
+   table keyed on the source, where it came from, its scope and the app's CSS variables gives every app of a worker
+   the same ones, parsed in the forkserver's warm-up (preload.py) for the first screens. Figure
+   (scripts/ssh_memory_sites.py, 8 players each: docs/benchmarks.md, "What an SSH player's memory is made of"):
+   the CSS parser's allocations held per player fell from about 0.45 MiB to nothing measurable. Earlier tried for
+   CPU alone, where it was within the noise (docs/benchmarks.md, "Tried, not kept").
 
 Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
-collector, the ``Strip`` and component-style rewrites, the shared parsed-CSS cache, the lru-cache clearing, the
-uncached key parser and the stdout guard. Each worker's memory comes back when it exits (front.py).
+collector, the ``Strip`` and component-style rewrites, the lru-cache clearing, the uncached key parser and the
+stdout guard. Each worker's memory comes back when it exits (front.py).
 """
 
 from __future__ import annotations
@@ -44,6 +52,8 @@ import textual
 from asyncssh.connection import SSHConnection
 from rich.segment import Segment
 from textual._xterm_parser import XTermParser
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.strip import Strip
 
 from .inbound_shaper import INBOUND_SLICE, InboundShaper
@@ -86,6 +96,7 @@ def check_patches() -> None:
     if not hasattr(XTermParser(), "_timeout_time"):
         problems.append("textual's XTermParser._timeout_time (a pending escape's deadline) is missing")
     problems += _check_divide()
+    problems += _check_parse_rules()
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -179,3 +190,56 @@ def _check_divide() -> list[str]:
 def divide_without_cycles() -> None:
     """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
+
+
+# 5. parsed CSS shared by every app of a process ------------------------------------------------------------------
+
+_TEXTUAL_PARSE_RULES: Callable[..., list[RuleSet]] = Stylesheet._parse_rules
+_PARSE_RULES_ARGUMENTS = ("self", "css", "read_from", "is_default_rules", "tie_breaker", "scope")
+SHARED_CSS_SOURCES = 1024  # parsed sources kept per process (an app meets about 60; more are parsed, not kept)
+_shared_rules: dict[tuple[Any, ...], list[RuleSet]] = {}
+_variable_sets: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _shared_parse_rules(
+    self: Stylesheet,
+    css: str,
+    read_from: Any,
+    is_default_rules: bool = False,
+    tie_breaker: int = 0,
+    scope: str = "",
+) -> list[RuleSet]:
+    key = (css, read_from, is_default_rules, tie_breaker, scope, _variables_key(self))
+    rules = _shared_rules.get(key)
+    if rules is None:
+        rules = _TEXTUAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
+        if len(_shared_rules) < SHARED_CSS_SOURCES and not any(rule.errors for rule in rules):
+            _shared_rules[key] = rules
+    return list(rules)  # (a list of its own, as Textual's cache would give: the rule sets are what is shared)
+
+
+def _variables_key(stylesheet: Stylesheet) -> tuple[tuple[str, str], ...]:
+    """The stylesheet's CSS variables (a theme's colours, parsed into the rules) as a key, made once per set of
+    variables (Textual gives a stylesheet a new dict when they change)."""
+    variables = stylesheet._variables
+    made = stylesheet.__dict__.get("_nothanks_variables")
+    if made is None or made[0] is not variables:
+        key = tuple(sorted(variables.items()))
+        made = (variables, _variable_sets.setdefault(key, key))  # one tuple per theme in the process, not per app
+        stylesheet.__dict__["_nothanks_variables"] = made
+    return made[1]
+
+
+def _check_parse_rules() -> list[str]:
+    code = getattr(_TEXTUAL_PARSE_RULES, "__code__", None)
+    if code is None or code.co_varnames[: len(_PARSE_RULES_ARGUMENTS)] != _PARSE_RULES_ARGUMENTS:
+        return ["textual's Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) changed"]
+    if not isinstance(getattr(Stylesheet(), "_variables", None), dict):
+        return ["textual's Stylesheet._variables (the CSS variables parsed into the rules) is gone"]
+    return []
+
+
+def share_parsed_css() -> None:
+    """Install the ``Stylesheet._parse_rules`` of patch 5 (process-wide, in the forkserver and each worker;
+    idempotent)."""
+    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
