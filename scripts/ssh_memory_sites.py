@@ -43,6 +43,7 @@ import sys
 import sysconfig
 import tempfile
 import tracemalloc
+import types
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -220,6 +221,7 @@ def measure(args: argparse.Namespace) -> int:
                 finished(player)
             worker.ask("wait-empty")
             memory["gone"] = worker.ask("snapshot gone live")
+            left_behind = worker.ask("apps")
         finally:
             if worker is not None:
                 worker.stop()
@@ -234,6 +236,7 @@ def measure(args: argparse.Namespace) -> int:
         "play_seconds": args.play_seconds,
         "load": [os.getloadavg()[0]],
         "process_mib": memory,
+        "apps_left_behind": left_behind,
         "per_player": {},
         "groups": {},
     }
@@ -247,6 +250,9 @@ def measure(args: argparse.Namespace) -> int:
         print(f"  {name}: {result['per_player'][name] / KIB / KIB:.3f} MiB per player (tracemalloc)")
     for name in ("base", "held", "live", "gone"):
         print(f"  worker {name}: {memory[name]}")
+    print(f"  apps alive once all had left: {left_behind['apps']}")
+    for holder in left_behind["held by"]:
+        print(f"    held by {holder}")
     for grouping in ("package", "ours-file"):
         print(f"  top {grouping} (live, KiB per player):")
         for key, size in list(result["groups"]["live"][grouping].items())[: args.top]:
@@ -284,6 +290,8 @@ def private_mib() -> dict[str, float]:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    from textual.app import App
+
     from nothanks_server.ssh import patches
     from nothanks_server.ssh import settings as ssh_settings
     from nothanks_server.ssh.server import SessionServer
@@ -338,6 +346,13 @@ async def serve(args: argparse.Namespace) -> None:
         elif request[0] == "wait-empty":
             await server.wait_until(lambda: server.connections == 0 and server.running_apps == 0, 120)
             answer = {"empty": True}
+        elif request[0] == "apps":  # the apps still alive once every player has left, and what holds the first
+            gc.unfreeze()
+            gc.collect()
+            apps = [thing for thing in gc.get_objects() if isinstance(thing, App)]
+            answer = {"apps": len(apps), "held by": holders(apps[0]) if apps else []}
+            del apps
+            gc.freeze()
         else:  # snapshot NAME live|as-is
             name, how = request[1], request[2]
             if how == "live":
@@ -350,6 +365,25 @@ async def serve(args: argparse.Namespace) -> None:
             gc.freeze()
         answers.write(json.dumps(answer) + "\n")
         answers.flush()
+
+
+def holders(target: object, depth: int = 6) -> list[str]:
+    """A chain of referrers from ``target`` outwards (one each, skipping frames and this module's own lists): what
+    keeps a departed player's app alive."""
+    chain: list[str] = []
+    seen = {id(target)}
+    here = target
+    for _ in range(depth):
+        referrers = [
+            thing for thing in gc.get_referrers(here)
+            if id(thing) not in seen and not isinstance(thing, types.FrameType) and thing is not chain
+        ]  # fmt: skip
+        if not referrers:
+            break
+        here = next((thing for thing in referrers if not isinstance(thing, list)), referrers[0])
+        seen.add(id(here))
+        chain.append(f"{type(here).__module__}.{type(here).__qualname__}: {repr(here)[:120]}")
+    return chain
 
 
 def worker_main(args: argparse.Namespace) -> int:
