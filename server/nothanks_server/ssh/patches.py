@@ -31,9 +31,10 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    them again when its cache of 64 sources is full. The rule sets are only read once parsed, so a process-wide
    table keyed on the source, where it came from, its scope and the app's CSS variables gives every app of a worker
    the same ones, parsed in the forkserver's warm-up (preload.py) for the first screens. Figure
-   (scripts/ssh_memory_sites.py, 8 players each: docs/benchmarks.md, "What an SSH player's memory is made of"):
-   the CSS parser's allocations held per player fell from about 0.45 MiB to nothing measurable. Earlier tried for
-   CPU alone, where it was within the noise (docs/benchmarks.md, "Tried, not kept").
+   (scripts/ssh_memory_sites.py, 8 players: docs/benchmarks.md, "What an SSH player's memory is made of"): the
+   allocations of the CSS parser held per player, about 0.8 MiB by tracemalloc's count, are gone; with the client's
+   smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB. Earlier tried for CPU alone, where it was within the
+   noise (docs/benchmarks.md, "Tried, not kept"). tests/ssh/test_shared_css.py checks what it shares and when not.
 
 Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
 collector, the ``Strip`` and component-style rewrites, the lru-cache clearing, the uncached key parser and the
