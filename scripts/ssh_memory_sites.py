@@ -297,7 +297,7 @@ async def serve(args: argparse.Namespace) -> None:
     from nothanks_server.ssh.server import SessionServer
     from nothanks_server.ssh.worker import load_app_factory
 
-    for name in ("divide_without_cycles", "share_parsed_css"):  # the process-wide patches a worker installs
+    for name in ("divide_without_cycles", "share_parsed_css", "lazy_strip_caches"):  # a worker's patches
         if hasattr(patches, name):
             getattr(patches, name)()
     fields = ssh_settings.SSHSettings.__dataclass_fields__

@@ -35,6 +35,11 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    allocations of the CSS parser held per player, about 0.8 MiB by tracemalloc's count, are gone; with the client's
    smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB. Earlier tried for CPU alone, where it was within the
    noise (docs/benchmarks.md, "Tried, not kept"). tests/ssh/test_shared_css.py checks what it shares and when not.
+6. **textual ``Strip.__init__`` (``lazy_strip_caches``).** Every line Textual draws is a ``Strip`` that makes seven
+   small caches (crop, style, divide, ...) as it is made, about 0.9 KiB, though most lines never use one. The
+   replacement makes each cache the first time it is asked for (``__getattr__``, only called for a slot not yet
+   set), with Textual's sizes; the check compares a strip made by Textual's ``__init__`` with one made here. Figure:
+   a strip 1,249 -> 353 bytes; per player see docs/benchmarks.md, "What an SSH player's memory is made of".
 
 Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
 collector, the ``Strip`` and component-style rewrites, the lru-cache clearing, the uncached key parser and the
@@ -53,6 +58,7 @@ import textual
 from asyncssh.connection import SSHConnection
 from rich.segment import Segment
 from textual._xterm_parser import XTermParser
+from textual.cache import FIFOCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.strip import Strip
@@ -98,6 +104,7 @@ def check_patches() -> None:
         problems.append("textual's XTermParser._timeout_time (a pending escape's deadline) is missing")
     problems += _check_divide()
     problems += _check_parse_rules()
+    problems += _check_strip_caches()
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -244,3 +251,54 @@ def share_parsed_css() -> None:
     """Install the ``Stylesheet._parse_rules`` of patch 5 (process-wide, in the forkserver and each worker;
     idempotent)."""
     Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
+
+
+# 6. Strip caches made when first used ------------------------------------------------------------------------------
+
+_TEXTUAL_STRIP_INIT: Callable[..., None] = Strip.__init__
+STRIP_CACHES = {  # each cache Textual's Strip.__init__ makes, with its size
+    "_divide_cache": 4,
+    "_crop_cache": 16,
+    "_style_cache": 16,
+    "_filter_cache": 4,
+    "_line_length_cache": 4,
+    "_crop_extend_cache": 4,
+    "_offsets_cache": 4,
+}
+STRIP_PLAIN = ("_segments", "_cell_length", "_render_cache", "_link_ids", "_cell_count")  # set as Textual sets them
+
+
+def _lean_strip_init(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+def _strip_cache(self: Strip, name: str) -> Any:
+    """A cache not made yet (Python asks ``__getattr__`` only for an attribute it did not find)."""
+    size = STRIP_CACHES.get(name)
+    if size is None:
+        raise AttributeError(name)
+    cache: FIFOCache[Any, Any] = FIFOCache(size)
+    object.__setattr__(self, name, cache)
+    return cache
+
+
+def _check_strip_caches() -> list[str]:
+    theirs = object.__new__(Strip)
+    _TEXTUAL_STRIP_INIT(theirs, [Segment("No thanks!")], 10)
+    made = {name for name in Strip.__slots__ if hasattr(theirs, name)}
+    if made != set(STRIP_CACHES) | set(STRIP_PLAIN):
+        return [f"textual's Strip.__init__ sets {sorted(made)}, not what patch 6 knows"]
+    sizes = {name: getattr(getattr(theirs, name), "_maxsize", None) for name in STRIP_CACHES}
+    if sizes != STRIP_CACHES or any(type(getattr(theirs, name)) is not FIFOCache for name in STRIP_CACHES):
+        return [f"textual's Strip caches changed: {sizes}"]
+    return []
+
+
+def lazy_strip_caches() -> None:
+    """Install the ``Strip.__init__`` of patch 6 (process-wide, in the forkserver and each worker; idempotent)."""
+    Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
+    Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]
