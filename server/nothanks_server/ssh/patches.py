@@ -42,8 +42,9 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    a strip 1,249 -> 353 bytes; per player see docs/benchmarks.md, "What an SSH player's memory is made of".
 
 Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
-collector, the ``Strip`` and component-style rewrites, the lru-cache clearing, the uncached key parser and the
-stdout guard. Each worker's memory comes back when it exits (front.py).
+collector, the component-style rewrite, the lru-cache clearing, the uncached key parser and the stdout guard
+(patches 5 and 6 bring back, measured, two that had gone: the shared parsed CSS and the lazy ``Strip`` caches).
+Each worker's memory comes back when it exits (front.py).
 """
 
 from __future__ import annotations
