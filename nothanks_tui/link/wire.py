@@ -43,6 +43,11 @@ HOST_MAX_FRAME = 1 << 20
 HOST_MAX_STR = 4096
 HOST_MAX_ARRAY = 4096
 HOST_MAX_MAP = 64
+# The client's decoding buffer to start with: msgpack allocates ``read_size`` at once, and its default is the whole
+# ``max_buffer_size`` (1 MiB for each connection of each SSH player in a worker, most of it never used: a view is
+# a few KiB). The buffer grows as a larger frame needs, up to HOST_MAX_FRAME (docs/benchmarks.md, "What an SSH
+# player's memory is made of").
+CLIENT_READ_SIZE = 16 * 1024
 
 MAX_ID = 2**31 - 1
 
@@ -141,6 +146,7 @@ def client_unpacker() -> msgpack.Unpacker:
         raw=False,
         strict_map_key=True,
         max_buffer_size=HOST_MAX_FRAME,
+        read_size=CLIENT_READ_SIZE,
         max_str_len=HOST_MAX_STR,
         max_bin_len=0,
         max_ext_len=0,

@@ -26,10 +26,25 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    compares both on a set of cuts.
 4. **textual ``_xterm_parser.XTermParser`` (a private module, imported, not patched).** Textual's own drivers
    parse keys with it and there is no public parser; the driver checks the pieces it calls.
+5. **textual ``Stylesheet._parse_rules`` (``share_parsed_css``).** Each app parses every CSS source it meets (our
+   .tcss files, every widget's ``DEFAULT_CSS``) into rule sets of its own, the same for every player, and parses
+   them again when its cache of 64 sources is full. The rule sets are only read once parsed, so a process-wide
+   table keyed on the source, where it came from, its scope and the app's CSS variables gives every app of a worker
+   the same ones, parsed in the forkserver's warm-up (preload.py) for the first screens. Figure
+   (scripts/ssh_memory_sites.py, 8 players: docs/benchmarks.md, "What an SSH player's memory is made of"): the
+   allocations of the CSS parser held per player, about 0.8 MiB by tracemalloc's count, are gone; with the client's
+   smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB. Earlier tried for CPU alone, where it was within the
+   noise (docs/benchmarks.md, "Tried, not kept"). tests/ssh/test_shared_css.py checks what it shares and when not.
+6. **textual ``Strip.__init__`` (``lazy_strip_caches``).** Every line Textual draws is a ``Strip`` that makes seven
+   small caches (crop, style, divide, ...) as it is made, about 0.9 KiB, though most lines never use one. The
+   replacement makes each cache the first time it is asked for (``__getattr__``, only called for a slot not yet
+   set), with Textual's sizes; the check compares a strip made by Textual's ``__init__`` with one made here. Figure:
+   a strip 1,249 -> 353 bytes; per player see docs/benchmarks.md, "What an SSH player's memory is made of".
 
 Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
-collector, the ``Strip`` and component-style rewrites, the shared parsed-CSS cache, the lru-cache clearing, the
-uncached key parser and the stdout guard. Each worker's memory comes back when it exits (front.py).
+collector, the component-style rewrite, the lru-cache clearing, the uncached key parser and the stdout guard
+(patches 5 and 6 bring back, measured, two that had gone: the shared parsed CSS and the lazy ``Strip`` caches).
+Each worker's memory comes back when it exits (front.py).
 """
 
 from __future__ import annotations
@@ -44,6 +59,9 @@ import textual
 from asyncssh.connection import SSHConnection
 from rich.segment import Segment
 from textual._xterm_parser import XTermParser
+from textual.cache import FIFOCache
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.strip import Strip
 
 from .inbound_shaper import INBOUND_SLICE, InboundShaper
@@ -86,6 +104,8 @@ def check_patches() -> None:
     if not hasattr(XTermParser(), "_timeout_time"):
         problems.append("textual's XTermParser._timeout_time (a pending escape's deadline) is missing")
     problems += _check_divide()
+    problems += _check_parse_rules()
+    problems += _check_strip_caches()
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -179,3 +199,107 @@ def _check_divide() -> list[str]:
 def divide_without_cycles() -> None:
     """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
+
+
+# 5. parsed CSS shared by every app of a process ------------------------------------------------------------------
+
+_TEXTUAL_PARSE_RULES: Callable[..., list[RuleSet]] = Stylesheet._parse_rules
+_PARSE_RULES_ARGUMENTS = ("self", "css", "read_from", "is_default_rules", "tie_breaker", "scope")
+SHARED_CSS_SOURCES = 1024  # parsed sources kept per process (an app meets about 60; more are parsed, not kept)
+_shared_rules: dict[tuple[Any, ...], list[RuleSet]] = {}
+_variable_sets: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+
+
+def _shared_parse_rules(
+    self: Stylesheet,
+    css: str,
+    read_from: Any,
+    is_default_rules: bool = False,
+    tie_breaker: int = 0,
+    scope: str = "",
+) -> list[RuleSet]:
+    key = (css, read_from, is_default_rules, tie_breaker, scope, _variables_key(self))
+    rules = _shared_rules.get(key)
+    if rules is None:
+        rules = _TEXTUAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
+        if len(_shared_rules) < SHARED_CSS_SOURCES and not any(rule.errors for rule in rules):
+            _shared_rules[key] = rules
+    return list(rules)  # (a list of its own, as Textual's cache would give: the rule sets are what is shared)
+
+
+def _variables_key(stylesheet: Stylesheet) -> tuple[tuple[str, str], ...]:
+    """The stylesheet's CSS variables (a theme's colours, parsed into the rules) as a key, made once per set of
+    variables (Textual gives a stylesheet a new dict when they change)."""
+    variables = stylesheet._variables
+    made = stylesheet.__dict__.get("_nothanks_variables")
+    if made is None or made[0] is not variables:
+        key = tuple(sorted(variables.items()))
+        made = (variables, _variable_sets.setdefault(key, key))  # one tuple per theme in the process, not per app
+        stylesheet.__dict__["_nothanks_variables"] = made
+    return made[1]
+
+
+def _check_parse_rules() -> list[str]:
+    code = getattr(_TEXTUAL_PARSE_RULES, "__code__", None)
+    if code is None or code.co_varnames[: len(_PARSE_RULES_ARGUMENTS)] != _PARSE_RULES_ARGUMENTS:
+        return ["textual's Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) changed"]
+    if not isinstance(getattr(Stylesheet(), "_variables", None), dict):
+        return ["textual's Stylesheet._variables (the CSS variables parsed into the rules) is gone"]
+    return []
+
+
+def share_parsed_css() -> None:
+    """Install the ``Stylesheet._parse_rules`` of patch 5 (process-wide, in the forkserver and each worker;
+    idempotent)."""
+    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
+
+
+# 6. Strip caches made when first used ------------------------------------------------------------------------------
+
+_TEXTUAL_STRIP_INIT: Callable[..., None] = Strip.__init__
+STRIP_CACHES = {  # each cache Textual's Strip.__init__ makes, with its size
+    "_divide_cache": 4,
+    "_crop_cache": 16,
+    "_style_cache": 16,
+    "_filter_cache": 4,
+    "_line_length_cache": 4,
+    "_crop_extend_cache": 4,
+    "_offsets_cache": 4,
+}
+STRIP_PLAIN = ("_segments", "_cell_length", "_render_cache", "_link_ids", "_cell_count")  # set as Textual sets them
+
+
+def _lean_strip_init(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
+    self._segments = list(segments)
+    self._cell_length = cell_length
+    self._render_cache = None
+    self._link_ids = None
+    self._cell_count = None
+
+
+def _strip_cache(self: Strip, name: str) -> Any:
+    """A cache not made yet (Python asks ``__getattr__`` only for an attribute it did not find)."""
+    size = STRIP_CACHES.get(name)
+    if size is None:
+        raise AttributeError(name)
+    cache: FIFOCache[Any, Any] = FIFOCache(size)
+    object.__setattr__(self, name, cache)
+    return cache
+
+
+def _check_strip_caches() -> list[str]:
+    theirs = object.__new__(Strip)
+    _TEXTUAL_STRIP_INIT(theirs, [Segment("No thanks!")], 10)
+    made = {name for name in Strip.__slots__ if hasattr(theirs, name)}
+    if made != set(STRIP_CACHES) | set(STRIP_PLAIN):
+        return [f"textual's Strip.__init__ sets {sorted(made)}, not what patch 6 knows"]
+    sizes = {name: getattr(getattr(theirs, name), "_maxsize", None) for name in STRIP_CACHES}
+    if sizes != STRIP_CACHES or any(type(getattr(theirs, name)) is not FIFOCache for name in STRIP_CACHES):
+        return [f"textual's Strip caches changed: {sizes}"]
+    return []
+
+
+def lazy_strip_caches() -> None:
+    """Install the ``Strip.__init__`` of patch 6 (process-wide, in the forkserver and each worker; idempotent)."""
+    Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
+    Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]

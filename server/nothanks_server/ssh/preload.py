@@ -20,6 +20,7 @@ import gc
 import threading
 
 from .game import SSHDoorway, SSHGameApp
+from .patches import lazy_strip_caches, share_parsed_css
 from .player import SSHPlayer
 from .worker import run_worker  # noqa: F401  (imported to be inherited by every worker, not used here)
 
@@ -31,6 +32,8 @@ async def _draw_the_first_screen() -> None:
         await pilot.pause()
 
 
+share_parsed_css()  # the first screen's rule sets, parsed here, are then shared by every worker's apps
+lazy_strip_caches()  # (as in each worker: worker.py)
 asyncio.run(_draw_the_first_screen())
 if threading.active_count() != 1:
     raise RuntimeError("warming up the SSH workers' forkserver left a thread behind: forking would be unsafe")

@@ -40,7 +40,7 @@ import socket
 from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
-from .patches import divide_without_cycles
+from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
 from .server import SessionServer
 from .session import AppFactory
 from .settings import WorkerPlan
@@ -107,6 +107,8 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
 
 async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
+    share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
+    lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
     server = SessionServer(
         plan.ssh, load_app_factory(plan), SharedAdmission(counts, plan.slot, plan.ssh.max_sessions)
     )
