@@ -80,6 +80,7 @@ async def test_a_table_comes_back_at_its_last_move_with_its_seats_and_its_token_
         update = await next_matching(back, is_update)
         view = update.view
         assert view.seat == 0 and view.hands[:1] == before.view.hands[:1]
+        assert not update.seat_events  # coming back after a restart is no news for the log ("alice is back")
         assert [m.seat for m in view.moves][: before.view.state_id] == [m.seat for m in before.view.moves]
         await play_moves(back, 500, update)  # and the game plays on to its end, bots and all
         assert table.finished

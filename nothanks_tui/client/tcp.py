@@ -37,6 +37,7 @@ from ..link import (
     Rejected,
     TableConnection,
     TableEvent,
+    TableMoving,
     TableSummary,
     errors,
 )
@@ -64,7 +65,6 @@ HANDSHAKE_TIMEOUT = 3.0  # connect, hellos and welcome: a wrong address or port 
 RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
 RESTARTING = N_("the host is restarting; your game is kept: reconnecting to your table in a moment…")
 CONNECTION_LOST = N_("the connection to the host was lost; your seat is kept: reconnecting to your table…")
-TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -557,7 +557,7 @@ class TcpLobby(LobbyConnection):
             return str(message.get("reason", N_("the host is shutting down")))
         elif kind == "table_moving":  # a cluster's front moves our table to another server and resumes our seat
             if self.table is not None:
-                self.table.events.put_nowait(Rejected(errors.CLOSED, _(TABLE_MOVING)))
+                self.table.events.put_nowait(TableMoving())
         return None
 
     def _end(self, reason: str) -> None:

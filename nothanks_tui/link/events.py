@@ -129,7 +129,13 @@ class ChatHistory:
     lines: tuple[ChatLine, ...]
 
 
-TableEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+@dataclass(frozen=True, slots=True)
+class TableMoving:
+    """The table is moving to another server of a cluster (its host stopped or died): the seat is kept and the
+    updates come back by themselves (a cluster front's ``table_moving``; docs/protocol.md)."""
+
+
+TableEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory | TableMoving
 
 
 @dataclass(frozen=True, slots=True)

@@ -191,6 +191,7 @@ class Table:
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
+        self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
 
     # ----------------------------------------------------------------- lobby-facing facts
@@ -291,6 +292,7 @@ class Table:
                 table.seats[index] = Seat(name=seat.name, bot=bot, bot_kind=seat.bot_kind, bot_seed=seat.bot_seed)
             else:
                 table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
+                table._quiet_returns.add(index)
                 if seat.stand_in and stored.game_no > 0 and not stored.finished:  # a bot played it: it plays on
                     table.seats[index].stand_in = table._stand_in_bot()
                     table.seats[index].left = seat.left
@@ -399,7 +401,10 @@ class Table:
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
         if seat.member is None and self.started and not self.finished:
-            self._note(index, SEAT_BACK)
+            if index in self._quiet_returns:  # back after the host restarted or the table moved: as everyone is
+                self._quiet_returns.discard(index)
+            else:
+                self._note(index, SEAT_BACK)
         seat.member = member
         stood_in = seat.stand_in is not None or seat.left
         seat.stand_in = None

@@ -31,6 +31,7 @@ from ...link import (
     Rejected,
     TableConnection,
     TableEvent,
+    TableMoving,
     TableUpdate,
     errors,
 )
@@ -58,6 +59,8 @@ SEAT_KEPT = N_(
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
+
+TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
 class TitleBar(TableView):
@@ -228,6 +231,8 @@ class TableScreen(SteadyScreen[None]):
             self.notify(
                 clean_message(error_sentence(event.code, event.message)), title=title, severity="warning", markup=False
             )
+        elif isinstance(event, TableMoving):  # a cluster moves the table to another server: nothing to do but wait
+            self.notify(_(TABLE_MOVING), title=_("Table"), markup=False)
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
