@@ -49,6 +49,7 @@ SENTENCES: dict[str, str] = {
     errors.SLOW_DOWN: N_("Not so fast: try again in a moment."),
     errors.TOO_MANY: N_("Your address is at one of this host's limits (connections, watched or created tables)."),
     errors.IDLE: N_("You stayed in the lobby a long time without a table: the host closed the connection."),
+    errors.NOT_MEMBER: N_("That port is for the servers of a cluster, not for players: use the public port."),
     errors.NOT_AWAY: N_("That player is here, or a bot already plays for them."),
     errors.NO_GAME: N_("That finished game is not in the history (or its record is damaged)."),
     errors.COACH_OFF: N_("This table does not allow the coach."),

@@ -1,14 +1,20 @@
-"""``--redis``, ``--host-id``, ``--advertise``: ``nothanks server`` as one host of a cluster (docs/scaling.md).
+"""``--redis``, ``--host-id``, ``--advertise``, ``--role``, ``--cluster-secret-file``, ``--table-port``:
+``nothanks server`` as one member of a cluster (docs/scaling.md).
 
-Without ``--redis`` nothing changes and nothing of Redis is imported; with it, the host lists itself and its
-tables in the cluster's directory (``nothanks_server.cluster``).
+Without ``--redis`` nothing changes and nothing of Redis is imported; with it, the process is a *front* (the
+gateway on ``--port`` and the SSH front), a *table host* (its ``--port`` is the table port, for members only) or
+both (the table host on ``--table-port``). Every member reads the same secret file; a wrong combination is said
+before anything starts.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from nothanks_server.cluster.settings import ClusterSettings
+from nothanks_server.cluster.settings import ROLES, BadClusterSecret, ClusterSettings, read_secret
+
+from .argtypes import port
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -17,7 +23,29 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         "--redis",
         default=None,
         metavar="URL",
-        help="list this host and its tables in the cluster directory on this Redis (redis://HOST:PORT/DB)",
+        help="be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB)",
+    )
+    group.add_argument(
+        "--role",
+        choices=ROLES,
+        default=None,
+        help="with --redis: front (clients' TCP port and the SSH front, relaying to the table hosts), table (a "
+        "table host: --port is its table port, for members only) or both (default; the table host on --table-port)",
+    )
+    group.add_argument(
+        "--cluster-secret-file",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="with --redis, required: a file holding the members' shared secret (at least 16 characters), the "
+        "same on every member",
+    )
+    group.add_argument(
+        "--table-port",
+        type=port,
+        default=None,
+        metavar="PORT",
+        help="with --role both: the table host's port, where fronts reach its tables (default 0: any free port)",
     )
     group.add_argument(
         "--host-id",
@@ -29,11 +57,46 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         "--advertise",
         default="",
         metavar="HOST:PORT",
-        help="where the cluster reaches this host's TCP port (default: --bind, or the machine's name, and the port)",
+        help="where the cluster's fronts reach this host's table port (default: --bind, or the machine's name, "
+        "and the port)",
     )
 
 
+def cluster_complaint(args: argparse.Namespace) -> str | None:
+    """What is wrong with the cluster options, in one sentence; None if nothing (checked before anything starts)."""
+    if args.redis is None:
+        for option, value in (
+            ("--role", args.role),
+            ("--cluster-secret-file", args.cluster_secret_file),
+            ("--table-port", args.table_port),
+        ):
+            if value is not None:
+                return f"{option} is for a member of a cluster: give --redis URL too"
+        return None
+    role = args.role or "both"
+    if args.cluster_secret_file is None:
+        return "--redis needs --cluster-secret-file PATH (the members' shared secret, the same file on every member)"
+    try:
+        read_secret(args.cluster_secret_file)
+    except BadClusterSecret as error:
+        return str(error)
+    if role == "table" and getattr(args, "ssh_port", None) is not None:
+        return "--role table serves no players directly: the SSH front (--ssh-port) runs on a front"
+    if args.table_port is not None and role != "both":
+        return f"--table-port is for --role both (with --role {role}, --port is the one port)"
+    return None
+
+
 def cluster_settings_from(args: argparse.Namespace) -> ClusterSettings | None:
+    """The settings of a member (``cluster_complaint`` found nothing wrong first); None without ``--redis``."""
     if args.redis is None:
         return None
-    return ClusterSettings(redis_url=args.redis, host_id=args.host_id, address=args.advertise)
+    secret = read_secret(args.cluster_secret_file) if args.cluster_secret_file is not None else ""
+    return ClusterSettings(
+        redis_url=args.redis,
+        host_id=args.host_id,
+        address=args.advertise,
+        role=args.role or "both",
+        secret=secret,
+        table_port=args.table_port or 0,
+    )

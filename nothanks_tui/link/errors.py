@@ -68,6 +68,7 @@ SLOW_READER = "slow_reader"
 SLOW_DOWN = "slow_down"
 TOO_MANY = "too_many"
 IDLE = "idle"
+NOT_MEMBER = "not_member"  # a cluster's table port: the hello did not prove the cluster secret
 # Chat at a table
 CHAT_EMPTY = "chat_empty"
 CHAT_TOO_LONG = "chat_too_long"
@@ -117,6 +118,7 @@ _CODES = (
     ErrorCode(SLOW_DOWN, "`list_tables` more often than 2 a second (bursts of 6), or `coach` before its last answer"),
     ErrorCode(TOO_MANY, "over a per-address limit: connections (then fatal), watched tables, or tables created"),
     ErrorCode(IDLE, "15 minutes in the lobby without sitting at a table", fatal=True),
+    ErrorCode(NOT_MEMBER, "a cluster's table port: the hello did not prove the cluster secret (`proof`)", fatal=True),
     ErrorCode(CHAT_EMPTY, "a chat line with nothing printable left once cleaned"),
     ErrorCode(CHAT_TOO_LONG, "a chat line over 200 characters once cleaned"),
     ErrorCode(CHAT_TOO_FAST, "more than 5 chat lines at once, or over 1 a second (a table: 10, then 5 a second)"),

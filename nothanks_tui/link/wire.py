@@ -172,6 +172,7 @@ CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
         "proxy_key": Field(_STR, required=False),
         "key": Field(_STR, required=False),  # the player's SSH key fingerprint: a host's own front only, with via
         "features": Field(_LIST, required=False),  # str names of what the client speaks beyond the version
+        "proof": Field(_STR, required=False),  # a cluster member: HMAC of the host hello's nonce (membership.py)
     },
     "list_tables": {"offset": Field(_INT, required=False)},
     "create_table": {

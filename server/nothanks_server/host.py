@@ -81,8 +81,17 @@ class Host:
         self.lobby = Lobby(settings)
         # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
         self.proxy_key = secrets.token_urlsafe(24)
+        # In a cluster, this is a table host: its port is for members only (a hello must prove the secret).
+        member_secret = (cluster.secret or None) if cluster is not None else None
         self.tcp = TcpHost(
-            self.lobby, bind, port, rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from
+            self.lobby,
+            bind,
+            port,
+            rate=rate,
+            limits=limits,
+            proxy_key=self.proxy_key,
+            proxy_from=proxy_from,
+            member_secret=member_secret,
         )
         self.ssh_settings = ssh
         self.ssh_front: SSHFront | None = None

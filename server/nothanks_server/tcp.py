@@ -42,6 +42,7 @@ from nothanks_tui.link.wire import (
 )
 
 from .chat import chat_bucket, too_fast
+from .cluster.membership import new_nonce, proves
 from .errors import HostError
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
 from .lobby import Lobby
@@ -76,6 +77,8 @@ class Session:
         # The client's (address, port): the socket's peer, or what a trusted load balancer's PROXY header said.
         self.peer = peer if peer is not None else writer.get_extra_info("peername")
         self.address = _address_of(self.peer)  # whom the per-address limits count this connection against
+        self.counted: str | None = None  # the address this connection is counted against, once it is
+        self.nonce = new_nonce()  # in our hello: a cluster member proves it knows the secret by signing it
         self.spectating = False
         self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
         self.features: frozenset[str] = frozenset()  # what the client's hello says it speaks (e.g. "chat")
@@ -199,6 +202,7 @@ class Session:
                 "protocol": PROTOCOL_VERSION,
                 "server": f"nothanks/{__version__}",
                 "features": list(FEATURES),
+                "nonce": self.nonce,
             }
         )
         try:
@@ -375,9 +379,14 @@ class Session:
             name = clean_name(fields["name"])
         except BadName as error:
             raise ProtocolError(errors.BAD_NAME, str(error), fatal=True) from None
+        member = self.host.member_secret is not None
+        if member and not proves(self.host.member_secret or "", self.nonce, fields.get("proof")):
+            raise ProtocolError(errors.NOT_MEMBER, "this port is for the cluster's members only", fatal=True)
         via = fields.get("via")
         if via is not None:
-            self.host.speak_for(self, via, fields.get("proxy_key"))
+            self.host.speak_for(self, via, fields.get("proxy_key"), member=member)
+        elif member:
+            self.host.count(self, self.address)
         key = fields.get("key")
         if key is not None:
             if via is None:  # speak_for checked the proxy key
@@ -527,6 +536,9 @@ class TcpHost:
 
     ``proxy_from``: the load balancers (``--proxy-from``) whose connections open with a PROXY v2 header naming
     the client (proxy_protocol.py); their clients are counted and logged by that address.
+
+    ``member_secret``: this is a cluster's table port; every hello must carry the ``proof`` that its sender knows
+    the secret (cluster/membership.py), else ``not_member``. A member may speak for a player (``via``, ``key``).
     """
 
     def __init__(
@@ -538,8 +550,10 @@ class TcpHost:
         limits: ClientLimits | None = None,
         proxy_key: str | None = None,
         proxy_from: ProxySources | None = None,
+        member_secret: str | None = None,
     ) -> None:
         self.lobby = lobby
+        self.member_secret = member_secret
         self.proxy_from = proxy_from
         self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self.bind = bind
@@ -599,14 +613,18 @@ class TcpHost:
             session.error(errors.SERVER_CLOSING, "this host is full", fatal=True)
             await session._close_writer()
             return
-        if not self.connections.take(session.address, self.limits.per_address_connections):
-            session.error(
-                errors.TOO_MANY,
-                f"your address has {self.limits.per_address_connections} connections to this host already",
-                fatal=True,
-            )
-            await session._close_writer()
-            return
+        # A cluster's table port counts a member's connection against the player it speaks for, once its hello
+        # says whom (a front carries many players from one address); any other port counts it from the start.
+        if self.member_secret is None:
+            if not self.connections.take(session.address, self.limits.per_address_connections):
+                session.error(
+                    errors.TOO_MANY,
+                    f"your address has {self.limits.per_address_connections} connections to this host already",
+                    fatal=True,
+                )
+                await session._close_writer()
+                return
+            session.counted = session.address
         self.sessions.add(session)
         task = asyncio.current_task()
         if task is not None:
@@ -615,7 +633,8 @@ class TcpHost:
             await session.run()
         finally:
             self.sessions.discard(session)
-            self.connections.give_back(session.address)
+            if session.counted is not None:
+                self.connections.give_back(session.counted)
             if task is not None:
                 self._tasks.discard(task)
 
@@ -638,20 +657,29 @@ class TcpHost:
         log.info("connection from %s:%d through load balancer %s", *header.source, _address_of(balancer))
         return header.source
 
-    def speak_for(self, session: Session, address: str, key: object) -> None:
-        """A trusted front says whom ``session`` carries: count it against ``address`` from now on."""
-        if self.proxy_key is None or not isinstance(key, str) or not hmac.compare_digest(key, self.proxy_key):
+    def speak_for(self, session: Session, address: str, key: object, *, member: bool = False) -> None:
+        """A trusted front says whom ``session`` carries: count it against ``address`` from now on. Trusted: the
+        host's own front (its ``proxy_key``), or a cluster member (``member``: its proof was checked)."""
+        own = self.proxy_key is not None and isinstance(key, str) and hmac.compare_digest(key, self.proxy_key)
+        if not (own or member):
             raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
-        if address == session.address:
+        if address == session.counted:
+            session.address = address
             return
+        self.count(session, address)
+
+    def count(self, session: Session, address: str) -> None:
+        """Count ``session`` against ``address`` (instead of whatever it was counted against); fatal ``too_many``
+        if that address holds its limit already."""
         if not self.connections.take(address, self.limits.per_address_connections):
             raise ProtocolError(
                 errors.TOO_MANY,
                 f"your address has {self.limits.per_address_connections} connections to this host already",
                 fatal=True,
             )
-        self.connections.give_back(session.address)
-        session.address = address
+        if session.counted is not None:
+            self.connections.give_back(session.counted)
+        session.counted = session.address = address
 
     async def _keep_house(self) -> None:
         """Close connections that sat in the lobby too long, and tables that never started."""
