@@ -331,20 +331,29 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    complaint = proxy_options.proxy_complaint(args)
+    complaint = proxy_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
     if complaint is not None:
         print(f"nothanks server: {complaint}", file=sys.stderr)
         return 2
+    cluster = cluster_options.cluster_settings_from(args)
+    rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
+    if cluster is not None:  # a member of a cluster: a front, a table host, or both (docs/scaling.md)
+        from .cluster_server import run_member
+
+        try:
+            return run_member(args, settings, cluster, _limits(args), rate)
+        except StoreError as error:
+            print(f"nothanks server: {error}", file=sys.stderr)
+            return 1
     try:
         host = Host(
             settings,
             args.bind,
             args.port,
             ssh=ssh_settings_from(args),
-            rate=args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND,
+            rate=rate,
             limits=_limits(args),
             proxy_from=args.proxy_from,
-            cluster=cluster_options.cluster_settings_from(args),
             plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
         )
     except StoreError as error:

@@ -27,13 +27,16 @@ from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .open_files import raise_open_file_limit
 from .proxy_protocol import ProxySources
-from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, TcpHost
+from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, Session, TcpHost
 
 if TYPE_CHECKING:
     from .cluster.presence import Presence
     from .cluster.settings import ClusterSettings
+    from .cluster.takeover import Takeover
     from .ssh.front import SSHFront
     from .ssh.settings import SSHSettings
+    from .store import TableStore
+    from .table import Table
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +81,7 @@ class Host:
         self.settings = settings
         self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
         self.bind = bind
-        self.lobby = Lobby(settings)
+        self.lobby = Lobby(settings, store=self._table_store(cluster, settings))
         # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
         self.proxy_key = secrets.token_urlsafe(24)
         # In a cluster, this is a table host: its port is for members only (a hello must prove the secret).
@@ -97,6 +100,7 @@ class Host:
         self.ssh_front: SSHFront | None = None
         self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
         self.presence: Presence | None = None
+        self.takeover: Takeover | None = None  # a table host's leases and takeovers (cluster/takeover.py)
         self.plugins = list(plugins)
         self._closed = False
 
@@ -135,6 +139,7 @@ class Host:
         from .cluster.presence import Presence
 
         cluster = self.cluster = cluster.resolved(self.bind, self.port)
+        self._own_tables_as(cluster.host_id)
         directory = await Directory.connect(cluster.redis_url, cluster.prefix)
         presence = Presence(directory, self.lobby, cluster.host_id, cluster.address)
         try:
@@ -143,9 +148,53 @@ class Host:
             await directory.close()
             raise
         log.info("in the cluster as %s (%s), listed in Redis", cluster.host_id, cluster.address)
+        self._start_table_host()
         return presence
 
+    # The table host's part of a cluster (cluster/redis_store.py, leases.py, takeover.py): its tables are in Redis,
+    # each under a lease this host renews; it takes over the tables of hosts that died or stopped.
+
+    @staticmethod
+    def _table_store(cluster: ClusterSettings | None, settings: LobbySettings) -> TableStore | None:
+        """The store of a host that holds tables in a cluster: Redis (None: the lobby's own, SQLite)."""
+        if cluster is None or getattr(cluster, "role", "both") not in ("table", "both"):
+            return None
+        from .cluster.redis_store import open_redis_store
+
+        return open_redis_store(cluster.redis_url, cluster.prefix, settings.data_dir)
+
+    def _own_tables_as(self, host_id: str) -> None:
+        from .cluster.redis_store import RedisTableStore
+
+        if isinstance(self.lobby.store, RedisTableStore):
+            self.lobby.store.leases.owner = host_id  # before any table is made: the leases carry it
+
+    def _start_table_host(self) -> None:
+        from .cluster.redis_store import RedisTableStore
+        from .cluster.takeover import Takeover
+
+        if isinstance(self.lobby.store, RedisTableStore):
+            self.takeover = Takeover(self.lobby, self.lobby.store, self._tell_moving)
+            self.takeover.start()
+
+    @staticmethod
+    def _tell_moving(table: Table) -> None:
+        """``table`` stops here (its lease is another host's): its connections hear ``closing`` with ``restart``
+        and are closed, so that their fronts find the table at its new host."""
+        from .cluster.takeover import MOVED_REASON
+
+        for member in list(table.members):
+            if isinstance(member, Session):
+                member.say_closing(_(MOVED_REASON), restart=True)
+                member.abort_after_send()
+
+    async def _stop_table_host(self) -> None:
+        if self.takeover is not None:
+            await self.takeover.close()  # (the store gives the leases up as the lobby closes it)
+            self.takeover = None
+
     async def _leave_cluster(self) -> None:
+        await self._stop_table_host()
         if self.presence is not None:
             await self.presence.close()
             await self.presence.directory.close()

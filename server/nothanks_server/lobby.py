@@ -64,7 +64,6 @@ class Lobby:
         self.store: TableStore = store if store is not None else open_store(data_dir)
         self.records = None if data_dir is None else RecordStore(data_dir)
         self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
-        self._next_id = self.store.next_table_number()
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
         self.closed = False
@@ -95,35 +94,71 @@ class Lobby:
             if written := self.records.export_pending(self.store):
                 log.info("wrote %d records the previous run had not written as JSON", written)
         for stored in self.store.load_tables():
-            if not self._worth_restoring(stored):
-                self.store.drop_table(stored.table_id)
-                continue
-            try:
-                settings = TableSettings(
-                    players=stored.players,
-                    open_chips=stored.open_chips,
-                    variant=stored.variant,
-                    bot_delay=self.settings.bot_delay,
-                    turn_timer=self.settings.turn_timer,
-                    default_bot=stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
-                    chips_per_player=stored.chips_per_player,
-                )
-                table = Table.restore(
-                    stored,
-                    settings,
-                    store=self.store,
-                    records=self.records,
-                    commits=self.commits,
-                    on_idle=self._drop,
-                    on_summary=self._changed,
-                )
-            except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
-                log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
-                continue
-            self._tables[table.table_id] = table
-            self._restored.append(table)
+            table = self._restore_one(stored)
+            if table is not None:
+                self._restored.append(table)
         if self._restored:
             log.info("restored %d tables from the store", len(self._restored))
+
+    def _restore_one(self, stored: StoredTable) -> Table | None:
+        """Bring back one stored table into this lobby (not yet playing: ``Table.resume_play``); None if it is not
+        worth it (dropped from the store) or cannot be replayed (left out, kept in the store)."""
+        if not self._worth_restoring(stored):
+            self.store.drop_table(stored.table_id)
+            return None
+        try:
+            settings = TableSettings(
+                players=stored.players,
+                open_chips=stored.open_chips,
+                variant=stored.variant,
+                bot_delay=self.settings.bot_delay,
+                turn_timer=self.settings.turn_timer,
+                default_bot=stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
+                chips_per_player=stored.chips_per_player,
+            )
+            table = Table.restore(
+                stored,
+                settings,
+                store=self.store,
+                records=self.records,
+                commits=self.commits,
+                on_idle=self._drop,
+                on_summary=self._changed,
+            )
+        except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
+            log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
+            return None
+        self._tables[table.table_id] = table
+        return table
+
+    def adopt(self, stored: StoredTable) -> Table | None:
+        """On the event loop, while serving: one stored table joins this lobby and plays on at its last accepted
+        move (a table taken over from a host that died or stopped, cluster/takeover.py). Its players resume by
+        token or key; before its game, they have ``restored_waiting_grace`` seconds to do so. None if the table
+        is not worth restoring or cannot be replayed."""
+        if self.closed or stored.table_id in self._tables:
+            return None
+        table = self._restore_one(stored)
+        if table is None:
+            return None
+        self.version += 1
+        table.resume_play()
+        if not table.started:
+            asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
+        log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
+        return table
+
+    def release(self, table_id: str, reason: str) -> Table | None:
+        """The table stops here at once and leaves this lobby, but stays in the store (another host holds it now,
+        or will: a lease lost, a host stopping). Its members are told ``reason``; the table, or None."""
+        table = self._tables.pop(table_id, None)
+        if table is None:
+            return None
+        self._owners.pop(table_id, None)
+        self.version += 1
+        table.close(reason)
+        log.info("table %s released: %s", table_id, reason)
+        return table
 
     @staticmethod
     def _worth_restoring(stored: StoredTable) -> bool:
@@ -170,7 +205,10 @@ class Lobby:
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
         settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, coach=bool(new.coach))
-        table_id = f"t{self._next_id}"
+        try:  # (a cluster's store numbers the tables of every host)
+            table_id = f"t{self.store.next_table_number()}"
+        except StoreError as error:
+            raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         table = Table(
             table_id,
@@ -185,7 +223,6 @@ class Lobby:
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
         table._persist(lambda store: store.create_table(table.stored()))
-        self._next_id += 1
         self._tables[table_id] = table
         self.version += 1
         if owner is not None:

@@ -45,6 +45,17 @@ class StoreError(Exception):
     """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
 
 
+class TablesRefused(StoreError):
+    """``add_moves`` kept the moves of every table but ``table_ids`` (those tables' moves: nothing written)."""
+
+    def __init__(self, message: str, table_ids: Iterable[str]) -> None:
+        super().__init__(message)
+        self.table_ids = frozenset(table_ids)
+
+    def refuses(self, table_id: str) -> bool:
+        return table_id in self.table_ids
+
+
 def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NOFOLLOW, 0o600)
 
@@ -129,7 +140,7 @@ class TableStore(Protocol):
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
         """Accepted moves, of any tables, in one transaction; a move with a ``record`` is its game's last and its
-        record is stored with it."""
+        record is stored with it. ``TablesRefused``: only the tables it names had nothing written."""
         ...
 
     def drop_table(self, table_id: str) -> None:
@@ -525,8 +536,8 @@ class GroupCommit:
             self.moves += len(batch)
         except StoreError as refused:
             error = refused
-        for _, done in batch:
-            done(error)
+        for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
+            done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
 
 
 def open_store(data_dir: Path | None) -> SqliteStore:

@@ -11,7 +11,8 @@ the game (0 for the first). Writing a move at an index that already holds the sa
 that did not hear whether its write landed sends it again); a different move there, or a gap before it, is
 refused. So a move is neither lost nor applied twice, whoever sends it again.
 
-This is the store side of docs/scaling.md's step 3; the hosts do not write to it yet.
+``MoveLog`` reads and writes it on the directory's asyncio client; a table host's store (redis_store.py) sends the
+same script (``APPEND``) on its own synchronous client, one pipelined round trip for every table's moves.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .directory import Directory, Lease
 
 # KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
 # Returns the number of moves added, or -1 (not the lease holder), -2 (a gap), -3 (another move at an index).
-_APPEND = """
+APPEND = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local have = redis.call('LLEN', KEYS[2])
 local first = tonumber(ARGV[2])
@@ -44,6 +45,9 @@ return added
 """
 
 
+NOT_HOLDER, GAP, OTHER_MOVE = -1, -2, -3  # what APPEND returns instead of a count
+
+
 class Fenced(Exception):
     """The writer does not hold the table's lease (any more): another host may own the table now."""
 
@@ -59,27 +63,37 @@ class LoggedMove:
     state_id: int  # the state the move was made on (the table's own check against stale moves)
 
 
+def moves_key(prefix: str, table_id: str, game_no: int) -> str:
+    """The list of game ``game_no``'s moves at ``table_id``."""
+    return f"{prefix}:moves:{table_id}:{game_no}"
+
+
+def pack_move(move: LoggedMove) -> bytes:
+    """One move as the log keeps it (msgpack)."""
+    return msgpack.packb((move.seat, move.action, move.state_id))
+
+
 class MoveLog:
     """The move lists of a cluster, in the directory's Redis, under its prefix."""
 
     def __init__(self, directory: Directory) -> None:
         self.directory = directory
-        self._append = directory.client.register_script(_APPEND)
+        self._append = directory.client.register_script(APPEND)
 
     def _key(self, table_id: str, game_no: int) -> str:
-        return f"{self.directory.prefix}:moves:{table_id}:{game_no}"
+        return moves_key(self.directory.prefix, table_id, game_no)
 
     async def append(self, lease: Lease, game_no: int, first: int, moves: Sequence[LoggedMove]) -> int:
         """Write ``moves`` at indexes ``first``, ``first + 1``... of game ``game_no`` of ``lease``'s table, if the
         lease is still the table's; how many were new. Raises ``Fenced`` or ``MoveConflict`` (nothing written)."""
-        packed = [msgpack.packb((move.seat, move.action, move.state_id)) for move in moves]
+        packed = [pack_move(move) for move in moves]
         added = int(
             await self._append(
                 keys=[self.directory._key("lease", lease.table_id), self._key(lease.table_id, game_no)],
                 args=[lease.value, first, *packed],
             )
         )
-        if added == -1:
+        if added == NOT_HOLDER:
             raise Fenced(f"{lease.owner} no longer holds {lease.table_id} under epoch {lease.epoch}")
         if added < 0:
             raise MoveConflict(f"moves from index {first} do not continue game {game_no} of {lease.table_id}")

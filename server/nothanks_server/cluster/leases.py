@@ -1,0 +1,194 @@
+"""A table host's leases: one per table it plays, taken when it creates or adopts the table, all renewed together
+in one script per beat, given up when it stops; and the deadlines the other hosts watch to take a table over.
+
+Why a book of leases rather than one call per table: a host with 500 tables must not make 500 round trips a beat;
+and a takeover must find the tables whose lease ran out without reading every key of the cluster.
+
+Keys (``P`` is the cluster's prefix): directory.py's ``P:lease:{table}`` (``OWNER EPOCH``, expiring) and
+``P:epoch:{table}`` (the count of leases given, so each new holder has a higher epoch), with their meaning
+unchanged, and one of this module's own:
+
+- ``P:lease_deadlines``: a sorted set, table id -> when its lease runs out unless renewed (Redis's clock, in ms;
+  0 for a lease given up on purpose, so it is due at once). Every live table of the cluster is in it until it is
+  dropped; ``claim_due`` reads the due ones only.
+
+Every script reads the time from Redis itself (``TIME``), so the hosts' clocks never matter. Synchronous (redis-py's
+blocking client, like the table store it serves): each call is one round trip of a fraction of a millisecond.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .directory import Lease
+
+TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
+CLAIM_BATCH = 8  # tables one host claims per look, so that the tables of a dead host spread over the others
+
+_NOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
+# KEYS: deadlines, lease, epoch. ARGV: owner, ttl (ms), table id. The new epoch, or false if the lease is held.
+_ACQUIRE = _NOW + """
+if redis.call('EXISTS', KEYS[2]) == 1 then return false end
+local epoch = redis.call('INCR', KEYS[3])
+redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. epoch, 'PX', ARGV[2])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+return epoch
+"""
+
+# KEYS: deadlines. ARGV: how many. The ids of tables whose lease is due, soonest first.
+_DUE = _NOW + """
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+"""
+
+# KEYS: deadlines, then lease and epoch of each table. ARGV: owner, ttl (ms), the table ids.
+# Takes each table that is still due and whose lease is gone: {id, epoch, id, epoch...} of those taken.
+_CLAIM = _NOW + """
+local taken = {}
+for i = 3, #ARGV do
+  local lease, counter = KEYS[2 * (i - 3) + 2], KEYS[2 * (i - 3) + 3]
+  local due = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if due and tonumber(due) <= now then
+    if redis.call('EXISTS', lease) == 0 then
+      local epoch = redis.call('INCR', counter)
+      redis.call('SET', lease, ARGV[1] .. ' ' .. epoch, 'PX', ARGV[2])
+      redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
+      taken[#taken + 1] = ARGV[i]
+      taken[#taken + 1] = epoch
+    else
+      local left = redis.call('PTTL', lease)
+      if left > 0 then redis.call('ZADD', KEYS[1], now + left, ARGV[i]) end
+    end
+  end
+end
+return taken
+"""
+
+# KEYS: deadlines, then each lease. ARGV: ttl (ms), then id and lease value of each. The ids of leases lost.
+_RENEW = _NOW + """
+local lost = {}
+for i = 2, #KEYS do
+  local id, value = ARGV[2 * (i - 1)], ARGV[2 * (i - 1) + 1]
+  if redis.call('GET', KEYS[i]) == value then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), id)
+  else
+    lost[#lost + 1] = id
+  end
+end
+return lost
+"""
+
+# KEYS: deadlines, then each lease. ARGV: id and lease value of each. How many were still held (and are given up).
+_RELEASE = """
+local given = 0
+for i = 2, #KEYS do
+  local id, value = ARGV[2 * (i - 1) - 1], ARGV[2 * (i - 1)]
+  if redis.call('GET', KEYS[i]) == value then
+    redis.call('DEL', KEYS[i])
+    redis.call('ZADD', KEYS[1], 0, id)
+    given = given + 1
+  end
+end
+return given
+"""
+
+
+class LeaseBook:
+    """The leases ``owner`` (this host's id) holds, on a synchronous Redis client, under ``prefix``."""
+
+    def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL) -> None:
+        self.client = client
+        self.prefix = prefix
+        self.owner = owner
+        self.ttl = ttl
+        self.held: dict[str, Lease] = {}
+        self._acquire = client.register_script(_ACQUIRE)
+        self._due = client.register_script(_DUE)
+        self._claim = client.register_script(_CLAIM)
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+
+    def key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    @property
+    def deadlines(self) -> str:
+        return self.key("lease_deadlines")
+
+    def value(self, table_id: str) -> str | None:
+        """What the lease key holds while this host holds ``table_id`` (None: it does not)."""
+        lease = self.held.get(table_id)
+        return None if lease is None else lease.value
+
+    def acquire(self, table_id: str) -> Lease | None:
+        """The lease on a new table (None if someone holds it)."""
+        epoch = self._acquire(
+            keys=[self.deadlines, self.key("lease", table_id), self.key("epoch", table_id)],
+            args=[self.owner, self._ms, table_id],
+        )
+        if epoch is None:
+            return None
+        lease = self.held[table_id] = Lease(table_id, self.owner, int(epoch))
+        return lease
+
+    def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+        """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
+        host (the script decides). Two round trips when some are due, one when none is."""
+        due = [_text(item) for item in self._due(keys=[self.deadlines], args=[limit])]
+        due = [table_id for table_id in due if table_id not in self.held]
+        if not due:
+            return []
+        keys = [self.deadlines]
+        for table_id in due:
+            keys += [self.key("lease", table_id), self.key("epoch", table_id)]
+        taken = self._claim(keys=keys, args=[self.owner, self._ms, *due])
+        leases = []
+        for table_id, epoch in zip(taken[::2], taken[1::2], strict=True):
+            lease = Lease(_text(table_id), self.owner, int(epoch))
+            self.held[lease.table_id] = lease
+            leases.append(lease)
+        return leases
+
+    def renew(self) -> list[str]:
+        """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
+        if not self.held:
+            return []
+        leases = list(self.held.values())
+        args: list[Any] = [self._ms]
+        for lease in leases:
+            args += [lease.table_id, lease.value]
+        lost = [_text(item) for item in self._renew(keys=[self.deadlines, *self._lease_keys(leases)], args=args)]
+        for table_id in lost:
+            self.held.pop(table_id, None)
+        return lost
+
+    def release(self, table_ids: Iterable[str] | None = None) -> int:
+        """Give up the leases of ``table_ids`` (None: all), due at once for the other hosts; how many were held."""
+        chosen = list(self.held) if table_ids is None else [t for t in table_ids if t in self.held]
+        leases = [self.held.pop(table_id) for table_id in chosen]
+        if not leases:
+            return 0
+        args: list[Any] = []
+        for lease in leases:
+            args += [lease.table_id, lease.value]
+        return int(self._release(keys=[self.deadlines, *self._lease_keys(leases)], args=args))
+
+    def forget(self, table_id: str) -> None:
+        """This host no longer holds ``table_id`` (lost, or the table dropped with its lease)."""
+        self.held.pop(table_id, None)
+
+    def _lease_keys(self, leases: Iterable[Lease]) -> list[str]:
+        return [self.key("lease", lease.table_id) for lease in leases]
+
+    @property
+    def _ms(self) -> int:
+        return max(1, round(self.ttl * 1000))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,458 @@
+"""The table store of a cluster's table hosts: every table in Redis, so that any table host can restore any table.
+
+Why: a table must outlive its host (issue 19). The single host's SQLite file (store.py) is on one machine; here
+each table's seats, deal and moves are in the cluster's Redis, written only by the host holding the table's lease
+(leases.py) and refused to any other (fencing: each write is a script that first checks the lease, epoch and
+all). The host that takes a table over (takeover.py) reads it back with ``load_table`` at its last accepted move.
+
+Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the move log's (movelog.py's
+``P:moves:{table}:{game}``, the current game's moves):
+
+- ``P:table:{table}``: a hash: ``config`` (msgpack: players, open chips, variant, default bot, chips per player,
+  created at), ``game_no``, ``seed``, ``started_at``, ``finished``, ``creator`` (absent: none), and
+  ``seat:{n}`` for each filled seat (msgpack: name, bot kind, bot seed, token digest). The seed stays among the
+  table hosts: no front reads it, and views are filtered before they leave a table host.
+- ``P:token:{hex digest}`` -> the table id, for each seat with a token (the fronts find a resumed seat's host).
+- ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an SSH key holds; ``P:keyseats:{table}``, a
+  hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
+- ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
+
+Finished games (records, the history, the stats) are not here: they go to a local ``SqliteStore`` in the data
+dir (in memory without one). Each table host's history is therefore the games *it* finished (docs/scaling.md).
+
+Synchronous, on redis-py's blocking client, like the SQLite store whose commits run on the event loop: a group
+commit of every table's moves is one pipelined round trip (scripts/bench_redis_store.py measures it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import redis
+
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats
+
+from ..archive import HOST
+from ..store import (
+    SqliteStore,
+    StoredMove,
+    StoredRecord,
+    StoredSeat,
+    StoredTable,
+    StoreError,
+    TablesRefused,
+    open_store,
+)
+from .leases import LeaseBook
+from .movelog import APPEND, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
+from .settings import DirectoryUnavailable
+
+log = logging.getLogger(__name__)
+
+REDIS_TIMEOUT = 1.0  # seconds
+
+# KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
+# ARGV[2]: the operations (msgpack without its bin type, which Lua's cmsgpack cannot read): a list of {command, index of its key in KEYS, arguments...}. All or nothing:
+# -1 (not the lease holder: nothing written), or 1.
+_FENCED = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
+  op[2] = KEYS[op[2]]
+  redis.call(unpack(op))
+end
+return 1
+"""
+
+
+@dataclass
+class _Writes:
+    """Redis commands for the fenced script, each naming its key by its place in KEYS (declared, as scripts must)."""
+
+    lease_key: str
+    keys: list[str] = field(default_factory=list)
+    ops: list[list[Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.keys.append(self.lease_key)
+
+    def __call__(self, command: str, key: str, *args: object) -> None:
+        if key not in self.keys:
+            self.keys.append(key)
+        self.ops.append([command, self.keys.index(key) + 1, *(_arg(arg) for arg in args)])
+
+
+def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
+    """The store of a table host on the Redis at ``url`` (its leases' owner is set once the host knows its id:
+    ``leases.owner``), with the finished games in ``data_dir`` (in memory without one). Nothing is sent to Redis
+    yet: a Redis out of reach shows when the host joins the cluster (``DirectoryUnavailable``)."""
+    try:  # a Redis that hangs holds the event loop this long at most (the store is synchronous)
+        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
+    except ValueError as error:
+        raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
+    return RedisTableStore(client, LeaseBook(client, prefix, owner=""), open_store(data_dir))
+
+
+class RedisTableStore:
+    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``; finished games in ``local``.
+
+    ``on_fenced(table_id)`` is called when a write for a table is refused because this host no longer holds its
+    lease (the table must stop here: another host may play it now)."""
+
+    def __init__(
+        self, client: Any, leases: LeaseBook, local: SqliteStore, on_fenced: Callable[[str], None] | None = None
+    ) -> None:
+        self.client = client
+        self.leases = leases
+        self.prefix = leases.prefix
+        self.local = local
+        self.on_fenced = on_fenced
+        self._fenced_write = client.register_script(_FENCED)
+        self._append = client.register_script(APPEND)
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    # ---------------------------------------------------------------------------------------- tables
+
+    def load_tables(self) -> list[StoredTable]:
+        """None: a table host holds no table when it starts; it takes them by lease (created, or taken over)."""
+        return []
+
+    def load_table(self, table_id: str) -> StoredTable | None:
+        """``table_id`` as the store has it, at its last accepted move (None if it is not in the store)."""
+        with _redis_errors():
+            fields = {_text(name): value for name, value in self.client.hgetall(self._key("table", table_id)).items()}
+            if "config" not in fields:
+                return None
+            game_no = int(fields.get("game_no", 0))
+            logged = self.client.lrange(moves_key(self.prefix, table_id, game_no), 0, -1) if game_no else []
+        players, open_chips, variant, default_bot, chips, _created = msgpack.unpackb(fields["config"])
+        seats: list[StoredSeat | None] = [None] * players
+        for name, value in fields.items():
+            if name.startswith("seat:") and 0 <= (index := int(name[5:])) < players:
+                seats[index] = _unpack_seat(value)
+        moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
+        return StoredTable(
+            table_id=table_id,
+            players=players,
+            open_chips=open_chips,
+            variant=variant,
+            default_bot=default_bot,
+            chips_per_player=chips,
+            seats=tuple(seats),
+            creator_seat=int(fields["creator"]) if "creator" in fields else None,
+            game_no=game_no,
+            seed=int(fields["seed"]) if "seed" in fields else None,
+            started_at=float(fields["started_at"]) if "started_at" in fields else None,
+            finished=fields.get("finished") == b"1",
+            moves=moves,
+        )
+
+    def next_table_number(self) -> int:
+        with _redis_errors():
+            return int(self.client.incr(self._key("next_table")))
+
+    def create_table(self, table: StoredTable) -> None:
+        """A new table, with its lease taken for this host."""
+        with _redis_errors():
+            lease = self.leases.acquire(table.table_id)
+        if lease is None:
+            raise StoreError(f"table {table.table_id} is held by another host")
+        write = self._writes(table.table_id)
+        config = (
+            table.players, table.open_chips, table.variant, table.default_bot, table.chips_per_player, time.time(),
+        )
+        fields: list[object] = ["config", msgpack.packb(config), "game_no", table.game_no, "finished", table.finished]
+        if table.creator_seat is not None:
+            fields += ["creator", table.creator_seat]
+        write("HSET", self._key("table", table.table_id), *fields)
+        for index, seat in enumerate(table.seats):
+            if seat is not None:
+                self._put_seat(write, table.table_id, index, seat)
+        try:
+            self._commit(table.table_id, write)
+        except StoreError:
+            self.leases.forget(table.table_id)  # (its lease runs out: nobody finds a table to take over)
+            raise
+
+    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
+        table_key = self._key("table", table_id)
+        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
+            pipe.hget(table_key, f"seat:{seat}")
+            pipe.hgetall(self._key("keyseats", table_id))
+            before, bindings = pipe.execute()
+        write = self._writes(table_id)
+        old = None if before is None else _unpack_seat(before).token_hash
+        if old is not None and (stored is None or stored.token_hash != old):
+            write("DEL", self._key("token", old.hex()))
+        if stored is None:
+            write("HDEL", table_key, f"seat:{seat}")
+            for fingerprint, bound in bindings.items():
+                if int(bound) == seat:
+                    write("DEL", self._key("keyseat", _text(fingerprint)))
+                    write("HDEL", self._key("keyseats", table_id), fingerprint)
+        else:
+            self._put_seat(write, table_id, seat, stored)
+        self._commit(table_id, write)
+
+    def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
+        packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash))
+        write("HSET", self._key("table", table_id), f"seat:{index}", packed)
+        if seat.token_hash is not None:
+            write("SET", self._key("token", seat.token_hash.hex()), table_id)
+
+    def set_creator(self, table_id: str, seat: int | None) -> None:
+        write = self._writes(table_id)
+        if seat is None:
+            write("HDEL", self._key("table", table_id), "creator")
+        else:
+            write("HSET", self._key("table", table_id), "creator", seat)
+        self._commit(table_id, write)
+
+    def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
+        write = self._writes(table_id)
+        write(
+            "HSET", self._key("table", table_id),
+            "game_no", game_no, "seed", seed, "started_at", started_at, "finished", False,
+        )
+        for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
+            write("DEL", moves_key(self.prefix, table_id, old))
+        self._commit(table_id, write)
+
+    def add_moves(self, moves: Sequence[StoredMove]) -> None:
+        """Every table's moves in one pipelined round trip, each table's through the fenced log; a table this host
+        no longer holds has nothing written and is named in ``TablesRefused`` (the others' moves are kept). A
+        finished game's record then goes to the local store."""
+        refused: dict[str, str] = {}
+        fenced: list[str] = []
+        calls: list[tuple[Any, list[str], list[Any]]] = []  # (script, keys, args) in one pipeline
+        sent: list[list[StoredMove]] = []  # what each call carries ([] for a finished game's flag)
+        for run in _runs(moves):
+            first = run[0]
+            value = self.leases.value(first.table_id)
+            if value is None:
+                refused[first.table_id] = "this host does not hold the table"
+                fenced.append(first.table_id)
+                continue
+            keys = [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
+            packed = [pack_move(LoggedMove(m.seat, m.action, m.state_id)) for m in run]
+            calls.append((self._append, keys, [value, first.state_id, *packed]))
+            sent.append(run)
+            if run[-1].record is not None:
+                write = self._writes(first.table_id)
+                write("HSET", self._key("table", first.table_id), "finished", True)
+                calls.append((self._fenced_write, write.keys, [value, msgpack.packb(write.ops, use_bin_type=False)]))
+                sent.append([])
+        answers = self._pipelined(calls)
+        finished: list[StoredMove] = []
+        for run, answer in zip(sent, answers, strict=True):
+            if not run:
+                continue
+            table_id = run[0].table_id
+            code = int(answer)
+            if code == NOT_HOLDER:
+                refused[table_id] = "this host no longer holds the table's lease"
+                fenced.append(table_id)
+            elif code in (GAP, OTHER_MOVE):
+                refused[table_id] = f"the moves do not continue game {run[0].game_no} in the log"
+            elif run[-1].record is not None:
+                finished.append(run[-1])
+        for move in finished:
+            assert move.record is not None
+            try:
+                self.local.add_record(move.table_id, move.game_no, move.record, HOST)
+            except Exception:  # the game is over in Redis; only this host's history misses it
+                log.exception("table %s: game %d's record could not be kept", move.table_id, move.game_no)
+        for table_id in fenced:
+            self._lost(table_id)
+        if refused:
+            raise TablesRefused("; ".join(f"{t}: {why}" for t, why in refused.items()), refused)
+
+    def drop_table(self, table_id: str) -> None:
+        """The table is gone for good: its keys, token and key bindings, and its lease with no deadline left. A
+        table this host does not hold is left alone (another host may be playing it)."""
+        if self.leases.value(table_id) is None:
+            log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
+            return
+        table_key = self._key("table", table_id)
+        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(table_key)
+            pipe.hgetall(self._key("keyseats", table_id))
+            fields, bindings = pipe.execute()
+        write = self._writes(table_id)
+        for name, value in fields.items():
+            if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
+                write("DEL", self._key("token", digest.hex()))
+        for fingerprint in bindings:
+            write("DEL", self._key("keyseat", _text(fingerprint)))
+        game_no = int(fields.get(b"game_no", 0))
+        write("DEL", moves_key(self.prefix, table_id, game_no))
+        write("DEL", table_key)
+        write("DEL", self._key("keyseats", table_id))
+        write("ZREM", self.leases.deadlines, table_id)
+        write("DEL", self._key("epoch", table_id))
+        write("DEL", self.leases.key("lease", table_id))
+        self._commit(table_id, write)
+        self.leases.forget(table_id)
+
+    # ---------------------------------------------------------------------------------------- SSH keys
+
+    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
+        with _redis_errors():
+            before = self.client.get(self._key("keyseat", fingerprint))
+        write = self._writes(table_id)
+        if before is not None and (old := _text(before).rpartition(" ")[0]) != table_id:
+            write("HDEL", self._key("keyseats", old), fingerprint)
+        write("SET", self._key("keyseat", fingerprint), f"{table_id} {seat}")
+        write("HSET", self._key("keyseats", table_id), fingerprint, seat)
+        self._commit(table_id, write)
+
+    def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
+        with _redis_errors():
+            value = self.client.get(self._key("keyseat", fingerprint))
+        if value is None:
+            return None
+        table_id, _, seat = _text(value).rpartition(" ")
+        return table_id, int(seat)
+
+    def unbind_key(self, fingerprint: str) -> None:
+        bound = self.seat_for_key(fingerprint)
+        if bound is None:
+            return
+        with _redis_errors(), self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(self._key("keyseat", fingerprint))
+            pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
+            pipe.execute()
+
+    # ---------------------------------------------------------------------------------------- finished games
+
+    def records(self, pending_only: bool = False) -> list[StoredRecord]:
+        return self.local.records(pending_only)
+
+    def mark_exported(self, table_id: str, game_no: int) -> None:
+        self.local.mark_exported(table_id, game_no)
+
+    def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
+        return self.local.list_games(offset, limit, place)
+
+    def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
+        return self.local.game_record(table_id, game_no, place)
+
+    def player_stats(
+        self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
+    ) -> list[PlayerStats]:
+        return self.local.player_stats(place, limit, key)
+
+    def close(self) -> None:
+        """Give every lease up (the lobby committed its last moves before closing its store): the other table hosts
+        take the tables over at once. Then close the connections and the local store."""
+        try:
+            given = self.leases.release()
+            if given:
+                log.info("gave up the leases of %d tables to the other table hosts", given)
+        except Exception as error:  # their leases run out by themselves
+            log.warning("could not give the tables' leases up: %s", error)
+        self.client.close()
+        self.local.close()
+
+    # ---------------------------------------------------------------------------------------- plumbing
+
+    def _writes(self, table_id: str) -> _Writes:
+        return _Writes(self.leases.key("lease", table_id))
+
+    def _pipelined(self, calls: Sequence[tuple[Any, list[str], list[Any]]]) -> list[Any]:
+        """Each script call's answer, all sent in one round trip (by digest: a pipeline of redis-py's ``Script``
+        would first ask whether the scripts are loaded, a round trip more). A Redis that lost its scripts (a
+        restart) has them loaded again and the calls sent again: each is safe to repeat."""
+        if not calls:
+            return []
+        for attempt in (1, 2):
+            with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
+                for script, keys, args in calls:
+                    pipe.evalsha(script.sha, len(keys), *keys, *args)
+                answers = pipe.execute(raise_on_error=False)
+            if attempt == 1 and any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers):
+                with _redis_errors():
+                    for script in {id(script): script for script, _, _ in calls}.values():
+                        script.sha = self.client.script_load(script.script)
+                continue
+            break
+        for answer in answers:
+            if isinstance(answer, Exception):
+                raise StoreError(f"Redis refused the moves: {answer}")
+        return list(answers)
+
+    def _send(self, write: _Writes, value: str) -> Any:
+        return self._fenced_write(keys=write.keys, args=[value, msgpack.packb(write.ops, use_bin_type=False)])
+
+    def _commit(self, table_id: str, write: _Writes) -> None:
+        """``write``'s commands at once, if this host holds ``table_id``'s lease; ``StoreError`` (nothing written)
+        otherwise, and the table is lost here."""
+        value = self.leases.value(table_id)
+        if value is None:
+            self._lost(table_id)
+            raise StoreError(f"this host does not hold table {table_id}")
+        with _redis_errors():
+            answer = int(self._send(write, value))
+        if answer == NOT_HOLDER:
+            self._lost(table_id)
+            raise StoreError(f"this host no longer holds the lease of table {table_id}")
+
+    def _lost(self, table_id: str) -> None:
+        self.leases.forget(table_id)
+        if self.on_fenced is not None:
+            self.on_fenced(table_id)
+
+
+@contextlib.contextmanager
+def _redis_errors() -> Iterator[None]:
+    """redis-py's errors (connection lost, timeout, a script's error) as ``StoreError``, with which the host knows
+    how to refuse a change."""
+    try:
+        yield
+    except redis.RedisError as error:
+        raise StoreError(f"Redis: {error}") from error
+
+
+def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
+    """The moves in runs of one table's game at consecutive places, in order (one script call each)."""
+    runs: dict[tuple[str, int], list[list[StoredMove]]] = {}
+    ordered: list[list[StoredMove]] = []
+    for move in moves:
+        chain = runs.setdefault((move.table_id, move.game_no), [])
+        if chain and chain[-1][-1].state_id + 1 == move.state_id:
+            chain[-1].append(move)
+        else:
+            chain.append([move])
+            ordered.append(chain[-1])
+    return ordered
+
+
+def _unpack_seat(value: bytes) -> StoredSeat:
+    name, bot_kind, bot_seed, token_hash = msgpack.unpackb(value)
+    return StoredSeat(name, bot_kind, bot_seed, token_hash)
+
+
+def _arg(value: object) -> bytes | str:
+    """One argument of a Redis command, as the fenced script passes it on: never a number (Lua's are doubles, and
+    a seed has 63 bits)."""
+    if isinstance(value, bytes | str):
+        return value
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    raise TypeError(f"not a Redis argument: {value!r}")
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

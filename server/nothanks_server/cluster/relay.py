@@ -1,0 +1,167 @@
+"""One client's connection to the table host that holds its table, as a front's gateway keeps it open.
+
+The gateway speaks to a table host exactly as a client does, with three more things in its hello: ``via`` (the
+player's address, which the table host's per-address limits count), ``key`` (an SSH player's key fingerprint)
+and ``proof`` (cluster/membership.py: the HMAC of the table host's nonce under the cluster secret).
+
+What the table host sends back is passed on as the bytes it sent: each frame is decoded once, for the gateway to
+read its ``type`` (and ``re``, ``token``), and its original bytes are sliced out of the stream (``Unpacker.tell``)
+to be written to the client, so a view is never encoded twice nor looked into. The reader waits for the client to
+take what it was sent before it reads more, so a client that does not read holds the table host's own
+slow-reader logic (one newest view kept, then dropped), as if it were connected there directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgpack
+
+from nothanks_tui.link.wire import PROTOCOL_VERSION, client_unpacker, encode
+
+from .membership import proof
+from .routes import Target
+
+CONNECT_TIMEOUT = 3.0  # seconds to connect to a table host and exchange hellos
+READ_CHUNK = 65536
+
+Frame = tuple[dict[str, Any], bytes]  # a decoded frame and its original bytes
+
+
+class UpstreamRefused(Exception):
+    """The table host did not take the connection (an ``error`` instead of ``welcome``, or not a host at all)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class Upstream:
+    """A connection to ``target`` for one client. ``open`` exchanges hellos; frames then go to ``deliver``, and
+    ``lost`` is called once when the connection ends (not after ``close``)."""
+
+    def __init__(
+        self,
+        target: Target,
+        deliver: Callable[[list[Frame]], Awaitable[None]],
+        lost: Callable[[Upstream], None],
+    ) -> None:
+        self.target = target
+        self._deliver = deliver
+        self._lost = lost
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._unpacker = client_unpacker()
+        self._buffer = bytearray()
+        self._base = 0  # stream offset of the buffer's first byte
+        self._start = 0  # stream offset of the next frame's first byte
+        self._task: asyncio.Task[None] | None = None
+        self.closed = False
+        self.restarting = False  # the table host said `closing` with `restart: true`
+
+    async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
+        """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
+        or ``UpstreamRefused`` (the connection closed)."""
+        host, port = self.target.host_port
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                self._reader, self._writer = await asyncio.open_connection(host, port)
+                theirs = await self._next()
+                if theirs.get("type") != "hello" or theirs.get("protocol") != PROTOCOL_VERSION:
+                    raise UpstreamRefused("bad_version", f"{self.target.address} is not a table host of this version")
+                nonce = theirs.get("nonce")
+                message = {**hello, "type": "hello", "protocol": PROTOCOL_VERSION}
+                if isinstance(nonce, str):
+                    message["proof"] = proof(secret, nonce)
+                self._writer.write(encode(message))
+                welcome = await self._next()
+        except BaseException:
+            self._abort()
+            raise
+        if welcome.get("type") != "welcome":
+            self._abort()
+            raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
+        self._task = asyncio.get_running_loop().create_task(self._read(), name=f"upstream {self.target.host_id}")
+        return welcome
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            self._writer.write(encode(message))
+
+    async def _next(self) -> dict[str, Any]:
+        """The next frame of the handshake (the caller bounds the wait)."""
+        assert self._reader is not None
+        while True:
+            frames = self._frames()
+            if frames:
+                if len(frames) > 1:  # pushed right behind the welcome: keep for the reader
+                    raise UpstreamRefused("bad_frame", "the table host spoke before it was asked")
+                return frames[0][0]
+            data = await self._reader.read(READ_CHUNK)
+            if not data:
+                raise UpstreamRefused("closed", f"{self.target.address} closed the connection")
+            self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        self._unpacker.feed(data)
+        self._buffer += data
+
+    def _frames(self) -> list[Frame]:
+        """Every whole frame received, with its bytes; raises ``ValueError`` for one that is not a map."""
+        frames = []
+        for message in self._unpacker:
+            end = self._unpacker.tell()
+            raw = bytes(self._buffer[self._start - self._base : end - self._base])
+            self._start = end
+            if not isinstance(message, dict):
+                raise ValueError("a table host's frame is not a map")
+            frames.append((message, raw))
+        del self._buffer[: self._start - self._base]
+        self._base = self._start
+        return frames
+
+    async def _read(self) -> None:
+        assert self._reader is not None
+        try:
+            while True:
+                data = await self._reader.read(READ_CHUNK)
+                if not data:
+                    break
+                self._feed(data)
+                frames = self._frames()
+                if frames:
+                    await self._deliver(frames)  # returns once the client took them (or was dropped)
+                if self.restarting:
+                    break
+        except asyncio.CancelledError:
+            raise
+        except (ConnectionError, OSError, ValueError, TypeError, msgpack.UnpackException):
+            pass
+        self._abort()
+        if not self.closed:
+            self.closed = True
+            self._lost(self)
+
+    def _abort(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                writer.transport.abort()
+
+    async def close(self) -> None:
+        """Hang up (the table host keeps the seat, away, as for any dropped connection); ``lost`` is not called."""
+        self.closed = True
+        if self._writer is not None:
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                self._writer.write(encode({"type": "bye"}))
+                self._writer.close()
+        task, self._task = self._task, None
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._abort()

@@ -1,0 +1,133 @@
+"""A table host's part in keeping every table of the cluster playing: it renews its leases, stops the tables whose
+lease it lost, and takes over the tables whose lease ran out (their host died) or was given up (their host stopped).
+
+Why a loop of its own rather than the heartbeat's (presence.py): a lease lasts ``TABLE_LEASE_TTL`` (3 s), so it is
+renewed every second, and the due leases are looked for four times a second, so that a killed host's tables play
+again elsewhere within about 3.5 s. Each look is one round trip (``claim_due``), a renewal one script.
+
+A table stops here at once when its lease is lost (a renewal that found another holder, a write the store refused
+as fenced, or Redis out of reach for longer than a lease): it leaves the lobby but stays in the store, and each
+connection at it hears ``closing`` with ``restart: true`` and is closed, so that its front reconnects to the
+table's new host. Nothing is written for it any more: the store's scripts refuse it (fencing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+from nothanks_tui.i18n import N_
+
+from ..lobby import Lobby
+from ..table import Table
+from .redis_store import RedisTableStore
+
+log = logging.getLogger(__name__)
+
+LOOK_INTERVAL = 0.25  # seconds between looks for due leases
+MOVED_REASON = N_("the table is moving to another host: you are back at it in a moment")
+
+
+class Takeover:
+    """Keeps ``store``'s leases for ``lobby``'s tables, and brings due tables into ``lobby``. ``moving(table)``
+    tells the table's connections, before it stops here, that it moves (the host closes them with ``restart``)."""
+
+    def __init__(
+        self,
+        lobby: Lobby,
+        store: RedisTableStore,
+        moving: Callable[[Table], None] | None = None,
+        look_interval: float = LOOK_INTERVAL,
+    ) -> None:
+        self.lobby = lobby
+        self.store = store
+        self.leases = store.leases
+        self.moving = moving
+        self.look_interval = look_interval
+        self.renew_interval = self.leases.ttl / 3
+        self.adopted: list[tuple[str, float]] = []  # (table id, time.monotonic()) of each table taken over
+        self._renewed = time.monotonic()  # the last renewal that reached Redis
+        self._task: asyncio.Task[None] | None = None
+        store.on_fenced = self._fenced
+
+    def start(self) -> None:
+        """On the event loop: look for due tables now, then keep renewing and looking."""
+        self._renewed = time.monotonic()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster takeover")
+
+    async def close(self) -> None:
+        """Stop renewing and looking (the leases themselves are given up by the store as it closes)."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        next_renewal = time.monotonic() + self.renew_interval
+        while True:
+            if time.monotonic() >= next_renewal:
+                next_renewal = time.monotonic() + self.renew_interval
+                self.renew()
+            try:
+                self.adopt_due()
+            except Exception as error:  # Redis away: the tables here play on while their leases last
+                log.warning("looking for tables to take over failed: %s", error)
+            await asyncio.sleep(self.look_interval)  # a clock: nothing else to wait on
+
+    def renew(self) -> list[str]:
+        """Renew every lease; stop the tables whose lease was lost (all of them, if Redis has not answered for a
+        lease's length: another host may hold them by now). The tables stopped."""
+        try:
+            lost = self.leases.renew()
+            self._renewed = time.monotonic()
+        except Exception as error:
+            log.warning("renewing the tables' leases failed: %s", error)
+            if time.monotonic() - self._renewed < self.leases.ttl:
+                return []
+            lost = list(self.leases.held)
+            for table_id in lost:
+                self.leases.forget(table_id)
+        for table_id in lost:
+            self.stop(table_id)
+        return lost
+
+    def adopt_due(self) -> list[str]:
+        """Take over the tables whose lease is due and bring each into the lobby at its last accepted move; their
+        ids."""
+        taken = []
+        for lease in self.leases.claim_due():
+            stored = self.store.load_table(lease.table_id)
+            if stored is None:  # dropped meanwhile: only its lease was left
+                self.store.drop_table(lease.table_id)
+                continue
+            table = self.lobby.adopt(stored)
+            if table is None and lease.table_id not in self.leases.held:
+                continue  # (not worth restoring: dropped, lease and all)
+            if table is None:
+                log.error("table %s: taken over but cannot be played here; its lease is kept", lease.table_id)
+                continue
+            self.adopted.append((lease.table_id, time.monotonic()))
+            taken.append(lease.table_id)
+            log.info("took table %s over (epoch %d)", lease.table_id, lease.epoch)
+        return taken
+
+    def stop(self, table_id: str) -> None:
+        """``table_id``'s lease is not this host's any more: the table stops here, its connections told it moves."""
+        table = next((t for t in self.lobby.all_tables() if t.table_id == table_id), None)
+        if table is None:
+            return
+        if self.moving is not None:
+            self.moving(table)
+        self.lobby.release(table_id, MOVED_REASON)
+        log.warning("table %s: its lease is lost; it stopped here", table_id)
+
+    def _fenced(self, table_id: str) -> None:
+        """The store refused a write for ``table_id`` (fenced): stop it, once the store's call has returned."""
+        try:
+            asyncio.get_running_loop().call_soon(self.stop, table_id)
+        except RuntimeError:  # no loop (a script driving the lobby by hand)
+            self.stop(table_id)
