@@ -215,9 +215,8 @@ class Cluster:
         self.secret_file.chmod(0o600)
         self.tables = [self._table(n) for n in range(self.shape.tables)]
         self.fronts = [self._front(n) for n in range(self.shape.fronts)]
-        await asyncio.gather(*(member.start() for member in self.tables))
-        await self.fronts[0].start()  # the first writes the shared SSH host key; the others read it
-        await asyncio.gather(*(member.start() for member in self.fronts[1:]))
+        write_host_key(self.host_key)  # one key for every front, as an operator would copy it to each machine
+        await asyncio.gather(*(member.start() for member in self.members))
         self.balancer = await start_balancer(self.directory, self.fronts)
         await self.balancer.wait_checked()
 
@@ -288,6 +287,15 @@ class Cluster:
             await self.directory_client()
         return self._directories[0]
 
+    async def heal(self) -> None:
+        """Every member running again (a stopped one continued, a dead one started on its ports) and both fronts
+        UP at the balancer: what a test that shares the cluster starts from."""
+        for member in self.members:
+            member.resume()
+        await asyncio.gather(*(member.start() for member in self.members if not member.alive))
+        for front in self.fronts:
+            await self.wait_front_state(front, "UP")
+
     async def wait_front_state(self, front: Member, status: str, timeout: float = WAIT) -> None:
         """Until HAProxy sees ``front`` (its SSH and TCP server lines) as ``status`` ("UP" or "DOWN")."""
         assert self.balancer is not None
@@ -299,6 +307,15 @@ class Cluster:
                 if states and all(state.startswith(status) for state in states):
                     return
                 await asyncio.sleep(0.05)
+
+
+def write_host_key(path: Path) -> None:
+    import asyncssh
+
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="nothanks e2e host key")
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.export_private_key("openssh"))
 
 
 @contextlib.asynccontextmanager

@@ -45,13 +45,19 @@ class TcpPlayer:
         self.last_frame_at = 0.0
 
     async def connect(self, port: int, source: str | None = None, host: str = "127.0.0.1") -> dict[str, Any]:
-        """Connect (from the loopback address ``source``), exchange hellos: the host's answer (``welcome``)."""
+        """Connect (from the loopback address ``source``), exchange hellos: the host's answer (``welcome``), or the
+        error it turned the connection away with."""
         await self.close()
         self.closed = asyncio.Event()
         local = None if source is None else (source, 0)
         reader, self._writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local), WAIT)
         self._reader_task = asyncio.get_running_loop().create_task(self._read(reader))
-        hello = await self.next_of("hello", since=len(self.frames))
+        since = len(self.frames)
+        opening = ("hello", "error")
+        await self.until(lambda: any(f["type"] in opening for f in self.frames[since:]) or self.closed.is_set())
+        hello = next((f for f in self.frames[since:] if f["type"] in opening), {"type": "closed"})
+        if hello["type"] != "hello":
+            return hello  # turned away before the hellos (too many connections from this address, ...)
         assert hello["protocol"] == PROTOCOL_VERSION, hello
         self.welcome = await self.request(
             {"type": "hello", "protocol": PROTOCOL_VERSION, "name": self.name, "features": list(self.features)}

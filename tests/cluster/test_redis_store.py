@@ -9,8 +9,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from nothanks_server.store import (
+    GroupCommit,
+    StoredMove,
+    StoredSeat,
+    StoredTable,
+    StoreError,
+    TablesRefused,
+    hash_token,
+)
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, to_record
-from nothanks_server.store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TablesRefused, hash_token
 
 from .conftest import until
 
