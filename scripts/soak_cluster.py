@@ -65,6 +65,14 @@ class Phase:
 
 
 @dataclass
+class Seen:
+    """The moves of one game that its TCP player saw accepted (the latest view's), and whether it saw it end."""
+
+    moves: list[tuple[int, str]]
+    finished: bool = False
+
+
+@dataclass
 class Soak:
     phase: Phase
     stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -72,7 +80,7 @@ class Soak:
     kills: list[tuple[float, str]] = field(default_factory=list)
     reconnect_waits: list[float] = field(default_factory=list)  # a session lost to back at the table
     moving_waits: list[float] = field(default_factory=list)  # table_moving to the next view (TCP)
-    games_seen: dict[tuple[str, int], list[tuple[int, str]]] = field(default_factory=dict)  # (table, nth game)
+    games_seen: dict[tuple[str, int], Seen] = field(default_factory=dict)  # (table, its nth game) -> what was seen
     phases: list[Phase] = field(default_factory=list)
 
     def enter(self, name: str) -> None:
@@ -117,13 +125,13 @@ async def tcp_player(soak: Soak, number: int, port: int, think: tuple[float, flo
             view = player.view
             assert view is not None and player.table is not None
             if view["finished"]:
-                soak.games_seen[(player.table, games)] = public(view["moves"])
+                soak.games_seen[(player.table, games)] = Seen(public(view["moves"]), finished=True)
                 soak.phase.tcp_games += 1
                 games += 1
                 player.send({"type": "play_again"})
                 await player.until(lambda: player.closed.is_set() or not (player.view or {}).get("finished"), WAIT)
                 continue
-            soak.games_seen[(player.table, games)] = public(view["moves"])
+            soak.games_seen[(player.table, games)] = Seen(public(view["moves"]))
             await asyncio.sleep(random.uniform(*think))  # the player's thinking time
             if player.closed.is_set() or player.view is not view:
                 continue
@@ -189,40 +197,39 @@ async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, flo
         while not soak.stop.is_set():
             current = client
             try:
-                await current.wait_for(
-                    lambda c=current: my_turn(c) or "Game over" in c.text() or c.closed.is_set(),
-                    timeout=WAIT,
-                )
+                await ssh_turn(soak, current, think)
             except AssertionError as error:  # closed while waiting comes here too
                 if not current.closed.is_set():
                     soak.fail(name, error)
                     current.closed.set()
+            except (BrokenPipeError, ConnectionError, asyncssh.Error):
+                current.closed.set()  # the session was closing under a key being sent
             if current.closed.is_set():
                 client = await ssh_comes_back(soak, name, port, key, source)
                 if client is None:
                     return
-                continue
-            if "Game over" in current.text():
-                soak.phase.ssh_games += 1
-                current.send("a")  # play again, at the same seats
-                await current.wait_for(lambda c=current: "Game over" not in c.text() or c.closed.is_set(), WAIT)
-                continue
-            await asyncio.sleep(random.uniform(*think))
-            started = time.perf_counter()
-            try:
-                moved = await play_my_turn(current, timeout=WAIT)
-            except AssertionError as error:
-                if not current.closed.is_set():
-                    soak.fail(name, error)
-                continue
-            if moved:
-                soak.phase.ssh_latency.append(current.last_output_at - started)
     except Exception as error:
         soak.fail(name, error)
     finally:
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.close()
+
+
+async def ssh_turn(soak: Soak, client: TerminalClient, think: tuple[float, float]) -> None:
+    """Wait for my turn (or the game's end: then play again), think, and move, timing the key."""
+    await client.wait_for(lambda: my_turn(client) or "Game over" in client.text() or client.closed.is_set(), WAIT)
+    if client.closed.is_set():
+        return
+    if "Game over" in client.text():
+        soak.phase.ssh_games += 1
+        client.send("a")  # play again, at the same seats
+        await client.wait_for(lambda: "Game over" not in client.text() or client.closed.is_set(), WAIT)
+        return
+    await asyncio.sleep(random.uniform(*think))  # the player's thinking time
+    started = time.perf_counter()
+    if await play_my_turn(client, timeout=WAIT):
+        soak.phase.ssh_latency.append(client.last_output_at - started)
 
 
 async def ssh_connect(port: int, name: str, key: Any, source: str) -> TerminalClient:
@@ -238,13 +245,17 @@ async def ssh_comes_back(soak: Soak, name: str, port: int, key: Any, source: str
     while time.monotonic() < deadline and not soak.stop.is_set():
         try:
             client = await ssh_connect(port, name, key, source)
-            await client.wait_for(lambda c=client: "You:" in c.text() or "Your name" in c.text(), timeout=WAIT)
-            if "You:" in client.text():
-                soak.reconnect_waits.append(time.monotonic() - started)
-                return client
-            soak.fail(name, "came back to the name screen, not to its seat")
-            await client.close()
-            return None
+            try:
+                await client.wait_for("You:", timeout=15)
+            except AssertionError:
+                if client.closed.is_set():
+                    raise
+                screen = " | ".join(line.strip() for line in client.text().splitlines() if line.strip())
+                soak.fail(name, f"not back at its seat: {screen[:300]}")
+                await client.close()
+                return None
+            soak.reconnect_waits.append(time.monotonic() - started)
+            return client
         except (OSError, TimeoutError, AssertionError, asyncssh.Error):
             await asyncio.sleep(0.2)  # the balancer has not noticed the dead front yet
     if not soak.stop.is_set():
@@ -327,28 +338,39 @@ async def redis_commands(cluster: Cluster) -> dict[str, int]:
     return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
 
 
-async def logged_games(cluster: Cluster) -> dict[str, list[list[tuple[int, str]]]]:
-    """Every table's games in the fenced log, in game order: (seat, action) of each move."""
+async def moves_lost(cluster: Cluster, seen: dict[tuple[str, int], Seen]) -> tuple[list[str], dict[str, int]]:
+    """What players saw accepted against what the cluster kept: a finished game against the records of the table
+    hosts' local stores (the host that finished a game records it; Redis keeps only each table's current game),
+    the game in progress against the fenced log in Redis. Problems, and counts."""
+    from nothanks_server.chaos import read_store_records
     from nothanks_server.cluster.movelog import MoveLog
 
+    records: list[tuple[str, list[tuple[int, str]]]] = []
+    for member in cluster.tables:
+        for (table_id, _), record in read_store_records(member.workdir / "data").items():
+            records.append((table_id, [(int(m["seat"]), str(m["action"])) for m in record["moves"]]))
     directory = await cluster.directory_client()
     log = MoveLog(directory)
-    games: dict[str, dict[int, list[tuple[int, str]]]] = {}
-    async for key in directory.client.scan_iter(match=f"{directory.prefix}:moves:*", count=1000):
-        _, _, table, number = key.decode().rsplit(":", 3)
-        games.setdefault(table, {})[int(number)] = [(m.seat, m.action) for m in await log.moves(table, int(number))]
-    return {table: [numbered[n] for n in sorted(numbered)] for table, numbered in games.items()}
-
-
-def moves_lost(seen: dict[tuple[str, int], list[tuple[int, str]]], logged: dict[str, list[list[Any]]]) -> list[str]:
-    problems = []
-    for (table, nth), moves in sorted(seen.items()):
-        games = logged.get(table, [])
-        log = games[nth] if nth < len(games) else []
-        lost = sum(1 for index, move in enumerate(moves) if index >= len(log) or log[index] != move)
-        if lost:
-            problems.append(f"{table} game {nth}: {lost} of {len(moves)} moves seen accepted are not in the log")
-    return problems
+    latest = {table: max(nth for t, nth in seen if t == table) for table, _ in seen}
+    problems: list[str] = []
+    counts = {"finished_games_checked": 0, "current_games_checked": 0, "moves_checked": 0, "records": len(records)}
+    for (table, nth), game in sorted(seen.items()):
+        if game.finished:
+            found = sum(1 for t, moves in records if t == table and moves == game.moves)
+            if found != 1:
+                problems.append(f"{table} game {nth}: a game seen finished has {found} records with its moves")
+            counts["finished_games_checked"] += 1
+        elif nth == latest[table]:
+            game_no = int(await directory.client.hget(f"{directory.prefix}:table:{table}", "game_no") or 0)
+            logged = [(m.seat, m.action) for m in await log.moves(table, game_no)]
+            lost = sum(1 for index, move in enumerate(game.moves) if index >= len(logged) or logged[index] != move)
+            if lost:
+                problems.append(f"{table} game {nth}: {lost} of {len(game.moves)} moves seen accepted not in the log")
+            counts["current_games_checked"] += 1
+        else:
+            continue
+        counts["moves_checked"] += len(game.moves)
+    return problems, counts
 
 
 # The run ----------------------------------------------------------------------------------------------------------
@@ -385,6 +407,8 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         await asyncio.sleep(args.quiet)  # the quiet phase's length
         cpu1 = [sample(fronts), sample(tables)]
         t1 = time.monotonic()
+        commands_quiet = await redis_commands(cluster)
+        moves_quiet = sum(len(game.moves) for game in soak.games_seen.values())  # every move of the TCP tables
         soak.enter("tcp and ssh, quiet")
         tasks += [
             asyncio.create_task(ssh_player(soak, n, cluster.balancer.ssh_port, think)) for n in range(args.ssh_players)
@@ -403,14 +427,25 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         for task in tasks:
             task.cancel()
         commands_after = await redis_commands(cluster)
-        logged = await logged_games(cluster)
-        lost = moves_lost(soak.games_seen, logged)
-        moves_in_log = sum(len(game) for games in logged.values() for game in games)
+        lost, checked = await moves_lost(cluster, soak.games_seen)
+        moves_made = sum(len(p.tcp_latency) + len(p.ssh_latency) for p in soak.phases)
         total_commands = sum(commands_after.values()) - sum(commands_before.values())
+        quiet_delta = {
+            name: calls - commands_before.get(name, 0)
+            for name, calls in commands_quiet.items()
+            if calls - commands_before.get(name, 0) > 0
+        }
+        report["redis_tcp_phase"] = {
+            "moves": moves_quiet,
+            "seconds": round(t1 - t0, 1),
+            "commands": sum(quiet_delta.values()),
+            "commands_per_move": round(sum(quiet_delta.values()) / max(1, moves_quiet), 2),
+            "evalsha_per_move": round(quiet_delta.get("evalsha", 0) / max(1, moves_quiet), 2),
+            "by_command": quiet_delta,
+        }
         report["redis"] = {
-            "moves_in_log": moves_in_log,
             "commands": total_commands,
-            "commands_per_logged_move": round(total_commands / max(1, moves_in_log), 2),
+            "players_moves_timed": moves_made,
             "by_command": {
                 name: calls - commands_before.get(name, 0)
                 for name, calls in sorted(commands_after.items())
@@ -421,7 +456,7 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         {
             "phases": {p.name: phase_report(p) for p in soak.phases},
             "kills": soak.kills,
-            "moves_seen_accepted": sum(len(moves) for moves in soak.games_seen.values()),
+            "checked": checked,
             "moves_lost": lost,
             "reconnect_waits": percentiles(soak.reconnect_waits),
             "longest_reconnect": round(max(soak.reconnect_waits, default=0.0), 2),
