@@ -13,7 +13,7 @@ fronts, HAProxy) and runs, in this process:
   a 3-seat table with two bots, playing game after game; one whose session ends connects again with its key
   (the balancer sends it to a live front) and is back at its seat;
 - the chaos: every ``--kill-every`` seconds (give or take half) a random table host or front is SIGKILLed and
-  started again 1-3 s later (never the last table host standing).
+  started again 1-3 s later (a table host only if it holds tables, and never the last one standing).
 
 Phases: ``--quiet`` seconds with TCP players only, then as long with the SSH players too (the fronts' and table
 hosts' CPU and memory per player are read from /proc over these two, with no kills), then ``--minutes`` of chaos.
@@ -79,7 +79,7 @@ class Soak:
     failures: list[str] = field(default_factory=list)
     kills: list[tuple[float, str]] = field(default_factory=list)
     reconnect_waits: list[float] = field(default_factory=list)  # a session lost to back at the table
-    moving_waits: list[float] = field(default_factory=list)  # table_moving to the next view (TCP)
+    moving_waits: list[float] = field(default_factory=list)  # table_moving to the table's next view (TCP)
     games_seen: dict[tuple[str, int], Seen] = field(default_factory=dict)  # (table, its nth game) -> what was seen
     phases: list[Phase] = field(default_factory=list)
 
@@ -136,7 +136,6 @@ async def tcp_player(soak: Soak, number: int, port: int, think: tuple[float, flo
             if player.closed.is_set() or player.view is not view:
                 continue
             before = view["state_id"]
-            moving = player.moving
             started = time.monotonic()
             chips = view["chips"][player.seat] or 0
             player.send({"type": "action", "action": "pass" if chips else "take", "state_id": before})
@@ -152,13 +151,11 @@ async def tcp_player(soak: Soak, number: int, port: int, think: tuple[float, flo
                 await player.close()
                 continue
             if not player.closed.is_set():
-                took = time.monotonic() - started
-                soak.phase.tcp_latency.append(took)
-                if player.moving > moving:
-                    soak.moving_waits.append(took)
+                soak.phase.tcp_latency.append(time.monotonic() - started)
     except Exception as error:  # reported with the others: one player's failure must not end the soak
         soak.fail(name, error)
     finally:
+        soak.moving_waits.extend(player.moving_waits)
         await player.close()
 
 
@@ -283,9 +280,10 @@ async def chaos(soak: Soak, cluster: Cluster, every: float, began: float) -> Non
             await asyncio.wait_for(soak.stop.wait(), rng.uniform(every / 2, every * 1.5))  # the next kill's time
         if soak.stop.is_set():
             return
-        candidates = [m for m in cluster.members if m.alive]
-        if sum(m.role == "table" and m.alive for m in cluster.members) <= 1:
-            candidates = [m for m in candidates if m.role != "table"]
+        holding = {host.host_id for host in await (await cluster.directory_client()).hosts() if host.tables}
+        candidates = [m for m in cluster.fronts if m.alive]  # and the table hosts holding tables, but the last
+        if sum(m.alive for m in cluster.tables) > 1:
+            candidates += [m for m in cluster.tables if m.alive and m.name in holding]
         victim = rng.choice(candidates)
         await victim.kill()
         soak.kills.append((time.monotonic() - began, victim.name))

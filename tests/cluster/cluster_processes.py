@@ -258,19 +258,19 @@ class Cluster:
     # What the tests ask of it -----------------------------------------------------------------------------------
 
     async def directory_client(self) -> Any:
-        """A ``Directory`` on the cluster's Redis (closed with the cluster)."""
+        """A ``Directory`` on the cluster's Redis, opened once (closed with the cluster)."""
         from nothanks_server.cluster.directory import Directory
 
-        opened = await Directory.connect(self.redis_url)
-        self._directories.append(opened)
-        return opened
+        if not self._directories:
+            self._directories.append(await Directory.connect(self.redis_url))
+        return self._directories[0]
 
     def member(self, host_id: str) -> Member:
         return next(member for member in self.members if member.name == host_id)
 
     async def holder(self, table_id: str) -> Member | None:
         """The table host holding ``table_id``'s lease now, if any."""
-        lease = await (await self._directory()).holder(table_id)
+        lease = await (await self.directory_client()).holder(table_id)
         return None if lease is None else self.member(lease.owner)
 
     async def wait_holder(self, table_id: str, other_than: Member | None = None, timeout: float = WAIT) -> Member:
@@ -281,11 +281,6 @@ class Cluster:
                 if holder is not None and holder is not other_than:
                     return holder
                 await asyncio.sleep(0.05)
-
-    async def _directory(self) -> Any:
-        if not self._directories:
-            await self.directory_client()
-        return self._directories[0]
 
     async def heal(self) -> None:
         """Every member running again (a stopped one continued, a dead one started on its ports) and both fronts

@@ -34,6 +34,8 @@ class TcpPlayer:
         self.seat: int | None = None
         self.token: str | None = None
         self.moving = 0  # table_moving frames received
+        self.moving_since: float | None = None  # when the table started moving (until the next update)
+        self.moving_waits: list[float] = []  # seconds from each table_moving to the table's next view
         self.accepted: dict[int, list[Any]] = {}  # state_id -> the public moves of the view at that state
         self.welcome: dict[str, Any] | None = None
         self.changed = asyncio.Event()
@@ -101,6 +103,9 @@ class TcpPlayer:
         kind = frame.get("type")
         if kind == "update":
             view = frame["view"]
+            if self.moving_since is not None:  # the table's first view from its new host
+                self.moving_waits.append(time.monotonic() - self.moving_since)
+                self.moving_since = None
             self.view = view  # frames arrive in order on one connection: the last is the newest
             self.accepted[view["state_id"]] = view["moves"]
             self.table = frame.get("table", self.table)
@@ -109,6 +114,7 @@ class TcpPlayer:
             self.table = frame.get("table", self.table)
         elif kind == "table_moving":
             self.moving += 1
+            self.moving_since = self.moving_since or time.monotonic()
         elif kind == "joined":
             self.table, self.seat = frame["table"], frame["seat"]
             self.token = frame.get("token") or self.token

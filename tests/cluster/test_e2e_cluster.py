@@ -321,3 +321,34 @@ async def test_a_partitioned_old_owners_writes_are_refused(cluster):
     assert sum(action == "take" for _, action in public(final["moves"])) == CARDS
     assert old.alive  # it lost the table, not its life
     await ann.close()
+
+
+async def test_a_table_host_stopped_for_a_restart_hands_its_table_over(cluster):
+    """A rolling restart: SIGTERM the table's host mid-game; it gives the table up after its last move, another
+    adopts it, and the player plays on in the same connection to the end, every move in the log once."""
+    first = cluster.fronts[1]
+    ann = TcpPlayer("rosa")
+    await ann.connect(first.port, source="127.0.0.37", host=first.address)
+    created = await ann.request({"type": "create_table", "players": 2, "bots": 1})
+    assert created["type"] == "joined", created
+    table_id = created["table"]
+    ann.send({"type": "start"})
+    await ann.move()
+    old = await cluster.wait_holder(table_id)
+    stopping = time.monotonic()
+    await old.stop()
+    assert old.process is not None and old.process.returncode == 0
+    await cluster.wait_holder(table_id, other_than=old)
+    adopted_in = time.monotonic() - stopping
+    final = await ann.play_to_the_end()
+    assert not ann.closed.is_set()  # the front kept the player's connection through the move
+    assert public(final["moves"]) == await logged_moves(cluster, table_id)
+    assert adopted_in < TAKEOVER, f"adopted {adopted_in:.1f} s after the SIGTERM"
+    await ann.close()
+
+
+async def test_the_readmes_balancer_lines_are_the_tested_configuration():
+    readme = (haproxy.DOCUMENTED.parents[1] / "README.md").read_text()
+    section = readme[readme.index("## More than one machine") :]
+    block = section[section.index("frontend ssh") : section.index("```", section.index("frontend ssh"))]
+    assert block in haproxy.DOCUMENTED.read_text()
