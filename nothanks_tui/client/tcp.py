@@ -6,7 +6,10 @@ the host is checked (limits, then shape) before it becomes an event; a host that
 
 A host that restarts says so (``closing`` with ``restart: true``) and keeps every game: the lobby then reconnects
 by itself for up to ``RECONNECT_FOR`` seconds and takes the table back (``resume`` with the seat's token, or
-``spectate`` again), so the screens see a pause, not an end. Moves tried meanwhile are refused with a notice.
+``spectate`` again), so the screens see a pause, not an end. Moves tried meanwhile are refused with a notice. A
+connection lost without a word (a cluster's front killed, a network cut) while at a table is taken back the same
+way: the player's seat waits for them on the host. A cluster's front says ``table_moving`` while the table
+changes host (the feature ``moving``): the table's screen says so, and the front resumes the seat by itself.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wir
 from ..link.wire import (
     CLIENT_MAX_STR,
     FEATURES,
+    MOVING,
     PROTOCOL_VERSION,
     advice_from_wire,
     chat_from_wire,
@@ -59,6 +63,8 @@ REQUEST_TIMEOUT = 10.0
 HANDSHAKE_TIMEOUT = 3.0  # connect, hellos and welcome: a wrong address or port is said within this
 RECONNECT_FOR = 60.0  # seconds a client waits for a restarting host to come back
 RESTARTING = N_("the host is restarting; your game is kept: reconnecting to your table in a moment…")
+CONNECTION_LOST = N_("the connection to the host was lost; your seat is kept: reconnecting to your table…")
+TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -188,6 +194,8 @@ class TcpLobby(LobbyConnection):
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
         self._restarting = False  # the host said it restarts: reconnect when the connection ends
+        self._notice = RESTARTING  # what a move tried while reconnecting is told
+        self._told = False  # the host said why it closes (closing, or a fatal error): no reconnecting unasked
         self._online = asyncio.Event()  # connected (cleared while reconnecting to a restarting host)
         self.on_seat: Callable[[str], None] | None = None  # called with each seat token we are given
 
@@ -241,7 +249,7 @@ class TcpLobby(LobbyConnection):
                 "protocol": PROTOCOL_VERSION,
                 "name": self.name,
                 "client": _client(),
-                "features": list(FEATURES),
+                "features": [*FEATURES, MOVING],
                 **self._speaks_for,
             }
         )
@@ -357,7 +365,7 @@ class TcpLobby(LobbyConnection):
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
                 if self.closed_reason is None and self._restarting:
-                    self.table.events.put_nowait(Rejected(errors.CLOSED, _(RESTARTING)))
+                    self.table.events.put_nowait(Rejected(errors.CLOSED, _(self._notice)))
                 else:
                     self.table.events.put_nowait(Closed(self.closed_reason or N_("not connected")))
             return
@@ -450,6 +458,9 @@ class TcpLobby(LobbyConnection):
         except (msgpack.UnpackException, ValueError, TypeError, KeyError) as error:
             log.warning("host sent a malformed frame: %r", error)
             reason = N_("the host sent a malformed message")
+            self._told = True  # not a connection lost: nothing to come back to
+        if self.closed_reason is None and not self._restarting and not self._told and self.table is not None:
+            self._restarting, self._notice = True, CONNECTION_LOST  # lost without a word while at a table
         if self._restarting and self.closed_reason is None:
             await self._reconnect()
         else:
@@ -465,7 +476,7 @@ class TcpLobby(LobbyConnection):
                 writer.close()
         table = self.table
         if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
-            table.events.put_nowait(Rejected(errors.CLOSED, _(RESTARTING)))
+            table.events.put_nowait(Rejected(errors.CLOSED, _(self._notice)))
         loop = asyncio.get_running_loop()
         deadline, pause = loop.time() + RECONNECT_FOR, 0.2
         while True:
@@ -484,7 +495,7 @@ class TcpLobby(LobbyConnection):
                     )
                     return
                 pause = min(2.0, pause * 2)
-        self._restarting = False
+        self._restarting, self._notice, self._told = False, RESTARTING, False
         self._read_task = loop.create_task(self._read_loop(unpacker))
         self._online.set()
         if table is None or self.table is not table:
@@ -492,6 +503,8 @@ class TcpLobby(LobbyConnection):
         try:
             if table.seat_token is not None:
                 await self.request({"type": "resume", "token": table.seat_token})
+            elif table.seat is not None and "key" in self._speaks_for:  # a seat bound to the player's SSH key
+                await self.request({"type": "resume_key"})
             elif table.table_id:
                 await self.request({"type": "spectate", "table": table.table_id})
         except LobbyError as error:
@@ -523,6 +536,7 @@ class TcpLobby(LobbyConnection):
         elif kind == "error":
             code, text = str(message.get("code", "error")), str(message.get("message", ""))
             if message.get("fatal"):
+                self._told = True
                 return error_sentence(code, text)
             if self.table is not None:
                 self.table.events.put_nowait(Rejected(code, text))
@@ -531,9 +545,13 @@ class TcpLobby(LobbyConnection):
                 self.table.events.put_nowait(Closed(str(message.get("reason", N_("table closed")))))
                 self.table = None
         elif kind == "closing":
+            self._told = True
             if message.get("restart") is True:
                 self._restarting = True
             return str(message.get("reason", N_("the host is shutting down")))
+        elif kind == "table_moving":  # a cluster's front moves our table to another server and resumes our seat
+            if self.table is not None:
+                self.table.events.put_nowait(Rejected(errors.CLOSED, _(TABLE_MOVING)))
         return None
 
     def _end(self, reason: str) -> None:

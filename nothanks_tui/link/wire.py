@@ -29,6 +29,9 @@ from .events import (
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
+# A cluster's front tells a client that lists it `table_moving` while its table changes host (a client lists it;
+# a front's gateway does; a single host has nothing to say about it and does not).
+MOVING = "moving"
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096

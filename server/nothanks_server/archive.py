@@ -73,7 +73,7 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
     for table_id, game_no, text in rows:
         try:
             record = json.loads(text)
-            summary, seats = _summarise(record, [None] * len(record["players"]), LOCAL)
+            summary, seats = summarise(record, [None] * len(record["players"]), LOCAL)
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("record %s is not readable: left out of the history", game_id(table_id, game_no))
             continue
@@ -92,7 +92,7 @@ def file_record(
     file is written already."""
     finished = _finished_at(record)
     identities = _host_identities(db, table_id, len(record["players"])) if place == HOST else None
-    summary, seats = _summarise(record, identities or [None] * len(record["players"]), place)
+    summary, seats = summarise(record, identities or [None] * len(record["players"]), place)
     db.execute(
         "INSERT INTO records (table_id, game_no, finished_at, record, place, summary, exported) "
         "VALUES (?,?,?,?,?,?,?)",
@@ -118,10 +118,11 @@ def _host_identities(db: sqlite3.Connection, table_id: str, players: int) -> lis
     return who
 
 
-def _summarise(
+def summarise(
     record: dict[str, Any], identities: list[str | None], place: str
 ) -> tuple[dict[str, Any], list[tuple[int, str, str, bool, int, bool]]]:
-    """(the listing's summary, one (seat, who, name, bot, score, won) per seat) of a record."""
+    """(the listing's summary, one (seat, who, name, bot, score, won) per seat) of a record (also what a cluster
+    files in Redis: cluster/redis_history.py)."""
     players = [str(name) for name in record["players"]]
     final = record["final"]
     scores = [int(entry["score"]) for entry in final]
@@ -190,11 +191,11 @@ def list_games(
     ).fetchall()
     games = []
     for table_id, game_no, finished, text in rows:
-        games.append(_listing(game_id(str(table_id), int(game_no)), finished, text))
+        games.append(listing(game_id(str(table_id), int(game_no)), finished, text))
     return games, total
 
 
-def _listing(ident: str, finished: object, text: object) -> GameListing:
+def listing(ident: str, finished: object, text: object) -> GameListing:
     when = float(finished) if isinstance(finished, int | float) else 0.0
     try:
         summary = json.loads(str(text))

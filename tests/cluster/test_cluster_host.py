@@ -49,6 +49,8 @@ async def test_two_hosts_share_one_lobby_listing_through_redis(directory, redis_
 
 
 async def test_a_server_whose_redis_does_not_answer_does_not_start(tmp_path):
+    secret = tmp_path / "cluster-secret"
+    secret.write_text("a secret of the members\n")
     process = await nothanks_process(
         "server",
         "--bind",
@@ -59,6 +61,8 @@ async def test_a_server_whose_redis_does_not_answer_does_not_start(tmp_path):
         str(tmp_path),
         "--redis",
         f"unix://{tmp_path}/no-redis-here.sock",
+        "--cluster-secret-file",
+        str(secret),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -58,7 +58,9 @@ def a_finished_record() -> dict:
     state = new_game(GameConfig(players=3), 5)
     while not state.finished:
         state = apply(state, Action.TAKE, state.to_move)
-    return to_record(state, ["ann", "Rules", "Rules"], table="t1", finished_at=1700000050.0)
+    return to_record(
+        state, ["ann", "Rules", "Rules"], table="t1", bots=[False, True, True], finished_at=1700000050.0
+    )
 
 
 def keys(store) -> set[str]:
@@ -116,23 +118,33 @@ def test_every_table_store_method_round_trips(stores):
     assert f"{p}:moves:t1:1" not in keys(store)
 
     store.bind_key("SHA256:annkey", "t1", 0)
-    store.drop_table("t1")  # for good: nothing of it is left but the cluster's table counter
+    store.drop_table("t1")  # for good: nothing of it is left but its finished game and the table counter
     assert store.load_table("t1") is None
-    assert keys(store) == {f"{p}:next_table"}
+    history = ("game", "games", "games_of", "player", "player_best", "players")
+    assert {key for key in keys(store) if key.split(":")[1] not in history} == {f"{p}:next_table"}
+    assert store.game_record("t1", 1) == record
     assert "t1" not in store.leases.held
 
 
-def test_history_and_stats_are_the_local_stores(stores):
-    store = stores["a"]
-    assert store.list_games() == ([], 0) and store.game_record("t1", None) is None and store.player_stats() == []
-    store.create_table(a_table())
-    store.start_game("t1", 1, 5, 1.0)
-    store.add_moves([StoredMove("t1", 1, 0, 0, "take", a_finished_record())])
-    games, total = store.list_games()
-    assert total == 1 and games[0].game_id == "t1/1" and games[0].players[0] == "ann"
-    assert store.game_record("t1", 1) == a_finished_record()
-    assert "ann" in [row.name for row in store.player_stats()]
-    assert stores["b"].list_games() == ([], 0)  # each table host's history: the games it finished
+def test_the_history_and_stats_are_the_clusters_whichever_host_answers(stores):
+    a, b = stores["a"], stores["b"]
+    assert a.list_games() == ([], 0) and a.game_record("t1", None) is None and a.player_stats() == []
+    a.create_table(a_table())
+    a.bind_key("SHA256:annkey", "t1", 0)
+    a.start_game("t1", 1, 5, 1.0)
+    a.add_moves([StoredMove("t1", 1, 0, 0, "take", a_finished_record())])
+    a.add_moves([StoredMove("t1", 1, 0, 0, "take", a_finished_record())])  # sent again: filed once
+    for store in (a, b):
+        games, total = store.list_games()
+        assert total == 1 and games[0].game_id == "t1/1" and games[0].players == ("ann", "Rules", "Rules")
+        assert store.game_record("t1", 1) == store.game_record("t1", None) == a_finished_record()
+        stats = store.player_stats(key="SHA256:annkey")
+        assert [(row.name, row.kind, row.games, row.you) for row in stats] == [
+            ("ann", "key", 1, True),  # the SSH key bound to the seat is who she is
+            ("Rules", "bot", 2, False),
+        ]
+    assert [(r.table_id, r.game_no) for r in a.records()] == [("t1", 1)]  # (its JSON file: a's to write)
+    assert b.records() == []
 
 
 def test_a_table_held_by_one_host_cannot_be_created_or_written_by_another(stores):

@@ -42,6 +42,7 @@ from nothanks_tui.link.wire import (
     CLIENT_MAX_DEPTH,
     CLIENT_MAX_FRAME,
     FEATURES,
+    MOVING,
     PROTOCOL_VERSION,
     FrameReader,
     FrameTooBig,
@@ -73,7 +74,6 @@ from .routes import Routes, Target
 
 log = logging.getLogger(__name__)
 
-MOVING = "moving"  # the feature: this client is told `table_moving` while its table changes host
 GATEWAY_FEATURES = (*FEATURES, MOVING)
 MOVE_FOR = 30.0  # seconds the gateway looks for a moved table's new host before it gives up
 RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to have a holder again

@@ -12,7 +12,7 @@ that did not hear whether its write landed sends it again); a different move the
 refused. So a move is neither lost nor applied twice, whoever sends it again.
 
 ``MoveLog`` reads and writes it on the directory's asyncio client; a table host's store (redis_store.py) sends the
-same script (``APPEND``) on its own synchronous client, one pipelined round trip for every table's moves.
+same append for every table's moves of a group commit in one call (``APPEND_MANY``), on its own synchronous client.
 """
 
 from __future__ import annotations
@@ -24,24 +24,46 @@ import msgpack
 
 from .directory import Directory, Lease
 
-# KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
-# Returns the number of moves added, or -1 (not the lease holder), -2 (a gap), -3 (another move at an index).
-APPEND = """
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local have = redis.call('LLEN', KEYS[2])
-local first = tonumber(ARGV[2])
-if first > have then return -2 end
-local added = 0
-for i = 3, #ARGV do
-  local index = first + i - 3
-  if index < have then
-    if redis.call('LINDEX', KEYS[2], index) ~= ARGV[i] then return -3 end
-  else
-    redis.call('RPUSH', KEYS[2], ARGV[i])
-    added = added + 1
+# One game's append: the lease key, the game's list, the writer's lease value, the first move's index, and the
+# moves (msgpack) in ARGV[from..to]. The number of moves added, or -1 (not the lease holder), -2 (a gap), -3
+# (another move at an index); on a refusal nothing is written.
+_APPEND_ONE = """
+local function append(lease, list, holder, first, from, to)
+  if redis.call('GET', lease) ~= holder then return -1 end
+  local have = redis.call('LLEN', list)
+  if first > have then return -2 end
+  for i = from, to do
+    local index = first + i - from
+    if index < have and redis.call('LINDEX', list, index) ~= ARGV[i] then return -3 end
   end
+  local added = 0
+  for i = from, to do
+    if first + i - from >= have then
+      redis.call('RPUSH', list, ARGV[i])
+      added = added + 1
+    end
+  end
+  return added
 end
-return added
+"""
+
+# KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
+APPEND = _APPEND_ONE + """
+return append(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), 3, #ARGV)
+"""
+
+# Several games at once (a table host's group commit: one call for every table's moves, each fenced by its own
+# lease). KEYS: lease and list of each game. ARGV: for each, its lease value, first index, move count and moves.
+# One answer per game, as APPEND's; a game refused leaves the others written.
+APPEND_MANY = _APPEND_ONE + """
+local answers = {}
+local at = 1
+for game = 1, #KEYS / 2 do
+  local count = tonumber(ARGV[at + 2])
+  answers[game] = append(KEYS[2 * game - 1], KEYS[2 * game], ARGV[at], tonumber(ARGV[at + 1]), at + 3, at + 2 + count)
+  at = at + 3 + count
+end
+return answers
 """
 
 

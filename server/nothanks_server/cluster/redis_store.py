@@ -17,11 +17,12 @@ Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the mo
   hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
 - ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
 
-Finished games (records, the history, the stats) are not here: they go to a local ``SqliteStore`` in the data
-dir (in memory without one). Each table host's history is therefore the games *it* finished (docs/scaling.md).
+Finished games (records, the history, the stats) are filed here too, for the whole cluster (redis_history.py),
+when their last move is; the local ``SqliteStore`` in the data dir (in memory without one) keeps a copy of each
+game this host finished only to know whether its JSON file was written (``records``, ``mark_exported``).
 
 Synchronous, on redis-py's blocking client, like the SQLite store whose commits run on the event loop: a group
-commit of every table's moves is one pipelined round trip (scripts/bench_redis_store.py measures it).
+commit of every table's moves is one round trip, one script call (scripts/bench_redis_store.py measures it).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ from ..store import (
     open_store,
 )
 from .leases import LeaseBook
-from .movelog import APPEND, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
+from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
+from .redis_history import RedisHistory
 from .settings import DirectoryUnavailable
 
 log = logging.getLogger(__name__)
@@ -59,10 +61,12 @@ log = logging.getLogger(__name__)
 REDIS_TIMEOUT = 1.0  # seconds
 
 # KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
-# ARGV[2]: the operations (msgpack without its bin type, which Lua's cmsgpack cannot read): a list of {command, index of its key in KEYS, arguments...}. All or nothing:
-# -1 (not the lease holder: nothing written), or 1.
+# ARGV[2]: the operations, msgpack without its bin type (which Lua's cmsgpack cannot read): a list of
+# {command, index of its key in KEYS, arguments...}; ARGV[3], optional: the index in KEYS of a key whose presence
+# means it was all done already. All or nothing: -1 (not the lease holder: nothing written), 0 (done already), or 1.
 _FENCED = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if ARGV[3] and redis.call('EXISTS', KEYS[tonumber(ARGV[3])]) == 1 then return 0 end
 for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
   op[2] = KEYS[op[2]]
   redis.call(unpack(op))
@@ -83,9 +87,13 @@ class _Writes:
         self.keys.append(self.lease_key)
 
     def __call__(self, command: str, key: str, *args: object) -> None:
+        self.ops.append([command, self.index(key), *(_arg(arg) for arg in args)])
+
+    def index(self, key: str) -> int:
+        """``key``'s place in KEYS, counted from 1 as Lua does."""
         if key not in self.keys:
             self.keys.append(key)
-        self.ops.append([command, self.keys.index(key) + 1, *(_arg(arg) for arg in args)])
+        return self.keys.index(key) + 1
 
 
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
@@ -114,7 +122,8 @@ class RedisTableStore:
         self.local = local
         self.on_fenced = on_fenced
         self._fenced_write = client.register_script(_FENCED)
-        self._append = client.register_script(APPEND)
+        self._append_many = client.register_script(APPEND_MANY)
+        self.history = RedisHistory(client, self.prefix)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -227,13 +236,16 @@ class RedisTableStore:
         self._commit(table_id, write)
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
-        """Every table's moves in one pipelined round trip, each table's through the fenced log; a table this host
-        no longer holds has nothing written and is named in ``TablesRefused`` (the others' moves are kept). A
-        finished game's record then goes to the local store."""
+        """Every table's moves in one round trip: one call of the fenced log's append for all of them (each table's
+        checked against its own lease); a table this host no longer holds has nothing written and is named in
+        ``TablesRefused`` (the others' moves are kept). A game that ended is then marked finished and its record
+        filed for the cluster's history (redis_history.py), fenced too (two round trips more, once a game); and
+        kept in the local store, which says whether its JSON file was written."""
         refused: dict[str, str] = {}
         fenced: list[str] = []
-        calls: list[tuple[Any, list[str], list[Any]]] = []  # (script, keys, args) in one pipeline
-        sent: list[list[StoredMove]] = []  # what each call carries ([] for a finished game's flag)
+        keys: list[str] = []
+        args: list[Any] = []
+        sent: list[list[StoredMove]] = []  # the runs in the append, in order
         for run in _runs(moves):
             first = run[0]
             value = self.leases.value(first.table_id)
@@ -241,20 +253,13 @@ class RedisTableStore:
                 refused[first.table_id] = "this host does not hold the table"
                 fenced.append(first.table_id)
                 continue
-            keys = [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
-            packed = [pack_move(LoggedMove(m.seat, m.action, m.state_id)) for m in run]
-            calls.append((self._append, keys, [value, first.state_id, *packed]))
+            keys += [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
+            args += [value, first.state_id, len(run)]
+            args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run]
             sent.append(run)
-            if run[-1].record is not None:
-                write = self._writes(first.table_id)
-                write("HSET", self._key("table", first.table_id), "finished", True)
-                calls.append((self._fenced_write, write.keys, [value, msgpack.packb(write.ops, use_bin_type=False)]))
-                sent.append([])
-        answers = self._pipelined(calls)
+        answers = self._pipelined([(self._append_many, keys, args)])[0] if sent else []
         finished: list[StoredMove] = []
         for run, answer in zip(sent, answers, strict=True):
-            if not run:
-                continue
             table_id = run[0].table_id
             code = int(answer)
             if code == NOT_HOLDER:
@@ -264,16 +269,51 @@ class RedisTableStore:
                 refused[table_id] = f"the moves do not continue game {run[0].game_no} in the log"
             elif run[-1].record is not None:
                 finished.append(run[-1])
-        for move in finished:
-            assert move.record is not None
-            try:
-                self.local.add_record(move.table_id, move.game_no, move.record, HOST)
-            except Exception:  # the game is over in Redis; only this host's history misses it
-                log.exception("table %s: game %d's record could not be kept", move.table_id, move.game_no)
         for table_id in fenced:
             self._lost(table_id)
+        for move in finished:
+            try:
+                self._finish(move)
+            except StoreError as error:  # (the move is in the log: sent again, it is finished then, once)
+                refused[move.table_id] = str(error)
         if refused:
             raise TablesRefused("; ".join(f"{t}: {why}" for t, why in refused.items()), refused)
+
+    def _finish(self, move: StoredMove) -> None:
+        """``move`` ended its game: the table marked finished and the record filed, once, in Redis; and locally."""
+        record = move.record
+        assert record is not None
+        table_key = self._key("table", move.table_id)
+        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(table_key)
+            pipe.hgetall(self._key("keyseats", move.table_id))
+            fields, bindings = pipe.execute()
+        who: list[str | None] = [None] * len(record.get("players", ()))
+        for name, value in fields.items():
+            index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
+            if 0 <= index < len(who) and (digest := _unpack_seat(value).token_hash) is not None:
+                who[index] = "seat:" + digest.hex()
+        for fingerprint, seat in bindings.items():
+            if 0 <= int(seat) < len(who):
+                who[int(seat)] = "key:" + _text(fingerprint)
+        finished_at = record.get("finished_at")
+        if not isinstance(finished_at, int | float) or isinstance(finished_at, bool):
+            finished_at = time.time()
+        write = self._writes(move.table_id)
+        write("HSET", table_key, "finished", True)
+        try:
+            self.history.file(write, move.table_id, move.game_no, record, who, float(finished_at))
+        except (ValueError, TypeError, KeyError) as error:  # a record that does not read: the game still ends
+            log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
+            write = self._writes(move.table_id)
+            write("HSET", table_key, "finished", True)
+        once = write.index(self.history.game_key(move.table_id, move.game_no))
+        if not self._commit(move.table_id, write, once):
+            return  # (filed already: the move was sent again)
+        try:
+            self.local.add_record(move.table_id, move.game_no, record, HOST)
+        except Exception:  # filed in Redis; only this host's JSON file bookkeeping misses it
+            log.exception("table %s: game %d's record is not kept locally", move.table_id, move.game_no)
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its keys, token and key bindings, and its lease with no deadline left. A
@@ -340,15 +380,25 @@ class RedisTableStore:
         self.local.mark_exported(table_id, game_no)
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
-        return self.local.list_games(offset, limit, place)
+        """The cluster's finished games (every table host lists the same)."""
+        if place not in (None, HOST):
+            return [], 0
+        with _redis_errors():
+            return self.history.list_games(offset, limit)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
-        return self.local.game_record(table_id, game_no, place)
+        if place not in (None, HOST):
+            return None
+        with _redis_errors():
+            return self.history.game_record(table_id, game_no)
 
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
-        return self.local.player_stats(place, limit, key)
+        if place not in (None, HOST):
+            return []
+        with _redis_errors():
+            return self.history.player_stats(limit, key)
 
     def close(self) -> None:
         """Give every lease up (the lobby committed its last moves before closing its store): the other table hosts
@@ -389,21 +439,26 @@ class RedisTableStore:
                 raise StoreError(f"Redis refused the moves: {answer}")
         return list(answers)
 
-    def _send(self, write: _Writes, value: str) -> Any:
-        return self._fenced_write(keys=write.keys, args=[value, msgpack.packb(write.ops, use_bin_type=False)])
+    def _send(self, write: _Writes, value: str, once: int | None = None) -> Any:
+        args: list[Any] = [value, msgpack.packb(write.ops, use_bin_type=False)]
+        if once is not None:
+            args.append(once)
+        return self._fenced_write(keys=write.keys, args=args)
 
-    def _commit(self, table_id: str, write: _Writes) -> None:
+    def _commit(self, table_id: str, write: _Writes, once: int | None = None) -> bool:
         """``write``'s commands at once, if this host holds ``table_id``'s lease; ``StoreError`` (nothing written)
-        otherwise, and the table is lost here."""
+        otherwise, and the table is lost here. ``once``: the index in ``write.keys`` of a key whose presence means
+        the commands were run already (then nothing is done, and False is returned)."""
         value = self.leases.value(table_id)
         if value is None:
             self._lost(table_id)
             raise StoreError(f"this host does not hold table {table_id}")
         with _redis_errors():
-            answer = int(self._send(write, value))
+            answer = int(self._send(write, value, once))
         if answer == NOT_HOLDER:
             self._lost(table_id)
             raise StoreError(f"this host no longer holds the lease of table {table_id}")
+        return answer != 0
 
     def _lost(self, table_id: str) -> None:
         self.leases.forget(table_id)

@@ -28,7 +28,9 @@ from .redis_store import RedisTableStore
 log = logging.getLogger(__name__)
 
 LOOK_INTERVAL = 0.25  # seconds between looks for due leases
-MOVED_REASON = N_("the table is moving to another host: you are back at it in a moment")
+# For the player it is a restart of the host (and the words are a restart's, host.RESTART_REASON): a front, or the
+# client itself, comes back to the table at its new host.
+MOVED_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 
 class Takeover:

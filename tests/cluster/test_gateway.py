@@ -1,0 +1,300 @@
+"""The gateway of a front (cluster/gateway.py) with real Redis and two table hosts: the same lobby on every
+front, tables made where there is room, seats found wherever they are, a whole game through it, a table that
+moves to another host while its player waits, and nothing a hostile client sends harms anyone else."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import msgpack
+import pytest
+
+from nothanks_server.cluster.membership import proof
+from nothanks_tui.link.wire import PROTOCOL_VERSION
+
+from ..net_helpers import RawClient, of_type
+from .conftest import until
+from .gateway_helpers import SECRET, Cluster, client
+
+
+@pytest.fixture
+async def cluster(redis_url: str, request: pytest.FixtureRequest) -> AsyncIterator[Cluster]:
+    made = Cluster(redis_url, f"g-{request.node.name}")
+    yield made
+    await made.close()
+
+
+def joined_or_error(frame):
+    return isinstance(frame, dict) and frame.get("type") in ("joined", "error") and frame.get("re") is not None
+
+
+async def create(raw: RawClient, players: int = 3, bots: int = 1, request_id: int = 1) -> dict:
+    await raw.send({"type": "create_table", "players": players, "bots": bots, "id": request_id})
+    reply = await raw.until(joined_or_error)
+    assert reply["type"] == "joined", reply
+    assert reply["re"] == request_id
+    return reply
+
+
+def holder_of(running: Cluster, table_id: str) -> str:
+    return next(host_id for host_id, host in running.hosts.items() if table_id in host.lobby._tables)
+
+
+async def test_the_lobby_is_the_same_on_two_gateways_and_tables_go_where_there_is_room(cluster):
+    await cluster.table_host("a")
+    await cluster.table_host("b")
+    one, two = await cluster.gateway(), await cluster.gateway()
+    ann = await client(one.port, "ann")
+    first = await create(ann)
+    assert holder_of(cluster, first["table"]) == "a"  # a tie: the first id
+    await cluster.beat()
+    bob = await client(two.port, "bob")
+    second = await create(bob)
+    assert holder_of(cluster, second["table"]) == "b"  # a holds a table: b has fewer
+    assert first["table"] != second["table"]  # table ids are the cluster's
+    await cluster.beat()
+    listings = []
+    for gateway in (one, two):
+        raw = await client(gateway.port, "cat")
+        await raw.send({"type": "list_tables", "id": 7})
+        listings.append(await raw.until(of_type("tables")))
+        await raw.close()
+    assert listings[0] == listings[1]
+    assert listings[0]["re"] == 7 and listings[0]["total"] == 2
+    assert sorted(t["table"] for t in listings[0]["tables"]) == sorted([first["table"], second["table"]])
+    for raw in (ann, bob):
+        await raw.close()
+
+
+async def test_join_resume_and_resume_key_reach_the_tables_host_through_either_gateway(cluster):
+    await cluster.table_host("a")
+    await cluster.table_host("b")
+    one = await cluster.gateway(proxy_key="workers' key")
+    two = await cluster.gateway(proxy_key="workers' key")
+    await cluster.beat()
+    ann = await client(one.port, "ann")
+    await create(ann)  # to a
+    await cluster.beat()
+    bob = await client(one.port, "bob")
+    table = (await create(bob, players=4, bots=1))["table"]  # to b
+    assert holder_of(cluster, table) == "b"
+    cat = await client(two.port, "cat")
+    await cat.send({"type": "join", "table": table, "id": 4})
+    joined = await cat.until(joined_or_error)
+    assert joined["type"] == "joined" and joined["seat"] == 2, joined  # (the bot sits at 1)
+    # An SSH player (the front's own worker vouches for the key) sits down too.
+    ssh = {"via": "203.0.113.9", "proxy_key": "workers' key", "key": "SHA256:dee"}
+    dee = await client(one.port, "dee", **ssh)
+    await dee.send({"type": "join", "table": table, "id": 7})
+    assert (await dee.until(joined_or_error))["seat"] == 3
+    assert [seat.name for seat in cluster.hosts["b"].lobby.table(table).seats][2:] == ["cat", "dee"]
+    await bob.send({"type": "start"})
+    await bob.until(of_type("update"))
+
+    # cat and dee drop out; their seats wait, and the token or the key finds them through the other gateway.
+    await cat.close()
+    await dee.close()
+    seats = cluster.hosts["b"].lobby.table(table).seats
+    await until(lambda: seats[2].member is None and seats[3].member is None)
+    again = await client(one.port, "cat")
+    await again.send({"type": "resume", "token": joined["token"], "id": 5})
+    resumed = await again.until(joined_or_error)
+    assert resumed["type"] == "joined" and (resumed["table"], resumed["seat"]) == (table, 2), resumed
+    await again.send({"type": "resume", "token": "not a token", "id": 6})
+    assert (await again.until(joined_or_error))["code"] == "already_at_table"
+    await cluster.beat()
+    back = await client(two.port, "dee", **ssh)
+    assert back.welcome["held"] == {"table": table, "seat": 3, "name": "dee"}
+    await back.send({"type": "resume_key", "id": 8})
+    assert (await back.until(joined_or_error))["seat"] == 3
+    for raw in (ann, bob, again, back):
+        await raw.close()
+
+
+async def test_a_gateway_refuses_what_a_host_refuses(cluster):
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    for message, code in (
+        ({"type": "join", "table": "t999", "id": 1}, "no_table"),
+        ({"type": "resume", "token": "nobody's", "id": 2}, "bad_token"),
+        ({"type": "resume_key", "id": 3}, "bad_field"),
+        ({"type": "action", "action": "take", "state_id": 0, "id": 4}, "not_at_table"),
+        ({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "again", "id": 5}, "bad_field"),
+        ({"type": "no_such_thing", "id": 6}, "unknown_type"),
+    ):
+        await ann.send(message)
+        reply = await ann.until(lambda frame: frame.get("re") is not None)
+        assert (reply["type"], reply["code"], reply["re"]) == ("error", code, message["id"])
+    # An SSH key without the front's own worker's secret is refused, as on a host.
+    raw = await RawClient.connect(gateway.port, None)
+    await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "eve", "via": "1.2.3.4", "key": "k"})
+    assert (await raw.next_frame())["code"] == "bad_field" and await raw.closed()
+    await ann.close()
+
+
+async def test_a_client_of_the_gateway_plays_a_whole_game(cluster):
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann", features=("chat", "moving"))
+    await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    await ann.send({"type": "chat", "text": "good luck"})
+    assert (await ann.until(of_type("chat")))["text"] == "good luck"
+    while True:
+        update = await ann.until(of_type("update"))
+        view = update["view"]
+        if view["finished"]:
+            break
+        if view["legal"]:
+            await ann.send({"type": "action", "action": view["legal"][0], "state_id": view["state_id"]})
+    assert len(view["moves"]) >= 24 and update["match"]["games"] == 1
+    assert all(chips is not None for chips in view["chips"])  # shown at the end, as the host sends them
+    await ann.send({"type": "leave", "id": 9})
+    assert (await ann.until(of_type("left")))["re"] == 9
+    await ann.send({"type": "history", "id": 10})
+    assert (await ann.until(of_type("history")))["re"] == 10
+    await ann.close()
+
+
+async def test_a_table_port_refuses_a_hello_without_the_members_proof(cluster):
+    host = await cluster.table_host("a")
+    raw = await RawClient.connect(host.port, None)
+    nonce = raw.frames[0]["nonce"]
+    assert len(nonce) == 32 and int(nonce, 16) >= 0
+    await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "eve"})
+    refusal = await raw.next_frame()
+    assert (refusal["code"], refusal.get("fatal")) == ("not_member", True)
+    assert await raw.closed()
+    # A proof of another connection's nonce, or under another secret, is no proof.
+    other = await RawClient.connect(host.port, None)
+    await other.send(
+        {"type": "hello", "protocol": PROTOCOL_VERSION, "name": "eve", "proof": proof(SECRET, nonce), "via": "9.9.9.9"}
+    )
+    assert (await other.next_frame())["code"] == "not_member"
+    wrong = await RawClient.connect(host.port, None)
+    not_ours = proof("x" * 20, wrong.frames[0]["nonce"])
+    await wrong.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "eve", "proof": not_ours})
+    assert (await wrong.next_frame())["code"] == "not_member"
+    member = await RawClient.connect(host.port, None)
+    ours = proof(SECRET, member.frames[0]["nonce"])
+    await member.send(
+        {"type": "hello", "protocol": PROTOCOL_VERSION, "name": "ann", "proof": ours, "via": "198.51.100.7",
+         "key": "SHA256:ann"}
+    )  # fmt: skip
+    assert (await member.next_frame())["type"] == "welcome"
+    session = next(iter(host.tcp.sessions))
+    assert (session.address, session.key) == ("198.51.100.7", "SHA256:ann")
+    await member.close()
+
+
+async def test_hostile_frames_to_the_gateway_harm_nobody_else(cluster):
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    await ann.until(of_type("update"))
+
+    garbage = await RawClient.connect(gateway.port, "garbage")
+    await garbage.send_bytes(b"\xc1\xc1\xc1")
+    assert (await garbage.next_frame())["code"] == "bad_frame" and await garbage.closed()
+
+    big = await RawClient.connect(gateway.port, None)
+    await big.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "x" * 10_000})
+    assert (await big.next_frame())["code"] in ("too_big", "bad_frame") and await big.closed()
+
+    escapes = await RawClient.connect(gateway.port, None)
+    await escapes.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "\x1b[2J[b]x\x07"})
+    welcome = await escapes.next_frame()
+    assert welcome["type"] == "welcome" and "\x1b" not in welcome["name"] and "\x07" not in welcome["name"]
+
+    flood = await RawClient.connect(gateway.port, "flood")
+    await flood.send_bytes(msgpack.packb({"type": "ping"}) * 400)
+    frames = []
+    while (frame := await flood.next_frame()) is not None:
+        frames.append(frame)
+    assert frames[-1]["code"] == "flood"
+
+    deep = await RawClient.connect(gateway.port, "deep")
+    await deep.send({"type": "chat", "text": [[["deep"]]]})
+    assert (await deep.next_frame())["code"] == "bad_frame" and await deep.closed()
+
+    # ann's game went on all along.
+    await ann.send({"type": "ping", "id": 3})
+    assert (await ann.until(of_type("pong")))["re"] == 3
+    assert len(gateway.sessions) == 2  # ann and escapes
+    await ann.close()
+    await escapes.close()
+
+
+async def test_a_table_whose_host_stops_moves_and_its_player_plays_on(cluster):
+    await cluster.table_host("a")
+    await cluster.table_host("b")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    old = await client(gateway.port, "old", features=())  # a client that predates the feature
+    table = (await create(ann, players=2, bots=1))["table"]
+    await old.send({"type": "spectate", "table": table, "id": 2})
+    assert (await old.until(joined_or_error))["type"] == "joined"
+    assert holder_of(cluster, table) == "a"
+    await ann.send({"type": "start"})
+    first = await ann.until(lambda f: f.get("type") == "update" and f["view"]["legal"])
+    await ann.send({"type": "action", "action": "pass", "state_id": first["view"]["state_id"]})
+    played = first["view"]["state_id"]
+    moved_on = await ann.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] > played)
+
+    await cluster.stop_host("a")  # as SIGTERM: its leases given up, its members told to come back
+    moving = await ann.until(lambda f: f.get("type") in ("table_moving", "closing", "table_closed"))
+    assert moving == {"type": "table_moving", "table": table}  # the host's `closing` is the gateway's, not ann's
+    after = await ann.until(of_type("update"))  # from b, which took the table over at its last accepted move
+    assert holder_of(cluster, table) == "b"
+    assert after["view"]["state_id"] >= moved_on["view"]["state_id"]
+    assert after["view"]["moves"][: len(moved_on["view"]["moves"])] == moved_on["view"]["moves"]
+    # the client's own frames go on to the new host
+    await ann.send({"type": "ping", "id": 11})
+    assert (await ann.until(of_type("pong")))["re"] == 11
+    await ann.send({"type": "chat", "text": "still here", "id": 12})
+    stale = {"type": "action", "action": "take", "state_id": first["view"]["state_id"], "id": 13}
+    await ann.send(stale)  # an old move sent again is not applied twice
+    assert (await ann.until(lambda f: f.get("re") == 13))["code"] == "stale_state"
+    assert not any(frame.get("type") == "table_moving" for frame in old.frames)
+    assert not any(frame.get("type") in ("closing", "table_closed") for frame in ann.frames + old.frames)
+    await old.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] >= after["view"]["state_id"])
+    # (the old client watches on from the new host: it saw a pause)
+    for raw in (ann, old):
+        await raw.close()
+
+
+async def test_a_moving_table_that_finds_no_host_is_given_up_with_a_reason(cluster):
+    await cluster.table_host("a")
+    gateway = await cluster.gateway(move_for=1.0)
+    ann = await client(gateway.port, "ann")
+    await create(ann, players=2, bots=1)
+    await cluster.stop_host("a")  # no other table host: nobody takes it over
+    assert (await ann.until(of_type("table_moving")))["type"] == "table_moving"
+    closed = await ann.until(of_type("table_closed"))
+    assert "could not be moved" in closed["reason"]
+    await ann.send({"type": "ping", "id": 2})  # the connection to the front stays
+    assert (await ann.until(of_type("pong")))["re"] == 2
+    await ann.close()
+
+
+async def test_the_front_says_closing_with_restart_and_the_table_host_keeps_the_seat(cluster):
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    reply = await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    await ann.until(of_type("update"))
+    await gateway.close("restarting")
+    cluster.gateways.remove(gateway)
+    closing = await ann.until(of_type("closing"))
+    assert closing["restart"] is True
+    await until(lambda: host.lobby.table(reply["table"]).seats[0].member is None)  # away, kept
+    again = await cluster.gateway()
+    back = await client(again.port, "ann")
+    await back.send({"type": "resume", "token": reply["token"], "id": 3})
+    assert (await back.until(joined_or_error))["type"] == "joined"
+    await asyncio.gather(ann.close(), back.close())
