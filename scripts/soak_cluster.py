@@ -15,10 +15,12 @@ fronts, HAProxy) and runs, in this process:
 - the chaos: every ``--kill-every`` seconds (give or take half) a random table host or front is SIGKILLed and
   started again 1-3 s later (a table host only if it holds tables, and never the last one standing).
 
-Phases: ``--quiet`` seconds with TCP players only, then as long with the SSH players too (the fronts' and table
-hosts' CPU and memory per player are read from /proc over these two, with no kills), then ``--minutes`` of chaos.
-Then, for comparison, the same players against one ``nothanks server`` (no Redis, no balancer) for ``--quiet``
-seconds: the key latency without the cluster's hop. Prints one report; exit status 1 if a move was lost.
+Phases: ``--quiet`` seconds with TCP players only; the SSH players sit down; ``--quiet`` seconds with them too
+(the fronts' and table hosts' CPU and memory per player are read from /proc over these two, with no kills: a
+front's SSH workers are its children); then ``--minutes`` of chaos. Then, for comparison, the same players against
+one ``nothanks server`` (no Redis, no balancer) for twice ``--quiet`` seconds: the key latency without the
+cluster's hop. Redis's INFO commandstats gives the commands per move (over the TCP-only phase, whose tables' every
+move the players see). Prints one JSON report; exit status 1 if a move was lost.
 
     .venv/bin/python scripts/soak_cluster.py [--ssh-players 20] [--tcp-players 6] [--minutes 2] [--kill-every 20]
 """
@@ -82,6 +84,14 @@ class Soak:
     moving_waits: list[float] = field(default_factory=list)  # table_moving to the table's next view (TCP)
     games_seen: dict[tuple[str, int], Seen] = field(default_factory=dict)  # (table, its nth game) -> what was seen
     phases: list[Phase] = field(default_factory=list)
+    seated: int = 0  # SSH players at their tables
+    all_seated: asyncio.Event = field(default_factory=asyncio.Event)
+    ssh_players: int = 0
+
+    def sat_down(self) -> None:
+        self.seated += 1
+        if self.seated >= self.ssh_players:
+            self.all_seated.set()
 
     def enter(self, name: str) -> None:
         self.phase = Phase(name)
@@ -163,11 +173,13 @@ async def tcp_comes_back(soak: Soak, player: TcpPlayer, port: int, source: str) 
     """Its connection ended (its front died): through the balancer again, resume by token."""
     started = time.monotonic()
     deadline = started + WAIT
+    refused = None
     while time.monotonic() < deadline and not soak.stop.is_set():
         try:
             welcome = await player.connect(port, source=source)
             if welcome.get("type") == "welcome":
                 resumed = await player.request({"type": "resume", "token": player.token})
+                refused = resumed.get("code")
                 if resumed.get("type") == "joined":
                     await player.until(lambda: player.view is not None or player.closed.is_set(), WAIT)
                     soak.reconnect_waits.append(time.monotonic() - started)
@@ -175,7 +187,7 @@ async def tcp_comes_back(soak: Soak, player: TcpPlayer, port: int, source: str) 
         except (OSError, TimeoutError, AssertionError):
             pass
         await asyncio.sleep(0.2)  # the balancer has not noticed the dead front yet: try again shortly
-    soak.fail(player.name, f"could not resume at {player.table} within {WAIT} s")
+    soak.fail(player.name, f"could not resume at {player.table} within {WAIT} s (last refusal: {refused})")
 
 
 async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, float]) -> None:
@@ -191,6 +203,7 @@ async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, flo
         ]:  # fmt: skip
             client.send(keys)
             await client.wait_for(shown, timeout=WAIT)
+        soak.sat_down()
         while not soak.stop.is_set():
             current = client
             try:
@@ -388,7 +401,10 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
     soak.phases.append(soak.phase)
     think = (args.think_min, args.think_max)
     report: dict[str, Any] = {"load_before": os.getloadavg()}
+    soak.ssh_players = args.ssh_players
     shape = ClusterShape(
+        tables=args.tables,
+        fronts=args.fronts,
         bot_pace=args.bot_pace,
         front_options=("--per-address-connections", "1000", "--ssh-per-address", "1000", "--rate-limit", "1000"),
     )
@@ -404,17 +420,24 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         ]
         await asyncio.sleep(args.quiet)  # the quiet phase's length
         cpu1 = [sample(fronts), sample(tables)]
-        t1 = time.monotonic()
+        tcp_seconds = time.monotonic() - t0
+        cpu_tcp = cpu1
         commands_quiet = await redis_commands(cluster)
         moves_quiet = sum(len(game.moves) for game in soak.games_seen.values())  # every move of the TCP tables
-        soak.enter("tcp and ssh, quiet")
+        soak.enter("ssh players sitting down")
         tasks += [
             asyncio.create_task(ssh_player(soak, n, cluster.balancer.ssh_port, think)) for n in range(args.ssh_players)
         ]
+        with contextlib.suppress(TimeoutError):  # the SSH players' logins and app starts are not the steady cost
+            await asyncio.wait_for(soak.all_seated.wait(), 180)
+        report["ssh_players_seated"] = soak.seated
+        soak.enter("tcp and ssh, quiet")
+        cpu1 = [sample(fronts), sample(tables)]
+        t1 = time.monotonic()
         await asyncio.sleep(args.quiet)
         cpu2 = [sample(fronts), sample(tables)]
         t2 = time.monotonic()
-        report["costs"] = costs(args, cpu0, cpu1, cpu2, t1 - t0, t2 - t1)
+        report["costs"] = costs(args, cpu0, cpu_tcp, cpu1, cpu2, tcp_seconds, t2 - t1)
         soak.enter("chaos")
         began = time.monotonic()
         chaos_task = asyncio.create_task(chaos(soak, cluster, args.kill_every, began))
@@ -435,7 +458,8 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         }
         report["redis_tcp_phase"] = {
             "moves": moves_quiet,
-            "seconds": round(t1 - t0, 1),
+            "seconds": round(tcp_seconds, 1),
+            "moves_per_second": round(moves_quiet / tcp_seconds, 1),
             "commands": sum(quiet_delta.values()),
             "commands_per_move": round(sum(quiet_delta.values()) / max(1, moves_quiet), 2),
             "evalsha_per_move": round(quiet_delta.get("evalsha", 0) / max(1, moves_quiet), 2),
@@ -469,11 +493,15 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
     return report
 
 
-def costs(args: argparse.Namespace, cpu0: list, cpu1: list, cpu2: list, tcp_time: float, both_time: float) -> dict:
+def costs(args: argparse.Namespace, *samples: Any) -> dict:
+    """From (CPU seconds, MiB) of the fronts and of the table hosts: at the start, after the TCP-only phase, once
+    the SSH players sat down, at the end; and the two phases' lengths."""
+    cpu0, cpu_tcp, cpu1, cpu2, tcp_time, both_time = samples
     (front0, _), (table0, _) = cpu0
-    (front1, front_rss1), (table1, _) = cpu1
+    (front_tcp, front_rss1), (table_tcp, _) = cpu_tcp
+    (front1, _), (table1, _) = cpu1
     (front2, front_rss2), (table2, _) = cpu2
-    tcp_share = (front1 - front0) / tcp_time  # cores
+    tcp_share = (front_tcp - front0) / tcp_time  # cores
     both_share = (front2 - front1) / both_time
     return {
         "fronts_cpu_tcp_only_percent": round(100 * tcp_share, 1),
@@ -483,7 +511,7 @@ def costs(args: argparse.Namespace, cpu0: list, cpu1: list, cpu2: list, tcp_time
         "fronts_rss_mib_tcp_only": round(front_rss1, 1),
         "fronts_rss_mib_with_ssh": round(front_rss2, 1),
         "fronts_rss_mib_per_ssh_player": round((front_rss2 - front_rss1) / max(1, args.ssh_players), 2),
-        "table_hosts_cpu_percent_tcp_only": round(100 * (table1 - table0) / tcp_time, 1),
+        "table_hosts_cpu_percent_tcp_only": round(100 * (table_tcp - table0) / tcp_time, 1),
         "table_hosts_cpu_percent_with_ssh": round(100 * (table2 - table1) / both_time, 1),
     }
 
@@ -528,9 +556,10 @@ async def soak_single(args: argparse.Namespace, directory: Path) -> dict[str, An
 
 async def main_async(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="nothanks-soak-") as temp:
-        report = await soak_cluster(args, Path(temp))
+        directory = args.keep or Path(temp)  # --keep: the members' logs and data stay there to be read
+        report = await soak_cluster(args, directory)
         if args.quiet > 0 and not args.no_single:
-            report.update(await soak_single(args, Path(temp)))
+            report.update(await soak_single(args, directory))
     print(json.dumps(report, indent=2))
     return 1 if report["moves_lost"] else 0
 
@@ -545,6 +574,9 @@ def main() -> int:
     parser.add_argument("--think-min", type=float, default=0.5, help="a player's shortest think before a move")
     parser.add_argument("--think-max", type=float, default=2.0, help="and longest (seconds)")
     parser.add_argument("--bot-pace", type=float, default=0.3, help="the table hosts' --bot-pace")
+    parser.add_argument("--tables", type=int, default=3, help="table hosts (default 3)")
+    parser.add_argument("--fronts", type=int, default=2, help="fronts (1 or 2, default 2)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the members' logs and data in this directory")
     parser.add_argument("--no-single", action="store_true", help="skip the single-server comparison")
     args = parser.parse_args()
     print(f"load before: {os.getloadavg()}; cpus: {os.cpu_count()}", file=sys.stderr, flush=True)
