@@ -248,10 +248,12 @@ async def test_a_table_whose_host_stops_moves_and_its_player_plays_on(cluster):
     await cluster.stop_host("a")  # as SIGTERM: its leases given up, its members told to come back
     moving = await ann.until(lambda f: f.get("type") in ("table_moving", "closing", "table_closed"))
     assert moving == {"type": "table_moving", "table": table}  # the host's `closing` is the gateway's, not ann's
+    await ann.send({"type": "stats", "id": 10})  # asked while the table moves: kept, and asked of the new host
     after = await ann.until(of_type("update"))  # from b, which took the table over at its last accepted move
     assert holder_of(cluster, table) == "b"
     assert after["view"]["state_id"] >= moved_on["view"]["state_id"]
     assert after["view"]["moves"][: len(moved_on["view"]["moves"])] == moved_on["view"]["moves"]
+    assert (await ann.until(lambda f: f.get("re") == 10))["type"] == "stats"
     # the client's own frames go on to the new host
     await ann.send({"type": "ping", "id": 11})
     assert (await ann.until(of_type("pong")))["re"] == 11
@@ -298,3 +300,37 @@ async def test_the_front_says_closing_with_restart_and_the_table_host_keeps_the_
     await back.send({"type": "resume", "token": reply["token"], "id": 3})
     assert (await back.until(joined_or_error))["type"] == "joined"
     await asyncio.gather(ann.close(), back.close())
+
+
+async def test_a_table_connection_lost_without_a_word_is_taken_back_at_the_same_host(cluster):
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    reply = await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    await ann.until(of_type("update"))
+    (upstream,) = host.tcp.sessions
+    upstream.abort()  # the connection between the front and the table host breaks; the host holds the table still
+    assert (await ann.until(of_type("table_moving")))["table"] == reply["table"]
+    await ann.until(of_type("update"))  # resumed on a new connection to the same host
+    await until(lambda: len(host.tcp.sessions) == 1 and next(iter(host.tcp.sessions)) is not upstream)
+    await ann.close()
+
+
+async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster):
+    from nothanks_server.proxy_protocol import ProxySources, header_bytes
+
+    from .conftest import BALANCER
+
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway(proxy_from=ProxySources.parse(BALANCER))
+    reader, writer = await asyncio.open_connection("127.0.0.1", gateway.port, local_addr=(BALANCER, 0))
+    writer.write(header_bytes(("203.0.113.5", 40000), ("127.0.0.1", gateway.port)))
+    raw = RawClient(reader, writer)
+    assert (await raw.next_frame())["type"] == "hello"
+    await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "ann"})
+    assert (await raw.next_frame())["type"] == "welcome"
+    assert {session.address for session in gateway.sessions} == {"203.0.113.5"}
+    await create(raw, players=2, bots=1)
+    assert {session.address for session in host.tcp.sessions} == {"203.0.113.5"}  # via, proven
+    await raw.close()

@@ -173,3 +173,21 @@ async def test_a_host_that_stops_gives_its_tables_up_and_another_takes_them_at_o
     await until(lambda: any(t.table_id == table_id for t in b.lobby.all_tables()))
     assert b.lobby.table(table_id).state.state_id == turn["view"]["state_id"]
     await ann.close()
+
+
+async def test_a_host_cut_off_from_redis_for_a_whole_lease_stops_its_tables(table_hosts, monkeypatch):
+    [a] = await table_hosts("a")
+    ann, joined, _turn = await seated_game(a)
+    a.takeover._task.cancel()  # (its renewals are made by hand below)
+
+    def unreachable() -> list[str]:
+        raise ConnectionError("Redis does not answer")
+
+    monkeypatch.setattr(a.lobby.store.leases, "renew", unreachable)
+    assert a.takeover.renew() == []  # one renewal missed: the lease may still be a's, the table plays on
+    assert [t.table_id for t in a.lobby.all_tables()] == [joined["table"]]
+    a.takeover._renewed -= a.lobby.store.leases.ttl  # none has reached Redis for a whole lease
+    assert a.takeover.renew() == [joined["table"]]
+    closing = await ann.until(of_type("closing"))
+    assert closing["restart"] is True and await ann.closed()
+    assert a.lobby.all_tables() == [] and a.lobby.store.leases.held == {}

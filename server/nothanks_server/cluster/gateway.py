@@ -34,6 +34,7 @@ import time
 from typing import Any
 
 import msgpack
+from redis import RedisError  # (a front is a cluster member: redis is there)
 
 from nothanks_tui import __version__
 from nothanks_tui.link import errors
@@ -80,6 +81,7 @@ RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to ha
 QUEUE_LIMIT = 64  # client frames kept while its table moves
 MAX_UNSENT = 256 * 1024  # bytes of local replies (tables, errors) waiting for a client that does not read
 SIT = frozenset({"create_table", "join", "spectate", "resume", "resume_key"})
+ANSWERED = frozenset({"coach", *HISTORY_REQUESTS})  # table host requests that always get a reply (with `re`)
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
 
@@ -105,6 +107,9 @@ class GatewaySession:
         self.token: str | None = None
         self.moving: asyncio.Task[None] | None = None
         self.queue: list[tuple[str, dict[str, Any], int | None]] = []
+        # Requests sent to the table host that always get a reply and have not had it yet (id -> the request): if
+        # the table moves meanwhile, they are asked again of its new host, so no client waits for a lost answer.
+        self.unanswered: dict[int, tuple[str, dict[str, Any]]] = {}
         self._resuming: asyncio.Future[dict[str, Any]] | None = None
         self._closing = False
         now = time.monotonic()
@@ -229,6 +234,10 @@ class GatewaySession:
         except ProtocolError as error:
             self.error(error.code, error.message, request_id, fatal=error.fatal)
             return not error.fatal and self._soft_error()
+        except RedisError as error:  # the directory out of reach: this request fails, the connection stays
+            log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
+            self.error(errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon", request_id)
+            return True
 
     def _soft_error(self) -> bool:
         self._soft_errors += 1
@@ -297,6 +306,10 @@ class GatewaySession:
         elif self.upstream is None:
             return self._refuse(errors.NOT_AT_TABLE, "join a table first", request_id)
         assert self.upstream is not None
+        if request_id is not None and kind in ANSWERED:
+            if len(self.unanswered) >= QUEUE_LIMIT:
+                self.unanswered.pop(next(iter(self.unanswered)))
+            self.unanswered[request_id] = (kind, fields)
         self.upstream.send(message)
         return True
 
@@ -385,7 +398,11 @@ class GatewaySession:
         await self._drop_upstream()
         try:
             self.upstream = await self._open(target)
-        except (OSError, TimeoutError, UpstreamRefused) as error:
+        except UpstreamRefused as refusal:  # e.g. too_many: this player's address is at the table host's limit
+            code = refusal.code if refusal.code in errors.HOST_CODES else errors.SERVER_CLOSING
+            self.error(code, refusal.message or "the table's server refused", request_id)
+            return False
+        except (OSError, TimeoutError) as error:
             log.warning("could not reach table host %s at %s: %s", target.host_id, target.address, error)
             self.error(errors.SERVER_CLOSING, "the table's server cannot be reached: try again soon", request_id)
             return False
@@ -411,6 +428,7 @@ class GatewaySession:
     # ---------------------------------------------------------------- from the table host
 
     async def _from_upstream(self, frames: list[Frame]) -> None:
+        out: list[bytes] = []  # the frames to pass on, written in one piece (one system call for a chunk's frames)
         for message, raw in frames:
             kind = message.get("type")
             answers = message.get("re")
@@ -418,13 +436,15 @@ class GatewaySession:
                 if not self._resuming.done():
                     self._resuming.set_result(message)
                 continue
+            if answers is not None:
+                self.unanswered.pop(answers, None)
             if kind == "joined":
                 self._seated(message)
             elif kind == "error":
                 if answers is not None and answers == self.sitting:
                     self.sitting = False
                 if message.get("fatal"):  # the table host dropped the client (flood, slow reader...): so do we
-                    self.send_raw(raw)
+                    self.send_raw(b"".join([*out, raw]))
                     self.abort()
                     return
             elif kind == "table_closed":
@@ -434,8 +454,12 @@ class GatewaySession:
                 if self.upstream is not None:
                     self.upstream.restarting = True
                 continue
-            self.send_raw(raw)
-        if not self._closing:
+            out.append(raw)
+        if out:
+            self.send_raw(out[0] if len(out) == 1 else b"".join(out))
+        # Wait for a client that has not read what it was sent (the table host then keeps only the newest view for
+        # it); one that keeps up costs nothing here.
+        if not self._closing and self.writer.transport.get_write_buffer_size() > self.gateway.limits.backlog_bytes:
             try:
                 await asyncio.wait_for(self.writer.drain(), self.gateway.limits.slow_reader)
             except TimeoutError:
@@ -458,13 +482,14 @@ class GatewaySession:
         if self.at_table and self.table_id is not None:
             log.info("%s's table %s lost its host %s: moving it", self.peer, self.table_id, upstream.target.host_id)
             self.moving = asyncio.get_running_loop().create_task(self._move(), name=f"move {self.table_id}")
-        elif self.sitting is not False:
+            return
+        waiting: list[int | None] = list(self.unanswered)
+        self.unanswered.clear()
+        if self.sitting is not False:
             sitting, self.sitting = self.sitting, False
-            self.error(
-                errors.SERVER_CLOSING,
-                "the table's server went away: try again",
-                sitting if isinstance(sitting, int) and not isinstance(sitting, bool) else None,
-            )
+            waiting.append(sitting if isinstance(sitting, int) and not isinstance(sitting, bool) else None)
+        for request_id in waiting:  # (not fatal: the client stays, and may ask again)
+            self.error(errors.SERVER_CLOSING, "the table's server went away: try again", request_id)
 
     # ---------------------------------------------------------------- a table that moves
 
@@ -496,6 +521,9 @@ class GatewaySession:
                 self.at_table = False
                 self.idle_since = time.monotonic()
                 self.send({"type": "table_closed", "reason": GAVE_UP.format(seconds=self.gateway.move_for)})
+            again = [(kind, fields, request_id) for request_id, (kind, fields) in self.unanswered.items()]
+            self.unanswered.clear()
+            self.queue[:0] = again  # asked before the move: asked first
             while self.queue and not self._closing:
                 kind, fields, request_id = self.queue.pop(0)
                 await self._relay(kind, fields, request_id)

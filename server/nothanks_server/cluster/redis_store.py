@@ -406,7 +406,7 @@ class RedisTableStore:
         try:
             given = self.leases.release()
             if given:
-                log.info("gave up the leases of %d tables to the other table hosts", given)
+                log.info("gave up %d table leases to the other table hosts", given)
         except Exception as error:  # their leases run out by themselves
             log.warning("could not give the tables' leases up: %s", error)
         self.client.close()
