@@ -256,7 +256,7 @@ async def ssh_comes_back(soak: Soak, name: str, port: int, key: Any, source: str
         try:
             client = await ssh_connect(port, name, key, source)
             try:
-                await client.wait_for("You:", timeout=15)
+                await client.wait_for("You:", timeout=WAIT)
             except AssertionError:
                 if client.closed.is_set():
                     raise
@@ -350,17 +350,22 @@ async def redis_commands(cluster: Cluster) -> dict[str, int]:
 
 
 async def moves_lost(cluster: Cluster, seen: dict[tuple[str, int], Seen]) -> tuple[list[str], dict[str, int]]:
-    """What players saw accepted against what the cluster kept: a finished game against the records of the table
-    hosts' local stores (the host that finished a game records it; Redis keeps only each table's current game),
-    the game in progress against the fenced log in Redis. Problems, and counts."""
+    """What players saw accepted against what the cluster kept: a finished game against its record (filed in Redis
+    by the host that played its last move; the fenced log keeps only each table's current game), the game in
+    progress against the fenced log. Problems, and counts."""
     from nothanks_server.chaos import read_store_records
     from nothanks_server.cluster.movelog import MoveLog
 
-    records: list[tuple[str, list[tuple[int, str]]]] = []
-    for member in cluster.tables:
-        for (table_id, _), record in read_store_records(member.workdir / "data").items():
-            records.append((table_id, [(int(m["seat"]), str(m["action"])) for m in record["moves"]]))
     directory = await cluster.directory_client()
+    filed: dict[tuple[str, int], dict[str, Any]] = {}  # the cluster's records in Redis (redis_history.py) ...
+    async for key in directory.client.scan_iter(match=f"{directory.prefix}:game:*", count=1000):
+        table_id, _, number = key.decode().rsplit(":", 1)[1].partition("/")
+        text = await directory.client.hget(key, "record")
+        if text is not None:
+            filed[(table_id, int(number))] = json.loads(text)
+    for member in cluster.tables:  # ... and any a table host kept in its own store
+        filed.update(read_store_records(member.workdir / "data"))
+    records = [(key[0], [(int(m["seat"]), str(m["action"])) for m in record["moves"]]) for key, record in filed.items()]
     log = MoveLog(directory)
     latest = {table: max(nth for t, nth in seen if t == table) for table, _ in seen}
     problems: list[str] = []
