@@ -12,8 +12,8 @@ fronts, HAProxy) and runs, in this process:
 - SSH players (the game's own screens, a key each, the cheap terminal emulator of loadgen/fast_screen.py): each at
   a 3-seat table with two bots, playing game after game; one whose session ends connects again with its key
   (the balancer sends it to a live front) and is back at its seat;
-- the chaos: every ``--kill-every`` seconds (give or take half) a random table host or front is SIGKILLed and
-  started again 1-3 s later (a table host only if it holds tables, and never the last one standing).
+- the chaos: every ``--kill-every`` seconds (give or take half) a table host (one that holds tables, never the
+  last one standing) or a front, in turn, chosen at random, is SIGKILLed and started again 1-3 s later.
 
 Phases: ``--quiet`` seconds with TCP players only; the SSH players sit down; ``--quiet`` seconds with them too
 (the fronts' and table hosts' CPU and memory per player are read from /proc over these two, with no kills: a
@@ -294,12 +294,17 @@ async def chaos(soak: Soak, cluster: Cluster, every: float, began: float) -> Non
         if soak.stop.is_set():
             return
         holding = {host.host_id for host in await (await cluster.directory_client()).hosts() if host.tables}
-        candidates = [m for m in cluster.fronts if m.alive]  # and the table hosts holding tables, but the last
-        if sum(m.alive for m in cluster.tables) > 1:
-            candidates += [m for m in cluster.tables if m.alive and m.name in holding]
+        tables = [m for m in cluster.tables if m.alive and m.name in holding]  # a host without tables: no test
+        fronts = [m for m in cluster.fronts if m.alive]
+        if sum(m.alive for m in cluster.tables) <= 1:
+            tables = []  # never the last table host standing
+        kinds = [tables, fronts] if len(soak.kills) % 2 == 0 else [fronts, tables]  # table hosts and fronts in turn
+        candidates = kinds[0] or kinds[1]
+        if not candidates:
+            continue
         victim = rng.choice(candidates)
         await victim.kill()
-        soak.kills.append((time.monotonic() - began, victim.name))
+        soak.kills.append((round(time.monotonic() - began, 1), victim.name))
         await asyncio.sleep(rng.uniform(1.0, 3.0))  # down for a while, as a crashed machine is
         try:
             await victim.start()
