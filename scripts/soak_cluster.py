@@ -15,7 +15,8 @@ fronts, HAProxy) and runs, in this process:
 - the chaos: every ``--kill-every`` seconds (give or take half) a table host (one that holds tables, never the
   last one standing) or a front, in turn, chosen at random, is SIGKILLed and started again 1-3 s later.
 
-Phases: ``--quiet`` seconds with TCP players only; the SSH players sit down; ``--quiet`` seconds with them too
+Phases: ``--idle`` seconds with no player (what the cluster costs by itself); ``--quiet`` seconds with TCP
+players only; the SSH players sit down; ``--quiet`` seconds with them too
 (the fronts' and table hosts' CPU and memory per player are read from /proc over these two, with no kills: a
 front's SSH workers are its children); then ``--minutes`` of chaos. Then, for comparison, the same players against
 one ``nothanks server`` (no Redis, no balancer) for twice ``--quiet`` seconds: the key latency without the
@@ -302,6 +303,9 @@ async def chaos(soak: Soak, cluster: Cluster, every: float, began: float) -> Non
         candidates = kinds[0] or kinds[1]
         if not candidates:
             continue
+        if candidates is fronts:  # the front with the most players: after a kill, they all sit on the other one
+            load = await front_connections(cluster)
+            candidates = [front for front in fronts if load[front.name] == max(load[f.name] for f in fronts)]
         victim = rng.choice(candidates)
         await victim.kill()
         soak.kills.append((round(time.monotonic() - began, 1), victim.name))
@@ -310,6 +314,16 @@ async def chaos(soak: Soak, cluster: Cluster, every: float, began: float) -> Non
             await victim.start()
         except RuntimeError as error:
             soak.fail(victim.name, f"did not start again: {error}")
+
+
+async def front_connections(cluster: Cluster) -> dict[str, int]:
+    """Each front's current connections (SSH and TCP) as HAProxy counts them."""
+    assert cluster.balancer is not None
+    counts = {front.name: 0 for front in cluster.fronts}
+    for row in await cluster.balancer.show_stat():
+        if row["svname"].startswith("game"):
+            counts[cluster.fronts[int(row["svname"][4:]) - 1].name] += int(row["scur"] or 0)
+    return counts
 
 
 # Measuring the processes ----------------------------------------------------------------------------------------
@@ -419,6 +433,8 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
     think = (args.think_min, args.think_max)
     report: dict[str, Any] = {"load_before": os.getloadavg()}
     soak.ssh_players = args.ssh_players
+    if not args.ssh_players:
+        soak.all_seated.set()
     shape = ClusterShape(
         tables=args.tables,
         fronts=args.fronts,
@@ -428,10 +444,26 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
     async with running_cluster(directory / "cluster", shape) as cluster:
         assert cluster.balancer is not None
         fronts, tables = cluster.fronts, cluster.tables
+        idle_commands = await redis_commands(cluster)
+        idle_cpu = [sample(fronts), sample(tables)]
+        idle_started = time.monotonic()
+        await asyncio.sleep(args.idle)  # no player yet: what the cluster costs by itself (beats, leases, checks)
+        idle_seconds = time.monotonic() - idle_started
         commands_before = await redis_commands(cluster)
         tasks: list[asyncio.Task[None]] = []
         cpu0 = [sample(fronts), sample(tables)]
         t0 = time.monotonic()
+        idle = {
+            "seconds": round(idle_seconds, 1),
+            "fronts_cpu_percent": round(100 * (cpu0[0][0] - idle_cpu[0][0]) / idle_seconds, 1),
+            "fronts_rss_mib": round(cpu0[0][1], 1),
+            "table_hosts_cpu_percent": round(100 * (cpu0[1][0] - idle_cpu[1][0]) / idle_seconds, 1),
+            "table_hosts_rss_mib": round(cpu0[1][1], 1),
+            "redis_commands_per_second": round(
+                (sum(commands_before.values()) - sum(idle_commands.values())) / idle_seconds, 1
+            ),
+        }
+        report["idle"] = idle
         tasks += [
             asyncio.create_task(tcp_player(soak, n, cluster.balancer.game_port, think)) for n in range(args.tcp_players)
         ]
@@ -479,9 +511,23 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
             "moves_per_second": round(moves_quiet / tcp_seconds, 1),
             "commands": sum(quiet_delta.values()),
             "commands_per_move": round(sum(quiet_delta.values()) / max(1, moves_quiet), 2),
+            "commands_per_move_above_idle": round(
+                (sum(quiet_delta.values()) - idle["redis_commands_per_second"] * tcp_seconds) / max(1, moves_quiet), 2
+            ),
             "evalsha_per_move": round(quiet_delta.get("evalsha", 0) / max(1, moves_quiet), 2),
             "by_command": quiet_delta,
         }
+        found = report["costs"]
+        found["fronts_cpu_per_tcp_player_above_idle_percent"] = round(
+            (found["fronts_cpu_tcp_only_percent"] - idle["fronts_cpu_percent"]) / max(1, args.tcp_players), 2
+        )
+        found["table_hosts_cpu_ms_per_move_above_idle"] = round(
+            10
+            * (found["table_hosts_cpu_percent_tcp_only"] - idle["table_hosts_cpu_percent"])
+            * tcp_seconds
+            / max(1, moves_quiet),
+            2,
+        )  # percent of a core x seconds / moves: 10 ms per percent-second
         report["redis"] = {
             "commands": total_commands,
             "players_moves_timed": moves_made,
@@ -560,7 +606,13 @@ async def soak_single(args: argparse.Namespace, directory: Path) -> dict[str, An
     await server.start()
     try:
         tasks = [asyncio.create_task(tcp_player(soak, n, server.port, think)) for n in range(args.tcp_players)]
+        soak.ssh_players = args.ssh_players
+        if not args.ssh_players:
+            soak.all_seated.set()
         tasks += [asyncio.create_task(ssh_player(soak, n, server.ssh_port, think)) for n in range(args.ssh_players)]
+        with contextlib.suppress(TimeoutError):  # measured once all sat down, as on the cluster
+            await asyncio.wait_for(soak.all_seated.wait(), 180)
+        soak.enter("single server")
         await asyncio.sleep(args.quiet * 2)
         soak.stop.set()
         await asyncio.wait(tasks, timeout=WAIT)
@@ -591,6 +643,7 @@ def main() -> int:
     parser.add_argument("--think-min", type=float, default=0.5, help="a player's shortest think before a move")
     parser.add_argument("--think-max", type=float, default=2.0, help="and longest (seconds)")
     parser.add_argument("--bot-pace", type=float, default=0.3, help="the table hosts' --bot-pace")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds with no player first (default 10)")
     parser.add_argument("--tables", type=int, default=3, help="table hosts (default 3)")
     parser.add_argument("--fronts", type=int, default=2, help="fronts (1 or 2, default 2)")
     parser.add_argument("--keep", type=Path, default=None, help="keep the members' logs and data in this directory")
