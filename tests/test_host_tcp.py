@@ -98,6 +98,7 @@ async def test_a_killed_client_reconnects_with_its_token_and_resumes_the_seat():
         seen = await next_matching(b, is_update)
         token = b.seat_token
         # Kill bob's socket without a goodbye, as a crashed terminal would.
+        bob._read_task.cancel()  # (nothing of the client runs on: it does not come back by itself)
         bob._writer.transport.abort()
         away = await next_matching(a, lambda e: is_update(e) and e.seats[seen.view.seat].away)
         assert away.seats[seen.view.seat].name == "bob"

@@ -98,7 +98,8 @@ async def test_joining_with_a_saved_token_goes_straight_back_to_the_seat(tmp_pat
         await table.start_game()
         tokens = SeatTokens(tmp_path / "seats.json")
         tokens.put(f"127.0.0.1:{host.port}", seat.seat_token)
-        bob._writer.transport.abort()  # bob's terminal dies
+        bob._read_task.cancel()  # bob's terminal dies: nothing of that client runs on to come back by itself
+        bob._writer.transport.abort()
 
         bob_again = TcpLobby("127.0.0.1", host.port, "bob")
         await bob_again.start()

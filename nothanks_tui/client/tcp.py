@@ -487,12 +487,18 @@ class TcpLobby(LobbyConnection):
             except (LobbyError, OSError, TimeoutError):
                 self._writer = None
                 if loop.time() + pause > deadline:
-                    self._end(
+                    gone = (
                         _(
+                            "the connection to the host was lost and it did not come back within {seconds:.0f} s: "
+                            "run `nothanks join {address}` again later (your seat is kept)"
+                        )
+                        if self._notice == CONNECTION_LOST
+                        else _(
                             "the host is restarting and did not come back within {seconds:.0f} s: run "
                             "`nothanks join {address}` again later (your seat is kept)"
-                        ).format(seconds=RECONNECT_FOR, address=f"{self.host}:{self.port}")
+                        )
                     )
+                    self._end(gone.format(seconds=RECONNECT_FOR, address=f"{self.host}:{self.port}"))
                     return
                 pause = min(2.0, pause * 2)
         self._restarting, self._notice, self._told = False, RESTARTING, False

@@ -12,6 +12,7 @@ import pytest
 from nothanks_server import LobbySettings
 from nothanks_server.cluster.settings import ClusterSettings
 from nothanks_server.host import Host
+from nothanks_server.store import StoreError
 
 from ..net_helpers import RawClient, of_type
 from .conftest import until
@@ -191,3 +192,24 @@ async def test_a_host_cut_off_from_redis_for_a_whole_lease_stops_its_tables(tabl
     closing = await ann.until(of_type("closing"))
     assert closing["restart"] is True and await ann.closed()
     assert a.lobby.all_tables() == [] and a.lobby.store.leases.held == {}
+
+
+async def test_a_table_taken_over_but_not_brought_in_is_given_up_and_taken_again(table_hosts, monkeypatch):
+    a, b = await table_hosts("a", "b")
+    _ann, joined, turn = await seated_game(a)
+    table_id = joined["table"]
+    store = b.lobby.store
+    real_load, failures = store.load_table, []
+
+    def flaky_load(wanted: str):
+        if not failures:  # Redis fails once, midway through the takeover
+            failures.append(wanted)
+            raise StoreError("Redis: Connection reset by peer")
+        return real_load(wanted)
+
+    monkeypatch.setattr(store, "load_table", flaky_load)
+    crash(a)
+    await until(lambda: any(t.table_id == table_id for t in b.lobby.all_tables()))
+    assert failures == [table_id]  # the first claim gave the lease up again; the next one brought the table in
+    assert b.lobby.table(table_id).state.state_id == turn["view"]["state_id"]
+    assert list(store.leases.held) == [table_id]

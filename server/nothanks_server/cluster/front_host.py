@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 from ..host import RESTART_REASON, STOP_SIGNALS, Host
 from ..limits import ClientLimits
+from ..open_files import raise_open_file_limit
 from ..proxy_protocol import ProxySources
-from ..tcp import RATE_PER_SECOND
+from ..tcp import MAX_CONNECTIONS, RATE_PER_SECOND
 from .directory import Directory
 from .gateway import Gateway
 from .settings import ClusterSettings
@@ -66,6 +67,9 @@ class FrontHost:
 
     async def start(self) -> None:
         """Reach Redis, listen for clients, then on SSH if asked; on any failure nothing is left listening."""
+        ssh = self.ssh_settings
+        # Each client holds two sockets here: its own and its upstream to a table host.
+        raise_open_file_limit(2 * MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         directory = await Directory.connect(self.cluster.redis_url, self.cluster.prefix)
         gateway = Gateway(
             directory,

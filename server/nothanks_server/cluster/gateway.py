@@ -31,6 +31,7 @@ import contextlib
 import hmac
 import logging
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 import msgpack
@@ -230,14 +231,24 @@ class GatewaySession:
             kind, fields, request_id = check_client_message(message)
             if not self.name and kind != "hello":
                 raise ProtocolError(errors.HELLO_FIRST, "the first message is hello", fatal=True)
-            return await self._dispatch(kind, fields, request_id)
         except ProtocolError as error:
-            self.error(error.code, error.message, request_id, fatal=error.fatal)
-            return not error.fatal and self._soft_error()
+            return self._refused(error, request_id)
+        return await self._guarded(self._dispatch(kind, fields, request_id), request_id)
+
+    async def _guarded(self, step: Coroutine[Any, Any, bool], request_id: int | None) -> bool:
+        """Run a request's handling; a refusal is answered (False: the connection must close)."""
+        try:
+            return await step
+        except ProtocolError as error:
+            return self._refused(error, request_id)
         except RedisError as error:  # the directory out of reach: this request fails, the connection stays
             log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
             self.error(errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon", request_id)
             return True
+
+    def _refused(self, error: ProtocolError, request_id: int | None) -> bool:
+        self.error(error.code, error.message, request_id, fatal=error.fatal)
+        return not error.fatal and self._soft_error()
 
     def _soft_error(self) -> bool:
         self._soft_errors += 1
@@ -441,8 +452,8 @@ class GatewaySession:
             if kind == "joined":
                 self._seated(message)
             elif kind == "error":
-                if answers is not None and answers == self.sitting:
-                    self.sitting = False
+                if answers == self.sitting or (answers is None and self.sitting is True):
+                    self.sitting = False  # the sit request was refused (with its id, or, sent without one, none)
                 if message.get("fatal"):  # the table host dropped the client (flood, slow reader...): so do we
                     self.send_raw(b"".join([*out, raw]))
                     self.abort()
@@ -526,7 +537,8 @@ class GatewaySession:
             self.queue[:0] = again  # asked before the move: asked first
             while self.queue and not self._closing:
                 kind, fields, request_id = self.queue.pop(0)
-                await self._relay(kind, fields, request_id)
+                if not await self._guarded(self._relay(kind, fields, request_id), request_id):
+                    self.abort()
         finally:
             self.moving = None
 

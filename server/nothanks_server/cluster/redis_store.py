@@ -98,8 +98,9 @@ class _Writes:
 
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
     """The store of a table host on the Redis at ``url`` (its leases' owner is set once the host knows its id:
-    ``leases.owner``), with the finished games in ``data_dir`` (in memory without one). Nothing is sent to Redis
-    yet: a Redis out of reach shows when the host joins the cluster (``DirectoryUnavailable``)."""
+    ``leases.owner``), keeping which records' JSON files it wrote in ``data_dir`` (in memory without one).
+    Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
+    (``DirectoryUnavailable``)."""
     try:  # a Redis that hangs holds the event loop this long at most (the store is synchronous)
         client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
     except ValueError as error:
@@ -108,7 +109,8 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
 
 
 class RedisTableStore:
-    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``; finished games in ``local``.
+    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``; ``local`` keeps a copy of the games
+    it finished, for their JSON files (``records``, ``mark_exported``).
 
     ``on_fenced(table_id)`` is called when a write for a table is refused because this host no longer holds its
     lease (the table must stop here: another host may play it now)."""

@@ -99,23 +99,32 @@ class Takeover:
 
     def adopt_due(self) -> list[str]:
         """Take over the tables whose lease is due and bring each into the lobby at its last accepted move; their
-        ids."""
+        ids. A table that cannot be brought in now (Redis failing midway) has its lease given up again, for the
+        next look here or elsewhere: a lease is never held for a table that does not play."""
         taken = []
         for lease in self.leases.claim_due():
-            stored = self.store.load_table(lease.table_id)
-            if stored is None:  # dropped meanwhile: only its lease was left
-                self.store.drop_table(lease.table_id)
-                continue
-            table = self.lobby.adopt(stored)
-            if table is None and lease.table_id not in self.leases.held:
-                continue  # (not worth restoring: dropped, lease and all)
-            if table is None:
-                log.error("table %s: taken over but cannot be played here; its lease is kept", lease.table_id)
-                continue
-            self.adopted.append((lease.table_id, time.monotonic()))
-            taken.append(lease.table_id)
-            log.info("took table %s over (epoch %d)", lease.table_id, lease.epoch)
+            try:
+                if self._adopt(lease.table_id):
+                    taken.append(lease.table_id)
+                    log.info("took table %s over (epoch %d)", lease.table_id, lease.epoch)
+            except Exception:
+                log.exception("table %s: taken over but not brought in; its lease is given up", lease.table_id)
+                with contextlib.suppress(Exception):
+                    self.leases.release([lease.table_id])
         return taken
+
+    def _adopt(self, table_id: str) -> bool:
+        stored = self.store.load_table(table_id)
+        if stored is None:  # dropped meanwhile: only its lease was left
+            self.store.drop_table(table_id)
+            return False
+        table = self.lobby.adopt(stored)
+        if table is None and table_id in self.leases.held:
+            log.error("table %s: taken over but cannot be played here; its lease is kept", table_id)
+        if table is None:  # (or not worth restoring: dropped, lease and all)
+            return False
+        self.adopted.append((table_id, time.monotonic()))
+        return True
 
     def stop(self, table_id: str) -> None:
         """``table_id``'s lease is not this host's any more: the table stops here, its connections told it moves."""
