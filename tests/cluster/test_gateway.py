@@ -243,17 +243,22 @@ async def test_a_table_whose_host_stops_moves_and_its_player_plays_on(cluster):
     first = await ann.until(lambda f: f.get("type") == "update" and f["view"]["legal"])
     await ann.send({"type": "action", "action": "pass", "state_id": first["view"]["state_id"]})
     played = first["view"]["state_id"]
+    # ann's turn again (the bot plays at once): the move she decides on is sent while the table moves
     moved_on = await ann.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] > played)
+    while not moved_on["view"]["legal"]:
+        moved_on = await ann.until(of_type("update"))
 
     await cluster.stop_host("a")  # as SIGTERM: its leases given up, its members told to come back
     moving = await ann.until(lambda f: f.get("type") in ("table_moving", "closing", "table_closed"))
     assert moving == {"type": "table_moving", "table": table}  # the host's `closing` is the gateway's, not ann's
     await ann.send({"type": "stats", "id": 10})  # asked while the table moves: kept, and asked of the new host
-    after = await ann.until(of_type("update"))  # from b, which took the table over at its last accepted move
+    decided = moved_on["view"]["state_id"]
+    await ann.send({"type": "action", "action": "take", "state_id": decided})  # kept, and played once, on b
+    assert (await ann.until(lambda f: f.get("re") == 10))["type"] == "stats"  # (sent first: answered first)
+    after = await ann.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] > decided)
     assert holder_of(cluster, table) == "b"
-    assert after["view"]["state_id"] >= moved_on["view"]["state_id"]
     assert after["view"]["moves"][: len(moved_on["view"]["moves"])] == moved_on["view"]["moves"]
-    assert (await ann.until(lambda f: f.get("re") == 10))["type"] == "stats"
+    assert after["view"]["moves"][len(moved_on["view"]["moves"])][:2] == [moved_on["view"]["seat"], "take"]
     # the client's own frames go on to the new host
     await ann.send({"type": "ping", "id": 11})
     assert (await ann.until(of_type("pong")))["re"] == 11
