@@ -54,6 +54,7 @@ from tests.cluster.cluster_processes import Cluster, ClusterShape, Member, runni
 from tests.cluster.tcp_player import TcpPlayer  # noqa: E402
 
 WAIT = 60.0  # a single wait that takes longer is a failure, counted and reported
+ATTEMPT = 10.0  # one attempt of an SSH player to connect again; it tries again until WAIT is over
 
 
 @dataclass
@@ -243,9 +244,9 @@ async def ssh_turn(soak: Soak, client: TerminalClient, think: tuple[float, float
         soak.phase.ssh_latency.append(client.last_output_at - started)
 
 
-async def ssh_connect(port: int, name: str, key: Any, source: str) -> TerminalClient:
+async def ssh_connect(port: int, name: str, key: Any, source: str, timeout: float = WAIT) -> TerminalClient:
     client = TerminalClient(screen="fast")
-    await asyncio.wait_for(client.connect(port, name, client_keys=[key], local_addr=(source, 0)), WAIT)
+    await asyncio.wait_for(client.connect(port, name, client_keys=[key], local_addr=(source, 0)), timeout)
     return client
 
 
@@ -253,24 +254,25 @@ async def ssh_comes_back(soak: Soak, name: str, port: int, key: Any, source: str
     """Its session ended (its front died): ssh again with the same key, until back at the table."""
     started = time.monotonic()
     deadline = started + WAIT
+    screen = "(none: no session opened)"
     while time.monotonic() < deadline and not soak.stop.is_set():
         try:
-            client = await ssh_connect(port, name, key, source)
+            # A player whose ssh hangs gives up and tries again, as people do: a connection that reached a front
+            # just as it was killed was seen to hang in the handshake (HAProxy still had it up)
+            client = await ssh_connect(port, name, key, source, timeout=ATTEMPT)
             try:
-                await client.wait_for("You:", timeout=WAIT)
+                await client.wait_for("You:", timeout=ATTEMPT * 2)
             except AssertionError:
-                if client.closed.is_set():
-                    raise
-                screen = " | ".join(line.strip() for line in client.text().splitlines() if line.strip())
-                soak.fail(name, f"not back at its seat: {screen[:300]}")
-                await client.close()
-                return None
+                if not client.closed.is_set():
+                    screen = " | ".join(line.strip() for line in client.text().splitlines() if line.strip())
+                    await client.close()
+                raise
             soak.reconnect_waits.append(time.monotonic() - started)
             return client
         except (OSError, TimeoutError, AssertionError, asyncssh.Error):
             await asyncio.sleep(0.2)  # the balancer has not noticed the dead front yet
     if not soak.stop.is_set():
-        soak.fail(name, f"could not get back to its seat within {WAIT} s")
+        soak.fail(name, f"could not get back to its seat within {WAIT} s; last screen: {screen[:300]}")
     return None
 
 
