@@ -87,6 +87,7 @@ class Soak:
     games_seen: dict[tuple[str, int], Seen] = field(default_factory=dict)  # (table, its nth game) -> what was seen
     phases: list[Phase] = field(default_factory=list)
     seated: int = 0  # SSH players at their tables
+    ended_while_away: int = 0  # SSH players whose game ended while their front was dead (no seat held any more)
     all_seated: asyncio.Event = field(default_factory=asyncio.Event)
     ssh_players: int = 0
 
@@ -199,12 +200,7 @@ async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, flo
     try:
         client = await ssh_connect(port, name, key, source)
         await client.wait_for("Your name at the table", timeout=WAIT)
-        for keys, shown in [
-            ("\r", "New table"), ("c", "Create"), ("\x13", "waiting for players"), ("b", f"seat 2: {DEFAULT_BOT}"),
-            ("b", "press s to start"), ("s", "You: 11 chips"),
-        ]:  # fmt: skip
-            client.send(keys)
-            await client.wait_for(shown, timeout=WAIT)
+        await sit_down(client)
         soak.sat_down()
         while not soak.stop.is_set():
             current = client
@@ -226,6 +222,16 @@ async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, flo
         if client is not None:
             with contextlib.suppress(Exception):
                 await client.close()
+
+
+async def sit_down(client: TerminalClient) -> None:
+    """From the name screen: a new 3-seat table, two bots, started."""
+    for keys, shown in [
+        ("\r", "New table"), ("c", "Create"), ("\x13", "waiting for players"), ("b", f"seat 2: {DEFAULT_BOT}"),
+        ("b", "press s to start"), ("s", "You: 11 chips"),
+    ]:  # fmt: skip
+        client.send(keys)
+        await client.wait_for(shown, timeout=WAIT)
 
 
 async def ssh_turn(soak: Soak, client: TerminalClient, think: tuple[float, float]) -> None:
@@ -261,7 +267,15 @@ async def ssh_comes_back(soak: Soak, name: str, port: int, key: Any, source: str
             # just as it was killed was seen to hang in the handshake (HAProxy still had it up)
             client = await ssh_connect(port, name, key, source, timeout=ATTEMPT)
             try:
-                await client.wait_for("You:", timeout=ATTEMPT * 2)
+                back = client
+                await back.wait_for(lambda c=back: "You:" in c.text() or "Your name" in c.text(), ATTEMPT * 2)
+                with contextlib.suppress(AssertionError):  # the name screen first, the held seat right after?
+                    await back.wait_for("You:", timeout=ATTEMPT)
+                if "You:" not in back.text():
+                    # No seat held for the key: its game ended while it was away (its bots played the last cards;
+                    # a finished table nobody is at is closed, as on one host). A new table, then.
+                    soak.ended_while_away += 1
+                    await sit_down(back)
             except AssertionError:
                 if not client.closed.is_set():
                     screen = " | ".join(line.strip() for line in client.text().splitlines() if line.strip())
@@ -551,6 +565,7 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
             "longest_wait_for_a_move": round(
                 max(soak.phases[-1].tcp_latency + soak.phases[-1].ssh_latency, default=0.0), 2
             ),
+            "ssh_games_ended_while_away": soak.ended_while_away,
             "failures": soak.failures,
             "load_after": os.getloadavg(),
         }
