@@ -5,6 +5,7 @@ moves to another host while its player waits, and nothing a hostile client sends
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -322,11 +323,12 @@ async def test_a_table_connection_lost_without_a_word_is_taken_back_at_the_same_
     await ann.close()
 
 
-async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster):
+async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster, caplog):
     from nothanks_server.proxy_protocol import ProxySources, header_bytes
 
     from .conftest import BALANCER
 
+    caplog.set_level(logging.INFO, logger="nothanks_server.cluster.gateway")
     host = await cluster.table_host("a")
     gateway = await cluster.gateway(proxy_from=ProxySources.parse(BALANCER))
     reader, writer = await asyncio.open_connection("127.0.0.1", gateway.port, local_addr=(BALANCER, 0))
@@ -336,6 +338,7 @@ async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster
     await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "ann"})
     assert (await raw.next_frame())["type"] == "welcome"
     assert {session.address for session in gateway.sessions} == {"203.0.113.5"}
+    assert f"connection from 203.0.113.5:40000 through load balancer {BALANCER}" in caplog.text  # the front's log
     await create(raw, players=2, bots=1)
     assert {session.address for session in host.tcp.sessions} == {"203.0.113.5"}  # via, proven
     await raw.close()

@@ -651,6 +651,7 @@ class Gateway:
                 writer.transport.abort()
                 return
             if header.source is not None:
+                log.info("connection from %s:%d through load balancer %s", *header.source, _address_of(peer))
                 peer = header.source
         session = GatewaySession(self, reader, writer, peer)
         if len(self.sessions) >= MAX_CONNECTIONS:

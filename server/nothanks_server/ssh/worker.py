@@ -170,8 +170,11 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     await server.prepare()
     freezer = _Freezer(loop)
     lag = _LagWatch(loop)
-    control.send(READY)
     try:
+        try:
+            control.send(READY)
+        except OSError:  # the front died while this worker started: nobody to serve, nothing to say
+            return
         await stop.wait()
     finally:
         lag.stop()
