@@ -132,9 +132,12 @@ async def test_an_address_past_its_failure_budget_is_shut_out_across_connections
     front = await start_host(password="sesame", auth_delay=0.0, auth_tries=3, auth_failures=8, workers=2)
     caplog.set_level(logging.WARNING, logger="nothanks_server.ssh.front")
     waiting = [await idle_connection(front.port) for _ in range(2)]  # logins under way (the workers take them in turn)
-    for _ in range(3):  # 9 failures over three connections, handed to both workers in turn
+    for attempt in range(3):  # 9 failures over three connections, handed to both workers in turn
         _, ended = await guess(front.port, ["a", "b", "c", "d"])
-        assert isinstance(ended, asyncssh.DisconnectError)
+        if attempt < 2:
+            assert isinstance(ended, asyncssh.DisconnectError)  # cut after its 3 tries, saying why
+        else:  # the 8th failure, in this connection, shuts the address out: that may close it before its 3rd try
+            assert isinstance(ended, asyncssh.DisconnectError | ConnectionError)
     assert len({worker.slot for worker in front.workers()}) == 2
     await until(lambda: sum(len(failures) for failures in front._failures.values()) >= 8, timeout=10)
     for reader, writer in waiting:  # the logins under way from that address are ended as it is shut out
