@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from nothanks_tui.engine import Action, GameState, score, winners
 from nothanks_tui.link import MatchTotals
@@ -60,13 +61,13 @@ class MatchTally:
         return MatchTotals(games=self.games, wins=tuple(self.wins), scores=tuple(self.scores))
 
     @classmethod
-    def from_records(cls, players: int, records: Iterable[object]) -> MatchTally:
+    def from_records(cls, players: int, records: Iterable[dict[str, Any]]) -> MatchTally:
         """The totals of the finished games ``records`` (``nothanks-record/1`` dicts) of a table brought back from
         its store: a restart keeps the match. A record that does not fit (damaged, another size) is not counted."""
         tally = cls(players)
         for record in records:
             try:
-                final = record["final"]  # type: ignore[index]
+                final = record["final"]
                 scores = tuple(int(final[seat]["score"]) for seat in range(players))
             except (KeyError, IndexError, TypeError, ValueError):
                 continue
