@@ -10,6 +10,7 @@ from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.table import TableScreen, TitleBar
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.widgets.forms import TickBox
+from nothanks_tui.client.widgets.keybar import KeyBar
 
 from .ui_helpers import wait_until
 
@@ -39,6 +40,13 @@ async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.table is not None, "table")
         table = app.screen
         assert table.table.coach and "coach" in table.query_one(TitleBar).render().plain
+        # Coach, chat and bell at once on 80 columns: the key bar still shows every key, the last one included.
+        bar = table.query_one(KeyBar)
+        await wait_until(pilot, lambda: "Bell" in bar.render().plain, "the whole key bar")
+        shown = bar.render_line(0).text
+        assert len(shown) == 80 and "…" not in shown
+        for key in ("Take", "No thanks!", "Coach", "Rules", "Quit", "Chat", "Mute chat", "Bell"):
+            assert f" {key}" in shown, key
         await wait_until(pilot, lambda: bool(table.table.view.legal), "my turn")
         await pilot.press("i")
         await wait_until(pilot, lambda: table.advice is not None, "the advice")

@@ -28,6 +28,7 @@ from ...i18n import N_, _
 GREYED = Style(dim=True)
 TEXTUAL_DESCRIPTIONS = (N_("Dismiss menu"),)  # Textual's own bindings this bar shows (an open Select's Esc)
 STRIPS_KEPT = 8  # drawn bars kept for reuse (a screen shows two or three)
+MIN_DESCRIPTION = 3  # cells a description keeps when a bar is cut to fit (two letters and "…")
 
 
 class ShownKey(NamedTuple):
@@ -39,6 +40,49 @@ class ShownKey(NamedTuple):
     enabled: bool
 
 
+def primary_key(display: str) -> str:
+    """The first of a key display's alternatives: "n" of "n/space", "?" of "?/h" (a lone "/" stays)."""
+    first, slash, _rest = display.partition("/")
+    return first if slash and first else display
+
+
+def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, ShownKey]]:
+    """The bar's entries as (key text, description text, key), in the roomiest form that fits ``width`` cells, so
+    that a narrow terminal, a longer language or a table that offers every key at once still shows every key:
+    first each key padded and all its alternatives (" n/space No thanks! "), then only the first alternative
+    (the others still work), then the keys unpadded, then the longest descriptions cut short ("Unmute c…"), the
+    later of two equally long ones first."""
+
+    def total(entries: list[tuple[str, str, ShownKey]]) -> int:
+        return sum(cell_len(key) + cell_len(description) for key, description, _shown in entries)
+
+    def described(key: ShownKey) -> str:
+        return f"{key.description} " if key.description else ""
+
+    entries = [(f" {key.display} ", described(key), key) for key in shown]
+    if width <= 0 or total(entries) <= width:
+        return entries
+    entries = [(f" {primary_key(key.display)} ", described(key), key) for key in shown]
+    if total(entries) <= width:
+        return entries
+    descriptions = [key.description for key in shown]
+
+    def unpadded() -> list[tuple[str, str, ShownKey]]:
+        out = [(primary_key(key.display), f" {text} " if text else " ", key) for key, text in zip(shown, descriptions)]
+        return out[:-1] + [(out[-1][0], out[-1][1].rstrip(), out[-1][2])] if out else out  # (no space at the end)
+
+    entries = unpadded()
+    while total(entries) > width:
+        # The longest description first; among equals the later one, as screens bind their main keys first.
+        longest = max(range(len(descriptions)), key=lambda i: (cell_len(descriptions[i]), i))
+        description = descriptions[longest]
+        if cell_len(description) <= MIN_DESCRIPTION:
+            break  # (the line is truncated as it is drawn)
+        descriptions[longest] = description.removesuffix("…")[: len(description) - 2].rstrip() + "…"
+        entries = unpadded()
+    return entries
+
+
 class KeyBar(Widget, can_focus=False):
     """One line of keys at the bottom of a screen (Textual's ``Footer``, drawn as a single widget)."""
 
@@ -48,7 +92,7 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(**kwargs)
         self._shown: tuple[ShownKey, ...] = ()
         self._spans: list[tuple[int, int, ShownKey]] = []
-        self._strips: dict[Hashable, Strip] = {}
+        self._strips: dict[Hashable, tuple[Strip, list[tuple[int, int, ShownKey]]]] = {}
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -63,12 +107,6 @@ class KeyBar(Widget, can_focus=False):
         shown = self.shown_keys()
         if shown != self._shown:
             self._shown = shown
-            self._spans = []
-            position = 0
-            for key in shown:
-                width = cell_len(self.key_text(key)) + cell_len(self.description_text(key))
-                self._spans.append((position, position + width, key))
-                position += width
             self.refresh()
 
     def shown_keys(self) -> tuple[ShownKey, ...]:
@@ -82,22 +120,19 @@ class KeyBar(Widget, can_focus=False):
                 by_action[binding.action] = ShownKey(binding.key, display, description, enabled)
         return tuple(by_action.values())
 
-    @staticmethod
-    def key_text(shown: ShownKey) -> str:
-        return f" {shown.display} "
-
-    @staticmethod
-    def description_text(shown: ShownKey) -> str:
-        return f"{shown.description} " if shown.description else ""
-
     def render(self) -> Content:
         key_style = self.get_visual_style("keybar--key")
         description_style = self.get_visual_style("keybar--description")
         parts: list[tuple[str, Style]] = []
-        for shown in self._shown:
+        self._spans = []
+        position = 0
+        for key_text, description_text, shown in fit_keys(self._shown, self.content_region.width):
             greyed = GREYED if not shown.enabled else Style()
-            parts.append((self.key_text(shown), key_style + greyed))
-            parts.append((self.description_text(shown), description_style + greyed))
+            parts.append((key_text, key_style + greyed))
+            parts.append((description_text, description_style + greyed))
+            end = position + cell_len(key_text) + cell_len(description_text)
+            self._spans.append((position, end, shown))
+            position = end
         return Content.assemble(*parts)
 
     def render_line(self, y: int) -> Strip:
@@ -105,8 +140,8 @@ class KeyBar(Widget, can_focus=False):
         or not) on most moves, and building it again each time was a real part of what a move costs the host."""
         width = self.content_region.width
         key = (self._shown, width, self.app.current_theme.name, self.app.ansi_color)
-        strip = self._strips.get(key)
-        if strip is None:
+        kept = self._strips.get(key)
+        if kept is None:
             line = self.render()
             if line.cell_length > width:
                 line = line.truncate(width, ellipsis=True)
@@ -114,7 +149,8 @@ class KeyBar(Widget, can_focus=False):
             strip = Strip(line.render_segments(style), line.cell_length).extend_cell_length(width, style.rich_style)
             if len(self._strips) >= STRIPS_KEPT:
                 self._strips.clear()
-            self._strips[key] = strip
+            kept = self._strips[key] = (strip, self._spans)
+        strip, self._spans = kept
         return strip if y == 0 else Strip.blank(width, self.visual_style.rich_style)
 
     def on_click(self, event: events.Click) -> None:
