@@ -278,9 +278,10 @@ async def _receive(pipe: Connection) -> Any:
     return pipe.recv()
 
 
-def _worker_child(pipe: Connection, fresh: bool, logins: int, profile: str | None) -> None:
+def _worker_child(pipe: Connection, fresh: bool, logins: int, profile: str | None, trying: str | None) -> None:
     """The measuring worker: the forkserver's warm-up, then one worker for all logins, or one forked per login."""
-    os.environ.setdefault("TEXTUAL", "")
+    if trying:  # a change to measure before making it: run in the worker before anything is imported or drawn
+        exec(compile(Path(trying).read_text(), trying, "exec"), {"__name__": "__trying__"})
     import nothanks_server.ssh.preload  # noqa: F401  (the forkserver's warm-up, exactly: imports, first screen, freeze)
 
     _instrument()
@@ -302,12 +303,12 @@ def _worker_child(pipe: Connection, fresh: bool, logins: int, profile: str | Non
 # The client side (this process) --------------------------------------------------------------------------------
 
 
-async def _login_asyncssh(port: int) -> float:
+async def _login_asyncssh(port: int, kex: str | None = None) -> float:
     """One login with asyncssh's client (the loadgen's terminal): seconds to the first screen; then hang up."""
     from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 
     client = TerminalClient(screen="fast")
-    await client.connect(port, "play")
+    await client.connect(port, "play", **({"kex_algs": [kex]} if kex else {}))
     await client.wait_for(FIRST_SCREEN, timeout=60)
     seen = client.last_output_at
     await client.close()
@@ -348,10 +349,10 @@ def _login_openssh(port: int) -> float:
     return seen
 
 
-def _login(client: str, port: int) -> float:
+def _login(client: str, port: int, kex: str | None = None) -> float:
     if client == "ssh":
         return _login_openssh(port)
-    return asyncio.run(_login_asyncssh(port))
+    return asyncio.run(_login_asyncssh(port, kex))
 
 
 def _ms(values: list[float]) -> str:
@@ -364,7 +365,9 @@ def _ms(values: list[float]) -> str:
 def phases(args: argparse.Namespace) -> int:
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
-    worker = context.Process(target=_worker_child, args=(theirs, args.fresh, args.logins, args.profile), daemon=True)
+    worker = context.Process(
+        target=_worker_child, args=(theirs, args.fresh, args.logins, args.profile, args.trying), daemon=True
+    )
     worker.start()
     kind, port = ours.recv()
     assert kind == "port"
@@ -375,7 +378,7 @@ def phases(args: argparse.Namespace) -> int:
         kind, _ = ours.recv()  # the worker serving the next login is ready
         assert kind == "ready"
         started = time.perf_counter()
-        seen = _login(args.client, port)
+        seen = _login(args.client, port, args.kex)
         walls.append(seen - started)
         ours.send(seen)
         kind, row = ours.recv()
@@ -496,6 +499,8 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="phases: a worker forked for each login")
     parser.add_argument("--client", choices=("asyncssh", "ssh"), default="asyncssh")
     parser.add_argument("--profile", help="phases: cProfile the worker into this file, print the top functions")
+    parser.add_argument("--try", dest="trying", help="phases: a Python file run in the worker first (a change to try)")
+    parser.add_argument("--kex", help="asyncssh client: offer only this key exchange (e.g. curve25519-sha256)")
     parser.add_argument("--top", type=int, default=40, help="phases: functions printed with --profile (40)")
     args = parser.parse_args()
     return MODES[args.mode](args)
