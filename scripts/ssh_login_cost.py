@@ -46,6 +46,7 @@ import multiprocessing
 import os
 import pty
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -82,13 +83,14 @@ class Marks:
     """CPU and wall time at each named point of the login being served (one login at a time)."""
 
     def __init__(self) -> None:
-        self.points: dict[str, tuple[float, float]] = {}
-        self.writes: list[tuple[float, float, int]] = []  # (wall, cpu, bytes) of each write to the channel
+        self.points: dict[str, tuple[float, float, int]] = {}  # name -> (wall, CPU, minor page faults so far)
+        self.writes: list[tuple[float, float, int, int]] = []  # (wall, CPU, bytes, faults) of each write to the channel
         self.extra: dict[str, Any] = {}
 
     def mark(self, name: str, again: bool = False) -> None:
         if again or name not in self.points:
-            self.points[name] = (time.perf_counter(), time.process_time())
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt  # a fresh worker's copy-on-write, mostly
+            self.points[name] = (time.perf_counter(), time.process_time(), faults)
 
 
 MARKS = Marks()
@@ -156,7 +158,8 @@ def _instrument() -> None:
     def counted_send_output(self: Any, text: str) -> None:
         wall = time.perf_counter()  # before: the client (on another core) may have read it before this returns
         send_output(self, text)
-        MARKS.writes.append((wall, time.process_time(), len(text.encode("utf-8", "replace"))))
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        MARKS.writes.append((wall, time.process_time(), len(text.encode("utf-8", "replace")), faults))
 
     ssh_session.GameSession.send_output = counted_send_output  # type: ignore[method-assign]
     gate_connection_made = ssh_server._Gate.connection_made
@@ -239,18 +242,18 @@ async def _serve_logins(
             profiler.disable()
         gc.freeze()  # as the worker's periodic freeze does
         conn = MARKS.extra.pop("conn", None)
-        written = [(wall, cpu, size) for wall, cpu, size in MARKS.writes if wall <= seen]
+        written = [write for write in MARKS.writes if write[0] <= seen]
         if written:
-            MARKS.points["screen written"] = (written[-1][0], written[-1][1])
+            MARKS.points["screen written"] = (written[-1][0], written[-1][1], written[-1][3])
         pipe.send(
             (
                 "login",
                 {
                     "points": MARKS.points,
-                    "bytes": sum(size for _, _, size in written),
+                    "bytes": sum(size for _, _, size, _ in written),
                     "writes": len(written),
-                    "write_sizes": [size for _, _, size in written],
-                    "write_cpu": [round(1000 * (cpu - MARKS.points["accepted"][1]), 1) for _, cpu, _ in written],
+                    "write_sizes": [size for _, _, size, _ in written],
+                    "write_cpu": [round(1000 * (cpu - MARKS.points["accepted"][1]), 1) for _, cpu, _, _ in written],
                     "algorithms": _algorithms(conn) if conn is not None else "?",
                     "rss_kib": _resident_kib(),
                 },
@@ -389,13 +392,15 @@ def phases(args: argparse.Namespace) -> int:
     print(f"phases: {args.logins} logins, {'a fresh worker each' if args.fresh else 'one worker'}, "
           f"client {args.client}; load {load_before} -> {load_after}")  # fmt: skip
     print(f"  negotiated: {rows[-1]['algorithms']}")
-    print(f"  {'CPU ms of the worker':<24} {'p50':>6} {'p90':>6}")
+    print(f"  {'CPU ms of the worker':<24} {'p50':>6} {'p90':>6}   page faults p50")
     skip = 1 if not args.fresh and args.logins > 2 else 0  # a reused worker's first login is its warm-up
     measured = rows[skip:]
     for name, start, end in (*PHASES, TOTAL, TEARDOWN):
         values = [1000 * (row["points"][end][1] - row["points"][start][1]) for row in measured
                   if start in row["points"] and end in row["points"]]  # fmt: skip
-        print(f"  {name:<24} {_ms(values)}")
+        faults = [row["points"][end][2] - row["points"][start][2] for row in measured
+                  if start in row["points"] and end in row["points"]]  # fmt: skip
+        print(f"  {name:<24} {_ms(values)}   {statistics.median(faults) if faults else '-'}")
     print(f"  {'wall ms to the screen':<24} {_ms([1000 * wall for wall in walls[skip:]])}  (client's view)")
     print(f"  output to the first screen: {statistics.median(row['bytes'] for row in measured):.0f} bytes in "
           f"{statistics.median(row['writes'] for row in measured):.0f} writes (p50)")  # fmt: skip
@@ -406,7 +411,7 @@ def phases(args: argparse.Namespace) -> int:
     marks = sorted(measured[-1]["points"].items(), key=lambda item: item[1][1])
     print(
         "  marks of the last login (CPU ms since accept): "
-        + ", ".join(f"{name} {1000 * (cpu - measured[-1]['points']['accepted'][1]):.1f}" for name, (_, cpu) in marks)
+        + ", ".join(f"{name} {1000 * (cpu - measured[-1]['points']['accepted'][1]):.1f}" for name, (_, cpu, _) in marks)
     )
     print(f"  worker RSS after the logins: {measured[-1]['rss_kib'] / 1024:.1f} MiB")
     if args.profile:
