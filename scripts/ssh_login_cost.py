@@ -209,6 +209,7 @@ async def _serve_logins(
     plan = WorkerPlan(slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=9, data_dir=Path(directory),
                       log_level=30)  # fmt: skip
     server = SessionServer(settings, make_app_factory(plan))
+    await server.prepare()  # as worker.py does before it says it is ready (with the app factory's own warm-up)
     make_app = server.app_factory
 
     def marked_app_factory(player: Any) -> Any:
@@ -217,7 +218,6 @@ async def _serve_logins(
         return app
 
     server.app_factory = marked_app_factory
-    await server.prepare()
     closed = asyncio.Event()
     server.on_connection_closed = lambda address, logged_in: closed.set()
     loop = asyncio.get_running_loop()
