@@ -191,7 +191,12 @@ def _resident_kib() -> int:
 
 
 async def _serve_logins(
-    listener: socket.socket, pipe: Connection, logins: int | None, profile: str | None, per_login: bool
+    listener: socket.socket,
+    pipe: Connection,
+    logins: int | None,
+    profile: str | None,
+    per_login: bool,
+    together: int = 0,
 ) -> None:
     """Serve logins one at a time on ``listener``, like a worker; after each, send its marks up the pipe."""
     import cProfile
@@ -205,7 +210,7 @@ async def _serve_logins(
     share_parsed_css()
     lazy_strip_caches()
     directory = tempfile.mkdtemp(prefix="ssh-login-cost-")
-    settings = SSHSettings(host_key_path=Path(directory) / "host_key", port=0, max_sessions=10)
+    settings = SSHSettings(host_key_path=Path(directory) / "host_key", port=0, max_sessions=1000)
     plan = WorkerPlan(slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=9, data_dir=Path(directory),
                       log_level=30)  # fmt: skip
     server = SessionServer(settings, make_app_factory(plan))
@@ -262,9 +267,50 @@ async def _serve_logins(
         served += 1
         if per_login:
             break
+    if together:
+        pipe.send(("together", await _serve_together(server, listener, pipe, together)))
     await server.close()
     if profiler is not None and profile:
         profiler.dump_stats(profile if not per_login else f"{profile}.{os.getpid()}")
+
+
+async def _serve_together(server: Any, listener: socket.socket, pipe: Connection, count: int) -> dict[str, Any]:
+    """Serve ``count`` logins arriving at once: the worker's CPU and page faults until every client saw its screen,
+    and its event loop's longest lateness meanwhile (what every player of the worker waited)."""
+    loop = asyncio.get_running_loop()
+    closed = 0
+    all_closed = asyncio.Event()
+
+    def one_closed(address: str, logged_in: bool) -> None:
+        nonlocal closed
+        closed += 1
+        if closed >= count:
+            all_closed.set()
+
+    server.on_connection_closed = one_closed
+    late = [0.0]
+
+    async def watch() -> None:
+        while True:
+            due = loop.time() + 0.02
+            await asyncio.sleep(0.02)  # the watch's period: what is measured is how late it wakes
+            late[0] = max(late[0], loop.time() - due)
+
+    async def accept_all() -> None:
+        for _ in range(count):
+            connection, _ = await loop.sock_accept(listener)
+            server.serve(connection)
+
+    pipe.send(("ready", None))
+    cpu, faults = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    watching, accepting = loop.create_task(watch()), loop.create_task(accept_all())
+    await _receive(pipe)  # every client saw its screen
+    used = time.process_time() - cpu
+    faulted = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    watching.cancel()
+    await accepting
+    await all_closed.wait()
+    return {"cpu_ms": 1000 * used / count, "faults": faulted / count, "late_ms": 1000 * late[0]}
 
 
 async def _receive(pipe: Connection) -> Any:
@@ -281,7 +327,9 @@ async def _receive(pipe: Connection) -> Any:
     return pipe.recv()
 
 
-def _worker_child(pipe: Connection, fresh: bool, logins: int, profile: str | None, trying: str | None) -> None:
+def _worker_child(
+    pipe: Connection, fresh: bool, logins: int, profile: str | None, trying: str | None, together: int = 0
+) -> None:
     """The measuring worker: the forkserver's warm-up, then one worker for all logins, or one forked per login."""
     if trying:  # a change to measure before making it: run in the worker before anything is imported or drawn
         exec(compile(Path(trying).read_text(), trying, "exec"), {"__name__": "__trying__"})
@@ -291,7 +339,7 @@ def _worker_child(pipe: Connection, fresh: bool, logins: int, profile: str | Non
     listener = socket.create_server(("127.0.0.1", 0), backlog=64)
     pipe.send(("port", listener.getsockname()[1]))
     if not fresh:
-        asyncio.run(_serve_logins(listener, pipe, logins, profile, per_login=False))
+        asyncio.run(_serve_logins(listener, pipe, logins, profile, per_login=False, together=together))
         return
     for _ in range(logins):
         child = os.fork()
@@ -316,6 +364,23 @@ async def _login_asyncssh(port: int, kex: str | None = None) -> float:
     seen = client.last_output_at
     await client.close()
     return seen
+
+
+async def _logins_at_once(port: int, count: int, kex: str | None) -> list[float]:
+    """``count`` asyncssh logins started together: each one's seconds to its screen (all hang up once all saw)."""
+    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+
+    async def one() -> tuple[TerminalClient, float]:
+        client = TerminalClient(screen="fast")
+        started = time.perf_counter()
+        await client.connect(port, "play", **({"kex_algs": [kex]} if kex else {}))
+        await client.wait_for(FIRST_SCREEN, timeout=120)
+        return client, client.last_output_at - started
+
+    done = await asyncio.gather(*(one() for _ in range(count)))
+    for client, _ in done:
+        await client.close()
+    return [wall for _, wall in done]
 
 
 def _login_openssh(port: int) -> float:
@@ -369,7 +434,9 @@ def phases(args: argparse.Namespace) -> int:
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe()
     worker = context.Process(
-        target=_worker_child, args=(theirs, args.fresh, args.logins, args.profile, args.trying), daemon=True
+        target=_worker_child,
+        args=(theirs, args.fresh, args.logins, args.profile, args.trying, args.together),
+        daemon=True,
     )
     worker.start()
     kind, port = ours.recv()
@@ -387,7 +454,16 @@ def phases(args: argparse.Namespace) -> int:
         kind, row = ours.recv()
         assert kind == "login"
         rows.append(row)
-    worker.join(timeout=30)
+    crowd: dict[str, Any] | None = None
+    if args.together:
+        kind, _ = ours.recv()
+        assert kind == "ready"
+        crowd_walls = asyncio.run(_logins_at_once(port, args.together, args.kex))
+        ours.send(max(crowd_walls))
+        kind, crowd = ours.recv()
+        assert kind == "together" and crowd is not None
+        crowd["walls"] = crowd_walls
+    worker.join(timeout=60)
     load_after = Path("/proc/loadavg").read_text().split()[0]
     print(f"phases: {args.logins} logins, {'a fresh worker each' if args.fresh else 'one worker'}, "
           f"client {args.client}; load {load_before} -> {load_after}")  # fmt: skip
@@ -414,6 +490,10 @@ def phases(args: argparse.Namespace) -> int:
         + ", ".join(f"{name} {1000 * (cpu - measured[-1]['points']['accepted'][1]):.1f}" for name, (_, cpu, _) in marks)
     )
     print(f"  worker RSS after the logins: {measured[-1]['rss_kib'] / 1024:.1f} MiB")
+    if crowd is not None:
+        print(f"  then {args.together} logins at once on that worker: CPU {crowd['cpu_ms']:.1f} ms and "
+              f"{crowd['faults']:.0f} page faults per login; its loop up to {crowd['late_ms']:.0f} ms late; "
+              f"wall ms to the screen p50 / p90 {_ms([1000 * wall for wall in crowd['walls']])}")  # fmt: skip
     if args.profile:
         _print_profile(args.profile, args.fresh, args.top)
     return 0
@@ -505,6 +585,7 @@ def main() -> int:
     parser.add_argument("--client", choices=("asyncssh", "ssh"), default="asyncssh")
     parser.add_argument("--profile", help="phases: cProfile the worker into this file, print the top functions")
     parser.add_argument("--try", dest="trying", help="phases: a Python file run in the worker first (a change to try)")
+    parser.add_argument("--together", type=int, default=0, help="phases: then this many logins at once (one worker)")
     parser.add_argument("--kex", help="asyncssh client: offer only this key exchange (e.g. curve25519-sha256)")
     parser.add_argument("--top", type=int, default=40, help="phases: functions printed with --profile (40)")
     args = parser.parse_args()
