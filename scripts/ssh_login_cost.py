@@ -2,8 +2,9 @@
 """What one ``ssh play@host`` costs in CPU until the first screen, phase by phase (issue 14's newcomer targets).
 
 Wall-clock times on this shared machine move tenfold with the load; CPU time (``time.process_time``) of the process
-doing the work moves much less. So this script drives real SSH logins, one at a time, and reports the CPU
-milliseconds each login cost, split into phases. Two modes:
+doing the work moves less, though still with it (the same tree measured 32 to 55 ms a login at load 5: run the trees
+to compare alternately, several times), and page faults not at all. So this script drives real SSH logins, one at a
+time, and reports the CPU milliseconds and minor page faults each login cost, split into phases. Two modes:
 
 - ``phases``: an SSH worker like the front's (``ssh/worker.py``: the forkserver's warm-up ``ssh/preload.py``
   imported first, the same patches, ``SessionServer`` with the game's app factory), in a child process listening on
@@ -24,8 +25,11 @@ milliseconds each login cost, split into phases. Two modes:
   ``teardown``             from the client's disconnect to the connection closed (the app's exit)
 
   with the bytes of output until the first screen, the algorithms negotiated, the client's wall time to the
-  screen, and the worker's memory. ``--profile FILE`` also runs cProfile in the worker over the logins (CPU then
-  doubles: use it for where, not how much) and prints the functions with the most cumulative time.
+  screen, and the worker's memory. ``--together N`` then has N clients log in at once on the same worker (CPU and
+  page faults per login, the worker loop's longest lateness). ``--try FILE`` runs a Python file in the worker
+  first (a change to measure before making it); ``--kex ALG`` limits the asyncssh client to one key exchange.
+  ``--profile FILE`` also runs cProfile in the worker over the logins (CPU then doubles or triples: use it for
+  where, not how much) and prints the functions with the most cumulative time.
 - ``host``: a real ``nothanks server`` (one SSH worker), logins one at a time; CPU per login of the host process
   (the front: accept, per-address counts, handover) and of its worker processes (forkserver children, from
   ``/proc``; a finished worker's CPU counts through its parent), minus what the host does idle meanwhile.
