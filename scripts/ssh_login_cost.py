@@ -548,7 +548,7 @@ def host(args: argparse.Namespace) -> int:
                     break
             _login(args.client, port)  # the first worker's first player (off the measured logins)
             time.sleep(2.0)  # the empty worker is recycled: a fresh one for the next newcomer, as on a quiet host
-            idle_host, idle_workers = _cpu([process.pid], children=False), _cpu(_tree(process.pid)[1:])
+            idle_host = _cpu([process.pid], children=False)
             idle_started = time.perf_counter()
             time.sleep(3.0)  # what the host spends doing nothing, per second, to take off the logins' figures
             idle_seconds = time.perf_counter() - idle_started
@@ -566,7 +566,6 @@ def host(args: argparse.Namespace) -> int:
             host_cpu = _cpu([process.pid], children=False) - host_before - idle_host_rate * (took + 1.0)
             workers_cpu = _cpu(_tree(process.pid), children=True) - _cpu([process.pid], children=False)
             workers_cpu -= workers_before
-            del idle_workers
         finally:
             process.terminate()
             process.wait(timeout=60)
