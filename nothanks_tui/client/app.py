@@ -27,6 +27,7 @@ from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
+from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
 
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
@@ -50,9 +51,12 @@ def first_screen(screen: ScreenType) -> ScreenType:
     blank screen cost every arrival a layout and a full frame of its own, a third of the CPU to its first frame. So a
     screen is the first one when the stack holds just that screen. Textual gives a pushed screen a result callback
     and ``switch_screen`` removes one from the screen it replaces; a default screen has none, so it gets the one
-    ``switch_screen`` gives (tests/client/test_screens_below.py fails if Textual changes this).
+    ``switch_screen`` gives (tests/client/test_screens_below.py fails if Textual changes this). Its first showing does
+    not style it all over again (``SteadyScreen.styled_at_mount``): every node was styled as it was mounted.
     """
     screen._push_result_callback(screen, None)
+    if isinstance(screen, SteadyScreen):
+        screen.styled_at_mount = True
     return screen
 
 

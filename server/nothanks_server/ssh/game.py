@@ -12,6 +12,8 @@ on this side.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
 from typing import Any
 
@@ -168,9 +170,22 @@ class SSHGameApp(NetApp):
         await self.door.close()
 
 
-def make_app_factory(plan: WorkerPlan) -> AppFactory:
-    """The worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port."""
-    def make_app(player: SSHPlayer) -> SSHGameApp:
+class GameAppFactory:
+    """A worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port.
+
+    ``warm_up`` (awaited by ``SessionServer.prepare`` before the worker says it is ready) draws the first screen
+    once, headless, in the worker itself. A worker is forked from the forkserver, which drew it too (preload.py),
+    but the first app a worker runs still writes to thousands of the pages it shares with the forkserver (reference
+    counts, caches filled on first use), and each write copies a page: measured (scripts/ssh_login_cost.py), a fresh
+    worker's first login took about 2,000 page faults and 66 ms of CPU, a worker's later logins 110 and 42 ms. A
+    fresh worker is started before anyone needs it (front.py), so that cost is now paid off the newcomer's path.
+    """
+
+    def __init__(self, plan: WorkerPlan) -> None:
+        self.plan = plan
+
+    def __call__(self, player: SSHPlayer) -> SSHGameApp:
+        plan = self.plan
         return SSHGameApp(
             SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key),
             bot_choices=plan.ssh.bot_choices,
@@ -178,4 +193,23 @@ def make_app_factory(plan: WorkerPlan) -> AppFactory:
             language=player.language,
         )
 
-    return make_app
+    async def warm_up(self) -> str:
+        """Draw the first screen once (in a context of its own, like a session's); the name of its class."""
+        task = asyncio.get_running_loop().create_task(draw_first_screen(), context=contextvars.Context())
+        return await task
+
+
+async def draw_first_screen(size: tuple[int, int] = (80, 24)) -> str:
+    """The game's first screen drawn headless (``App.run_test``, Textual's public way to run an app without a
+    terminal), for a player who never connects (no name is entered, so no lobby is asked for); the name of the
+    screen's class, once drawn."""
+    player = SSHPlayer("warm-up", None, "-", "xterm-256color", "truecolor")
+    app = SSHGameApp(SSHDoorway(player, "127.0.0.1", 9))
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        return type(app.screen).__name__
+
+
+def make_app_factory(plan: WorkerPlan) -> AppFactory:
+    """The worker's ``AppFactory`` (``SSHSettings.app``): a ``GameAppFactory``."""
+    return GameAppFactory(plan)

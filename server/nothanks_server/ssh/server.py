@@ -112,8 +112,12 @@ class SessionServer:
 
     async def prepare(self) -> None:
         """Build what every connection shares (asyncssh's options: its algorithms, the host key) before the first
-        player, so that they do not wait for it."""
+        player, so that they do not wait for it; and let the app factory warm up, if it can (``warm_up``, awaited:
+        game.py's draws the first screen once)."""
         await self._connection_options()
+        warm_up = getattr(self.app_factory, "warm_up", None)
+        if warm_up is not None:
+            await warm_up()
 
     async def _connection_options(self) -> asyncssh.SSHServerConnectionOptions:
         if self._options is None:
