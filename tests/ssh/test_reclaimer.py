@@ -1,10 +1,8 @@
-"""A worker gives back the screens its players left and the apps of players who have gone, though its heap is frozen
-(ssh/subgraph.py, ssh/reclaimer.py): what only cycles keep is freed, and nothing still in use is touched."""
+"""A worker gives back the screens its players left, though its heap is frozen (ssh/subgraph.py, ssh/reclaimer.py,
+ssh/freezer.py): what only cycles keep is freed, nothing still in use is touched, and the freezing goes on."""
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import gc
 import weakref
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from nothanks_server.ssh.freezer import Freezer
 from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.reclaimer import APP_TRIES, Reclaimer
+from nothanks_server.ssh.reclaimer import TRIES, Reclaimer
 from nothanks_server.ssh.subgraph import reclaim
 
 
@@ -148,19 +146,21 @@ async def test_a_screen_left_after_the_freeze_is_freed_and_the_app_plays_on(froz
         dialog = Dialog()
         await app.push_screen(dialog)
         await pilot.press("a", "b")
-        freezer.tick()  # the worker's tick sees the dialog on the stack, and freezes it with the rest
+        freezer.tick(now=0.0)  # the worker's tick sees the dialog on the stack, and freezes it with the rest
         ref = weakref.ref(dialog)
         del dialog
         await app.pop_screen()
         await pilot.pause()
         gc.collect()
         assert ref() is not None  # removed by Textual, kept by its frozen cycles (the debt)
+        freezer.tick(now=1.0)  # noticed closed: tried TRIES[0] seconds later
+        assert ref() is not None and freezer.reclaimer is not None and freezer.reclaimer.pending == 1
 
-        freezer.tick()
+        freezer.tick(now=1.0 + TRIES[0])
         unfrozen = len(gc.get_objects())
 
         assert ref() is None
-        assert freezer.reclaimer is not None and freezer.reclaimer.stats.screens_freed == 1
+        assert freezer.reclaimer is not None and freezer.reclaimer.stats.freed == 1
         assert freezer.reclaimer.stats.objects > 100
         assert unfrozen == 0 and gc.get_freeze_count() > 0  # the freezing goes on: every object left is frozen
         again = Dialog()
@@ -175,31 +175,9 @@ async def test_a_screen_still_on_the_stack_is_left_alone(frozen: None) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(Dialog())
         await pilot.press("a")
-        freezer.tick()
+        freezer.tick(now=0.0)
         await pilot.press("b")
-        freezer.tick()
+        for now in (1.0, *TRIES, 100.0):
+            freezer.tick(now=now)
         assert freezer.reclaimer is not None and freezer.reclaimer.stats.screens == 0
         assert app.screen.query_one(Input).value == "ab"
-
-
-async def play_a_little(app: App[Any], freezer: Freezer) -> None:
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(Dialog())
-        await pilot.press("a", "b")
-        freezer.tick()
-
-
-async def test_an_app_that_has_ended_is_freed(frozen: None) -> None:
-    freezer, app = worker_like()
-    # in a context of its own, as each session's app in a worker (server.py, ``spawn``)
-    await asyncio.get_running_loop().create_task(play_a_little(app, freezer), context=contextvars.Context())
-    ref = weakref.ref(app)
-    del app
-    gc.collect()
-    assert ref() is not None  # frozen cycles
-
-    for _ in range(APP_TRIES):
-        freezer.tick()
-
-    assert ref() is None
-    assert freezer.reclaimer is not None and freezer.reclaimer.stats.apps_freed == 1

@@ -7,8 +7,8 @@ Each ``tick`` (every ``FREEZE_INTERVAL`` seconds, worker.py) does three things, 
    collection yet were frozen with the rest. Textual makes one at every layout (the compositor's recursive
    ``add_widget`` closure, holding the set of the screen's widgets), so a screen's widgets stayed referred to from
    a frozen cycle, and nothing could tell that screen was garbage.
-2. ``Reclaimer.tick()`` (reclaimer.py): the screens removed since the last tick and the apps that have ended are
-   freed (what only reference cycles among the objects they reach keep, walked from them alone: subgraph.py).
+2. ``Reclaimer.tick()`` (reclaimer.py): the screens removed a little while ago are freed (what only reference
+   cycles among the objects they reach keep, walked from them alone: subgraph.py).
 3. ``gc.freeze()``: everything alive moves to the permanent generation, where automatic collections never look.
 
 ``stats`` keeps the ticks and the longest of the first two steps (the pause they add), logged with the reclaimer's
@@ -35,7 +35,7 @@ class FreezeStats:
 
 
 class Freezer:
-    """Collects what is young, reclaims what has closed, freezes the rest: every ``interval`` seconds once started."""
+    """Collects what is young, reclaims closed screens, freezes the rest: every ``interval`` seconds once started."""
 
     def __init__(self, reclaimer: Reclaimer | None = None, interval: float = FREEZE_INTERVAL) -> None:
         self.reclaimer = reclaimer
@@ -50,12 +50,13 @@ class Freezer:
         self._loop = loop
         self._handle = loop.call_later(self.interval, self._again)
 
-    def tick(self) -> None:
+    def tick(self, now: float | None = None) -> None:
+        """Steps 1-3; ``now`` (``time.monotonic()`` unless given) says which closed screens are due."""
         started = time.perf_counter()
         gc.collect()
         collected = time.perf_counter()
         if self.reclaimer is not None:
-            self.reclaimer.tick()
+            self.reclaimer.tick(now)
         gc.freeze()
         done = time.perf_counter()
         self.stats.ticks += 1

@@ -17,17 +17,18 @@ logging in.
 Memory: the apps of a worker live in one heap. Every ``FREEZE_INTERVAL`` seconds the worker moves everything alive
 into Python's permanent generation (``gc.freeze``, a public API that costs a list splice), so that automatic
 collections only ever walk what is newer and no player waits for a collection of the whole heap (freezer.py). Just
-before, it collects what is not frozen yet (the last second's survivors only), and frees the screens removed and
-the apps ended since the last freeze: they were frozen while in use, and only their own reference cycles keep them,
-which ``Reclaimer`` (reclaimer.py) breaks by walking from each of them alone (subgraph.py), never the whole heap.
-What is left in frozen cycles stays until the worker exits: the front stops giving a worker players after a number
-of connections or megabytes, and it exits when its last player leaves. The system gets the memory back then.
+before, it collects what is not frozen yet (the last second's survivors only), and frees the screens players have
+left: they were frozen while in use, and only their own reference cycles keep them, which ``Reclaimer``
+(reclaimer.py) breaks by walking from each of them alone (subgraph.py), never the whole heap. What is left in frozen
+cycles (a departed player's app, among others) stays until the worker exits: the front stops giving a worker
+players after a number of connections or megabytes, and it exits when its last player leaves. The system gets the
+memory back then.
 At play a session makes almost no garbage in cycles once Textual's ``Strip.divide`` stops making each line refer to
 itself (patch 3 in patches.py): measured at 40 players, the host's memory then grows about 0.06 MiB/s instead of
 2 MiB/s, and keys p99 went from 302 to 114 ms (docs/benchmarks.md, "SSH front, worker processes"). Without the
 periodic freeze memory stays flat without that patch too, but the collections of the whole heap stall the worker
-(keys p99 745 ms, a 7.9 s stall, in the same hour). The screens and apps given back: docs/benchmarks.md, "Closed
-screens given back in a frozen heap".
+(keys p99 745 ms, a 7.9 s stall, in the same hour). What the collection and the screens given back are worth:
+docs/benchmarks.md, "Closed screens given back in a frozen heap".
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    reclaimer = Reclaimer()  # frees the screens left and the apps ended, frozen as they were (reclaimer.py)
+    reclaimer = Reclaimer()  # frees the screens players have left, frozen as they were (reclaimer.py)
     server = SessionServer(
         plan.ssh,
         reclaimer.watching(load_app_factory(plan)),
