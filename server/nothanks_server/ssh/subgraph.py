@@ -62,14 +62,15 @@ def reclaim(
     members: dict[int, object] = {id(sentinel): sentinel}
     stack: list[object] = [sentinel[0]]
     stack += [root for root in (ref() for ref in root_refs) if root is not None]
+    roots = {id(root) for root in stack}
     shared = SHARED_REFERENCES + 2  # (getrefcount's argument, and the stack's reference)
     is_tracked, referents, references = gc.is_tracked, gc.get_referents, sys.getrefcount
     while stack:
         item = stack.pop()
         key = id(item)
-        if key in members or not is_tracked(item) or isinstance(item, _NEVER) or references(item) > shared:
+        if key in members or not is_tracked(item) or isinstance(item, _NEVER):
             continue
-        if stop(item):
+        if (references(item) > shared and key not in roots) or stop(item):
             continue
         members[key] = item
         if len(members) > limit:
