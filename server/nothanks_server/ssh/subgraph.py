@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 SHARED_REFERENCES = 32  # an object referred to this often is taken to be shared (a style, a colour, a namespace)
-LIMIT = 10_000  # candidates at most: a root reaching more is left alone (a closed screen reaches 2,000-5,000)
+LIMIT = 10_000  # candidates at most: a root reaching more is left alone (closed screens seen: 1,600-3,100)
 _NEVER = (type, types.ModuleType, types.CodeType, types.FrameType)
 _EMPTIED = (dict, list, set, collections.deque)
 _WEAK_CONTAINERS = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary, weakref.WeakSet)
