@@ -62,7 +62,7 @@ def reclaim(
     members: dict[int, object] = {id(sentinel): sentinel}
     stack: list[object] = [sentinel[0]]
     stack += [root for root in (ref() for ref in root_refs) if root is not None]
-    roots = {id(root) for root in stack}
+    root_ids = {id(root) for root in stack}
     shared = SHARED_REFERENCES + 2  # (getrefcount's argument, and the stack's reference)
     is_tracked, referents, references = gc.is_tracked, gc.get_referents, sys.getrefcount
     while stack:
@@ -70,7 +70,7 @@ def reclaim(
         key = id(item)
         if key in members or not is_tracked(item) or isinstance(item, _NEVER):
             continue
-        if (references(item) > shared and key not in roots) or stop(item):
+        if (references(item) > shared and key not in root_ids) or stop(item):
             continue
         members[key] = item
         if len(members) > limit:
