@@ -65,6 +65,7 @@ def reclaim(
     root_ids = {id(root) for root in stack}
     shared = SHARED_REFERENCES + 2  # (getrefcount's argument, and the stack's reference)
     is_tracked, referents, references = gc.is_tracked, gc.get_referents, sys.getrefcount
+    children: list[list[object]] = []  # each candidate's referents, kept for the count below, then let go
     while stack:
         item = stack.pop()
         key = id(item)
@@ -75,15 +76,18 @@ def reclaim(
         members[key] = item
         if len(members) > limit:
             return Reclaimed(len(members), 0, gave_up=True)
-        stack += referents(item)
-    item = None
+        reached_from = referents(item)
+        children.append(reached_from)
+        stack += reached_from
+    item, reached_from = None, []
     internal = dict.fromkeys(members, 0)
-    for item in members.values():
-        for referent in referents(item):
+    for reached_from in children:
+        for referent in reached_from:
             key = id(referent)
             if key in internal:
                 internal[key] += 1
-    item = referent = None
+    del children  # (its references are not the heap's)
+    reached_from, referent = [], None
     found = list(members.values())
     # references each candidate has beyond those of other candidates (ours included: measured on the sentinel)
     outside = [references(item) - internal[id(item)] for item in found]
@@ -117,6 +121,8 @@ def reclaim(
 
 def _weakly_reachable(item: object, members: dict[int, object], ignored: set[int]) -> bool:
     """Whether a weak reference that is not a candidate's (nor the caller's to a root) points at ``item``."""
+    if not weakref.getweakrefcount(item):
+        return False
     return any(id(ref) not in members and id(ref) not in ignored for ref in weakref.getweakrefs(item))
 
 
