@@ -100,6 +100,25 @@ def test_what_a_live_weak_set_can_hand_out_is_not_emptied(frozen: None) -> None:
     assert found.name == "weakly held" and found.other.other is found
 
 
+class Loud(dict[str, Any]):
+    """A dict whose own ``clear`` must not run on garbage (it would run code of ours on half-emptied objects)."""
+
+    def clear(self) -> None:
+        raise AssertionError("a subclass's clear ran")
+
+
+def test_garbage_is_emptied_by_the_built_ins_own_clear(frozen: None) -> None:
+    first, second = cycle("loud")
+    first.items.append(Loud(back=second))
+    ref = weakref.ref(first)
+    gc.freeze()
+    del first, second
+
+    reclaim([ref])
+
+    assert ref() is None
+
+
 def test_a_root_reaching_more_than_the_limit_is_left_alone(frozen: None) -> None:
     first, second = cycle("large")
     first.items.extend(Node(str(number)) for number in range(50))
