@@ -132,6 +132,24 @@ def test_a_root_reaching_more_than_the_limit_is_left_alone(frozen: None) -> None
     assert ref() is not None and len(ref().items) == 51  # type: ignore[union-attr]
 
 
+def test_a_tick_collects_young_cycles_before_it_freezes(frozen: None) -> None:
+    freezer = Freezer()
+    gc.disable()  # only the tick collects here
+    try:
+        first, second = cycle("young")
+        ref = weakref.ref(first)
+        del first, second
+        kept, kept_ref = cycle("in use")
+
+        freezer.tick()
+        unfrozen = len(gc.get_objects())
+
+        assert ref() is None  # garbage already: not frozen with the rest
+        assert unfrozen == 0 and kept_ref.other is kept  # the rest is frozen
+    finally:
+        gc.enable()
+
+
 # A Textual app in a worker-like setup ------------------------------------------------------------------------------
 
 
