@@ -222,6 +222,7 @@ def measure(args: argparse.Namespace) -> int:
             worker.ask("wait-empty")
             memory["gone"] = worker.ask("snapshot gone live")
             left_behind = worker.ask("apps")
+            reclaimed = worker.ask("reclaimed")["reclaimed"]
         finally:
             if worker is not None:
                 worker.stop()
@@ -237,6 +238,7 @@ def measure(args: argparse.Namespace) -> int:
         "load": [os.getloadavg()[0]],
         "process_mib": memory,
         "apps_left_behind": left_behind,
+        "reclaimed": reclaimed,
         "per_player": {},
         "groups": {},
     }
@@ -251,6 +253,8 @@ def measure(args: argparse.Namespace) -> int:
     for name in ("base", "held", "live", "gone"):
         print(f"  worker {name}: {memory[name]}")
     print(f"  apps alive once all had left: {left_behind['apps']}")
+    if reclaimed is not None:
+        print(f"  the worker's reclaimer: {reclaimed}")
     for holder in left_behind["held by"]:
         print(f"    held by {holder}")
     for grouping in ("package", "ours-file"):
@@ -314,7 +318,17 @@ async def serve(args: argparse.Namespace) -> None:
         slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=args.host_port, data_dir=Path(args.scratch),
         log_level=30,
     )  # fmt: skip
-    server = SessionServer(settings, load_app_factory(plan))
+    factory = load_app_factory(plan)
+    freezer: Any = None
+    try:  # a tree whose workers give back closed screens and ended apps (ssh/freezer.py) does here as they do
+        from nothanks_server.ssh.freezer import Freezer
+        from nothanks_server.ssh.reclaimer import Reclaimer
+    except ImportError:
+        pass
+    else:
+        freezer = Freezer(Reclaimer())
+        factory = freezer.reclaimer.watching(factory)
+    server = SessionServer(settings, factory)
     await server.prepare()
     loop = asyncio.get_running_loop()
     listener = socket.create_server(("127.0.0.1", 0))
@@ -329,11 +343,14 @@ async def serve(args: argparse.Namespace) -> None:
 
     loop.add_reader(listener.fileno(), accept)
 
-    def freeze() -> None:  # the worker's _Freezer: everything alive so far is left out of later collections
+    def freeze() -> None:  # an older worker's freezer: everything alive so far is left out of later collections
         gc.freeze()
         loop.call_later(1.0, freeze)
 
-    loop.call_later(1.0, freeze)
+    if freezer is not None:
+        freezer.start(loop)
+    else:
+        loop.call_later(1.0, freeze)
     # Textual points sys.stdout at a running app while one runs: answer through a file of our own
     requests = os.fdopen(os.dup(0), "r")
     answers = os.fdopen(os.dup(1), "w")
@@ -345,7 +362,14 @@ async def serve(args: argparse.Namespace) -> None:
             answer: dict[str, Any] = {"port": listener.getsockname()[1]}
         elif request[0] == "wait-empty":
             await server.wait_until(lambda: server.connections == 0 and server.running_apps == 0, 120)
+            if freezer is not None:  # and the ended apps reclaimed, as a worker does in the seconds after
+                for _ in range(20):
+                    await asyncio.sleep(1.0)
+                    if not freezer.reclaimer.pending:
+                        break
             answer = {"empty": True}
+        elif request[0] == "reclaimed":
+            answer = {"reclaimed": freezer.summary() if freezer is not None else None}
         elif request[0] == "apps":  # the apps still alive once every player has left, and what holds the first
             gc.unfreeze()
             gc.collect()
