@@ -122,6 +122,7 @@ class WaitingScreen(SteadyScreen[None]):
         self.join_hint = join_hint or []
         self.waiting: TableWaiting | None = None
         self._handed_over = False
+        self._gone = False  # gone back (``_go_back``) already
         self._chat: list[ChatLine | ChatHistory] = []  # said before the game: handed to the table screen with it
 
     def compose(self) -> ComposeResult:
@@ -274,7 +275,12 @@ class WaitingScreen(SteadyScreen[None]):
         self._go_back(_("You left the table."))
 
     def _go_back(self, reason: str) -> None:
-        """Back to the lobby below, or (when this is the first screen) out of the app."""
+        """Back to the lobby below, or (when this is the first screen) out of the app. Once only: leaving closes
+        the connection, whose own ``Closed`` then reaches this screen after it was dismissed, when the lobby is
+        the only screen left (and going back from there would end the app: over SSH, the player's session)."""
+        if self._gone:
+            return
+        self._gone = True
         if len(self.app.screen_stack) > 1:
             self.dismiss(None)
         else:
