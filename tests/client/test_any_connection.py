@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.screens.dialogs import ClosedScreen
+from nothanks_tui.client.screens.dialogs import ClosedScreen, ConfirmQuitScreen
 from nothanks_tui.client.widgets.table import PlayersPanel, PrivatePanel, TableStatus
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 from nothanks_tui.link import (
@@ -68,6 +68,9 @@ async def test_a_spectator_sees_the_table_but_has_no_play_keys():
         assert connection.sent == []
         players = screen.query_one(PlayersPanel).render().plain
         assert "(away)" in players and players.count("?") == 3  # nobody's chips are shown to a spectator
+        await pilot.press("q")  # a spectator has nothing to lose: no "Leave this game?"
+        await wait_until(pilot, lambda: connection.closed, "the connection closed")
+        assert not any(isinstance(s, ConfirmQuitScreen) for s in app.screen_stack)
 
 
 async def test_keys_send_intents_with_the_state_id_they_were_pressed_in_and_refusals_are_shown():

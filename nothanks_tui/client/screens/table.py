@@ -445,7 +445,8 @@ class TableScreen(SteadyScreen[None]):
 
     def action_quit_table(self) -> None:
         hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
-        if not hosting and (self.table is None or self.table.view.finished):
+        watching = self.table is not None and self.table.view.seat is None  # a spectator has nothing to lose
+        if not hosting and (self.table is None or self.table.view.finished or watching):
             self._leave()
             return
 
