@@ -9,9 +9,11 @@ that wait the way the loop sees it: a task sleeps 10 ms again and again and reco
 bot thinking, then with N threads deciding one position after another with the chosen bot (``hard``, ``expert``,
 ...), as N tables whose bots all think at once would. Positions come from seeded 3-player games.
 
-    .venv/bin/python scripts/bench_bot_gil.py [--bot expert] [--threads 0 1 2 4] [--seconds 6]
+    .venv/bin/python scripts/bench_bot_gil.py [--bot expert] [--threads 0 1 2 4] [--seconds 6] [--processes]
 
-The numbers are the loop's lag per wake-up; a move's way through the host takes a few wake-ups.
+With ``--processes`` the N searches go where ``nothanks server`` sends them (server/nothanks_server/thinking.py:
+worker processes, as many as N, at a lower priority) instead of threads. The numbers are the loop's lag per
+wake-up; a move's way through the host takes a few wake-ups.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import statistics
 import sys
 import time
 
+from nothanks_server import thinking
 from nothanks_tui.bots import make_bot
 from nothanks_tui.engine import Action, GameConfig, PlayerView, apply, legal_actions, new_game, view_for
 
@@ -46,8 +49,9 @@ def positions(count: int) -> list[PlayerView]:
     return out
 
 
-async def measure(bot_name: str, threads: int, seconds: float) -> dict[str, float]:
-    """The loop's wake-up lag (ms) while ``threads`` threads decide with ``bot_name``, and the decisions made."""
+async def measure(bot_name: str, threads: int, seconds: float, processes: bool = False) -> dict[str, float]:
+    """The loop's wake-up lag (ms) while ``threads`` threads (or worker processes) decide with ``bot_name``, and
+    the decisions made."""
     bot = make_bot(bot_name, 1)
     views = positions(200)
     stop = time.monotonic() + seconds
@@ -68,7 +72,21 @@ async def measure(bot_name: str, threads: int, seconds: float) -> dict[str, floa
             await asyncio.sleep(PROBE)
             lags.append((time.perf_counter() - started - PROBE) * 1000)
 
-    await asyncio.gather(probe(), *(asyncio.to_thread(think, index) for index in range(threads)))
+    async def think_elsewhere(index: int) -> None:
+        position = index
+        while time.monotonic() < stop:
+            await thinking.choose(bot, views[position % len(views)])
+            decided[index] += 1
+            position += threads
+
+    if processes:
+        thinking.use_processes(max(1, threads))
+        await thinking.run_search(abs, 0)  # the workers started before the clock runs
+        stop = time.monotonic() + seconds
+        await asyncio.gather(probe(), *(think_elsewhere(index) for index in range(threads)))
+        thinking.use_processes(0)
+    else:
+        await asyncio.gather(probe(), *(asyncio.to_thread(think, index) for index in range(threads)))
     lags.sort()
     return {
         "p50": statistics.median(lags),
@@ -84,12 +102,15 @@ def main() -> int:
     parser.add_argument("--bot", default="expert")
     parser.add_argument("--threads", type=int, nargs="+", default=[0, 1, 2, 4])
     parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--processes", action="store_true", help="search in worker processes (thinking.py)")
     args = parser.parse_args()
-    print(f"bot {args.bot}, {args.seconds:g} s a line, switch interval {sys.getswitchinterval() * 1000:g} ms, "
+    where = "worker processes" if args.processes else "threads"
+    interval = sys.getswitchinterval() * 1000
+    print(f"bot {args.bot} in {where}, {args.seconds:g} s a line, switch interval {interval:g} ms, "
           f"load average {os.getloadavg()[0]:.2f}")
     print("threads  loop lag p50 ms  p99 ms  max ms  probes  decisions")
     for threads in args.threads:
-        result = asyncio.run(measure(args.bot, threads, args.seconds))
+        result = asyncio.run(measure(args.bot, threads, args.seconds, args.processes))
         print(f"{threads:7d}  {result['p50']:15.1f}  {result['p99']:6.1f}  {result['max']:6.1f}  "
               f"{result['probes']:6.0f}  {result['decisions']:9.0f}")
     return 0

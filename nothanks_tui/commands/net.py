@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import socket
 import sys
 from collections.abc import Callable
@@ -50,6 +51,16 @@ def _seconds(text: str) -> float | None:
     return value
 
 
+DEFAULT_BOT_PROCESSES = min(max(1, (os.cpu_count() or 1) // 2), 8)  # half the cores: SSH workers need some
+
+
+def _processes(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 64:
+        raise argparse.ArgumentTypeError("must be 0..64")
+    return value
+
+
 def _timer_text() -> str:
     return "off" if TURN_TIMER is None else f"{TURN_TIMER:g}; 'off' waits forever"
 
@@ -62,6 +73,15 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         help="where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)",
+    )
+    parser.add_argument(
+        "--bot-processes",
+        type=_processes,
+        default=DEFAULT_BOT_PROCESSES,
+        metavar="N",
+        help="worker processes for the hard and expert bots' searches and the coach, at a lower priority than the "
+        f"host, so that no search holds up the players (default {DEFAULT_BOT_PROCESSES}: half this machine's cores; "
+        "0: in the host's own threads)",
     )
     parser.add_argument(
         "--bot-pace",
@@ -155,6 +175,7 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
         default_bot=args.bot,
         max_tables_per_address=args.per_address_tables,
         unstarted_table_timeout=args.unstarted_table_timeout,
+        bot_processes=args.bot_processes,
     )
 
 

@@ -17,6 +17,7 @@ from nothanks_tui.bots.coaching import coach
 from nothanks_tui.engine import PlayerView
 from nothanks_tui.link import CoachAdvice, errors
 
+from . import thinking
 from .errors import HostError
 
 COACH_THREADS = 2  # searches running at once, host-wide (a search is about 35 ms of one core)
@@ -53,6 +54,8 @@ async def advise(view: PlayerView) -> CoachAdvice:
         raise HostError(errors.SLOW_DOWN, "the coach is busy with other players: ask again in a moment")
     _in_flight += 1
     try:
+        if thinking.processes() > 0:  # the host's worker processes (thinking.py): not the loop's interpreter
+            return await thinking.run_search(advise_now, view)
         return await asyncio.get_running_loop().run_in_executor(_executor(), advise_now, view)
     finally:
         _in_flight -= 1

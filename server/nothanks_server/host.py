@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
 
+from . import thinking
 from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
@@ -117,6 +118,7 @@ class Host:
         """Listen on TCP, then on SSH if asked; on any failure nothing is left listening."""
         ssh = self.ssh_settings
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
+        thinking.use_processes(self.settings.bot_processes)  # (before any table plays: thinking.py)
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
         try:
@@ -231,6 +233,7 @@ class Host:
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         if self.ssh_front is not None:
             await self.ssh_front.close(reason)
+        thinking.stop()
 
     async def serve(
         self,

@@ -49,6 +49,7 @@ class LobbySettings:
     unstarted_table_timeout: float = 900.0  # seconds a table may wait for its game to start before it closes
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
+    bot_processes: int = 0  # worker processes for the bots' searches and the coach (thinking.py); 0: threads
 
 
 class Lobby:

@@ -46,6 +46,7 @@ from nothanks_tui.link import (
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
 from . import coach as coaching
+from . import thinking
 from .chat import ChatRoom
 from .errors import HostError
 from .scoreboard import MatchTally, score_timeline
@@ -943,7 +944,7 @@ class Table:
                 return
             view = engine_view_for(self.game.state, seat_index)
             try:
-                action = await asyncio.to_thread(bot.choose, view)
+                action = await thinking.choose(bot, view)  # a search: in a worker process if the host uses them
             except Exception:  # a broken bot must not stall the table: it takes the card
                 log.exception("table %s: bot %s failed; taking instead", self.table_id, bot.name)
                 action = Action.TAKE
