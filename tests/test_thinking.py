@@ -122,3 +122,18 @@ def running(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_a_pool_that_cannot_start_leaves_the_bots_thinking_in_threads(processes, monkeypatch):
+    """Where worker processes cannot start (as under an app that replaced stderr, before the resource tracker was
+    started), every move is still the bot's own, and the host stops trying: a bot must never fall back to taking
+    every card."""
+
+    def cannot_start() -> None:
+        raise ValueError("bad value(s) in fds_to_keep")
+
+    monkeypatch.setattr(thinking, "_executor", cannot_start)
+    bot = make_bot("hard", 4)
+    views = some_views(3)
+    assert [await thinking.choose(bot, view) for view in views] == [bot.choose(view) for view in views]
+    assert thinking.processes() == 0

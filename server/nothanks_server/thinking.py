@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 from typing import TypeVar
 
 from nothanks_tui.bots import Bot
@@ -47,11 +48,19 @@ _pool: ProcessPoolExecutor | None = None
 
 
 def use_processes(processes: int) -> None:
-    """Searches run in ``processes`` worker processes from now on (0: in threads). The pool starts when needed."""
+    """Searches run in ``processes`` worker processes from now on (0: in threads). The pool starts when needed;
+    multiprocessing's resource tracker starts now, while the process still has its own stderr (an app that draws
+    on the terminal, ``nothanks host``'s, replaces it, and the tracker cannot start without a real one)."""
     global _processes
     if processes != _processes:
         stop()
     _processes = max(0, processes)
+    if _processes:
+        try:
+            resource_tracker.ensure_running()
+        except Exception:
+            log.exception("bot worker processes cannot start here: the bots think in threads")
+            _processes = 0
 
 
 def processes() -> int:
@@ -95,12 +104,20 @@ def _executor() -> ProcessPoolExecutor:
 async def run_search(search: Callable[[Argument], Result], argument: Argument) -> Result:
     """``search(argument)`` in the worker processes if the host uses them, else in a thread. ``search`` and
     ``argument`` must pickle (a module-level function or a bound method of a plain object; frozen dataclasses)."""
+    global _processes
     if _processes > 0:
         try:
-            return await asyncio.get_running_loop().run_in_executor(_executor(), search, argument)
-        except BrokenProcessPool:
-            log.warning("a bot worker process ended: new ones start with the next search; this one runs here")
+            future = asyncio.get_running_loop().run_in_executor(_executor(), search, argument)
+        except Exception:  # the pool cannot start workers here (it never could, or can no longer)
+            log.exception("bot worker processes cannot start: from now on the bots think in threads")
             stop()
+            _processes = 0
+        else:
+            try:
+                return await future
+            except BrokenProcessPool:
+                log.warning("a bot worker process ended: new ones start with the next search; this one runs here")
+                stop()
     return await asyncio.to_thread(search, argument)
 
 
