@@ -83,6 +83,11 @@ def _start_worker() -> None:
         os.nice(WORKER_NICENESS)
     except OSError:  # (not allowed here: the search runs at the host's priority)
         pass
+    if os.isatty(2):  # the terminal an app draws on (``nothanks host``): nothing of a worker's may land there
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1, 2):
+            os.dup2(quiet, descriptor)
+        os.close(quiet)
     host = os.getppid()
 
     def end_with_the_host() -> None:
