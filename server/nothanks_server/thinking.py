@@ -12,10 +12,10 @@ them more than they cost, and ``easy`` and ``random`` keep their random state in
 The pool starts with the first search, in processes started afresh (``spawn``: none of the host's threads,
 sockets or event loop is inherited; as Python's spawn does, a worker runs the host's main script as
 ``__mp_main__``, so an entry point must keep its work under ``if __name__ == "__main__"``, as the ``nothanks``
-command and ``python -m nothanks_tui`` do). A worker ends when the host does, however it ends. If the pool breaks
-(a worker killed), a new one is started for the next search, and the search that saw it break runs in a thread
-instead. ``use_processes(0)``, the default, keeps everything in threads: tests, and ``nothanks play``, where
-nobody else waits for the loop.
+command does; a package's ``__main__``, ``python -m nothanks_tui``'s, is not run again). A worker ends when the
+host does, however it ends. If the pool breaks (a worker killed), a new one is started for the next search, and
+the search that saw it break runs in a thread instead. ``use_processes(0)``, the default, keeps everything in
+threads: tests, and ``nothanks play``, where nobody else waits for the loop.
 """
 
 from __future__ import annotations
