@@ -29,3 +29,11 @@ def port(text: str) -> int:
     if not 0 <= value < 65536:
         raise argparse.ArgumentTypeError("port must be 0..65535")
     return value
+
+
+def processes(text: str) -> int:
+    """A number of worker processes: 0 (none: threads instead) to 64."""
+    value = int(text)
+    if not 0 <= value <= 64:
+        raise argparse.ArgumentTypeError("must be 0..64")
+    return value

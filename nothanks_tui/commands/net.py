@@ -33,7 +33,7 @@ from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import port, positive
+from .argtypes import port, positive, processes
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 
@@ -54,13 +54,6 @@ def _seconds(text: str) -> float | None:
 DEFAULT_BOT_PROCESSES = min(max(1, (os.cpu_count() or 1) // 2), 8)  # half the cores: SSH workers need some
 
 
-def _processes(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError("must be 0..64")
-    return value
-
-
 def _timer_text() -> str:
     return "off" if TURN_TIMER is None else f"{TURN_TIMER:g}; 'off' waits forever"
 
@@ -76,7 +69,7 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bot-processes",
-        type=_processes,
+        type=processes,
         default=DEFAULT_BOT_PROCESSES,
         metavar="N",
         help="worker processes for the hard and expert bots' searches and the coach, at a lower priority than the "

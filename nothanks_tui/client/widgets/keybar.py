@@ -12,7 +12,7 @@ Descriptions are translated here, as the bar is drawn: ``BINDINGS`` are class at
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar, NamedTuple
 
 from rich.cells import cell_len
@@ -56,15 +56,12 @@ def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, Sh
     def total(entries: list[tuple[str, str, ShownKey]]) -> int:
         return sum(cell_len(key) + cell_len(description) for key, description, _shown in entries)
 
-    def described(key: ShownKey) -> str:
-        return f"{key.description} " if key.description else ""
+    def padded(display: Callable[[str], str]) -> list[tuple[str, str, ShownKey]]:
+        return [(f" {display(key.display)} ", f"{key.description} " if key.description else "", key) for key in shown]
 
-    entries = [(f" {key.display} ", described(key), key) for key in shown]
-    if width <= 0 or total(entries) <= width:
-        return entries
-    entries = [(f" {primary_key(key.display)} ", described(key), key) for key in shown]
-    if total(entries) <= width:
-        return entries
+    for entries in (padded(str), padded(primary_key)):
+        if width <= 0 or total(entries) <= width:
+            return entries
     descriptions = [key.description for key in shown]
 
     def unpadded() -> list[tuple[str, str, ShownKey]]:
