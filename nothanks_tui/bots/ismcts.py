@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
 from .knowledge import InfoSet, fill_chips, info_from_view
-from .rollout import MODELS, limit_tables, mask_score, playout
+from .rollout import MODELS, limit_tables, playout, scores_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +94,16 @@ def _new_node() -> list:
 
 
 def _rewards(scores: list[int], score_weight: float) -> list[float]:
-    best = min(scores)
-    winners = scores.count(best)
-    out = []
-    for seat, mine in enumerate(scores):
-        win = 1.0 / winners if mine == best else 0.0
-        if score_weight:
-            rival = min(s for i, s in enumerate(scores) if i != seat)
-            win += score_weight * (rival - mine) / 100.0
-        out.append(win)
-    return out
+    """Every seat's reward for a finished world: its win share, plus ``score_weight`` per 100 points of margin over
+    its best rival (whose score is the best one, or the second best for a seat that alone holds the best)."""
+    best, runner_up = sorted(scores)[:2]  # the runner-up is the best again when several share it
+    share = 1.0 / scores.count(best)
+    if not score_weight:
+        return [share if mine == best else 0.0 for mine in scores]
+    return [
+        share + score_weight * (runner_up - mine) / 100.0 if mine == best else score_weight * (best - mine) / 100.0
+        for mine in scores
+    ]
 
 
 def _random_playout(
@@ -115,10 +115,11 @@ def _random_playout(
     deck: list[int],
     index: int,
     rand: Callable[[], float],
+    end: int,
 ) -> list[int]:
-    """Play on at random: take or pass at even odds (take when out of chips). Changes masks and chips in place."""
+    """Play on at random through ``deck[index:end]``: take or pass at even odds (take when out of chips). Changes
+    masks and chips in place."""
     players = len(masks)
-    end = len(deck)
     while True:
         mine = chips[seat]
         if mine <= 0 or rand() < 0.5:
@@ -135,7 +136,7 @@ def _random_playout(
             seat += 1
             if seat == players:
                 seat = 0
-    return [mask_score(m, c) for m, c in zip(masks, chips)]
+    return scores_of(masks, chips)
 
 
 def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
@@ -163,35 +164,36 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     pool = len(unseen)
     deck_left = info.deck_left
     iterations = settings.iterations_for(deck_left, players)
+    TV, TW, PV, PW, PASS, TAKE = _TV, _TW, _PV, _PW, _PASS, _TAKE  # (local names: the loop runs by the million)
     for _ in range(iterations):
         # A uniformly random ordered draw of deck_left unseen cards (a partial Fisher-Yates shuffle of the pool).
         for i in range(deck_left):
             j = i + int(rand() * (pool - i))
             unseen[i], unseen[j] = unseen[j], unseen[i]
-        deck = unseen[:deck_left]
+        deck = unseen  # its first deck_left cards, untouched until the next iteration shuffles
         chips = fill_chips(info, rng) if hidden else known_chips.copy()
         masks = list(info.masks)
         card = info.card
         pot = info.pot
         seat = info.seat
         index = 0
-        end = len(deck)
+        end = deck_left
         node = root
-        path: list[tuple[list, int, int]] = []
+        path: list[tuple[list, int, int]] = []  # (node, TV if the mover took else PV, mover)
         finished = False
         while True:  # selection, then expansion of one new node
             mine = chips[seat]
             if mine <= 0:
                 take = True
             else:
-                tv = node[_TV]
-                pv = node[_PV]
+                tv = node[TV]
+                pv = node[PV]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:
                     log_n = log(tv + pv)
-                    take = node[_TW] / tv + c * sqrt(log_n / tv) >= node[_PW] / pv + c * sqrt(log_n / pv)
-            path.append((node, 1 if take else 0, seat))
+                    take = node[TW] / tv + c * sqrt(log_n / tv) >= node[PW] / pv + c * sqrt(log_n / pv)
+            path.append((node, TV if take else PV, seat))
             if take:
                 chips[seat] = mine + pot
                 masks[seat] |= 1 << card
@@ -201,10 +203,10 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
                 card = deck[index]
                 index += 1
                 pot = 0
-                children = node[_TAKE]
+                children = node[TAKE]
                 child = children.get(card)
                 if child is None:
-                    children[card] = _new_node()
+                    children[card] = [0, 0.0, 0, 0.0, None, {}]  # _new_node(), inlined
                     break
             else:
                 chips[seat] = mine - 1
@@ -212,26 +214,22 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
                 seat += 1
                 if seat == players:
                     seat = 0
-                child = node[_PASS]
+                child = node[PASS]
                 if child is None:
-                    node[_PASS] = _new_node()
+                    node[PASS] = [0, 0.0, 0, 0.0, None, {}]
                     break
             node = child
         if finished:
-            scores = [mask_score(m, ch) for m, ch in zip(masks, chips)]
+            scores = scores_of(masks, chips)
         elif light:
-            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables)
+            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables, end)
         else:
-            scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand)
+            scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand, end)
         rewards = _rewards(scores, score_weight)
-        root_scores[path[0][1]] += scores[me]
-        for visited, took, mover in path:
-            if took:
-                visited[_TV] += 1
-                visited[_TW] += rewards[mover]
-            else:
-                visited[_PV] += 1
-                visited[_PW] += rewards[mover]
+        root_scores[path[0][1] == TV] += scores[me]
+        for visited, visits, mover in path:  # a node's reward sum sits right after its visit count
+            visited[visits] += 1
+            visited[visits + 1] += rewards[mover]
     tv, pv = root[_TV], root[_PV]
     take_value = root[_TW] / tv if tv else 0.0
     take_score = root_scores[1] / tv if tv else 0.0

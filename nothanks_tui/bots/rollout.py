@@ -69,23 +69,41 @@ def _sums(bits: int) -> list[int]:
 
 
 _SUM12 = _sums(12)
+# The same for bits 12..23 and 24..35 of a 36-bit mask, read as 12-bit chunks: each set bit counts its offset too.
+_SUM12_MID = [total + 12 * n.bit_count() for n, total in enumerate(_SUM12)]
+_SUM12_HIGH = [total + 24 * n.bit_count() for n, total in enumerate(_SUM12)]
 
 
 def mask_score(mask: int, chips: int) -> int:
     """Final score of a hand (bit mask) holding ``chips``: ``mask_points(mask) - chips`` by table lookup (card
     points are the sum of the indices of the lowest card of every run), as playouts end by the thousand."""
     lows = mask & ~(mask << 1)
-    mid = (lows >> 12) & 0xFFF
-    high = lows >> 24
-    return _SUM12[lows & 0xFFF] + _SUM12[mid] + 12 * mid.bit_count() + _SUM12[high] + 24 * high.bit_count() - chips
+    return _SUM12[lows & 0xFFF] + _SUM12_MID[(lows >> 12) & 0xFFF] + _SUM12_HIGH[lows >> 24] - chips
 
 
-def limit_tables(models: list[Model]) -> tuple[list[list[int]], list[list[int]]]:
-    """Per seat and chip count, four times the most an isolated card may cost net of its pot for the seat to take
-    it: (early, late)."""
+class Tables(NamedTuple):
+    """What a playout reads per seat, built once per search rather than once per playout (``limit_tables``)."""
+
+    early: list[list[int]]  # per seat and chip count, four times the most an isolated card may cost net of its pot
+    late: list[list[int]]  # the same when fewer than 4 cards are left face down
+    milks: list[bool]
+    pot_weights: list[int]
+    penalties: list[int]  # four times the rival penalty
+    milk_qs: list[int]
+
+
+def limit_tables(models: list[Model]) -> Tables:
+    """Everything ``playout`` reads of ``models``, per seat (see ``Tables``)."""
     early = [[4 * max(0, m.base - m.slope * chips) for chips in range(TOTAL_CHIPS + 1)] for m in models]
     late = [[limit + 4 * m.late for limit in row] for m, row in zip(models, early)]
-    return early, late
+    return Tables(
+        early,
+        late,
+        [m.milk for m in models],
+        [m.pot_weight for m in models],
+        [4 * m.rival_penalty for m in models],
+        [m.milk_q for m in models],
+    )
 
 
 def playout(
@@ -97,22 +115,20 @@ def playout(
     deck: list[int],
     next_index: int,
     models: list[Model],
-    tables: tuple[list[list[int]], list[list[int]]] | None = None,
+    tables: Tables | None = None,
+    end: int | None = None,
 ) -> list[int]:
-    """Play on from ``card`` (face up, ``pot`` on it, ``seat`` to move) through ``deck[next_index:]``, seat ``i``
-    playing ``models[i]`` (``tables`` is ``limit_tables(models)``, passed in to save rebuilding it).
-    ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
+    """Play on from ``card`` (face up, ``pot`` on it, ``seat`` to move) through ``deck[next_index:end]`` (``end``
+    defaults to the whole list), seat ``i`` playing ``models[i]`` (``tables`` is ``limit_tables(models)``, passed
+    in to save rebuilding it). ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
     """
     players = len(masks)
-    early, late = tables or limit_tables(models)
-    milks = [m.milk for m in models]
-    pot_weights = [m.pot_weight for m in models]
-    penalties = [4 * m.rival_penalty for m in models]
-    milk_qs = [m.milk_q for m in models]
+    early, late, milks, pot_weights, penalties, milk_qs = tables or limit_tables(models)
     union = 0
     for mask in masks:
         union |= mask
-    end = len(deck)
+    if end is None:
+        end = len(deck)
     index = next_index
     # Per face-up card: the neighbours' bits, four times its value and which limits apply.
     near = (1 << (card - 1)) | (1 << (card + 1))
@@ -154,4 +170,14 @@ def playout(
             seat += 1
             if seat == players:
                 seat = 0
-    return [mask_score(m, c) for m, c in zip(masks, chips)]
+    return scores_of(masks, chips)
+
+
+def scores_of(masks: list[int], chips: list[int]) -> list[int]:
+    """Every seat's final score: ``mask_score`` of each, inlined (called once per playout)."""
+    low_sums, mid_sums, high_sums = _SUM12, _SUM12_MID, _SUM12_HIGH
+    out = []
+    for mask, held in zip(masks, chips):
+        lows = mask & ~(mask << 1)
+        out.append(low_sums[lows & 0xFFF] + mid_sums[(lows >> 12) & 0xFFF] + high_sums[lows >> 24] - held)
+    return out

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""CPU time of the ``hard`` and ``expert`` searches, one core, over fixed positions: the figure to watch when
+making the search faster (scripts/search_golden.py checks that it still plays the same moves).
+
+Each level searches every position ``--repeats`` times in a row; the least total CPU time of a round is reported
+(the other rounds are the machine's noise), as ms per decision. To compare with another version of the code, run
+the same script with that version first on the path: ``PYTHONPATH=/path/to/old/checkout scripts/bench_search.py``.
+
+Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import nothanks_tui
+from nothanks_tui.bots.ismcts import search
+from nothanks_tui.bots.knowledge import info_from_view
+from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
+
+LEVELS = {"hard": HARD, "expert": EXPERT}
+
+
+def positions(count: int) -> list:
+    """Decisions from games at 3, 4 and 5 players with open chips (the benchmark tables'), early to late."""
+    rng = random.Random(3)
+    infos = []
+    game = 0
+    while len(infos) < count:
+        state = new_game(GameConfig(players=3 + game % 3, open_chips=True), rng.randrange(1 << 30))
+        game += 1
+        while state.taken < 24 and len(infos) < count:
+            view = view_for(state, state.to_move)
+            if (view.my_chips or 0) > 0 and rng.random() < 0.15:
+                infos.append(info_from_view(view, "greedy"))
+            take = state.chips[state.to_move] <= 0 or rng.random() < 0.35
+            state = apply(state, Action.TAKE if take else Action.PASS)
+    return infos
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=48)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--levels", default="hard,expert")
+    args = parser.parse_args()
+    infos = positions(args.positions)
+    print(f"code: {nothanks_tui.__file__}")
+    for level in args.levels.split(","):
+        settings = LEVELS[level]
+        count = len(infos) if level == "hard" else max(1, len(infos) // 4)
+        rounds = []
+        for _ in range(args.repeats):
+            start = time.process_time()
+            for index, info in enumerate(infos[:count]):
+                search(info, settings, index)
+            rounds.append(time.process_time() - start)
+        print(
+            f"{level:7s} {count} decisions: best round {1000 * min(rounds) / count:.1f} ms CPU a decision"
+            f"  (rounds: {', '.join(f'{r:.2f}' for r in rounds)} s)"
+        )
+
+
+if __name__ == "__main__":
+    main()
