@@ -1,18 +1,20 @@
-"""``nothanks`` and its subcommands: the one entry point for playing, simulating and (later) hosting."""
+"""``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting.
+
+The commands' modules are imported when the parser is built or a command runs, not when this module is: a bot
+worker process (``nothanks_server.thinking``, started by ``spawn``) runs the ``nothanks`` script again as
+``__mp_main__``, which imports this module, and needs none of the host, the SSH front or the client
+(``scripts/bench_bot_gil.py`` reports a worker's size).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 from collections.abc import Callable, Sequence
 
 from . import __version__
 from .bots import bot_names, describe
-from .commands import advise as advise_command
-from .commands import history as history_command
-from .commands import net as net_command
-from .commands import simulate as simulate_command
-from .commands import tournament as tournament_command
 from .commands.argtypes import players, positive
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, use_language
@@ -39,6 +41,12 @@ def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> No
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .commands import advise as advise_command
+    from .commands import history as history_command
+    from .commands import net as net_command
+    from .commands import simulate as simulate_command
+    from .commands import tournament as tournament_command
+
     parser = argparse.ArgumentParser(
         prog="nothanks",
         description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
@@ -85,8 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     use_language(choose_language(args.lang, remembered_language(), os.environ))  # every app and message after this
-    command = COMMANDS.get(args.command)
-    if command is not None:
+    if args.command == "play":
+        return _play(args)
+    if args.command in COMMANDS:
+        module, function = COMMANDS[args.command]
+        command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module, __package__), function)
         return command(args)
     from .commands.play import run_start_screen
 
@@ -114,16 +125,15 @@ def _play(args: argparse.Namespace) -> int:
     )
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "play": _play,
-    "simulate": simulate_command.run,
-    "tournament": tournament_command.run,
-    "advise": advise_command.run,
-    "server": net_command.run_server,
-    "host": net_command.run_host,
-    "join": net_command.run_join,
-    "history": history_command.run_history,
-    "replay": history_command.run_replay,
+COMMANDS: dict[str, tuple[str, str]] = {  # a subcommand's (module, function), imported when it runs
+    "simulate": (".commands.simulate", "run"),
+    "tournament": (".commands.tournament", "run"),
+    "advise": (".commands.advise", "run"),
+    "server": (".commands.net", "run_server"),
+    "host": (".commands.net", "run_host"),
+    "join": (".commands.net", "run_join"),
+    "history": (".commands.history", "run_history"),
+    "replay": (".commands.history", "run_replay"),
 }
 
 
