@@ -84,7 +84,8 @@ def test_a_search_bot_plays_in_a_tournament(capsys, tmp_path):
     code = main(["tournament", "medium", "random", "--players", "2", "--games", "2", "--jobs", "1", "--json", str(out)])
     assert code == 0
     table = capsys.readouterr().out
-    assert "medium" in table and "p99 ms" in table
+    assert "medium" in table and "wall p50" in table and "CPU p50" in table
+    assert "only 1 deal:" in table  # 2 games are one deal: the intervals say little, and the table says so
     data = json.loads(out.read_text())
     assert data["games"] == 2 and data["parity"] == 0.5
     assert {bot["name"] for bot in data["bots"]} == {"medium", "random"}
@@ -137,3 +138,22 @@ def test_mixed_tournament_plays_every_mix_and_tabulates_it(capsys, tmp_path):
         assert f"{points / meetings:.1%}" in table
     assert main(["tournament", "rules", "threshold", "easy", "--mixed", "--games", "1"]) == 2
     assert "exactly two" in capsys.readouterr().err
+
+
+def test_the_tables_fit_80_columns_with_long_names_and_wide_intervals():
+    from nothanks_tui.tournament.report import MixedReport, summarize
+    from nothanks_tui.tournament.runner import DealResult
+
+    long_a, long_b = "expert-noread", "ismcts:1000000"
+    deals = [
+        DealResult(n, [((long_a, long_b, long_b), (100 - n, 3 + 40 * n, -11)), ((long_b, long_a, long_b), (99, 0, 7))])
+        for n in range(3)
+    ]
+    times = {long_a: [1.234567, 0.5], long_b: [0.001, 12.5]}
+    one = summarize([long_a, long_b, long_b], 3, deals, times, seed=12345678, jobs=16, seconds=9876.5, cpu_times=times)
+    two = summarize([long_a, long_a, long_b], 3, deals, times, seed=123456789, jobs=16, seconds=98765.4)
+    for table in (one.table(), MixedReport(long_a, long_b, (one, two)).table()):
+        assert max(len(line) for line in table.splitlines()) <= 80, table
+        assert long_a in table and "only 3 deals:" in table
+    many = [DealResult(n, deals[0].games) for n in range(12)]
+    assert "deals:" not in summarize([long_a, long_b], 2, many, {}, seed=1, jobs=1, seconds=1.0).table()

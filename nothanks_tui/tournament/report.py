@@ -7,6 +7,7 @@ deal are correlated (same cards), so intervals treat the deal, not the game, as 
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -77,25 +78,33 @@ class TournamentReport:
         return data
 
     def table(self) -> str:
+        """The report for people, in lines of at most 80 columns: strength first, then decision times."""
+        width = max(12, 2 + max((len(bot.name) for bot in self.bots), default=0))
         lines = [
-            f"{self.games} games ({self.deals} deals x {self.seatings_per_deal} seatings), {self.players} players, "
-            f"seed {self.seed}, {self.jobs} job(s), {'open' if self.open_chips else 'hidden'} chips, "
-            f"{self.seconds:.1f} s",
-            f"line-up: {' '.join(self.lineup)}   parity {self.parity:.1%}",
-            f"{'bot':<12}{'seats':>6}{'mean score':>18}{'win share':>16}{'x parity':>9}{'elo':>7}"
-            f"{'moves':>8}{'p50 ms':>8}{'p99 ms':>8}{'cpu p50':>8}{'cpu p99':>8}",
+            f"{self.games} games ({self.deals} deal{'s' if self.deals != 1 else ''} x {self.seatings_per_deal} "
+            f"seating{'s' if self.seatings_per_deal != 1 else ''}), {self.players} players, "
+            f"seed {self.seed}, {self.jobs} job(s)",
+            f"{'open' if self.open_chips else 'hidden'} chips, parity {self.parity:.1%}, {self.seconds:.1f} s",
+            *textwrap.wrap(f"line-up: {' '.join(self.lineup)}", 80, subsequent_indent="  "),
+            "",
+            f"{'bot':<{width}}{'seats':>6}{'mean score':>16}{'win share':>16}{'x parity':>10}{'elo':>7}",
         ]
         for bot in self.bots:
-            score = f"{bot.mean_score:7.2f}" + (f" ±{bot.score_ci:5.2f}" if bot.score_ci is not None else " " * 7)
-            win = f"{bot.win_share:6.1%}" + (f" ±{bot.win_ci:5.1%}" if bot.win_ci is not None else " " * 7)
-            p50 = "-" if bot.time_p50_ms is None else f"{bot.time_p50_ms:.2f}"
-            p99 = "-" if bot.time_p99_ms is None else f"{bot.time_p99_ms:.2f}"
-            cpu50 = "-" if bot.cpu_p50_ms is None else f"{bot.cpu_p50_ms:.2f}"
-            cpu99 = "-" if bot.cpu_p99_ms is None else f"{bot.cpu_p99_ms:.2f}"
             lines.append(
-                f"{bot.name:<12}{bot.seats:>6}{score:>18}{win:>16}{bot.win_share / self.parity:>9.2f}{bot.elo:>7.0f}"
-                f"{bot.decisions:>8}{p50:>8}{p99:>8}{cpu50:>8}{cpu99:>8}"
+                f"{bot.name:<{width}}{bot.seats:>6}{_num(bot.mean_score, bot.score_ci):>16}"
+                f"{_pct(bot.win_share, bot.win_ci):>16}{bot.win_share / self.parity:>10.2f}{bot.elo:>7.0f}"
             )
+        lines += ["", f"{'ms a decision':<{width}}{'moves':>8}{'wall p50':>10}{'p99':>8}{'max':>8}{'CPU p50':>10}"
+                  f"{'p99':>8}{'max':>8}"]  # fmt: skip
+        for bot in self.bots:
+            times = (bot.time_p50_ms, bot.time_p99_ms, bot.time_max_ms, bot.cpu_p50_ms, bot.cpu_p99_ms, bot.cpu_max_ms)
+            cells = ["-" if value is None else _ms(value) for value in times]
+            lines.append(
+                f"{bot.name:<{width}}{bot.decisions:>8}{cells[0]:>10}{cells[1]:>8}{cells[2]:>8}{cells[3]:>10}"
+                f"{cells[4]:>8}{cells[5]:>8}"
+            )
+        if self.deals < FEW_DEALS:
+            lines += ["", _few_deals(self.deals)]
         return "\n".join(lines)
 
 
@@ -216,20 +225,35 @@ class MixedReport:
             return ""
         first = self.reports[0]
         lines = [
-            f"head to head: {self.a} (A) against {self.b} (B), {first.players} players, seed {first.seed}, "
-            f"{'open' if first.open_chips else 'hidden'} chips, parity {first.parity:.1%} a seat",
-            f"{'mix':<10}{'games':>7}{'A win share':>17}{'B win share':>17}{'A mean':>16}{'B mean':>16}"
-            f"{'A ahead of B':>14}",
+            f"head to head: {self.a} (A) against {self.b} (B), {first.players} players",
+            f"seed {first.seed}, {'open' if first.open_chips else 'hidden'} chips, parity {first.parity:.1%} a seat",
+            "",
+            f"{'mix':<5}{'games':>6}{'A win share':>15}{'B win share':>15}{'A mean':>15}{'B mean':>15}{'A ahead':>8}",
         ]
         for report in self.reports:
             a, b = report.bot(self.a), report.bot(self.b)
             ahead = report.ahead_share(self.a, self.b)
             lines.append(
-                f"{f'{a.seats}A {b.seats}B':<10}{report.games:>7}{_pct(a.win_share, a.win_ci):>17}"
-                f"{_pct(b.win_share, b.win_ci):>17}{_num(a.mean_score, a.score_ci):>16}"
-                f"{_num(b.mean_score, b.score_ci):>16}{'-' if ahead is None else f'{ahead:.1%}':>14}"
+                f"{f'{a.seats}A {b.seats}B':<5}{report.games:>6}{_pct(a.win_share, a.win_ci):>15}"
+                f"{_pct(b.win_share, b.win_ci):>15}{_num(a.mean_score, a.score_ci):>15}"
+                f"{_num(b.mean_score, b.score_ci):>15}{'-' if ahead is None else f'{ahead:.1%}':>8}"
             )
+        deals = min(report.deals for report in self.reports)
+        if deals < FEW_DEALS:
+            lines += ["", _few_deals(deals)]
         return "\n".join(lines)
+
+
+FEW_DEALS = 10  # below this many deals the intervals (Student's t over deals) are too wide to judge by
+
+
+def _few_deals(deals: int) -> str:
+    return f"(only {deals} deal{'s' if deals != 1 else ''}: the ± intervals are too wide to judge by; play more games)"
+
+
+def _ms(value: float) -> str:
+    """A decision time in at most 7 characters up to 10^7 ms: finer for the quick bots."""
+    return f"{value:.2f}" if value < 100 else f"{value:.1f}" if value < 10_000 else f"{value:.0f}"
 
 
 def _pct(value: float, half: float | None) -> str:
