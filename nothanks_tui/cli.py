@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .bots import bot_names, describe
-from .commands.argtypes import players, positive
+from .commands.argtypes import bot_name, players, positive
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, use_language
 
@@ -59,10 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=players, default=4, help="seats at the table, you included (2..7, default 4)")
     play.add_argument(
         "--bot",
-        choices=bot_names(),
+        type=bot_name,
         default=DEFAULT_BOT,
+        metavar="NAME",
         help=f"bot for the other seats (default {DEFAULT_BOT}): "
-        + "; ".join(f"{name}: {describe(name)}" for name in bot_names()),
+        + "; ".join(f"{name}: {describe(name)}" for name in bot_names())
+        + "; ismcts:N: ismcts with N iterations",
     )
     play.add_argument("--seed", type=int, default=None, help="deal from this seed (default: random)")
     play.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")

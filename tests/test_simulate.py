@@ -82,3 +82,19 @@ def test_help_lists_the_subcommands():
     ).stdout
     for command in ("play", "simulate"):
         assert command in out
+
+
+def test_play_and_simulate_take_a_bot_with_a_setting_and_refuse_a_bad_one(capsys):
+    from nothanks_tui.cli import build_parser
+
+    assert build_parser().parse_args(["play", "--bot", "ismcts:800"]).bot == "ismcts:800"
+    assert main(["simulate", "--bot", "ismcts:5", "--games", "2", "--players", "2"]) == 0
+    assert "ismcts:5" in capsys.readouterr().out
+    for bad in (["play", "--bot", "ismcts:0"], ["simulate", "--bot", "nobody"]):
+        try:
+            build_parser().parse_args(bad)
+        except SystemExit as exit:
+            assert exit.code == 2
+        else:
+            raise AssertionError(f"{bad} was accepted")
+    assert "unknown bot 'nobody'" in capsys.readouterr().err

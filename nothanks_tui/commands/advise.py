@@ -5,15 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..bots import bot_names, make_bot
-
-
-def _bot_name(text: str) -> str:
-    try:
-        make_bot(text, 0)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
+from ..bots import bot_names
+from .argtypes import bot_name
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bot",
-        type=_bot_name,
+        type=bot_name,
         default="hard",
         metavar="NAME",
         help=f"bot to ask (default hard): {', '.join(bot_names())}; ismcts:N for N iterations",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..bots import make_bot
 from ..engine import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -37,3 +38,12 @@ def processes(text: str) -> int:
     if not 0 <= value <= 64:
         raise argparse.ArgumentTypeError("must be 0..64")
     return value
+
+
+def bot_name(text: str) -> str:
+    """A bot the registry can make: a name, or ``base:SETTING`` (``ismcts:800``)."""
+    try:
+        make_bot(text, 0)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text

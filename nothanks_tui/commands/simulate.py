@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..bots import bot_names
 from ..defaults import DEFAULT_BOT
+from .argtypes import bot_name
 
 
 def add_parser(
@@ -23,9 +24,11 @@ def add_parser(
     simulate.add_argument(
         "--bot",
         action="append",
-        choices=bot_names(),
+        type=bot_name,
         default=None,
-        help=f"bot for the seats: once for all seats, or once per seat (repeat the option; default {DEFAULT_BOT})",
+        metavar="NAME",
+        help=f"bot for the seats: once for all seats, or once per seat (repeat the option; default {DEFAULT_BOT}): "
+        f"{', '.join(bot_names())}; ismcts:N for N iterations",
     )
     simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help="write one record per game here")
     simulate.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
