@@ -131,12 +131,12 @@ class LobbyScreen(SteadyScreen[None]):
         message.remove_class("-refused")
         message.update(Text(clean_message(text)))
 
-    def refuse(self, lines: Sequence[str]) -> None:
-        """Something the player asked for was refused: said so it stands out, and kept until they move to another
-        table (never replaced by the advice a refresh of the list gives)."""
-        highlighted = self._highlighted()
+    def refuse(self, lines: Sequence[str], about: TableSummary | None = None) -> None:
+        """Something the player asked for (at table ``about``; by default the highlighted one) was refused: said so
+        it stands out, and kept until they move to another table (a refresh of the list does not replace it)."""
+        table = about or self._highlighted()
         self._refused = True
-        self._refused_at = None if highlighted is None else highlighted.table_id
+        self._refused_at = None if table is None else table.table_id
         message = self.query_one("#lobby-message", Static)
         message.add_class("-refused")
         message.update(Text("\n".join(clean_message(line) for line in lines)))
@@ -262,7 +262,7 @@ class LobbyScreen(SteadyScreen[None]):
         except LobbyError as error:
             if forget is not None:
                 self.held.pop(forget, None)
-            self.refuse(join_refusal(error.code, error.message, about))
+            self.refuse(join_refusal(error.code, error.message, about), about)
             self.refresh_tables()
             return
         self._refused = False  # (back from the table, the lobby advises again)
