@@ -29,6 +29,10 @@ SENTENCES: dict[str, str] = {
     errors.NO_TABLE: N_("That table is gone."),
     errors.TABLE_FULL: N_("Every seat at that table is taken."),
     errors.SEAT_TAKEN: N_("That seat is taken."),
+    errors.SEAT_AWAY: N_(
+        "A seat there is kept for a player who is away: only their SSH key or seat token takes it back. Watch the "
+        "table instead."
+    ),
     errors.SEATS_EMPTY: N_("Fill every seat (players or bots) before starting."),
     errors.ALREADY_STARTED: N_("That game has started: watch it, or choose another table."),
     errors.NOT_CREATOR: N_("Only the player who set up this table can do that."),

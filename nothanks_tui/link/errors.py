@@ -41,6 +41,7 @@ TABLE_FULL = "table_full"
 SEAT_TAKEN = "seat_taken"
 NOT_CREATOR = "not_creator"
 NOT_AWAY = "not_away"
+SEAT_AWAY = "seat_away"  # the seats that are not free are kept for players who are away (their token or key only)
 SEATS_EMPTY = "seats_empty"
 ALREADY_STARTED = "already_started"
 NOT_STARTED = "not_started"
@@ -95,6 +96,11 @@ _CODES = (
     ErrorCode(NO_TABLE, "no such table"),
     ErrorCode(TABLE_FULL, "no free seat"),
     ErrorCode(SEAT_TAKEN, "that seat is taken"),
+    ErrorCode(
+        SEAT_AWAY,
+        "no seat for you: a seat not free is kept for its player, who is away (their seat token or SSH key takes "
+        "it back; watch instead)",
+    ),
     ErrorCode(SEATS_EMPTY, "fill every seat before starting"),
     ErrorCode(ALREADY_STARTED, "the game has started (watch instead)"),
     ErrorCode(NOT_CREATOR, "only the table's creator may"),

@@ -56,6 +56,11 @@ from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError,
 log = logging.getLogger(__name__)
 
 HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+# What a newcomer's ``join`` is told when an away player's seat is in the way (``seat_away``; the reference client
+# words it from the code, other clients show these).
+_AWAY_WAYS_BACK = "only their seat token or SSH key takes it back; watch the table instead"
+_AWAY_IN_GAME = f"this game is under way and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
+_AWAY_NO_FREE_SEAT = f"no seat is free and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 MAX_SEAT_EVENTS = 64  # a game's comings and goings kept for the log (the newest; a flapping connection adds many)
 
 
@@ -337,14 +342,20 @@ class Table:
         if member in self.members:
             raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
+            if self._away_seats():
+                raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.empty]
             if not free:
+                if self._away_seats():
+                    raise HostError(errors.SEAT_AWAY, _AWAY_NO_FREE_SEAT)
                 raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
             seat = free[0]
         elif not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
+        elif self.seats[seat].away:
+            raise HostError(errors.SEAT_AWAY, f"seat {seat} is kept for its player, who is away: {_AWAY_WAYS_BACK}")
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
@@ -357,6 +368,11 @@ class Table:
         self._broadcast()
         self._tell_chat_history(member)
         return seat, token
+
+    def _away_seats(self) -> list[int]:
+        """The seats kept for players who are not here (dropped out, left a running game, or not back since a
+        restart): only their token or SSH key gives them back (``resume_seat``), never a ``join``."""
+        return [index for index, seat in enumerate(self.seats) if seat.away]
 
     def _unique_name(self, name: str) -> str:
         """``name``, or ``name 2``, ``name 3``...: two seats at one table never look alike (case aside)."""

@@ -23,6 +23,7 @@ from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
+from ..join_refusals import join_refusal
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
 from ..widgets.keybar import KeyBar
@@ -86,6 +87,10 @@ class LobbyScreen(SteadyScreen[None]):
         self.summaries: list[TableSummary] = []
         self._listed = False  # the table list has been drawn at least once
         self._refresh_timer: Timer | None = None  # lists the tables again every REFRESH_SECONDS while on top
+        # A refusal stays on screen until the player moves to another table: the list's refreshes keep it. Here,
+        # whether one is shown, and the table that was highlighted when it came (None: none was).
+        self._refused = False
+        self._refused_at: str | None = None
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -120,7 +125,25 @@ class LobbyScreen(SteadyScreen[None]):
         self.refresh_tables()  # back from a table: show the lobby as it is now
 
     def say(self, text: str) -> None:
-        self.query_one("#lobby-message", Static).update(Text(clean_message(text)))
+        """Advice, or news: replaces whatever the message line said."""
+        self._refused = False
+        message = self.query_one("#lobby-message", Static)
+        message.remove_class("-refused")
+        message.update(Text(clean_message(text)))
+
+    def refuse(self, lines: Sequence[str], about: TableSummary | None = None) -> None:
+        """Something the player asked for (at table ``about``; by default the highlighted one) was refused: said so
+        it stands out, and kept until they move to another table (a refresh of the list does not replace it)."""
+        table = about or self._highlighted()
+        self._refused = True
+        self._refused_at = None if table is None else table.table_id
+        message = self.query_one("#lobby-message", Static)
+        message.add_class("-refused")
+        message.update(Text("\n".join(clean_message(line) for line in lines)))
+
+    def _refusal_stays(self, summary: TableSummary | None) -> bool:
+        """Is a refusal on screen, about the table highlighted now (``summary``)?"""
+        return self._refused and (None if summary is None else summary.table_id) == self._refused_at
 
     @work(exclusive=True, group="lobby-refresh")
     async def refresh_tables(self) -> None:
@@ -165,7 +188,7 @@ class LobbyScreen(SteadyScreen[None]):
         if summaries:
             table.move_cursor(row=min(max(row, 0), len(summaries) - 1))
             self._advise()
-        else:
+        elif not self._refusal_stays(None):
             self.say(_("No tables yet: press c to set one up."))
 
     def forget_held_seat(self, table_id: str) -> None:
@@ -178,6 +201,8 @@ class LobbyScreen(SteadyScreen[None]):
 
     def _advise(self) -> None:
         summary = self._highlighted()
+        if self._refusal_stays(summary):
+            return
         if summary is not None and self._mine(summary):
             self.say(_("Your seat at {table} is waiting: Enter or j takes it back.").format(table=summary.table_id))
         else:
@@ -205,15 +230,16 @@ class LobbyScreen(SteadyScreen[None]):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
-        if summary.started and not (summary.finished and summary.free_seats):  # (a freed seat: the next game's)
-            self.say(_("That game has started: press w to watch it."))
-            return
-        await self._enter(lambda: self.lobby.join(summary.table_id))
+        # Whatever the list says, the host decides (a seat may have freed up since): its refusal is worded with
+        # what the list knows of the table (join_refusals.py).
+        await self._enter(lambda: self.lobby.join(summary.table_id), about=summary)
 
     async def action_watch(self) -> None:
         summary = self._highlighted()
-        if summary is not None:
-            await self._enter(lambda: self.lobby.spectate(summary.table_id))
+        if summary is None:
+            self.say(_("No table to watch: press c to set one up."))
+            return
+        await self._enter(lambda: self.lobby.spectate(summary.table_id))
 
     def action_create(self) -> None:
         async def chosen(settings: NewTable | None) -> None:
@@ -223,16 +249,23 @@ class LobbyScreen(SteadyScreen[None]):
         choices: Sequence[tuple[str, str]] = getattr(self.app, "bot_choices", ())
         self.app.push_screen(NewTableScreen(choices, getattr(self.app, "default_bot", "")), chosen)
 
-    async def _enter(self, sit: Callable[[], Awaitable[TableConnection]], forget: str | None = None) -> None:
-        """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails."""
+    async def _enter(
+        self,
+        sit: Callable[[], Awaitable[TableConnection]],
+        forget: str | None = None,
+        about: TableSummary | None = None,
+    ) -> None:
+        """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails; ``about``:
+        the table a ``join`` asked for (its refusal says what the list shows of it)."""
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
             if forget is not None:
                 self.held.pop(forget, None)
-            self.say(error_sentence(error.code, error.message))
+            self.refuse(join_refusal(error.code, error.message, about), about)
             self.refresh_tables()
             return
+        self._refused = False  # (back from the table, the lobby advises again)
         table_id = getattr(connection, "table_id", None)
         if connection.seat_token is not None and isinstance(table_id, str) and table_id:
             self.held[table_id] = connection.seat_token
