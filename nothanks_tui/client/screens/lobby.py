@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -46,21 +46,41 @@ def table_status(summary: TableSummary) -> str:
 
 
 def seat_names(summary: TableSummary) -> Text:
+    """Who sits at the table, short enough for one line at 80 columns: the people by name (away, or a bot playing
+    for them), then the bots counted by level (a bot's seat is named after its level: "hard", "hard 2"), then the
+    free seats of a game under way or over (a waiting table's status counts them already)."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    for index, seat in enumerate(summary.seats):
-        if index:
+
+    def add(part: str, style: str = "") -> None:
+        if text.plain:
             text.append(", ")
-        if seat.empty:
-            text.append(_("(free)"), style="dim")
-        else:
-            text.append(display_name(seat.name, 12))
-            if seat.is_bot:
-                text.append(" " + _("bot"), style="dim")
-            elif seat.stand_in:
-                text.append(_(" (bot playing)"), style="dim")
-            elif seat.away:
-                text.append(" " + _("away"), style="dim")
+        text.append(part, style=style)
+
+    for seat in summary.seats:
+        if seat.empty or seat.is_bot:
+            continue
+        add(display_name(seat.name, 12))
+        if seat.stand_in:
+            text.append(_(" (bot playing)"), style="dim")
+        elif seat.away:
+            text.append(" " + _("away"), style="dim")
+    levels: dict[str, int] = {}
+    for seat in summary.seats:
+        if seat.is_bot and not seat.empty:
+            level = display_name(_bot_level(seat.name), 12)
+            levels[level] = levels.get(level, 0) + 1
+    for level, count in levels.items():
+        add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
+    free = sum(1 for seat in summary.seats if seat.empty)
+    if free and summary.started:
+        add(ngettext("{count} free", "{count} free", free).format(count=free), "dim")
     return text
+
+
+def _bot_level(name: str) -> str:
+    """The level in a bot seat's name: "medium 2" -> "medium" (the host numbers bots of one level)."""
+    base, _space, number = name.rpartition(" ")
+    return base if base and number.isdigit() else name
 
 
 class LobbyScreen(SteadyScreen[None]):
@@ -160,6 +180,15 @@ class LobbyScreen(SteadyScreen[None]):
         self.summaries = summaries
         listed = {summary.table_id for summary in summaries}
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
+        self._draw_tables()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        if self._listed:
+            self._draw_tables()  # the seats' column follows the screen's width
+
+    def _draw_tables(self) -> None:
+        """The list as ``self.summaries`` has it, fitted to the screen's width."""
+        summaries = self.summaries
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
         rows = [  # every cell is a Text: host-sent strings are never parsed as markup
@@ -180,6 +209,10 @@ class LobbyScreen(SteadyScreen[None]):
         headers = (_("Table"), _("Players"), _("Status"), _("Seats"))
         columns = list(zip(*rows)) or [() for _header in headers]
         widths = [max([len(header), *(cell.cell_len for cell in cells)]) for header, cells in zip(headers, columns)]
+        # The seats get what the screen has left (each column has a cell of padding on either side, and the list
+        # its scroll bar): the list never scrolls sideways, a long line ends in an ellipsis.
+        room = self.app.size.width - sum(width + 2 for width in widths[:-1]) - 2 - 2
+        widths[-1] = max(len(headers[-1]), min(widths[-1], room))
         table.clear(columns=True)
         for header, width in zip(headers, widths):
             table.add_column(header, width=width)
