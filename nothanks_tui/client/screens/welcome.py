@@ -42,6 +42,11 @@ class Doorway(Protocol):
     def lobby(self, name: str) -> LobbyConnection:
         """A new, unstarted lobby connection under ``name`` (the doorway closes it when the session ends)."""
 
+    @property
+    def keeps_seats(self) -> bool:
+        """Can this player be given their seat back when they come again (an SSH key login)? A doorway without this
+        is taken to say yes."""
+
 
 class NameInput(Input):
     """The name field; Enter (shown in the footer) goes on to the tables."""
@@ -52,6 +57,14 @@ class NameInput(Input):
         # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
         super().__init__(**kwargs)
         self.cursor_blink = False
+
+
+def no_key_advice() -> str:
+    """What a player who logged in without a key should know before they sit down (see ``Doorway.keeps_seats``)."""
+    return _(
+        "You came in without an SSH key: if your connection drops, your seat cannot be given back to you. To have it "
+        "kept, make a key once (ssh-keygen) and come in with it."
+    )
 
 
 def language_line() -> str:
@@ -77,6 +90,7 @@ class WelcomeScreen(SteadyScreen[None]):
     WelcomeScreen #welcome-rules { color: $text-muted; margin-bottom: 1; }
     WelcomeScreen #welcome-message { color: $warning; height: auto; }
     WelcomeScreen #welcome-language { color: $text-muted; margin-top: 1; }
+    WelcomeScreen #welcome-no-key { color: $text-muted; }
     """
 
     def __init__(self, door: Doorway) -> None:
@@ -97,6 +111,8 @@ class WelcomeScreen(SteadyScreen[None]):
                 id="name",
             )
             yield Static("", id="welcome-message")
+            if not getattr(self.door, "keeps_seats", True):
+                yield Static(no_key_advice(), id="welcome-no-key", markup=False)
             yield Static(language_line(), id="welcome-language", markup=False)
         yield KeyBar()
 

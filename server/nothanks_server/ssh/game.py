@@ -138,6 +138,10 @@ class SSHDoorway:
     def held_seat(self) -> tuple[str, str] | None:
         return (self._held, KEY_SEAT) if self._held is not None else None
 
+    @property
+    def keeps_seats(self) -> bool:
+        return self.player.key_fingerprint is not None  # only a key finds a seat again (README)
+
     def forget_seat(self) -> None:
         self._held = None
 
