@@ -10,8 +10,10 @@ look at the new SVGs before committing them.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
+from textual.screen import Screen
 from textual.widgets import Input
 
 from nothanks_server.archive import LOCAL
@@ -24,7 +26,7 @@ from nothanks_tui.client.screens.dialogs import HelpScreen
 from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
-from nothanks_tui.client.screens.start import StartScreen
+from nothanks_tui.client.screens.start import StartForm, StartScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 
 from .client.ui_helpers import local_app, my_turn, table_screen, wait_until
@@ -38,6 +40,17 @@ LANGUAGES = ("fr", "es")
 def screen_text(app: NoThanksApp) -> list[str]:
     """The terminal's lines as a player reads them."""
     return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def mounted(app: NoThanksApp, screen_type: type[Screen[Any]]) -> bool:
+    """The app shows a ``screen_type`` that has composed and mounted its widgets (its on_mount has run)."""
+    return isinstance(app.screen, screen_type) and app.screen.is_mounted
+
+
+def focused_in(app: NoThanksApp, form: StartForm) -> bool:
+    """The focus is in ``form`` (a start tab), on the field ``ctrl+n`` or the screen's mounting put it on."""
+    focused = app.focused
+    return focused is not None and form in focused.ancestors
 
 
 SCROLLBAR = set("▁▂▃▄▅▆▇█")
@@ -136,10 +149,16 @@ def test_start_screen(snap_compare, language, tab):
     app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), language=language)
 
     async def show(pilot):
-        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        # A snapshot's pilot starts before the first screen has composed its widgets (run_test waits for that, a
+        # snapshot does not; under load it is seconds later): wait until it is mounted, its fields with it, or the
+        # query below misses them and the picture depends on the moment (a cursor blinked off).
+        await wait_until(pilot, lambda: mounted(app, StartScreen), "the start screen with its fields")
         for _ in range(tab):
             await pilot.press("ctrl+n")
-        for field in app.screen.query(Input):  # a blinking cursor would make the picture depend on the moment
+        await wait_until(pilot, lambda: focused_in(app, app.screen.forms[tab]), "the tab's first field focused")
+        fields = list(app.screen.query(Input))
+        assert len(fields) == 5  # every tab's fields: a name in each, the port and the host's address
+        for field in fields:  # a blinking cursor would make the picture depend on the moment
             field.cursor_blink = False
         await pilot.pause()
         assert_nothing_cut(app)
