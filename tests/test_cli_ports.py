@@ -80,7 +80,8 @@ async def test_host_with_port_0_prints_the_ports_it_bound(tmp_path):
     loop = asyncio.get_running_loop()
     loop.add_reader(main, read)
     try:
-        async with asyncio.timeout(WAIT):
+        # A whole host starting (its app, its SSH front's workers): seconds under a loaded machine, not milliseconds.
+        async with asyncio.timeout(WAIT * 3):
             while not SSH_PORT.search(output.decode(errors="replace")):
                 got_output.clear()
                 await got_output.wait()
