@@ -11,7 +11,7 @@ from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.lobby import LobbyScreen, seat_names
 from nothanks_tui.link import NewTable, SeatInfo, TableSummary
 
-from ..test_net_screens import wait_for_screen
+from ..test_net_screens import wait_for_screen, wait_until
 
 
 def summary(seats: list[SeatInfo], started: bool = False) -> TableSummary:
@@ -65,4 +65,22 @@ async def test_a_full_table_of_bots_fits_the_row_at_80_columns_and_follows_a_res
         await pilot.resize_terminal(120, 24)
         await pilot.pause()
         assert rows.ordered_columns[3].width >= len("alexandra, 5 medium bots")
+    lobby.close()
+
+
+async def test_r_says_the_list_is_up_to_date_when_nothing_changed():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    creator = InProcessLobby(lobby, "ana")
+    await creator.start()
+    await creator.create_table(NewTable(players=3))
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        await screen.refresh_tables().wait()
+        message = screen.query_one("#lobby-message")
+        assert "Up to date" not in str(message.render())
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "Up to date: 1 table here." in str(message.render()))
     lobby.close()

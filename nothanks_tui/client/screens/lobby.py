@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
@@ -106,6 +107,7 @@ class LobbyScreen(SteadyScreen[None]):
         self.held: dict[str, str] = dict(held or {})
         self.summaries: list[TableSummary] = []
         self._listed = False  # the table list has been drawn at least once
+        self._listings = 0  # the host's answers to list_tables so far
         self._refresh_timer: Timer | None = None  # lists the tables again every REFRESH_SECONDS while on top
         # A refusal stays on screen until the player moves to another table: the list's refreshes keep it. Here,
         # whether one is shown, and the table that was highlighted when it came (None: none was).
@@ -174,6 +176,7 @@ class LobbyScreen(SteadyScreen[None]):
         except LobbyError as error:
             self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
             return
+        self._listings += 1
         if summaries == self.summaries and self._listed:
             return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
         self._listed = True
@@ -245,8 +248,19 @@ class LobbyScreen(SteadyScreen[None]):
         if self.summaries:
             self._advise()
 
-    def action_refresh(self) -> None:
-        self.refresh_tables()
+    async def action_refresh(self) -> None:
+        """List the tables now. When nothing changed the list looks the same, so the message line says it was
+        asked (unless a refusal stands there)."""
+        before, listings = self.summaries, self._listings
+        try:
+            await self.refresh_tables().wait()
+        except (WorkerCancelled, WorkerFailed):  # (a newer listing took over)
+            return
+        listed = self._listings > listings  # (else the host did not answer, and the message line says why)
+        if listed and self.summaries and self.summaries == before and not self._refusal_stays(self._highlighted()):
+            count = len(self.summaries)
+            up_to_date = ngettext("Up to date: {count} table here.", "Up to date: {count} tables here.", count)
+            self.say(up_to_date.format(count=count))
 
     def _highlighted(self) -> TableSummary | None:
         table = self.query_one("#tables", DataTable)
