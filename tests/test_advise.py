@@ -89,3 +89,19 @@ def test_expert_and_ismcts_answer_with_values_like_hard():
         assert errors == 0 and answer["bot"] == bot and answer["id"] == 7
         assert answer["action"] in ("take", "pass") and set(answer["values"]) == {"take", "pass"}
         assert set(answer["expected_score"]) == {"take", "pass"} and answer["worlds"] >= 50
+
+
+def test_the_same_seed_gives_the_same_advice_in_every_run_even_with_hidden_chips():
+    """``--seed`` promises the same answers: a position with unknown chip counts once got other advice in each run
+    (its seed hashed ``None``, whose hash is an address that changes from one process to the next)."""
+    lines = "\n".join([json.dumps(GOOD), json.dumps(dict(GOOD, chips=[8, 11, None]))]) + "\n"
+
+    def run(bot: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "nothanks_tui", "advise", "--bot", bot, "--seed", "4"],
+            input=lines, capture_output=True, text=True, timeout=60, check=True,
+        ).stdout  # fmt: skip
+
+    for bot in ("hard", "medium"):
+        first = run(bot)
+        assert '"values"' in first and first == run(bot) == run(bot)

@@ -35,6 +35,12 @@ class InfoSet:
     models: tuple[Model, ...] = ()  # playout model per seat (see ``opponents``); empty means ``rules`` for all
 
     @property
+    def chip_key(self) -> tuple[int, ...]:
+        """``chips`` with -1 for a count that cannot be known, for making seeds from ints only: ``hash(None)``
+        differs from one process to the next (before Python 3.12), and so did the advice on such a position."""
+        return tuple(-1 if chips is None else chips for chips in self.chips)
+
+    @property
     def hidden_chip_total(self) -> int:
         """Chips held by the seats whose counts are unknown (all chips are on the table, the pot or in hands)."""
         total = self.chips_per_player * self.players
