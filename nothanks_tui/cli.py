@@ -3,7 +3,7 @@
 The commands' modules are imported when the parser is built or a command runs, not when this module is: a bot
 worker process (``nothanks_server.thinking``, started by ``spawn``) runs the ``nothanks`` script again as
 ``__mp_main__``, which imports this module, and needs none of the host, the SSH front or the client
-(``scripts/bench_bot_gil.py`` reports a worker's size).
+(``scripts/bench_bot_worker.py`` reports a worker's size).
 """
 
 from __future__ import annotations

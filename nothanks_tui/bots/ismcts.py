@@ -80,8 +80,7 @@ class IsmctsResult:
 def _seed_for(seed: int, info: InfoSet) -> int:
     """A per-decision seed from the bot's seed and the public position only (no strings: their hash changes from
     one process to the next, ints and tuples of ints do not)."""
-    position = (info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chip_key, info.models)
-    return hash((15, seed, *position)) & 0xFFFF_FFFF_FFFF
+    return hash((15, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
 
 
 # A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].

@@ -35,10 +35,12 @@ class InfoSet:
     models: tuple[Model, ...] = ()  # playout model per seat (see ``opponents``); empty means ``rules`` for all
 
     @property
-    def chip_key(self) -> tuple[int, ...]:
-        """``chips`` with -1 for a count that cannot be known, for making seeds from ints only: ``hash(None)``
-        differs from one process to the next (before Python 3.12), and so did the advice on such a position."""
-        return tuple(-1 if chips is None else chips for chips in self.chips)
+    def position_key(self) -> tuple[object, ...]:
+        """The public position in ints (and tuples of them) only, for the search bots' per-decision seeds: strings
+        and ``None`` hash differently from one process to the next (``None`` before Python 3.12), so an unknown chip
+        count is -1 here."""
+        chips = tuple(-1 if count is None else count for count in self.chips)
+        return (self.players, self.seat, self.card, self.pot, self.deck_left, self.masks, chips, self.models)
 
     @property
     def hidden_chip_total(self) -> int:

@@ -52,8 +52,7 @@ class Evaluation:
 
 def _seed_for(seed: int, info: InfoSet) -> int:
     """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
-    key = (seed, info.players, info.seat, info.card, info.pot, info.deck_left, info.masks, info.chip_key, info.models)
-    return hash(key) & 0xFFFF_FFFF_FFFF
+    return hash((seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
 
 
 def _utility(scores: list[int], seat: int, margin_weight: float) -> float:
