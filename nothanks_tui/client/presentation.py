@@ -200,8 +200,14 @@ def take_effect(view: PlayerView) -> str:
     return amount
 
 
+def _score_now(view: PlayerView) -> int:
+    """Your score as it stands (cards less chips)."""
+    return breakdown(view.my_hand, view.my_chips or 0).score
+
+
 def take_choice(view: PlayerView) -> Content:
-    """ "Take 27: +27 points, +3 chips → score +24". """
+    """ "Take 27: +27 points, +3 chips → score 51 (+24)": the score you would have, then the change (the change
+    alone read like a total)."""
     cost = view.take_cost()
     if cost is None or view.card is None:
         return Content("")
@@ -212,18 +218,21 @@ def take_choice(view: PlayerView) -> Content:
             effect=take_effect(view),
             chips=ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),
         ),
-        _(" → score {signed}").format(signed=signed(net)),
+        _(" → score {score} ({signed})").format(score=number(_score_now(view) + net), signed=signed(net)),
     )
 
 
 def pass_choice(view: PlayerView) -> Content:
-    """ "No thanks!: −1 chip (7 left)", or why you cannot say it (the view's ``no_chips``)."""
+    """ "No thanks!: −1 chip (7 left) → score 52 (+1)", or why you cannot say it (the view's ``no_chips``)."""
     if view.refusal(Action.PASS) == errors.NO_CHIPS:
         return Content.assemble((_("No thanks!"), "bold strike"), _(": impossible with no chips, you must take"))
     chips = view.my_chips or 0
     if chips <= 0:  # not your turn, and nothing to pay with when it comes
         return Content.assemble((_("No thanks!"), "bold"), _(": no chip to pay with"))
-    return Content.assemble((_("No thanks!"), "bold"), _(": −1 chip → score +1 ({left} left)").format(left=chips - 1))
+    return Content.assemble(
+        (_("No thanks!"), "bold"),
+        _(": −1 chip ({left} left) → score {score} (+1)").format(left=chips - 1, score=number(_score_now(view) + 1)),
+    )
 
 
 def my_score_content(view: PlayerView) -> Content:
