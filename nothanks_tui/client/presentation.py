@@ -205,33 +205,40 @@ def _score_now(view: PlayerView) -> int:
     return breakdown(view.my_hand, view.my_chips or 0).score
 
 
-def take_choice(view: PlayerView) -> Content:
+def take_choice(view: PlayerView, short: bool = False) -> Content:
     """ "Take 27: +27 points, +3 chips → score 51 (+24)": the score you would have, then the change (the change
-    alone read like a total)."""
+    alone read like a total). ``short`` leaves out what the card and its chips do ("Take 27 → score 51 (+24)"),
+    for a line that would not fit otherwise."""
     cost = view.take_cost()
     if cost is None or view.card is None:
         return Content("")
     net = cost - view.pot
+    outcome = _(" → score {score} ({signed})").format(score=number(_score_now(view) + net), signed=signed(net))
+    if short:
+        return Content.assemble((_("Take {card}").format(card=view.card), "bold"), outcome)
     return Content.assemble(
         (_("Take {card}").format(card=view.card), "bold"),
         _(": {effect}, {chips}").format(
             effect=take_effect(view),
             chips=ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),
         ),
-        _(" → score {score} ({signed})").format(score=number(_score_now(view) + net), signed=signed(net)),
+        outcome,
     )
 
 
-def pass_choice(view: PlayerView) -> Content:
-    """ "No thanks!: −1 chip (7 left) → score 52 (+1)", or why you cannot say it (the view's ``no_chips``)."""
+def pass_choice(view: PlayerView, short: bool = False) -> Content:
+    """ "No thanks!: −1 chip (7 left) → score 52 (+1)", or why you cannot say it (the view's ``no_chips``);
+    ``short``: "No thanks! → score 52 (+1)", for a line that would not fit otherwise."""
     if view.refusal(Action.PASS) == errors.NO_CHIPS:
         return Content.assemble((_("No thanks!"), "bold strike"), _(": impossible with no chips, you must take"))
     chips = view.my_chips or 0
     if chips <= 0:  # not your turn, and nothing to pay with when it comes
         return Content.assemble((_("No thanks!"), "bold"), _(": no chip to pay with"))
+    score = number(_score_now(view) + 1)
+    if short:
+        return Content.assemble((_("No thanks!"), "bold"), _(" → score {score} (+1)").format(score=score))
     return Content.assemble(
-        (_("No thanks!"), "bold"),
-        _(": −1 chip ({left} left) → score {score} (+1)").format(left=chips - 1, score=number(_score_now(view) + 1)),
+        (_("No thanks!"), "bold"), _(": −1 chip ({left} left) → score {score} (+1)").format(left=chips - 1, score=score)
     )
 
 

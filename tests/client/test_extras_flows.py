@@ -16,6 +16,7 @@ from nothanks_tui.client.widgets.score_chart import MARKERS, ScoreChart
 from nothanks_tui.client.widgets.table import PrivatePanel
 from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.engine import Action
+from nothanks_tui.link.events import CoachAdvice
 
 from .ui_helpers import my_turn, table_screen, wait_until
 
@@ -96,6 +97,28 @@ async def test_i_shows_what_the_hard_bot_would_play_after_each_choice_until_the_
         await pilot.press("n" if my_turn(app) else "t")
         await wait_until(pilot, lambda: state_id(app) > before, "the move")
         assert not any("final" in line for line in choice_lines(app))  # the answer was for the position now gone
+
+
+async def test_on_a_narrow_screen_a_long_take_line_keeps_its_score_and_the_coachs_mark():
+    app = app_at(players=3, seed=8)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        view = screen.table.view
+        screen.advice = CoachAdvice(view.state_id, "take", 52.0, 57.0)
+        await pilot.pause()
+        take, pass_ = choice_lines(app)
+        width = screen.query_one(PrivatePanel).content_region.width
+        assert len(take) <= width and len(pass_) <= width
+        assert take.startswith(f"[t] Take {view.card} → score ") and take.endswith("◀ coach: ≈52 final")
+        assert pass_.endswith("≈57 final")
+    async with app_at(players=3, seed=8).run_test(size=(80, 24)) as pilot:
+        other = pilot.app
+        await wait_until(pilot, lambda: my_turn(other), "my turn")
+        table_screen(other).advice = CoachAdvice(table_screen(other).table.view.state_id, "take", 52.0, 57.0)
+        await pilot.pause()
+        wide_take, _ = choice_lines(other)
+        assert "chips → score " in wide_take and wide_take.endswith("◀ coach: ≈52 final")
 
 
 class HeldBot:

@@ -438,15 +438,21 @@ class PrivatePanel(TableView):
         lines = [summary, *indented_lines(prefix, hand_lines(view.my_hand, width))]
         if view.finished:
             return [*lines, Content.styled(_("Game over: s shows the scores, a deals a new game."), "dim")]
-        take = Content.assemble(("[t] ", "bold"), take_choice(view))
-        pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view))
+        advice = self.advice
+        if advice is None or advice.state_id != view.state_id or not view.legal:
+            advice = None  # the coach's answer stands only for the position it was given for
+        take_mark = choice_mark(advice, "take") if advice else Content("")
+        pass_mark = choice_mark(advice, "pass") if advice else Content("")
+        width = self.content_region.width or 80
+        take = Content.assemble(("[t] ", "bold"), take_choice(view), take_mark)
+        if take.cell_length > width:  # keep the score and the coach's mark in sight
+            take = Content.assemble(("[t] ", "bold"), take_choice(view, short=True), take_mark)
+        pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view), pass_mark)
+        if pass_.cell_length > width:
+            pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view, short=True), pass_mark)
         if not view.legal:  # nothing is yours to play now: the choices are a preview
             take = take.stylize("dim")
             pass_ = pass_.stylize("dim")
-        advice = self.advice
-        if advice is not None and advice.state_id == view.state_id and view.legal:  # the coach's answer, for now
-            take = take + choice_mark(advice, "take")
-            pass_ = pass_ + choice_mark(advice, "pass")
         return [*lines, take, pass_]
 
     def watch_advice(self) -> None:
