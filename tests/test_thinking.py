@@ -137,3 +137,49 @@ async def test_a_pool_that_cannot_start_leaves_the_bots_thinking_in_threads(proc
     views = some_views(3)
     assert [await thinking.choose(bot, view) for view in views] == [bot.choose(view) for view in views]
     assert thinking.processes() == 0
+
+
+def worker_pid(_: object) -> int:
+    return os.getpid()
+
+
+async def test_a_host_started_inside_a_running_app_searches_in_worker_processes(tmp_path, monkeypatch):
+    """The start screen's "Host a game" starts its host while the app runs, when ``sys.stderr`` is Textual's
+    capture (no file descriptor): the resource tracker did not start, and the bots thought in the app's threads."""
+    from textual.app import App
+
+    from nothanks_tui.client.launchers import HostChoice
+    from nothanks_tui.commands.launchers import LocalLaunchers
+    from nothanks_tui.link import NewTable
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    launchers = LocalLaunchers(bot_pace=0, bot_processes=1, advertise=False)
+    seen: dict[str, object] = {}
+    done = asyncio.Event()
+
+    class Hosting(App):
+        async def on_mount(self) -> None:
+            seen["stderr has a descriptor"] = _has_descriptor(sys.stderr)
+            hosting = await launchers.host_game(HostChoice("zoe", 0, NewTable(players=3), bind="127.0.0.1"))
+            try:
+                seen["processes"] = thinking.processes()
+                seen["searched in"] = await thinking.run_search(worker_pid, None)
+            finally:
+                await hosting.close()
+                done.set()
+
+    try:
+        async with Hosting().run_test():
+            await asyncio.wait_for(done.wait(), 60)
+    finally:
+        thinking.use_processes(0)
+    assert seen["stderr has a descriptor"] is False  # (so this is the case that failed)
+    assert seen["processes"] == 1
+    assert seen["searched in"] != os.getpid()
+
+
+def _has_descriptor(stream: object) -> bool:
+    try:
+        return stream.fileno() >= 0  # type: ignore[attr-defined]
+    except Exception:
+        return False

@@ -37,12 +37,16 @@ class LocalLaunchers:
         records_dir: Path | None = None,
         *,
         advertise: bool = True,
+        bot_processes: int = 0,
     ) -> None:
-        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
+        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept).
+        ``bot_processes``: worker processes for the bots' searches at a hosted game (thinking.py; 0: threads);
+        the start screen gives ``nothanks host``'s default, since players elsewhere wait on this process's loop."""
         self.bot_pace = bot_pace
         self.seed = seed
         self.records_dir = records_dir
         self.advertise = advertise  # a game hosted from the start screen is announced on the LAN
+        self.bot_processes = bot_processes  # for a hosted game (thinking.py); 0: in threads
 
     def history(self) -> HistorySource | None:
         """This machine's finished games (the start screen's history and statistics), if any are kept."""
@@ -74,7 +78,7 @@ class LocalLaunchers:
 
     async def host_game(self, choice: HostChoice) -> Hosting:
         host = Host(
-            LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace),
+            LobbySettings(data_dir=paths.records_dir(), bot_delay=self.bot_pace, bot_processes=self.bot_processes),
             choice.bind,
             choice.port,
             plugins=[Advertiser(choice.name)] if self.advertise else [],  # others find it on the LAN

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import socket
 import sys
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.store import StoreError
 from nothanks_server.tcp import RATE_PER_SECOND
+from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
 from ..bots import bot_names, describe
@@ -49,9 +49,6 @@ def _seconds(text: str) -> float | None:
     if value < 0:
         raise argparse.ArgumentTypeError("must be >= 0 (or 'off')")
     return value
-
-
-DEFAULT_BOT_PROCESSES = min(max(1, (os.cpu_count() or 1) // 2), 8)  # half the cores: SSH workers need some
 
 
 def _timer_text() -> str:

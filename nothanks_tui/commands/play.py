@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
 from ..client.app import NoThanksApp
@@ -51,7 +52,9 @@ def run_start_screen(bot_pace: float = BOT_PACE) -> int:
 
     remembered = Remembered.of_this_user()
     app = NoThanksApp(
-        launchers=LocalLaunchers(bot_pace, records_dir=paths.records_dir()),
+        # A game hosted from here searches for its bots in worker processes, as `nothanks host`'s does: players
+        # elsewhere on the LAN wait on this process's event loop, and a search in one of its threads holds it.
+        launchers=LocalLaunchers(bot_pace, records_dir=paths.records_dir(), bot_processes=DEFAULT_BOT_PROCESSES),
         exit_on_signals=True,
         remembered=remembered,
         host_browser=ZeroconfBrowser,  # the Join tab lists the hosts on the LAN

@@ -24,6 +24,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +39,7 @@ from nothanks_tui.engine import Action, PlayerView
 
 log = logging.getLogger(__name__)
 
+DEFAULT_PROCESSES = min(max(1, (os.cpu_count() or 1) // 2), 8)  # half the cores: SSH workers need some
 WORKER_NICENESS = 10  # below the host: a player's message is read before a bot's search goes on
 PARENT_CHECK = 1.0  # seconds between a worker's looks at whether the host is still there
 Argument = TypeVar("Argument")
@@ -57,10 +59,31 @@ def use_processes(processes: int) -> None:
     _processes = max(0, processes)
     if _processes:
         try:
-            resource_tracker.ensure_running()
+            _start_resource_tracker()
         except Exception:
             log.exception("bot worker processes cannot start here: the bots think in threads")
             _processes = 0
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the pool needs it) with a standard error of its own: under a
+    running Textual app ``sys.stderr`` has no file descriptor, and the tracker would not start (the start screen's
+    "Host a game" thought in threads because of it); and a terminal that an app draws on must get nothing of it."""
+    try:
+        descriptor = sys.stderr.fileno()  # -1 from Textual's capture of standard error
+        own = descriptor >= 0 and not os.isatty(descriptor) and os.fstat(descriptor) is not None
+    except (AttributeError, OSError, ValueError):
+        own = False
+    if own:  # a log file or a pipe (``nothanks server``): the tracker's rare warnings go there
+        resource_tracker.ensure_running()
+        return
+    own_stderr = sys.stderr
+    with open(os.devnull, "w") as quiet:
+        sys.stderr = quiet
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            sys.stderr = own_stderr
 
 
 def processes() -> int:
