@@ -157,3 +157,19 @@ def test_the_tables_fit_80_columns_with_long_names_and_wide_intervals():
         assert long_a in table and "only 3 deals:" in table
     many = [DealResult(n, deals[0].games) for n in range(12)]
     assert "deals:" not in summarize([long_a, long_b], 2, many, {}, seed=1, jobs=1, seconds=1.0).table()
+
+
+def test_a_json_path_that_cannot_be_written_is_refused_before_any_game_is_played(tmp_path, capsys, monkeypatch):
+    import nothanks_tui.tournament as tournament_package
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(tournament_package, "tournament", no_games)
+    monkeypatch.setattr(tournament_package, "mixed_tournament", no_games)
+    for path, why in [(tmp_path / "missing" / "out.json", "no such directory"), (tmp_path, "is a directory")]:
+        assert main(["tournament", "rules", "random", "--players", "2", "--games", "1", "--json", str(path)]) == 2
+        assert why in capsys.readouterr().err
+        assert main(["tournament", "rules", "random", "--mixed", "--games", "1", "--json", str(path)]) == 2
+        assert why in capsys.readouterr().err
+    assert not (tmp_path / "missing").exists()

@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     report: MixedReport | TournamentReport
+    if args.json is not None and (problem := unwritable(args.json)) is not None:  # before hours of games, not after
+        print(f"nothanks tournament: --json {args.json}: {problem}", file=sys.stderr)
+        return 2
     try:
         if args.mixed:
             if len(args.bots) != 2:
@@ -82,7 +85,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"nothanks tournament: {error}", file=sys.stderr)
         return 2
     data = json.dumps(report.to_dict(), indent=2)
-    if args.json is not None:
-        args.json.write_text(data + "\n")
     print(data if args.format == "json" else report.table())
+    if args.json is not None:
+        try:
+            args.json.write_text(data + "\n")
+        except OSError as error:  # (it became unwritable while the games were played: the report is above)
+            print(f"nothanks tournament: --json {args.json}: {error.strerror}", file=sys.stderr)
+            return 1
     return 0
+
+
+def unwritable(path: Path) -> str | None:
+    """Why the report could not be written to ``path``, or None if it can (nothing is created yet)."""
+    if path.is_dir():
+        return "is a directory"
+    if path.exists():
+        return None if os.access(path, os.W_OK) else "not writable"
+    folder = path.parent
+    if not folder.is_dir():
+        return "no such directory"
+    return None if os.access(folder, os.W_OK | os.X_OK) else "cannot create a file in its directory"
