@@ -98,3 +98,10 @@ def test_play_and_simulate_take_a_bot_with_a_setting_and_refuse_a_bad_one(capsys
         else:
             raise AssertionError(f"{bad} was accepted")
     assert "unknown bot 'nobody'" in capsys.readouterr().err
+
+
+def test_records_at_a_path_that_is_a_file_are_refused_before_any_game(tmp_path, capsys):
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    assert main(["simulate", "--games", "1", "--players", "2", "--records", str(taken)]) == 2
+    assert f"--records {taken}: not a directory" in capsys.readouterr().err

@@ -42,11 +42,22 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     replay.add_argument("--data-dir", type=Path, default=None, help=where)
 
 
+def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
+    """Say so if ``--data-dir`` names no directory (a mistyped path is not "no finished game yet")."""
+    given: Path | None = getattr(args, "data_dir", None)
+    if given is None or given.is_dir():
+        return False
+    print(f"nothanks {command}: " + _("--data-dir {path}: no such directory").format(path=given))
+    return True
+
+
 def run_history(args: argparse.Namespace) -> int:
     from ..client.history_app import HistoryApp
     from ..client.screens.history import HistoryScreen
     from ..client.screens.stats import StatsScreen
 
+    if missing_data_dir(args, "history"):
+        return 2
     source = StoreHistory(data_dir(args))
     if args.stats:
         app = HistoryApp(lambda: StatsScreen(source), exit_on_signals=True)
@@ -76,6 +87,8 @@ def run_replay(args: argparse.Namespace) -> int:
         return 2
     if args.file is None and not args.last:
         print("nothanks replay: " + _("give a record FILE, or --last for the last game finished here"))
+        return 2
+    if args.file is None and missing_data_dir(args, "replay"):
         return 2
     try:
         replay = load(args)

@@ -40,6 +40,13 @@ def add_parser(
 def run(args: argparse.Namespace) -> int:
     from ..simulate import simulate
 
+    if args.records is not None:
+        try:
+            args.records.mkdir(parents=True, exist_ok=True)  # (here, so a bad path is said before any game)
+        except OSError as error:
+            why = "not a directory" if args.records.exists() else error.strerror
+            print(f"nothanks simulate: --records {args.records}: {why}", file=sys.stderr)
+            return 2
     try:
         result = simulate(
             players=args.players,

@@ -72,6 +72,14 @@ def test_replay_last_with_no_game_yet_says_so(tmp_path, capsys, opened):
     assert not list(tmp_path.iterdir())  # reading an empty history makes no file
 
 
+def test_a_data_dir_that_does_not_exist_is_said_and_not_made(tmp_path, capsys, opened):
+    missing = tmp_path / "typo"
+    for command in (["history"], ["history", "--stats"], ["replay", "--last"]):
+        assert main([*command, "--data-dir", str(missing)]) == 2
+        assert f"--data-dir {missing}: no such directory" in capsys.readouterr().out
+    assert not missing.exists() and not opened
+
+
 def test_history_opens_the_list_or_the_statistics(tmp_path, opened):
     assert main(["history", "--data-dir", str(tmp_path)]) == 0
     assert main(["history", "--stats", "--data-dir", str(tmp_path)]) == 0
