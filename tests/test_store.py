@@ -414,3 +414,10 @@ async def test_a_restart_keeps_the_running_match_of_the_games_the_table_finished
         assert totals == finished.match  # the first game still counts in the match
     finally:
         second.close()
+
+
+def test_a_data_dir_that_is_a_file_is_said_so(tmp_path):
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    with pytest.raises(StoreError, match=f"^{taken}: not a directory"):
+        SqliteStore(taken / "nothanks.sqlite3")

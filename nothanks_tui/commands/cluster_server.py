@@ -16,6 +16,7 @@ from nothanks_server.cluster.settings import ClusterSettings, DirectoryUnavailab
 from nothanks_server.host import Host
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
+from nothanks_server.ssh.front import SSHFrontError
 
 from .addresses import join_lines, ssh_lines
 from .ssh_options import ssh_settings_from
@@ -76,7 +77,7 @@ def run_member(
 
     try:
         asyncio.run(run())
-    except DirectoryUnavailable as error:
+    except (DirectoryUnavailable, SSHFrontError) as error:
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1
     except OSError as error:

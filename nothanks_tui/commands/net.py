@@ -19,6 +19,7 @@ from nothanks_server.cluster.settings import DirectoryUnavailable
 from nothanks_server.host import Host, HostPlugin
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
+from nothanks_server.ssh.front import SSHFrontError
 from nothanks_server.store import StoreError
 from nothanks_server.tcp import RATE_PER_SECOND
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
@@ -326,6 +327,9 @@ def run_host(args: argparse.Namespace) -> int:
 
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
+    except SSHFrontError as error:
+        print(f"nothanks host: {error}", file=sys.stderr)
+        return 1
     except OSError as error:
         print(
             "nothanks host: "
@@ -390,7 +394,7 @@ def run_server(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(serve())
-    except DirectoryUnavailable as error:
+    except (DirectoryUnavailable, SSHFrontError) as error:
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1
     except OSError as error:

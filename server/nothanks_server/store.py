@@ -252,6 +252,9 @@ class SqliteStore:
                 # gives its -wal and -shm files the database file's permissions.
                 os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
             except OSError as error:
+                folder = Path(self.path).parent
+                if folder.exists() and not folder.is_dir():  # (mkdir's "File exists" would say it backwards)
+                    raise StoreError(f"{folder}: not a directory (the data dir must be one)") from None
                 raise StoreError(f"{self.path}: {error.strerror or error}") from None
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT

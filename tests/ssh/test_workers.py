@@ -14,7 +14,7 @@ import asyncssh
 import pytest
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.ssh.front import loopback_for
+from nothanks_server.ssh.front import SSHFrontError, loopback_for
 from nothanks_server.ssh.game import SSHDoorway
 from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.player import SSHPlayer
@@ -196,3 +196,12 @@ async def test_a_worker_tells_the_host_which_address_each_player_comes_from():
 def test_a_players_address_is_its_peer_without_the_port():
     assert SSHPlayer("a", None, "192.0.2.7:50000", "xterm", "standard").address == "192.0.2.7"
     assert SSHPlayer("a", None, "::1:50000", "xterm", "standard").address == "::1"
+
+
+async def test_a_host_key_the_workers_cannot_use_stops_the_front_with_one_sentence(start_host, tmp_path, capfd):
+    bad = tmp_path / "not-a-key"
+    bad.write_text("garbage")
+    with pytest.raises(SSHFrontError) as failed:
+        await start_host(workers=1, host_key_path=bad)
+    assert str(failed.value).startswith(f"cannot use the SSH host key {bad}:")
+    assert "Traceback" not in capfd.readouterr().err  # the worker said why to the front, not to the terminal

@@ -71,6 +71,10 @@ MAX_HEADERS = 1024  # load balancer connections whose PROXY header is being read
 PRELOAD = ["nothanks_server.ssh.preload"]
 
 
+class SSHFrontError(RuntimeError):
+    """The SSH front cannot serve: its workers cannot start (the message says why, in one sentence)."""
+
+
 def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
     from .worker import run_worker  # preloaded in the forkserver: costs nothing here
 
@@ -115,6 +119,7 @@ class Worker:
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     open: Counter[str] = field(default_factory=Counter)  # its connections, by address
     logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
+    start_error: str | None = None  # why it could not start, as it said before exiting
 
     @property
     def pid(self) -> int:
@@ -259,12 +264,14 @@ class SSHFront:
         try:
             async with asyncio.timeout(START_TIMEOUT):
                 if not await worker.ready:
-                    raise RuntimeError(f"SSH worker {slot} exited while starting (code {process.exitcode})")
+                    raise SSHFrontError(
+                        worker.start_error or f"SSH worker {slot} exited while starting (code {process.exitcode})"
+                    )
         except TimeoutError:
             process.kill()
-            raise RuntimeError(f"SSH worker {slot} did not start within {START_TIMEOUT:.0f} s") from None
+            raise SSHFrontError(f"SSH worker {slot} did not start within {START_TIMEOUT:.0f} s") from None
         if worker.state == "gone":  # it said ready, then exited before this task ran again: never bring it back
-            raise RuntimeError(f"SSH worker {slot} exited as it started (code {process.exitcode})")
+            raise SSHFrontError(f"SSH worker {slot} exited as it started (code {process.exitcode})")
         worker.state = "taking"
         self._changed.set()
         self._hand_waiting()
@@ -277,7 +284,24 @@ class SSHFront:
             return
         except OSError:
             data = b""
-        if data == b"r" and not worker.ready.done():
+        self._handle(worker, data)
+
+    def _last_words(self, worker: Worker) -> None:
+        """Read what an exited worker sent and was not read yet (why it could not start, its last closings)."""
+        while worker.state != "gone" and worker.control.fileno() >= 0:
+            try:
+                data = worker.control.recv(256)
+            except OSError:  # (BlockingIOError: nothing more)
+                return
+            if not data:
+                return
+            self._handle(worker, data)
+
+    def _handle(self, worker: Worker, data: bytes) -> None:
+        """One control message from a worker (worker.py names them)."""
+        if data[:1] == b"k":  # it cannot serve, and is exiting
+            worker.start_error = data[1:].decode(errors="replace")
+        elif data == b"r" and not worker.ready.done():
             worker.ready.set_result(True)
         elif data == b"e":
             self._empty(worker)
@@ -292,6 +316,7 @@ class SSHFront:
 
     def _exited(self, worker: Worker) -> None:
         worker.process.join(0)
+        self._last_words(worker)
         was = worker.state
         self._gone(worker)
         if not worker.ready.done():

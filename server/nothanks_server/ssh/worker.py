@@ -44,6 +44,7 @@ from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
 from .freezer import FREEZE_INTERVAL, Freezer
+from .hostkey import HostKeyError
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
 from .reclaimer import Reclaimer
 from .server import SessionServer
@@ -64,6 +65,7 @@ EMPTY = b"e"
 AUTH_FAILED = b"f"
 LOGGED_IN = b"a"
 CLOSED = b"x"
+START_FAILED = b"k"  # + one sentence: why this worker cannot serve (a host key it cannot use), just before it exits
 
 
 class SharedAdmission:
@@ -106,7 +108,12 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
         level=plan.log_level, format=f"%(asctime)s ssh-worker-{plan.slot} %(name)s: %(message)s", force=True
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the host's whole process group: the host decides
-    asyncio.run(_serve(plan, control, counts))
+    try:
+        asyncio.run(_serve(plan, control, counts))
+    except HostKeyError as error:  # the front says it in one sentence and stops; a traceback here would say less
+        with contextlib.suppress(OSError):
+            control.send(START_FAILED + str(error).encode("utf-8", "replace")[:240])
+        raise SystemExit(1) from None
 
 
 async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
