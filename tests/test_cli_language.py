@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import ast
 import contextvars
+import gettext
 import inspect
 import json
+import os
 import re
 
 import pytest
@@ -199,3 +201,10 @@ def test_argparse_words_keep_their_placeholders_in_translation(language):
         assert translated != word or (word == "options" and language == "fr"), (language, word)
         assert sorted(placeholders(translated)) == sorted(placeholders(word)), (language, word, translated)
         assert re.sub(r"%\(\w+\)[sr]|%[sr]", "", translated).count("%") == 0, (language, translated)
+
+
+def test_choosing_the_language_leaves_the_environment_and_gettexts_domain_alone(capsys):
+    """Bot and SSH workers inherit the environment; other libraries share gettext's domain: neither is touched."""
+    before, domain = dict(os.environ), gettext.textdomain()
+    assert "afficher cette aide et quitter" in run(["--lang", "fr", "play", "--help"], capsys)[1]
+    assert dict(os.environ) == before and gettext.textdomain() == domain
