@@ -11,75 +11,84 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
 from .bots import bot_names, describe
-from .commands.argtypes import bot_name, players, positive
+from .commands.argtypes import bot_name, non_negative, players, positive
+from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
-from .i18n import LANGUAGES, _, choose_language, use_language
+from .i18n import LANGUAGES, _, choose_language, known_language, use_language
 
-
-def non_negative(text: str) -> float:
-    value = float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0")
-    return value
-
-
-LANG_HELP = (
-    "the game's language: " + ", ".join(LANGUAGES) + " (default: the one last chosen on the start screen, else "
-    "LC_ALL, LC_MESSAGES or LANG, else English)"
-)
+LANG_OPTION = "--lang"
+SHORTEST_LANG = "--lan"  # argparse takes an option's unambiguous prefix: "--la" could also be replay's --last
 
 
 def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """``--lang`` on ``nothanks`` itself and on each command that opens the game's screens."""
+    """``--lang`` on ``nothanks`` itself and on each subcommand (the language of the game's screens and of the
+    command line's own messages)."""
     parser.add_argument(
-        "--lang", choices=LANGUAGES, default=None if top else argparse.SUPPRESS, metavar="LANG", help=LANG_HELP
+        LANG_OPTION,
+        choices=LANGUAGES,
+        default=None if top else argparse.SUPPRESS,
+        metavar="LANG",
+        help=_(
+            "the language of the game and of these messages: {languages} (default: the one last chosen on the "
+            "start screen, else LC_ALL, LC_MESSAGES or LANG, else English)"
+        ).format(languages=", ".join(LANGUAGES)),
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``nothanks``, in the current language (``main`` chooses it first)."""
     from .commands import advise as advise_command
     from .commands import history as history_command
     from .commands import net as net_command
     from .commands import simulate as simulate_command
     from .commands import tournament as tournament_command
 
-    parser = argparse.ArgumentParser(
+    parser = TranslatedParser(
         prog="nothanks",
-        description="No Thanks! in the terminal. With no subcommand, opens the start screen.",
+        description=_("No Thanks! in the terminal. With no subcommand, opens the start screen."),
     )
-    parser.add_argument("--version", action="version", version=f"nothanks {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"nothanks {__version__}",
+        help=_("show program's version number and exit"),
+    )
     add_lang_option(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="play against bots at one table in this terminal")
-    play.add_argument("--players", type=players, default=4, help="seats at the table, you included (2..7, default 4)")
+    play = sub.add_parser("play", help=_("play against bots at one table in this terminal"))
+    play.add_argument(
+        "--players", type=players, default=4, help=_("seats at the table, you included (2..7, default 4)")
+    )
     play.add_argument(
         "--bot",
         type=bot_name,
         default=DEFAULT_BOT,
         metavar="NAME",
-        help=f"bot for the other seats (default {DEFAULT_BOT}): "
-        + "; ".join(f"{name}: {describe(name)}" for name in bot_names())
-        + "; ismcts:N: ismcts with N iterations",
+        help=_("bot for the other seats (default {default}): {bots}; ismcts:N: ismcts with N iterations").format(
+            default=DEFAULT_BOT, bots="; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
+        ),
     )
-    play.add_argument("--seed", type=int, default=None, help="deal from this seed (default: random)")
-    play.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    play.add_argument("--seed", type=int, default=None, help=_("deal from this seed (default: random)"))
+    play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     play.add_argument(
-        "--tactical", action="store_true", help="tactical variant: 10, 20, 30 always set aside, 1 chip fewer"
+        "--tactical", action="store_true", help=_("tactical variant: 10, 20, 30 always set aside, 1 chip fewer")
     )
-    play.add_argument("--name", default=None, help="your display name (default: you, in your language)")
-    add_lang_option(play)
+    play.add_argument("--name", default=None, help=_("your display name (default: you, in your language)"))
     play.add_argument(
         "--bot-pace",
         type=non_negative,
         default=BOT_PACE,
         metavar="SECONDS",
-        help=f"how long a bot waits before moving, give or take a quarter (default {BOT_PACE}; at big tables the "
-        f"bots between your turns take about {SOLO_BOTS_ROUND:g} s in all, each at least {MIN_BOT_PACE:g} s)",
+        help=_(
+            "how long a bot waits before moving, give or take a quarter (default {pace}; at big tables the bots "
+            "between your turns take about {round:g} s in all, each at least {least:g} s)"
+        ).format(pace=BOT_PACE, round=SOLO_BOTS_ROUND, least=MIN_BOT_PACE),
     )
 
     simulate_command.add_parser(sub, players, positive)
@@ -87,14 +96,17 @@ def build_parser() -> argparse.ArgumentParser:
     advise_command.add_parser(sub)
     net_command.add_parsers(sub, players)
     history_command.add_parsers(sub)
-    for name in ("host", "join", "history", "replay"):
-        add_lang_option(sub.choices[name])
+    for command in sub.choices.values():
+        add_lang_option(command)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    use_language(choose_language(args.lang, remembered_language(), os.environ))  # every app and message after this
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    explicit = lang_in(arguments)
+    remembered = None if known_language(explicit) else remembered_language()
+    use_language(choose_language(explicit, remembered, os.environ))  # the parser's words and everything after
+    args = build_parser().parse_args(arguments)
     if args.command == "play":
         return _play(args)
     if args.command in COMMANDS:
@@ -104,6 +116,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .commands.play import run_start_screen
 
     return run_start_screen()
+
+
+def lang_in(arguments: Sequence[str]) -> str | None:
+    """The value of the last ``--lang X`` or ``--lang=X`` (or an abbreviation argparse takes, ``--lan``) in the
+    arguments, before any ``--``, as given: argparse itself refuses an unknown one, in the language chosen without
+    it."""
+    found = None
+    for index, word in enumerate(arguments):
+        if word == "--":
+            break
+        option, equals, value = word.partition("=")
+        if not (len(option) >= len(SHORTEST_LANG) and LANG_OPTION.startswith(option)):
+            continue
+        if equals:
+            found = value
+        elif index + 1 < len(arguments):
+            found = arguments[index + 1]
+    return found
 
 
 def remembered_language() -> str | None:

@@ -1,42 +1,75 @@
-"""Argument types shared by every `nothanks` subcommand (and the host's SSH options), so each is checked once."""
+"""Argument types shared by every `nothanks` subcommand (and the host's SSH options), so each is checked once.
+
+What they refuse is said in the player's language (the parser is built once the command line's language is chosen);
+a value that is not a number at all is said so too, rather than argparse's "invalid players value".
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from ..bots import make_bot
+from ..bots import bot_names, make_bot
 from ..engine import MAX_PLAYERS, MIN_PLAYERS
+from ..i18n import _
+
+ISMCTS_MOST = 1_000_000  # the iterations ismcts:N takes at most (nothanks_tui/bots/ismcts.py)
+
+
+def whole_number(text: str) -> int:
+    """A whole number, any sign."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("not a whole number: {text}").format(text=repr(text))) from None
+
+
+def number(text: str) -> float:
+    """A number, whole or not."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_("not a number: {text}").format(text=repr(text))) from None
+
+
+def non_negative(text: str) -> float:
+    """A number of at least 0 (seconds)."""
+    value = number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(_("must be >= 0"))
+    return value
 
 
 def players(text: str) -> int:
     """A player count the engine accepts."""
-    value = int(text)
+    value = whole_number(text)
     if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+        raise argparse.ArgumentTypeError(
+            _("players must be {least}..{most}").format(least=MIN_PLAYERS, most=MAX_PLAYERS)
+        )
     return value
 
 
 def positive(text: str) -> int:
     """A whole number of at least 1."""
-    value = int(text)
+    value = whole_number(text)
     if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+        raise argparse.ArgumentTypeError(_("must be at least 1"))
     return value
 
 
 def port(text: str) -> int:
     """A TCP port; 0 lets the system choose one."""
-    value = int(text)
+    value = whole_number(text)
     if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError("port must be 0..65535")
+        raise argparse.ArgumentTypeError(_("port must be 0..65535"))
     return value
 
 
 def processes(text: str) -> int:
     """A number of worker processes: 0 (none: threads instead) to 64."""
-    value = int(text)
+    value = whole_number(text)
     if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError("must be 0..64")
+        raise argparse.ArgumentTypeError(_("must be 0..64"))
     return value
 
 
@@ -44,6 +77,15 @@ def bot_name(text: str) -> str:
     """A bot the registry can make: a name, or ``base:SETTING`` (``ismcts:800``)."""
     try:
         make_bot(text, 0)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+    except ValueError:
+        base = text.partition(":")[0]
+        if base not in bot_names():
+            raise argparse.ArgumentTypeError(
+                _("unknown bot {name}; choose from {names}").format(name=repr(text), names=", ".join(bot_names()))
+            ) from None
+        raise argparse.ArgumentTypeError(
+            _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}").format(
+                name=repr(text), most=ISMCTS_MOST
+            )
+        ) from None
     return text

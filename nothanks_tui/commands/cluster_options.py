@@ -14,51 +14,59 @@ from pathlib import Path
 
 from nothanks_server.cluster.settings import ROLES, BadClusterSecret, ClusterSettings, read_secret
 
+from ..i18n import _
 from .argtypes import port
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group('more than one machine (README, "More than one machine")')
+    group = parser.add_argument_group(_('more than one machine (README, "More than one machine")'))
     group.add_argument(
         "--redis",
         default=None,
         metavar="URL",
-        help="be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB)",
+        help=_("be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB)"),
     )
     group.add_argument(
         "--role",
         choices=ROLES,
         default=None,
-        help="with --redis: front (clients' TCP port and the SSH front, relaying to the table hosts), table (a "
-        "table host: --port is its table port, for members only) or both (default; the table host on --table-port)",
+        help=_(
+            "with --redis: front (clients' TCP port and the SSH front, relaying to the table hosts), table (a "
+            "table host: --port is its table port, for members only) or both (default; the table host on "
+            "--table-port)"
+        ),
     )
     group.add_argument(
         "--cluster-secret-file",
         type=Path,
         default=None,
         metavar="PATH",
-        help="with --redis, required: a file holding the members' shared secret (at least 16 characters), the "
-        "same on every member",
+        help=_(
+            "with --redis, required: a file holding the members' shared secret (at least 16 characters), the "
+            "same on every member"
+        ),
     )
     group.add_argument(
         "--table-port",
         type=port,
         default=None,
         metavar="PORT",
-        help="with --role both: the table host's port, where fronts reach its tables (default 0: any free port)",
+        help=_("with --role both: the table host's port, where fronts reach its tables (default 0: any free port)"),
     )
     group.add_argument(
         "--host-id",
         default="",
         metavar="NAME",
-        help="this host's name in the cluster, unique (default MACHINE:PORT)",
+        help=_("this host's name in the cluster, unique (default MACHINE:PORT)"),
     )
     group.add_argument(
         "--advertise",
         default="",
         metavar="HOST:PORT",
-        help="where the cluster's fronts reach this host's table port (default: --bind, or the machine's name, "
-        "and the port)",
+        help=_(
+            "where the cluster's fronts reach this host's table port (default: --bind, or the machine's name, "
+            "and the port)"
+        ),
     )
 
 

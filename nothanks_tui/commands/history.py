@@ -17,6 +17,7 @@ from nothanks_server.history import StoreHistory
 from .. import paths
 from ..i18n import _
 from ..link import LobbyError
+from .translated_parser import TranslatedParser
 
 if TYPE_CHECKING:
     from ..client.replaying import Replay
@@ -31,14 +32,14 @@ def data_dir(args: argparse.Namespace) -> Path:
     return given if given is not None else paths.records_dir()
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    where = f"the data dir holding the games (default {paths.records_dir()})"
-    history = sub.add_parser("history", help="list finished games, newest first, and replay any of them")
-    history.add_argument("--stats", action="store_true", help="open on the players' statistics")
+def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
+    where = _("the data dir holding the games (default {path})").format(path=paths.records_dir())
+    history = sub.add_parser("history", help=_("list finished games, newest first, and replay any of them"))
+    history.add_argument("--stats", action="store_true", help=_("open on the players' statistics"))
     history.add_argument("--data-dir", type=Path, default=None, help=where)
-    replay = sub.add_parser("replay", help="step through a finished game, move by move")
-    replay.add_argument("file", nargs="?", type=Path, help="a game record (nothanks-record/1 JSON)")
-    replay.add_argument("--last", action="store_true", help="the last game finished here")
+    replay = sub.add_parser("replay", help=_("step through a finished game, move by move"))
+    replay.add_argument("file", nargs="?", type=Path, help=_("a game record (nothanks-record/1 JSON)"))
+    replay.add_argument("--last", action="store_true", help=_("the last game finished here"))
     replay.add_argument("--data-dir", type=Path, default=None, help=where)
 
 

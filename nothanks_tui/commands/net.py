@@ -34,9 +34,10 @@ from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import port, positive, processes
+from .argtypes import number, port, positive, processes, whole_number
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
+from .translated_parser import TranslatedParser
 
 if TYPE_CHECKING:
     from ..client.app import NoThanksApp
@@ -46,58 +47,64 @@ if TYPE_CHECKING:
 def _seconds(text: str) -> float | None:
     if text.lower() in ("off", "none", "never"):
         return None
-    value = float(text)
+    value = number(text)
     if value < 0:
-        raise argparse.ArgumentTypeError("must be >= 0 (or 'off')")
+        raise argparse.ArgumentTypeError(_("must be >= 0 (or 'off')"))
     return value
 
 
 def _timer_text() -> str:
-    return "off" if TURN_TIMER is None else f"{TURN_TIMER:g}; 'off' waits forever"
+    return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
 
 
 def _host_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every interface)")
-    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--bind", default="0.0.0.0", help=_("address to listen on (default 0.0.0.0: every interface)"))
+    parser.add_argument(
+        "--port", type=port, default=DEFAULT_PORT, help=_("TCP port (default {port})").format(port=DEFAULT_PORT)
+    )
     parser.add_argument(
         "--data-dir",
         type=Path,
         default=None,
-        help="where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)",
+        help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)"),
     )
     parser.add_argument(
         "--bot-processes",
         type=processes,
         default=DEFAULT_BOT_PROCESSES,
         metavar="N",
-        help="worker processes for the hard and expert bots' searches and the coach, at a lower priority than the "
-        f"host, so that no search holds up the players (default {DEFAULT_BOT_PROCESSES}: half this machine's cores; "
-        "0: in the host's own threads)",
+        help=_(
+            "worker processes for the hard and expert bots' searches and the coach, at a lower priority than the "
+            "host, so that no search holds up the players (default {default}: half this machine's cores; "
+            "0: in the host's own threads)"
+        ).format(default=DEFAULT_BOT_PROCESSES),
     )
     parser.add_argument(
         "--bot-pace",
-        type=float,
+        type=number,
         default=BOT_PACE,
         metavar="SECONDS",
-        help=f"how long a bot waits before moving, give or take a quarter ({BOT_PACE})",
+        help=_("how long a bot waits before moving, give or take a quarter ({pace})").format(pace=BOT_PACE),
     )
     parser.add_argument(
         "--turn-timer",
         type=_seconds,
         default=TURN_TIMER,
         metavar="SECONDS",
-        help=f"an away player's turn waits this long, then a bot plays for them until they return ({_timer_text()})",
+        help=_("an away player's turn waits this long, then a bot plays for them until they return ({default})").format(
+            default=_timer_text()
+        ),
     )
     parser.add_argument(
         "--bot",
         choices=bot_names(),
         default=DEFAULT_BOT,
-        help=f"the bots' level (default {DEFAULT_BOT}): {levels_help()}",
+        help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=levels_help()),
     )
     parser.add_argument(
         "--no-advertise",
         action="store_true",
-        help="do not announce this host on the local network (mDNS/DNS-SD); players then join by address",
+        help=_("do not announce this host on the local network (mDNS/DNS-SD); players then join by address"),
     )
     _limit_options(parser)
     add_ssh_options(parser)
@@ -118,44 +125,46 @@ def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
 
 
 def levels_help() -> str:
-    return "; ".join(f"{name}: {describe(name)}" for name in bot_names())
+    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
 
 
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser], players_type: Callable[[str], int]) -> None:
-    server = sub.add_parser("server", help="run a headless host with a lobby of tables (Ctrl-C stops it)")
+def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
+    server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
     _host_options(server)
-    server.add_argument("-v", "--verbose", action="store_true", help="log every connection")
+    server.add_argument("-v", "--verbose", action="store_true", help=_("log every connection"))
     server.add_argument(
         "--rate-limit",
-        type=float,
+        type=number,
         default=None,
         metavar="N",
-        help="messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)",
+        help=_("messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)"),
     )
     proxy_options.add_proxy_options(server)
     cluster_options.add_cluster_options(server)
 
-    host = sub.add_parser("host", help="host a game on the LAN and play at it in this terminal")
+    host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
     _host_options(host)
-    host.add_argument("--players", type=players_type, default=3, help="seats at your table (2..7, default 3)")
-    host.add_argument("--bots", type=int, default=0, help="seats filled with bots right away (default 0)")
-    host.add_argument("--name", default="host", help="your display name")
-    host.add_argument("--open-chips", action="store_true", help="everyone's chip count is visible")
+    host.add_argument("--players", type=players_type, default=3, help=_("seats at your table (2..7, default 3)"))
+    host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
+    host.add_argument("--name", default="host", help=_("your display name"))
+    host.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     host.add_argument(
-        "--coach", action="store_true", help="players at your table may ask what the hard bot would play (key c)"
+        "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key c)")
     )
-    host.add_argument("--tactical", action="store_true", help="tactical variant")
+    host.add_argument("--tactical", action="store_true", help=_("tactical variant"))
 
-    join = sub.add_parser("join", help="join a host's lobby: HOST or HOST:PORT, or one found on the LAN")
+    join = sub.add_parser("join", help=_("join a host's lobby: HOST or HOST:PORT, or one found on the LAN"))
     join.add_argument(
         "address",
         metavar="HOST[:PORT]",
         nargs="?",
         default=None,
-        help=f"the host's address, and its port if not {DEFAULT_PORT}; without it, choose among the hosts found "
-        "on the local network (or type an address there)",
+        help=_(
+            "the host's address, and its port if not {port}; without it, choose among the hosts found on the "
+            "local network (or type an address there)"
+        ).format(port=DEFAULT_PORT),
     )
-    join.add_argument("--name", default=None, help="your display name (default: your login name)")
+    join.add_argument("--name", default=None, help=_("your display name (default: your login name)"))
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
@@ -181,41 +190,43 @@ def _limits(args: argparse.Namespace) -> ClientLimits:
 def _limit_options(parser: argparse.ArgumentParser) -> None:
     """What one address or one idle connection may hold (README, "Security model"; docs/protocol.md)."""
     limits, lobby = ClientLimits(), LobbySettings()
-    group = parser.add_argument_group("limits per address (a LAN party never meets them)")
+    group = parser.add_argument_group(_("limits per address (a LAN party never meets them)"))
     group.add_argument(
         "--per-address-connections",
         type=positive,
         default=limits.per_address_connections,
         metavar="N",
-        help=f"TCP connections from one address ({limits.per_address_connections})",
+        help=_("TCP connections from one address ({default})").format(default=limits.per_address_connections),
     )
     group.add_argument(
         "--per-address-tables",
         type=positive,
         default=lobby.max_tables_per_address,
         metavar="N",
-        help=f"open tables created from one address ({lobby.max_tables_per_address})",
+        help=_("open tables created from one address ({default})").format(default=lobby.max_tables_per_address),
     )
     group.add_argument(
         "--per-address-spectating",
         type=positive,
         default=limits.per_address_spectating,
         metavar="N",
-        help=f"tables watched at once from one address ({limits.per_address_spectating})",
+        help=_("tables watched at once from one address ({default})").format(default=limits.per_address_spectating),
     )
     group.add_argument(
         "--lobby-idle",
-        type=float,
+        type=number,
         default=limits.lobby_idle,
         metavar="SECONDS",
-        help=f"a connection at no table is closed after this long ({limits.lobby_idle:g})",
+        help=_("a connection at no table is closed after this long ({seconds:g})").format(seconds=limits.lobby_idle),
     )
     group.add_argument(
         "--unstarted-table-timeout",
-        type=float,
+        type=number,
         default=lobby.unstarted_table_timeout,
         metavar="SECONDS",
-        help=f"a table whose game has not started closes after this long ({lobby.unstarted_table_timeout:g})",
+        help=_("a table whose game has not started closes after this long ({seconds:g})").format(
+            seconds=lobby.unstarted_table_timeout
+        ),
     )
 
 

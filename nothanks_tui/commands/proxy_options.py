@@ -11,25 +11,29 @@ import argparse
 from nothanks_server.proxy_protocol import ProxySources
 from nothanks_server.ssh.front import loopback_for
 
+from ..i18n import _
+
 
 def sources(text: str) -> ProxySources:
     """``ADDR[,ADDR...]``, each an address or a network."""
     try:
         return ProxySources.parse(text)
     except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not addresses or networks: {error}") from None
+        raise argparse.ArgumentTypeError(_("not addresses or networks: {error}").format(error=error)) from None
 
 
 def add_proxy_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group('behind a TCP load balancer (README, "More than one machine")')
+    group = parser.add_argument_group(_('behind a TCP load balancer (README, "More than one machine")'))
     group.add_argument(
         "--proxy-from",
         type=sources,
         default=None,
         metavar="ADDR[,ADDR]",
-        help="connections from these load balancers (addresses or networks) open with a PROXY v2 header naming "
-        "the client, on the TCP and SSH ports: limits and logs then see the client's address (HAProxy's "
-        "send-proxy-v2)",
+        help=_(
+            "connections from these load balancers (addresses or networks) open with a PROXY v2 header naming "
+            "the client, on the TCP and SSH ports: limits and logs then see the client's address (HAProxy's "
+            "send-proxy-v2)"
+        ),
     )
 
 

@@ -9,17 +9,21 @@ from pathlib import Path
 
 from ..bots import bot_names
 from ..defaults import DEFAULT_BOT
+from ..i18n import _
 from .argtypes import bot_name
+from .translated_parser import TranslatedParser
 
 
 def add_parser(
-    sub: argparse._SubParsersAction, players_type: Callable[[str], int], positive_type: Callable[[str], int]
+    sub: argparse._SubParsersAction[TranslatedParser],
+    players_type: Callable[[str], int],
+    positive_type: Callable[[str], int],
 ) -> None:
-    simulate = sub.add_parser("simulate", help="play many bot games headless and print a summary")
-    simulate.add_argument("--players", type=players_type, default=3, help="seats at each table (2..7, default 3)")
-    simulate.add_argument("--games", type=positive_type, default=1000, help="how many games (default 1000)")
+    simulate = sub.add_parser("simulate", help=_("play many bot games headless and print a summary"))
+    simulate.add_argument("--players", type=players_type, default=3, help=_("seats at each table (2..7, default 3)"))
+    simulate.add_argument("--games", type=positive_type, default=1000, help=_("how many games (default 1000)"))
     simulate.add_argument(
-        "--seed", type=int, default=0, help="the first deal's seed; the same seed plays the same games"
+        "--seed", type=int, default=0, help=_("the first deal's seed; the same seed plays the same games")
     )
     simulate.add_argument(
         "--bot",
@@ -27,13 +31,15 @@ def add_parser(
         type=bot_name,
         default=None,
         metavar="NAME",
-        help=f"bot for the seats: once for all seats, or once per seat (repeat the option; default {DEFAULT_BOT}): "
-        f"{', '.join(bot_names())}; ismcts:N for N iterations",
+        help=_(
+            "bot for the seats: once for all seats, or once per seat (repeat the option; default {default}): "
+            "{bots}; ismcts:N for N iterations"
+        ).format(default=DEFAULT_BOT, bots=", ".join(bot_names())),
     )
-    simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help="write one record per game here")
-    simulate.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
+    simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help=_("write one record per game here"))
+    simulate.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     simulate.add_argument(
-        "--tactical", action="store_true", help="tactical variant: 10, 20, 30 set aside, 1 chip fewer"
+        "--tactical", action="store_true", help=_("tactical variant: 10, 20, 30 set aside, 1 chip fewer")
     )
 
 

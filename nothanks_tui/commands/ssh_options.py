@@ -11,6 +11,7 @@ from nothanks_server.ssh.hostkey import HOST_KEY_NAME
 from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
+from ..i18n import _
 from .argtypes import port, positive
 from .levels import offered_bots
 
@@ -26,98 +27,106 @@ def default_host_key_path(data_dir: Path | None) -> Path:
 
 
 def add_ssh_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)")
+    group = parser.add_argument_group(_("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)"))
     group.add_argument(
         "--ssh-port",
         type=port,
         default=None,
         metavar="PORT",
-        help=f"also serve over SSH on PORT (e.g. {DEFAULT_SSH_PORT})",
+        help=_("also serve over SSH on PORT (e.g. {port})").format(port=DEFAULT_SSH_PORT),
     )
     group.add_argument(
         "--ssh-password",
         default=os.environ.get("NOTHANKS_SSH_PASSWORD"),
         metavar="TEXT",
-        help="SSH players need this shared password (or set NOTHANKS_SSH_PASSWORD, which `ps` does not show)",
+        help=_("SSH players need this shared password (or set NOTHANKS_SSH_PASSWORD, which `ps` does not show)"),
     )
     group.add_argument(
         "--ssh-authorized-keys",
         type=Path,
         default=None,
         metavar="FILE",
-        help="only the public keys in this authorized_keys file get in over SSH",
+        help=_("only the public keys in this authorized_keys file get in over SSH"),
     )
     group.add_argument(
         "--ssh-host-key",
         type=Path,
         default=None,
         metavar="FILE",
-        help="the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)",
+        help=_("the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)"),
     )
     group.add_argument(
         "--max-sessions",
         type=positive,
         default=100,
         metavar="N",
-        help="SSH players at once; more are turned away (100)",
+        help=_("SSH players at once; more are turned away ({default})").format(default=100),
     )
     group.add_argument(
         "--max-logins",
         type=positive,
         default=128,
         metavar="N",
-        help="SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest (128)",
+        help=_(
+            "SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"
+        ).format(default=128),
     )
     group.add_argument(
         "--ssh-per-address",
         type=positive,
         default=SSHSettings.per_address,
         metavar="N",
-        help=f"SSH connections from one address at once; more are closed at once ({SSHSettings.per_address})",
+        help=_("SSH connections from one address at once; more are closed at once ({default})").format(
+            default=SSHSettings.per_address
+        ),
     )
     group.add_argument(
         "--ssh-logins-per-address",
         type=positive,
         default=SSHSettings.logins_per_address,
         metavar="N",
-        help=f"... of which logging in at once ({SSHSettings.logins_per_address})",
+        help=_("... of which logging in at once ({default})").format(default=SSHSettings.logins_per_address),
     )
     group.add_argument(
         "--ssh-auth-tries",
         type=positive,
         default=SSHSettings.auth_tries,
         metavar="N",
-        help=f"failed passwords (or refused keys) before a connection is dropped ({SSHSettings.auth_tries})",
+        help=_("failed passwords (or refused keys) before a connection is dropped ({default})").format(
+            default=SSHSettings.auth_tries
+        ),
     )
     group.add_argument(
         "--ssh-auth-failures",
         type=positive,
         default=SSHSettings.auth_failures,
         metavar="N",
-        help="failed passwords from one address within 10 minutes, then it is shut out until they age "
-        f"({SSHSettings.auth_failures})",
+        help=_(
+            "failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"
+        ).format(default=SSHSettings.auth_failures),
     )
     group.add_argument(
         "--ssh-workers",
         type=positive,
         default=1,
         metavar="N",
-        help="worker processes taking new SSH players at once, e.g. one per core (1)",
+        help=_("worker processes taking new SSH players at once, e.g. one per core ({default})").format(default=1),
     )
     group.add_argument(
         "--ssh-worker-sessions",
         type=positive,
         default=SSHSettings.worker_sessions,
         metavar="N",
-        help="a worker takes this many connections, then gets no more and exits when its last player leaves "
-        f"({SSHSettings.worker_sessions})",
+        help=_(
+            "a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"
+        ).format(default=SSHSettings.worker_sessions),
     )
     group.add_argument(
         "--ssh-worker-mib",
         type=positive,
         default=SSHSettings.worker_mib,
         metavar="MIB",
-        help=f"... or once its memory passes this many MiB ({SSHSettings.worker_mib})",
+        help=_("... or once its memory passes this many MiB ({default})").format(default=SSHSettings.worker_mib),
     )
 
 

@@ -11,17 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..bots import bot_names
+from ..i18n import _
+from .translated_parser import TranslatedParser
 
 
 def add_parser(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    sub: argparse._SubParsersAction[TranslatedParser],
     players_type: Callable[[str], int],
     positive_type: Callable[[str], int],
 ) -> None:
     parser = sub.add_parser(
         "tournament",
-        help="paired-deal bot tournament: mean score with 95%% CI, win share, Elo, decision times",
-        description=(
+        help=_("paired-deal bot tournament: mean score with 95%% CI, win share, Elo, decision times"),
+        description=_(
             "Plays the same deals under every seating of the line-up and reports, per bot, the mean score with a "
             "95% confidence interval, the win share (ties shared) against parity, an Elo-style rating and "
             "decision-time percentiles. Bots named for fewer seats than --players repeat the last name: "
@@ -30,23 +32,28 @@ def add_parser(
         ),
     )
     parser.add_argument(
-        "bots", nargs="+", metavar="BOT", help=f"one of: {', '.join(bot_names())} (ismcts:N for N iterations)"
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help=_("one of: {bots} (ismcts:N for N iterations)").format(bots=", ".join(bot_names())),
     )
-    parser.add_argument("--players", type=players_type, default=3, help="seats at each table (2..7, default 3)")
-    parser.add_argument("--games", type=positive_type, default=300, help="at least this many games (whole deals)")
-    parser.add_argument("--seed", type=int, default=0, help="the first deal's seed; the same seed plays the same deals")
+    parser.add_argument("--players", type=players_type, default=3, help=_("seats at each table (2..7, default 3)"))
+    parser.add_argument("--games", type=positive_type, default=300, help=_("at least this many games (whole deals)"))
     parser.add_argument(
-        "--jobs", type=positive_type, default=os.cpu_count() or 1, help="worker processes (default: every core)"
+        "--seed", type=int, default=0, help=_("the first deal's seed; the same seed plays the same deals")
     )
-    parser.add_argument("--open-chips", action="store_true", help="play with everyone's chips visible")
+    parser.add_argument(
+        "--jobs", type=positive_type, default=os.cpu_count() or 1, help=_("worker processes (default: every core)")
+    )
+    parser.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     parser.add_argument(
         "--mixed",
         action="store_true",
-        help="two bots A B: play every mix of A and B seats (--games each) and print a head-to-head table",
+        help=_("two bots A B: play every mix of A and B seats (--games each) and print a head-to-head table"),
     )
-    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the report as JSON")
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="what to print on stdout")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help=_("also write the report as JSON"))
+    parser.add_argument("--format", choices=("table", "json"), default="table", help=_("what to print on stdout"))
+    parser.add_argument("-v", "--verbose", action="store_true", help=_("log progress to stderr"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.mixed:
             if len(args.bots) != 2:
-                raise ValueError("--mixed takes exactly two bots")
+                raise ValueError(_("--mixed takes exactly two bots"))
             expand_lineup(args.bots, args.players)  # unknown names fail before any game is played
             report = mixed_tournament(
                 args.bots[0],
