@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             args.records.mkdir(parents=True, exist_ok=True)  # (here, so a bad path is said before any game)
         except OSError as error:
-            why = "not a directory" if args.records.exists() else error.strerror
+            why = _("not a directory") if args.records.exists() else error.strerror
             print(f"nothanks simulate: --records {args.records}: {why}", file=sys.stderr)
             return 2
     try:

@@ -105,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
 def unwritable(path: Path) -> str | None:
     """Why the report could not be written to ``path``, or None if it can (nothing is created yet)."""
     if path.is_dir():
-        return "is a directory"
+        return _("is a directory")
     if path.exists():
-        return None if os.access(path, os.W_OK) else "not writable"
+        return None if os.access(path, os.W_OK) else _("not writable")
     folder = path.parent
     if not folder.is_dir():
-        return "no such directory"
-    return None if os.access(folder, os.W_OK | os.X_OK) else "cannot create a file in its directory"
+        return _("no such directory")
+    return None if os.access(folder, os.W_OK | os.X_OK) else _("cannot create a file in its directory")
