@@ -99,6 +99,7 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         "--bot",
         choices=bot_names(),
         default=DEFAULT_BOT,
+        metavar="NAME",  # (the choices are in the help: listed in the usage line they ran past 80 columns)
         help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=levels_help()),
     )
     parser.add_argument(
