@@ -95,8 +95,13 @@ def test_a_search_bot_plays_in_a_tournament(capsys, tmp_path):
 
 
 def test_unknown_bot_is_a_clear_error(capsys):
-    assert main(["tournament", "nobody", "--games", "1"]) == 2
-    assert "unknown bot" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # argparse's, as for every other argument
+        main(["tournament", "nobody", "--games", "1"])
+    assert refused.value.code == 2
+    assert "argument BOT: unknown bot 'nobody'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tournament", "hard", "ismcts:0", "--games", "1"])
+    assert "'ismcts:0': ismcts:N takes N iterations, from 1 to 1000000" in capsys.readouterr().err
 
 
 def test_head_to_head_counts_every_meeting_of_two_different_bots():

@@ -83,9 +83,9 @@ def bot_name(text: str) -> str:
             raise argparse.ArgumentTypeError(
                 _("unknown bot {name}; choose from {names}").format(name=repr(text), names=", ".join(bot_names()))
             ) from None
-        raise argparse.ArgumentTypeError(
-            _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}").format(
-                name=repr(text), most=ISMCTS_MOST
-            )
-        ) from None
+        if base == "ismcts":
+            message = _("{name}: ismcts:N takes N iterations, from 1 to {most}")
+        else:
+            message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
+        raise argparse.ArgumentTypeError(message.format(name=repr(text), most=ISMCTS_MOST)) from None
     return text

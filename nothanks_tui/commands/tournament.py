@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..bots import bot_names
 from ..i18n import _
+from .argtypes import bot_name
 from .translated_parser import TranslatedParser
 
 
@@ -34,6 +35,7 @@ def add_parser(
     parser.add_argument(
         "bots",
         nargs="+",
+        type=bot_name,  # (an unknown name is refused as simulate's and advise's are, in the player's language)
         metavar="BOT",
         help=_("one of: {bots} (ismcts:N for N iterations)").format(bots=", ".join(bot_names())),
     )
