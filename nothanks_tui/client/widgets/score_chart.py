@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
+from rich.text import Text
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 from ...i18n import _
@@ -42,3 +45,30 @@ class ScoreChart(PlotextPlot):
             )
         if cards:
             plot.xticks([card for card in cards if card == 1 or card % 4 == 0])
+
+    def render(self) -> RenderResult:
+        drawn = super().render()
+        return fit_wide_labels(drawn, self.labels) if isinstance(drawn, Text) else drawn
+
+
+def fit_wide_labels(drawn: Text, labels: Sequence[str]) -> Text:
+    """The chart with each legend line cut back to the chart's width where a name holds wide characters.
+
+    plotext gives every character one cell, but a CJK character or an emoji takes two on the terminal: a legend
+    line with such a name came out wider than the chart and wrapped, breaking the frame. The cells the name
+    overflows into are the ones right after it (the plot under the legend), so as many characters are dropped
+    there: the name stays whole and the frame keeps its place.
+    """
+    for label in labels:
+        extra = cell_len(label) - len(label)
+        if extra <= 0:
+            continue
+        start = drawn.plain.find(label, drawn.plain.find("\n") + 1)  # past the title line
+        if start < 0:
+            continue
+        end = start + len(label)
+        line_end = drawn.plain.find("\n", end)
+        cut_end = min(end + extra, line_end if line_end >= 0 else len(drawn.plain))
+        before, _dropped, after = drawn.divide([end, cut_end])
+        drawn = Text.assemble(before, after, end="")
+    return drawn
