@@ -45,10 +45,23 @@ class ScoreChart(PlotextPlot):
             )
         if cards:
             plot.xticks([card for card in cards if card == 1 or card % 4 == 0])
+            plot.yticks(score_ticks([score for row in self.timeline for score in row]))
 
     def render(self) -> RenderResult:
         drawn = super().render()
         return fit_wide_labels(drawn, self.labels) if isinstance(drawn, Text) else drawn
+
+
+def score_ticks(scores: Sequence[int], most: int = 6) -> list[int]:
+    """Whole-number marks for the score axis (scores are whole points: plotext's own marks read '89.8'), a round
+    step apart, at most ``most`` of them, covering ``scores``."""
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    step = next((s for s in (1, 2, 5, 10, 20, 25, 50, 100) if (high - low) // s + 1 <= most), 100)
+    first = -(-low // step) * step  # the first multiple of step at or above the lowest score
+    ticks = list(range(first, high + 1, step))
+    return ticks or [low]
 
 
 def fit_wide_labels(drawn: Text, labels: Sequence[str]) -> Text:
