@@ -45,7 +45,7 @@ class ScoreChart(PlotextPlot):
             )
         if cards:
             plot.xticks([card for card in cards if card == 1 or card % 4 == 0])
-            plot.yticks(score_ticks([score for row in self.timeline for score in row]))
+            plot.yticks([float(tick) for tick in score_ticks([score for row in self.timeline for score in row])])
 
     def render(self) -> RenderResult:
         drawn = super().render()
