@@ -121,7 +121,6 @@ class ScoreScreen(ModalScreen[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "choose('again')", N_("Play again")),
-        Binding("enter", "choose('again')", N_("Play again"), show=False),
         Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
         Binding("g", "chart", N_("Chart")),
         Binding("q", "choose('quit')", N_("Quit")),
