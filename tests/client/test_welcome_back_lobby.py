@@ -48,6 +48,9 @@ async def test_leaving_a_seat_taken_back_from_the_name_screen_goes_to_the_lobby(
         app = NetApp(lambda: WelcomeScreen(HeldSeatDoor(host, token)))
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "back at the table")
+            [lobby] = [screen for screen in app.screen_stack if isinstance(screen, LobbyScreen)]
+            await wait_until(pilot, lambda: lobby._refresh_timer is not None, "the lobby mounted")
+            assert lobby._refresh_timer is not None and not lobby._refresh_timer._active.is_set()  # (no refreshes)
             await pilot.press("q")  # leave the table
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) or not app.is_running, "the lobby")
             assert app.is_running and isinstance(app.screen, LobbyScreen)
