@@ -68,7 +68,13 @@ class NoThanksApp(App[int]):
     CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss", STYLES / "history.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True),
+        # Ctrl-C as a terminal user means it, on every screen and dialog: the same quit (asking first during a
+        # game; a second Ctrl-C in that dialog quits) rather than Textual's English-only "Press ctrl+q to quit the
+        # app" notice. (Textual's copying of selected text keeps super+c.)
+        Binding("ctrl+c", "quit", N_("Quit"), show=False, priority=True),
+    ]
 
     def __init__(
         self,

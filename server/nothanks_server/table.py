@@ -417,11 +417,10 @@ class Table:
             old.deliver(Closed(N_("this seat was resumed from another connection")))
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
-        if seat.member is None and self.started and not self.finished:
-            if index in self._quiet_returns:  # back after the host restarted or the table moved: as everyone is
-                self._quiet_returns.discard(index)
-            else:
-                self._note(index, SEAT_BACK)
+        quiet = index in self._quiet_returns  # back after the host restarted or the table moved: as everyone is
+        self._quiet_returns.discard(index)  # (only the first return: one before the start must not hush a later one)
+        if seat.member is None and self.started and not self.finished and not quiet:
+            self._note(index, SEAT_BACK)
         seat.member = member
         stood_in = seat.stand_in is not None or seat.left
         seat.stand_in = None

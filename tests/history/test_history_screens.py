@@ -115,7 +115,7 @@ async def test_names_from_records_are_drawn_as_text_never_as_markup_or_escapes(t
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         await wait_until(pilot, lambda: len(screen.games) == 1, "the game")
-        cell = screen.query_one("#games").get_row_at(0)[1]
+        cell = screen.query_one("#games").get_row_at(0)[2]  # (date, winner, players and scores)
         assert isinstance(cell, Text) and "[b]x[/]" in cell.plain and "\x1b" not in cell.plain
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")

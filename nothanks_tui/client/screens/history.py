@@ -1,4 +1,4 @@
-"""The history: finished games, newest first (date, players and scores, winner), each opened in the replay.
+"""The history: finished games, newest first (date, winner, players and scores), each opened in the replay.
 
 It reads any ``HistorySource``: this machine's store (``nothanks history``, the start screen) or a host's lobby
 (the lobby screen, over TCP and SSH). Pages of ``HISTORY_PAGE`` games are fetched as the cursor reaches the end of
@@ -71,8 +71,9 @@ class HistoryScreen(SteadyScreen[None]):
         yield Static(_("Loading…"), classes="screen-note", id="history-note")
         table: DataTable[Text] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
         table.add_column(_("Date"), key="date")
-        table.add_column(_("Players and scores"), key="players")
+        # The winner before the players: a game of 6 or 7 players is wider than the screen, and pushed it off.
         table.add_column(_("Winner"), key="winner")
+        table.add_column(_("Players and scores"), key="players")
         yield table
         yield KeyBar()
 
@@ -98,7 +99,7 @@ class HistoryScreen(SteadyScreen[None]):
             if any(known.game_id == game.game_id for known in self.games[-HISTORY_PAGE:]):
                 continue  # a game finished meanwhile shifted the pages: never list one twice
             self.games.append(game)
-            table.add_row(Text(when_text(game.finished_at)), players_cell(game), winner_cell(game), key=game.game_id)
+            table.add_row(Text(when_text(game.finished_at)), winner_cell(game), players_cell(game), key=game.game_id)
         self.total = page.total
         if not self.games:
             self._say(_("No finished game yet. Play one: it is kept here."))

@@ -18,7 +18,7 @@ from ...i18n import N_, _, ngettext
 from ...link import LobbyError, MatchTotals, TableUpdate
 from ..error_sentences import error_sentence
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
-from ..safe_text import clean_message
+from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .chart import ChartScreen
 
@@ -57,7 +57,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
     for seat in order:
         result = results[seat]
         mark = WINNER_MARK if seat in best else " "
-        label = names[seat] + (you_tag(names[seat]) if seat == view.seat else "")
+        label = player_label(names[seat], seat == view.seat)
         lines.append(
             Content.assemble(
                 (mark, "bold"),
@@ -79,6 +79,14 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
         lines.append(indented(Content("    "), cards))
     return headline, Content("\n").join(lines)
+
+
+def player_label(name: str, you: bool) -> str:
+    """The name column's text: the name, and "(you)" after your own, cut so that a space is left before the numbers
+    (a 14-cell name with "(you)" filled the column and pushed that row's numbers one cell right)."""
+    tag = you_tag(name) if you else ""
+    room = LABEL_CELLS - 1 - cell_len(tag)
+    return (name if cell_len(name) <= room else display_name(name, room)) + tag
 
 
 def match_cells(match: MatchTotals | None, seat: int) -> str:
@@ -113,7 +121,6 @@ class ScoreScreen(ModalScreen[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "choose('again')", N_("Play again")),
-        Binding("enter", "choose('again')", N_("Play again"), show=False),
         Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
         Binding("g", "chart", N_("Chart")),
         Binding("q", "choose('quit')", N_("Quit")),

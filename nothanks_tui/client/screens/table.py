@@ -311,6 +311,8 @@ class TableScreen(SteadyScreen[None]):
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
+        if action == "toggle_bell":
+            return not (view is not None and view.seat is None)  # a spectator has no turn to ring for
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
@@ -492,6 +494,7 @@ def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
     """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
     return (
         update.view.finished,
+        update.view.seat is None,
         update.view.refused,
         update.can_restart,
         update.coach,

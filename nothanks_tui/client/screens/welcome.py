@@ -154,7 +154,12 @@ class WelcomeScreen(SteadyScreen[None]):
                 )
             )
             return
-        self.app.switch_screen(WaitingScreen(connection))
+        # The lobby below the table, as when the player sits down from it: leaving the table goes back there (the
+        # seat offered back if it is still theirs), rather than ending the session.
+        table_id = getattr(connection, "table_id", None)
+        held = {table_id: token} if isinstance(table_id, str) and table_id else None
+        self.app.switch_screen(LobbyScreen(lobby, held=held))
+        self.app.push_screen(WaitingScreen(connection))
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -70,15 +70,17 @@ class ChatInput(Input):
         self._put_away()
 
     def _on_paste(self, event: events.Paste) -> None:
-        """A paste longer than the room left is cut to fit (``Input`` would drop it whole), first line only."""
+        """A paste longer than the room left is cut to fit (``Input`` would drop it whole), first line only.
+
+        Textual calls ``Input``'s own paste handler after this one (each class's in turn) unless told not to: a
+        paste that fits is left to it alone (passing it on as well typed it twice)."""
         lines = event.text.splitlines()
         room = MAX_CHAT - len(self.value) + abs(self.selection.end - self.selection.start)
         if lines and len(lines[0]) > room:
             event.stop()
+            event.prevent_default()  # (not Input's handler as well, with the whole paste)
             if room > 0:
                 super()._on_paste(events.Paste(lines[0][:room]))
-            return
-        super()._on_paste(event)
 
     def _on_blur(self, event: events.Blur) -> None:
         super()._on_blur(event)

@@ -27,6 +27,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.messages import InBandWindowResize
 
+from .paste_escapes import PasteEscapes
 from .terminal import downgrade_colors, terminal_size
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ class ChannelDriver(Driver):
         self._input_enabled = False
         self._app_context: contextvars.Context | None = None
         self._unfinished = 0  # characters parsed since the parser last produced an event
+        self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
 
     @property
     def can_suspend(self) -> bool:
@@ -117,6 +119,9 @@ class ChannelDriver(Driver):
             self._app_context.run(self._parse, text)
 
     def _parse(self, text: str) -> None:
+        text = self._paste_escapes.feed(text)
+        if not text:  # (held back: perhaps the start of a paste's end marker; an empty feed would end the parser)
+            return
         produced = False
         for event in self._parser.feed(text):
             self.process_message(event)
@@ -168,6 +173,7 @@ class ChannelDriver(Driver):
             self._tick_handle = None
         self._parser = XTermParser(debug=False)
         self._parser.terminal_size = self._size or terminal_size(0, 0)
+        self._paste_escapes.reset()
         self._unfinished = 0
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
 
