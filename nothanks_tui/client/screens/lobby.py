@@ -26,7 +26,7 @@ from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..join_refusals import join_refusal
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, table_size_fields
+from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, fit_bots_to_players, table_size_fields
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .steady import SteadyScreen
@@ -361,6 +361,9 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             self.action_create()
         else:
             self.dismiss(None)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        fit_bots_to_players(event, self)
 
     def action_create(self) -> None:
         players = self.query_one("#players", Select).value

@@ -27,7 +27,7 @@ from ..launchers import HostChoice
 from ..safe_text import display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox, bot_field, table_size_fields
+from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields
 from .start import HostStarted, StartForm
 
 log = logging.getLogger(__name__)
@@ -179,6 +179,9 @@ class HostForm(StartForm):
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button(_("Host"), id="host", variant="primary")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        fit_bots_to_players(event, self)
 
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for

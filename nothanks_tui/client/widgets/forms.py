@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Select
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
@@ -38,8 +39,20 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
         )
 
 
+TABLE_PLAYERS = 3  # the "Players" field's first choice
+
+
+def _bot_counts(players: int) -> list[tuple[str, int]]:
+    """The "Bots now" choices at a table of ``players``: none up to every seat but the creator's."""
+    return [
+        (_("no bots") if n == 0 else ngettext("{count} bot", "{count} bots", n).format(count=n), n)
+        for n in range(players)
+    ]
+
+
 def table_size_fields() -> ComposeResult:
-    """The "Players" and "Bots now" fields of every form that sets up a table (lobby dialog, host tab)."""
+    """The "Players" and "Bots now" fields of every form that sets up a table (lobby dialog, host tab). The form
+    calls ``fit_bots_to_players`` when "Players" changes."""
     with Horizontal(classes="field"):
         yield Label(_("Players"), classes="field-label")
         yield Select(
@@ -47,18 +60,21 @@ def table_size_fields() -> ComposeResult:
                 (ngettext("{count} player", "{count} players", n).format(count=n), n)
                 for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
             ],
-            value=3,
+            value=TABLE_PLAYERS,
             allow_blank=False,
             id="players",
         )
     with Horizontal(classes="field"):
         yield Label(_("Bots now"), classes="field-label")
-        yield Select(
-            [
-                (_("no bots") if n == 0 else ngettext("{count} bot", "{count} bots", n).format(count=n), n)
-                for n in range(MAX_PLAYERS)
-            ],
-            value=0,
-            allow_blank=False,
-            id="bots",
-        )
+        yield Select(_bot_counts(TABLE_PLAYERS), value=0, allow_blank=False, id="bots")
+
+
+def fit_bots_to_players(event: Select.Changed, form: Widget) -> None:
+    """After the "Players" field of ``form`` changed: offer only as many bots as there are seats besides the
+    creator's (a 3-player table offered 6, and quietly made 2 of them), keeping the choice where it still fits."""
+    if event.select.id != "players" or not isinstance(event.value, int):
+        return
+    bots = form.query_one("#bots", Select)
+    chosen = bots.value if isinstance(bots.value, int) else 0
+    bots.set_options(_bot_counts(event.value))
+    bots.value = min(chosen, event.value - 1)

@@ -1,0 +1,47 @@
+"""The new-table dialog offers as many bots as there are seats besides the creator's: a 3-player table offered up
+to 6 and quietly made 2 of them."""
+
+from __future__ import annotations
+
+from textual.widgets import Select
+
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.inprocess import InProcessLobby
+from nothanks_tui.client.netlaunch import NetApp, first_screen_for
+from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
+from nothanks_tui.client.screens.waiting import WaitingScreen
+
+from .ui_helpers import wait_until
+
+
+def offered(select: Select) -> list[int]:
+    return [value for _label, value in select._options if isinstance(value, int)]  # (no public list of options)
+
+
+async def test_the_bots_offered_follow_the_players_and_the_choice_is_kept_where_it_fits():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1, default_bot="rules"))
+    player = InProcessLobby(lobby, "alice")
+    await player.start()
+    app = NetApp(first_screen_for(player, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewTableScreen), "the dialog")
+        dialog = app.screen
+        players, bots = dialog.query_one("#players", Select), dialog.query_one("#bots", Select)
+        assert players.value == 3 and offered(bots) == [0, 1, 2]
+        players.value = 7
+        await wait_until(pilot, lambda: offered(bots) == [0, 1, 2, 3, 4, 5, 6], "seven seats")
+        bots.value = 5
+        players.value = 5
+        await wait_until(pilot, lambda: offered(bots) == [0, 1, 2, 3, 4], "five seats")
+        assert bots.value == 4  # the most that fits
+        players.value = 6
+        await wait_until(pilot, lambda: len(offered(bots)) == 6, "six seats")
+        assert bots.value == 4  # kept
+        await pilot.click("#create")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        waiting = app.screen
+        await wait_until(pilot, lambda: waiting.waiting is not None, "the seats")
+        assert len(waiting.waiting.seats) == 6 and sum(seat.is_bot for seat in waiting.waiting.seats) == 4
+    lobby.close()
