@@ -23,8 +23,8 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ...engine import Action
-from ...i18n import _
+from ...engine import Action, PlayerView
+from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..coaching import choice_mark
@@ -360,6 +360,7 @@ class PlayersPanel(TableView):
         width = self.content_region.width or 80
         player, chips, points, cards = _("Player"), _("Chips"), _("Pts"), _("Cards")
         chips_cells = max(5, cell_len(chips))  # the column as wide as its heading, in any language
+        rows: list[list[Content]] = []
         lines = [
             self.cached(
                 "header",
@@ -392,8 +393,34 @@ class PlayersPanel(TableView):
                 width,
                 chips_cells,
             )
-            lines.extend(self.cached(row, partial(self._draw_seat, *row)))
-        return lines
+            rows.append(self.cached(row, partial(self._draw_seat, *row)))
+        return self._fit(lines[0], rows, view)
+
+    def _fit(self, header: Content, rows: list[list[Content]], view: PlayerView) -> list[Content]:
+        """The header and every seat's lines if they fit the panel's height; else one line a seat (the cards cut
+        at the edge), then without the header, then the seats that fit (yours and the one to move first) and a
+        line saying how many are not shown: a short terminal never hides a player without saying so."""
+        height = self.content_region.height
+        if not height or 1 + sum(len(row) for row in rows) <= height:
+            return [header, *(line for row in rows for line in row)]
+        firsts = [row[0] for row in rows]
+        if 1 + len(firsts) <= height:
+            return [header, *firsts]
+        if len(firsts) <= height:
+            return firsts
+        room = max(1, height - 1)
+        shown = [seat for seat in (view.seat, view.to_move) if seat is not None and 0 <= seat < len(firsts)]
+        shown = list(dict.fromkeys(shown))[:room]
+        for seat in range(len(firsts)):
+            if len(shown) >= room:
+                break
+            if seat not in shown:
+                shown.append(seat)
+        hidden = len(firsts) - len(shown)
+        more = ngettext(
+            "+{count} more player: make the terminal taller", "+{count} more players: make the terminal taller", hidden
+        ).format(count=hidden)
+        return [*(firsts[seat] for seat in sorted(shown)), Content.styled(more, "dim")][-height:]
 
     def _draw_seat(
         self,
