@@ -25,3 +25,20 @@ async def test_seven_players_at_60x18_show_five_and_say_two_more():
         await wait_until(pilot, lambda: panel.content_region.height >= 8, "the taller terminal")
         lines = panel_lines(app)
         assert not any("more player" in line for line in lines) and len(lines) == 8  # the header and 7 seats
+
+
+async def test_a_very_short_terminal_keeps_your_two_choices_in_sight():
+    from nothanks_tui.client.widgets.table import PrivatePanel
+
+    app, _ = local_app(players=3, seed=3, bot="rules")
+    async with app.run_test(size=(60, 14)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        private = table_screen(app).query_one(PrivatePanel)
+        await wait_until(pilot, lambda: private.compact, "the compact area")
+        lines = [line.plain for line in private.draw_lines()]
+        assert [line[:4] for line in lines] == ["[t] ", "[n] "]
+        assert private.region.bottom <= 13  # above the key bar, on the screen
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not private.compact, "the whole area")
+        assert [line.plain[:4] for line in private.draw_lines()][-2:] == ["[t] ", "[n] "]
+        assert private.draw_lines()[0].plain.startswith("You: ")

@@ -57,6 +57,7 @@ SEAT_KEPT = N_(
     "this host again. [y] leave, [n] keep playing."
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
+COMPACT = 16  # rows below which your area shows only your two choices (your chips and cards are in your row)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
@@ -178,6 +179,9 @@ class TableScreen(SteadyScreen[None]):
         self.set_class(size.height >= TALL, "-tall")
         self.set_class(size.height >= TALLER, "-taller")
         self.set_class(size.width >= WIDE, "-wide")
+        self.set_class(size.height < COMPACT, "-compact")
+        for private in self.query(PrivatePanel):
+            private.compact = size.height < COMPACT
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:

@@ -453,6 +453,7 @@ class PrivatePanel(TableView):
     answer, when you asked for it, after each choice until the position changes)."""
 
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)
+    compact: reactive[bool] = reactive(False, repaint=False)  # a very short terminal: the two choices alone
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or self.table.view.seat is None:
@@ -480,7 +481,12 @@ class PrivatePanel(TableView):
         if not view.legal:  # nothing is yours to play now: the choices are a preview
             take = take.stylize("dim")
             pass_ = pass_.stylize("dim")
+        if self.compact:  # (your chips, score and cards are in your row of the players' panel)
+            return [take, pass_]
         return [*lines, take, pass_]
 
     def watch_advice(self) -> None:
+        self.watch_table()
+
+    def watch_compact(self) -> None:
         self.watch_table()
