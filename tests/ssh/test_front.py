@@ -316,6 +316,26 @@ async def test_stopping_the_host_tells_every_player_why(start_sessions):
     assert bytes(client.raw).endswith(b"No Thanks!: the host is shutting down.\r\n")
 
 
+async def test_a_player_is_told_why_even_when_leaving_the_tables_outlasts_the_servers_wait(start_sessions, tmp_path):
+    """When the whole host stops, an app's leaving its tables (over the host's TCP port, itself closing) can take
+    longer than the server waits for its sessions: the farewell used to come after it, and the player read a bare
+    disconnect."""
+    leaving = asyncio.Event()
+
+    class SlowToLeave(ProbeApp):
+        async def ssh_session_ended(self) -> None:
+            leaving.set()
+            await asyncio.Event().wait()  # never done: the server gives up on it
+
+    front = await start_sessions(lambda player: SlowToLeave(player, tmp_path))
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    await front.close("the host is restarting")
+    assert leaving.is_set()
+    await client.wait_closed()
+    assert b"No Thanks!: the host is restarting.\r\n" in bytes(client.raw)
+
+
 async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_sessions):
     front = await start_sessions(keepalive_interval=0.2, keepalive_count_max=2)
     client = await TerminalClient().connect(front.port)

@@ -63,6 +63,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._app: App[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        self._farewell_said = False
         self._gone = False  # the client left (EOF, disconnect, or it stopped reading)
         self._grace: asyncio.TimerHandle | None = None  # cancels an app still running long after its client left
         self._resized_at = float("-inf")  # loop time the app was last given a window size
@@ -218,6 +219,10 @@ class GameSession(asyncssh.SSHServerSession):
                 await app.run_async(size=terminal_size(*self._size), mouse=True)
             finally:
                 self._server.app_finished(app)
+                if not app.return_code:
+                    # Now, not after leaving the tables: when the whole host stops, leaving may outlast the
+                    # wait the server gives its sessions, and the player would read a bare disconnect.
+                    self._say_farewell()
                 ended = getattr(app, "ssh_session_ended", None)
                 if ended is not None:
                     await ended()  # e.g. leave the tables it sat at
@@ -244,10 +249,18 @@ class GameSession(asyncssh.SSHServerSession):
                     status = 0  # we sent our end of file (the client sent theirs first): nothing more to say
                 elif status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
-                elif self._server.farewell:
-                    chan.write(f"No Thanks!: {self._server.farewell}.\r\n".encode())
+                else:
+                    self._say_farewell()
                 chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
+
+    def _say_farewell(self) -> None:
+        """Once the app is gone and the server is closing: tell the player why their session ends (once)."""
+        chan = self._chan
+        if self._farewell_said or self._closed or chan is None or chan.is_closing() or not self._server.farewell:
+            return
+        self._farewell_said = True
+        chan.write(f"No Thanks!: {self._server.farewell}.\r\n".encode())
 
     def _prepare(self, app: App[Any]) -> None:
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
