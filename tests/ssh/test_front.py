@@ -336,6 +336,28 @@ async def test_a_player_is_told_why_even_when_leaving_the_tables_outlasts_the_se
     assert b"No Thanks!: the host is restarting.\r\n" in bytes(client.raw)
 
 
+async def test_a_closing_server_leaves_the_client_to_close_the_connection_after_the_goodbye(
+    start_sessions, monkeypatch
+):
+    """OpenSSH closes its connection itself once the session channel has closed and it has shown what came
+    before. A server that disconnected at once could overtake the goodbye on its way to the player's terminal
+    ("Disconnected by application" and nothing else, in 1 of 4 restarts)."""
+    from nothanks_server.ssh import server as ssh_server
+
+    monkeypatch.setattr(ssh_server, "CLIENT_CLOSE_WAIT", 60.0)  # (the test's client closes well before)
+    front = await start_sessions()
+    client = await TerminalClient().connect(front.port)
+    await client.wait_for("No Thanks!")
+    closing = asyncio.get_running_loop().create_task(front.close("the host is restarting"))
+    assert await client.wait_closed() == 0  # the session's channel: the goodbye came with it
+    assert b"No Thanks!: the host is restarting.\r\n" in bytes(client.raw)
+    assert client.conn is not None
+    assert not client.conn.is_closed()  # no disconnect from the server right behind it...
+    assert not closing.done()  # ...which waits for the client to close the connection
+    client.conn.close()
+    await asyncio.wait_for(closing, 10)  # ...and is done once it has
+
+
 async def test_a_client_that_stops_answering_is_reaped_by_keepalives(start_sessions):
     front = await start_sessions(keepalive_interval=0.2, keepalive_count_max=2)
     client = await TerminalClient().connect(front.port)

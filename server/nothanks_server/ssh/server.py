@@ -22,6 +22,7 @@ Only documented asyncssh entry points are used (``run_server`` on an accepted so
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import hmac
 import logging
@@ -46,6 +47,7 @@ FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
 TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
+CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
 
 
 class Admission(Protocol):
@@ -181,6 +183,7 @@ class SessionServer:
             log.exception("an SSH connection failed before its login")
         finally:
             self._conns.discard(conn)
+            self._changed.set()
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
             if client is not None:
                 self._clients.pop(own, None)
@@ -211,6 +214,11 @@ class SessionServer:
         sessions = {task for task in self._tasks if task.get_name().startswith("ssh-session")}
         if sessions:
             await asyncio.wait(sessions, timeout=5)  # each app leaves its tables and says goodbye
+            # A client whose session closed closes its connection itself once it has shown what the session said:
+            # closing it from here at once sent OpenSSH a disconnect that could overtake the goodbye on its way
+            # to the terminal ("Disconnected by application" instead of why, in 1 of 4 restarts).
+            with contextlib.suppress(TimeoutError):
+                await self.wait_until(lambda: not self._conns, CLIENT_CLOSE_WAIT)
         for conn in list(self._conns):
             conn.close()
         if self._tasks:
