@@ -131,6 +131,11 @@ class TcpTable(TableConnection):
     def seat_token(self) -> str | None:
         return self._token
 
+    @property
+    def seat_kept(self) -> bool:
+        # A player who came in over SSH with a key has every seat bound to it, with no token (resume_key).
+        return self._token is not None or (self.seat is not None and "key" in self.lobby._speaks_for)
+
     async def game_record(self) -> dict[str, Any]:
         """This table's latest finished game, from the host's history (``replay`` with the table's id)."""
         return await self.lobby.open_game(self.table_id)

@@ -83,6 +83,12 @@ class TableConnection(ABC):
         """The secret that resumes this seat after a disconnect (None: not seated, or not a host table)."""
         return None
 
+    @property
+    def seat_kept(self) -> bool:
+        """Whether the host keeps this seat for the player who leaves it (a seat token, or an SSH key it is bound
+        to): the leave question says so."""
+        return self.seat_token is not None
+
     async def game_record(self) -> dict[str, Any]:
         """The record of this table's latest finished game ("replay this game"): raises ``LobbyError``
         (``not_finished`` while it is played; by default ``no_game``: this table keeps none)."""

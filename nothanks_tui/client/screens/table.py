@@ -462,7 +462,7 @@ class TableScreen(SteadyScreen[None]):
 
         if hosting:
             self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
-        elif self.connection.seat_token is not None:  # a host's table: the seat is kept for us
+        elif self.connection.seat_kept:  # a host's table: the seat is kept for us (its token, or our SSH key)
             self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
         else:
             self.app.push_screen(ConfirmQuitScreen(), confirmed)

@@ -80,6 +80,10 @@ class PrefilledConnection(TableConnection):
     def seat_token(self) -> str | None:
         return self.inner.seat_token
 
+    @property
+    def seat_kept(self) -> bool:
+        return self.inner.seat_kept
+
     async def game_record(self) -> dict[str, Any]:
         return await self.inner.game_record()
 
