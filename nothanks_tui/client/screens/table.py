@@ -80,8 +80,12 @@ class TitleBar(TableView):
 
     def draw_lines(self) -> list[Content]:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
-        if self.game_number > 1:
-            parts.append("  ·  " + _("game {number}").format(number=self.game_number))
+        number = self.game_number  # the deals this screen saw...
+        if self.table is not None and self.table.match is not None:  # ...or better, the table's own count (a
+            # player who came back, or a spectator, saw only the last few deals)
+            number = self.table.match.games + (0 if self.table.view.finished else 1)
+        if number > 1:
+            parts.append("  ·  " + _("game {number}").format(number=number))
         if self.table is not None:
             view = self.table.view
             players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
