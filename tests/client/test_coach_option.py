@@ -3,27 +3,18 @@
 
 from __future__ import annotations
 
-from nothanks_server import Lobby, LobbySettings
-from nothanks_server.inprocess import InProcessLobby
-from nothanks_tui.client.netlaunch import NetApp, first_screen_for
-from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.table import TableScreen, TitleBar
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.widgets.forms import TickBox
 from nothanks_tui.client.widgets.keybar import KeyBar
 
-from .ui_helpers import wait_until
+from .ui_helpers import lobby_app, open_new_table_dialog, wait_until
 
 
 async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
-    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1, default_bot="rules"))
-    player = InProcessLobby(lobby, "alice")
-    await player.start()
-    app = NetApp(first_screen_for(player, None))
+    lobby, app = await lobby_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewTableScreen), "the dialog")
+        await open_new_table_dialog(pilot, app)
         app.screen.query_one("#coach", TickBox).value = True
         await pilot.click("#create")
         await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")

@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from textual.widgets import Select
 
-from nothanks_server import Lobby, LobbySettings
-from nothanks_server.inprocess import InProcessLobby
-from nothanks_tui.client.netlaunch import NetApp, first_screen_for
-from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 
-from .ui_helpers import wait_until
+from .ui_helpers import lobby_app, open_new_table_dialog, wait_until
 
 
 def offered(select: Select) -> list[int]:
@@ -19,14 +15,9 @@ def offered(select: Select) -> list[int]:
 
 
 async def test_the_bots_offered_follow_the_players_and_the_choice_is_kept_where_it_fits():
-    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1, default_bot="rules"))
-    player = InProcessLobby(lobby, "alice")
-    await player.start()
-    app = NetApp(first_screen_for(player, None))
+    lobby, app = await lobby_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewTableScreen), "the dialog")
+        await open_new_table_dialog(pilot, app)
         dialog = app.screen
         players, bots = dialog.query_one("#players", Select), dialog.query_one("#bots", Select)
         assert players.value == 3 and offered(bots) == [0, 1, 2]

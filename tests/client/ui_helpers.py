@@ -6,9 +6,13 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
+from nothanks_server import Lobby, LobbySettings
+from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.client.app import NoThanksApp
+from nothanks_tui.client.netlaunch import NetApp, first_screen_for
+from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
 from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 from nothanks_tui.link import TableConnection
@@ -63,3 +67,19 @@ def local_app(
     bots = [make_bot(bot, seed + index) for index in range(players - 1)]
     connection = solo_table(game, bots)
     return NoThanksApp(connection, launchers=LocalLaunchers(bot_pace=0), language=language), connection
+
+
+async def lobby_app(name: str = "alice") -> tuple[Lobby, NetApp]:
+    """A host's lobby in this process (bots move at once, the ``rules`` bot by default) and an app entering it as
+    ``name``, as a player over the network would (its lobby screen first)."""
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1, default_bot="rules"))
+    player = InProcessLobby(lobby, name)
+    await player.start()
+    return lobby, NetApp(first_screen_for(player, None))
+
+
+async def open_new_table_dialog(pilot: Pilot, app: NetApp) -> None:
+    """From the lobby screen: ``c``, and wait for the new-table dialog."""
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("c")
+    await wait_until(pilot, lambda: isinstance(app.screen, NewTableScreen), "the dialog")
