@@ -222,7 +222,7 @@ class SessionServer:
         for conn in list(self._conns):
             conn.close()
         if self._tasks:
-            _done, pending = await asyncio.wait(set(self._tasks), timeout=5)
+            _done, pending = await asyncio.wait(set(self._tasks), timeout=3)  # (the front kills a worker at 10 s)
             for task in pending:
                 task.cancel()
             if pending:
