@@ -161,6 +161,8 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
         form = app.screen.forms[1]
         form.query_one("#port", Input).value = "0"
         form.query_one("#players", Select).value = 2
+        bots = form.query_one("#bots", Select)
+        await wait_until(pilot, lambda: [value for _label, value in bots._options] == [0, 1])  # one seat is yours
         await app.screen.action_start()
         waiting = await wait_for_screen(app, pilot, WaitingScreen)
         await wait_until(pilot, lambda: waiting.waiting is not None)
