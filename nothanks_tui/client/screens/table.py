@@ -64,6 +64,14 @@ CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_
 TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
+def game_number_of(table: TableUpdate | None, seen: int) -> int:
+    """Which game of the table this is: its own count (the match so far) when the host sends it, else the deals
+    this screen saw (a player who came back, or a spectator, saw only the last few)."""
+    if table is not None and table.match is not None:
+        return table.match.games + (0 if table.view.finished else 1)
+    return seen
+
+
 class TitleBar(TableView):
     """One line: the game, how we are connected, the table's settings."""
 
@@ -80,10 +88,7 @@ class TitleBar(TableView):
 
     def draw_lines(self) -> list[Content]:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
-        number = self.game_number  # the deals this screen saw...
-        if self.table is not None and self.table.match is not None:  # ...or better, the table's own count (a
-            # player who came back, or a spectator, saw only the last few deals)
-            number = self.table.match.games + (0 if self.table.view.finished else 1)
+        number = game_number_of(self.table, self.game_number)
         if number > 1:
             parts.append("  ·  " + _("game {number}").format(number=number))
         if self.table is not None:
@@ -213,7 +218,7 @@ class TableScreen(SteadyScreen[None]):
             if new_deal:
                 self.game_number += 1  # a new deal
                 if previous is not None:
-                    self._close_stale_scores()
+                    self._close_stale_scores(event)
             if previous is not None:
                 self._say_comings_and_goings(previous, event)
             if event.view.legal and (previous is None or not previous.view.legal or new_deal):
@@ -285,13 +290,14 @@ class TableScreen(SteadyScreen[None]):
                 text = _("{name} is back.")
             self.notify(text.format(name=name), title=_("Players"), markup=False)
 
-    def _close_stale_scores(self) -> None:
-        """Another player dealt the next game: the last game's score dialog no longer says what is going on."""
+    def _close_stale_scores(self, update: TableUpdate) -> None:
+        """Another player dealt the next game (``update`` is its first view): the last game's score dialog no
+        longer says what is going on."""
         if isinstance(self.app.screen, ScoreScreen):
             self.app.screen.dismiss("table")
         self.notify(
             _("Game {number} has started: the scores of the last one are gone; it is time to play.").format(
-                number=self.game_number
+                number=game_number_of(update, self.game_number)
             ),
             title=_("New game"),
             markup=False,
