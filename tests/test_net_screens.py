@@ -235,7 +235,9 @@ async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen()
 async def test_leaving_a_table_goes_back_to_the_lobby():
     from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
 
-    async with live_host() as host:
+    # Bots that take their time: a bot playing bob's seat at once would finish the game between bots in moments,
+    # and a finished table nobody sits at closes, sometimes before the lobby's first look (a flake under load).
+    async with live_host(bot_delay=2.0) as host:
         bob = TcpLobby("127.0.0.1", host.port, "bob")
         await bob.start()
         app = NetApp(first_screen_for(bob, None))
