@@ -51,8 +51,8 @@ _pool: ProcessPoolExecutor | None = None
 
 def use_processes(processes: int) -> None:
     """Searches run in ``processes`` worker processes from now on (0: in threads). The pool starts when needed;
-    multiprocessing's resource tracker starts now, while the process still has its own stderr (an app that draws
-    on the terminal, ``nothanks host``'s, replaces it, and the tracker cannot start without a real one)."""
+    multiprocessing's resource tracker starts now (``_start_resource_tracker``: also from inside a running app,
+    the start screen's "Host a game")."""
     global _processes
     if processes != _processes:
         stop()
