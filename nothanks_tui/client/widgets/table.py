@@ -471,12 +471,12 @@ class PrivatePanel(TableView):
             advice = None  # the coach's answer stands only for the position it was given for
         take_mark = choice_mark(advice, "take") if advice else Content("")
         pass_mark = choice_mark(advice, "pass") if advice else Content("")
-        width = self.content_region.width or 80
+        panel_width = self.content_region.width or 80
         take = Content.assemble(("[t] ", "bold"), take_choice(view), take_mark)
-        if take.cell_length > width:  # keep the score and the coach's mark in sight
+        if take.cell_length > panel_width:  # keep the score and the coach's mark in sight
             take = Content.assemble(("[t] ", "bold"), take_choice(view, short=True), take_mark)
         pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view), pass_mark)
-        if pass_.cell_length > width:
+        if pass_.cell_length > panel_width:
             pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view, short=True), pass_mark)
         if not view.legal:  # nothing is yours to play now: the choices are a preview
             take = take.stylize("dim")
