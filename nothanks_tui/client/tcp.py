@@ -134,7 +134,7 @@ class TcpTable(TableConnection):
     @property
     def seat_kept(self) -> bool:
         # A player who came in over SSH with a key has every seat bound to it, with no token (resume_key).
-        return self._token is not None or (self.seat is not None and "key" in self.lobby._speaks_for)
+        return self._token is not None or (self.seat is not None and self.lobby.seats_bound_to_key)
 
     async def game_record(self) -> dict[str, Any]:
         """This table's latest finished game, from the host's history (``replay`` with the table's id)."""
@@ -280,6 +280,12 @@ class TcpLobby(LobbyConnection):
         self.held = held if isinstance(held, dict) else None
         self.info.extras["name"] = self.name
         return unpacker
+
+    @property
+    def seats_bound_to_key(self) -> bool:
+        """Every seat this player takes is bound to the SSH key they came in with (hello's ``key``): the host keeps
+        it for them without a token (``resume_key``)."""
+        return "key" in self._speaks_for
 
     def _drop_socket(self) -> None:
         writer, self._writer = self._writer, None
@@ -514,7 +520,7 @@ class TcpLobby(LobbyConnection):
         try:
             if table.seat_token is not None:
                 await self.request({"type": "resume", "token": table.seat_token})
-            elif table.seat is not None and "key" in self._speaks_for:  # a seat bound to the player's SSH key
+            elif table.seat is not None and self.seats_bound_to_key:
                 await self.request({"type": "resume_key"})
             elif table.table_id:
                 await self.request({"type": "spectate", "table": table.table_id})
