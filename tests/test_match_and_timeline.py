@@ -82,7 +82,9 @@ def test_a_table_sends_the_timeline_only_with_the_end_and_keeps_the_match_across
         if game == 1:
             table.start(alice)
         else:
-            table.play_again(bob)
+            table.play_again(bob)  # two players here: the next game waits for alice too
+            assert table.finished and alice.events[-1].again == (1,)
+            table.play_again(alice)
         while not table.finished:
             state = table.state
             assert state is not None

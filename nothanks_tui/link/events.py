@@ -67,6 +67,8 @@ class TableUpdate:
     # Once the game is over (never before: chips may be hidden): every seat's score after each card taken.
     timeline: tuple[tuple[int, ...], ...] = ()
     coach: bool = False  # this table lets its players ask the coach (``TableConnection.ask_coach``)
+    # Once the game is over: the seats whose players asked for another game (it is dealt when everyone here has).
+    again: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -288,7 +288,8 @@ MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a cli
 
 def update_extras(event: TableUpdate) -> dict[str, Any]:
     """The optional keys of an ``update`` (absent when empty, false or nil): the game's comings and goings, the
-    countdown to a bot playing for an away player, and whether the recipient created the table."""
+    countdown to a bot playing for an away player, whether the recipient created the table, and who asked for
+    another game."""
     extras: dict[str, Any] = {}
     if event.seat_events:
         extras["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
@@ -296,7 +297,17 @@ def update_extras(event: TableUpdate) -> dict[str, Any]:
         extras["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
     if event.creator:
         extras["creator"] = True
+    if event.again:
+        extras["again"] = list(event.again)
     return extras
+
+
+def _again_from_wire(data: Any, players: int) -> tuple[int, ...]:
+    """``again``: the seats that asked for another game, each once, in order (a seat out of range is an error)."""
+    seats = {_want(seat, int) for seat in _want(data, list)}
+    if any(not 0 <= seat < players for seat in seats):
+        raise ValueError("again names a seat the table does not have")
+    return tuple(sorted(seats))
 
 
 def _seat_events_from_wire(data: Any, players: int) -> tuple[SeatEvent, ...]:
@@ -471,6 +482,7 @@ def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
         match=None if match is None else match_from_wire(match, view.players),
         timeline=timeline_from_wire(message.get("timeline", []), view.players),
         coach=_want(message.get("coach", False), bool),
+        again=_again_from_wire(message.get("again", []), view.players),
     )
 
 

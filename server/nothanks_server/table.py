@@ -199,6 +199,7 @@ class Table:
         self._seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
+        self._again: set[int] = set()  # seats whose players asked for another game once this one ended
 
     # ----------------------------------------------------------------- lobby-facing facts
 
@@ -469,7 +470,9 @@ class Table:
         if index is None:
             self._summary_changed()  # a spectator left: nothing the others see changed
         else:
-            self._broadcast()
+            self._again.discard(index)  # (whoever sits there next asks for themselves)
+            if not self._deal_again_if_everyone_asked():  # the others were waiting only for this player
+                self._broadcast()
         self._drive()
         self._check_idle()
 
@@ -581,16 +584,33 @@ class Table:
         self._deal()
 
     def play_again(self, member: Member) -> None:
-        """A seated player starts a new game at the same seats once this one is over."""
+        """A seated player asks for a new game at the same seats once this one is over. It is dealt when every
+        player at the table has asked (away players are not waited for; a lone player with bots gets it at once),
+        so nobody's score screen is taken from them by someone quicker; until then every update says who asked."""
         self._check_open()
-        if self.members.get(member) is None:
+        seat = self.members.get(member)
+        if seat is None:
             raise HostError(errors.NOT_SEATED, "only players at this table can start another game")
         if not self.finished:
             raise HostError(errors.NOT_FINISHED, "this game is not over yet")
+        if seat in self._again:
+            return  # asked already (a key pressed twice)
+        self._again.add(seat)
+        if not self._deal_again_if_everyone_asked():
+            self._broadcast()
+
+    def _deal_again_if_everyone_asked(self) -> bool:
+        """Deal the next game if the game is over, someone asked, and every player still here has; True if dealt."""
+        if self.closed or not self.finished or not self._again:
+            return False
+        present = [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+        if not present or any(index not in self._again for index in present):
+            return False
         freed = sum(1 for seat in self.seats if seat.empty)
         if freed:  # players who left after the game: bots take their seats, nobody waits for them
             self.add_bots(freed)
         self._deal()
+        return True
 
     def submit(self, member: Member, action: Action | str, state_id: int) -> None:
         """Play ``action`` for ``member``'s seat in state ``state_id``; refusals raise with a stable code."""
@@ -703,6 +723,7 @@ class Table:
             seats=infos,
             table_id=self.table_id,
             can_restart=seat is not None and state.finished,
+            again=tuple(sorted(self._again)) if state.finished else (),
             seat_events=tuple(self._seat_events),
             bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
             creator=seat is not None and seat == self.acting_creator(),
@@ -785,6 +806,7 @@ class Table:
         self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
         self.game = game
         self.games_played += 1
+        self._again.clear()
         self._seat_events = []
         self._deadline = None
         for index, seat in enumerate(self.seats):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -17,6 +18,7 @@ from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError, MatchTotals, TableUpdate
 from ..error_sentences import error_sentence
+from ..next_game import asked_by_me, next_game_text
 from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
@@ -117,19 +119,24 @@ def sum_lines(text: str, width: int) -> list[str]:
 
 
 class ScoreScreen(ModalScreen[str]):
-    """Shown when a game ends. Dismisses with "again", "quit" or "table" (look at the final table)."""
+    """Shown when a game ends. Dismisses with "quit" or "table" (look at the final table). ``a`` asks the host for
+    another game and keeps the dialog open: the next game is dealt once every player at the table has asked, and
+    its first update closes the dialog (``TableScreen``). Until then the note line says who waits for whom."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "choose('again')", N_("Play again")),
+        Binding("a", "play_again", N_("Play again")),
         Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
         Binding("g", "chart", N_("Chart")),
         Binding("q", "choose('quit')", N_("Quit")),
         Binding("r", "replay", N_("Replay")),
     ]
 
-    def __init__(self, table: TableUpdate) -> None:
+    def __init__(self, table: TableUpdate, ask_again: Callable[[], Awaitable[None]] | None = None) -> None:
+        """``ask_again`` sends the table's ``play_again`` (None: the dialog cannot start another game)."""
         super().__init__()
         self.table = table
+        self._ask_again = ask_again
+        self._asked = False  # sent, not yet reflected in an update
 
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
@@ -137,16 +144,42 @@ class ScoreScreen(ModalScreen[str]):
             yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
-            note = _("Each run counts its lowest card; each chip is −1.") + match_note(self.table.match)
-            yield Static(Content.styled(note, "dim"), id="score-note")
+            yield Static(self._note(), id="score-note")
         yield KeyBar()
 
+    def _note(self) -> Content:
+        """Who asked for another game, when someone has (in place of the scoring reminder: the dialog must still
+        fit 80x24 with seven players); else the reminder of how scores are counted."""
+        again = next_game_text(self.table)
+        if again is not None:
+            return Content.styled(again, "bold")
+        reminder = _("Each run counts its lowest card; each chip is −1.")
+        return Content.styled(reminder + match_note(self.table.match), "dim")
+
+    def table_changed(self, table: TableUpdate) -> None:
+        """The same finished game, updated (someone asked for another game, left, or came back)."""
+        self.table = table
+        self._asked = self._asked and not asked_by_me(table)
+        for note in self.query("#score-note").results(Static):
+            note.update(self._note())
+        self.refresh_bindings()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "choose" and parameters == ("again",) and not self.table.can_restart:
-            return False
+        if action == "play_again":
+            return self.table.can_restart and self._ask_again is not None and not (
+                self._asked or asked_by_me(self.table)
+            )
         if action == "chart" and not self.table.timeline:
             return False  # a host too old to send the timeline
         return True
+
+    async def action_play_again(self) -> None:
+        """Ask for another game; the dialog stays until it is dealt (or the player looks at the table, or quits)."""
+        if self._ask_again is None or self._asked or asked_by_me(self.table):
+            return
+        self._asked = True
+        self.refresh_bindings()
+        await self._ask_again()
 
     def action_chart(self) -> None:
         """Every player's score after each card, a line each (sent by the host once the game is over)."""

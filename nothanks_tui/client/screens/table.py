@@ -38,6 +38,7 @@ from ...link import (
 from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
+from ..next_game import asked_by_me, new_askers, next_game_text
 from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
 from ..safe_text import clean_message
 from ..widgets.chat import ChatInput
@@ -153,6 +154,7 @@ class TableScreen(SteadyScreen[None]):
         self.connection = connection
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
+        self._asked_again = False  # this player asked for another game since the last deal
         self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
         self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
 
@@ -221,6 +223,8 @@ class TableScreen(SteadyScreen[None]):
                     self._close_stale_scores(event)
             if previous is not None:
                 self._say_comings_and_goings(previous, event)
+                if not new_deal:
+                    self._say_who_wants_another_game(previous, event)
             if event.view.legal and (previous is None or not previous.view.legal or new_deal):
                 your_turn = getattr(self.app, "your_turn", None)  # NoThanksApp: the bell, if wanted
                 if callable(your_turn):
@@ -290,11 +294,31 @@ class TableScreen(SteadyScreen[None]):
                 text = _("{name} is back.")
             self.notify(text.format(name=name), title=_("Players"), markup=False)
 
+    def _say_who_wants_another_game(self, previous: TableUpdate, update: TableUpdate) -> None:
+        """Someone asked for another game: an open score dialog shows it in its note line; the table says it in its
+        status, and in a toast for whoever is looking at the table rather than the dialog."""
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ScoreScreen):
+                screen.table_changed(update)
+        if new_askers(previous, update) and not isinstance(self.app.screen, ScoreScreen):
+            text = next_game_text(update)
+            if text is not None:
+                self.notify(text, title=_("Next game"), markup=False)
+
     def _close_stale_scores(self, update: TableUpdate) -> None:
-        """Another player dealt the next game (``update`` is its first view): the last game's score dialog no
-        longer says what is going on."""
-        if isinstance(self.app.screen, ScoreScreen):
-            self.app.screen.dismiss("table")
+        """The next game was dealt (``update`` is its first view): the last game's score dialog, and what was opened
+        over it, no longer say what is going on. Every player at the table asked for it; a spectator, or a player
+        who was away, is told it began."""
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, ScoreScreen):
+                while self.app.screen is not screen:  # its chart, or a replay of the last game: the game is on
+                    self.app.pop_screen()
+                if self.app.screen is screen:
+                    screen.dismiss("table")
+                break
+        asked, self._asked_again = self._asked_again, False
+        if asked or (self.table is not None and asked_by_me(self.table)):
+            return
         self.notify(
             _("Game {number} has started: the scores of the last one are gone; it is time to play.").format(
                 number=game_number_of(update, self.game_number)
@@ -334,8 +358,8 @@ class TableScreen(SteadyScreen[None]):
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
-            if action == "play_again" and not (self.table and self.table.can_restart):
-                return False
+            if action == "play_again" and not (self.table and self.table.can_restart and not asked_by_me(self.table)):
+                return False  # (once asked, the status line says who the next game waits for)
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -402,16 +426,16 @@ class TableScreen(SteadyScreen[None]):
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
             return
-        self.app.push_screen(ScoreScreen(self.table), self._after_score)
+        self.app.push_screen(ScoreScreen(self.table, self.action_play_again), self._after_score)
 
-    async def _after_score(self, choice: str | None) -> None:
-        if choice == "again":
-            await self.action_play_again()
-        elif choice == "quit":
+    def _after_score(self, choice: str | None) -> None:
+        if choice == "quit":
             self._leave()
 
     async def action_play_again(self) -> None:
+        """Ask for another game: the host deals it once every player at the table has asked."""
         if self.table is not None and self.table.view.finished and self.table.can_restart:
+            self._asked_again = True
             await self.connection.play_again()
 
     @property
@@ -511,6 +535,7 @@ def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
         update.view.seat is None,
         update.view.refused,
         update.can_restart,
+        asked_by_me(update),
         update.coach,
         bool(update.view.legal),
         tuple(_away_seats(update)),

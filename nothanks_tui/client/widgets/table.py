@@ -28,6 +28,7 @@ from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..coaching import choice_mark
+from ..next_game import next_game_text
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
@@ -227,6 +228,10 @@ class TableStatus(TableView):
             return [Content(_("Waiting for the table…"))]
         view = self.table.view
         width, height = self.content_region.size
+        again = next_game_text(self.table)
+        if again is not None:  # the game is over and someone wants another: who waits for whom, in place of the deck
+            wrapped = textwrap.wrap(again, max(8, width or 24))
+            return [Content.styled(_("Game over"), "bold"), Content(""), *map(Content, wrapped)]
         turn = self._turn_lines(width or 24)
         lines = [
             self.cached(

@@ -1,0 +1,73 @@
+"""Two players at a host's table: the score dialog stays until both have asked for another game, and says who
+waits for whom (the other's ask in its note; once you asked, who the game still waits for, and no ``a`` key)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from nothanks_server.inprocess import InProcessLobby
+from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.table import TableScreen
+from nothanks_tui.client.screens.waiting import WaitingScreen
+
+from ..net_helpers import WAIT
+from ..test_leaving import take_on_my_turns
+from .ui_helpers import lobby_app, open_new_table_dialog, wait_until
+
+
+def note_of(screen: ScoreScreen) -> str:
+    return str(screen.query_one("#score-note").render())
+
+
+async def play_to_the_score_screen(app, pilot, bob_table) -> tuple[TableScreen, ScoreScreen]:
+    bob_plays = asyncio.get_running_loop().create_task(take_on_my_turns(bob_table))
+    await wait_until(pilot, lambda: isinstance(app.screen, (TableScreen, ScoreScreen)), "the table")
+    table = next(screen for screen in app.screen_stack if isinstance(screen, TableScreen))
+    while not isinstance(app.screen, ScoreScreen):
+        if app.screen is table and table.table is not None and table.table.view.my_turn:
+            await pilot.press("t")
+        await pilot.pause(0.005)
+    await asyncio.wait_for(bob_plays, WAIT)
+    return table, app.screen
+
+
+async def test_the_score_dialog_waits_for_both_players_and_says_who_asked():
+    lobby, app = await lobby_app("alice")
+    bob = InProcessLobby(lobby, "bob")
+    await bob.start()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_new_table_dialog(pilot, app)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        waiting = app.screen
+        await wait_until(pilot, lambda: waiting.waiting is not None, "the table's seats")
+        bob_table = await bob.join(waiting.waiting.table_id)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: waiting.waiting.can_start, "a full table")
+        await pilot.press("s")
+
+        # Game 1: bob asks first. Alice's dialog stays, says so, and her a deals the game.
+        table, score = await play_to_the_score_screen(app, pilot, bob_table)
+        assert "Each run counts its lowest card" in note_of(score)
+        await bob_table.play_again()
+        await wait_until(pilot, lambda: "bob wants another game: press a" in note_of(score), "bob's ask")
+        assert app.screen is score and table.table.view.finished
+        assert score.check_action("play_again", ()) is True
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.screen is table and not table.table.view.finished, "game 2")
+        assert not any("has started" in str(note.message) for note in app._notifications)  # she asked for it
+
+        # Game 2: alice asks first. Her dialog stays and says whom it waits for; a is gone until the deal.
+        table, score = await play_to_the_score_screen(app, pilot, bob_table)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: "waiting for bob to press a" in note_of(score), "alice's own ask")
+        assert app.screen is score and table.table.view.finished
+        assert score.check_action("play_again", ()) is False
+        await pilot.press("escape")  # to the table: its status says the same
+        await wait_until(pilot, lambda: app.screen is table, "the table")
+        status = str(table.query_one("#status").render())
+        assert "waiting for bob" in status and table.check_action("play_again", ()) is False
+        await bob_table.play_again()
+        await wait_until(pilot, lambda: table.table is not None and not table.table.view.finished, "game 3")
+    await bob.close()
+    lobby.close()
