@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
@@ -180,6 +182,53 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
         pass
     assert "stopped" in event.reason
     await guest.close()
+
+
+async def test_stopping_a_game_hosted_from_the_start_screen_goes_back_to_the_start_screen(tmp_path, monkeypatch):
+    """Leaving the table of a game hosted from the start screen (after "Stop the host?") stops the host, tells its
+    players, and opens the start screen again, as leaving a game against bots does; the port is free again."""
+    from textual.widgets import Input, Select, TabbedContent
+
+    from nothanks_tui.client.app import NoThanksApp
+    from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
+    from nothanks_tui.client.screens.net_forms import HostForm
+    from nothanks_tui.client.screens.start import StartScreen
+    from nothanks_tui.commands.launchers import LocalLaunchers
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setattr(HostForm, "BIND", "127.0.0.1")
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
+        await pilot.pause()
+        form = app.screen.forms[1]
+        form.query_one("#port", Input).value = "0"
+        form.query_one("#players", Select).value = 2
+        bots = form.query_one("#bots", Select)
+        await wait_until(pilot, lambda: [value for _label, value in bots._options] == [0, 1])
+        await app.screen.action_start()
+        waiting = await wait_for_screen(app, pilot, WaitingScreen)
+        await wait_until(pilot, lambda: waiting.waiting is not None)
+        port = app.hosting.port
+        guest = TcpLobby("127.0.0.1", port, "guest")
+        await guest.start()
+        [summary] = await guest.list_tables()
+        seat = await guest.join(summary.table_id)
+        await wait_until(pilot, lambda: waiting.waiting.can_start)
+        await pilot.press("s")
+        await wait_for_screen(app, pilot, TableScreen)
+        await pilot.press("q")
+        await wait_for_screen(app, pilot, ConfirmQuitScreen)
+        await pilot.press("y")
+        await wait_for_screen(app, pilot, StartScreen)
+        assert app.hosting is None and not app.is_host and app.is_running
+        while not isinstance(event := await asyncio.wait_for(seat.next_event(), WAIT), Closed):
+            pass
+        assert "stopped" in event.reason
+        await guest.close()
+        with pytest.raises(OSError):  # nobody listens there any more
+            await asyncio.open_connection("127.0.0.1", port)
 
 
 async def test_a_hostile_host_cannot_put_escapes_or_markup_on_the_lobby_screen():

@@ -200,12 +200,31 @@ class NoThanksApp(App[int]):
         self._back_to_start = True
         self.switch_screen(TableScreen(message.connection))
 
+    @property
+    def back_to_start(self) -> bool:
+        """Leaving the table at the bottom of the screens opens the start screen again (it was opened from there)."""
+        return self._back_to_start
+
     def table_left(self) -> None:
-        """The player left the table at the bottom of the screens: back to the start screen if the table was
-        opened from it (with its choices as they were), else out of the app."""
-        if not self._back_to_start or self.hosting is not None:
+        """The player left the table (or its waiting room) at the bottom of the screens: back to the start screen
+        if the table was opened from it (with its choices as they were; a game hosted from it is stopped first,
+        its players told), else out of the app."""
+        if not self._back_to_start:
             self.exit(0)
             return
+        if self.hosting is not None:
+            self.run_worker(self._stop_hosting_and_go_back(), group="stop-host", exclusive=True)
+            return
+        self._show_start_again()
+
+    async def _stop_hosting_and_go_back(self) -> None:
+        hosting, self.hosting = self.hosting, None
+        self.is_host = False
+        if hosting is not None:
+            await hosting.close(N_("the host was stopped"))
+        self._show_start_again()
+
+    def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
         self._connection = None
         self.switch_screen(StartScreen(forms))
@@ -213,6 +232,7 @@ class NoThanksApp(App[int]):
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting
         self.is_host = True
+        self._back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
 
     @property
     def _background_screens(self) -> list[Screen[Any]]:

@@ -279,13 +279,17 @@ class WaitingScreen(SteadyScreen[None]):
         self._go_back(_("You left the table."))
 
     def _go_back(self, reason: str) -> None:
-        """Back to the lobby below, or (when this is the first screen) out of the app. Once only: leaving closes
-        the connection, whose own ``Closed`` then reaches this screen after it was dismissed, when the lobby is
-        the only screen left (and going back from there would end the app: over SSH, the player's session)."""
+        """Back to the lobby below, or (when this is the first screen) to the start screen it came from, or out of
+        the app. Once only: leaving closes the connection, whose own ``Closed`` then reaches this screen after it
+        was dismissed, when the lobby is the only screen left (and going back from there would end the app: over
+        SSH, the player's session)."""
         if self._gone:
             return
         self._gone = True
+        table_left = getattr(self.app, "table_left", None)  # NoThanksApp
         if len(self.app.screen_stack) > 1:
             self.dismiss(None)
+        elif callable(table_left) and getattr(self.app, "back_to_start", False):  # hosted from the start screen
+            table_left()
         else:
             self.app.exit(0, message=clean_message(reason))

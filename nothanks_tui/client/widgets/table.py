@@ -28,7 +28,7 @@ from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
 from ..coaching import choice_mark
-from ..next_game import next_game_text
+from ..next_game import asked_by_me, next_game_text
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
@@ -470,7 +470,9 @@ class PrivatePanel(TableView):
         width = (self.content_region.width or 80) - prefix.cell_length
         lines = [summary, *indented_lines(prefix, hand_lines(view.my_hand, width))]
         if view.finished:
-            return [*lines, Content.styled(_("Game over: s shows the scores, a deals a new game."), "dim")]
+            if asked_by_me(self.table) or not self.table.can_restart:
+                return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
+            return [*lines, Content.styled(_("Game over: s shows the scores, a to play again."), "dim")]
         advice = self.advice
         if advice is None or advice.state_id != view.state_id or not view.legal:
             advice = None  # the coach's answer stands only for the position it was given for
