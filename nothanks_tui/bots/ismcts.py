@@ -31,6 +31,14 @@ from ..engine import Action, PlayerView
 from .knowledge import InfoSet, fill_chips, info_from_view
 from .rollout import MODELS, limit_tables, playout, scores_of
 
+try:  # the same loop in C, built by setup.py where a C compiler is (it plays exactly the same moves, faster)
+    from . import _search_c as search_in_c
+except ImportError:  # a machine without a C compiler
+    search_in_c = None  # type: ignore[assignment]
+
+# Whether ``search`` runs its iterations in C (when built); tests turn it off to compare the two.
+ACCELERATED = search_in_c is not None
+
 
 @dataclass(frozen=True, slots=True)
 class IsmctsSettings:
@@ -163,6 +171,23 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     pool = len(unseen)
     deck_left = info.deck_left
     iterations = settings.iterations_for(deck_left, players)
+    if ACCELERATED and search_in_c is not None:
+        tv, pv, take_sum, pass_sum, pass_total, take_total = search_in_c.run(
+            list(info.masks),
+            known_chips,
+            info.card,
+            info.pot,
+            info.seat,
+            unseen,
+            deck_left,
+            iterations,
+            float(c),
+            float(score_weight),
+            tables if light else None,
+            rand,
+            (lambda: fill_chips(info, rng)) if hidden else None,
+        )
+        return _result(tv, pv, take_sum, pass_sum, [pass_total, take_total], (known_chips[me] or 0) > 0, iterations)
     TV, TW, PV, PW, PASS, TAKE = _TV, _TW, _PV, _PW, _PASS, _TAKE  # (local names: the loop runs by the million)
     for _ in range(iterations):
         # A uniformly random ordered draw of deck_left unseen cards (a partial Fisher-Yates shuffle of the pool).
@@ -229,12 +254,19 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
         for visited, visits, mover in path:  # a node's reward sum sits right after its visit count
             visited[visits] += 1
             visited[visits + 1] += rewards[mover]
-    tv, pv = root[_TV], root[_PV]
-    take_value = root[_TW] / tv if tv else 0.0
+    return _result(root[_TV], root[_PV], root[_TW], root[_PW], root_scores, (known_chips[me] or 0) > 0, iterations)
+
+
+def _result(
+    tv: int, pv: int, take_sum: float, pass_sum: float, root_scores: list[int], may_pass: bool, iterations: int
+) -> IsmctsResult:
+    """The root statistics from the root's visit counts and reward sums, and the own final scores summed over the
+    iterations that passed (``root_scores[0]``) and took (``[1]``)."""
+    take_value = take_sum / tv if tv else 0.0
     take_score = root_scores[1] / tv if tv else 0.0
-    if (known_chips[me] or 0) <= 0:
+    if not may_pass:
         return IsmctsResult(tv, 0, take_value, None, take_score, None, iterations)
-    pass_value = root[_PW] / pv if pv else 0.0
+    pass_value = pass_sum / pv if pv else 0.0
     pass_score = root_scores[0] / pv if pv else 0.0
     return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
 

@@ -1,0 +1,413 @@
+/* The IS-MCTS search loop of ismcts.py in C: the same iterations, move for move and bit for bit, many times faster.
+
+   Why it exists: the search is what the `hard` and `expert` bots (and the coach) spend their time on, and what an
+   SSH host with many bot tables spends most of its CPU on. ismcts.search calls `run` when this module was built
+   (it is optional: without a C compiler the package installs and plays the same moves in pure Python).
+
+   Exactness is the contract: tests/test_search_golden.py holds both paths to the root statistics recorded from the
+   Python code, and tests/test_search_c.py compares them position by position. So every rule here mirrors a line of
+   ismcts.search, rollout.playout, ismcts._random_playout, rollout.scores_of and ismcts._rewards: the same random
+   numbers drawn at the same moments (from the caller's random.Random, never a generator of our own), the same
+   floating-point operations in the same order (built with -ffp-contract=off: no fused multiply-add). */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEATS 16
+#define MAX_CHIPS 64 /* chip counts index the limit tables up to this (55 chips in a game) */
+#define MAX_CARDS 64
+
+typedef struct {
+    long tv, pv;       /* visits of take and pass, for the seat to move here */
+    double tw, pw;     /* reward sums of take and pass */
+    int pass_child;    /* -1: none yet */
+    int first_take;    /* first child after a take (one per card turned up next), -1: none */
+    int next_sibling;  /* the next child of this node's parent after a take */
+    int card;          /* for a child after a take: the card it was reached by */
+} Node;
+
+typedef struct {
+    int players;
+    long early[MAX_SEATS][MAX_CHIPS];
+    long late[MAX_SEATS][MAX_CHIPS];
+    int milks[MAX_SEATS];
+    long pot_weights[MAX_SEATS];
+    long penalties[MAX_SEATS];
+    long milk_qs[MAX_SEATS];
+} Tables;
+
+typedef struct {
+    int node;
+    int took;
+    int mover;
+} Step;
+
+static long scores_of(int players, const uint64_t *masks, const long *chips, long *out) {
+    for (int i = 0; i < players; i++) {
+        uint64_t lows = masks[i] & ~(masks[i] << 1);
+        long total = 0;
+        while (lows) {
+            total += __builtin_ctzll(lows);
+            lows &= lows - 1;
+        }
+        out[i] = total - chips[i];
+    }
+    return 0;
+}
+
+/* rollout.playout: every seat plays its model (the tables) through deck[index:end]. */
+static void light_playout(const Tables *t, int card, long pot, int seat, uint64_t *masks, long *chips,
+                          const int *deck, int index, int end, long *scores) {
+    int players = t->players;
+    uint64_t uni = 0;
+    for (int i = 0; i < players; i++) uni |= masks[i];
+    uint64_t near = ((uint64_t)1 << (card - 1)) | ((uint64_t)1 << (card + 1));
+    long card4 = 4L * card;
+    int late = end - index < 4;
+    for (;;) {
+        long mine = chips[seat];
+        int take;
+        if (mine <= 0) {
+            take = 1;
+        } else {
+            uint64_t mask = masks[seat];
+            if (mask & near) {
+                if (!t->milks[seat] || mine < 2 || index == end) {
+                    take = 1;
+                } else {
+                    take = ((uni ^ mask) & near) != 0 || pot + players >= ((card * t->milk_qs[seat]) >> 4);
+                }
+            } else {
+                long m = mine < MAX_CHIPS ? mine : MAX_CHIPS - 1;
+                long limit = late ? t->late[seat][m] : t->early[seat][m];
+                if (uni & near) limit -= t->penalties[seat];
+                take = card4 - t->pot_weights[seat] * pot <= limit;
+            }
+        }
+        if (take) {
+            chips[seat] = mine + pot;
+            uint64_t bit = (uint64_t)1 << card;
+            masks[seat] |= bit;
+            uni |= bit;
+            if (index == end) break;
+            card = deck[index];
+            index += 1;
+            pot = 0;
+            near = ((uint64_t)1 << (card - 1)) | ((uint64_t)1 << (card + 1));
+            card4 = 4L * card;
+            if (end - index < 4) late = 1;
+        } else {
+            chips[seat] = mine - 1;
+            pot += 1;
+            seat += 1;
+            if (seat == players) seat = 0;
+        }
+    }
+    scores_of(players, masks, chips, scores);
+}
+
+/* One float from the caller's random.Random, or -1.0 with a Python error set. */
+static double draw(PyObject *rand) {
+    PyObject *value = PyObject_CallNoArgs(rand);
+    if (value == NULL) return -1.0;
+    double x = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    if (x == -1.0 && PyErr_Occurred()) return -1.0;
+    return x;
+}
+
+/* ismcts._random_playout: take or pass at even odds, take when out of chips. Returns -1 on a Python error. */
+static int random_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, const int *deck,
+                          int index, int end, PyObject *rand, long *scores) {
+    for (;;) {
+        long mine = chips[seat];
+        int take = mine <= 0;
+        if (!take) {
+            double x = draw(rand);
+            if (x < 0.0) return -1;
+            take = x < 0.5;
+        }
+        if (take) {
+            chips[seat] = mine + pot;
+            masks[seat] |= (uint64_t)1 << card;
+            if (index == end) break;
+            card = deck[index];
+            index += 1;
+            pot = 0;
+        } else {
+            chips[seat] = mine - 1;
+            pot += 1;
+            seat += 1;
+            if (seat == players) seat = 0;
+        }
+    }
+    scores_of(players, masks, chips, scores);
+    return 0;
+}
+
+/* ismcts._rewards */
+static void rewards_of(int players, const long *scores, double score_weight, double *out) {
+    long best = scores[0], runner_up = 0;
+    int have_runner = 0, count = 0;
+    /* sorted(scores)[:2]: the least, and the least of the rest (the least again when it is shared) */
+    for (int i = 1; i < players; i++)
+        if (scores[i] < best) best = scores[i];
+    for (int i = 0; i < players; i++) {
+        if (scores[i] == best) count++;
+    }
+    int skipped = 0;
+    for (int i = 0; i < players; i++) {
+        if (scores[i] == best && !skipped) {
+            skipped = 1;
+            continue;
+        }
+        if (!have_runner || scores[i] < runner_up) {
+            runner_up = scores[i];
+            have_runner = 1;
+        }
+    }
+    double share = 1.0 / (double)count;
+    for (int i = 0; i < players; i++) {
+        long mine = scores[i];
+        if (score_weight == 0.0) {
+            out[i] = mine == best ? share : 0.0;
+        } else if (mine == best) {
+            out[i] = share + score_weight * (double)(runner_up - mine) / 100.0;
+        } else {
+            out[i] = score_weight * (double)(best - mine) / 100.0;
+        }
+    }
+}
+
+static int long_list(PyObject *list, long *out, int count, const char *what) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: a list of %d ints", what, count);
+        return -1;
+    }
+    for (int i = 0; i < count; i++) {
+        long value = PyLong_AsLong(PyList_GET_ITEM(list, i));
+        if (value == -1 && PyErr_Occurred()) return -1;
+        out[i] = value;
+    }
+    return 0;
+}
+
+static int read_tables(PyObject *tables, int players, Tables *t) {
+    PyObject *early, *late, *milks, *pot_weights, *penalties, *milk_qs;
+    if (!PyArg_ParseTuple(tables, "OOOOOO", &early, &late, &milks, &pot_weights, &penalties, &milk_qs)) return -1;
+    t->players = players;
+    long row[MAX_CHIPS];
+    for (int s = 0; s < players; s++) {
+        PyObject *rows[2] = {PyList_Check(early) ? PyList_GetItem(early, s) : NULL,
+                             PyList_Check(late) ? PyList_GetItem(late, s) : NULL};
+        for (int k = 0; k < 2; k++) {
+            if (rows[k] == NULL || !PyList_Check(rows[k])) {
+                PyErr_SetString(PyExc_ValueError, "limit tables: one list per seat");
+                return -1;
+            }
+            Py_ssize_t n = PyList_GET_SIZE(rows[k]);
+            if (n < 1 || n > MAX_CHIPS) {
+                PyErr_SetString(PyExc_ValueError, "limit tables: 1..64 chip counts");
+                return -1;
+            }
+            if (long_list(rows[k], row, (int)n, "limit table") < 0) return -1;
+            for (int c = 0; c < MAX_CHIPS; c++) (k ? t->late : t->early)[s][c] = row[c < n ? c : n - 1];
+        }
+    }
+    long values[MAX_SEATS];
+    if (!PyList_Check(milks) || PyList_GET_SIZE(milks) != players) {
+        PyErr_SetString(PyExc_ValueError, "milks: one per seat");
+        return -1;
+    }
+    for (int s = 0; s < players; s++) {
+        int truth = PyObject_IsTrue(PyList_GET_ITEM(milks, s));
+        if (truth < 0) return -1;
+        t->milks[s] = truth;
+    }
+    if (long_list(pot_weights, values, players, "pot weights") < 0) return -1;
+    memcpy(t->pot_weights, values, sizeof(long) * players);
+    if (long_list(penalties, values, players, "penalties") < 0) return -1;
+    memcpy(t->penalties, values, sizeof(long) * players);
+    if (long_list(milk_qs, values, players, "milk_qs") < 0) return -1;
+    memcpy(t->milk_qs, values, sizeof(long) * players);
+    return 0;
+}
+
+/* run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, score_weight, tables, rand, fill)
+   -> (take visits, pass visits, take reward sum, pass reward sum, own score summed after passing, after taking).
+   ``tables`` is rollout.Tables for light playouts, or None for random ones; ``fill`` is None when every chip count
+   is known (``chips``), else a callable giving a fresh list of chip counts per iteration (knowledge.fill_chips). */
+static PyObject *run(PyObject *self, PyObject *args) {
+    PyObject *masks_list, *chips_list, *unseen_list, *tables_obj, *rand, *fill;
+    int card, seat, deck_left;
+    long pot, iterations;
+    double c, score_weight;
+    if (!PyArg_ParseTuple(args, "OOiliOilddOOO", &masks_list, &chips_list, &card, &pot, &seat, &unseen_list,
+                          &deck_left, &iterations, &c, &score_weight, &tables_obj, &rand, &fill))
+        return NULL;
+    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
+    int players = (int)PyList_GET_SIZE(masks_list);
+    if (players < 2 || players > MAX_SEATS || seat < 0 || seat >= players)
+        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", MAX_SEATS);
+    if (card < 1 || card > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
+    uint64_t masks0[MAX_SEATS];
+    for (int i = 0; i < players; i++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        masks0[i] = m;
+    }
+    long known[MAX_SEATS];
+    if (long_list(chips_list, known, players, "chips") < 0) return NULL;
+    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
+    int pool = (int)PyList_GET_SIZE(unseen_list);
+    if (pool > MAX_CARDS || deck_left < 0 || deck_left > pool)
+        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
+    int unseen[MAX_CARDS];
+    for (int i = 0; i < pool; i++) {
+        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
+        if (value == -1 && PyErr_Occurred()) return NULL;
+        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
+        unseen[i] = (int)value;
+    }
+    int light = tables_obj != Py_None;
+    Tables tables;
+    if (light && read_tables(tables_obj, players, &tables) < 0) return NULL;
+    int hidden = fill != Py_None;
+    if (iterations < 1) iterations = 1;
+
+    Node *nodes = PyMem_Malloc(sizeof(Node) * (size_t)(iterations + 1));
+    /* a path is at most every take and, between two takes, a pass per chip in the game */
+    int path_cap = (deck_left + 2) * (MAX_CHIPS + 1);
+    Step *path = PyMem_Malloc(sizeof(Step) * (size_t)path_cap);
+    if (nodes == NULL || path == NULL) {
+        PyMem_Free(nodes);
+        PyMem_Free(path);
+        return PyErr_NoMemory();
+    }
+    int node_count = 1;
+    nodes[0] = (Node){0, 0, 0.0, 0.0, -1, -1, -1, 0};
+    long root_scores[2] = {0, 0};
+    uint64_t masks[MAX_SEATS];
+    long chips[MAX_SEATS], scores[MAX_SEATS];
+    double rewards[MAX_SEATS];
+    PyObject *result = NULL;
+
+    for (long it = 0; it < iterations; it++) {
+        for (int i = 0; i < deck_left; i++) {
+            double x = draw(rand);
+            if (x < 0.0) goto done;
+            int j = i + (int)(x * (double)(pool - i));
+            int swap = unseen[i];
+            unseen[i] = unseen[j];
+            unseen[j] = swap;
+        }
+        if (hidden) {
+            PyObject *filled = PyObject_CallNoArgs(fill);
+            if (filled == NULL) goto done;
+            int bad = long_list(filled, chips, players, "filled chips");
+            Py_DECREF(filled);
+            if (bad < 0) goto done;
+        } else {
+            memcpy(chips, known, sizeof(long) * players);
+        }
+        memcpy(masks, masks0, sizeof(uint64_t) * players);
+        int cur = card, to_move = seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
+        long on_card = pot;
+        for (;;) {
+            long mine = chips[to_move];
+            int take;
+            if (mine <= 0) {
+                take = 1;
+            } else {
+                long tv = nodes[node].tv, pv = nodes[node].pv;
+                if (tv == 0 || pv == 0) {
+                    if (tv == pv) {
+                        double x = draw(rand);
+                        if (x < 0.0) goto done;
+                        take = x < 0.5;
+                    } else {
+                        take = tv == 0;
+                    }
+                } else {
+                    double log_n = log((double)(tv + pv));
+                    take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
+                           nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
+                }
+            }
+            if (steps == path_cap) {
+                PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
+                goto done;
+            }
+            path[steps++] = (Step){node, take, to_move};
+            if (take) {
+                chips[to_move] = mine + on_card;
+                masks[to_move] |= (uint64_t)1 << cur;
+                if (index == end) {
+                    finished = 1;
+                    break;
+                }
+                cur = unseen[index];
+                index += 1;
+                on_card = 0;
+                int child = nodes[node].first_take;
+                while (child >= 0 && nodes[child].card != cur) child = nodes[child].next_sibling;
+                if (child < 0) {
+                    nodes[node_count] = (Node){0, 0, 0.0, 0.0, -1, -1, nodes[node].first_take, cur};
+                    nodes[node].first_take = node_count++;
+                    break;
+                }
+                node = child;
+            } else {
+                chips[to_move] = mine - 1;
+                on_card += 1;
+                to_move += 1;
+                if (to_move == players) to_move = 0;
+                int child = nodes[node].pass_child;
+                if (child < 0) {
+                    nodes[node_count] = (Node){0, 0, 0.0, 0.0, -1, -1, -1, 0};
+                    nodes[node].pass_child = node_count++;
+                    break;
+                }
+                node = child;
+            }
+        }
+        if (finished) {
+            scores_of(players, masks, chips, scores);
+        } else if (light) {
+            light_playout(&tables, cur, on_card, to_move, masks, chips, unseen, index, end, scores);
+        } else if (random_playout(players, cur, on_card, to_move, masks, chips, unseen, index, end, rand, scores) < 0) {
+            goto done;
+        }
+        rewards_of(players, scores, score_weight, rewards);
+        root_scores[path[0].took] += scores[seat];
+        for (int k = 0; k < steps; k++) {
+            Node *visited = &nodes[path[k].node];
+            if (path[k].took) {
+                visited->tv += 1;
+                visited->tw += rewards[path[k].mover];
+            } else {
+                visited->pv += 1;
+                visited->pw += rewards[path[k].mover];
+            }
+        }
+    }
+    result = Py_BuildValue("llddll", nodes[0].tv, nodes[0].pv, nodes[0].tw, nodes[0].pw, root_scores[0],
+                           root_scores[1]);
+done:
+    PyMem_Free(nodes);
+    PyMem_Free(path);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"run", run, METH_VARARGS, "Run ismcts.search's iterations; see the module's C source."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "ismcts.search's loop in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__search_c(void) { return PyModule_Create(&module); }
