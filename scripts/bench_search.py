@@ -6,7 +6,10 @@ Each level searches every position ``--repeats`` times in a row; the least total
 (the other rounds are the machine's noise), as ms per decision. To compare with another version of the code, run
 the same script with that version first on the path: ``PYTHONPATH=/path/to/old/checkout scripts/bench_search.py``.
 
-Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert]
+Where the C search loop is built (setup.py), that is what runs; ``--python`` measures the pure-Python loop instead
+(the two give exactly the same results: tests/test_search_c.py).
+
+Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert] [--python]
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import random
 import time
 
 import nothanks_tui
+from nothanks_tui.bots import ismcts
 from nothanks_tui.bots.ismcts import search
 from nothanks_tui.bots.knowledge import info_from_view
 from nothanks_tui.bots.levels import EXPERT, HARD
@@ -46,9 +50,12 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=48)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--levels", default="hard,expert")
+    parser.add_argument("--python", action="store_true", help="the pure-Python loop, even where the C one is built")
     args = parser.parse_args()
+    if args.python:
+        ismcts.ACCELERATED = False
     infos = positions(args.positions)
-    print(f"code: {nothanks_tui.__file__}")
+    print(f"code: {nothanks_tui.__file__}; search loop in {'C' if ismcts.ACCELERATED else 'Python'}")
     for level in args.levels.split(","):
         settings = LEVELS[level]
         count = len(infos) if level == "hard" else max(1, len(infos) // 4)

@@ -20,7 +20,7 @@ from nothanks_tui.link import CoachAdvice, errors
 from . import thinking
 from .errors import HostError
 
-COACH_THREADS = 2  # searches running at once, host-wide (a search is about 35 ms of one core)
+COACH_THREADS = 2  # searches running at once, host-wide (a search is 1-35 ms of one core: C or Python loop)
 COACH_QUEUE = 16  # searches waiting or running, host-wide, before a request is refused
 
 _pool: concurrent.futures.ThreadPoolExecutor | None = None
