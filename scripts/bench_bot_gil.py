@@ -106,13 +106,17 @@ def main() -> int:
     args = parser.parse_args()
     where = "worker processes" if args.processes else "threads"
     interval = sys.getswitchinterval() * 1000
-    print(f"bot {args.bot} in {where}, {args.seconds:g} s a line, switch interval {interval:g} ms, "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"bot {args.bot} in {where}, {args.seconds:g} s a line, switch interval {interval:g} ms, "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     print("threads  loop lag p50 ms  p99 ms  max ms  probes  decisions")
     for threads in args.threads:
         result = asyncio.run(measure(args.bot, threads, args.seconds, args.processes))
-        print(f"{threads:7d}  {result['p50']:15.1f}  {result['p99']:6.1f}  {result['max']:6.1f}  "
-              f"{result['probes']:6.0f}  {result['decisions']:9.0f}")
+        print(
+            f"{threads:7d}  {result['p50']:15.1f}  {result['p99']:6.1f}  {result['max']:6.1f}  "
+            f"{result['probes']:6.0f}  {result['decisions']:9.0f}"
+        )
     return 0
 
 

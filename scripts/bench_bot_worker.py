@@ -62,8 +62,10 @@ def main() -> int:
     for index in range(args.rounds):
         first, second, report = asyncio.run(one_round())
         heavy = ", ".join(report["heavy"]) or "none"  # type: ignore[arg-type]
-        print(f"{index + 1:5d}  {first * 1000:15.0f}  {second * 1000:9.0f}  {report['rss']:14.1f}  "
-              f"{report['pss']:7.1f}  {report['modules']:7d}  {heavy}")
+        print(
+            f"{index + 1:5d}  {first * 1000:15.0f}  {second * 1000:9.0f}  {report['rss']:14.1f}  "
+            f"{report['pss']:7.1f}  {report['modules']:7d}  {heavy}"
+        )
     return 0
 
 

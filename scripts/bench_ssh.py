@@ -158,9 +158,22 @@ def crowd(args: argparse.Namespace) -> dict[str, object]:
                   for index in range(args.visitor_processes)]  # fmt: skip
         crowds = [
             visitors(
-                host.port, "--sessions", str(share), "--concurrency", str(share), "--script", "game", "--hold",
-                "--play-seconds", str(args.play_seconds), "--newcomers", str(args.newcomers if index == 0 else 0),
-                "--think", args.think, "--screen", "fast",
+                host.port,
+                "--sessions",
+                str(share),
+                "--concurrency",
+                str(share),
+                "--script",
+                "game",
+                "--hold",
+                "--play-seconds",
+                str(args.play_seconds),
+                "--newcomers",
+                str(args.newcomers if index == 0 else 0),
+                "--think",
+                args.think,
+                "--screen",
+                "fast",
             )
             for index, share in enumerate(shares)
         ]

@@ -116,6 +116,15 @@ async def nothanks_process(*arguments: str, **options: Any) -> asyncio.subproces
 async def local_server_process(data_dir: Path, *arguments: str, **options: Any) -> asyncio.subprocess.Process:
     """``nothanks server`` on 127.0.0.1, any free TCP port, ``data_dir``; its first stdout line names the port."""
     return await nothanks_process(
-        "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir), *arguments,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, **options,
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(data_dir),
+        *arguments,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        **options,
     )

@@ -17,7 +17,15 @@ from .net_helpers import WAIT, RawClient, nothanks_process, of_type
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 async def test_server_process_shuts_down_cleanly_and_tells_its_clients(tmp_path, signum):
     process = await nothanks_process(
-        "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--bot-pace", "0",
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--bot-pace",
+        "0",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -43,7 +51,15 @@ async def test_server_process_shuts_down_cleanly_and_tells_its_clients(tmp_path,
 
 async def start_server(tmp_path):
     process = await nothanks_process(
-        "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path), "--bot-pace", "0",
+        "server",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path),
+        "--bot-pace",
+        "0",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )

@@ -15,8 +15,18 @@ from .test_terminal_signals import ALT_SCREEN_OFF, PtyGame
 async def test_a_hung_up_host_tells_its_players_and_ends_cleanly(tmp_path):
     env = {"XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path)}
     game = PtyGame(
-        "host", "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(tmp_path / "data"), "--players", "2",
-        "--name", "alice", env=env,
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data-dir",
+        str(tmp_path / "data"),
+        "--players",
+        "2",
+        "--name",
+        "alice",
+        env=env,
     )
     await game.wait_for(b"Others join with:")
     port = int(re.search(rb"Hosting on 127\.0\.0\.1:(\d+)\.", game.seen()).group(1))

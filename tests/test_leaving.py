@@ -137,9 +137,7 @@ async def test_a_dropped_player_s_turn_counts_down_and_the_creator_may_let_a_bot
             view = update["view"]
             mover = alice if view["to_move"] == 0 else carol
             await mover.send({"type": "action", "action": "take", "state_id": view["state_id"]})
-            update = await alice.until(
-                lambda f, n=view["state_id"]: of_type("update")(f) and f["view"]["state_id"] > n
-            )
+            update = await alice.until(lambda f, n=view["state_id"]: of_type("update")(f) and f["view"]["state_id"] > n)
         assert 0 < update["bot_in_ms"] <= 600_000  # bob's turn waits for the timer, and everyone sees how long
         await carol.send({"type": "stand_in", "seat": bob_seat, "id": 4})
         assert (await carol.until(of_type("error")))["code"] == "not_creator"

@@ -22,8 +22,19 @@ async def start_server(data_dir, port: int = 0):
         from .net_helpers import nothanks_process
 
         process = await nothanks_process(
-            "server", "--bind", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir), "--bot-pace", "0",
-            "--turn-timer", "off", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            "server",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(data_dir),
+            "--bot-pace",
+            "0",
+            "--turn-timer",
+            "off",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
     line = (await asyncio.wait_for(process.stdout.readline(), WAIT)).decode()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)

@@ -49,7 +49,10 @@ class PtyGame:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "nothanks_tui", *arguments],
-            stdin=slave, stdout=slave, stderr=slave, start_new_session=not controlling,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=not controlling,
             preexec_fn=_take_the_terminal if controlling else None,
             env={**os.environ, "TERM": "xterm-256color", **env},
         )

@@ -45,7 +45,10 @@ def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
         path.chmod(0o755)
     done = subprocess.run(
         ["bash", str(tmp_path / "scripts" / "play"), "--version"],
-        capture_output=True, text=True, timeout=60, env={**os.environ},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ},
     )
     assert done.returncode == 0, done.stderr
     assert "Installing nothanks" in done.stderr and "half a minute" in done.stderr

@@ -527,11 +527,13 @@ class TcpLobby(LobbyConnection):
         except LobbyError as error:
             if self.table is table:
                 self.table = None
-                table.events.put_nowait(Closed(
+                table.events.put_nowait(
+                    Closed(
                         _("the host restarted but this table is gone ({reason})").format(
                             reason=error_sentence(error.code, error.message)
                         )
-                    ))
+                    )
+                )
 
     def _route(self, message: dict[str, Any]) -> str | None:
         kind = message.get("type")

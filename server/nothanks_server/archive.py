@@ -94,8 +94,7 @@ def file_record(
     identities = _host_identities(db, table_id, len(record["players"])) if place == HOST else None
     summary, seats = summarise(record, identities or [None] * len(record["players"]), place)
     db.execute(
-        "INSERT INTO records (table_id, game_no, finished_at, record, place, summary, exported) "
-        "VALUES (?,?,?,?,?,?,?)",
+        "INSERT INTO records (table_id, game_no, finished_at, record, place, summary, exported) VALUES (?,?,?,?,?,?,?)",
         (table_id, game_no, finished, json.dumps(record), place, json.dumps(summary), int(exported)),
     )
     _put_seats(db, table_id, game_no, place, finished, seats)
@@ -173,9 +172,7 @@ def _put_seats(
 # ---------------------------------------------------------------------------------------------- reading
 
 
-def list_games(
-    db: sqlite3.Connection, offset: int, limit: int, place: str | None
-) -> tuple[list[GameListing], int]:
+def list_games(db: sqlite3.Connection, offset: int, limit: int, place: str | None) -> tuple[list[GameListing], int]:
     """A page of finished games, newest first, and how many there are. Rows whose summary does not read are
     listed with what is known (the id and date), so the history never fails on one damaged row.
 
@@ -210,9 +207,7 @@ def listing(ident: str, finished: object, text: object) -> GameListing:
     return GameListing(ident, when, players, scores, winners, bots)
 
 
-def game_record(
-    db: sqlite3.Connection, table_id: str, game_no: int | None, place: str | None
-) -> dict[str, Any] | None:
+def game_record(db: sqlite3.Connection, table_id: str, game_no: int | None, place: str | None) -> dict[str, Any] | None:
     """The record of one finished game (the table's latest when ``game_no`` is None); ValueError if damaged."""
     query = "SELECT record FROM records WHERE table_id = ?"
     args: list[object] = [table_id]
@@ -231,9 +226,7 @@ def game_record(
     return record
 
 
-def player_stats(
-    db: sqlite3.Connection, place: str | None, limit: int, mine: str | None = None
-) -> list[PlayerStats]:
+def player_stats(db: sqlite3.Connection, place: str | None, limit: int, mine: str | None = None) -> list[PlayerStats]:
     """Games, wins, mean and best (lowest) score per player, people before bots, most games first; named by their
     latest name. ``mine``: the asker's identity (``who_is``), whose row is marked ``you``."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
@@ -244,9 +237,7 @@ def player_stats(
     ).fetchall()
     stats = []
     for who, games, wins, score_sum, best, bot, last in rows:
-        latest = db.execute(
-            "SELECT name FROM players WHERE who = ? AND last_at = ? LIMIT 1", (who, last)
-        ).fetchone()
+        latest = db.execute("SELECT name FROM players WHERE who = ? AND last_at = ? LIMIT 1", (who, last)).fetchone()
         kind = str(who).partition(":")[0]
         stats.append(
             PlayerStats(

@@ -227,11 +227,27 @@ class ChaosRun:
 
     async def start_host(self) -> None:
         command = [
-            self.settings.python, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", str(self.port),
-            "--data-dir", str(self.settings.data_dir), "--bot-pace", str(self.settings.bot_pace),
-            "--turn-timer", "off", "--rate-limit", "100000",
+            self.settings.python,
+            "-m",
+            "nothanks_tui",
+            "server",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.settings.data_dir),
+            "--bot-pace",
+            str(self.settings.bot_pace),
+            "--turn-timer",
+            "off",
+            "--rate-limit",
+            "100000",
             # every player comes from 127.0.0.1: lift the per-address limits
-            "--per-address-connections", "100000", "--per-address-tables", "100000",
+            "--per-address-connections",
+            "100000",
+            "--per-address-tables",
+            "100000",
         ]
         with open(self._stderr, "ab") as stderr:
             self.process = await asyncio.create_subprocess_exec(
@@ -308,8 +324,8 @@ class ChaosRun:
     def _finished_in_store(self, table: TrackedTable) -> bool:
         records = read_store_records(self.settings.data_dir)
         return any(
-            table_id == table.table_id and [m["seat"] for m in record["moves"]][: len(table.moves)]
-            == [m[0] for m in table.moves]
+            table_id == table.table_id
+            and [m["seat"] for m in record["moves"]][: len(table.moves)] == [m[0] for m in table.moves]
             for (table_id, _), record in records.items()
         )
 

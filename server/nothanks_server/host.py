@@ -43,9 +43,7 @@ log = logging.getLogger(__name__)
 
 # Signals that stop a host as a restart: Ctrl-C, ``kill`` / systemd, and the terminal it ran in going away (SIGHUP,
 # e.g. the SSH connection to the machine dropped): each closes cleanly, tells the players, keeps every game.
-STOP_SIGNALS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 SHUTDOWN_REASON = N_("the host is shutting down")
 STOPPED_REASON = "the host was stopped"

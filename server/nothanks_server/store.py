@@ -316,7 +316,18 @@ class SqliteStore:
             "seed, started_at, finished, coach FROM tables ORDER BY created_at, table_id"
         ).fetchall()
         for (
-            table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started_at, finished, coach,
+            table_id,
+            players,
+            open_chips,
+            variant,
+            bot,
+            chips,
+            creator,
+            game_no,
+            seed,
+            started_at,
+            finished,
+            coach,
         ) in rows:
             seats: list[StoredSeat | None] = [None] * players
             for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
@@ -365,9 +376,19 @@ class SqliteStore:
                 "creator_seat, game_no, seed, started_at, finished, created_at, coach) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot,
-                    table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at,
-                    int(table.finished), time.time(), int(table.coach),
+                    table.table_id,
+                    table.players,
+                    int(table.open_chips),
+                    table.variant,
+                    table.default_bot,
+                    table.chips_per_player,
+                    table.creator_seat,
+                    table.game_no,
+                    table.seed,
+                    table.started_at,
+                    int(table.finished),
+                    time.time(),
+                    int(table.coach),
                 ),
             )
             for index, seat in enumerate(table.seats):
@@ -385,7 +406,13 @@ class SqliteStore:
             "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game) "
             "VALUES (?,?,?,?,?,?,?,?)",
             (
-                table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, int(seat.stand_in),
+                table_id,
+                index,
+                seat.name,
+                seat.bot_kind,
+                seat.bot_seed,
+                seat.token_hash,
+                int(seat.stand_in),
                 int(seat.left),
             ),
         )

@@ -203,8 +203,6 @@ async def test_where_the_log_has_no_room_a_line_is_shown_in_a_toast():
         )
 
 
-
-
 async def test_the_waiting_room_has_chat_too():
     from nothanks_tui.client.screens.waiting import WaitingScreen
     from nothanks_tui.client.widgets.chat import ChatLines

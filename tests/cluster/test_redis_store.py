@@ -59,9 +59,7 @@ def a_finished_record() -> dict:
     state = new_game(GameConfig(players=3), 5)
     while not state.finished:
         state = apply(state, Action.TAKE, state.to_move)
-    return to_record(
-        state, ["ann", "Rules", "Rules"], table="t1", bots=[False, True, True], finished_at=1700000050.0
-    )
+    return to_record(state, ["ann", "Rules", "Rules"], table="t1", bots=[False, True, True], finished_at=1700000050.0)
 
 
 def keys(store) -> set[str]:

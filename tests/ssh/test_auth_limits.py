@@ -122,8 +122,14 @@ async def test_keyboard_interactive_guesses_count_too(start_sessions):
 
     with pytest.raises(asyncssh.DisconnectError, match=TRIES_MESSAGE):
         await asyncssh.connect(
-            LOOPBACK, sessions.port, username="x", known_hosts=None, client_keys=None, agent_path=None,
-            preferred_auth="keyboard-interactive", client_factory=Answers,
+            LOOPBACK,
+            sessions.port,
+            username="x",
+            known_hosts=None,
+            client_keys=None,
+            agent_path=None,
+            preferred_auth="keyboard-interactive",
+            client_factory=Answers,
         )
     assert clock.sleeps == [0.5] and sessions.server.auth_failures == 2
 
@@ -202,9 +208,24 @@ def test_the_command_line_sets_the_ssh_limits():
     default = ssh_settings_for(["--ssh-port", "2222"])
     assert default is not None
     assert (default.per_address, default.logins_per_address, default.auth_tries, default.auth_failures) == (
-        16, 8, 6, 30
+        16,
+        8,
+        6,
+        30,
     )
-    chosen = ssh_settings_for(["--ssh-port", "2222", "--ssh-per-address", "4", "--ssh-logins-per-address", "2",
-                               "--ssh-auth-tries", "3", "--ssh-auth-failures", "10"])
+    chosen = ssh_settings_for(
+        [
+            "--ssh-port",
+            "2222",
+            "--ssh-per-address",
+            "4",
+            "--ssh-logins-per-address",
+            "2",
+            "--ssh-auth-tries",
+            "3",
+            "--ssh-auth-failures",
+            "10",
+        ]
+    )
     assert chosen is not None
     assert (chosen.per_address, chosen.logins_per_address, chosen.auth_tries, chosen.auth_failures) == (4, 2, 3, 10)

@@ -398,7 +398,8 @@ def test_colours_brought_down_are_the_codes_rich_writes_for_that_terminal(system
         drawn = style().render("x", color_system=ColorSystem.TRUECOLOR)
         wanted = style().render("x", color_system=rich_system)
         assert downgrade_colors(drawn, system) == wanted
-    assert downgrade_colors("\x1b[38;5;208mx", "standard") == Style(color=Color.from_ansi(208)).render(
-        "x", color_system=ColorSystem.STANDARD
-    )[: -len("\x1b[0m")]
+    assert (
+        downgrade_colors("\x1b[38;5;208mx", "standard")
+        == Style(color=Color.from_ansi(208)).render("x", color_system=ColorSystem.STANDARD)[: -len("\x1b[0m")]
+    )
     assert downgrade_colors("\x1b[38;2;1;2;3mx", "truecolor") == "\x1b[38;2;1;2;3mx"

@@ -26,8 +26,18 @@ def rss_mib() -> float:
 
 async def visitors(port: int, sessions: int) -> dict[str, object]:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "nothanks_server.ssh.loadgen.visitors", "--port", str(port),
-        "--sessions", str(sessions), "--concurrency", "10", "--script", "probe", stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "nothanks_server.ssh.loadgen.visitors",
+        "--port",
+        str(port),
+        "--sessions",
+        str(sessions),
+        "--concurrency",
+        "10",
+        "--script",
+        "probe",
+        stdout=asyncio.subprocess.PIPE,
     )
     output, _ = await process.communicate()
     result = json.loads(output.decode().strip().splitlines()[-1])

@@ -68,6 +68,7 @@ def ssh_settings_for(arguments: list[str]) -> SSHSettings | None:
 
 
 def test_the_command_line_sets_the_workers_and_their_recycling():
-    settings = ssh_settings_for(["--ssh-port", "0", "--ssh-workers", "2", "--ssh-worker-sessions", "50",
-                                 "--ssh-worker-mib", "300"])
+    settings = ssh_settings_for(
+        ["--ssh-port", "0", "--ssh-workers", "2", "--ssh-worker-sessions", "50", "--ssh-worker-mib", "300"]
+    )
     assert settings is not None and (settings.workers, settings.worker_sessions, settings.worker_mib) == (2, 50, 300)

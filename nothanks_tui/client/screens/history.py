@@ -157,4 +157,3 @@ class HistoryScreen(SteadyScreen[None]):
             self.dismiss(None)
         else:
             self.app.exit(0)
-

@@ -166,8 +166,8 @@ class ScoreScreen(ModalScreen[str]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "play_again":
-            return self.table.can_restart and self._ask_again is not None and not (
-                self._asked or asked_by_me(self.table)
+            return (
+                self.table.can_restart and self._ask_again is not None and not (self._asked or asked_by_me(self.table))
             )
         if action == "chart" and not self.table.timeline:
             return False  # a host too old to send the timeline

@@ -214,8 +214,10 @@ class TableScreen(SteadyScreen[None]):
         event = message.event
         if isinstance(event, TableUpdate):
             previous = self.table
-            new_deal = previous is None or event.view.state_id < previous.view.state_id or (
-                previous.view.finished and not event.view.finished
+            new_deal = (
+                previous is None
+                or event.view.state_id < previous.view.state_id
+                or (previous.view.finished and not event.view.finished)
             )
             if new_deal:
                 self.game_number += 1  # a new deal
@@ -471,6 +473,7 @@ class TableScreen(SteadyScreen[None]):
         if self.focused is not None and isinstance(self.focused, ChatInput):
             self.set_focus(None)
         self.refresh_bindings()
+
     async def action_stand_in(self) -> None:
         """The creator: a bot plays for every away player now (each until they come back)."""
         seats = _away_seats(self.table) if self.table is not None else []

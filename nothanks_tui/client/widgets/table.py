@@ -312,16 +312,12 @@ class MoveLog(TableView):
         by_line = {id(said): lines for said, lines in zip(chat, drawn)}
         lines: list[Content] = []
         entries = log_entries(moves, events, rows)
-        for item in log_items(
-            entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events
-        ):
+        for item in log_items(entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events):
             if isinstance(item, LoggedChat):
                 lines.extend(by_line[id(item)])
             else:
                 newest = item is entries[-1]
-                lines.append(
-                    self.cached((*entry_key(item, seats), newest), partial(self._draw_entry, item, newest))
-                )
+                lines.append(self.cached((*entry_key(item, seats), newest), partial(self._draw_entry, item, newest)))
         return lines
 
     def _chat_rows(self, said: LoggedChat, width: int, theme: str) -> list[Content]:

@@ -32,22 +32,30 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
 # KEYS: deadlines, lease, epoch. ARGV: owner, ttl (ms), table id. The new epoch, or false if the lease is held.
-_ACQUIRE = _NOW + """
+_ACQUIRE = (
+    _NOW
+    + """
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
 local epoch = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. epoch, 'PX', ARGV[2])
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 return epoch
 """
+)
 
 # KEYS: deadlines. ARGV: how many. The ids of tables whose lease is due, soonest first.
-_DUE = _NOW + """
+_DUE = (
+    _NOW
+    + """
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 """
+)
 
 # KEYS: deadlines, then lease and epoch of each table. ARGV: owner, ttl (ms), the table ids.
 # Takes each table that is still due and whose lease is gone: {id, epoch, id, epoch...} of those taken.
-_CLAIM = _NOW + """
+_CLAIM = (
+    _NOW
+    + """
 local taken = {}
 for i = 3, #ARGV do
   local lease, counter = KEYS[2 * (i - 3) + 2], KEYS[2 * (i - 3) + 3]
@@ -67,9 +75,12 @@ for i = 3, #ARGV do
 end
 return taken
 """
+)
 
 # KEYS: deadlines, then each lease. ARGV: ttl (ms), then id and lease value of each. The ids of leases lost.
-_RENEW = _NOW + """
+_RENEW = (
+    _NOW
+    + """
 local lost = {}
 for i = 2, #KEYS do
   local id, value = ARGV[2 * (i - 1)], ARGV[2 * (i - 1) + 1]
@@ -82,6 +93,7 @@ for i = 2, #KEYS do
 end
 return lost
 """
+)
 
 # KEYS: deadlines, then each lease. ARGV: id and lease value of each. How many were still held (and are given up).
 _RELEASE = """

@@ -48,14 +48,19 @@ end
 """
 
 # KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
-APPEND = _APPEND_ONE + """
+APPEND = (
+    _APPEND_ONE
+    + """
 return append(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), 3, #ARGV)
 """
+)
 
 # Several games at once (a table host's group commit: one call for every table's moves, each fenced by its own
 # lease). KEYS: lease and list of each game. ARGV: for each, its lease value, first index, move count and moves.
 # One answer per game, as APPEND's; a game refused leaves the others written.
-APPEND_MANY = _APPEND_ONE + """
+APPEND_MANY = (
+    _APPEND_ONE
+    + """
 local answers = {}
 local at = 1
 for game = 1, #KEYS / 2 do
@@ -65,6 +70,7 @@ for game = 1, #KEYS / 2 do
 end
 return answers
 """
+)
 
 
 NOT_HOLDER, GAP, OTHER_MOVE = -1, -2, -3  # what APPEND returns instead of a count

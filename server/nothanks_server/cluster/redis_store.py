@@ -179,10 +179,22 @@ class RedisTableStore:
             raise StoreError(f"table {table.table_id} is held by another host")
         write = self._writes(table.table_id)
         config = (
-            table.players, table.open_chips, table.variant, table.default_bot, table.chips_per_player, time.time(),
+            table.players,
+            table.open_chips,
+            table.variant,
+            table.default_bot,
+            table.chips_per_player,
+            time.time(),
         )
         fields: list[object] = [
-            "config", msgpack.packb(config), "game_no", table.game_no, "finished", table.finished, "coach", table.coach,
+            "config",
+            msgpack.packb(config),
+            "game_no",
+            table.game_no,
+            "finished",
+            table.finished,
+            "coach",
+            table.coach,
         ]
         if table.creator_seat is not None:
             fields += ["creator", table.creator_seat]
@@ -233,8 +245,16 @@ class RedisTableStore:
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         write = self._writes(table_id)
         write(
-            "HSET", self._key("table", table_id),
-            "game_no", game_no, "seed", seed, "started_at", started_at, "finished", False,
+            "HSET",
+            self._key("table", table_id),
+            "game_no",
+            game_no,
+            "seed",
+            seed,
+            "started_at",
+            started_at,
+            "finished",
+            False,
         )
         for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
             write("DEL", moves_key(self.prefix, table_id, old))

@@ -51,9 +51,7 @@ class SessionLobby(LobbyConnection):
 
     def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
         self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
-        self.inner = TcpLobby(
-            host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint
-        )
+        self.inner = TcpLobby(host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint)
         self.inner.info = self.info  # the title bar says "this host over SSH", not the loopback address
 
     @property

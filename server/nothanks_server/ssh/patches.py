@@ -84,8 +84,11 @@ def check_patches() -> None:
     """Raise ``PatchedInternalsChanged`` unless every private name used here is as it was when checked."""
     problems: list[str] = []
     versions = {"textual": textual.__version__, "asyncssh": asyncssh.__version__}
-    problems += [f"{name} is {versions[name]}, checked {want}" for name, want in CHECKED_VERSIONS.items()
-                 if versions[name] != want]
+    problems += [
+        f"{name} is {versions[name]}, checked {want}"
+        for name, want in CHECKED_VERSIONS.items()
+        if versions[name] != want
+    ]
     if not callable(getattr(asyncssh.SSHServerChannel, "_process_env_request", None)):
         problems.append("asyncssh.SSHServerChannel._process_env_request is gone")
     made = getattr(SSHConnection, "connection_made", None)
