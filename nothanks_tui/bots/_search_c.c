@@ -20,6 +20,7 @@
 #define MAX_SEATS 16
 #define MAX_CHIPS 64 /* chip counts index the limit tables up to this (55 chips in a game) */
 #define MAX_CARDS 64
+#define GIL_EVERY 16 /* iterations between two chances for other threads to take the interpreter lock (a power of 2) */
 
 typedef struct {
     long tv, pv;       /* visits of take and pass, for the seat to move here */
@@ -297,6 +298,13 @@ static PyObject *run(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
 
     for (long it = 0; it < iterations; it++) {
+        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
+            /* Let the interpreter lock go now and then, as Python code does every switch interval: the host's event
+               loop (and other bots' threads) must not wait a whole search. A thread that has waited asks for the
+               lock, and releasing it then hands it over; otherwise this costs two uncontended mutex operations. */
+            Py_BEGIN_ALLOW_THREADS
+            Py_END_ALLOW_THREADS
+        }
         for (int i = 0; i < deck_left; i++) {
             double x = draw(rand);
             if (x < 0.0) goto done;
