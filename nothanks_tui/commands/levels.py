@@ -14,7 +14,7 @@ LEVELS: tuple[tuple[str, str], ...] = (
     ("easy", N_("casual, takes what looks cheap")),
     ("medium", N_("steady, plans ahead a little")),
     ("hard", N_("strong, reads the whole table")),
-    ("expert", N_("strongest, searches ten times deeper")),
+    ("expert", N_("strongest, searches 10x deeper")),
 )
 
 
