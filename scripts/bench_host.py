@@ -104,8 +104,9 @@ class GameClient(asyncio.Protocol):
                 if sent is not None and self.bench.measuring:
                     self.bench.latencies.append(now - sent)
                     self.bench.moves += 1
-                if view["finished"]:  # everyone has seen the end: deal again
-                    table.clients[0].send({"type": "play_again"})
+                if view["finished"]:  # everyone has seen the end: all ask for another game (the host waits for all)
+                    for client in table.clients:
+                        client.send({"type": "play_again"})
             else:
                 table.pending[state_id] = left
         if view["finished"]:
