@@ -20,7 +20,10 @@ table host are passed on as they came: views were filtered for their seat there 
 ``moving``), the gateway waits for the table's new lease holder (another host takes a dead host's table over
 within seconds), connects, ``resume``s the seat with its token (or its key, or watches again) and swallows the
 reply; the updates that follow are relayed as usual. The client's frames meanwhile are queued (at most
-``QUEUE_LIMIT``) and sent after. An action sent twice is applied once (its ``state_id``). After ``MOVE_FOR``
+``QUEUE_LIMIT``) and sent after. The client's last move, if it went to the host in the instant the host went
+away, is sent again at the new one (a move gets no reply, so nothing else would tell it was lost). An action sent
+twice is applied once (its ``state_id``): the new host refuses a copy of a move it has, and the gateway drops that
+refusal. After ``MOVE_FOR``
 seconds the gateway gives up with ``table_closed`` and a sentence saying why.
 """
 
@@ -44,6 +47,7 @@ from nothanks_tui.link.wire import (
     CLIENT_MAX_DEPTH,
     CLIENT_MAX_FRAME,
     FEATURES,
+    MAX_ID,
     MOVING,
     PROTOCOL_VERSION,
     FrameReader,
@@ -83,6 +87,9 @@ QUEUE_LIMIT = 64  # client frames kept while its table moves
 MAX_UNSENT = 256 * 1024  # bytes of local replies (tables, errors) waiting for a client that does not read
 SIT = frozenset({"create_table", "join", "spectate", "resume", "resume_key"})
 ANSWERED = frozenset({"coach", *HISTORY_REQUESTS})  # table host requests that always get a reply (with `re`)
+# The id the gateway gives an action it sends again at the table's new host (the client's own ids are rarely this
+# high; its refusal, `stale_state` when the first one was applied after all, is the gateway's to swallow).
+RESENT_ACTION_ID = MAX_ID
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
 
@@ -111,6 +118,11 @@ class GatewaySession:
         # Requests sent to the table host that always get a reply and have not had it yet (id -> the request): if
         # the table moves meanwhile, they are asked again of its new host, so no client waits for a lost answer.
         self.unanswered: dict[int, tuple[str, dict[str, Any]]] = {}
+        # The client's last move and the upstream it went to: if that table host goes away in the same instant, the
+        # move may have died with it, unanswered (a move gets no reply, only the next view). It is sent again at the
+        # new host, which applies a state's move once: a copy of a move it has is refused, and that refusal dropped.
+        self.last_action: tuple[dict[str, Any], Upstream] | None = None
+        self._resent_pending = False
         self._resuming: asyncio.Future[dict[str, Any]] | None = None
         self._closing = False
         now = time.monotonic()
@@ -317,6 +329,8 @@ class GatewaySession:
         elif self.upstream is None:
             return self._refuse(errors.NOT_AT_TABLE, "join a table first", request_id)
         assert self.upstream is not None
+        if kind == "action":
+            self.last_action = (fields, self.upstream)
         if request_id is not None and kind in ANSWERED:
             if len(self.unanswered) >= QUEUE_LIMIT:
                 self.unanswered.pop(next(iter(self.unanswered)))
@@ -447,6 +461,10 @@ class GatewaySession:
                 if not self._resuming.done():
                     self._resuming.set_result(message)
                 continue
+            if answers == RESENT_ACTION_ID and self._resent_pending:
+                self._resent_pending = False
+                if kind == "error":
+                    continue  # our own copy of a move the new host has already: not the client's business
             if answers is not None:
                 self.unanswered.pop(answers, None)
             if kind == "joined":
@@ -490,7 +508,11 @@ class GatewaySession:
         if upstream is not self.upstream or self._closing:
             return
         self.upstream = None
+        last, self.last_action = self.last_action, None
         if self.at_table and self.table_id is not None:
+            if last is not None and last[1] is upstream:
+                self.queue.insert(0, ("action", last[0], RESENT_ACTION_ID))  # (sent first at the new host)
+                self._resent_pending = True
             log.info("%s's table %s lost its host %s: moving it", self.peer, self.table_id, upstream.target.host_id)
             self.moving = asyncio.get_running_loop().create_task(self._move(), name=f"move {self.table_id}")
             return
