@@ -96,6 +96,10 @@ class LocalLaunchers:
         except LobbyError as error:
             await host.close()
             raise ValueError(error.message) from None
+
+        async def stop(reason: str) -> None:
+            await host.close(reason, forget=True)  # its games end, as the dialog says (and as `nothanks host` does)
+
         return Hosting(
-            lobby=player, table=table, join_lines=join_lines(choice.bind, host.port), port=host.port, close=host.close
+            lobby=player, table=table, join_lines=join_lines(choice.bind, host.port), port=host.port, close=stop
         )
