@@ -1,4 +1,5 @@
-"""A "play again" that never reached the host must not take the score dialog's ``a`` away.
+"""A host restarting while its players read the scores, as ``nothanks join`` shows it: a "play again" that never
+reached the host must not take the score dialog's ``a`` away, and the restart notice is news of the host.
 
 Seen with ``nothanks join``: eve pressed ``a`` on the score dialog while the host restarted (her ask was refused with
 "the host is restarting", or lost in flight). The table came back and everyone's screen said "waiting for eve to
@@ -47,3 +48,14 @@ async def test_a_lost_ask_leaves_the_key_to_ask_again_once_the_table_is_heard_fr
         assert asks == ["sent", "sent"]
         screen.table_changed(replace(finished_update(), again=(0, 1)))  # this one arrived: eve is waiting
         assert not screen.check_action("play_again", ())
+
+
+def test_the_restart_notice_is_titled_as_news_of_the_host_not_as_a_move_refused():
+    """At a finished game (nothing pressed) the TCP client's "the host is restarting; your game is kept" came as a
+    warning titled "Not played"."""
+    from nothanks_tui.client.screens.table import rejection_title
+    from nothanks_tui.link import errors
+
+    assert rejection_title(errors.CLOSED) == "Host"
+    assert rejection_title(errors.NOT_YOUR_TURN) == "Not played"
+    assert rejection_title(errors.CHAT_TOO_LONG) == "Not said"
