@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nothanks_server.advertise import Advertiser
 from nothanks_server.history import StoreHistory
-from nothanks_server.host import Host
+from nothanks_server.host import SHUTDOWN_REASON, Host
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.solo import SoloGame, solo_table
 
@@ -96,6 +96,10 @@ class LocalLaunchers:
         except LobbyError as error:
             await host.close()
             raise ValueError(error.message) from None
+
+        async def stop(reason: str = SHUTDOWN_REASON) -> None:
+            await host.close(reason, forget=True)  # its games end, as the dialog says (and as `nothanks host` does)
+
         return Hosting(
-            lobby=player, table=table, join_lines=join_lines(choice.bind, host.port), port=host.port, close=host.close
+            lobby=player, table=table, join_lines=join_lines(choice.bind, host.port), port=host.port, close=stop
         )

@@ -151,7 +151,7 @@ class Lobby:
             return None
         self.version += 1
         table.resume_play()
-        if not table.started:
+        if not table.started or table.finished:
             asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
         log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
         return table
@@ -170,8 +170,6 @@ class Lobby:
 
     @staticmethod
     def _worth_restoring(stored: StoredTable) -> bool:
-        if stored.finished:
-            return False
         return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
 
     def start(self) -> None:
@@ -180,7 +178,7 @@ class Lobby:
         restored, self._restored = self._restored, []
         for table in restored:
             table.resume_play()
-        waiting = [table for table in restored if not table.started]
+        waiting = [table for table in restored if not table.started or table.finished]
         if waiting:
             loop = asyncio.get_running_loop()
             self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, waiting)

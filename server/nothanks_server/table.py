@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
 from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
+from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
@@ -312,6 +313,17 @@ class Table:
             for seat_index, action in stored.moves:
                 state = apply(state, action, seat_index)
             table.game = _Game(state, started_at=stored.started_at or time.time())
+        elif stored.game_no > 0 and stored.finished:
+            # A finished game comes back too (its players may have been reading the scores, voting for the next
+            # one), from its record: the store keeps no moves of a finished game.
+            try:
+                record = store.game_record(stored.table_id, stored.game_no) if store is not None else None
+            except StoreError as error:
+                raise ValueError(f"its finished game's record cannot be read: {error}") from None
+            if record is None:
+                raise ValueError(f"no record of its finished game {stored.game_no}")
+            state = replay_record(record)
+            table.game = _Game(state, started_at=stored.started_at or time.time(), timeline=score_timeline(state))
         return table
 
     def resume_play(self) -> None:
@@ -320,8 +332,14 @@ class Table:
 
     def release_away_seats(self) -> None:
         """Before the game only: free the seats of players who did not come back (a restored waiting table's
-        players have a grace period to resume; then their seats free up as if they had left)."""
-        if self.closed or self.started:
+        players have a grace period to resume; then their seats free up as if they had left). A restored finished
+        table nobody came back to closes then, as it would have when its last player went."""
+        if self.closed:
+            return
+        if self.finished:
+            self._check_idle()
+            return
+        if self.started:
             return
         changed = False
         for index, seat in enumerate(self.seats):

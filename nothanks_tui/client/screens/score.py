@@ -159,7 +159,10 @@ class ScoreScreen(ModalScreen[str]):
     def table_changed(self, table: TableUpdate) -> None:
         """The same finished game, updated (someone asked for another game, left, or came back)."""
         self.table = table
-        self._asked = self._asked and not asked_by_me(table)
+        # The host's latest word says whether we asked: an ask it never read (refused while it restarted, or lost
+        # in flight) must not hide the key for good. (Pressed again over a crossing update, it asks twice: the host
+        # ignores the second.)
+        self._asked = False
         for note in self.query("#score-note").results(Static):
             note.update(self._note())
         self.refresh_bindings()

@@ -62,6 +62,17 @@ COMPACT = 16  # rows below which your area shows only your two choices (your chi
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
+
+def rejection_title(code: str) -> str:
+    """The title of the toast a refusal shows: a chat line not said, a move not played, or news of the host (the
+    client says it restarts, or the connection is gone, whether or not a key was pressed meanwhile)."""
+    if code in CHAT_REFUSALS:
+        return _("Not said")
+    if code == errors.CLOSED:
+        return _("Host")
+    return _("Not played")
+
+
 TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
@@ -246,7 +257,7 @@ class TableScreen(SteadyScreen[None]):
             self.chat = ()  # the table's recent lines, as the host has them now
             self._chat_arrived(event.lines, quietly=True)
         elif isinstance(event, Rejected):
-            title = _("Not said") if event.code in CHAT_REFUSALS else _("Not played")
+            title = rejection_title(event.code)
             self.notify(
                 clean_message(error_sentence(event.code, event.message)), title=title, severity="warning", markup=False
             )
