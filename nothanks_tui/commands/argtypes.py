@@ -73,6 +73,17 @@ def processes(text: str) -> int:
     return value
 
 
+MOST_JOBS = 64  # a tournament's worker processes at most: more would fork them all at once, to no gain
+
+
+def jobs(text: str) -> int:
+    """A tournament's worker processes: 1 to ``MOST_JOBS`` (a typo such as 100000 once forked that many)."""
+    value = whole_number(text)
+    if not 1 <= value <= MOST_JOBS:
+        raise argparse.ArgumentTypeError(_("must be 1..{most}").format(most=MOST_JOBS))
+    return value
+
+
 def bot_name(text: str) -> str:
     """A bot the registry can make: a name, or ``base:SETTING`` (``ismcts:800``)."""
     try:
