@@ -7,6 +7,7 @@ a value that is not a number at all is said so too, rather than argparse's "inva
 from __future__ import annotations
 
 import argparse
+import math
 
 from ..bots import bot_names, make_bot
 from ..engine import MAX_PLAYERS, MIN_PLAYERS
@@ -24,11 +25,14 @@ def whole_number(text: str) -> int:
 
 
 def number(text: str) -> float:
-    """A number, whole or not."""
+    """A number, whole or not ("nan", which float() takes, is none: a bot pace of nan passed every check)."""
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(_("not a number: {text}").format(text=repr(text))) from None
+        value = math.nan
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(_("not a number: {text}").format(text=repr(text)))
+    return value
 
 
 def non_negative(text: str) -> float:
@@ -70,6 +74,17 @@ def processes(text: str) -> int:
     value = whole_number(text)
     if not 0 <= value <= 64:
         raise argparse.ArgumentTypeError(_("must be 0..64"))
+    return value
+
+
+MOST_JOBS = 64  # a tournament's worker processes at most: more would fork them all at once, to no gain
+
+
+def jobs(text: str) -> int:
+    """A tournament's worker processes: 1 to ``MOST_JOBS`` (a typo such as 100000 once forked that many)."""
+    value = whole_number(text)
+    if not 1 <= value <= MOST_JOBS:
+        raise argparse.ArgumentTypeError(_("must be 1..{most}").format(most=MOST_JOBS))
     return value
 
 

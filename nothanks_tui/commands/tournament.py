@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..bots import bot_names
 from ..i18n import _
-from .argtypes import bot_name
+from .argtypes import MOST_JOBS, bot_name, jobs
 from .translated_parser import TranslatedParser
 
 
@@ -45,7 +45,10 @@ def add_parser(
         "--seed", type=int, default=0, help=_("the first deal's seed; the same seed plays the same deals")
     )
     parser.add_argument(
-        "--jobs", type=positive_type, default=os.cpu_count() or 1, help=_("worker processes (default: every core)")
+        "--jobs",
+        type=jobs,
+        default=min(os.cpu_count() or 1, MOST_JOBS),
+        help=_("worker processes (default: every core)"),
     )
     parser.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     parser.add_argument(

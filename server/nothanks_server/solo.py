@@ -74,6 +74,10 @@ class SoloSeat(InProcessTable):
     def can_chat(self) -> bool:
         return False  # nobody but bots to talk to
 
+    @property
+    def seat_kept(self) -> bool:
+        return False  # leaving closes the table: the seat's token would resume nothing
+
     async def start(self) -> None:
         table = self.table
         if table is not None and not table.started:
