@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=bot_name,
         default=DEFAULT_BOT,
         metavar="NAME",
-        help=_("bot for the other seats (default {default}): {bots}; ismcts:N: ismcts with N iterations").format(
+        help=_("bot for the other seats (default {default}): {bots}").format(
             default=DEFAULT_BOT, bots="; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
         ),
     )

@@ -63,7 +63,7 @@ register("rules", RuleBot, N_("rule-based: weighs runs, bridging, the pot and it
 register("easy", EasyBot, N_("level easy: a casual player who takes cards that look cheap enough"))
 register("medium", medium_bot, N_("level medium: a quick search over a few possible decks"))
 register("hard", hard_bot, N_("level hard: a tree search over possible decks that reads its rivals' habits"))
-register("expert", expert_bot, N_("level expert: hard's search ten times deeper, a fraction of a second a move"))
+register("expert", expert_bot, N_("level expert: hard's search ten times deeper"))
 register("flat", flat_bot, N_("flat Monte Carlo over up to 240 possible decks: the hard level until issue 15"))
 register(
     "ismcts", ismcts_bot, N_("information-set MCTS, random playouts; ismcts:N for N iterations (400)"), ismcts_with
