@@ -105,3 +105,15 @@ def test_records_at_a_path_that_is_a_file_are_refused_before_any_game(tmp_path, 
     taken.write_text("")
     assert main(["simulate", "--games", "1", "--players", "2", "--records", str(taken)]) == 2
     assert f"--records {taken}: not a directory" in capsys.readouterr().err
+
+
+def test_a_record_missing_a_field_is_refused_in_words_that_name_it():
+    import pytest
+
+    from nothanks_tui.engine import IllegalMove
+    from nothanks_tui.engine.records import RECORD_FORMAT, replay
+
+    with pytest.raises(IllegalMove) as refused:
+        replay({"format": RECORD_FORMAT})
+    assert refused.value.code == "bad_record"
+    assert "it has no 'players' field" in str(refused.value) and "KeyError" not in str(refused.value)

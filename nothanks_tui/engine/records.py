@@ -77,8 +77,10 @@ def replay(record: dict[str, Any]) -> GameState:
         state = from_deal(config, record["deck"], record["removed"], record["first_player"], seed=record.get("seed"))
         for _index, move in enumerate(record["moves"]):
             state = apply(state, move["action"], seat=move["seat"])
-    except (KeyError, TypeError) as error:
-        raise IllegalMove(BAD_RECORD, f"malformed record: {error!r}") from error
+    except KeyError as error:
+        raise IllegalMove(BAD_RECORD, f"malformed record: it has no {error.args[0]!r} field") from error
+    except TypeError as error:
+        raise IllegalMove(BAD_RECORD, f"malformed record: a field has the wrong type ({error})") from error
     _check_result(record, state)
     return state
 
