@@ -108,10 +108,8 @@ def test_records_at_a_path_that_is_a_file_are_refused_before_any_game(tmp_path, 
 
 
 def test_a_record_missing_a_field_is_refused_in_words_that_name_it():
-    import pytest
-
     from nothanks_tui.engine import IllegalMove
-    from nothanks_tui.engine.records import RECORD_FORMAT, replay
+    from nothanks_tui.engine.records import RECORD_FORMAT
 
     with pytest.raises(IllegalMove) as refused:
         replay({"format": RECORD_FORMAT})
