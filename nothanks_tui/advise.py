@@ -39,7 +39,9 @@ class BadPosition(ValueError):
 
 
 def _int(data: dict[str, Any], key: str, low: int, high: int) -> int:
-    value = data.get(key)
+    if key not in data:
+        raise BadPosition("bad_position", f"{key!r} is missing (a whole number {low}..{high})")
+    value = data[key]
     if not isinstance(value, int) or isinstance(value, bool):
         raise BadPosition("bad_position", f"{key!r} must be a whole number")
     if not low <= value <= high:

@@ -60,6 +60,8 @@ def test_malformed_and_impossible_positions_get_one_line_errors():
     assert _error(dict(GOOD, to_move=1))["error"] == "impossible_position"
     assert _error(dict(GOOD, removed=8))["error"] == "impossible_position"
     assert _error(dict(GOOD, cards=[[3, 3], [30], []]))["error"] == "impossible_position"
+    missing = {key: value for key, value in GOOD.items() if key != "seat"}
+    assert _error(missing)["message"].startswith("'seat' is missing")  # (not "must be a whole number")
     assert _error(dict(GOOD, id="q1", pot=-1)) == {
         "id": "q1", "error": "impossible_position", "message": "'pot' must be 0..33, not -1"
     }  # fmt: skip
