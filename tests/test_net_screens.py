@@ -221,8 +221,10 @@ async def test_stopping_a_game_hosted_from_the_start_screen_goes_back_to_the_sta
         await pilot.press("q")
         await wait_for_screen(app, pilot, ConfirmQuitScreen)
         await pilot.press("y")
-        await wait_for_screen(app, pilot, StartScreen)
+        start = await wait_for_screen(app, pilot, StartScreen)
         assert app.hosting is None and not app.is_host and app.is_running
+        await pilot.pause()
+        assert start.query_one("#start-modes", TabbedContent).active == "mode-1"  # back on "Host a game"
         while not isinstance(event := await asyncio.wait_for(seat.next_event(), WAIT), Closed):
             pass
         assert "stopped" in event.reason

@@ -110,6 +110,7 @@ class NoThanksApp(App[int]):
         # where the command line keeps preferences; for the session only over SSH).
         self.bell_on = remembered.bell if remembered is not None else True
         self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
+        self.start_tab = 0  # the start screen's tab a game was started from (set by the start screen)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
         self.launchers = launchers  # how the start screen builds tables (given by the command line)
@@ -227,7 +228,7 @@ class NoThanksApp(App[int]):
     def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
         self._connection = None
-        self.switch_screen(StartScreen(forms))
+        self.switch_screen(StartScreen(forms, self.start_tab))  # on the tab the game was started from
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting

@@ -102,8 +102,11 @@ async def test_ctrl_l_on_the_start_screen_changes_the_language_and_remembers_it(
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: "Onglet" in footer(app), "the footer in French")
         assert app.language == "fr"
+        await pilot.press("ctrl+n")  # to the second tab: the next language keeps it
+        await wait_until(pilot, lambda: app.screen.query_one("#start-modes").active == "mode-1", "the second tab")
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: "Pestaña" in footer(app), "the footer in Spanish")
+        await wait_until(pilot, lambda: app.screen.query_one("#start-modes").active == "mode-1", "still that tab")
     assert json.loads((tmp_path / "start.json").read_text())["language"] == "es"
     assert Remembered(tmp_path / "start.json").language == "es"
 

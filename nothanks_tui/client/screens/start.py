@@ -151,8 +151,10 @@ class StartScreen(SteadyScreen[None]):
         Binding("escape", "quit", N_("Quit")),
     ]
 
-    def __init__(self, forms: list[StartForm] | None = None) -> None:
+    def __init__(self, forms: list[StartForm] | None = None, tab: int = 0) -> None:
+        """``tab``: the way of playing shown first (the one a game was started from, when coming back to it)."""
         super().__init__()
+        self._first_tab = tab
         self._default_forms = forms is None
         self._name = ""  # the name in every tab's name field
         self.forms = forms if forms is not None else [form() for form in START_FORMS]
@@ -182,6 +184,12 @@ class StartScreen(SteadyScreen[None]):
         for field in fields:
             field.compact = True
         self._recall()
+        if 0 < self._first_tab < len(self.forms):
+            self.query_one("#start-modes", TabbedContent).active = f"mode-{self._first_tab}"
+            first_fields = self.forms[self._first_tab].query("Input, Select, Checkbox, Button")
+            if first_fields:
+                first_fields.first().focus()
+            return
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
             break
@@ -276,6 +284,7 @@ class StartScreen(SteadyScreen[None]):
     async def action_start(self) -> None:
         form = self._active_form()
         self._remember(form)
+        self.app.start_tab = self.forms.index(form)  # type: ignore[attr-defined]  # (NoThanksApp: coming back here)
         try:
             await form.open(self.app)
         except ValueError as error:
@@ -301,4 +310,5 @@ class StartScreen(SteadyScreen[None]):
             return
         self._remember(self._active_form())
         change(following())
-        self.app.switch_screen(StartScreen([type(form)() for form in self.forms]))
+        tab = self.forms.index(self._active_form())
+        self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))
