@@ -146,8 +146,25 @@ async def test_the_start_screen_joins_a_host_through_the_join_tab(tmp_path, monk
         assert (tmp_path / "nothanks" / "seats.json").exists()
 
 
-async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monkeypatch):
+async def host_two_seats_from_the_start_screen(app, pilot) -> WaitingScreen:
+    """The start screen's "Host a game" tab: a 2-seat table on a free port, no bots; its waiting room."""
     from textual.widgets import Input, Select, TabbedContent
+
+    await pilot.pause()
+    app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
+    await pilot.pause()
+    form = app.screen.forms[1]
+    form.query_one("#port", Input).value = "0"
+    form.query_one("#players", Select).value = 2
+    bots = form.query_one("#bots", Select)
+    await wait_until(pilot, lambda: [value for _label, value in bots._options] == [0, 1])  # one seat is yours
+    await app.screen.action_start()
+    waiting = await wait_for_screen(app, pilot, WaitingScreen)
+    await wait_until(pilot, lambda: waiting.waiting is not None)
+    return waiting
+
+
+async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monkeypatch):
 
     from nothanks_tui.client.app import NoThanksApp
     from nothanks_tui.client.screens.net_forms import HostForm
@@ -157,17 +174,7 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
     monkeypatch.setattr(HostForm, "BIND", "127.0.0.1")
     app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
-        await pilot.pause()
-        form = app.screen.forms[1]
-        form.query_one("#port", Input).value = "0"
-        form.query_one("#players", Select).value = 2
-        bots = form.query_one("#bots", Select)
-        await wait_until(pilot, lambda: [value for _label, value in bots._options] == [0, 1])  # one seat is yours
-        await app.screen.action_start()
-        waiting = await wait_for_screen(app, pilot, WaitingScreen)
-        await wait_until(pilot, lambda: waiting.waiting is not None)
+        waiting = await host_two_seats_from_the_start_screen(app, pilot)
         port = app.hosting.port
         guest = TcpLobby("127.0.0.1", port, "guest")
         await guest.start()
@@ -187,7 +194,7 @@ async def test_the_start_screen_hosts_a_game_that_others_can_join(tmp_path, monk
 async def test_stopping_a_game_hosted_from_the_start_screen_goes_back_to_the_start_screen(tmp_path, monkeypatch):
     """Leaving the table of a game hosted from the start screen (after "Stop the host?") stops the host, tells its
     players, and opens the start screen again, as leaving a game against bots does; the port is free again."""
-    from textual.widgets import Input, Select, TabbedContent
+    from textual.widgets import TabbedContent
 
     from nothanks_tui.client.app import NoThanksApp
     from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen
@@ -199,17 +206,7 @@ async def test_stopping_a_game_hosted_from_the_start_screen_goes_back_to_the_sta
     monkeypatch.setattr(HostForm, "BIND", "127.0.0.1")
     app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
-        await pilot.pause()
-        form = app.screen.forms[1]
-        form.query_one("#port", Input).value = "0"
-        form.query_one("#players", Select).value = 2
-        bots = form.query_one("#bots", Select)
-        await wait_until(pilot, lambda: [value for _label, value in bots._options] == [0, 1])
-        await app.screen.action_start()
-        waiting = await wait_for_screen(app, pilot, WaitingScreen)
-        await wait_until(pilot, lambda: waiting.waiting is not None)
+        waiting = await host_two_seats_from_the_start_screen(app, pilot)
         port = app.hosting.port
         guest = TcpLobby("127.0.0.1", port, "guest")
         await guest.start()

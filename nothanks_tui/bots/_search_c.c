@@ -47,7 +47,7 @@ typedef struct {
     int mover;
 } Step;
 
-static long scores_of(int players, const uint64_t *masks, const long *chips, long *out) {
+static void scores_of(int players, const uint64_t *masks, const long *chips, long *out) {
     for (int i = 0; i < players; i++) {
         uint64_t lows = masks[i] & ~(masks[i] << 1);
         long total = 0;
@@ -57,7 +57,6 @@ static long scores_of(int players, const uint64_t *masks, const long *chips, lon
         }
         out[i] = total - chips[i];
     }
-    return 0;
 }
 
 /* rollout.playout: every seat plays its model (the tables) through deck[index:end]. */
