@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nothanks_tui.engine import TACTICAL, GameConfig, IllegalMove, from_deal, new_game
+from nothanks_tui.engine import GameConfig, IllegalMove, from_deal, new_game
+
+TACTICAL = "tactical"
 
 
 @pytest.mark.parametrize(("players", "chips"), [(2, 10), (3, 10), (5, 10), (6, 8), (7, 6)])
