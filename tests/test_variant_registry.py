@@ -4,6 +4,7 @@ the command line with no other code knowing its name (docs/architecture.md, "Add
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,12 @@ def test_a_variant_that_cannot_deal_is_refused_when_registered():
     with pytest.raises(ValueError, match="name"):
         register(Variant("standard", "again", ""))
     assert list(VARIANTS) == ["standard", "tactical"]
+
+
+def test_a_record_written_before_the_registry_replays():
+    """tests/data/tactical_record.json was written by `simulate(..., variant="tactical")` before variants were data:
+    its variant is its name, as records keep it."""
+    record = json.loads((Path(__file__).parent / "data" / "tactical_record.json").read_text())
+    state = replay(record)
+    assert state.finished and state.config.variant == "tactical" and state.config.chips == 10
+    assert {10, 20, 30} <= set(state.removed)

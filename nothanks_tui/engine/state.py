@@ -100,8 +100,13 @@ def deal(config: GameConfig, seed: int) -> tuple[tuple[int, ...], tuple[int, ...
     set_aside = config.rules.set_aside
     cards = [card for card in ALL_CARDS if card not in set_aside]
     rng.shuffle(cards)
-    deck = tuple(cards[:CARDS_PLAYED])
-    removed = tuple(sorted(set_aside + tuple(cards[CARDS_PLAYED:])))
+    # The cards set aside at random come last of the shuffle when none is set aside by the variant, first when
+    # some are: the orders the standard and tactical deals always had, so a seed deals the game it dealt before
+    # (a host restores a game in progress from its seed and moves).
+    extra = CARDS_REMOVED - len(set_aside)
+    at_random = cards[CARDS_PLAYED:] if not set_aside else cards[:extra]
+    deck = tuple(cards[:CARDS_PLAYED] if not set_aside else cards[extra:])
+    removed = tuple(sorted(set_aside + tuple(at_random)))
     first = rng.randrange(config.players)
     return deck, removed, first
 
