@@ -99,10 +99,10 @@ class BotGameForm(StartForm):
                 compact=True,
             )
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
+        yield from variant_field(compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        yield from variant_field(compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button(_("Play"), id="play", variant="primary", compact=True)
