@@ -86,3 +86,41 @@ def test_a_record_written_before_the_registry_replays():
     state = replay(record)
     assert state.finished and state.config.variant == "tactical" and state.config.chips == 10
     assert {10, 20, 30} <= set(state.removed)
+
+
+async def test_the_new_table_dialog_offers_it_and_it_goes_over_the_wire_to_the_lobbys_list(ends_variant):
+    from textual.widgets import DataTable, Select
+
+    from nothanks_tui.client.netlaunch import NetApp, first_screen_for
+    from nothanks_tui.client.screens.lobby import LobbyScreen, NewTableScreen
+    from nothanks_tui.client.screens.waiting import WaitingScreen
+    from nothanks_tui.client.tcp import TcpLobby
+
+    from .net_helpers import live_host
+    from .test_net_screens import wait_for_screen, wait_until
+
+    async with live_host() as host:
+        ana = TcpLobby("127.0.0.1", host.port, "ana")
+        await ana.start()
+        app = NetApp(first_screen_for(ana, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for_screen(app, pilot, LobbyScreen)
+            await pilot.press("c")
+            dialog = await wait_for_screen(app, pilot, NewTableScreen)
+            field = dialog.query_one("#variant", Select)
+            assert [value for _prompt, value in field._options] == ["standard", "tactical", "ends"]
+            field.value = "ends"
+            await pilot.press("ctrl+s")
+            waiting = await wait_for_screen(app, pilot, WaitingScreen)
+            await wait_until(pilot, lambda: waiting.waiting is not None)
+            assert waiting.waiting.variant == "ends"
+        bo = TcpLobby("127.0.0.1", host.port, "bo")
+        await bo.start()
+        assert [summary.variant for summary in await bo.list_tables()] == ["ends"]
+        app = NetApp(first_screen_for(bo, None))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await wait_for_screen(app, pilot, LobbyScreen)
+            await wait_until(pilot, lambda: len(screen.summaries) == 1)
+            assert screen.query_one("#tables", DataTable).get_row_at(0)[1].plain == "3 ends"
+        await bo.close()
+        await ana.close()
