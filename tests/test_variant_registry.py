@@ -13,7 +13,7 @@ from nothanks_tui.bots import make_bot
 from nothanks_tui.bots.knowledge import info_from_view
 from nothanks_tui.cli import build_parser
 from nothanks_tui.engine import GameConfig, IllegalMove, from_deal, new_game, replay, to_record, view_for
-from nothanks_tui.engine.config import VARIANTS, Variant, register, unregister
+from nothanks_tui.engine.config import VARIANTS, Variant, register
 from nothanks_tui.simulate import play_game, simulate
 
 ENDS = (3, 4, 34, 35)  # the throw-away variant sets the four ends of the deck aside
@@ -23,7 +23,7 @@ ENDS = (3, 4, 34, 35)  # the throw-away variant sets the four ends of the deck a
 def ends_variant():
     register(Variant("ends", "ends", "3, 4, 34, 35 set aside, 2 chips fewer", set_aside=ENDS, chips_change=-2))
     yield "ends"
-    unregister("ends")
+    del VARIANTS["ends"]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -59,7 +59,7 @@ VARIANTS: dict[str, Variant] = {}  # by name, in the order players are offered t
 
 def register(variant: Variant) -> Variant:
     """Add ``variant`` to the ones every table may play, after checking that it deals a game at every player
-    count (a test may register one and ``unregister`` it)."""
+    count (a test may register one, and take it out of ``VARIANTS`` after)."""
     cards = variant.set_aside
     if not variant.name or variant.name in VARIANTS:
         raise ValueError(f"a variant needs a name of its own, not {variant.name!r}")
@@ -70,11 +70,6 @@ def register(variant: Variant) -> Variant:
             raise ValueError(f"{variant.name}: {variant.chips(players)} chips each does not fit {players} players")
     VARIANTS[variant.name] = variant
     return variant
-
-
-def unregister(name: str) -> None:
-    """Forget the variant ``name`` (tests that registered one)."""
-    del VARIANTS[name]
 
 
 def variant_of(name: object) -> Variant:
