@@ -10,7 +10,8 @@ checkout: its own code runs in all three, through ``PYTHONPATH``):
   forkserver does (every import, the first screen drawn headless, ``gc.freeze``), then runs the tree's own
   ``SessionServer`` with the tree's app factory on a listening socket, freezing its heap every second as a real
   worker does; tracemalloc traces everything from after the preload;
-- the tree's scripted SSH visitors (``nothanks_server.ssh.loadgen.visitors``, real asyncssh clients with a pty):
+- the tree's scripted SSH visitors (``tools.loadgen.visitors``; ``nothanks_server.ssh.loadgen.visitors`` in older
+  trees; real asyncssh clients with a pty):
   two come and go to warm the worker up, then ``--players`` each name themselves, create a 3-seat table with two
   bots, start and play for ``--play-seconds`` (the ``crowd`` script of scripts/bench_ssh.py), and stay connected.
 
@@ -85,7 +86,10 @@ def start_host(tree: Path, data_dir: str) -> tuple[subprocess.Popen[str], int]:
 
 
 def visitors(tree: Path, port: int, *arguments: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "nothanks_server.ssh.loadgen.visitors", "--port", str(port), "--screen", "fast"]
+    module = (
+        "tools.loadgen.visitors" if (tree / "tools" / "loadgen").is_dir() else "nothanks_server.ssh.loadgen.visitors"
+    )
+    command = [sys.executable, "-m", module, "--port", str(port), "--screen", "fast"]
     return subprocess.Popen(
         [*command, *arguments], cwd=tree, env=tree_environment(tree), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         text=True,

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from nothanks_server.ssh.game import GameAppFactory, SSHGameApp, make_app_factory
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.server import SessionServer
 from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
+from tools.loadgen.terminal_client import TerminalClient
 
 
 def plan(tmp_path: Path) -> WorkerPlan:
