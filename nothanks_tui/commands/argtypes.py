@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 from ..bots import bot_names, make_bot
 from ..engine import MAX_PLAYERS, MIN_PLAYERS
@@ -104,3 +105,19 @@ def bot_name(text: str) -> str:
             message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
         raise argparse.ArgumentTypeError(message.format(name=repr(text), most=ISMCTS_MOST)) from None
     return text
+
+
+def add_limit(
+    group: argparse._ArgumentGroup,
+    flag: str,
+    default: float,
+    help: str,
+    *,
+    kind: Callable[[str], float] = positive,
+    metavar: str = "N",
+) -> None:
+    """An option setting one limit (a count unless ``kind`` says otherwise), its default filled into ``help``'s
+    ``{default}`` (or ``{seconds:g}``): the shape every limit of the host's options has."""
+    group.add_argument(
+        flag, type=kind, default=default, metavar=metavar, help=help.format(default=default, seconds=default)
+    )

@@ -34,7 +34,7 @@ from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import number, port, positive, processes, whole_number
+from .argtypes import add_limit, number, port, processes, whole_number
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -192,42 +192,39 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
     """What one address or one idle connection may hold (README, "Security model"; docs/protocol.md)."""
     limits, lobby = ClientLimits(), LobbySettings()
     group = parser.add_argument_group(_("limits per address (a LAN party never meets them)"))
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-connections",
-        type=positive,
-        default=limits.per_address_connections,
-        metavar="N",
-        help=_("TCP connections from one address ({default})").format(default=limits.per_address_connections),
+        limits.per_address_connections,
+        _("TCP connections from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-tables",
-        type=positive,
-        default=lobby.max_tables_per_address,
-        metavar="N",
-        help=_("open tables created from one address ({default})").format(default=lobby.max_tables_per_address),
+        lobby.max_tables_per_address,
+        _("open tables created from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-spectating",
-        type=positive,
-        default=limits.per_address_spectating,
-        metavar="N",
-        help=_("tables watched at once from one address ({default})").format(default=limits.per_address_spectating),
+        limits.per_address_spectating,
+        _("tables watched at once from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--lobby-idle",
-        type=number,
-        default=limits.lobby_idle,
+        limits.lobby_idle,
+        _("a connection at no table is closed after this long ({seconds:g})"),
+        kind=number,
         metavar="SECONDS",
-        help=_("a connection at no table is closed after this long ({seconds:g})").format(seconds=limits.lobby_idle),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--unstarted-table-timeout",
-        type=number,
-        default=lobby.unstarted_table_timeout,
+        lobby.unstarted_table_timeout,
+        _("a table whose game has not started closes after this long ({seconds:g})"),
+        kind=number,
         metavar="SECONDS",
-        help=_("a table whose game has not started closes after this long ({seconds:g})").format(
-            seconds=lobby.unstarted_table_timeout
-        ),
     )
 
 
