@@ -170,7 +170,8 @@ def main() -> None:
         f"moves committed: {result['moves_per_s']:.0f}/s, {result['moves_per_commit']:.1f} a commit; "
         f"player's presses refused: {result['refused']:.0f}"
     )
-    print(f"load average before {before}, after {after} (python {sys.version.split()[0]}, redis-py {redis.__version__})")
+    versions = f"python {sys.version.split()[0]}, redis-py {redis.__version__}"
+    print(f"load average before {before}, after {after} ({versions})")
 
 
 if __name__ == "__main__":
