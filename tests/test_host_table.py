@@ -54,6 +54,16 @@ def lobby(tmp_path):
     lobby.close()
 
 
+async def test_a_hosts_bots_get_first_names_as_local_bots_do_never_their_kind(lobby):
+    """Issue 29 #13: a host's bots were called "medium", "medium 2"; they are named as at a local table."""
+    ana = await lobby_player(lobby, "Ana")
+    conn = await ana.create_table(NewTable(players=4, bots=2, bot="random"))
+    await conn.add_bot("threshold")
+    full = await next_matching(conn, lambda e: isinstance(e, TableWaiting) and e.can_start)
+    assert [seat.name for seat in full.seats] == ["Ana", "bo", "cy", "dee"]  # (the player keeps "Ana")
+    assert all(seat.is_bot for seat in full.seats[1:])
+
+
 async def test_creator_sits_adds_bots_and_starts_and_bots_play_to_the_end(lobby, tmp_path):
     alice = await lobby_player(lobby, "alice")
     conn = await alice.create_table(NewTable(players=3, bots=1))

@@ -5,6 +5,6 @@ what they share: the settings, the chairs, the members. Callers use ``Table`` an
 """
 
 from .authority import Table
-from .seats import HostEvent, Member, Seat, TableSettings
+from .seats import BOT_SEAT_NAMES, HostEvent, Member, Seat, TableSettings
 
-__all__ = ["HostEvent", "Member", "Seat", "Table", "TableSettings"]
+__all__ = ["BOT_SEAT_NAMES", "HostEvent", "Member", "Seat", "Table", "TableSettings"]

@@ -469,7 +469,7 @@ class Table:
     ) -> None:
         """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``."""
         for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
-            label = labels[number] if number < len(labels) else bot_name(self.seats, kind)
+            label = labels[number] if number < len(labels) else bot_name(self.seats)
             self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
         self._broadcast()
 

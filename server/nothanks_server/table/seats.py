@@ -19,6 +19,7 @@ from nothanks_tui.link import ChatHistory, ChatLine, Closed, Rejected, SeatInfo,
 from ..store import StoredSeat
 
 HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")  # bots' names, at a host as locally
 
 
 class Member(Protocol):
@@ -96,6 +97,7 @@ class Seat:
         return SeatInfo(
             name=self.name,
             is_bot=self.bot is not None,
+            level=(self.bot_kind or self.bot.name) if self.bot is not None else "",
             away=self.away,
             left=self.left and self.away,
             stand_in=self.stand_in is not None,
@@ -121,11 +123,9 @@ def unique_name(seats: Sequence[Seat], name: str) -> str:
     return name
 
 
-def bot_name(seats: Sequence[Seat], kind: str) -> str:
-    """``rules``, ``rules 2``...: the bot's name (the seat says it is a bot), unique at this table."""
-    taken = {seat.name for seat in seats}
-    for n in range(1, 10):
-        label = kind[:16] if n == 1 else f"{kind[:16]} {n}"
-        if label not in taken:
-            return label
-    return "bot"
+def bot_name(seats: Sequence[Seat]) -> str:
+    """A new bot's name: the first of ``BOT_SEAT_NAMES`` nobody at the table has (a player called "Ana" keeps
+    theirs), as a local table names its bots; the seat info says it is a bot, not its kind ("medium 2")."""
+    taken = {seat.name.casefold() for seat in seats if seat.name is not None}
+    free = [name for name in BOT_SEAT_NAMES if name not in taken]
+    return free[0] if free else unique_name(seats, "bot")
