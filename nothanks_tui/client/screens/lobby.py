@@ -50,7 +50,7 @@ def table_status(summary: TableSummary) -> str:
 
 def seat_names(summary: TableSummary) -> Text:
     """Who sits at the table, short enough for one line at 80 columns: the people by name (away, or a bot playing
-    for them), then the bots counted by level (a bot's seat is named after its level: "hard", "hard 2"), then the
+    for them), then the bots counted by level (``level``; an older host named a bot's seat after it: "hard 2"), then the
     free seats of a game under way or over (a waiting table's status counts them already)."""
     text = Text(no_wrap=True, overflow="ellipsis")
 
@@ -70,7 +70,7 @@ def seat_names(summary: TableSummary) -> Text:
     levels: dict[str, int] = {}
     for seat in summary.seats:
         if seat.is_bot and not seat.empty:
-            level = display_name(_bot_level(seat.name), 12)
+            level = display_name(seat.level or _bot_level(seat.name), 12)
             levels[level] = levels.get(level, 0) + 1
     for level, count in levels.items():
         add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
