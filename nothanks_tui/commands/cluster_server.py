@@ -19,6 +19,7 @@ from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.front import SSHFrontError
 
 from .addresses import join_lines, ssh_lines
+from .cluster_options import without_passwords
 from .ssh_options import ssh_settings_from
 
 
@@ -78,7 +79,7 @@ def run_member(
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        print(f"nothanks server: {error}", file=sys.stderr)
+        print(f"nothanks server: {without_passwords(str(error))}", file=sys.stderr)  # (the Redis URL's password)
         return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
