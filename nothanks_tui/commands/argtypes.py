@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 from ..bots import bot_names, make_bot
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
@@ -120,4 +121,20 @@ def add_variant_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--tactical", action="store_const", const="tactical", dest="variant", help=_("the same as --variant tactical")
+    )
+
+
+def add_limit(
+    group: argparse._ArgumentGroup,
+    flag: str,
+    default: float,
+    help: str,
+    *,
+    kind: Callable[[str], float] = positive,
+    metavar: str = "N",
+) -> None:
+    """An option setting one limit (a count unless ``kind`` says otherwise), its default filled into ``help``'s
+    ``{default}`` (or ``{seconds:g}``): the shape every limit of the host's options has."""
+    group.add_argument(
+        flag, type=kind, default=default, metavar=metavar, help=help.format(default=default, seconds=default)
     )

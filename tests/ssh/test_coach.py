@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from tools.loadgen.terminal_client import TerminalClient
 
 
 async def test_a_coach_table_over_ssh_answers_i_on_your_turn(game_sessions):
