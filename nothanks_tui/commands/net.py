@@ -150,7 +150,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     host.add_argument("--name", default="host", help=_("your display name"))
     host.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     host.add_argument(
-        "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key c)")
+        "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key i)")
     )
     host.add_argument("--tactical", action="store_true", help=_("tactical variant"))
 
