@@ -57,7 +57,8 @@ def _timer_text() -> str:
     return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
 
 
-def _host_options(parser: argparse.ArgumentParser) -> None:
+def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> None:
+    """The options ``server`` and ``host`` share; ``keeps``: what else the data dir holds (``host``'s log)."""
     parser.add_argument("--bind", default="0.0.0.0", help=_("address to listen on (default 0.0.0.0: every interface)"))
     parser.add_argument(
         "--port", type=port, default=DEFAULT_PORT, help=_("TCP port (default {port})").format(port=DEFAULT_PORT)
@@ -66,7 +67,8 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         "--data-dir",
         type=Path,
         default=None,
-        help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)"),
+        help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)")
+        + (keeps or ""),
     )
     parser.add_argument(
         "--bot-processes",
@@ -144,7 +146,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
-    _host_options(host)
+    _host_options(host, keeps=_(", and its log (host.log)"))
     host.add_argument("--players", type=players_type, default=3, help=_("seats at your table (2..7, default 3)"))
     host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
     host.add_argument("--name", default="host", help=_("your display name"))
@@ -306,10 +308,9 @@ def run_host(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    log_file = settings.data_dir.parent / "host.log" if settings.data_dir else None
-    if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    log_file = (settings.data_dir or paths.records_dir()) / "host.log"  # (the terminal is the app's)
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
         players=args.players,
         bots=args.bots,
@@ -336,6 +337,7 @@ def run_host(args: argparse.Namespace) -> int:
         fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
         for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
             print(line, flush=True)
+        print(_("The host's log: {path}").format(path=log_file), flush=True)
 
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))

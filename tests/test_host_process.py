@@ -1,0 +1,95 @@
+"""``nothanks host`` as a real process on a pseudo-terminal, as its player runs it: where it keeps its log, and
+what a restart on the same data dir gives back (issue 29's defects 1 and 24)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import re
+import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from .net_helpers import WAIT, nothanks_process
+
+
+class HostOnPty:
+    """One ``nothanks host`` process with a pseudo-terminal of 80x24; ``text`` is everything it has drawn."""
+
+    def __init__(self, process: asyncio.subprocess.Process, main: int) -> None:
+        self.process = process
+        self.main = main
+        self.output = bytearray()
+        self._more = asyncio.Event()
+        asyncio.get_running_loop().add_reader(main, self._read)
+
+    def _read(self) -> None:
+        try:
+            self.output.extend(os.read(self.main, 65536))
+        except OSError:
+            asyncio.get_running_loop().remove_reader(self.main)
+        self._more.set()
+
+    @property
+    def text(self) -> str:
+        return self.output.decode(errors="replace")
+
+    async def until(self, pattern: str) -> re.Match[str]:
+        """The first match of ``pattern`` in what it printed, once it is there (a whole host starting: seconds)."""
+        async with asyncio.timeout(WAIT * 3):
+            while (found := re.search(pattern, self.text)) is None:
+                self._more.clear()
+                await self._more.wait()
+        return found
+
+    def send(self, keys: str) -> None:
+        os.write(self.main, keys.encode())
+
+    async def stop(self, signum: int = signal.SIGTERM) -> int:
+        if self.process.returncode is None:
+            self.process.send_signal(signum)
+            try:
+                await asyncio.wait_for(self.process.wait(), WAIT * 2)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+        return self.process.returncode
+
+
+@asynccontextmanager
+async def host_on_pty(*arguments: str, env: dict[str, str] | None = None) -> AsyncIterator[HostOnPty]:
+    main, secondary = pty.openpty()
+    process = await nothanks_process(
+        "host",
+        "--bind",
+        "127.0.0.1",
+        "--no-advertise",
+        "--bot-processes",
+        "0",
+        *arguments,
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24", **(env or {})},
+    )
+    os.close(secondary)
+    host = HostOnPty(process, main)
+    try:
+        yield host
+    finally:
+        await host.stop()
+        asyncio.get_running_loop().remove_reader(main)
+        os.close(main)
+
+
+async def test_the_host_log_is_in_the_data_dir_and_the_host_says_where(tmp_path):
+    """Defect 24: ``--data-dir D`` wrote ``host.log`` beside D, and nothing said where it was."""
+    data = tmp_path / "data"
+    async with host_on_pty("--port", "0", "--data-dir", str(data), "--players", "2") as host:
+        await host.until(r"nothanks join 127\.0\.0\.1:\d+")
+        said = await host.until(r"log[^\n]*?(/\S+host\.log)")
+        assert Path(said.group(1)) == data / "host.log"
+        assert "listening on 127.0.0.1" in (data / "host.log").read_text()
+        assert not (tmp_path / "host.log").exists()
