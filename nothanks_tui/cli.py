@@ -79,7 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--tactical", action="store_true", help=_("tactical variant: 10, 20, 30 always set aside, 1 chip fewer")
     )
-    play.add_argument("--name", default=None, help=_("your display name (default: you, in your language)"))
+    play.add_argument(
+        "--name",
+        default=None,
+        help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
+    )
     play.add_argument(
         "--bot-pace",
         type=non_negative,
@@ -143,6 +147,13 @@ def remembered_language() -> str | None:
     return Remembered.of_this_user().language
 
 
+def remembered_name() -> str | None:
+    """The name last given on the start screen, if any: ``nothanks play`` plays (and counts games) under it too."""
+    from .client.remembered import Remembered
+
+    return Remembered.of_this_user().name
+
+
 def _play(args: argparse.Namespace) -> int:
     from .commands.play import run_local_game
 
@@ -152,7 +163,7 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         open_chips=args.open_chips,
         tactical=args.tactical,
-        name=args.name or _("you"),
+        name=args.name or remembered_name() or _("you"),
         bot_pace=args.bot_pace,
     )
 
