@@ -12,7 +12,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from .net_helpers import WAIT, nothanks_process
+import pytest
+
+from .net_helpers import WAIT, RawClient, nothanks_process, of_type
 
 
 class HostOnPty:
@@ -93,3 +95,38 @@ async def test_the_host_log_is_in_the_data_dir_and_the_host_says_where(tmp_path)
         assert Path(said.group(1)) == data / "host.log"
         assert "listening on 127.0.0.1" in (data / "host.log").read_text()
         assert not (tmp_path / "host.log").exists()
+
+
+def _home(tmp_path: Path) -> dict[str, str]:
+    """One user account's directories (its seats.json, its start screen's choices), for every run of the test."""
+    return {f"XDG_{kind}_HOME": str(tmp_path / kind.lower()) for kind in ("STATE", "CONFIG", "DATA")}
+
+
+async def _tables(port: int) -> list[dict]:
+    client = await RawClient.connect(port, "eve")
+    try:
+        await client.send({"type": "list_tables", "id": 1})
+        return (await client.until(of_type("tables")))["tables"]
+    finally:
+        await client.close()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+async def test_after_a_restart_the_hosting_player_is_back_in_their_seat(tmp_path, signum):
+    """Defect 1: after SIGTERM or SIGHUP and a restart on the same data dir, the hosting player was put at a new
+    empty table while a bot played their seat of the game in progress."""
+    data, home = str(tmp_path / "data"), _home(tmp_path)
+    arguments = ("--port", "0", "--data-dir", data, "--players", "2", "--bots", "1", "--name", "alice")
+    async with host_on_pty(*arguments, "--bot-pace", "0", "--turn-timer", "1", env=home) as host:
+        port = int((await host.until(r"nothanks join 127\.0\.0\.1:(\d+)")).group(1))
+        await host.until("press s to start")
+        host.send("s")
+        await host.until("Your turn")
+        assert await host.stop(signum) == 0
+    async with host_on_pty(*arguments, "--turn-timer", "1", env=home) as host:
+        port = int((await host.until(r"nothanks join 127\.0\.0\.1:(\d+)")).group(1))
+        await host.until("Your turn")  # back at the game, not in a new table's waiting room
+        tables = await _tables(port)
+        assert [table["table"] for table in tables] == ["t1"], tables
+        alice = tables[0]["seats"][0]
+        assert alice["name"] == "alice" and not alice["away"] and not alice.get("stand_in"), alice

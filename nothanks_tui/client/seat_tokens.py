@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from .. import paths
-from ..link import LobbyError, TableConnection
+from ..link import LobbyConnection, LobbyError, TableConnection
 from .tcp import TcpLobby
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,11 @@ async def remember_and_resume(lobby: TcpLobby, tokens: SeatTokens, address: str)
     """
     name = lobby.name
     lobby.on_seat = lambda token: tokens.put(address, name, token)
+    return await resume_saved(lobby, name, tokens, address)
+
+
+async def resume_saved(lobby: LobbyConnection, name: str, tokens: SeatTokens, address: str) -> TableConnection | None:
+    """Back to the seat saved under ``address`` and ``name``, if the host still knows its token (else forgotten)."""
     saved = tokens.get(address, name)
     if saved is None:
         return None

@@ -29,6 +29,7 @@ from ..bots import bot_names, describe
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
+from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import _
 from ..link import LobbyError, NewTable
@@ -274,16 +275,22 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
     )
 
 
-async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
+async def host_and_play(
+    host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None], tokens: SeatTokens | None = None
+) -> int:
     """Start ``host``, seat ``name`` at a new table of it and play there in this terminal; when the app closes,
-    the host stops (and a signal to the host closes the app first)."""
+    the host stops (and a signal to the host closes the app first). After a restart on the same data dir, ``name``
+    is back in the seat it held (its token is kept with ``join``'s, under the data dir and the name)."""
     from ..client.netlaunch import NetApp, first_screen_for
 
     await host.start()
     player = host.player(name)
+    tokens = tokens or SeatTokens()
+    own = f"host {(host.settings.data_dir or paths.records_dir()).resolve()}"
     try:
         await player.start()
-        connection = await player.create_table(table)
+        connection = await resume_saved(player, player.name, tokens, own) or await player.create_table(table)
+        tokens.put(own, player.name, connection.seat_token)
     except LobbyError as error:
         await host.close()
         print("nothanks host: " + clean_message(error_sentence(error.code, error.message)))
