@@ -19,6 +19,7 @@ from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.front import SSHFrontError
 
 from .addresses import join_lines, ssh_lines
+from .host_errors import cannot_listen
 from .ssh_options import ssh_settings_from
 
 
@@ -81,7 +82,7 @@ def run_member(
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        print("nothanks server: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
     print("nothanks server stopped.", flush=True)
     return 0

@@ -36,6 +36,7 @@ from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import number, port, positive, processes, whole_number
+from .host_errors import cannot_listen, data_dir_problem
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -315,8 +316,11 @@ def run_host(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    log_file = (settings.data_dir or paths.records_dir()) / "host.log"  # (the terminal is the app's)
-    log_file.parent.mkdir(parents=True, exist_ok=True)
+    data_dir = settings.data_dir or paths.records_dir()
+    if (problem := data_dir_problem(data_dir)) is not None:
+        print("nothanks host: " + problem, file=sys.stderr)
+        return 1
+    log_file = data_dir / "host.log"  # (the terminal is the app's)
     logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
         players=args.players,
@@ -352,11 +356,7 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(
-            "nothanks host: "
-            + _("cannot listen on {address}: {error}").format(address=f"{args.bind}:{args.port}", error=error),
-            file=sys.stderr,
-        )
+        print("nothanks host: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
     print(_("nothanks host stopped."))
     return code
@@ -371,6 +371,9 @@ def run_server(args: argparse.Namespace) -> int:
     if complaint is not None:
         print(f"nothanks server: {complaint}", file=sys.stderr)
         return 2
+    if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
+        print("nothanks server: " + problem, file=sys.stderr)
+        return 1
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     if cluster is not None:  # a member of a cluster: a front, a table host, or both (docs/scaling.md)
@@ -419,7 +422,7 @@ def run_server(args: argparse.Namespace) -> int:
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        print("nothanks server: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
     print("nothanks server stopped.", flush=True)
     return 0

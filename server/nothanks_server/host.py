@@ -50,6 +50,15 @@ STOPPED_REASON = "the host was stopped"
 RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 
+class CannotListen(OSError):
+    """A port the host was asked for cannot be had (in use, no such address...): which one, with the system's
+    errno, so that the command line says it in the player's words."""
+
+    def __init__(self, error: OSError, bind: str, port: int, *, ssh: bool = False) -> None:
+        super().__init__(error.errno, error.strerror or str(error))
+        self.cause, self.bind, self.port, self.ssh = error, bind, port, ssh
+
+
 class HostPlugin(Protocol):
     """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
 
@@ -117,13 +126,19 @@ class Host:
         ssh = self.ssh_settings
         raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
         thinking.use_processes(self.settings.bot_processes)  # (before any table plays: thinking.py)
-        await self.tcp.start()
+        try:
+            await self.tcp.start()
+        except OSError as error:
+            raise CannotListen(error, self.bind, self.tcp.port) from error
         self.lobby.start()  # the tables the store brought back play on
         try:
             if self.cluster is not None:
                 self.presence = await self._join_cluster(self.cluster)
             if ssh is not None:
-                self.ssh_front = await self._start_ssh(ssh)
+                try:
+                    self.ssh_front = await self._start_ssh(ssh)
+                except OSError as error:
+                    raise CannotListen(error, ssh.bind, ssh.port, ssh=True) from error
         except BaseException:
             await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
