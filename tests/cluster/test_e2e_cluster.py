@@ -18,10 +18,10 @@ import asyncssh
 import pytest
 import pytest_asyncio
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
-from nothanks_server.ssh.loadgen.visitors import play_my_turn
 from nothanks_tui.defaults import DEFAULT_BOT
 from nothanks_tui.link import errors
+from tools.loadgen.terminal_client import TerminalClient
+from tools.loadgen.visitors import play_my_turn
 
 from . import haproxy, redis_server
 from .cluster_processes import WAIT, Cluster, ClusterShape, Member, running_cluster, until

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncssh
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_tui.defaults import DEFAULT_BOT
+from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import until
 
