@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from nothanks_tui.client.seat_tokens import SeatTokens, remember_and_resume
+from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.link import NewTable
+
 from .net_helpers import WAIT, RawClient, nothanks_process, of_type
 
 
@@ -130,3 +134,13 @@ async def test_after_a_restart_the_hosting_player_is_back_in_their_seat(tmp_path
         assert [table["table"] for table in tables] == ["t1"], tables
         alice = tables[0]["seats"][0]
         assert alice["name"] == "alice" and not alice["away"] and not alice.get("stand_in"), alice
+        # A join from the same computer and account (its seats.json) works, and leaves the host's seat alone.
+        tokens = SeatTokens(Path(home["XDG_STATE_HOME"]) / "nothanks" / "seats.json")
+        assert tokens.get(f"host {Path(data).resolve()}", "alice") is not None  # (where the host keeps its own)
+        bob = TcpLobby("127.0.0.1", port, "bob")
+        await bob.start()
+        assert await remember_and_resume(bob, tokens, f"127.0.0.1:{port}") is None
+        assert (await bob.create_table(NewTable(players=2))).seat == 0
+        await bob.close()
+        (alice_table,) = [table for table in await _tables(port) if table["table"] == "t1"]
+        assert not alice_table["seats"][0]["away"]
