@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .net_helpers import WAIT, nothanks_process
+from .net_helpers import WAIT, local_server_process, nothanks_process
 
 PYTHON_WORDS = ("Traceback", "Errno", "invalid literal", "int()", "attempting to bind", "Name or service")
 
@@ -111,3 +111,18 @@ async def test_an_ssh_authorized_keys_file_that_cannot_be_read_is_said_so(tmp_pa
     code, text = await said(tmp_path, *arguments, "--data-dir", str(tmp_path / "data"))
     assert code != 0 and "Traceback" not in text and "exited while starting" not in text, text
     assert str(missing) in text and "there is no such file or directory" in text
+
+
+@pytest.mark.parametrize("command", ["host", "server"])
+async def test_a_data_dir_another_host_runs_on_is_said_so(tmp_path, command):
+    data = tmp_path / "data"
+    first = await local_server_process(data)
+    try:
+        await asyncio.wait_for(first.stdout.readline(), WAIT)  # (listening: its store is open, and locked)
+        line = one_sentence(
+            *await said(tmp_path, command, "--bind", "127.0.0.1", "--port", "0", "--data-dir", str(data))
+        )
+        assert f"another nothanks host is running on the data dir {data}" in line
+    finally:
+        first.terminate()
+        await first.wait()

@@ -6,10 +6,12 @@ and Python's; ``nothanks host``, ``nothanks server`` and the start screen's Host
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 from pathlib import Path
 
 from nothanks_server.host import CannotListen
+from nothanks_server.store import DATABASE_NAME
 
 from ..client.error_sentences import os_reason
 from ..i18n import _
@@ -21,6 +23,15 @@ def data_dir_problem(path: Path) -> str | None:
         path.mkdir(parents=True, exist_ok=True)
         if not os.access(path, os.W_OK | os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        lock = path / (DATABASE_NAME + ".lock")  # (the store's: held by the host running there, if any)
+        if lock.exists():
+            with lock.open("rb") as held:
+                try:
+                    fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return _(
+                        "another nothanks host is running on the data dir {path}: stop it, or choose another --data-dir"
+                    ).format(path=path)
     except OSError as error:
         return _("cannot use the data dir {path}: {reason}").format(path=path, reason=os_reason(error))
     return None
