@@ -126,3 +126,17 @@ async def test_a_data_dir_another_host_runs_on_is_said_so(tmp_path, command):
     finally:
         first.terminate()
         await first.wait()
+
+
+async def test_names_and_replays_are_refused_in_the_users_language(tmp_path, a_file):
+    long = "x" * 30
+    line = one_sentence(*await said(tmp_path, "--lang", "fr", "play", "--name", long), "nothanks play")
+    assert "Ce nom n'est pas possible" in line
+    data = str(tmp_path / "data")
+    host = ("host", "--bind", "127.0.0.1", "--port", "0", "--data-dir", data, "--name", long)
+    assert "Ce nom n'est pas possible" in one_sentence(*await said(tmp_path, "--lang", "fr", *host))  # (no "stopped")
+    assert "todavía" in one_sentence(*await said(tmp_path, "--lang", "es", "replay", "--last", "--data-dir", data))
+    line = one_sentence(*await said(tmp_path, "replay", str(a_file)))
+    assert line == f"nothanks replay: {a_file} is not a game record: it is not JSON."
+    line = one_sentence(*await said(tmp_path, "--lang", "fr", "replay", str(tmp_path / "none.json")))
+    assert "n'existe pas" in line

@@ -355,7 +355,8 @@ def run_host(args: argparse.Namespace) -> int:
     except OSError as error:
         print("nothanks host: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
-    print(_("nothanks host stopped."))
+    if code != 1:  # (1: it said why it did not start)
+        print(_("nothanks host stopped."))
     return code
 
 
