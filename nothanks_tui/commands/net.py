@@ -273,9 +273,7 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
     )
 
 
-async def host_and_play(
-    host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None], tokens: SeatTokens | None = None
-) -> int:
+async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
     """Start ``host``, seat ``name`` at a new table of it and play there in this terminal; when the app closes,
     the host stops (and a signal to the host closes the app first). After a restart on the same data dir, ``name``
     is back in the seat it held (its token is kept with ``join``'s, under the data dir and the name)."""
@@ -283,7 +281,7 @@ async def host_and_play(
 
     await host.start()
     player = host.player(name)
-    tokens = tokens or SeatTokens()
+    tokens = SeatTokens()
     own = f"host {(host.settings.data_dir or paths.records_dir()).resolve()}"
     try:
         await player.start()
