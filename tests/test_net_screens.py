@@ -99,13 +99,13 @@ async def test_joining_with_a_saved_token_goes_straight_back_to_the_seat(tmp_pat
         seat = await bob.join((await bob.list_tables())[0].table_id)
         await table.start_game()
         tokens = SeatTokens(tmp_path / "seats.json")
-        tokens.put(f"127.0.0.1:{host.port}", seat.seat_token)
+        tokens.put(f"127.0.0.1:{host.port}", "bob", seat.seat_token)
         bob._read_task.cancel()  # bob's terminal dies: nothing of that client runs on to come back by itself
         bob._writer.transport.abort()
 
         bob_again = TcpLobby("127.0.0.1", host.port, "bob")
         await bob_again.start()
-        resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}"))
+        resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}", "bob"))
         app = NetApp(first_screen_for(bob_again, resumed), below=first_screen_for(bob_again, None))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await wait_for_screen(app, pilot, TableScreen)

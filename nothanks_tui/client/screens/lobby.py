@@ -136,7 +136,7 @@ class LobbyScreen(SteadyScreen[None]):
 
     def action_history(self) -> None:
         """This host's finished games (and its players' statistics), read through the lobby connection."""
-        title = _("Games finished at {host}").format(host=self.lobby.info.description)
+        title = _("Games finished at {host}").format(host=_(self.lobby.info.description))
         self.app.push_screen(HistoryScreen(self.lobby, title))
 
     def on_screen_suspend(self) -> None:
