@@ -462,3 +462,29 @@ async def test_a_lobby_first_shown_empty_widens_its_columns_for_the_table_that_a
         status_cell = rows.get_row_at(0)[2]
         assert widths[2] - 2 * rows.cell_padding >= status_cell.cell_len > len("Status")
     lobby.close()
+
+
+async def test_a_covered_lobby_asks_the_host_nothing_even_when_told_to_refresh():
+    """What keeps a lobby under a table from redrawing (and the table above with it): it lists only on top."""
+    from textual.screen import Screen
+
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        asked: list[int] = []
+        listing = screen.lobby.list_tables
+
+        async def counting():  # type: ignore[no-untyped-def]
+            asked.append(1)
+            return await listing()
+
+        screen.lobby.list_tables = counting  # type: ignore[method-assign]
+        await app.push_screen(Screen())
+        await screen.refresh_tables().wait()
+        assert asked == []
+        app.pop_screen()
+        await wait_until(pilot, lambda: asked != [])  # on top again: it lists (on_screen_resume)
+    lobby.close()
