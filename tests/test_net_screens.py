@@ -353,12 +353,20 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
                 calls.append("resume")
 
         screen._refresh_timer = RecordingTimer()  # type: ignore[assignment]
+        listing = screen.lobby.list_tables
+
+        async def recording_listing():  # type: ignore[no-untyped-def]
+            calls.append("list")
+            return await listing()
+
+        screen.lobby.list_tables = recording_listing  # type: ignore[method-assign]
         await pilot.press("c")
         await wait_for_screen(app, pilot, NewTableScreen)
+        await screen.refresh_tables().wait()  # told to list while covered: it asks the host nothing
         assert calls == ["pause"]
         await pilot.press("escape")
         assert await wait_for_screen(app, pilot, LobbyScreen) is screen
-        await wait_until(pilot, lambda: calls == ["pause", "resume"])
+        await wait_until(pilot, lambda: calls == ["pause", "resume", "list"])  # on top again: it lists
     lobby.close()
 
 
@@ -461,30 +469,4 @@ async def test_a_lobby_first_shown_empty_widens_its_columns_for_the_table_that_a
         assert widths[3] - 2 * rows.cell_padding >= seats_cell.cell_len >= len("alexandra")
         status_cell = rows.get_row_at(0)[2]
         assert widths[2] - 2 * rows.cell_padding >= status_cell.cell_len > len("Status")
-    lobby.close()
-
-
-async def test_a_covered_lobby_asks_the_host_nothing_even_when_told_to_refresh():
-    """What keeps a lobby under a table from redrawing (and the table above with it): it lists only on top."""
-    from textual.screen import Screen
-
-    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
-    viewer = InProcessLobby(lobby, "vic")
-    await viewer.start()
-    app = NetApp(first_screen_for(viewer, None))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await wait_for_screen(app, pilot, LobbyScreen)
-        asked: list[int] = []
-        listing = screen.lobby.list_tables
-
-        async def counting():  # type: ignore[no-untyped-def]
-            asked.append(1)
-            return await listing()
-
-        screen.lobby.list_tables = counting  # type: ignore[method-assign]
-        await app.push_screen(Screen())
-        await screen.refresh_tables().wait()
-        assert asked == []
-        app.pop_screen()
-        await wait_until(pilot, lambda: asked != [])  # on top again: it lists (on_screen_resume)
     lobby.close()
