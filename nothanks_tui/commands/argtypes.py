@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 
 from ..bots import bot_names, make_bot
-from ..engine import MAX_PLAYERS, MIN_PLAYERS
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
 from ..i18n import _
 
 ISMCTS_MOST = 1_000_000  # the iterations ismcts:N takes at most (nothanks_tui/bots/ismcts.py)
@@ -105,6 +105,23 @@ def bot_name(text: str) -> str:
             message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
         raise argparse.ArgumentTypeError(message.format(name=repr(text), most=ISMCTS_MOST)) from None
     return text
+
+
+def add_variant_options(parser: argparse.ArgumentParser) -> None:
+    """``--variant NAME`` (every variant the engine registers) and ``--tactical``, its shorthand kept from before
+    variants had names, on each command that sets up a table; both set ``args.variant``."""
+    parser.add_argument(
+        "--variant",
+        choices=list(VARIANTS),
+        default=STANDARD,
+        metavar="NAME",
+        help=_("the variant to play (default {default}): {variants}").format(
+            default=STANDARD, variants="; ".join(f"{name}: {_(variant.summary)}" for name, variant in VARIANTS.items())
+        ),
+    )
+    parser.add_argument(
+        "--tactical", action="store_const", const="tactical", dest="variant", help=_("the same as --variant tactical")
+    )
 
 
 def add_limit(

@@ -34,7 +34,7 @@ from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, number, port, processes, whole_number
+from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -152,7 +152,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     host.add_argument(
         "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key c)")
     )
-    host.add_argument("--tactical", action="store_true", help=_("tactical variant"))
+    add_variant_options(host)
 
     join = sub.add_parser("join", help=_("join a host's lobby: HOST or HOST:PORT, or one found on the LAN"))
     join.add_argument(
@@ -313,7 +313,7 @@ def run_host(args: argparse.Namespace) -> int:
         bot=args.bot,
         open_chips=args.open_chips,
         coach=args.coach,
-        variant="tactical" if args.tactical else "standard",
+        variant=args.variant,
     )
     try:
         host = Host(
@@ -411,7 +411,7 @@ def run_server(args: argparse.Namespace) -> int:
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        print(f"nothanks server: {error}", file=sys.stderr)
+        print(f"nothanks server: {cluster_options.without_passwords(str(error))}", file=sys.stderr)  # no password
         return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)

@@ -21,7 +21,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 
-from ...engine import Action
+from ...engine import STANDARD, Action
 from ...i18n import N_, _, ngettext
 from ...link import (
     ChatHistory,
@@ -40,7 +40,7 @@ from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
 from ..next_game import asked_by_me, new_askers, next_game_text
-from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
+from ..presentation import REFUSAL_NOTICES, seat_name, variant_label
 from ..safe_text import clean_message
 from ..widgets.chat import ChatInput
 from ..widgets.keybar import KeyBar
@@ -115,8 +115,8 @@ class TitleBar(TableView):
                 parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
             if self.table.coach:
                 parts.append("  ·  " + _("coach"))
-            if view.variant != "standard":
-                parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
+            if view.variant != STANDARD:
+                parts.append(f"  ·  {variant_label(view.variant)}")
         line = Content.assemble(*parts)
         if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
             closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
