@@ -24,10 +24,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 from nothanks_server.table.seats import BOT_SEAT_NAMES
+from nothanks_tui.defaults import DEFAULT_BOT
 
 from .terminal_client import TerminalClient
 
-FIRST_BOT_SEAT = f"seat 2: {BOT_SEAT_NAMES[0]}"  # the waiting room once the creator added a bot (named as locally)
+# The waiting room once the creator added a bot: named as at a local table, its level beside it
+FIRST_BOT_SEAT = f"seat 2: {BOT_SEAT_NAMES[0]}  bot ({DEFAULT_BOT})"
 NOT_YOUR_TURN = "Not your turn yet"  # the game's toast for a play key pressed out of turn
 KITTY_KEYS = "\x1b[120u\x1b[121;2u\x1b[27u"  # x, shift+y, escape in the kitty keyboard protocol
 
