@@ -353,12 +353,20 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
                 calls.append("resume")
 
         screen._refresh_timer = RecordingTimer()  # type: ignore[assignment]
+        listing = screen.lobby.list_tables
+
+        async def recording_listing():  # type: ignore[no-untyped-def]
+            calls.append("list")
+            return await listing()
+
+        screen.lobby.list_tables = recording_listing  # type: ignore[method-assign]
         await pilot.press("c")
         await wait_for_screen(app, pilot, NewTableScreen)
+        await screen.refresh_tables().wait()  # told to list while covered: it asks the host nothing
         assert calls == ["pause"]
         await pilot.press("escape")
         assert await wait_for_screen(app, pilot, LobbyScreen) is screen
-        await wait_until(pilot, lambda: calls == ["pause", "resume"])
+        await wait_until(pilot, lambda: calls == ["pause", "resume", "list"])  # on top again: it lists
     lobby.close()
 
 

@@ -171,7 +171,7 @@ class LobbyScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="lobby-refresh")
     async def refresh_tables(self) -> None:
-        if not self.is_current:  # (under a table it is not: NoThanksApp._background_screens)
+        if self.app.screen is not self:  # (under a table or a dialog: its timer is paused too, on_screen_suspend)
             return
         try:
             summaries = await self.lobby.list_tables()
