@@ -44,6 +44,7 @@ async def test_a_hung_up_host_tells_its_players_and_ends_cleanly(tmp_path):
     after = game.seen()[mark:]
     assert ALT_SCREEN_OFF in after and b"Traceback" not in after
     assert b"nothanks host stopped." in after
+    assert b"the host was stopped" not in after  # said once: the app's own lowercase farewell doubled it
     store = SqliteStore(tmp_path / "data" / "nothanks.sqlite3")  # closed and kept: the table, with bob's seat
     try:
         (table,) = store.load_tables()

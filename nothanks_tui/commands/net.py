@@ -299,7 +299,8 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
-    await serve([host], main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
+    # (no farewell from the app: run_host says "nothanks host stopped." once the terminal is back)
+    await serve([host], main=app.run_async, stop_main=lambda: app.exit(0))
     return app.return_code or 0
 
 
