@@ -140,3 +140,13 @@ async def test_names_and_replays_are_refused_in_the_users_language(tmp_path, a_f
     assert line == f"nothanks replay: {a_file} is not a game record: it is not JSON."
     line = one_sentence(*await said(tmp_path, "--lang", "fr", "replay", str(tmp_path / "none.json")))
     assert "n'existe pas" in line
+
+
+@pytest.mark.parametrize("name", ["n" * 10_000, "\x1b[31m"], ids=["10 kB", "only an escape"])
+async def test_join_refuses_a_name_that_cannot_be_one_before_it_connects(tmp_path, name):
+    # (10 kB went to the host and came back as "The host refused a message from this client as too long")
+    with socket.socket() as closed:  # bound, not listening: a connection would be refused
+        closed.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{closed.getsockname()[1]}"
+        line = one_sentence(*await said(tmp_path, "join", address, "--name", name), "nothanks join")
+    assert line == "nothanks join: --name: That name cannot be used: 1 to 20 printable characters."

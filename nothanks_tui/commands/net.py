@@ -32,7 +32,8 @@ from ..client.safe_text import clean_message
 from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import _
-from ..link import LobbyError, NewTable
+from ..link import LobbyError, NewTable, errors
+from ..link.names import BadName, clean_name
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
@@ -233,6 +234,12 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_join(args: argparse.Namespace) -> int:
+    if args.name is not None:  # refused here, in a sentence: 10 kB sent to a host came back as "too long"
+        try:
+            clean_name(args.name)
+        except BadName:
+            print("nothanks join: --name: " + error_sentence(errors.BAD_NAME))
+            return 2
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
