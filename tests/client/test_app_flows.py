@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from textual.widgets import Static
+
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import ConfirmQuitScreen, HelpScreen
 from nothanks_tui.client.screens.score import ScoreScreen
@@ -169,6 +172,21 @@ async def test_help_opens_and_closes_and_every_key_is_in_the_footer():
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "back at the table")
         await pilot.press("h")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+
+
+@pytest.mark.parametrize(
+    ("variant", "said"), [("tactical", "tactical variant: 10, 20, 30 set aside, 1 chip fewer"), ("standard", None)]
+)
+async def test_the_help_at_a_variant_table_says_what_the_variant_changes(variant, said):
+    # (a tactical table's help gave only the published rules: "nine are set aside unseen", "11 for 2 to 5 players")
+    app, _ = local_app(seed=3, variant=variant)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        text = str(app.screen.query_one("#help-text", Static).render())
+        assert ("variant" in text) is (said is not None), text
+        assert said is None or said in text, text
 
 
 async def test_blocked_actions_never_run():

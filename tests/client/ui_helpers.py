@@ -51,6 +51,7 @@ def local_app(
     bot_names: list[str] | None = None,
     bot_pace: float = 0,
     language: str | None = None,
+    variant: str = "standard",
 ) -> tuple[NoThanksApp, TableConnection]:
     """An app at a solo table (the host's Table, in-process) with bots that move at once (pace 0, unless given),
     dealt from ``seed`` when the app starts reading it."""
@@ -63,6 +64,7 @@ def local_app(
         bot_pace=bot_pace,
         chips_per_player=chips,
         bot_names=bot_names,
+        variant=variant,
     )
     bots = [make_bot(bot, seed + index) for index in range(players - 1)]
     connection = solo_table(game, bots)

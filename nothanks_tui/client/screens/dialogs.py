@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...engine import STANDARD, VARIANTS
 from ...i18n import LOCALE_DIR, N_, _, current_language
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
@@ -39,13 +40,18 @@ def rules_text(language: str) -> str:
     return ""
 
 
-def help_text() -> str:
-    """The help screen's text in the player's language: the rules, then the keys."""
-    return "\n".join([rules_text(current_language()), "", *(_(line) for line in KEYS), ""])
+def help_text(variant: str = STANDARD) -> str:
+    """The help screen's text in the player's language: the rules, what the table's variant changes in them, then
+    the keys."""
+    rules = [rules_text(current_language())]
+    if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
+        changes = _("This table plays the {variant} variant: {changes}.")
+        rules += ["", changes.format(variant=_(known.label), changes=_(known.summary))]
+    return "\n".join([*rules, "", *(_(line) for line in KEYS), ""])
 
 
 class HelpScreen(ModalScreen[None]):
-    """The rules in short, and the keys."""
+    """The rules in short (with what the table's variant changes), and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
@@ -53,9 +59,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("h", "close", N_("Close"), show=False),
     ]
 
+    def __init__(self, variant: str = STANDARD) -> None:
+        super().__init__()
+        self.variant = variant
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(Content(help_text()), id="help-text")
+            yield Static(Content(help_text(self.variant)), id="help-text")
         yield KeyBar()
 
     def action_close(self) -> None:

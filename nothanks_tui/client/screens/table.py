@@ -501,7 +501,7 @@ class TableScreen(SteadyScreen[None]):
             self.notify(_("A bot plays for {names} until they come back.").format(names=names), markup=False)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.table.view.variant if self.table is not None else STANDARD))
 
     def action_quit_table(self) -> None:
         hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
