@@ -42,7 +42,8 @@ log = logging.getLogger(__name__)
 KEY_SEAT = "ssh-key"  # the "token" held_seat() gives for the seat bound to the player's key: resume_key takes it
 
 # The host's restart, as the front tells the workers (host.RESTART_REASON, in English), and what a player with no
-# seat (in the lobby, or watching) reads instead: nothing of theirs is kept but the way back.
+# seat (in the lobby, or watching) or with no key to find it again reads instead: nothing of theirs is kept but the
+# way back.
 RESTART_SEATED = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 RESTART_UNSEATED = N_("the host is restarting: come back in a moment")
 
@@ -183,8 +184,8 @@ class SSHGameApp(NetApp):
 
     def farewell(self, reason: str) -> str:
         """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
-        speaks of a kept seat only to a player who has one."""
-        if reason == RESTART_SEATED and not self.door.seated:
+        speaks of a kept seat only to a player who has one and will get it back (a key: ``keeps_seats``)."""
+        if reason == RESTART_SEATED and not (self.door.seated and self.door.keeps_seats):
             reason = RESTART_UNSEATED
         return catalog(self.language or "en").gettext(reason)
 
