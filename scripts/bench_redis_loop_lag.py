@@ -98,8 +98,7 @@ async def run(url: str, tables: int, pace: float, seconds: float, warmup: float,
         player.table, player.seat = table, seat
         table.start(player)
         players.append(player)
-        if number % 50 == 49:
-            await asyncio.sleep(0)  # (let the first tables play while the others are set)
+        await asyncio.sleep(0)  # (players arrive one after another: the first tables play while the others are set)
     await asyncio.sleep(warmup)
     loop = asyncio.get_running_loop()
     lags: list[float] = []
@@ -110,6 +109,7 @@ async def run(url: str, tables: int, pace: float, seconds: float, warmup: float,
         await asyncio.sleep(tick)
         lags.append(max(0.0, loop.time() - due))
     elapsed = loop.time() - start
+    playing = len(lobby.all_tables())
     moves = lobby.commits.moves - moves_before
     commits = lobby.commits.commits - commits_before
     await takeover.close()
@@ -123,6 +123,7 @@ async def run(url: str, tables: int, pace: float, seconds: float, warmup: float,
         "moves_per_commit": moves / max(1, commits),
         "refused": sum(player.refused for player in players),
         "samples": len(lags),
+        "stopped": tables - playing,
     }
 
 
@@ -168,7 +169,7 @@ def main() -> None:
     )
     print(
         f"moves committed: {result['moves_per_s']:.0f}/s, {result['moves_per_commit']:.1f} a commit; "
-        f"player's presses refused: {result['refused']:.0f}"
+        f"player's presses refused: {result['refused']:.0f}; tables stopped (lease lost): {result['stopped']:.0f}"
     )
     versions = f"python {sys.version.split()[0]}, redis-py {redis.__version__}"
     print(f"load average before {before}, after {after} ({versions})")

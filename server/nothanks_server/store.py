@@ -12,13 +12,15 @@ only: the database never holds a token a reader could use. A finished game's rec
 transaction; the game's moves are then dropped (the record holds them).
 
 ``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
-tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable.
+tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
+that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import fcntl
 import hashlib
 import json
@@ -26,7 +28,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -549,14 +551,17 @@ class SqliteStore:
 class GroupCommit:
     """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
     every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
-    None) or was refused (a ``StoreError``: nothing of the batch was kept). While the disk works the loop is held,
-    so the moves that arrive during one commit make up the next one: under load a commit carries many tables'
-    moves, at a quiet table it carries one and costs what a plain commit does."""
+    None) or was refused (a ``StoreError``: nothing of the batch was kept). On a store whose commits block (SQLite)
+    the loop is held while the disk works, so the moves that arrive during one commit make up the next one: under
+    load a commit carries many tables' moves, at a quiet table it carries one and costs what a plain commit does. A
+    store with ``add_moves_async`` (Redis) is awaited instead: the loop serves everyone meanwhile, and the moves
+    accepted during one commit make up the next."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store
         self._pending: list[tuple[StoredMove, Callable[[StoreError | None], None]]] = []
         self._scheduled = False
+        self._task: asyncio.Task[None] | None = None  # the asynchronous commit under way, if any
         self.commits = 0  # how many transactions, and how many moves they carried (for the log and tests)
         self.moves = 0
 
@@ -565,26 +570,56 @@ class GroupCommit:
         if self._scheduled:
             return
         try:
-            asyncio.get_running_loop().call_soon(self.flush)
-            self._scheduled = True
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop (a script driving tables by hand): commit now
             self.flush()
+            return
+        self._scheduled = True
+        commit = getattr(self.store, "add_moves_async", None)
+        if commit is None:
+            loop.call_soon(self.flush)
+        else:  # (in a context of its own: never a player's, see table/driver.py)
+            self._task = loop.create_task(self._flush_async(commit), context=contextvars.Context())
 
     def flush(self) -> None:
         """Commit what is queued now, then tell each table (in the order their moves came)."""
-        self._scheduled = False
+        self._scheduled = self._task is not None and not self._task.done()  # (that one takes what comes next)
         batch, self._pending = self._pending, []
-        if not batch:
-            return
-        error: StoreError | None = None
+        if batch:
+            self._told(batch, _refusal(lambda: self.store.add_moves([move for move, _ in batch])))
+
+    async def _flush_async(self, commit: Callable[[list[StoredMove]], Awaitable[None]]) -> None:
         try:
-            self.store.add_moves([move for move, _ in batch])
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    await commit([move for move, _ in batch])
+                    error = None
+                except StoreError as refused:
+                    error = refused
+                except Exception as failed:  # (a table must not wait for ever on a move nobody will answer)
+                    log.exception("the group commit failed")
+                    error = StoreError(f"the store failed: {failed}")
+                self._told(batch, error)
+        finally:
+            self._scheduled = False
+
+    def _told(
+        self, batch: list[tuple[StoredMove, Callable[[StoreError | None], None]]], error: StoreError | None
+    ) -> None:
+        if error is None:
             self.commits += 1
             self.moves += len(batch)
-        except StoreError as refused:
-            error = refused
         for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
             done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
+
+
+def _refusal(commit: Callable[[], None]) -> StoreError | None:
+    try:
+        commit()
+    except StoreError as refused:
+        return refused
+    return None
 
 
 def open_store(data_dir: Path | None) -> SqliteStore:
