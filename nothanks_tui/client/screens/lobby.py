@@ -20,13 +20,15 @@ from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..join_refusals import join_refusal
+from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, fit_bots_to_players, table_size_fields
+from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .steady import SteadyScreen
@@ -199,6 +201,7 @@ class LobbyScreen(SteadyScreen[None]):
                 Text(clean_message(summary.table_id, 12)),
                 Text(
                     f"{summary.players}"
+                    + (" " + variant_label(summary.variant) if summary.variant != STANDARD else "")
                     + (" " + _("open chips") if summary.open_chips else "")
                     + (" " + _("coach") if summary.coach else "")
                 ),
@@ -348,8 +351,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield Label(_("New table"))
             yield from table_size_fields()
             yield from bot_field(self.bot_choices, self.default_bot)
+            yield from variant_field(compact=True)
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
             yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
@@ -373,7 +376,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             players=players,
             bots=min(bots, players - 1),
             open_chips=self.query_one("#open-chips", TickBox).value,
-            variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
+            variant=str(self.query_one("#variant", Select).value),
             coach=self.query_one("#coach", TickBox).value,
         )
         for field in self.query("#bot").results(Select):  # none: the host's default bot
