@@ -28,7 +28,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -551,58 +551,55 @@ class SqliteStore:
 class GroupCommit:
     """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
     every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
-    None) or was refused (a ``StoreError``: nothing of the batch was kept). On a store whose commits block (SQLite)
-    the loop is held while the disk works, so the moves that arrive during one commit make up the next one: under
-    load a commit carries many tables' moves, at a quiet table it carries one and costs what a plain commit does. A
-    store with ``add_moves_async`` (Redis) is awaited instead: the loop serves everyone meanwhile, and the moves
-    accepted during one commit make up the next."""
+    None) or was refused (a ``StoreError``: nothing of the batch was kept). The moves that arrive during one commit
+    make up the next one: under load a commit carries many tables' moves, at a quiet table it carries one and costs
+    what a plain commit does. A store whose commits block (SQLite) holds the loop while its disk works, as a plain
+    commit would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store
         self._pending: list[tuple[StoredMove, Callable[[StoreError | None], None]]] = []
-        self._scheduled = False
-        self._task: asyncio.Task[None] | None = None  # the asynchronous commit under way, if any
+        self._task: asyncio.Task[None] | None = None  # the commits under way: it takes what comes meanwhile
         self.commits = 0  # how many transactions, and how many moves they carried (for the log and tests)
         self.moves = 0
 
     def add(self, move: StoredMove, done: Callable[[StoreError | None], None]) -> None:
         self._pending.append((move, done))
-        if self._scheduled:
+        if self._task is not None and not self._task.done():
             return
-        try:
-            loop = asyncio.get_running_loop()
+        try:  # (in a context of its own: never a player's, see table/driver.py)
+            self._task = asyncio.get_running_loop().create_task(self._commit_all(), context=contextvars.Context())
         except RuntimeError:  # no loop (a script driving tables by hand): commit now
             self.flush()
-            return
-        self._scheduled = True
-        commit = getattr(self.store, "add_moves_async", None)
-        if commit is None:
-            loop.call_soon(self.flush)
-        else:  # (in a context of its own: never a player's, see table/driver.py)
-            self._task = loop.create_task(self._flush_async(commit), context=contextvars.Context())
 
     def flush(self) -> None:
-        """Commit what is queued now, then tell each table (in the order their moves came)."""
-        self._scheduled = self._task is not None and not self._task.done()  # (that one takes what comes next)
+        """Commit what is queued now with the store's blocking call, then tell each table (in the order their
+        moves came)."""
         batch, self._pending = self._pending, []
         if batch:
-            self._told(batch, _refusal(lambda: self.store.add_moves([move for move, _ in batch])))
+            try:
+                self.store.add_moves([move for move, _ in batch])
+            except StoreError as refused:
+                self._told(batch, refused)
+            else:
+                self._told(batch, None)
 
-    async def _flush_async(self, commit: Callable[[list[StoredMove]], Awaitable[None]]) -> None:
-        try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                try:
-                    await commit([move for move, _ in batch])
-                    error = None
-                except StoreError as refused:
-                    error = refused
-                except Exception as failed:  # (a table must not wait for ever on a move nobody will answer)
-                    log.exception("the group commit failed")
-                    error = StoreError(f"the store failed: {failed}")
-                self._told(batch, error)
-        finally:
-            self._scheduled = False
+    async def _commit_all(self) -> None:
+        commit = getattr(self.store, "add_moves_async", None)
+        while self._pending:
+            if commit is None:
+                self.flush()
+                continue
+            batch, self._pending = self._pending, []
+            error: StoreError | None = None
+            try:
+                await commit([move for move, _ in batch])
+            except StoreError as refused:
+                error = refused
+            except Exception as failed:  # (a table must not wait for ever on a move nobody will answer)
+                log.exception("the group commit failed")
+                error = StoreError(f"the store failed: {failed}")
+            self._told(batch, error)
 
     def _told(
         self, batch: list[tuple[StoredMove, Callable[[StoreError | None], None]]], error: StoreError | None
@@ -612,14 +609,6 @@ class GroupCommit:
             self.moves += len(batch)
         for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
             done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
-
-
-def _refusal(commit: Callable[[], None]) -> StoreError | None:
-    try:
-        commit()
-    except StoreError as refused:
-        return refused
-    return None
 
 
 def open_store(data_dir: Path | None) -> SqliteStore:

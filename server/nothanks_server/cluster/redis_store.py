@@ -334,8 +334,7 @@ class RedisTableStore:
         record = move.record
         assert record is not None
         table_key = self._key("table", move.table_id)
-        with _redis_errors():
-            fields, bindings = yield [("HGETALL", table_key), ("HGETALL", self._key("keyseats", move.table_id))]
+        fields, bindings = yield from self._reading(move.table_id)
         who: list[str | None] = [None] * len(record.get("players", ()))
         for name, value in fields.items():
             index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
@@ -370,10 +369,7 @@ class RedisTableStore:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
         table_key = self._key("table", table_id)
-        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.hgetall(table_key)
-            pipe.hgetall(self._key("keyseats", table_id))
-            fields, bindings = pipe.execute()
+        fields, bindings = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
         for name, value in fields.items():
             if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
@@ -467,6 +463,11 @@ class RedisTableStore:
 
     def _writes(self, table_id: str) -> _Writes:
         return _Writes(self.leases.key("lease", table_id))
+
+    def _reading(self, table_id: str) -> Exchange[list[dict[bytes, bytes]]]:
+        """The table's hash and its key bindings (fingerprint -> seat), in one round trip."""
+        with _redis_errors():
+            return (yield [("HGETALL", self._key("table", table_id)), ("HGETALL", self._key("keyseats", table_id))])
 
     def _commit(self, table_id: str, write: _Writes, once: int | None = None) -> bool:
         return run(self.client, self._committing(table_id, write, once))
