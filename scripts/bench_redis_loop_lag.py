@@ -37,6 +37,7 @@ import redis
 
 from nothanks_server.cluster.redis_store import open_redis_store
 from nothanks_server.cluster.takeover import Takeover
+from nothanks_server.errors import HostError
 from nothanks_server.lobby import Lobby, LobbySettings
 from nothanks_tui.engine import Action
 from nothanks_tui.link import NewTable, TableUpdate
@@ -101,16 +102,20 @@ async def run(
         takeover.start()
     rng = random.Random(28)
     players = []
+    unset = 0  # tables whose set-up the store refused (a lease lost while the loop was held: the old store)
     for number in range(tables):
         creator = Player(number, pace, rng)
-        table, seat, _token = lobby.create_table(NewTable(players=3, bots=bots, bot="threshold"), creator)
-        creator.table, creator.seat = table, seat
         seated = [creator]
-        for _ in range(2 - bots):
-            other = Player(number, pace, rng)
-            other.table, (other.seat, _token) = table, table.join(other)
-            seated.append(other)
-        table.start(creator)
+        try:
+            table, seat, _token = lobby.create_table(NewTable(players=3, bots=bots, bot="threshold"), creator)
+            creator.table, creator.seat = table, seat
+            for _ in range(2 - bots):
+                other = Player(number, pace, rng)
+                other.table, (other.seat, _token) = table, table.join(other)
+                seated.append(other)
+            table.start(creator)
+        except HostError:
+            unset += 1
         players += seated
         # Players arrive one after another (the first tables play while the others are set): a table's set-up is
         # a few blocking round trips (its seats), and a loop kept busy by them would starve the leases' renewal.
@@ -125,7 +130,7 @@ async def run(
         await asyncio.sleep(tick)
         lags.append(max(0.0, loop.time() - due))
     elapsed = loop.time() - start
-    playing = len(lobby.all_tables())
+    playing = len(lobby.all_tables()) + unset
     moves = lobby.commits.moves - moves_before
     commits = lobby.commits.commits - commits_before
     if takeover is not None:
@@ -141,6 +146,7 @@ async def run(
         "refused": sum(player.refused for player in players),
         "samples": len(lags),
         "stopped": tables - playing,
+        "unset": unset,
     }
 
 
@@ -207,7 +213,8 @@ def report(args: argparse.Namespace, result: dict[str, float], before: str, afte
     )
     print(
         f"moves committed: {result['moves_per_s']:.0f}/s, {result['moves_per_commit']:.1f} a commit; "
-        f"player's presses refused: {result['refused']:.0f}; tables stopped (lease lost): {result['stopped']:.0f}"
+        f"player's presses refused: {result['refused']:.0f}; tables stopped (lease lost): {result['stopped']:.0f}, "
+        f"not set up: {result['unset']:.0f}"
     )
     versions = f"python {sys.version.split()[0]}, redis-py {redis.__version__}"
     print(f"load average before {before}, after {after} ({versions})")
