@@ -21,7 +21,7 @@ from ..host import RESTART_REASON, STOP_SIGNALS, Host
 from ..limits import ClientLimits
 from ..open_files import raise_open_file_limit
 from ..proxy_protocol import ProxySources
-from ..tcp import MAX_CONNECTIONS, RATE_PER_SECOND
+from ..session import MAX_CONNECTIONS, RATE_PER_SECOND
 from .directory import Directory
 from .gateway import Gateway
 from .settings import ClusterSettings
