@@ -42,33 +42,9 @@ from ..link import (
     TableSummary,
     errors,
 )
+from ..link import messages as m
 from ..link.chat import CHAT
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
-from ..link.messages import (
-    Act,
-    AddBot,
-    Bye,
-    Chat,
-    ClientMessage,
-    Coach,
-    CreateTable,
-    Hello,
-    History,
-    Join,
-    Leave,
-    ListTables,
-    PlayAgain,
-    Replay,
-    Resume,
-    ResumeKey,
-    Spectate,
-    StandIn,
-    Start,
-    Stats,
-    encode_message,
-    features_of,
-    with_id,
-)
 from ..link.resume import SeatRoute, climb
 from ..link.wire import (
     CLIENT_MAX_STR,
@@ -131,22 +107,22 @@ class TcpTable(TableConnection):
         return await self.events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
-        await self.lobby.send(Act(action=Action(action).value, state_id=state_id))
+        await self.lobby.send(m.Act(action=Action(action).value, state_id=state_id))
 
     async def play_again(self) -> None:
-        await self.lobby.send(PlayAgain())
+        await self.lobby.send(m.PlayAgain())
 
     async def start_game(self) -> None:
-        await self.lobby.send(Start())
+        await self.lobby.send(m.Start())
 
     async def add_bot(self, bot: str | None = None) -> None:
-        await self.lobby.send(AddBot(bot=bot))
+        await self.lobby.send(m.AddBot(bot=bot))
 
     async def stand_in_for(self, seat: int) -> None:
-        await self.lobby.send(StandIn(seat=seat))
+        await self.lobby.send(m.StandIn(seat=seat))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
-        reply = await self.lobby.request(Coach(state_id=state_id))
+        reply = await self.lobby.request(m.Coach(state_id=state_id))
         try:
             return advice_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
@@ -174,7 +150,7 @@ class TcpTable(TableConnection):
             message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
             self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
             return
-        await self.lobby.send(Chat(text=text))
+        await self.lobby.send(m.Chat(text=text))
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
@@ -185,7 +161,7 @@ class TcpTable(TableConnection):
             self.lobby.table = None
             if self.lobby.online:  # (while a restarting host is away there is nobody to tell)
                 with contextlib.suppress(LobbyError, ConnectionError, OSError):
-                    await self.lobby.request(Leave())
+                    await self.lobby.request(m.Leave())
         self.events.put_nowait(Closed(N_("left the table")))
 
 
@@ -273,7 +249,7 @@ class TcpLobby(LobbyConnection):
     async def _handshake(self, where: str) -> msgpack.Unpacker:
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
-        ours = Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
+        ours = m.Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
         await self._write(msgspec.structs.replace(ours, **self._speaks_for))
         hello = await self._read_one(unpacker, where)
         if hello.get("type") == "error":
@@ -288,7 +264,7 @@ class TcpLobby(LobbyConnection):
                 "version as the host",
             )
         self.server_name = str(hello.get("server", ""))
-        self.features = features_of(hello.get("features"))
+        self.features = m.features_of(hello.get("features"))
         welcome = await self._read_one(unpacker, where)
         if welcome.get("type") == "error":
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
@@ -316,7 +292,7 @@ class TcpLobby(LobbyConnection):
         return self._online.is_set() and self._writer is not None
 
     async def list_tables(self) -> list[TableSummary]:
-        reply = await self.request(ListTables())
+        reply = await self.request(m.ListTables())
         try:
             return [summary_from_wire(item) for item in reply["tables"]]
         except (KeyError, TypeError, ValueError) as error:
@@ -324,7 +300,7 @@ class TcpLobby(LobbyConnection):
 
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(
-            CreateTable(
+            m.CreateTable(
                 players=settings.players,
                 bots=settings.bots,
                 bot=settings.bot,
@@ -335,30 +311,30 @@ class TcpLobby(LobbyConnection):
         )
 
     async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return await self._sit(Join(table=table_id, seat=seat))
+        return await self._sit(m.Join(table=table_id, seat=seat))
 
     async def spectate(self, table_id: str) -> TableConnection:
-        return await self._sit(Spectate(table=table_id))
+        return await self._sit(m.Spectate(table=table_id))
 
     async def resume(self, token: str) -> TableConnection:
-        return await self._sit(Resume(token=token))
+        return await self._sit(m.Resume(token=token))
 
     async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        reply = await self.request(History(offset=offset, limit=limit))
+        reply = await self.request(m.History(offset=offset, limit=limit))
         try:
             return page_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
             raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable history: {error}") from None
 
     async def open_game(self, game_id: str) -> dict[str, Any]:
-        reply = await self.request(Replay(game=game_id))
+        reply = await self.request(m.Replay(game=game_id))
         record = reply.get("record")
         if not isinstance(record, dict):
             raise LobbyError(errors.BAD_FRAME, "the host sent an unreadable record")
         return record
 
     async def player_stats(self) -> list[PlayerStats]:
-        reply = await self.request(Stats())
+        reply = await self.request(m.Stats())
         try:
             return stats_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
@@ -366,7 +342,7 @@ class TcpLobby(LobbyConnection):
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
-        return await self._sit(ResumeKey())
+        return await self._sit(m.ResumeKey())
 
     async def close(self) -> None:
         if self._writer is None and self.closed_reason is not None:
@@ -376,7 +352,7 @@ class TcpLobby(LobbyConnection):
         writer, self._writer = self._writer, None
         if writer is not None:
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.write(encode_message(Bye()))
+                writer.write(m.encode_message(m.Bye()))
                 writer.close()
                 await asyncio.wait_for(writer.wait_closed(), 2.0)
         if self._read_task is not None and self._read_task is not asyncio.current_task():
@@ -387,7 +363,7 @@ class TcpLobby(LobbyConnection):
 
     # ---------------------------------------------------------------- plumbing
 
-    async def send(self, message: ClientMessage) -> None:
+    async def send(self, message: m.ClientMessage) -> None:
         """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
@@ -398,7 +374,7 @@ class TcpLobby(LobbyConnection):
             return
         await self._write(message)
 
-    async def request(self, message: ClientMessage) -> dict[str, Any]:
+    async def request(self, message: m.ClientMessage) -> dict[str, Any]:
         """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
         if not self._online.is_set() and self._restarting:
             with contextlib.suppress(TimeoutError):
@@ -409,7 +385,7 @@ class TcpLobby(LobbyConnection):
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self._write(with_id(message, request_id))
+            await self._write(m.with_id(message, request_id))
             reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
         except TimeoutError:
             raise LobbyError(errors.TIMEOUT, _("the host did not answer")) from None
@@ -419,7 +395,7 @@ class TcpLobby(LobbyConnection):
             raise LobbyError(str(reply.get("code")), str(reply.get("message")))
         return reply
 
-    async def _sit(self, message: ClientMessage) -> TcpTable:
+    async def _sit(self, message: m.ClientMessage) -> TcpTable:
         if self.table is not None:
             await self.table.close()
         # The table's first events may arrive right behind the reply: route them to a table made in advance.
@@ -439,10 +415,10 @@ class TcpLobby(LobbyConnection):
             self.on_seat(table._token)
         return table
 
-    async def _write(self, message: ClientMessage) -> None:
+    async def _write(self, message: m.ClientMessage) -> None:
         if self._writer is None:
             raise LobbyError(errors.CLOSED, _("not connected"))
-        self._writer.write(encode_message(message))
+        self._writer.write(m.encode_message(message))
         await self._writer.drain()
 
     async def _read_one(self, unpacker: msgpack.Unpacker, where: str) -> dict[str, Any]:
@@ -555,13 +531,15 @@ class TcpLobby(LobbyConnection):
             if not future.done():
                 future.set_result(message)
             return None
-        handler = _FRAME_HANDLERS.get(message.get("type"))  # type: ignore[arg-type]
-        return None if handler is None else handler(self, message)
+        kind = message.get("type")
+        return getattr(self, f"_on_{kind}")(message) if kind in _PUSHED else None
 
-    def _on_view(self, message: dict[str, Any]) -> str | None:
+    def _on_update(self, message: dict[str, Any]) -> str | None:
         if self.table is not None:
             self.table.events.put_nowait(event_from_wire(message))
         return None
+
+    _on_waiting = _on_update
 
     def _on_chat(self, message: dict[str, Any]) -> str | None:
         if self.table is not None:
@@ -570,6 +548,8 @@ class TcpLobby(LobbyConnection):
             except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
                 log.warning("host sent a malformed chat frame: %r", error)
         return None
+
+    _on_chat_history = _on_chat
 
     def _on_error(self, message: dict[str, Any]) -> str | None:
         code, text = str(message.get("code", "error")), str(message.get("message", ""))
@@ -614,17 +594,8 @@ class TcpLobby(LobbyConnection):
                 writer.close()
 
 
-# What each frame the host pushes does (replies to a request go to its caller instead).
-_FRAME_HANDLERS: dict[str, Callable[[TcpLobby, dict[str, Any]], str | None]] = {
-    "update": TcpLobby._on_view,
-    "waiting": TcpLobby._on_view,
-    "chat": TcpLobby._on_chat,
-    "chat_history": TcpLobby._on_chat,
-    "error": TcpLobby._on_error,
-    "table_closed": TcpLobby._on_table_closed,
-    "closing": TcpLobby._on_closing,
-    "table_moving": TcpLobby._on_table_moving,
-}
+# The frames a host pushes, each handled by its ``_on_<type>`` (replies to a request go to its caller instead).
+_PUSHED = frozenset({"update", "waiting", "chat", "chat_history", "error", "table_closed", "closing", "table_moving"})
 
 
 def _client() -> str:

@@ -132,28 +132,7 @@ class Stats(ClientMessage, tag="stats"):
 
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
     cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in (
-        Hello,
-        ListTables,
-        CreateTable,
-        Join,
-        Spectate,
-        Resume,
-        ResumeKey,
-        Leave,
-        AddBot,
-        Start,
-        Act,
-        PlayAgain,
-        Chat,
-        StandIn,
-        Coach,
-        Ping,
-        Bye,
-        History,
-        Replay,
-        Stats,
-    )
+    for cls in ClientMessage.__subclasses__()
 }
 SIT = (CreateTable, Join, Spectate, Resume, ResumeKey)  # the requests that seat (or place) a client at a table
 LOBBY_READS = (History, Replay, Stats)  # the host's store, read: counted like list_tables

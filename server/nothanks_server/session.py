@@ -421,6 +421,8 @@ class ProtocolServer:
 
     session_class: ClassVar[type[ProtocolSession]]
     what: ClassVar[str] = "host"  # what a client is told is full
+    closing_reason: ClassVar[str] = "the host is shutting down"
+    restarts: ClassVar[bool] = False  # what ``close`` tells clients by default: come back, or not
     log: ClassVar[logging.Logger] = log
 
     def __init__(self, tables: TablePages, bind: str, port: int, **options: Unpack[PortOptions]) -> None:
@@ -550,9 +552,11 @@ class ProtocolServer:
                 closed += 1
         return closed
 
-    async def close(self, reason: str, *, restart: bool = False, forget: bool = False) -> None:
+    async def close(self, reason: str | None = None, *, restart: bool | None = None, forget: bool = False) -> None:
         """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
-        come back), let go of what the port holds (``closed``), hang up."""
+        come back; by default, ``restarts``), let go of what the port holds (``closed``), hang up."""
+        reason = reason or self.closing_reason
+        restart = self.restarts if restart is None else restart
         if self._housekeeping is not None:
             self._housekeeping.cancel()
         await self.stalls.stop()

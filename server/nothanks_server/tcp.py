@@ -275,15 +275,8 @@ class TcpHost(ProtocolServer):
     def keep_house(self) -> None:
         self.lobby.expire_unstarted()  # tables that never started
 
-    async def close(
-        self, reason: str = "the host is shutting down", *, restart: bool = False, forget: bool = False
-    ) -> None:
-        """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
-        come back), close every table (kept in the store for the next start unless ``forget``)."""
-        await super().close(reason, restart=restart, forget=forget)
-
     async def closed(self, reason: str, *, forget: bool) -> None:
-        self.lobby.close(reason, forget=forget)
+        self.lobby.close(reason, forget=forget)  # every table (kept in the store for the next start unless forget)
 
 
 def _summary(table: Table) -> TableSummary:

@@ -35,20 +35,7 @@ from typing import Any, Unpack
 from redis import RedisError  # (a front is a cluster member: redis is there)
 
 from nothanks_tui.link import errors
-from nothanks_tui.link.messages import (
-    LOBBY_READS,
-    MAX_ID,
-    SIT,
-    Act,
-    ClientMessage,
-    Coach,
-    CreateTable,
-    Join,
-    Leave,
-    Resume,
-    Spectate,
-    with_id,
-)
+from nothanks_tui.link import messages as m
 from nothanks_tui.link.resume import SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
@@ -65,10 +52,10 @@ log = logging.getLogger(__name__)
 MOVE_FOR = 30.0  # seconds the front looks for a moved table's new owner before it gives up
 RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to have a holder again
 QUEUE_LIMIT = 64  # client frames kept while its table moves
-ANSWERED = (Coach, *LOBBY_READS)  # owner requests that always get a reply (with `re`)
+ANSWERED = (m.Coach, *m.LOBBY_READS)  # owner requests that always get a reply (with `re`)
 # The id the front gives a move it sends again at the table's new owner (a client's own ids are rarely this
 # high; its refusal, `stale_state` when the first one was applied after all, is the front's to swallow).
-RESENT_ACTION_ID = MAX_ID
+RESENT_ACTION_ID = m.MAX_ID
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
 
@@ -85,12 +72,12 @@ class FrontSession(ProtocolSession):
         self.upstream: Upstream | None = None
         self.route: SeatRoute | None = None  # where the owner said `joined` (until `left` or `table_closed`)
         self.moving: asyncio.Task[None] | None = None
-        self.queue: list[ClientMessage] = []  # what the client sent while its table moves
+        self.queue: list[m.ClientMessage] = []  # what the client sent while its table moves
         # Requests sent to the owner that always get a reply and have not had it yet: if the table moves meanwhile,
         # they are asked again of its new owner, so no client waits for a lost answer.
-        self.unanswered: dict[int, ClientMessage] = {}
+        self.unanswered: dict[int, m.ClientMessage] = {}
         # The client's last move and the upstream it went to: sent again if that owner goes away (see above).
-        self.last_action: tuple[Act, Upstream] | None = None
+        self.last_action: tuple[m.Act, Upstream] | None = None
         self._resuming: asyncio.Future[dict[str, Any]] | None = None
 
     # ---------------------------------------------------------------- what the front answers itself
@@ -111,7 +98,7 @@ class FrontSession(ProtocolSession):
 
     # ---------------------------------------------------------------- what goes to the owner
 
-    async def on_other(self, message: ClientMessage) -> Reply:
+    async def on_other(self, message: m.ClientMessage) -> Reply:
         """Every message the front does not answer itself: to the owner (queued while the table moves)."""
         if self.moving is not None:
             if len(self.queue) >= QUEUE_LIMIT:
@@ -120,7 +107,7 @@ class FrontSession(ProtocolSession):
             return None
         return await self._forward_routed(message)
 
-    async def _forward_routed(self, message: ClientMessage) -> Reply:
+    async def _forward_routed(self, message: m.ClientMessage) -> Reply:
         try:
             return await self._forward(message)
         except RedisError as error:  # the directory out of reach: this request fails, the connection stays
@@ -129,23 +116,23 @@ class FrontSession(ProtocolSession):
                 errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon"
             ) from None
 
-    async def _forward(self, message: ClientMessage) -> Reply:
-        if isinstance(message, SIT) and self.route is None:
+    async def _forward(self, message: m.ClientMessage) -> Reply:
+        if isinstance(message, m.SIT) and self.route is None:
             await self._use(await self._owner_for(message))
-        elif isinstance(message, LOBBY_READS):
+        elif isinstance(message, m.LOBBY_READS):
             self.take_lobby_read("ask for the history")
             if self.upstream is None:
                 target = await self.gateway.routes.least_loaded()
                 if target is None:
                     raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
                 await self._use(target)
-        elif isinstance(message, Leave):
+        elif isinstance(message, m.Leave):
             self.route, self.idle_since = None, time.monotonic()  # what follows is at no table
             if self.upstream is None:
                 return {"type": "left"}
         if self.upstream is None:
             raise HostError(errors.NOT_AT_TABLE, "join a table first")
-        if isinstance(message, Act):
+        if isinstance(message, m.Act):
             self.last_action = (message, self.upstream)
         if message.id is not None and isinstance(message, ANSWERED):
             if len(self.unanswered) >= QUEUE_LIMIT:
@@ -154,21 +141,21 @@ class FrontSession(ProtocolSession):
         self.upstream.send(message)
         return None
 
-    async def _owner_for(self, message: ClientMessage) -> Target:
+    async def _owner_for(self, message: m.ClientMessage) -> Target:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
         routes = self.gateway.routes
-        if isinstance(message, CreateTable):
+        if isinstance(message, m.CreateTable):
             target = await routes.least_loaded()
             if target is None:
                 raise HostError(errors.TOO_MANY_TABLES, "no table host is up: try again soon")
             return target
-        if isinstance(message, Join | Spectate):
+        if isinstance(message, m.Join | m.Spectate):
             target = await routes.holder(message.table)
             if target is None:
                 raise HostError(errors.NO_TABLE, "no such table")
             return target
         table_id: str | None
-        if isinstance(message, Resume):
+        if isinstance(message, m.Resume):
             table_id = await routes.table_of_token(message.token)
         else:
             if not self.key:
@@ -263,7 +250,7 @@ class FrontSession(ProtocolSession):
         last, self.last_action = self.last_action, None
         if self.route is not None:
             if last is not None and last[1] is upstream:
-                self.queue.insert(0, with_id(last[0], RESENT_ACTION_ID))  # (sent first at the new owner)
+                self.queue.insert(0, m.with_id(last[0], RESENT_ACTION_ID))  # (sent first at the new owner)
             log.info("%s's table %s lost its owner %s: moving it", self.peer, self.route.table_id, upstream.target)
             loop = asyncio.get_running_loop()
             # A silent owner is not asked again until its lease would have run out, had it been frozen.
@@ -346,6 +333,7 @@ class FrontSession(ProtocolSession):
             self._resuming = None
         if reply.get("type") == "joined" and upstream is self.upstream:
             return True
+        log.info("table %s: %s did not take the seat back: %s", route.table_id, target.host_id, reply.get("code"))
         if upstream is self.upstream:
             self.upstream = None
         await upstream.close()
@@ -374,6 +362,8 @@ class Gateway(ProtocolServer):
 
     session_class = FrontSession
     what = "front"
+    closing_reason = "the front is shutting down"
+    restarts = True  # come back, through another front: the table hosts keep the seats, away, for their return
     log = log
 
     def __init__(
@@ -398,12 +388,6 @@ class Gateway(ProtocolServer):
     async def start(self) -> tuple[str, int]:
         await self.cache.start()
         return await super().start()
-
-    async def close(self, reason: str = "the front is shutting down", *, restart: bool = True,
-                    forget: bool = False) -> None:  # fmt: skip
-        """Stop accepting; tell every client ``closing`` (``restart``: come back, through another front); hang up
-        every upstream (the table hosts keep the seats, away, for their players' return)."""
-        await super().close(reason, restart=restart)
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         await self.cache.close()

@@ -70,6 +70,7 @@ class Upstream:
         self.closed = False
         self.restarting = False  # the table host said `closing` with `restart: true`
         self.silent = False  # the table host stopped answering (see above)
+        self._heard = 0.0  # (loop time) when it last said anything
 
     async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
         """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
@@ -93,7 +94,9 @@ class Upstream:
         if welcome.get("type") != "welcome":
             self._abort()
             raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
-        self._task = asyncio.get_running_loop().create_task(self._read(), name=f"upstream {self.target.host_id}")
+        loop = asyncio.get_running_loop()
+        self._heard = loop.time()
+        self._task = loop.create_task(self._read(), name=f"upstream {self.target.host_id}")
         return welcome
 
     def send(self, message: ClientMessage) -> None:
@@ -132,23 +135,31 @@ class Upstream:
         self._base = self._start
         return frames
 
+    async def _watch(self) -> None:
+        """Ping the table host after ``PING_AFTER`` seconds of silence; hang up on it (``silent``) after
+        ``ANSWER_WITHIN`` more: the reader then ends, and says the host is lost."""
+        loop = asyncio.get_running_loop()
+        while not self.closed:
+            await asyncio.sleep(PING_AFTER / 2)
+            await asyncio.sleep(0)  # the reader takes what came meanwhile first (after a stall of our own)
+            quiet = loop.time() - self._heard
+            if quiet >= PING_AFTER + ANSWER_WITHIN:
+                self.silent = True
+                self._abort()
+                return
+            if quiet >= PING_AFTER:
+                self.send(Ping(id=PING_ID))
+
     async def _read(self) -> None:
         assert self._reader is not None
         loop = asyncio.get_running_loop()
-        heard = loop.time()
+        watch = loop.create_task(self._watch(), name=f"watch {self.target.host_id}")
         try:
             while True:
-                try:
-                    data = await asyncio.wait_for(self._reader.read(READ_CHUNK), PING_AFTER)
-                except TimeoutError:
-                    if loop.time() - heard >= PING_AFTER + ANSWER_WITHIN:
-                        self.silent = True
-                        break
-                    self.send(Ping(id=PING_ID))
-                    continue
+                data = await self._reader.read(READ_CHUNK)
                 if not data:
                     break
-                heard = loop.time()
+                self._heard = loop.time()
                 self._feed(data)
                 frames = [frame for frame in self._frames() if frame[0].get("re") != PING_ID]
                 if frames:
@@ -159,6 +170,8 @@ class Upstream:
             raise
         except (ConnectionError, OSError, ValueError, TypeError, msgpack.UnpackException):
             pass
+        finally:
+            watch.cancel()
         self._abort()
         if not self.closed:
             self.closed = True
