@@ -122,33 +122,20 @@ def nesting_depth(value: object, stop_after: int) -> int:
     return 1 + max((nesting_depth(child, stop_after - 1) for child in children), default=0)
 
 
+def _unpacker(max_frame: int, max_str: int, max_array: int, max_map: int, **more: int) -> msgpack.Unpacker:
+    """A streaming decoder of str-keyed maps within these limits, with no bin or ext value."""
+    sizes = {"max_buffer_size": max_frame, "max_str_len": max_str, "max_array_len": max_array, "max_map_len": max_map}
+    return msgpack.Unpacker(raw=False, strict_map_key=True, max_bin_len=0, max_ext_len=0, **sizes, **more)
+
+
 def host_unpacker() -> msgpack.Unpacker:
     """The decoder a host uses on a client's bytes."""
-    return msgpack.Unpacker(
-        raw=False,
-        strict_map_key=True,
-        max_buffer_size=CLIENT_MAX_FRAME,
-        max_str_len=CLIENT_MAX_STR,
-        max_bin_len=0,
-        max_ext_len=0,
-        max_array_len=CLIENT_MAX_ARRAY,
-        max_map_len=CLIENT_MAX_MAP,
-    )
+    return _unpacker(CLIENT_MAX_FRAME, CLIENT_MAX_STR, CLIENT_MAX_ARRAY, CLIENT_MAX_MAP)
 
 
 def client_unpacker() -> msgpack.Unpacker:
     """The decoder a client uses on a host's bytes."""
-    return msgpack.Unpacker(
-        raw=False,
-        strict_map_key=True,
-        max_buffer_size=HOST_MAX_FRAME,
-        read_size=CLIENT_READ_SIZE,
-        max_str_len=HOST_MAX_STR,
-        max_bin_len=0,
-        max_ext_len=0,
-        max_array_len=HOST_MAX_ARRAY,
-        max_map_len=HOST_MAX_MAP,
-    )
+    return _unpacker(HOST_MAX_FRAME, HOST_MAX_STR, HOST_MAX_ARRAY, HOST_MAX_MAP, read_size=CLIENT_READ_SIZE)
 
 
 # ---------------------------------------------------------------------------------------------- host -> client

@@ -99,6 +99,10 @@ class ProtocolSession:
         self._flusher: asyncio.Task[None] | None = None
         with contextlib.suppress(AttributeError, RuntimeError):
             writer.transport.set_write_buffer_limits(high=limits.backlog_bytes)
+        self.setup()
+
+    def setup(self) -> None:
+        """What a kind of session keeps beyond these (called once, at the end of ``__init__``)."""
 
     # ---------------------------------------------------------------- sending
 

@@ -55,13 +55,10 @@ class Session(ProtocolSession):
 
     server: TcpHost
 
-    def __init__(self, host: TcpHost, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 peer: object = None) -> None:  # fmt: skip
-        super().__init__(host, reader, writer, peer)
-        self.host = host
+    def setup(self) -> None:
         self.table: Table | None = None
         self.spectating = False
-        self._chats = chat_bucket(time.monotonic(), host.stalls)
+        self._chats = chat_bucket(time.monotonic(), self.server.stalls)
         self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
 
     # ---------------------------------------------------------------- Member (called by the Table)
@@ -81,7 +78,7 @@ class Session(ProtocolSession):
     # ---------------------------------------------------------------- the lobby's messages
 
     async def held_seat(self) -> dict[str, Any] | None:
-        held = self.host.lobby.key_seat(self.key) if self.key else None
+        held = self.server.lobby.key_seat(self.key) if self.key else None
         if held is None:
             return None
         table, seat = held
@@ -90,19 +87,19 @@ class Session(ProtocolSession):
     def on_history(self, message: m.History) -> Reply:
         """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
         self.take_lobby_read("ask for the history")
-        return page_to_wire(self.host.lobby.history(message.offset, message.limit))
+        return page_to_wire(self.server.lobby.history(message.offset, message.limit))
 
     def on_replay(self, message: m.Replay) -> Reply:
         self.take_lobby_read("ask for the history")
-        return {"type": "record", "game": message.game, "record": self.host.lobby.game_record(message.game)}
+        return {"type": "record", "game": message.game, "record": self.server.lobby.game_record(message.game)}
 
     def on_stats(self, message: m.Stats) -> Reply:
         self.take_lobby_read("ask for the history")
-        return stats_to_wire(self.host.lobby.stats(self.key))
+        return stats_to_wire(self.server.lobby.stats(self.key))
 
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
-        lobby = self.host.lobby
+        lobby = self.server.lobby
         bot = message.bot if isinstance(message.bot, str) else lobby.settings.default_bot
         new = NewTable(message.players, message.bots, bot, message.open_chips, message.variant, message.coach)
         table, seat, token = lobby.create_table(new, self, owner=self.address)
@@ -110,20 +107,20 @@ class Session(ProtocolSession):
 
     def on_join(self, message: m.Join) -> Reply:
         self._not_at_table()
-        table = self.host.lobby.table(message.table)
+        table = self.server.lobby.table(message.table)
         seat, token = table.join(self, message.seat)
         return self._seated(table, seat, token)
 
     def on_spectate(self, message: m.Spectate) -> Reply:
         self._not_at_table()
-        table = self.host.lobby.table(message.table)
-        limit = self.host.limits.per_address_spectating
-        if not self.host.spectating.take(self.address, limit):
+        table = self.server.lobby.table(message.table)
+        limit = self.server.limits.per_address_spectating
+        if not self.server.spectating.take(self.address, limit):
             raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
         try:
             table.spectate(self)
         except BaseException:
-            self.host.spectating.give_back(self.address)
+            self.server.spectating.give_back(self.address)
             raise
         self.spectating = True
         self._at(table)
@@ -131,14 +128,14 @@ class Session(ProtocolSession):
 
     def on_resume(self, message: m.Resume) -> Reply:
         self._not_at_table()
-        table, seat = self.host.lobby.resume(message.token, self)
+        table, seat = self.server.lobby.resume(message.token, self)
         return self._seated(table, seat, message.token)
 
     def on_resume_key(self, message: m.ResumeKey) -> Reply:
         self._not_at_table()
         if not self.key:
             raise ProtocolError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
-        table, seat = self.host.lobby.resume_key(self.key, self)
+        table, seat = self.server.lobby.resume_key(self.key, self)
         self._at(table)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": None}
 
@@ -203,7 +200,7 @@ class Session(ProtocolSession):
     def _bind(self, table: Table, seat: int) -> None:
         """A seat taken by a player a front vouched for by their SSH key: the key finds it again (store.py)."""
         if self.key:
-            self.host.lobby.bind_key(self.key, table.table_id, seat)
+            self.server.lobby.bind_key(self.key, table.table_id, seat)
 
     def _not_at_table(self) -> None:
         if self.table is not None:
@@ -223,7 +220,7 @@ class Session(ProtocolSession):
         self.table = None
         if self.spectating:
             self.spectating = False
-            self.host.spectating.give_back(self.address)
+            self.server.spectating.give_back(self.address)
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 

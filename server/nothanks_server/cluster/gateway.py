@@ -65,10 +65,7 @@ class FrontSession(ProtocolSession):
     offered = (*FEATURES, MOVING)
     server: Gateway
 
-    def __init__(self, gateway: Gateway, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 peer: object = None) -> None:  # fmt: skip
-        super().__init__(gateway, reader, writer, peer)
-        self.gateway = gateway
+    def setup(self) -> None:
         self.upstream: Upstream | None = None
         self.route: SeatRoute | None = None  # where the owner said `joined` (until `left` or `table_closed`)
         self.moving: asyncio.Task[None] | None = None
@@ -84,13 +81,13 @@ class FrontSession(ProtocolSession):
 
     async def held_seat(self) -> dict[str, Any] | None:
         try:
-            held = await self.gateway.routes.seat_of_key(self.key) if self.key else None
+            held = await self.server.routes.seat_of_key(self.key) if self.key else None
         except RedisError as error:  # the directory out of reach: welcome without it (resume_key will say)
             log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
             return None
         if held is None:
             return None
-        summary = self.gateway.cache.summary(held.table_id)
+        summary = self.server.cache.summary(held.table_id)
         seat_name = self.name
         if summary is not None and 0 <= held.seat < len(summary.seats):
             seat_name = summary.seats[held.seat].name
@@ -122,7 +119,7 @@ class FrontSession(ProtocolSession):
         elif isinstance(message, m.LOBBY_READS):
             self.take_lobby_read("ask for the history")
             if self.upstream is None:
-                target = await self.gateway.routes.least_loaded()
+                target = await self.server.routes.least_loaded()
                 if target is None:
                     raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
                 await self._use(target)
@@ -143,7 +140,7 @@ class FrontSession(ProtocolSession):
 
     async def _owner_for(self, message: m.ClientMessage) -> Target:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
-        routes = self.gateway.routes
+        routes = self.server.routes
         if isinstance(message, m.CreateTable):
             target = await routes.least_loaded()
             if target is None:
@@ -169,7 +166,7 @@ class FrontSession(ProtocolSession):
 
     async def _holder_soon(self, table_id: str) -> Target | None:
         """The holder of a table known to exist: waits a little for one being taken over right now."""
-        return await climb(lambda: self.gateway.routes.holder(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
+        return await climb(lambda: self.server.routes.holder(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
 
     async def _use(self, target: Target) -> None:
         """Make ``target`` this client's upstream (the one it has, if it is that host); ``HostError`` if it
@@ -195,7 +192,7 @@ class FrontSession(ProtocolSession):
         }
         if self.key:
             hello["key"] = self.key
-        await upstream.open(hello, self.gateway.secret)
+        await upstream.open(hello, self.server.secret)
         return upstream
 
     async def _drop_upstream(self) -> None:
@@ -272,12 +269,12 @@ class FrontSession(ProtocolSession):
         if MOVING in self.features:
             self.send({"type": "table_moving", "table": route.table_id})
         try:
-            moved = await climb(lambda: self._resume_at_owner(route, silent), within=self.gateway.move_for,
+            moved = await climb(lambda: self._resume_at_owner(route, silent), within=self.server.move_for,
                                 first=0.05, most=0.5)  # fmt: skip
             if moved is None and not self._closing:
                 log.warning("gave up moving table %s for %s", route.table_id, self.peer)
                 self.route, self.idle_since = None, time.monotonic()
-                self.send({"type": "table_closed", "reason": GAVE_UP.format(seconds=self.gateway.move_for)})
+                self.send({"type": "table_closed", "reason": GAVE_UP.format(seconds=self.server.move_for)})
             again = list(self.unanswered.values())
             self.unanswered.clear()
             self.queue[:0] = again  # asked before the move: asked first
@@ -296,7 +293,7 @@ class FrontSession(ProtocolSession):
         try:
             if not await self._still_held(route):
                 return False
-            target = await self.gateway.routes.holder(route.table_id)
+            target = await self.server.routes.holder(route.table_id)
             if target is None:
                 return None
             if silent is not None and target.host_id == silent[0] and asyncio.get_running_loop().time() < silent[1]:
@@ -308,7 +305,7 @@ class FrontSession(ProtocolSession):
 
     async def _still_held(self, route: SeatRoute) -> bool:
         """The seat being moved still exists: its token (or key) is still bound to the table in Redis."""
-        routes = self.gateway.routes
+        routes = self.server.routes
         if route.token is not None:
             return await routes.table_of_token(route.token) == route.table_id
         if route.by_key and self.key:

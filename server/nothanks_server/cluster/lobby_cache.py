@@ -9,7 +9,6 @@ reply is encoded once per refresh (session.py's ``TablePages``), as a single hos
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from nothanks_tui.link import TableSummary
@@ -54,11 +53,10 @@ class LobbyCache:
         return None
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
 
 def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:

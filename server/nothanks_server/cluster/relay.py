@@ -24,7 +24,7 @@ from typing import Any
 import msgpack
 
 from nothanks_tui.link.messages import MAX_ID, ClientMessage, Ping, encode_message
-from nothanks_tui.link.wire import PROTOCOL_VERSION, client_unpacker, encode
+from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, client_unpacker, encode
 
 from .membership import proof
 from .routes import Target
@@ -38,13 +38,8 @@ PING_ID = MAX_ID - 1  # the id of the front's own pings (their pongs are not pas
 Frame = tuple[dict[str, Any], bytes]  # a decoded frame and its original bytes
 
 
-class UpstreamRefused(Exception):
+class UpstreamRefused(ProtocolError):
     """The table host did not take the connection (an ``error`` instead of ``welcome``, or not a host at all)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 class Upstream:
