@@ -346,8 +346,8 @@ async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster
 
 async def test_an_owner_that_stops_answering_is_left_and_the_seat_taken_back(cluster):
     """The table host stops reading its front's connection (as a frozen one does, its socket open): the front's
-    ping goes unanswered, it takes the owner for lost and moves the seat; the directory still names that host
-    (it renews its lease: it is alive), so once its lease would have moved, the seat is taken back there, on a new
+    ping goes unanswered, it takes the owner for lost and moves the seat; the directory still names that host,
+    which renewed its lease since it went quiet (it is alive), so the seat is taken back there at once, on a new
     connection, and the move the player sent meanwhile is played, once."""
     host = await cluster.table_host("a")
     gateway = await cluster.gateway()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 from redis import RedisError  # (a front is a cluster member: redis is there)
@@ -44,7 +45,7 @@ from ..session import PortOptions, ProtocolServer, ProtocolSession, Reply, Table
 from .directory import Directory
 from .leases import TABLE_LEASE_TTL
 from .lobby_cache import LobbyCache
-from .relay import Frame, Upstream, UpstreamRefused
+from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
 from .routes import Routes, Target
 
 log = logging.getLogger(__name__)
@@ -249,10 +250,8 @@ class FrontSession(ProtocolSession):
             if last is not None and last[1] is upstream:
                 self.queue.insert(0, m.with_id(last[0], RESENT_ACTION_ID))  # (sent first at the new owner)
             log.info("%s's table %s lost its owner %s: moving it", self.peer, self.route.table_id, upstream.target)
-            loop = asyncio.get_running_loop()
-            # A silent owner is not asked again until its lease would have run out, had it been frozen.
-            silent = (upstream.target.host_id, loop.time() + TABLE_LEASE_TTL) if upstream.silent else None
-            self.moving = loop.create_task(self._move(self.route, silent), name="move")
+            silent = Silent(upstream.target.host_id, upstream.heard) if upstream.silent else None
+            self.moving = asyncio.get_running_loop().create_task(self._move(self.route, silent), name="move")
             return
         waiting = list(self.unanswered)
         self.unanswered.clear()
@@ -261,11 +260,9 @@ class FrontSession(ProtocolSession):
 
     # ---------------------------------------------------------------- a table that moves
 
-    async def _move(self, route: SeatRoute, silent: tuple[str, float] | None) -> None:
-        """Take the seat back at the table's owner, as the directory names it (``silent``: the host that stopped
-        answering, and until when it is not asked: its lease moves by then if it is frozen, and if the directory
-        still names it after that, it renews its lease, so it is alive); then send what the client sent
-        meanwhile."""
+    async def _move(self, route: SeatRoute, silent: Silent | None) -> None:
+        """Take the seat back at the table's owner, as the directory names it (but not the ``silent`` host, while
+        it may be frozen); then send what the client sent meanwhile."""
         if MOVING in self.features:
             self.send({"type": "table_moving", "table": route.table_id})
         try:
@@ -286,7 +283,7 @@ class FrontSession(ProtocolSession):
             if self.moving is asyncio.current_task():
                 self.moving = None
 
-    async def _resume_at_owner(self, route: SeatRoute, silent: tuple[str, float] | None) -> bool | None:
+    async def _resume_at_owner(self, route: SeatRoute, silent: Silent | None) -> bool | None:
         """One step of the ladder: True once the seat is back; False if it is gone; None to try again."""
         if self._closing:
             return False
@@ -296,7 +293,7 @@ class FrontSession(ProtocolSession):
             target = await self.server.routes.holder(route.table_id)
             if target is None:
                 return None
-            if silent is not None and target.host_id == silent[0] and asyncio.get_running_loop().time() < silent[1]:
+            if silent is not None and target.host_id == silent.host_id and await silent.may_be_frozen(self, route):
                 return None
             return True if await self._resume_at(target, route) else None
         except Exception as error:  # Redis or the new owner not answering yet: try again
@@ -342,6 +339,24 @@ class FrontSession(ProtocolSession):
         if self.moving is not None:
             self.moving.cancel()
         await self._drop_upstream()
+
+
+@dataclass(frozen=True)
+class Silent:
+    """A table host that stopped answering (``heard``: loop time it last said anything). Still named by the
+    directory, it may be frozen, its lease not run out yet: it is not asked again until its lease was renewed
+    well after it went quiet (leases are renewed every second: it is alive), or would have run out had it been
+    frozen (named still: it renews it)."""
+
+    host_id: str
+    heard: float
+
+    async def may_be_frozen(self, session: FrontSession, route: SeatRoute) -> bool:
+        now = asyncio.get_running_loop().time()
+        if now >= self.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
+            return False
+        renewed_ago = await session.server.routes.lease_renewed(route.table_id)
+        return renewed_ago is None or now - renewed_ago <= self.heard + PING_AFTER  # (renewed while it answered)
 
 
 # What the front notes of the owner's frames (False: the frame is not passed on).

@@ -65,7 +65,7 @@ class Upstream:
         self.closed = False
         self.restarting = False  # the table host said `closing` with `restart: true`
         self.silent = False  # the table host stopped answering (see above)
-        self._heard = 0.0  # (loop time) when it last said anything
+        self.heard = 0.0  # (loop time) when it last said anything
 
     async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
         """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
@@ -90,7 +90,7 @@ class Upstream:
             self._abort()
             raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
         loop = asyncio.get_running_loop()
-        self._heard = loop.time()
+        self.heard = loop.time()
         self._task = loop.create_task(self._read(), name=f"upstream {self.target.host_id}")
         return welcome
 
@@ -137,7 +137,7 @@ class Upstream:
         while not self.closed:
             await asyncio.sleep(PING_AFTER / 2)
             await asyncio.sleep(0)  # the reader takes what came meanwhile first (after a stall of our own)
-            quiet = loop.time() - self._heard
+            quiet = loop.time() - self.heard
             if quiet >= PING_AFTER + ANSWER_WITHIN:
                 self.silent = True
                 self._abort()
@@ -154,7 +154,7 @@ class Upstream:
                 data = await self._reader.read(READ_CHUNK)
                 if not data:
                     break
-                self._heard = loop.time()
+                self.heard = loop.time()
                 self._feed(data)
                 frames = [frame for frame in self._frames() if frame[0].get("re") != PING_ID]
                 if frames:
