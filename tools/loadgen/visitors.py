@@ -107,7 +107,7 @@ async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
         ("\r", "No tables yet"),
         ("c", "New table"),
         ("\x13", "waiting for players"),  # ctrl+s: create
-        ("b", f"seat 2: {DEFAULT_BOT}"),
+        ("b", f"seat 2: ana  bot ({DEFAULT_BOT})"),  # a host names its bots as local play does
         ("b", "press s to start"),
         ("s", "You: 11 chips"),
     ]:
