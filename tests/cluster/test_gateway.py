@@ -366,3 +366,16 @@ async def test_an_owner_that_stops_answering_is_left_and_the_seat_taken_back(clu
     seat = host.lobby.table(after["table"]).seats[first["view"]["seat"]]
     assert seat.member is not None and seat.member is not upstream  # taken back on a new connection
     await ann.close()
+
+
+async def test_refusals_of_the_fronts_own_count_as_refused_messages(cluster):
+    """Each join of a table nobody holds costs the front a look-up in Redis: past 20 refusals, `flood` and closed."""
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    spammer = await client(gateway.port, "spam")
+    for n in range(21):
+        await spammer.send({"type": "join", "table": f"t{900 + n}", "id": n})
+    refusals = [await spammer.until(of_type("error")) for _ in range(22)]
+    assert [frame["code"] for frame in refusals[:21]] == ["no_table"] * 21
+    assert refusals[21]["code"] == "flood" and refusals[21]["fatal"] is True
+    assert await spammer.closed()

@@ -106,13 +106,18 @@ class FrontSession(ProtocolSession):
         return await self._forward_routed(message)
 
     async def _forward_routed(self, message: m.ClientMessage) -> Reply:
+        """``_forward``; a refusal of the front's own (no such table, no host up...) counts as a refused message
+        (each one may have cost a look-up in Redis), and Redis out of reach fails this request only."""
         try:
             return await self._forward(message)
-        except RedisError as error:  # the directory out of reach: this request fails, the connection stays
+        except HostError as refusal:
+            self.error(refusal.code, refusal.message, message.id)
+        except RedisError as error:
             log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
-            raise HostError(
-                errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon"
-            ) from None
+            self.error(errors.SERVER_CLOSING, "the cluster's directory cannot be reached: try again soon", message.id)
+        if not self.soft_error():
+            self.abort_after_send()
+        return None
 
     async def _forward(self, message: m.ClientMessage) -> Reply:
         if isinstance(message, m.SIT) and self.route is None:
