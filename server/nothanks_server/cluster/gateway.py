@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 MOVE_FOR = 30.0  # seconds the front looks for a moved table's new owner before it gives up
 RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to have a holder again
 QUEUE_LIMIT = 64  # client frames kept while its table moves
-ANSWERED = (m.Coach, *m.LOBBY_READS)  # owner requests that always get a reply (with `re`)
+ANSWERED = (m.Coach, *m.LOBBY_READS, *m.SIT)  # owner requests that always get a reply (with `re`)
 # The id the front gives a move it sends again at the table's new owner (a client's own ids are rarely this
 # high; its refusal, `stale_state` when the first one was applied after all, is the front's to swallow).
 RESENT_ACTION_ID = m.MAX_ID
