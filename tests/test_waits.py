@@ -53,3 +53,35 @@ def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "Installing nothanks" in done.stderr and "half a minute" in done.stderr
     assert done.stdout.strip() == "the game --version"
+
+
+def test_scripts_play_installs_again_when_the_project_s_requirements_changed(tmp_path):
+    """A clone updated with git pull whose .venv imports the old requirements but lacks a new one (msgspec came in
+    with the session rewrite: scripts/play started the game, which died on ModuleNotFoundError)."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "play", tmp_path / "scripts" / "play")
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    python = bin_dir / "python"  # passes any import check, "installs" instantly
+    python.write_text('#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\necho "pip $*" >> "$(dirname "$0")/log"\n')
+    game = bin_dir / "nothanks"
+    game.write_text('#!/bin/sh\necho "the game $*"\n')
+    for path in (python, game):
+        path.chmod(0o755)
+
+    def play() -> str:
+        done = subprocess.run(
+            ["bash", str(tmp_path / "scripts" / "play")], capture_output=True, text=True, timeout=60, env=os.environ
+        )
+        assert done.returncode == 0 and done.stdout.strip() == "the game", done.stderr
+        log = bin_dir / "log"
+        installed = log.read_text() if log.exists() else ""
+        log.unlink(missing_ok=True)
+        return installed
+
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    assert "install" in play()  # a .venv from before this check: installed once
+    assert play() == ""  # nothing changed since: straight to the game
+    later = (tmp_path / "pyproject.toml").stat().st_mtime + 10
+    os.utime(tmp_path / "pyproject.toml", (later, later))  # git pull brought a new requirement
+    assert "install" in play()
