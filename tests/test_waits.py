@@ -31,18 +31,26 @@ def test_play_takes_a_bot_pace(monkeypatch):
     assert seen["bot_pace"] == 0.3
 
 
-def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
-    """A copy of scripts/play in a tree whose .venv lacks the game: it must say so before the long install."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "play", tmp_path / "scripts" / "play")
-    bin_dir = tmp_path / ".venv" / "bin"
+def tree_with_scripts_play(root: Path, imports: bool) -> Path:
+    """A copy of scripts/play under ``root`` with a .venv whose python passes the import check or not, and
+    "installs" instantly (it logs what it was asked to .venv/bin/log); returns .venv/bin."""
+    (root / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "play", root / "scripts" / "play")
+    bin_dir = root / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
-    python = bin_dir / "python"  # fails the import check, "installs" instantly
-    python.write_text('#!/bin/sh\nif [ "$1" = "-c" ]; then exit 1; fi\necho "pip $*" >> "$(dirname "$0")/log"\n')
+    python = bin_dir / "python"
+    check = 0 if imports else 1
+    python.write_text(f'#!/bin/sh\nif [ "$1" = "-c" ]; then exit {check}; fi\necho "pip $*" >> "$(dirname "$0")/log"\n')
     game = bin_dir / "nothanks"
     game.write_text('#!/bin/sh\necho "the game $*"\n')
     for path in (python, game):
         path.chmod(0o755)
+    return bin_dir
+
+
+def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
+    """A copy of scripts/play in a tree whose .venv lacks the game: it must say so before the long install."""
+    tree_with_scripts_play(tmp_path, imports=False)
     done = subprocess.run(
         ["bash", str(tmp_path / "scripts" / "play"), "--version"],
         capture_output=True,
@@ -58,16 +66,7 @@ def test_the_first_scripts_play_says_what_it_is_doing(tmp_path):
 def test_scripts_play_installs_again_when_the_project_s_requirements_changed(tmp_path):
     """A clone updated with git pull whose .venv imports the old requirements but lacks a new one (msgspec came in
     with the session rewrite: scripts/play started the game, which died on ModuleNotFoundError)."""
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(ROOT / "scripts" / "play", tmp_path / "scripts" / "play")
-    bin_dir = tmp_path / ".venv" / "bin"
-    bin_dir.mkdir(parents=True)
-    python = bin_dir / "python"  # passes any import check, "installs" instantly
-    python.write_text('#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\necho "pip $*" >> "$(dirname "$0")/log"\n')
-    game = bin_dir / "nothanks"
-    game.write_text('#!/bin/sh\necho "the game $*"\n')
-    for path in (python, game):
-        path.chmod(0o755)
+    bin_dir = tree_with_scripts_play(tmp_path, imports=True)
 
     def play() -> str:
         done = subprocess.run(
