@@ -110,20 +110,21 @@ HOST_WARNING = N_(
 
 
 class ClosedScreen(ModalScreen[None]):
-    """The table went away; say why, then any of the keys leaves."""
+    """The table (or, with another ``title``, the host) went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
         Binding("enter", "close", N_("Close"), show=False),
     ]
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, title: str = N_("The table closed")) -> None:
         super().__init__()
         self.reason = reason
+        self.title_words = title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="closed-box", classes="dialog"):
-            yield Static(Content.styled(_("The table closed"), "bold"))
+            yield Static(Content.styled(_(self.title_words), "bold"))
             reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
             yield Static(Content(clean_message(reason)))
         yield KeyBar()

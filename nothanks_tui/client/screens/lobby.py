@@ -22,7 +22,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
-from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
 from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..join_refusals import join_refusal
@@ -30,6 +30,7 @@ from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
+from .dialogs import ClosedScreen
 from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -176,6 +177,13 @@ class LobbyScreen(SteadyScreen[None]):
         try:
             summaries = await self.lobby.list_tables()
         except LobbyError as error:
+            known = errors.REGISTRY.get(error.code)
+            if error.code == errors.CLOSED or (known is not None and known.fatal):
+                # the host hung up (and did not come back, when it said it restarts): nothing will work again
+                reason = error_sentence(error.code, error.message)
+                closed = ClosedScreen(reason, title=N_("The host closed the connection"))
+                self.app.push_screen(closed, lambda _: self.run_worker(self.action_quit_lobby()))
+                return
             self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
             return
         self._listings += 1
