@@ -41,7 +41,7 @@ async def test_a_lobby_whose_host_shuts_down_says_so_and_a_key_leaves(code):
         await screen.refresh_tables().wait()
         await wait_until(pilot, lambda: isinstance(app.screen, ClosedScreen), "told the host is gone")
         await wait_until(pilot, lambda: len(app.screen.query(Static)) == 2, "its words")
-        said = " ".join(widget.render().plain for widget in app.screen.query(Static))
+        said = " ".join(str(getattr(widget.render(), "plain", "")) for widget in app.screen.query(Static))
         assert "The host closed the connection" in said and "shutting down" in said, said
         await pilot.press("q")
         await wait_until(pilot, lambda: not app.is_running, "the app closed")

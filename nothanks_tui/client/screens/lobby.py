@@ -182,7 +182,7 @@ class LobbyScreen(SteadyScreen[None]):
                 # the host hung up (and did not come back, when it said it restarts): nothing will work again
                 reason = error_sentence(error.code, error.message)
                 closed = ClosedScreen(reason, title=N_("The host closed the connection"))
-                self.app.push_screen(closed, lambda _: self.run_worker(self.action_quit_lobby()))
+                self.app.push_screen(closed, self._leave_for_good)
                 return
             self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
             return
@@ -331,6 +331,9 @@ class LobbyScreen(SteadyScreen[None]):
 
     def _back_in_lobby(self, _result: object) -> None:
         self.refresh_tables()
+
+    async def _leave_for_good(self, _result: None) -> None:
+        await self.action_quit_lobby()
 
     async def action_quit_lobby(self) -> None:
         await self.lobby.close()
