@@ -331,7 +331,39 @@ async def test_a_record_holds_the_documented_keys_and_final_per_seat():
                       "started_at", "finished_at"}  # fmt: skip
         assert documented <= set(record), documented - set(record)
         assert record["format"] == "nothanks-record/1" and record["finished"] is True
+        assert isinstance(record["started_at"], float) and isinstance(record["finished_at"], float)
         assert len(record["final"]) == 2
         for seat in record["final"]:
             assert {"cards", "chips", "score", "runs", "card_total"} <= set(seat)
         await client.close()
+
+
+async def test_refusals_of_a_well_formed_request_are_not_counted_as_refused_messages():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        count = session.MAX_SOFT_ERRORS * 2
+        await client.send_bytes(encode({"type": "action", "action": "take", "state_id": 0}) * count)
+        for _ in range(count):
+            assert (await client.next_frame())["code"] == "not_at_table"
+        await client.send({"type": "ping", "id": 1})
+        assert await client.next_frame() == {"type": "pong", "re": 1}
+        await client.close()
+
+
+async def test_a_line_said_before_the_deal_has_at_0_and_no_at_in_the_history_once_the_game_is_dealt():
+    async with live_host() as host:
+        alice = await RawClient.connect(host.port, name=None)
+        await hello_of(alice, name="alice", features=["chat"])
+        await alice.send({"type": "create_table", "players": 2, "bots": 1})
+        table = (await alice.until(of_type("joined")))["table"]
+        await alice.send({"type": "chat", "text": "hi"})
+        assert (await alice.until(of_type("chat")))["at"] == 0
+        await alice.send({"type": "start"})
+        await alice.until(of_type("update"))
+        late = await RawClient.connect(host.port, name=None)
+        await hello_of(late, name="late", features=["chat"])
+        await late.send({"type": "spectate", "table": table})
+        history = await late.until(of_type("chat_history"))
+        assert history["lines"] == [{"name": "alice", "seat": 0, "text": "hi"}]
+        for client in (alice, late):
+            await client.close()
