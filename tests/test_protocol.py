@@ -310,7 +310,7 @@ async def test_resume_gives_the_same_token_and_the_seat_keeps_its_name_and_a_qui
             await client.close()
 
 
-async def test_a_record_holds_the_documented_keys_and_final_per_seat():
+async def test_a_record_holds_the_documented_keys_and_the_lobby_replies_their_floats():
     async with live_host() as host:
         client = await RawClient.connect(host.port, "c")
         await client.send({"type": "create_table", "players": 2, "bots": 1})
@@ -335,6 +335,14 @@ async def test_a_record_holds_the_documented_keys_and_final_per_seat():
         assert len(record["final"]) == 2
         for seat in record["final"]:
             assert {"cards", "chips", "score", "runs", "card_total"} <= set(seat)
+            assert seat["score"] == seat["card_total"] - seat["chips"]
+            assert seat["card_total"] == sum(run[0] for run in seat["runs"])
+        await client.send({"type": "history", "id": 5})
+        assert isinstance((await client.until(of_type("history")))["games"][0]["finished_at"], float)
+        await client.send({"type": "stats", "id": 6})
+        players = (await client.until(of_type("stats")))["players"]
+        assert [row["kind"] == "bot" for row in players] == [False, True]  # people first, then bots
+        assert all(isinstance(row["mean"], float) for row in players)
         await client.close()
 
 
