@@ -375,3 +375,18 @@ async def test_a_line_said_before_the_deal_has_at_0_and_no_at_in_the_history_onc
         assert history["lines"] == [{"name": "alice", "seat": 0, "text": "hi"}]
         for client in (alice, late):
             await client.close()
+
+
+async def test_an_unstarted_table_whose_only_player_drops_out_closes_at_once():
+    async with live_host(max_tables_per_address=1) as host:
+        first = await RawClient.connect(host.port, "first")
+        await first.send({"type": "create_table", "players": 3, "bots": 1})
+        table = (await first.until(of_type("joined")))["table"]
+        await first.send({"type": "bye"})  # dropping out, not leaving: the host hangs up once it let go of the seat
+        assert await first.closed()
+        again = await RawClient.connect(host.port, "again")
+        await again.send({"type": "join", "table": table, "id": 1})
+        assert (await again.until(of_type("error")))["code"] == "no_table"
+        await again.send({"type": "create_table", "players": 2, "id": 2})  # it no longer counts
+        assert (await again.until(lambda f: f.get("re") == 2))["type"] == "joined"
+        await again.close()
