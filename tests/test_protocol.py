@@ -325,7 +325,9 @@ async def test_a_record_holds_the_documented_keys_and_the_lobby_replies_their_fl
             if view["to_move"] == view["seat"]:
                 await client.send({"type": "action", "action": "take", "state_id": view["state_id"]})
         await client.send({"type": "replay", "game": table, "id": 4})
-        record = (await client.until(of_type("record")))["record"]
+        reply = await client.until(of_type("record"))
+        assert (reply["re"], reply["game"]) == (4, table)
+        record = reply["record"]
         documented = {"format", "players", "chips_per_player", "seed", "deck", "removed", "first_player", "moves",
                       "final", "winners", "finished", "open_chips", "variant", "table", "bots", "levels",
                       "started_at", "finished_at"}  # fmt: skip
@@ -340,7 +342,9 @@ async def test_a_record_holds_the_documented_keys_and_the_lobby_replies_their_fl
         await client.send({"type": "history", "id": 5})
         assert isinstance((await client.until(of_type("history")))["games"][0]["finished_at"], float)
         await client.send({"type": "stats", "id": 6})
-        players = (await client.until(of_type("stats")))["players"]
+        stats = await client.until(of_type("stats"))
+        assert stats["re"] == 6
+        players = stats["players"]
         assert [row["kind"] == "bot" for row in players] == [False, True]  # people first, then bots
         assert all(isinstance(row["mean"], float) for row in players)
         await client.close()
