@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import socket
 import sys
 from collections.abc import Callable
@@ -31,11 +32,11 @@ from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
-from ..i18n import _
+from ..i18n import N_, _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
+from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -46,13 +47,11 @@ if TYPE_CHECKING:
     from ..client.discovery import HostBrowser
 
 
+_some_seconds = within(number, 0, math.inf, N_("must be >= 0 (or 'off')"))
+
+
 def _seconds(text: str) -> float | None:
-    if text.lower() in ("off", "none", "never"):
-        return None
-    value = number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(_("must be >= 0 (or 'off')"))
-    return value
+    return None if text.lower() in ("off", "none", "never") else _some_seconds(text)
 
 
 def _timer_text() -> str:
