@@ -9,12 +9,12 @@ reply is encoded once per refresh, as a single host's TCP transport does once pe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from nothanks_tui.link import TableSummary
 from nothanks_tui.link.wire import encode, summary_to_wire, with_entry
 
+from ..background import every, stop_task
 from .directory import HOST_TTL, Directory, ListedTable
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,10 @@ class LobbyCache:
     async def start(self) -> None:
         """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
         await self.refresh()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="lobby cache")
+        # A beat: the hosts publish at this pace too.
+        self._task = asyncio.get_running_loop().create_task(
+            every(self.interval, self.refresh, self._failed), name="lobby cache"
+        )
 
     async def refresh(self) -> None:
         listed = await self.directory.lobby()
@@ -44,13 +47,9 @@ class LobbyCache:
         self._pages = {}
         self.refreshes += 1
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)  # a beat: the hosts publish at this pace too
-            try:
-                await self.refresh()
-            except Exception as error:  # Redis away: the last listing stays; the next beat tries again
-                log.warning("could not read the shared lobby: %s", error)
+    @staticmethod
+    def _failed(error: Exception) -> None:  # Redis away: the last listing stays; the next beat tries again
+        log.warning("could not read the shared lobby: %s", error)
 
     def summary(self, table_id: str) -> TableSummary | None:
         for line in self.listed:
@@ -76,11 +75,8 @@ class LobbyCache:
         return page if request_id is None else with_entry(page, "re", request_id)
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
 
 def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:
