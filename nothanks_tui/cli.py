@@ -74,12 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
             default=DEFAULT_BOT, bots="; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
         ),
     )
-    play.add_argument("--seed", type=int, default=None, help=_("deal from this seed (default: random)"))
+    play.add_argument("--seed", type=int, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     add_variant_options(play)
     play.add_argument(
         "--name",
-        default=None,
         help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
     )
     play.add_argument(

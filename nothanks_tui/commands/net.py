@@ -67,7 +67,6 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=None,
         help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)")
         + (keeps or ""),
     )
@@ -139,7 +138,6 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     server.add_argument(
         "--rate-limit",
         type=number,
-        default=None,
         metavar="N",
         help=_("messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)"),
     )
@@ -162,13 +160,12 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
         "address",
         metavar="HOST[:PORT]",
         nargs="?",
-        default=None,
         help=_(
             "the host's address, and its port if not {port}; without it, choose among the hosts found on the "
             "local network (or type an address there)"
         ).format(port=DEFAULT_PORT),
     )
-    join.add_argument("--name", default=None, help=_("your display name (default: your login name)"))
+    join.add_argument("--name", help=_("your display name (default: your login name)"))
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
