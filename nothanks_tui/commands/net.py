@@ -26,7 +26,7 @@ from nothanks_server.tcp import RATE_PER_SECOND
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
-from ..bots import bot_names, describe
+from ..bots import bot_names
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
@@ -38,7 +38,7 @@ from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
-from .levels import offered_bots
+from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
 
@@ -102,7 +102,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
         choices=bot_names(),
         default=DEFAULT_BOT,
         metavar="NAME",  # (the choices are in the help: listed in the usage line they ran past 80 columns)
-        help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=levels_help()),
+        help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=bots_help()),
     )
     parser.add_argument(
         "--no-advertise",
@@ -125,10 +125,6 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
 def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
     """(name, what it is like) of the levels, for the app's new-table forms (the client never imports the bots)."""
     return offered_bots(default)
-
-
-def levels_help() -> str:
-    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
 
 
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
