@@ -113,6 +113,12 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     add_ssh_options(parser)
 
 
+def _failed(command: str, message: str, code: int = 1) -> int:
+    """Say why ``nothanks COMMAND`` stops, on stderr; returns ``code``, its exit status (2: the options are wrong)."""
+    print(f"nothanks {command}: {message}", file=sys.stderr)
+    return code
+
+
 def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
     if args.no_advertise:
@@ -298,15 +304,10 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
-        print(
-            "nothanks host: " + _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1),
-            file=sys.stderr,
-        )
-        return 2
+        return _failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
     data_dir = settings.data_dir or paths.records_dir()
     if (problem := data_dir_problem(data_dir)) is not None:
-        print("nothanks host: " + problem, file=sys.stderr)
-        return 1
+        return _failed("host", problem)
     log_file = data_dir / "host.log"  # (the terminal is the app's)
     logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
@@ -327,8 +328,7 @@ def run_host(args: argparse.Namespace) -> int:
             plugins=_plugins(args, args.name),
         )
     except StoreError as error:
-        print(f"nothanks host: {error}", file=sys.stderr)
-        return 1
+        return _failed("host", str(error))
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
@@ -340,11 +340,9 @@ def run_host(args: argparse.Namespace) -> int:
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
     except SSHFrontError as error:
-        print(f"nothanks host: {error}", file=sys.stderr)
-        return 1
+        return _failed("host", str(error))
     except OSError as error:
-        print("nothanks host: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
-        return 1
+        return _failed("host", cannot_listen(error, args.bind, args.port))
     if code != 1:  # (1: it said why it did not start)
         print(_("nothanks host stopped."))
     return code
@@ -358,11 +356,9 @@ def run_server(args: argparse.Namespace) -> int:
     settings = _settings(args)
     complaint = proxy_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
     if complaint is not None:
-        print(f"nothanks server: {complaint}", file=sys.stderr)
-        return 2
+        return _failed("server", complaint, 2)
     if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
-        print("nothanks server: " + problem, file=sys.stderr)
-        return 1
+        return _failed("server", problem)
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     players: PlayerPorts | None
@@ -384,8 +380,7 @@ def run_server(args: argparse.Namespace) -> int:
                 plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
             )
     except StoreError as error:
-        print(f"nothanks server: {error}", file=sys.stderr)
-        return 1
+        return _failed("server", str(error))
     # Started in this order, closed in the other: a member's front stops before its table host.
     parts: list[Servable] = [part for part in dict.fromkeys([tables, players]) if part is not None]
 
@@ -414,10 +409,8 @@ def run_server(args: argparse.Namespace) -> int:
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        print(f"nothanks server: {cluster_options.without_passwords(str(error))}", file=sys.stderr)  # no password
-        return 1
+        return _failed("server", cluster_options.without_passwords(str(error)))  # no password
     except OSError as error:
-        print("nothanks server: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
-        return 1
+        return _failed("server", cannot_listen(error, args.bind, args.port))
     print("nothanks server stopped.", flush=True)
     return 0
