@@ -128,11 +128,6 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     return [Advertiser(name)]
 
 
-def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
-    """(name, what it is like) of the levels, for the app's new-table forms (the client never imports the bots)."""
-    return offered_bots(default)
-
-
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
     server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
     _host_options(server)
@@ -238,7 +233,7 @@ def run_join(args: argparse.Namespace) -> int:
     return join(
         args.address,
         args.name,
-        bot_choices=bot_choices(),
+        bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         remembered=Remembered.of_this_user(),
     )
@@ -265,7 +260,7 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
         start_forms=[JoinForm()],
         exit_on_signals=True,
         remembered=remembered,
-        bot_choices=bot_choices(),
+        bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         host_browser=host_browser,
     )
@@ -294,7 +289,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
         remembered=Remembered.of_this_user(),
-        bot_choices=bot_choices(host.lobby.settings.default_bot),
+        bot_choices=offered_bots(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
     await serve([host], main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
