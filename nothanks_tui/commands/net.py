@@ -231,8 +231,7 @@ def run_join(args: argparse.Namespace) -> int:
         try:
             clean_name(args.name)
         except BadName:
-            print("nothanks join: --name: " + error_sentence(errors.BAD_NAME))
-            return 2
+            return _failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
