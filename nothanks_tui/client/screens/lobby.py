@@ -279,7 +279,7 @@ class LobbyScreen(SteadyScreen[None]):
             return
         # Whatever the list says, the host decides (a seat may have freed up since): its refusal is worded with
         # what the list knows of the table (join_refusals.py).
-        await self._enter(lambda: self.lobby.join(summary.table_id), about=summary)
+        await self._enter(lambda: self.lobby.join(summary.table_id), about=summary, creator=False)
 
     async def action_watch(self) -> None:
         summary = self._highlighted()
@@ -291,7 +291,7 @@ class LobbyScreen(SteadyScreen[None]):
     def action_create(self) -> None:
         async def chosen(settings: NewTable | None) -> None:
             if settings is not None:
-                await self._enter(lambda: self.lobby.create_table(settings))
+                await self._enter(lambda: self.lobby.create_table(settings), creator=True)
 
         choices: Sequence[tuple[str, str]] = getattr(self.app, "bot_choices", ())
         self.app.push_screen(NewTableScreen(choices, getattr(self.app, "default_bot", "")), chosen)
@@ -301,9 +301,11 @@ class LobbyScreen(SteadyScreen[None]):
         sit: Callable[[], Awaitable[TableConnection]],
         forget: str | None = None,
         about: TableSummary | None = None,
+        creator: bool | None = None,
     ) -> None:
         """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails; ``about``:
-        the table a ``join`` asked for (its refusal says what the list shows of it)."""
+        the table a ``join`` asked for (its refusal says what the list shows of it); ``creator``: whether this
+        player set the table up (None: not known, a seat taken back)."""
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
@@ -316,7 +318,7 @@ class LobbyScreen(SteadyScreen[None]):
         table_id = getattr(connection, "table_id", None)
         if connection.seat_token is not None and isinstance(table_id, str) and table_id:
             self.held[table_id] = connection.seat_token
-        self.app.push_screen(WaitingScreen(connection, self.join_hint), self._back_in_lobby)
+        self.app.push_screen(WaitingScreen(connection, self.join_hint, creator), self._back_in_lobby)
 
     def _back_in_lobby(self, _result: object) -> None:
         self.refresh_tables()
