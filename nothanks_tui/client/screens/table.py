@@ -141,7 +141,8 @@ class TableScreen(SteadyScreen[None]):
         Binding("c", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat")),
         Binding("m", "unmute_chat", N_("Unmute chat")),
-        Binding("l", "toggle_bell", N_("Bell")),
+        Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
+        Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
@@ -362,8 +363,10 @@ class TableScreen(SteadyScreen[None]):
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
-        if action == "toggle_bell":
-            return not (view is not None and view.seat is None)  # a spectator has no turn to ring for
+        if action in ("mute_bell", "unmute_bell"):
+            if view is not None and view.seat is None:
+                return False  # a spectator has no turn to ring for
+            return bool(getattr(self.app, "bell_on", True)) == (action == "mute_bell")
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
@@ -427,12 +430,18 @@ class TableScreen(SteadyScreen[None]):
         if (note := advice_note(advice)) is not None:
             self.notify(note, title=advice_title(advice, card), markup=False)
 
-    def action_toggle_bell(self) -> None:
+    def action_mute_bell(self) -> None:
+        self._ring_bell(False)
+
+    def action_unmute_bell(self) -> None:
+        self._ring_bell(True)
+
+    def _ring_bell(self, on: bool) -> None:
         """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
-        on = not getattr(self.app, "bell_on", True)
         set_bell = getattr(self.app, "set_bell", None)
         if callable(set_bell):
             set_bell(on)
+        self.refresh_bindings()
         text = _("Bell on: it rings once when it becomes your turn.") if on else _("Bell off.")
         self.notify(text, title=_("Bell"), timeout=4, markup=False)
 
