@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import threading
@@ -16,8 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.filter import LineFilter, Monochrome, NoColor
 from textual.screen import ModalScreen, Screen
 
 from ..i18n import LANGUAGES, N_, _, current_language, switch_language, use_language
@@ -42,6 +47,22 @@ EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process en
 
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _colourless(style: Style) -> Style:
+    return style.without_color
+
+
+class Colourless(LineFilter):
+    """No colour at all, for ``NO_COLOR`` (no-color.org): Textual's own filter for it only greys the colours (or
+    sets them to the terminal's default), and still writes a 256-colour or 24-bit code for every cell. Bold,
+    reverse, underline and dim stay: nothing here says anything by colour alone (app.tcss)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [
+            Segment(text, None if style is None else _colourless(style), control) for text, style, control in segments
+        ]
 
 
 def first_screen(screen: ScreenType) -> ScreenType:
@@ -117,6 +138,8 @@ class NoThanksApp(App[int]):
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
         self.host_browser = host_browser
+        if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
+            self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted
