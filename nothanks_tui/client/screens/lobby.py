@@ -135,7 +135,7 @@ class LobbyScreen(SteadyScreen[None]):
     def action_history(self) -> None:
         """This host's finished games (and its players' statistics), read through the lobby connection."""
         title = _("Games finished at {host}").format(host=self.lobby.info.description)
-        self.app.push_screen(HistoryScreen(self.lobby, title))
+        self.app.push_screen(HistoryScreen(self.lobby, title, self.lobby.info.extras.get("name") or None))
 
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:

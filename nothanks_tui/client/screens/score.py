@@ -208,4 +208,4 @@ class ScoreScreen(ModalScreen[str]):
             message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
             self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
             return
-        self.app.push_screen(ReplayScreen(replay))
+        self.app.push_screen(ReplayScreen(replay, you=self.table.view.seat))
