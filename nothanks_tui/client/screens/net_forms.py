@@ -59,6 +59,7 @@ class JoinForm(StartForm):
 
     TITLE = N_("Join a game")
     NEEDS_LAUNCHERS = False  # the client's own TCP connection
+    NONE_FOUND_AFTER = 4.0  # seconds of looking before the tab says none was found (it goes on looking)
 
     def __init__(self) -> None:
         super().__init__()
@@ -96,6 +97,15 @@ class JoinForm(StartForm):
             log.info("cannot look for hosts on this network: %s", error)  # the tab says so; stderr is the screen
             self.query_one("#found-status", Static).update(
                 _("Cannot look for hosts on this network: type the host's address below.")
+            )
+            return
+        self.set_timer(self.NONE_FOUND_AFTER, self._none_found)
+
+    def _none_found(self) -> None:
+        """Still nothing after a while: say so (and keep looking: a host may start later)."""
+        if not self._left and not self.found:
+            self.query_one("#found-status", Static).update(
+                _("No host found on this network: type the host's address below (the list fills in if one appears).")
             )
 
     async def on_unmount(self) -> None:
