@@ -71,3 +71,42 @@ async def test_the_score_dialog_waits_for_both_players_and_says_who_asked():
         await wait_until(pilot, lambda: table.table is not None and not table.table.view.finished, "game 3")
     await bob.close()
     lobby.close()
+
+
+async def test_with_seven_players_the_note_stays_in_sight_and_follows_the_asks():
+    """Issue 29, defect 3: at 80x24 with seven players the scores pushed the note out of the dialog, and with it
+    "bob wants another game": the dialog must show it, and follow it live."""
+    from textual.widgets import Select
+
+    lobby, app = await lobby_app("alice")
+    bob = InProcessLobby(lobby, "bob")
+    await bob.start()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_new_table_dialog(pilot, app)
+        app.screen.query_one("#players", Select).value = 7
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        waiting = app.screen
+        await wait_until(pilot, lambda: waiting.waiting is not None, "the table's seats")
+        bob_table = await bob.join(waiting.waiting.table_id)
+        for _ in range(5):
+            await pilot.press("b")
+        await wait_until(pilot, lambda: waiting.waiting.can_start, "a full table")
+        await pilot.press("s")
+        table, score = await play_to_the_score_screen(app, pilot, bob_table)
+        box = score.query_one("#score-box")
+        note = score.query_one("#score-note")
+
+        def in_sight() -> bool:
+            inside = box.region.shrink(box.styles.gutter)  # within the dialog's border
+            return inside.contains_region(note.region) and note.region.bottom <= app.size.height - 1
+
+        assert in_sight(), (note.region, box.region)
+        await bob_table.play_again()
+        await wait_until(pilot, lambda: "bob wants another game: press a" in note_of(score), "bob's ask")
+        assert in_sight()
+        await pilot.press("a")
+        await wait_until(pilot, lambda: app.screen is table and not table.table.view.finished, "game 2")
+    await bob.close()
+    lobby.close()
