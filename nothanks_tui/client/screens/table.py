@@ -330,6 +330,9 @@ class TableScreen(SteadyScreen[None]):
                 if self.app.screen is screen:
                     screen.dismiss("table")
                 break
+        for notification in list(self.app._notifications):  # "bob wants another game: press a..." is over
+            if notification.title == _("Next game"):
+                self.app._unnotify(notification)
         asked, self._asked_again = self._asked_again, False
         if asked or (self.table is not None and asked_by_me(self.table)):
             return
