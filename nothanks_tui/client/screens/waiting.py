@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...engine import Action
+from ...engine import STANDARD, Action
 from ...i18n import N_, _
 from ...link import (
     ChatHistory,
@@ -32,7 +32,7 @@ from ...link import (
 )
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
-from ..presentation import VARIANTS
+from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
@@ -190,8 +190,8 @@ class WaitingScreen(SteadyScreen[None]):
             title.append(" ({})".format(_("open chips")))
         if event.coach:
             title.append(" (" + _("coach") + ")")
-        if event.variant != "standard":
-            title.append(f" ({clean_message(_(VARIANTS.get(event.variant, event.variant)), 20)})")
+        if event.variant != STANDARD:
+            title.append(f" ({variant_label(event.variant)})")
         self.query_one("#waiting-title", Static).update(title)
         lines = Text()
         for index, seat in enumerate(event.seats):

@@ -1,4 +1,4 @@
-"""Many SSH visitors from a separate process: ``python -m nothanks_server.ssh.loadgen.visitors --port P --sessions N``.
+"""Many SSH visitors from a separate process: ``python -m tools.loadgen.visitors --port P --sessions N``.
 
 Used by the leak test (so the host's memory is measured without the clients in it) and by scripts/bench_ssh.py.
 Each visitor connects with a pty, waits for the first screen, plays its script and drops the connection. With
