@@ -154,6 +154,9 @@ class TableScreen(SteadyScreen[None]):
     chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
     chat_muted: reactive[bool] = reactive(False, repaint=False)
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)  # the coach's last answer (coaching.py)
+    # The connection says the host is gone for now (restarting, or the connection lost: it reconnects): until the
+    # table is heard from again no move can be sent, so none is offered.
+    host_away: reactive[bool] = reactive(False, repaint=False)
 
     class TableEventArrived(Message, bubble=False):
         """The connection produced an event (posted by the reader worker; for this screen only, so it does not
@@ -179,13 +182,13 @@ class TableScreen(SteadyScreen[None]):
         )
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
-            yield TableStatus(id="status").data_bind(TableScreen.table)
+            yield TableStatus(id="status").data_bind(TableScreen.table, TableScreen.host_away)
             yield MoveLog(id="log").data_bind(
                 TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
             )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
-        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice)
+        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
         yield self._chat_input
         yield KeyBar()
 
@@ -227,6 +230,8 @@ class TableScreen(SteadyScreen[None]):
 
     def on_table_screen_table_event_arrived(self, message: TableEventArrived) -> None:
         event = message.event
+        if isinstance(event, TableUpdate) or (isinstance(event, Rejected) and event.code == errors.CLOSED):
+            self._host_heard(isinstance(event, TableUpdate))
         if isinstance(event, TableUpdate):
             previous = self.table
             new_deal = (
@@ -270,6 +275,14 @@ class TableScreen(SteadyScreen[None]):
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _host_heard(self, here: bool) -> None:
+        """The table is heard from (``here``), or the connection says the host is away: the turn line, your area
+        and the play keys follow."""
+        if self.host_away != (not here):
+            self.host_away = not here
+            self._bindings_state = None  # (the next update redraws the footer)
+            self.refresh_bindings()
 
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
         """Put lines in the log where they were said (after the moves made so far); where the log has no room
@@ -363,6 +376,8 @@ class TableScreen(SteadyScreen[None]):
         if action in PLAY_ACTIONS:
             if view is None:
                 return False
+            if self.host_away and not view.finished:
+                return None  # greyed: a move cannot reach the host now (on_key says so)
             code = view.refusal(PLAY_ACTIONS[action])
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
@@ -376,7 +391,7 @@ class TableScreen(SteadyScreen[None]):
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
-            return True if view.legal else None  # greyed until your turn
+            return True if view.legal and not self.host_away else None  # greyed until your turn (and the host)
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -393,6 +408,10 @@ class TableScreen(SteadyScreen[None]):
             return
         action = PLAY_KEYS.get(event.key)
         if view is None or action is None or self._typing:
+            return
+        if self.host_away and not view.finished:
+            self._notice_once(_("The host is away: play once it is back (the table says so)."))
+            event.stop()
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
