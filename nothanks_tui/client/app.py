@@ -31,7 +31,7 @@ from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
-from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
+from .screens.start import START_FORMS, HostStarted, StartForm, StartScreen, TableChosen
 from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
 
@@ -138,6 +138,9 @@ class NoThanksApp(App[int]):
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
         self.host_browser = host_browser
+        # The player may join other hosts from here (the start screen's app, ``nothanks join``): when the host of
+        # the lobby they are in goes, the Join tab opens (``host_gone``). Never in an SSH session's app.
+        self.may_join_others = False
         if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
             self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
 
@@ -159,7 +162,30 @@ class NoThanksApp(App[int]):
         connection = self._connection
         if connection is not None:
             return first_screen(TableScreen(connection))
+        self.may_join_others = True  # (the start screen: its Join tab is this app's)
         return first_screen(StartScreen(self._start_forms))
+
+    def host_gone(self, sentence: str) -> bool:
+        """The host whose lobby this app was in is gone for good: open the start screen's Join tab, ``sentence``
+        (why, and what now) at its top, instead of leaving the player in a lobby that can do nothing. Only for an
+        app whose player may join any host (not an SSH session's: its player may only reach its own host); False
+        when it may not."""
+        if not self.may_join_others:
+            return False
+        from .screens.net_forms import JoinForm
+
+        kinds = [type(form) for form in self._start_forms] if self._start_forms else START_FORMS
+        if self.launchers is None:
+            kinds = [kind for kind in kinds if not kind.NEEDS_LAUNCHERS] or [JoinForm]
+        forms = [JoinForm(note=sentence) if kind is JoinForm else kind() for kind in kinds]
+        if not any(isinstance(form, JoinForm) for form in forms):
+            forms.append(JoinForm(note=sentence))
+        tab = next(index for index, form in enumerate(forms) if isinstance(form, JoinForm))
+        self._connection, self._back_to_start = None, False
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.switch_screen(StartScreen(forms, tab))
+        return True
 
     def on_load(self) -> None:
         """Speak the player's language in every task of this app, and in no other app's (the SSH front runs many

@@ -22,7 +22,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
-from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
+from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
 from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..join_refusals import join_refusal
@@ -173,10 +173,16 @@ class LobbyScreen(SteadyScreen[None]):
     async def refresh_tables(self) -> None:
         if not self.is_current:  # (under a table it is not: NoThanksApp._background_screens)
             return
+        closed = getattr(self.lobby, "closed_reason", None)  # (TcpLobby: the connection ended, and why)
+        if isinstance(closed, str) and self._host_gone(_(closed)):
+            return
         try:
             summaries = await self.lobby.list_tables()
         except LobbyError as error:
-            self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
+            reason = error_sentence(error.code, error.message)
+            if error.code == errors.CLOSED and self._host_gone(reason):
+                return
+            self.say(_("Cannot list tables: {reason}").format(reason=reason))
             return
         self._listings += 1
         if summaries == self.summaries and self._listed:
@@ -186,6 +192,15 @@ class LobbyScreen(SteadyScreen[None]):
         listed = {summary.table_id for summary in summaries}
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
         self._draw_tables()
+
+    def _host_gone(self, reason: str) -> bool:
+        """The host is gone for good: to the start screen's Join tab with a sentence saying so, where the app
+        allows it (NoThanksApp.host_gone); False where it does not (the lobby then says why it cannot list)."""
+        host_gone = getattr(self.app, "host_gone", None)
+        if not callable(host_gone):
+            return False
+        sentence = _("The host at {where} is gone: {reason}.")  # (the Join tab it opens says the rest)
+        return bool(host_gone(sentence.format(where=_(self.lobby.info.description), reason=reason)))
 
     def on_resize(self, _event: events.Resize) -> None:
         if self._listed:

@@ -24,7 +24,7 @@ from ...link import LobbyError, NewTable
 from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
-from ..safe_text import display_name
+from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
 from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields
@@ -61,13 +61,17 @@ class JoinForm(StartForm):
     NEEDS_LAUNCHERS = False  # the client's own TCP connection
     NONE_FOUND_AFTER = 4.0  # seconds of looking before the tab says none was found (it goes on looking)
 
-    def __init__(self) -> None:
+    def __init__(self, note: str = "") -> None:
+        """``note``: a sentence at the tab's top (why the player is here: the host they were at is gone)."""
         super().__init__()
+        self.note = note
         self.browser: HostBrowser | None = None
         self.found: dict[str, FoundHost] = {}  # by key, as the list's options are
         self._left = False  # unmounted: the list is gone
 
     def compose(self) -> ComposeResult:
+        if self.note:
+            yield Static(Content(clean_message(self.note)), id="join-note")
         yield from _name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
