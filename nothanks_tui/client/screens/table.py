@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widgets import Static
 
 from ...engine import STANDARD, Action
 from ...i18n import N_, _, ngettext
@@ -60,6 +61,7 @@ SEAT_KEPT = N_(
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 COMPACT = 16  # rows below which your area shows only your two choices (your chips and cards are in your row)
+SMALLEST = (36, 13)  # columns, rows the whole table needs; below, your choices alone and how big it must be
 NOTICE_SECONDS = 3.0  # how long a warning toast shows (and is not repeated)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
@@ -188,6 +190,7 @@ class TableScreen(SteadyScreen[None]):
             )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
+        yield Static("", id="too-small")
         yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
         yield self._chat_input
         yield KeyBar()
@@ -211,6 +214,16 @@ class TableScreen(SteadyScreen[None]):
         self.set_class(size.height < COMPACT, "-compact")
         for private in self.query(PrivatePanel):
             private.compact = size.height < COMPACT
+        # Smaller than the whole table needs: your two choices (each names the card and its chips) and a line that
+        # says how big the terminal must be, rather than the choices pushed out of sight (app.tcss: -tiny).
+        width, height = SMALLEST
+        tiny = size.width < width or size.height < height
+        self.set_class(tiny, "-tiny")
+        if tiny:
+            text = _("The terminal is {width}x{height}: the table needs {min_width}x{min_height}.").format(
+                width=size.width, height=size.height, min_width=width, min_height=height
+            )
+            self.query_one("#too-small", Static).update(Content(text))
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:

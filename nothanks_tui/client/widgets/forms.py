@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Select
 
@@ -20,6 +21,10 @@ class TickBox(Checkbox):
     @property
     def _button(self) -> Content:
         return Content.styled("[✓]" if self.value else "[ ]", "bold")
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many lines as its label takes at this width (Textual's is one line: 60 columns cut the label)."""
+        return max(1, len(self.render().wrap(max(1, width))))
 
 
 def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult:
