@@ -211,7 +211,10 @@ async def test_the_score_screen_shows_the_match_from_the_second_game_and_g_opens
         assert len(chart.timeline) == 24 and chart.timeline[-1] == tuple(screen.table.timeline[-1])
         await pilot.pause()
         drawn = chart.render().plain
+        below = app.screen.query_one("#chart-legend")
+        assert below.region.y >= chart.region.bottom  # the legend under the plot, not over its lines
         for label, marker in zip(chart.labels, MARKERS):
-            assert f"{marker} {label}" in drawn  # the legend: each line's marker beside its player's name
+            assert f"{marker} {label}" in str(below.render())  # each line's marker beside its player's name
+            assert f"{marker} {label}" not in drawn
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ScoreScreen), "back to the scores")
