@@ -30,6 +30,7 @@ from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
+from .dialogs import LOBBY_KEYS, HelpScreen
 from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -96,6 +97,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("w", "watch", N_("Watch")),
         Binding("r", "refresh", N_("Refresh")),
         Binding("h", "history", N_("History")),
+        Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
 
@@ -133,6 +135,10 @@ class LobbyScreen(SteadyScreen[None]):
     def on_mount(self) -> None:
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def action_help(self) -> None:
+        """The rules, the lobby's keys, and where chat is (at a table: the lobby has none)."""
+        self.app.push_screen(HelpScreen(LOBBY_KEYS))
 
     def action_history(self) -> None:
         """This host's finished games (and its players' statistics), read through the lobby connection."""
