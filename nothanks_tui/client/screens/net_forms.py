@@ -21,13 +21,14 @@ from textual.widgets.option_list import Option
 from ...defaults import DEFAULT_PORT
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError, NewTable
+from ..coaching import COACH_LABEL
 from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
 from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields
+from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from .start import HostStarted, StartForm
 
 log = logging.getLogger(__name__)
@@ -184,12 +185,18 @@ class HostForm(StartForm):
         yield from _name_field(_("host"))
         yield from table_size_fields()
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
-        with Horizontal(classes="field"):
-            yield Label(_("Port"), classes="field-label")
-            yield Input(value=str(DEFAULT_PORT), id="port")
-        with Horizontal(classes="field"):
+        yield from variant_field(compact=True)
+        with Horizontal(classes="field"):  # (``nothanks host --bind --port``)
+            yield Label(_("Listen on"), classes="field-label")
+            yield Input(value=self.BIND, id="bind", classes="bind")
+            yield Label(_("port"), classes="port-label")
+            yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
+        with Horizontal(classes="field -first-of-two"):  # (the two tick boxes together: the tab fits 80x24)
             yield Label("", classes="field-label")
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button(_("Host"), id="host", variant="primary")
@@ -208,14 +215,17 @@ class HostForm(StartForm):
             port = int(self.query_one("#port", Input).value)
         except ValueError:
             raise ValueError(_("the port is a number, e.g. 7777")) from None
+        bind = self.query_one("#bind", Input).value.strip() or self.BIND
         table = NewTable(
             players=players,
             bots=min(bots, players - 1),
             bot=str(self.query_one("#bot", Select).value),
             open_chips=self.query_one("#open-chips", TickBox).value,
+            variant=str(self.query_one("#variant", Select).value),
+            coach=self.query_one("#coach", TickBox).value,
         )
         hosting = await self.launchers.host_game(
-            HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=self.BIND)
+            HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=bind)
         )
         app.post_message(HostStarted(hosting))  # the app stops it when it ends
         app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())
