@@ -45,6 +45,8 @@ EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
 EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process ends regardless
 
+CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen (written as the app ends)
+
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
 
@@ -314,6 +316,14 @@ class NoThanksApp(App[int]):
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Never open URLs: over SSH it would open them on the host."""
+
+    def on_exit_app(self) -> None:
+        """The app is ending (Textual leaves the alternate screen next): erase the screen first. A terminal without
+        an alternate screen (GNU screen with ``altscreen off``) kept the last frame, the shell's prompt over its
+        top-left corner; where there is one, this erases only that screen."""
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(CLEAR_SCREEN)
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""
