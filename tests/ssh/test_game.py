@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncssh
 
 from tools.loadgen.terminal_client import TerminalClient
+from tools.loadgen.visitors import FIRST_BOT_SEAT
 
 from .conftest import until
 
@@ -20,7 +21,7 @@ async def sit_at_bot_table(client: TerminalClient) -> None:
     client.send("\x13")  # ctrl+s: create (3 players)
     await client.wait_for("waiting for players")
     client.send("b")
-    await client.wait_for("seat 2: ana")  # a host names its bots as local play does
+    await client.wait_for(FIRST_BOT_SEAT)
     client.send("b")
     await client.wait_for("press s to start")
     client.send("s")

@@ -201,8 +201,9 @@ class WaitingScreen(SteadyScreen[None]):
                 lines.append(_("(free)"), style="dim")
             else:
                 lines.append(display_name(seat.name, 20))
-                if seat.is_bot:
-                    lines.append("  " + _("bot"), style="dim")
+                if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
+                    level = f" ({display_name(seat.level, 12)})" if seat.level else ""
+                    lines.append("  " + _("bot") + level, style="dim")
                 if index == event.my_seat:
                     lines.append("  ({})".format(_("you")))
             lines.append("\n")
