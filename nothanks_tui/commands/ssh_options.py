@@ -12,7 +12,7 @@ from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
 from ..i18n import _
-from .argtypes import add_limit, port, readable_file
+from .argtypes import add_limit, non_negative, port, readable_file
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
@@ -59,8 +59,49 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     add_limit(
         group,
         "--max-logins",
-        128,
-        _("SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"),
+        SSHSettings.max_logins,
+        _(
+            "SSH connections logging in at once (below --max-sessions); one more closes the biggest holder's oldest"
+            " ({default})"
+        ),
+    )
+    add_limit(
+        group,
+        "--ssh-login-grace",
+        SSHSettings.login_timeout,
+        _("seconds an SSH connection has to log in, as OpenSSH's LoginGraceTime ({seconds:g})"),
+        kind=non_negative,
+        metavar="SECONDS",
+    )
+    add_limit(
+        group,
+        "--ssh-session-grace",
+        SSHSettings.session_timeout,
+        _("... and, once logged in, to open its session ({seconds:g})"),
+        kind=non_negative,
+        metavar="SECONDS",
+    )
+    add_limit(
+        group,
+        "--ssh-password-rate",
+        SSHSettings.password_rate,
+        _("SSH passwords checked per second over every address; key logins never wait ({seconds:g})"),
+        kind=non_negative,
+        metavar="PER_SECOND",
+    )
+    add_limit(
+        group,
+        "--ssh-ipv4-prefix",
+        SSHSettings.v4_prefix,
+        _("IPv4 addresses in one /PREFIX count as one address in the SSH limits ({default})"),
+        metavar="PREFIX",
+    )
+    add_limit(
+        group,
+        "--ssh-ipv6-prefix",
+        SSHSettings.v6_prefix,
+        _("... and IPv6 addresses in one /PREFIX ({default})"),
+        metavar="PREFIX",
     )
     add_limit(
         group,
@@ -102,6 +143,12 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         _("... or once its memory passes this many MiB ({default})"),
         metavar="MIB",
     )
+    add_limit(
+        group,
+        "--ssh-max-workers",
+        SSHSettings.max_workers,
+        _("SSH worker processes alive at once, draining ones included ({default})"),
+    )
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -116,6 +163,11 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         authorized_keys=args.ssh_authorized_keys,
         max_sessions=args.max_sessions,
         max_logins=args.max_logins,
+        login_timeout=args.ssh_login_grace,
+        session_timeout=args.ssh_session_grace,
+        password_rate=args.ssh_password_rate,
+        v4_prefix=args.ssh_ipv4_prefix,
+        v6_prefix=args.ssh_ipv6_prefix,
         per_address=args.ssh_per_address,
         logins_per_address=args.ssh_logins_per_address,
         auth_tries=args.ssh_auth_tries,
@@ -123,6 +175,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         workers=args.ssh_workers,
         worker_sessions=args.ssh_worker_sessions,
         worker_mib=args.ssh_worker_mib,
+        max_workers=args.ssh_max_workers,
         bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
         default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

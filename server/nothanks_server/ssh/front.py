@@ -17,13 +17,13 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
 - reads the PROXY v2 header that opens each connection from a trusted load balancer (``proxy_from``,
   ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
   client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
-- limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
-  ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
-  passwords failed from it in that time (on any connection, in any worker: each worker reports its failures, its
-  logins and its closed connections over its control socket). A connection past a limit gets the server's version
-  line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a packet is plain bytes,
-  so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is logged once per
-  ``LOG_INTERVAL``, not once per connection.
+- limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
+  connections at once, of which ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW``
+  seconds once ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker
+  reports its failures, its logins and its closed connections over its control socket). A connection past a limit gets
+  the server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
+  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
+  logged once per ``LOG_INTERVAL``, not once per connection.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
@@ -306,13 +306,16 @@ class SSHFront:
         elif data == b"e":
             self._empty(worker)
         elif data[:1] == b"f":
-            self._auth_failed(data[1:].decode(errors="replace"))
+            self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
-            self._forget(worker, data[1:].decode(errors="replace"), opened=False)
+            self._forget(worker, self._network(data[1:]), opened=False)
         elif data[:2] in (b"x0", b"x1"):
-            self._forget(worker, data[2:].decode(errors="replace"), opened=True, logging_in=data[:2] == b"x0")
+            self._forget(worker, self._network(data[2:]), opened=True, logging_in=data[:2] == b"x0")
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
+
+    def _network(self, address: bytes) -> str:
+        return self.settings.network(address.decode(errors="replace"))
 
     def _exited(self, worker: Worker) -> None:
         worker.process.join(0)
@@ -416,6 +419,7 @@ class SSHFront:
 
     def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
         """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
+        address = self.settings.network(address)  # every count below is by network (an IPv6 /64...)
         refusal = self._refusal(address)
         if refusal is not None:
             self._refuse(connection, address, refusal)
