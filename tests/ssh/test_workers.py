@@ -22,6 +22,7 @@ from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import PROBE, until
 from .test_game import sit_at_bot_table
+from .test_logins import idle_connection
 
 
 async def test_the_game_runs_in_a_worker_process(start_host):
@@ -205,3 +206,24 @@ async def test_a_host_key_the_workers_cannot_use_stops_the_front_with_one_senten
         await start_host(workers=1, host_key_path=bad)
     assert str(failed.value).startswith(f"cannot use the SSH host key {bad}:")
     assert "Traceback" not in capfd.readouterr().err  # the worker said why to the front, not to the terminal
+
+
+async def test_connection_churn_never_keeps_more_than_max_workers_alive(start_host, caplog):
+    front = await start_host(workers=1, worker_sessions=2, max_workers=2, app=PROBE)
+    held = []
+    for _ in range(8):  # each worker drains only once these close
+        held.append(await idle_connection(front.port))
+        await front.wait_until(lambda: all(worker.state != "starting" for worker in front.workers()))
+    assert len(front.workers()) <= 2
+    player = await TerminalClient().connect(front.port, "still", local_addr=("127.0.0.9", 0))  # gets in all the same
+    await player.wait_for("name: still")
+    assert len(front.workers()) <= 2
+    assert not [record for record in caplog.records if record.exc_info]  # no traceback in the log
+    for _, writer in held:
+        writer.close()
+    await player.close()
+    # every connection gone: the workers that took them exit, replaced by one taking players (memory given back)
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["taking"], timeout=30)
+    again = await TerminalClient().connect(front.port, "again")
+    await again.wait_for("name: again")
+    await again.close()

@@ -10,6 +10,9 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, or whose last player has left,
   gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
   a worker to start); it exits when its last player leaves;
+- keeps at most ``max_workers`` workers alive, draining ones included (connection churn from many addresses used
+  to start a worker every ``worker_sessions`` connections until a RuntimeError at 64): at the cap a retiring worker
+  goes on taking players, and its replacement starts once a draining one has exited;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
   is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
   store, found again from any worker, and after a restart of the host: game.py).
@@ -164,6 +167,7 @@ class SSHFront:
         self._closing = False
         self._changed = asyncio.Event()
         self.restarts = 0  # workers that died and were replaced
+        self._wanted = 0  # replacements not started because max_workers were alive: started as workers exit
         self.recycled = 0  # workers that drained and exited
 
     # Lifecycle --------------------------------------------------------------------------------------------------
@@ -326,6 +330,9 @@ class SSHFront:
             worker.ready.set_result(False)
         if self._closing:
             return
+        if self._wanted > 0:
+            self._wanted -= 1
+            self._replace()
         if was == "draining":
             self.recycled += 1
             log.info("SSH worker %d recycled (it took %d connections)", worker.slot, worker.handed)
@@ -354,8 +361,18 @@ class SSHFront:
             self._workers.remove(worker)
         self._changed.set()
 
+    @property
+    def max_workers(self) -> int:
+        return min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
+
     def _replace(self) -> None:
-        """Start one more worker taking players (for one retiring or dead)."""
+        """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
+        are alive (until then a retiring worker goes on taking players: nobody is refused for it)."""
+        if len(self._workers) >= self.max_workers:
+            if self._wanted == 0:
+                log.warning("%d SSH workers alive: the next starts once one has exited", len(self._workers))
+            self._wanted += 1
+            return
         task = asyncio.get_running_loop().create_task(self._start_replacement(), name="ssh worker start")
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
