@@ -134,7 +134,7 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         group,
         "--ssh-worker-sessions",
         SSHSettings.worker_sessions,
-        _("a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"),
+        _("a worker takes this many logins, then gets no more and exits when its last player leaves ({default})"),
     )
     add_limit(
         group,

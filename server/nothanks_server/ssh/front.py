@@ -6,10 +6,10 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   over a Unix socket pair); ``settings.workers`` workers take players at once, in turn;
 - counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
   incremented by the workers as a login begins);
-- recycles workers, so memory goes back to the system by processes ending: a worker that has taken
-  ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, or whose last player has left,
-  gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
-  a worker to start); it exits when its last player leaves;
+- recycles workers, so memory goes back to the system by processes ending: a worker that has taken ``worker_sessions``
+  logins (connections closed before logging in do not count), or whose resident memory passed ``worker_mib``, or whose
+  last player has left, gets no more players once its replacement is ready (it keeps taking them until then: a
+  newcomer never waits for a worker to start); it exits when its last player leaves;
 - keeps at most ``max_workers`` workers alive, draining ones included (connection churn from many addresses used
   to start a worker every ``worker_sessions`` connections until a RuntimeError at 64): at the cap a retiring worker
   goes on taking players, and its replacement starts once a draining one has exited;
@@ -119,6 +119,7 @@ class Worker:
     control: socket.socket
     state: str = "starting"  # starting -> taking -> (retiring ->) draining; "gone" once exited
     handed: int = 0  # connections handed to it
+    logins: int = 0  # ... that logged in (what counts against worker_sessions)
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     open: Counter[str] = field(default_factory=Counter)  # its connections, by address
     logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
@@ -313,6 +314,8 @@ class SSHFront:
             self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
             self._forget(worker, self._network(data[1:]), opened=False)
+            worker.logins += 1
+            self._check_recycle(worker)
         elif data[:2] in (b"x0", b"x1"):
             self._forget(worker, self._network(data[2:]), opened=True, logging_in=data[:2] == b"x0")
         elif not data:
@@ -402,12 +405,14 @@ class SSHFront:
             self._replace()
 
     def _past_limits(self, worker: Worker) -> bool:
-        return worker.handed >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
+        # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
+        # the frozen heap, so counting those started a worker every 200 of them.
+        return worker.logins >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
 
     def _check_recycle(self, worker: Worker) -> None:
         if worker.state == "taking" and not self._closing and self._past_limits(worker):
             worker.state = "retiring"
-            log.info("SSH worker %d is retiring after %d connections", worker.slot, worker.handed)
+            log.info("SSH worker %d is retiring after %d logins", worker.slot, worker.logins)
             self._replace()
 
     async def _watch(self) -> None:
@@ -590,7 +595,6 @@ class SSHFront:
                 worker.handed += 1
                 worker.open[address] += 1
                 worker.logging_in[address] += 1
-                self._check_recycle(worker)
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
 
