@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from nothanks_server import tcp
+from nothanks_server import session as tcp  # (the reading of every client: limits, rates)
 from nothanks_tui.link.wire import CLIENT_MAX_FRAME, PROTOCOL_VERSION, encode
 
 from .net_helpers import RawClient, live_host, of_type

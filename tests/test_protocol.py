@@ -7,11 +7,10 @@ import pytest
 
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate, TableWaiting
+from nothanks_tui.link.messages import CLIENT_MESSAGES, decode_client, kind_of
 from nothanks_tui.link.wire import (
-    CLIENT_MESSAGES,
     ProtocolError,
     _one_more_entry,
-    check_client_message,
     encode,
     encode_event,
     event_from_wire,
@@ -49,15 +48,21 @@ def test_waiting_round_trip():
         ({"type": "fly"}, "unknown_type"),
         ({"type": 3}, "bad_field"),
         ("hello", "bad_field"),
+        ({"type": "create_table", "players": 3, "bot": None}, "bad_field"),  # absent is the default; nil is not
+        ({"type": "hello", "protocol": 2, "name": "x", "via": None}, "bad_field"),
+        ({"type": "history", "limit": None}, "bad_field"),
+        ({"type": "ping", "id": -1}, "bad_field"),
+        ({"type": "fly", "id": "x"}, "bad_field"),  # the id is looked at before the type
+        ({"type": "ping", "id": 2**31}, "bad_field"),
     ],
 )
-def test_check_client_message_refuses(message, code):
+def test_decode_client_refuses(message, code):
     with pytest.raises(ProtocolError) as refused:
-        check_client_message(message)
+        decode_client(message)
     assert refused.value.code == code
 
 
-def test_check_client_message_accepts_every_documented_type_minimally():
+def test_decode_client_accepts_every_documented_type_minimally():
     examples = {
         "hello": {"protocol": 1, "name": "x"},
         "create_table": {"players": 3},
@@ -72,8 +77,9 @@ def test_check_client_message_accepts_every_documented_type_minimally():
         "coach": {"state_id": 0},
     }
     for kind in CLIENT_MESSAGES:
-        parsed_kind, fields, request_id = check_client_message({"type": kind, "id": 4, **examples.get(kind, {})})
-        assert parsed_kind == kind and request_id == 4 and fields == examples.get(kind, {})
+        message = decode_client({"type": kind, "id": 4, **examples.get(kind, {})})
+        assert kind_of(message) == kind and message.id == 4
+        assert all(getattr(message, name) == value for name, value in examples.get(kind, {}).items())
 
 
 @pytest.mark.parametrize("entries", [1, 14, 15, 16, 300])
