@@ -5,6 +5,7 @@ passwords are looked at a bounded number of times a second over every address.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import asyncssh
 
@@ -12,7 +13,7 @@ from nothanks_server.ssh.server import NO_SESSION_MESSAGE, ROOM_MESSAGE
 from nothanks_server.ssh.settings import SSHSettings, network_of
 from tools.loadgen.terminal_client import TerminalClient
 
-from .test_auth_limits import FakeClock, guess
+from .test_auth_limits import FakeClock, Guesser, guess
 from .test_logins import ssh_settings_for
 
 
@@ -186,3 +187,21 @@ async def test_the_fronts_per_address_limits_count_a_network_as_one(start_host):
     writer.close()
     for other in held:
         other.close()
+
+
+async def test_a_newcomers_password_goes_before_the_guesses_of_a_network_that_failed(start_sessions):
+    sessions = await start_sessions(password="sesame", auth_delay=0.0, password_rate=20, per_address=16)
+    server = sessions.server
+
+    async def guesses_from(source: str) -> None:
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await open_from(source, sessions.port, preferred_auth="password", client_factory=lambda: Guesser(["x"] * 6))
+
+    guessing = [asyncio.create_task(guesses_from("127.0.0.2")) for _ in range(6)]  # 36 guesses: 1.8 s at 20/s
+    await sessions.wait_until(lambda: len(server._password_queue) >= 3, timeout=10)
+    failed_before = server.auth_failures
+    conn = await open_from("127.0.0.3", sessions.port, password="sesame")  # the right one, from another network
+    assert server.auth_failures - failed_before <= 1  # at most the guess already let through as it arrived
+    conn.close()
+    await asyncio.gather(*guessing)
+    assert server.auth_failures == 36 and server.password_failures == {"127.0.0.2": 36}

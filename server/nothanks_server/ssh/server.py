@@ -14,15 +14,16 @@ then a connection logged in without a session. Players in a session are never cl
 newcomer whose own network holds the most is told the host is full. A connection logged in has
 ``session_timeout`` seconds to ask for its session, a login ``login_timeout`` (asyncssh's option) to finish.
 
-Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each
-failed password is logged (address and user name stripped of control characters), the next try on that
-connection waits ``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker
-serves its players meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time
-the last failure set), and after ``auth_tries`` failures the connection is disconnected. Passwords are looked at
-``password_rate`` a second at most over every address (a token bucket each worker shares among its connections,
-the rate split among the workers taking players); a key login never waits for it. Every failure is also
-reported (``on_auth_failure``) to the front, which shuts out an address past its budget across connections and
-workers (front.py).
+Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
+password is logged (address and user name stripped of control characters), the next try on that connection waits
+``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker serves its players
+meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time the last failure set),
+and after ``auth_tries`` failures the connection is disconnected. Passwords are looked at ``password_rate`` a second
+at most over every address (a token bucket each worker shares among its connections, the rate split among the
+workers taking players); while passwords wait, those of the network with the fewest failures go first, so a botnet's
+guesses queue behind a newcomer's password; a key login never waits at all. Every failure is also reported
+(``on_auth_failure``) to the front, which shuts out an address past its budget across connections and workers
+(front.py).
 
 Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
 ``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
@@ -60,6 +61,7 @@ ROOM_MESSAGE = "No Thanks! is full, and your address holds the most connections 
 NO_SESSION_MESSAGE = "No session was asked for in time after logging in."
 TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
+PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
 
 
@@ -125,6 +127,9 @@ class SessionServer:
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests: a fake clock's
         self.clock: Callable[[], float] = time.monotonic
         self._passwords: TokenBucket | None = None  # made at the first password (on the clock in use then)
+        self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
+        self._password_pump: asyncio.Task[None] | None = None
+        self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
 
     # Connections ------------------------------------------------------------------------------------------------
 
@@ -317,15 +322,41 @@ class SessionServer:
         most = max(held.values())
         return next(gate for gate in self._logins if held[gate.network] == most)
 
-    async def password_turn(self) -> None:
-        """Wait until a password may be looked at (``password_rate`` a second over every connection)."""
+    async def password_turn(self, network: str) -> None:
+        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
+        connection, and when passwords wait, the network with the fewest failed passwords goes first (the oldest
+        try of those), so that a newcomer's password is not queued behind a botnet's guesses."""
         rate = self.settings.password_rate / max(1, self.settings.workers)
         if rate <= 0:
             return
         if self._passwords is None:
             self._passwords = TokenBucket(rate, max(1.0, rate), None, self.clock())
-        while not self._passwords.take(self.clock()):
-            await self.sleep(1 / rate)
+        if not self._password_queue and self._passwords.take(self.clock()):
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._password_queue.append((network, turn))
+        if self._password_pump is None:
+            self._password_pump = self.spawn(self._pump_passwords(rate), name="ssh-passwords")
+        await turn
+
+    async def _pump_passwords(self, rate: float) -> None:
+        assert self._passwords is not None
+        try:
+            while self._password_queue:
+                while not self._passwords.take(self.clock()):
+                    await self.sleep(1 / rate)
+                queue = self._password_queue = [entry for entry in self._password_queue if not entry[1].done()]
+                if queue:
+                    failures = self.password_failures
+                    _network, turn = queue.pop(min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0)))
+                    turn.set_result(None)
+        finally:
+            self._password_pump = None
+
+    def password_failed(self, network: str) -> None:
+        self.password_failures[network] = self.password_failures.pop(network, 0) + 1  # the latest last
+        if len(self.password_failures) > PASSWORD_NETWORKS:
+            del self.password_failures[next(iter(self.password_failures))]
 
     # Authentication policy -------------------------------------------------------------------------------------
 
@@ -482,7 +513,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def _check_password(self, username: str, password: str) -> bool:
         await self._wait_turn()  # a try sent ahead waits for the delay the last failure set
-        await self._server.password_turn()
+        await self._server.password_turn(self.network)
         if self._server.password_ok(password):
             return True
         if self._failed(username, "password"):
@@ -510,6 +541,8 @@ class _Gate(asyncssh.SSHServer):
             self._failures,
             settings.auth_tries,
         )
+        if what == "password":
+            server.password_failed(self.network)
         if what == "password" and server.on_auth_failure is not None:
             server.on_auth_failure(address)
         if self._failures >= settings.auth_tries:
