@@ -117,6 +117,14 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     )
     add_limit(
         group,
+        "--ssh-connect-rate",
+        SSHSettings.connect_rate,
+        _("new SSH connections a second from one address, in bursts of 16; more are closed at once ({seconds:g})"),
+        kind=non_negative,
+        metavar="PER_SECOND",
+    )
+    add_limit(
+        group,
         "--ssh-auth-tries",
         SSHSettings.auth_tries,
         _("failed passwords (or refused keys) before a connection is dropped ({default})"),
@@ -170,6 +178,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         v6_prefix=args.ssh_ipv6_prefix,
         per_address=args.ssh_per_address,
         logins_per_address=args.ssh_logins_per_address,
+        connect_rate=args.ssh_connect_rate,
         auth_tries=args.ssh_auth_tries,
         auth_failures=args.ssh_auth_failures,
         workers=args.ssh_workers,

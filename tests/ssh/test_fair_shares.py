@@ -161,12 +161,12 @@ async def test_passwords_are_looked_at_at_most_password_rate_a_second_over_every
 def test_the_command_line_sets_the_deadlines_rate_shares_and_worker_cap():
     settings = ssh_settings_for(
         ["--ssh-port", "0", "--ssh-login-grace", "20", "--ssh-session-grace", "5", "--ssh-password-rate", "3"]
-        + ["--ssh-ipv4-prefix", "24", "--ssh-ipv6-prefix", "56", "--ssh-max-workers", "4"]
+        + ["--ssh-ipv4-prefix", "24", "--ssh-ipv6-prefix", "56", "--ssh-max-workers", "4", "--ssh-connect-rate", "1.5"]
     )
     assert settings is not None
     assert (settings.login_timeout, settings.session_timeout, settings.password_rate) == (20, 5, 3)
     assert (settings.v4_prefix, settings.v6_prefix, settings.max_workers) == (24, 56, 4)
-    assert settings.network("10.1.2.3") == "10.1.2.0/24"
+    assert settings.network("10.1.2.3") == "10.1.2.0/24" and settings.connect_rate == 1.5
 
 
 async def test_the_fronts_per_address_limits_count_a_network_as_one(start_host):
@@ -205,3 +205,20 @@ async def test_a_newcomers_password_goes_before_the_guesses_of_a_network_that_fa
     conn.close()
     await asyncio.gather(*guessing)
     assert server.auth_failures == 36 and server.password_failures == {"127.0.0.2": 36}
+
+
+async def test_connection_churn_from_one_address_is_turned_away_at_the_front(start_host):
+    front = await start_host(connect_rate=0.5, connect_burst=3)
+    for _ in range(3):
+        reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.7.1", 0))
+        assert (await reader.readline()).startswith(b"SSH-2.0-")
+        writer.close()
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.7.1", 0))
+    async with asyncio.timeout(10):
+        said = await reader.read()
+    assert b"too many new connections from your address" in said
+    writer.close()
+    assert front.refused == {"too many new connections": 1}
+    player = await TerminalClient().connect(front.port, local_addr=("127.0.7.2", 0))  # another address: in
+    await player.wait_for("No Thanks!")
+    await player.close()

@@ -21,12 +21,13 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
   client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
 - limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
-  connections at once, of which ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW``
-  seconds once ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker
-  reports its failures, its logins and its closed connections over its control socket). A connection past a limit gets
-  the server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
-  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
-  logged once per ``LOG_INTERVAL``, not once per connection.
+  connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
+  of ``connect_burst``), and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures`` passwords failed
+  from it in that time (on any connection, in any worker: each worker reports its failures, its logins and its closed
+  connections over its control socket). A connection past a limit gets the server's version line and an SSH disconnect
+  message saying why (``disconnect_packet``: before key exchange a packet is plain bytes, so the front needs no SSH
+  library for it; ``ssh`` prints it) and is closed; the address is logged once per ``LOG_INTERVAL``, not once per
+  connection.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
@@ -51,6 +52,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
+from ..limits import TokenBucket
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
 from .settings import SSHSettings, WorkerPlan
 
@@ -159,6 +161,7 @@ class SSHFront:
         self.open: Counter[str] = Counter()  # connections by address (waiting or in a worker)
         self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
+        self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
@@ -489,7 +492,19 @@ class SSHFront:
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
             return "too many logins in progress"
+        if settings.connect_rate > 0 and not self._connect_bucket(address).take(self.clock()):
+            return "too many new connections"  # churn: turned away here costs far less than an SSH handshake
         return None
+
+    def _connect_bucket(self, address: str) -> TokenBucket:
+        bucket = self._connects.pop(address, None)
+        if bucket is None:
+            rate = self.settings.connect_rate
+            bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
+        self._connects[address] = bucket  # the most recent last: the oldest are forgotten first
+        if len(self._connects) > REMEMBERED:
+            del self._connects[next(iter(self._connects))]
+        return bucket
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address)

@@ -69,6 +69,8 @@ class SSHSettings:
     auth_failures: int = 30  # failed passwords from one address within AUTH_WINDOW (front.py), then it is shut out
     per_address: int = 16  # connections from one address at once (front.py)
     logins_per_address: int = 8  # ... of which logging in at once
+    connect_rate: float = 2.0  # new connections a second from one address, sustained (front.py; 0: no limit)
+    connect_burst: int = 16  # ... and at once
     app: str = "nothanks_server.ssh.game:make_app_factory"  # module:function making each worker's app factory
     bot_choices: tuple[tuple[str, str], ...] = ()  # (name, what it is like) offered in the new-table dialog
     default_bot: str = ""  # the one chosen there at first ("": the host's default bot)
