@@ -61,7 +61,7 @@ class SSHSettings:
     workers: int = 1  # worker processes taking new players at once (front.py)
     worker_sessions: int = 200  # logins a worker takes before it drains (gets no more, exits when empty)
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
-    max_workers: int = 8  # worker processes alive at once (taking, or draining their last players)
+    max_workers: int = 4  # worker processes alive at once (taking, or draining their last players)
     inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
     inbound_burst: int = INBOUND_BURST
     auth_tries: int = 6  # failed passwords on one connection, then it is disconnected (OpenSSH's MaxAuthTries)
