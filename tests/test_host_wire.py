@@ -83,6 +83,7 @@ async def test_no_byte_sent_reveals_the_deck_the_removed_cards_the_seed_or_hidde
                 assert needle not in client.received
             for frame in client.frames:
                 scalars = set(walk(frame))
+                assert not any(isinstance(s, float) for s in walk(frame)), frame  # no table frame carries a float
                 assert not {"seed", "deck", "removed", "first_player"} & {s for s in scalars if isinstance(s, str)}
                 if frame.get("type") != "update":
                     continue

@@ -11,11 +11,102 @@ from nothanks_server.ssh.hostkey import HOST_KEY_NAME
 from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
-from ..i18n import _
+from ..i18n import N_, _
 from .argtypes import add_limit, non_negative, port, readable_file
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
+
+# The SSH front's limits: each option, the ``SSHSettings`` field it sets (whose default it shows) and its help.
+SSH_LIMITS = (
+    ("--max-sessions", "max_sessions", N_("SSH players at once; more are turned away ({default})"), "N"),
+    (
+        "--max-logins",
+        "max_logins",
+        N_(
+            "SSH connections logging in at once (below --max-sessions); one more closes the biggest holder's oldest"
+            " ({default})"
+        ),
+        "N",
+    ),
+    (
+        "--ssh-per-address",
+        "per_address",
+        N_("SSH connections from one address at once; more are closed at once ({default})"),
+        "N",
+    ),
+    ("--ssh-logins-per-address", "logins_per_address", N_("... of which logging in at once ({default})"), "N"),
+    (
+        "--ssh-ipv4-prefix",
+        "v4_prefix",
+        N_("IPv4 addresses in one /PREFIX count as one address in the SSH limits ({default})"),
+        "PREFIX",
+    ),
+    ("--ssh-ipv6-prefix", "v6_prefix", N_("... and IPv6 addresses in one /PREFIX ({default})"), "PREFIX"),
+    (
+        "--ssh-auth-tries",
+        "auth_tries",
+        N_("failed passwords (or refused keys) before a connection is dropped ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-auth-failures",
+        "auth_failures",
+        N_("failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-workers",
+        "workers",
+        N_("worker processes taking new SSH players at once, e.g. one per core ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-worker-sessions",
+        "worker_sessions",
+        N_("a worker takes this many logins, then gets no more and exits when its last player leaves ({default})"),
+        "N",
+    ),
+    ("--ssh-worker-mib", "worker_mib", N_("... or once its memory passes this many MiB ({default})"), "MIB"),
+    (
+        "--ssh-max-workers",
+        "max_workers",
+        N_("SSH worker processes alive at once, draining ones included ({default})"),
+        "N",
+    ),
+)
+# ... and those that are times or rates (any number >= 0), the same way.
+SSH_RATES = (
+    (
+        "--ssh-login-grace",
+        "login_timeout",
+        N_("seconds an SSH connection has to log in, as OpenSSH's LoginGraceTime ({seconds:g})"),
+        "SECONDS",
+    ),
+    (
+        "--ssh-session-grace",
+        "session_timeout",
+        N_("... and, once logged in, to open its session ({seconds:g})"),
+        "SECONDS",
+    ),
+    (
+        "--ssh-password-rate",
+        "password_rate",
+        N_("SSH passwords checked per second over every address; key logins never wait ({seconds:g})"),
+        "PER_SECOND",
+    ),
+    (
+        "--ssh-connect-rate",
+        "connect_rate",
+        N_("new SSH connections a second from one address, in bursts of 16; more are closed at once ({seconds:g})"),
+        "PER_SECOND",
+    ),
+)
+
+
+def _dest(flag: str) -> str:
+    """Where argparse keeps ``flag``'s value: ``--ssh-workers`` -> ``ssh_workers``."""
+    return flag.removeprefix("--").replace("-", "_")
 
 
 def default_host_key_path(data_dir: Path | None) -> Path:
@@ -31,7 +122,6 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ssh-port",
         type=port,
-        default=None,
         metavar="PORT",
         help=_("also serve over SSH on PORT (e.g. {port})").format(port=DEFAULT_SSH_PORT),
     )
@@ -44,119 +134,19 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ssh-authorized-keys",
         type=readable_file,
-        default=None,
         metavar="FILE",
         help=_("only the public keys in this authorized_keys file get in over SSH"),
     )
     group.add_argument(
         "--ssh-host-key",
         type=Path,
-        default=None,
         metavar="FILE",
         help=_("the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)"),
     )
-    add_limit(group, "--max-sessions", 100, _("SSH players at once; more are turned away ({default})"))
-    add_limit(
-        group,
-        "--max-logins",
-        SSHSettings.max_logins,
-        _(
-            "SSH connections logging in at once (below --max-sessions); one more closes the biggest holder's oldest"
-            " ({default})"
-        ),
-    )
-    add_limit(
-        group,
-        "--ssh-login-grace",
-        SSHSettings.login_timeout,
-        _("seconds an SSH connection has to log in, as OpenSSH's LoginGraceTime ({seconds:g})"),
-        kind=non_negative,
-        metavar="SECONDS",
-    )
-    add_limit(
-        group,
-        "--ssh-session-grace",
-        SSHSettings.session_timeout,
-        _("... and, once logged in, to open its session ({seconds:g})"),
-        kind=non_negative,
-        metavar="SECONDS",
-    )
-    add_limit(
-        group,
-        "--ssh-password-rate",
-        SSHSettings.password_rate,
-        _("SSH passwords checked per second over every address; key logins never wait ({seconds:g})"),
-        kind=non_negative,
-        metavar="PER_SECOND",
-    )
-    add_limit(
-        group,
-        "--ssh-ipv4-prefix",
-        SSHSettings.v4_prefix,
-        _("IPv4 addresses in one /PREFIX count as one address in the SSH limits ({default})"),
-        metavar="PREFIX",
-    )
-    add_limit(
-        group,
-        "--ssh-ipv6-prefix",
-        SSHSettings.v6_prefix,
-        _("... and IPv6 addresses in one /PREFIX ({default})"),
-        metavar="PREFIX",
-    )
-    add_limit(
-        group,
-        "--ssh-per-address",
-        SSHSettings.per_address,
-        _("SSH connections from one address at once; more are closed at once ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-logins-per-address",
-        SSHSettings.logins_per_address,
-        _("... of which logging in at once ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-connect-rate",
-        SSHSettings.connect_rate,
-        _("new SSH connections a second from one address, in bursts of 16; more are closed at once ({seconds:g})"),
-        kind=non_negative,
-        metavar="PER_SECOND",
-    )
-    add_limit(
-        group,
-        "--ssh-auth-tries",
-        SSHSettings.auth_tries,
-        _("failed passwords (or refused keys) before a connection is dropped ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-auth-failures",
-        SSHSettings.auth_failures,
-        _("failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"),
-    )
-    add_limit(
-        group, "--ssh-workers", 1, _("worker processes taking new SSH players at once, e.g. one per core ({default})")
-    )
-    add_limit(
-        group,
-        "--ssh-worker-sessions",
-        SSHSettings.worker_sessions,
-        _("a worker takes this many logins, then gets no more and exits when its last player leaves ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-worker-mib",
-        SSHSettings.worker_mib,
-        _("... or once its memory passes this many MiB ({default})"),
-        metavar="MIB",
-    )
-    add_limit(
-        group,
-        "--ssh-max-workers",
-        SSHSettings.max_workers,
-        _("SSH worker processes alive at once, draining ones included ({default})"),
-    )
+    for flag, field, help, metavar in SSH_LIMITS:
+        add_limit(group, flag, getattr(SSHSettings, field), _(help), metavar=metavar)
+    for flag, field, help, metavar in SSH_RATES:
+        add_limit(group, flag, getattr(SSHSettings, field), _(help), kind=non_negative, metavar=metavar)
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -169,22 +159,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         port=args.ssh_port,
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
-        max_sessions=args.max_sessions,
-        max_logins=args.max_logins,
-        login_timeout=args.ssh_login_grace,
-        session_timeout=args.ssh_session_grace,
-        password_rate=args.ssh_password_rate,
-        v4_prefix=args.ssh_ipv4_prefix,
-        v6_prefix=args.ssh_ipv6_prefix,
-        per_address=args.ssh_per_address,
-        logins_per_address=args.ssh_logins_per_address,
-        connect_rate=args.ssh_connect_rate,
-        auth_tries=args.ssh_auth_tries,
-        auth_failures=args.ssh_auth_failures,
-        workers=args.ssh_workers,
-        worker_sessions=args.ssh_worker_sessions,
-        worker_mib=args.ssh_worker_mib,
-        max_workers=args.ssh_max_workers,
+        **{field: getattr(args, _dest(flag)) for flag, field, _help, _metavar in SSH_LIMITS + SSH_RATES},
         bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
         default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

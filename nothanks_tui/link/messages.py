@@ -163,9 +163,11 @@ def decode_client(message: object) -> ClientMessage:
 
 
 def request_id_of(message: object) -> int | None:
-    """The id of a frame that may not decode: what its error answers (``re``), if it is a plain int."""
+    """The id of a frame that may not decode: what its error answers (``re``), if it is a valid id (an int
+    0..``MAX_ID``); an invalid one is never echoed."""
     request_id = message.get("id") if isinstance(message, dict) else None
-    return request_id if isinstance(request_id, int) and not isinstance(request_id, bool) else None
+    valid = isinstance(request_id, int) and not isinstance(request_id, bool) and 0 <= request_id <= MAX_ID
+    return request_id if valid else None
 
 
 def encode_message(message: ClientMessage) -> bytes:

@@ -13,6 +13,7 @@ import logging
 
 from nothanks_tui.link import TableSummary
 
+from ..background import every, stop_task
 from .directory import HOST_TTL, Directory, ListedTable
 
 log = logging.getLogger(__name__)
@@ -31,20 +32,19 @@ class LobbyCache:
     async def start(self) -> None:
         """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
         await self.refresh()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="lobby cache")
+        # A beat: the hosts publish at this pace too.
+        self._task = asyncio.get_running_loop().create_task(
+            every(self.interval, self.refresh, self._failed), name="lobby cache"
+        )
 
     async def refresh(self) -> None:
         listed = await self.directory.lobby()
         self.listed = sorted(listed, key=_listing_order)
         self.refreshes += 1
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)  # a beat: the hosts publish at this pace too
-            try:
-                await self.refresh()
-            except Exception as error:  # Redis away: the last listing stays; the next beat tries again
-                log.warning("could not read the shared lobby: %s", error)
+    @staticmethod
+    def _failed(error: Exception) -> None:  # Redis away: the last listing stays; the next beat tries again
+        log.warning("could not read the shared lobby: %s", error)
 
     def summary(self, table_id: str) -> TableSummary | None:
         for line in self.listed:
@@ -53,10 +53,8 @@ class LobbyCache:
         return None
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await stop_task(self._task)
+        self._task = None
 
 
 def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:
