@@ -296,12 +296,17 @@ def ismcts_bot(seed: int | None = None) -> IsmctsBot:
     return IsmctsBot(seed, IsmctsSettings())
 
 
-def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
-    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
+def parse_iterations(bot: str, setting: str) -> int:
+    """The N of ``bot:N`` (1..1,000,000 iterations); ValueError otherwise."""
     try:
         iterations = int(setting)
     except ValueError:
-        raise ValueError(f"ismcts:N takes a number of iterations, not {setting!r}") from None
+        raise ValueError(f"{bot}:N takes a number of iterations, not {setting!r}") from None
     if not 1 <= iterations <= 1_000_000:
-        raise ValueError(f"ismcts:N takes 1..1000000 iterations, not {iterations}")
-    return IsmctsBot(seed, IsmctsSettings(iterations=iterations))
+        raise ValueError(f"{bot}:N takes 1..1000000 iterations, not {iterations}")
+    return iterations
+
+
+def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
+    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
+    return IsmctsBot(seed, IsmctsSettings(iterations=parse_iterations("ismcts", setting)))
