@@ -22,10 +22,10 @@ import nothanks_tui
 from nothanks_tui.bots import ismcts
 from nothanks_tui.bots.ismcts import search
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
 
-LEVELS = {"hard": HARD, "expert": EXPERT}
+LEVELS = {"hard": ISMCTS_HARD, "expert": ISMCTS_EXPERT}
 
 
 def positions(count: int) -> list:

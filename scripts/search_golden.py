@@ -19,13 +19,13 @@ from pathlib import Path
 from nothanks_tui.bots import make_bot
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
 from nothanks_tui.engine import GameConfig, PlayerView, apply, new_game, view_for
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "search_golden.json"
 SETTINGS = {  # small budgets: the same code paths as the levels, in a fraction of the time
-    "hard-kind": replace(HARD, work=20_000),
-    "expert-kind-noread": replace(EXPERT, read_rivals=False, work=20_000),
+    "hard-kind": replace(ISMCTS_HARD, work=20_000),
+    "expert-kind-noread": replace(ISMCTS_EXPERT, read_rivals=False, work=20_000),
     "ismcts": IsmctsSettings(iterations=150),
 }
 

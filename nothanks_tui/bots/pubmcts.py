@@ -47,12 +47,23 @@ EXPLORATION = 30.0  # the published bot's constant for full games, in points of 
 
 @dataclass(frozen=True, slots=True)
 class PubResult:
-    """Root statistics: visits of each action and the mover's mean final score after it (lower is better)."""
+    """Root statistics: visits of each action and the mover's mean final score after it (lower is better), and the
+    iterations (``worlds``, as ``nothanks advise`` names them). ``take`` and ``pass_`` are the values advise
+    reports (higher is better): the mean scores negated."""
 
     take_visits: int
     pass_visits: int
     take_score: float
     pass_score: float
+    worlds: int = 0
+
+    @property
+    def take(self) -> float:
+        return -self.take_score
+
+    @property
+    def pass_(self) -> float:
+        return -self.pass_score
 
     @property
     def action(self) -> Action:
@@ -197,7 +208,7 @@ def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION) ->
         tv, pv, take_sum, pass_sum = search_in_c.pub_run(*args, iterations, float(c), rng.random)
     else:
         tv, pv, take_sum, pass_sum = _python_search(*args, iterations, float(c), rng.random)
-    return PubResult(tv, pv, take_sum / tv if tv else 0.0, pass_sum / pv if pv else 0.0)
+    return PubResult(tv, pv, take_sum / tv if tv else 0.0, pass_sum / pv if pv else 0.0, iterations)
 
 
 class PubMctsBot:
@@ -208,11 +219,15 @@ class PubMctsBot:
         self.seed = random.randrange(1 << 32) if seed is None else seed
         self.iterations = iterations
 
+    def evaluate(self, info: InfoSet) -> PubResult:
+        """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
+        return search(info, self.iterations, self.seed)
+
     def choose(self, view: PlayerView) -> Action:
         """Thread-safe: no state changes between calls; the same view and seed give the same action."""
         if (view.my_chips or 0) <= 0:
             return Action.TAKE
-        return search(info_from_view(view), self.iterations, self.seed).action
+        return self.evaluate(info_from_view(view)).action
 
 
 def pubmcts_bot(seed: int | None = None) -> PubMctsBot:
