@@ -420,7 +420,7 @@ typedef struct {
     long pot;
     int card, seat;
     long n, tv, pv;
-    double take_sums[PUB_SEATS], pass_sums[PUB_SEATS];
+    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
 } PubNode;
 
 typedef struct {
@@ -582,8 +582,8 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
                 }
             } else {
                 double log_n = log((double)(node->n + 1));
-                take = node->take_sums[seat] / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
-                       node->pass_sums[seat] / (double)node->pv - c * sqrt(log_n / (double)node->pv);
+                take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
+                       node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
             }
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
@@ -615,15 +615,16 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         for (int s = 0; s < steps; s++) {
             PubNode *visited = &nodes[path[s].node];
             visited->n += 1;
-            double *sums = path[s].took ? visited->take_sums : visited->pass_sums;
-            if (path[s].took)
+            if (path[s].took) {
                 visited->tv += 1;
-            else
+                visited->take_sum += (double)scores[path[s].mover];
+            } else {
                 visited->pv += 1;
-            for (int i = 0; i < players; i++) sums[i] += (double)scores[i];
+                visited->pass_sum += (double)scores[path[s].mover];
+            }
         }
     }
-    result = Py_BuildValue("lldd", nodes[0].tv, nodes[0].pv, nodes[0].take_sums[seat0], nodes[0].pass_sums[seat0]);
+    result = Py_BuildValue("lldd", nodes[0].tv, nodes[0].pv, nodes[0].take_sum, nodes[0].pass_sum);
 done:
     PyMem_Free(nodes);
     PyMem_Free(table);

@@ -135,8 +135,8 @@ def _python_search(
 ) -> tuple[int, int, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
-    key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, every seat's score sums
-    after taking, after passing]."""
+    key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
+    taking, after passing]: the only part of the backed-up score vector a node's mover reads."""
     players = len(masks0)
     log = math.log
     sqrt = math.sqrt
@@ -150,11 +150,11 @@ def _python_search(
         chips = list(chips0)
         card, pot, seat, deck_left = card0, pot0, seat0, deck_left0
         key = root_key
-        path: list[tuple[list, bool]] = []
+        path: list[tuple[list, bool, int]] = []
         while True:
             node = tree.get(key)
             if node is None:
-                tree[key] = [0, 0, 0, [0.0] * players, [0.0] * players]
+                tree[key] = [0, 0, 0, 0.0, 0.0]
                 value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand)
                 break
             mine = chips[seat]
@@ -167,8 +167,8 @@ def _python_search(
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:
                     log_n = log(node[0] + 1)
-                    take = node[3][seat] / tv - c * sqrt(log_n / tv) <= node[4][seat] / pv - c * sqrt(log_n / pv)
-            path.append((node, take))
+                    take = node[3] / tv - c * sqrt(log_n / tv) <= node[4] / pv - c * sqrt(log_n / pv)
+            path.append((node, take, seat))
             if take:
                 chips[seat] = mine + pot
                 masks[seat] |= 1 << card
@@ -189,14 +189,16 @@ def _python_search(
                 if seat == players:
                     seat = 0
             key = (card, pot, seat, tuple(masks), tuple(chips))
-        for visited, took in path:
+        for visited, took, mover in path:
             visited[0] += 1
-            sums = visited[3] if took else visited[4]
-            visited[1 if took else 2] += 1
-            for i in range(players):
-                sums[i] += value[i]
+            if took:
+                visited[1] += 1
+                visited[3] += value[mover]
+            else:
+                visited[2] += 1
+                visited[4] += value[mover]
     root = tree[root_key]
-    return root[1], root[2], root[3][seat0], root[4][seat0]
+    return root[1], root[2], root[3], root[4]
 
 
 def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION) -> PubResult:
