@@ -20,11 +20,13 @@ from .engine import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     STANDARD,
-    TACTICAL,
+    VARIANTS,
+    IllegalMove,
     PlayerView,
     choices,
+    variant_of,
 )
-from .engine.config import TACTICAL_REMOVED, TOTAL_CHIPS, standard_chips
+from .engine.config import TOTAL_CHIPS
 
 MAX_LINE = 65_536
 
@@ -59,11 +61,13 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
     if to_move != seat:
         raise BadPosition("impossible_position", f"advice is for the seat to move; seat {to_move} is to move")
     variant = data.get("variant", STANDARD)
-    if variant not in (STANDARD, TACTICAL):
-        raise BadPosition("bad_position", "'variant' must be 'standard' or 'tactical'")
+    try:
+        rules = variant_of(variant)
+    except IllegalMove:
+        raise BadPosition("bad_position", f"'variant' must be one of {', '.join(map(repr, VARIANTS))}") from None
     chips_each = data.get("chips_per_player")
     if chips_each is None:
-        chips_each = standard_chips(players) - (1 if variant == TACTICAL else 0)
+        chips_each = rules.chips(players)
     else:
         chips_each = _int(data, "chips_per_player", 0, TOTAL_CHIPS // players)
     total = chips_each * players
@@ -85,8 +89,9 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
                 raise BadPosition("impossible_position", f"card {value} appears twice")
             seen.add(value)
         hands.append(tuple(sorted(hand)))
-    if variant == TACTICAL and seen & set(TACTICAL_REMOVED):
-        raise BadPosition("impossible_position", "the tactical variant sets 10, 20 and 30 aside")
+    if seen & set(rules.set_aside):
+        cards = ", ".join(map(str, rules.set_aside))
+        raise BadPosition("impossible_position", f"the {rules.name} variant sets {cards} aside")
     taken = sum(len(hand) for hand in hands)
     if taken != CARDS_PLAYED - 1 - deck_left:
         raise BadPosition(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .bots import bot_names, describe
-from .commands.argtypes import bot_name, non_negative, players, positive
+from .commands.argtypes import add_variant_options, bot_name, non_negative, players, positive
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, known_language, use_language
@@ -76,9 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seed", type=int, default=None, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
-    play.add_argument(
-        "--tactical", action="store_true", help=_("tactical variant: 10, 20, 30 always set aside, 1 chip fewer")
-    )
+    add_variant_options(play)
     play.add_argument("--name", default=None, help=_("your display name (default: you, in your language)"))
     play.add_argument(
         "--bot-pace",
@@ -151,7 +149,7 @@ def _play(args: argparse.Namespace) -> int:
         bot=args.bot,
         seed=args.seed,
         open_chips=args.open_chips,
-        tactical=args.tactical,
+        variant=args.variant,
         name=args.name or _("you"),
         bot_pace=args.bot_pace,
     )

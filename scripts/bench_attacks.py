@@ -57,8 +57,9 @@ from typing import TYPE_CHECKING, cast
 import msgpack
 
 if TYPE_CHECKING:
-    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+    from tools.loadgen.terminal_client import TerminalClient
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (the scripted SSH players) is not installed
 HOST = "127.0.0.1"
 ATTACKER, BYSTANDER, NEWCOMER = "127.0.0.2", "127.0.0.3", "127.0.0.4"
 PROTOCOL = 2
@@ -185,7 +186,7 @@ TO_THE_TABLE = [  # keys from the welcome screen to a started game at a 3-seat t
 
 
 def _turn_or_over(client: TerminalClient) -> bool:
-    from nothanks_server.ssh.loadgen.visitors import my_turn
+    from tools.loadgen.visitors import my_turn
 
     return my_turn(client) or "Game over" in client.text()
 
@@ -200,8 +201,8 @@ class SSHBystander:
     failure: str = ""
 
     async def play(self, port: int, stop: asyncio.Event) -> None:
-        from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
-        from nothanks_server.ssh.loadgen.visitors import my_turn, play_my_turn
+        from tools.loadgen.terminal_client import TerminalClient
+        from tools.loadgen.visitors import my_turn, play_my_turn
 
         while not stop.is_set():
             started = time.monotonic()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The SSH front's benchmark: a real host (``nothanks server --ssh-port 0``, its SSH worker processes) and scripted
-SSH players (server/nothanks_server/ssh/loadgen/visitors.py) in separate processes, on loopback. One mode per run:
+SSH players (tools/loadgen/visitors.py) in separate processes, on loopback. One mode per run:
 
 - ``crowd``: ``--players`` (100) each connect, create a 3-seat table with two bots and play, thinking ``--think``
   (0.3-1.5 s) before each move, for ``--play-seconds``; meanwhile ``--newcomers`` arrive one by one and wait for
@@ -131,7 +131,7 @@ class Host:
 
 
 def visitors(port: int, *arguments: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "nothanks_server.ssh.loadgen.visitors", "--port", str(port), *arguments]
+    command = [sys.executable, "-m", "tools.loadgen.visitors", "--port", str(port), *arguments]
     return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 

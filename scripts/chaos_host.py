@@ -3,7 +3,7 @@
 
 Runs ``nothanks server --data-dir D`` on loopback with many tables (scripted TCP players and bots), SIGKILLs it at
 random moments (some right after a game ended, while its record is written), restarts it with the same data dir
-and checks every table, every acknowledged move and every record (server/nothanks_server/chaos.py says how).
+and checks every table, every acknowledged move and every record (tools/chaos.py says how).
 Bounded: --kills, --seconds. Prints a summary table; exit status 1 if anything was lost.
 
     .venv/bin/python scripts/chaos_host.py [--kills 30] [--tables 8] [--seconds 600] [--data-dir DIR]
@@ -17,7 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from nothanks_server.chaos import ChaosSettings, run_chaos
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (the chaos run) is not installed
+
+from tools.chaos import ChaosSettings, run_chaos
 
 
 def main() -> int:

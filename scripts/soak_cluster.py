@@ -43,15 +43,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the harness lives with the tests: tests/cluster/cluster_processes.py
+sys.path.insert(
+    0, str(ROOT)
+)  # the harness lives with the tests (tests/cluster/cluster_processes.py), players in tools/
 
 import asyncssh  # noqa: E402
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient  # noqa: E402
-from nothanks_server.ssh.loadgen.visitors import my_turn, play_my_turn  # noqa: E402
 from nothanks_tui.defaults import DEFAULT_BOT  # noqa: E402
 from tests.cluster.cluster_processes import Cluster, ClusterShape, Member, running_cluster  # noqa: E402
 from tests.cluster.tcp_player import TcpPlayer  # noqa: E402
+from tools.loadgen.terminal_client import TerminalClient  # noqa: E402
+from tools.loadgen.visitors import my_turn, play_my_turn  # noqa: E402
 
 WAIT = 60.0  # a single wait that takes longer is a failure, counted and reported
 ATTEMPT = 10.0  # one attempt of an SSH player to connect again; it tries again until WAIT is over
@@ -388,8 +390,8 @@ async def moves_lost(cluster: Cluster, seen: dict[tuple[str, int], Seen]) -> tup
     """What players saw accepted against what the cluster kept: a finished game against its record (filed in Redis
     by the host that played its last move; the fenced log keeps only each table's current game), the game in
     progress against the fenced log. Problems, and counts."""
-    from nothanks_server.chaos import read_store_records
     from nothanks_server.cluster.movelog import MoveLog
+    from tools.chaos import read_store_records
 
     directory = await cluster.directory_client()
     filed: dict[tuple[str, int], dict[str, Any]] = {}  # the cluster's records in Redis (redis_history.py) ...

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tools/ (the scripted SSH players) is not installed
 FIRST_SCREEN = "Go to the tables"  # the welcome screen's button: drawn last of its widgets' text
 TICKS = os.sysconf("SC_CLK_TCK")
 PHASES = (
@@ -360,7 +361,7 @@ def _worker_child(
 
 async def _login_asyncssh(port: int, kex: str | None = None) -> float:
     """One login with asyncssh's client (the loadgen's terminal): seconds to the first screen; then hang up."""
-    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+    from tools.loadgen.terminal_client import TerminalClient
 
     client = TerminalClient(screen="fast")
     await client.connect(port, "play", **({"kex_algs": [kex]} if kex else {}))
@@ -372,7 +373,7 @@ async def _login_asyncssh(port: int, kex: str | None = None) -> float:
 
 async def _logins_at_once(port: int, count: int, kex: str | None) -> list[float]:
     """``count`` asyncssh logins started together: each one's seconds to its screen (all hang up once all saw)."""
-    from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+    from tools.loadgen.terminal_client import TerminalClient
 
     async def one() -> tuple[TerminalClient, float]:
         client = TerminalClient(screen="fast")

@@ -10,7 +10,8 @@ checkout: its own code runs in all three, through ``PYTHONPATH``):
   forkserver does (every import, the first screen drawn headless, ``gc.freeze``), then runs the tree's own
   ``SessionServer`` with the tree's app factory on a listening socket, freezing its heap every second as a real
   worker does; tracemalloc traces everything from after the preload;
-- the tree's scripted SSH visitors (``nothanks_server.ssh.loadgen.visitors``, real asyncssh clients with a pty):
+- the tree's scripted SSH visitors (``tools.loadgen.visitors``; ``nothanks_server.ssh.loadgen.visitors`` in older
+  trees; real asyncssh clients with a pty):
   two come and go to warm the worker up, then ``--players`` each name themselves, create a 3-seat table with two
   bots, start and play for ``--play-seconds`` (the ``crowd`` script of scripts/bench_ssh.py), and stay connected.
 
@@ -85,7 +86,10 @@ def start_host(tree: Path, data_dir: str) -> tuple[subprocess.Popen[str], int]:
 
 
 def visitors(tree: Path, port: int, *arguments: str) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "nothanks_server.ssh.loadgen.visitors", "--port", str(port), "--screen", "fast"]
+    module = (
+        "tools.loadgen.visitors" if (tree / "tools" / "loadgen").is_dir() else "nothanks_server.ssh.loadgen.visitors"
+    )
+    command = [sys.executable, "-m", module, "--port", str(port), "--screen", "fast"]
     return subprocess.Popen(
         [*command, *arguments], cwd=tree, env=tree_environment(tree), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         text=True,
@@ -222,7 +226,7 @@ def measure(args: argparse.Namespace) -> int:
             worker.ask("wait-empty")
             memory["gone"] = worker.ask("snapshot gone live")
             left_behind = worker.ask("apps")
-            reclaimed = worker.ask("reclaimed")["reclaimed"]
+            frozen = worker.ask("frozen")["frozen"]
         finally:
             if worker is not None:
                 worker.stop()
@@ -238,7 +242,7 @@ def measure(args: argparse.Namespace) -> int:
         "load": [os.getloadavg()[0]],
         "process_mib": memory,
         "apps_left_behind": left_behind,
-        "reclaimed": reclaimed,
+        "frozen_heap": frozen,
         "per_player": {},
         "groups": {},
     }
@@ -253,8 +257,8 @@ def measure(args: argparse.Namespace) -> int:
     for name in ("base", "held", "live", "gone"):
         print(f"  worker {name}: {memory[name]}")
     print(f"  apps alive once all had left: {left_behind['apps']}")
-    if reclaimed is not None:
-        print(f"  the worker's reclaimer: {reclaimed}")
+    if frozen is not None:
+        print(f"  the worker's frozen heap: {frozen}")
     for holder in left_behind["held by"]:
         print(f"    held by {holder}")
     for grouping in ("package", "ours-file"):
@@ -320,14 +324,12 @@ async def serve(args: argparse.Namespace) -> None:
     )  # fmt: skip
     factory = load_app_factory(plan)
     freezer: Any = None
-    try:  # a tree whose workers give back closed screens and ended apps (ssh/freezer.py) does here as they do
+    try:  # a tree whose workers collect before each freeze (ssh/freezer.py) does here as they do
         from nothanks_server.ssh.freezer import Freezer
-        from nothanks_server.ssh.reclaimer import Reclaimer
     except ImportError:
         pass
     else:
-        freezer = Freezer(Reclaimer())
-        factory = freezer.reclaimer.watching(factory)
+        freezer = Freezer()
     server = SessionServer(settings, factory)
     await server.prepare()
     loop = asyncio.get_running_loop()
@@ -362,14 +364,9 @@ async def serve(args: argparse.Namespace) -> None:
             answer: dict[str, Any] = {"port": listener.getsockname()[1]}
         elif request[0] == "wait-empty":
             await server.wait_until(lambda: server.connections == 0 and server.running_apps == 0, 120)
-            if freezer is not None:  # and the ended apps reclaimed, as a worker does in the seconds after
-                for _ in range(20):
-                    await asyncio.sleep(1.0)
-                    if not freezer.reclaimer.pending:
-                        break
             answer = {"empty": True}
-        elif request[0] == "reclaimed":
-            answer = {"reclaimed": freezer.summary() if freezer is not None else None}
+        elif request[0] == "frozen":
+            answer = {"frozen": freezer.summary() if freezer is not None else None}
         elif request[0] == "apps":  # the apps still alive once every player has left, and what holds the first
             gc.unfreeze()
             gc.collect()

@@ -1,13 +1,13 @@
 """The chaos run, short (CI): a real ``nothanks server`` SIGKILLed a few times loses no table, move or record.
 
-The machinery is the installed module ``nothanks_server.chaos`` (scripts/chaos_host.py runs the long version).
+The machinery is ``tools.chaos`` (not installed; scripts/chaos_host.py runs the long version).
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from nothanks_server.chaos import ChaosRun, ChaosSettings
+from tools.chaos import ChaosRun, ChaosSettings
 
 
 async def test_a_host_killed_three_times_loses_no_table_no_move_and_records_every_game_once(tmp_path):

@@ -54,6 +54,16 @@ def lobby(tmp_path):
     lobby.close()
 
 
+async def test_a_hosts_bots_get_first_names_as_local_bots_do_never_their_kind(lobby):
+    """Issue 29 #13: a host's bots were called "medium", "medium 2"; they are named as at a local table."""
+    ana = await lobby_player(lobby, "Ana")
+    conn = await ana.create_table(NewTable(players=4, bots=2, bot="random"))
+    await conn.add_bot("threshold")
+    full = await next_matching(conn, lambda e: isinstance(e, TableWaiting) and e.can_start)
+    assert [seat.name for seat in full.seats] == ["Ana", "bo", "cy", "dee"]  # (the player keeps "Ana")
+    assert all(seat.is_bot for seat in full.seats[1:])
+
+
 async def test_creator_sits_adds_bots_and_starts_and_bots_play_to_the_end(lobby, tmp_path):
     alice = await lobby_player(lobby, "alice")
     conn = await alice.create_table(NewTable(players=3, bots=1))
@@ -285,13 +295,13 @@ async def test_a_bot_that_crashes_or_cheats_still_moves_and_the_game_ends(monkey
 def test_bots_think_for_the_set_delay_give_or_take_its_spread():
     """Tables that start together drift apart: each bot move waits 0.8 s +- 25 %, drawn afresh each time."""
     table = Table("t1", TableSettings(players=3, bot_delay=0.8))
-    waits = [table.bot_wait() for _ in range(200)]
+    waits = [table.driver.wait() for _ in range(200)]
     assert all(0.6 <= wait <= 1.0 for wait in waits)
     assert max(waits) - min(waits) > 0.2  # spread over the range, not one value
     assert abs(sum(waits) / len(waits) - 0.8) < 0.05
     steady = Table("t2", TableSettings(players=3, bot_delay=0.5, bot_delay_spread=0))
-    assert {steady.bot_wait() for _ in range(20)} == {0.5}
-    assert Table("t3", TableSettings(players=3, bot_delay=0)).bot_wait() == 0
+    assert {steady.driver.wait() for _ in range(20)} == {0.5}
+    assert Table("t3", TableSettings(players=3, bot_delay=0)).driver.wait() == 0
 
 
 async def test_the_bots_play_on_without_holding_anything_of_the_player_who_called():
@@ -322,7 +332,7 @@ async def test_the_bots_play_on_without_holding_anything_of_the_player_who_calle
         await asyncio.get_running_loop().create_task(start_as_the_player(held), context=contextvars.Context())
         await asyncio.sleep(0)  # the loop's handle that woke this test up holds the finished task until it returns
         table = lobby.table(lobby.tables()[0].table_id)
-        assert table._driver is not None and not table._driver.done(), "the bot's turn is being driven"
+        assert table.driver.task is not None and not table.driver.task.done(), "the bot's turn is being driven"
         del held
         gc.collect()
         assert gone() is None, "the table's task holds the caller's context"

@@ -7,7 +7,6 @@ import asyncio
 import pytest
 
 from nothanks_tui.client.tcp import TcpLobby, parse_address
-from nothanks_tui.defaults import DEFAULT_BOT
 from nothanks_tui.engine import Action, read_record, replay
 from nothanks_tui.link import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.wire import PROTOCOL_VERSION
@@ -62,7 +61,7 @@ async def test_two_players_and_a_bot_play_a_full_game_over_tcp_and_a_spectator_w
         assert results[0].can_restart and not final.can_restart
         [path] = list(tmp_path.glob("*.json"))
         record = read_record(path)
-        assert record["players"] == ["alice", DEFAULT_BOT, "bob"]
+        assert record["players"] == ["alice", "ana", "bob"]
         assert replay(record).hands == final.view.hands
         for client in (alice, bob, eve):
             await client.close()
@@ -172,7 +171,7 @@ async def test_leave_a_table_then_create_another_and_add_bots_over_tcp():
         await second.add_bot()
         await second.add_bot("threshold")
         ready = await next_matching(second, lambda e: isinstance(e, TableWaiting) and e.can_start)
-        assert [s.name for s in ready.seats] == ["alice", "random", "threshold"]
+        assert [s.name for s in ready.seats] == ["alice", "ana", "bo"]
         assert all(s.is_bot for s in ready.seats[1:])
         await second.add_bot()
         assert (await next_matching(second, lambda e: isinstance(e, Rejected))).code == "table_full"

@@ -25,7 +25,6 @@ from nothanks_server.store import (
     StoreError,
     hash_token,
 )
-from nothanks_tui.defaults import DEFAULT_BOT
 from nothanks_tui.engine import Action, read_record, replay
 from nothanks_tui.link import NewTable, Rejected, TableUpdate, TableWaiting
 
@@ -101,7 +100,7 @@ async def test_a_table_that_had_not_started_comes_back_with_its_seats_and_creato
     second = Lobby(settings(tmp_path, restored_waiting_grace=3600))
     second.start()
     table = second.table(summary.table_id)
-    assert [s.name for s in table.seats] == ["alice", DEFAULT_BOT, "bob"] and table.creator_seat == 0
+    assert [s.name for s in table.seats] == ["alice", "ana", "bob"] and table.creator_seat == 0
     alice = InProcessLobby(second, "alice")
     await alice.start()
     back = await alice.resume(tokens["alice"])
@@ -112,7 +111,7 @@ async def test_a_table_that_had_not_started_comes_back_with_its_seats_and_creato
     assert not waiting.can_start
     second.close()
     third = Lobby(settings(tmp_path))
-    assert [s.name for s in third.table(summary.table_id).seats] == ["alice", DEFAULT_BOT, None]
+    assert [s.name for s in third.table(summary.table_id).seats] == ["alice", "ana", None]
     third.close()
 
 

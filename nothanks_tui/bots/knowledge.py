@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import ALL_CARDS, TACTICAL, Action, PlayerView
-from ..engine.config import TACTICAL_REMOVED, TOTAL_CHIPS
+from ..engine import ALL_CARDS, STANDARD, Action, PlayerView, variant_of
+from ..engine.config import TOTAL_CHIPS
 from ..engine.fast import cards_to_mask
 from .opponents import fit_models
 from .rollout import Model
@@ -106,13 +106,13 @@ def make_info(
     hands: tuple[tuple[int, ...], ...] | list[list[int]],
     chips: tuple[int | None, ...] | list[int | None],
     chips_per_player: int,
-    variant: str = "standard",
+    variant: str = STANDARD,
     models: tuple[Model, ...] = (),
 ) -> InfoSet:
     seen = {card}
     for hand in hands:
         seen.update(hand)
-    known_removed = set(TACTICAL_REMOVED) if variant == TACTICAL else set()
+    known_removed = set(variant_of(variant).set_aside)
     unseen = tuple(c for c in ALL_CARDS if c not in seen and c not in known_removed)
     return InfoSet(
         players=players,

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..engine import STANDARD
 from ..link import LobbyConnection, NewTable, TableConnection
 from ..link.history import HistorySource
 
@@ -24,7 +25,7 @@ class SoloChoice:
     players: int
     bot: str
     open_chips: bool = False
-    tactical: bool = False
+    variant: str = STANDARD  # a name the engine registers (nothanks_tui/engine/config.py)
 
 
 @dataclass(frozen=True)

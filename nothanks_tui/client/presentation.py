@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from ..engine import Action, Move, PlayerView, breakdown, card_points, runs_of
+from ..engine import VARIANTS, Action, Move, PlayerView, breakdown, card_points, runs_of
 from ..i18n import N_, _, ngettext
 from ..link import SeatInfo, errors
-from .safe_text import display_name
+from .safe_text import clean_message, display_name
 
 TURN_MARKER = "▶"
 HIDDEN_CHIPS = "?"
@@ -28,7 +28,12 @@ REFUSAL_NOTICES: dict[str, str] = {
 """What a greyed play key says when pressed (translate with ``_``), by the code the view gives for its action. A
 code without a sentence (``game_over``: the scores are on screen) says nothing."""
 
-VARIANTS = {"standard": N_("standard"), "tactical": N_("tactical")}  # the engine's variant names, as players read them
+
+def variant_label(name: str) -> str:
+    """The variant ``name`` as players read it, in their language; one this client does not know (a newer host's)
+    by the name the host sent, cleaned (it reaches the terminal)."""
+    variant = VARIANTS.get(name)
+    return _(variant.label) if variant is not None else clean_message(name, 20)
 
 
 def plural(count: int, word: str) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 from ..bots import bot_names, make_bot
-from ..engine import MAX_PLAYERS, MIN_PLAYERS
+from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
 from ..i18n import _
 
 ISMCTS_MOST = 1_000_000  # the iterations ismcts:N takes at most (nothanks_tui/bots/ismcts.py)
@@ -104,3 +105,36 @@ def bot_name(text: str) -> str:
             message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
         raise argparse.ArgumentTypeError(message.format(name=repr(text), most=ISMCTS_MOST)) from None
     return text
+
+
+def add_variant_options(parser: argparse.ArgumentParser) -> None:
+    """``--variant NAME`` (every variant the engine registers) and ``--tactical``, its shorthand kept from before
+    variants had names, on each command that sets up a table; both set ``args.variant``."""
+    parser.add_argument(
+        "--variant",
+        choices=list(VARIANTS),
+        default=STANDARD,
+        metavar="NAME",
+        help=_("the variant to play (default {default}): {variants}").format(
+            default=STANDARD, variants="; ".join(f"{name}: {_(variant.summary)}" for name, variant in VARIANTS.items())
+        ),
+    )
+    parser.add_argument(
+        "--tactical", action="store_const", const="tactical", dest="variant", help=_("the same as --variant tactical")
+    )
+
+
+def add_limit(
+    group: argparse._ArgumentGroup,
+    flag: str,
+    default: float,
+    help: str,
+    *,
+    kind: Callable[[str], float] = positive,
+    metavar: str = "N",
+) -> None:
+    """An option setting one limit (a count unless ``kind`` says otherwise), its default filled into ``help``'s
+    ``{default}`` (or ``{seconds:g}``): the shape every limit of the host's options has."""
+    group.add_argument(
+        flag, type=kind, default=default, metavar=metavar, help=help.format(default=default, seconds=default)
+    )

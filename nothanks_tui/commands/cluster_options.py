@@ -4,18 +4,25 @@
 Without ``--redis`` nothing changes and nothing of Redis is imported; with it, the process is a *front* (the
 gateway on ``--port`` and the SSH front), a *table host* (its ``--port`` is the table port, for members only) or
 both (the table host on ``--table-port``). Every member reads the same secret file; a wrong combination is said
-before anything starts.
+before anything starts. Redis's password may come from ``NOTHANKS_REDIS_PASSWORD`` rather than the URL, as the SSH
+password may from ``NOTHANKS_SSH_PASSWORD``: a command line is any local user's to read (``ps``), an environment
+is not.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from nothanks_server.cluster.settings import ROLES, BadClusterSecret, ClusterSettings, read_secret
 
 from ..i18n import _
 from .argtypes import port
+
+REDIS_PASSWORD = "NOTHANKS_REDIS_PASSWORD"  # Redis's password, when the --redis URL names none
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +31,10 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         "--redis",
         default=None,
         metavar="URL",
-        help=_("be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB)"),
+        help=_(
+            "be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB; its password from "
+            "NOTHANKS_REDIS_PASSWORD, which `ps` does not show)"
+        ),
     )
     group.add_argument(
         "--role",
@@ -101,10 +111,25 @@ def cluster_settings_from(args: argparse.Namespace) -> ClusterSettings | None:
         return None
     secret = read_secret(args.cluster_secret_file) if args.cluster_secret_file is not None else ""
     return ClusterSettings(
-        redis_url=args.redis,
+        redis_url=with_password(args.redis, os.environ.get(REDIS_PASSWORD)),
         host_id=args.host_id,
         address=args.advertise,
         role=args.role or "both",
         secret=secret,
         table_port=args.table_port or 0,
     )
+
+
+def with_password(url: str, password: str | None) -> str:
+    """``url`` with ``password`` in it (quoted, as redis-py unquotes it), unless it names a password already or there
+    is none to add: ``redis://HOST/0`` -> ``redis://:PASSWORD@HOST/0``, ``unix:///PATH`` -> ``unix://:PASSWORD@/PATH``."""
+    parts = urlsplit(url)
+    if not password or parts.password is not None:
+        return url
+    user, _at, place = parts.netloc.rpartition("@")  # (a user name stays as written, quoted or not)
+    return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{place}"))
+
+
+def without_passwords(text: str) -> str:
+    """``text`` (an error naming a Redis URL) with any password in a URL shown as ``***``."""
+    return re.sub(r"(password=)[^&\s]*", r"\1***", re.sub(r"(://[^/\s:@]*:)[^@\s]*@", r"\1***@", text))

@@ -67,7 +67,7 @@ class LocalLaunchers:
             name=choice.name,
             seed=self.seed,
             open_chips=choice.open_chips,
-            variant="tactical" if choice.tactical else "standard",
+            variant=choice.variant,
             bot_pace=self.bot_pace,
             records_dir=self.records_dir,
         )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nothanks_server.cluster.settings import DirectoryUnavailable
-from nothanks_server.host import Host, HostPlugin
+from nothanks_server.host import Host, HostPlugin, PlayerPorts, Servable, serve, start
 from nothanks_server.limits import ClientLimits
 from nothanks_server.lobby import LobbySettings
 from nothanks_server.ssh.front import SSHFrontError
@@ -34,7 +34,7 @@ from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import number, port, positive, processes, whole_number
+from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -152,7 +152,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     host.add_argument(
         "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key c)")
     )
-    host.add_argument("--tactical", action="store_true", help=_("tactical variant"))
+    add_variant_options(host)
 
     join = sub.add_parser("join", help=_("join a host's lobby: HOST or HOST:PORT, or one found on the LAN"))
     join.add_argument(
@@ -192,42 +192,39 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
     """What one address or one idle connection may hold (README, "Security model"; docs/protocol.md)."""
     limits, lobby = ClientLimits(), LobbySettings()
     group = parser.add_argument_group(_("limits per address (a LAN party never meets them)"))
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-connections",
-        type=positive,
-        default=limits.per_address_connections,
-        metavar="N",
-        help=_("TCP connections from one address ({default})").format(default=limits.per_address_connections),
+        limits.per_address_connections,
+        _("TCP connections from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-tables",
-        type=positive,
-        default=lobby.max_tables_per_address,
-        metavar="N",
-        help=_("open tables created from one address ({default})").format(default=lobby.max_tables_per_address),
+        lobby.max_tables_per_address,
+        _("open tables created from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--per-address-spectating",
-        type=positive,
-        default=limits.per_address_spectating,
-        metavar="N",
-        help=_("tables watched at once from one address ({default})").format(default=limits.per_address_spectating),
+        limits.per_address_spectating,
+        _("tables watched at once from one address ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--lobby-idle",
-        type=number,
-        default=limits.lobby_idle,
+        limits.lobby_idle,
+        _("a connection at no table is closed after this long ({seconds:g})"),
+        kind=number,
         metavar="SECONDS",
-        help=_("a connection at no table is closed after this long ({seconds:g})").format(seconds=limits.lobby_idle),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--unstarted-table-timeout",
-        type=number,
-        default=lobby.unstarted_table_timeout,
+        lobby.unstarted_table_timeout,
+        _("a table whose game has not started closes after this long ({seconds:g})"),
+        kind=number,
         metavar="SECONDS",
-        help=_("a table whose game has not started closes after this long ({seconds:g})").format(
-            seconds=lobby.unstarted_table_timeout
-        ),
     )
 
 
@@ -294,7 +291,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         bot_choices=bot_choices(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
-    await host.serve(main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
+    await serve([host], main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
     return app.return_code or 0
 
 
@@ -316,7 +313,7 @@ def run_host(args: argparse.Namespace) -> int:
         bot=args.bot,
         open_chips=args.open_chips,
         coach=args.coach,
-        variant="tactical" if args.tactical else "standard",
+        variant=args.variant,
     )
     try:
         host = Host(
@@ -354,6 +351,7 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
+    """A single host, or a member of a cluster (``--redis``: a front, a table host, or both; docs/scaling.md)."""
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
@@ -364,50 +362,56 @@ def run_server(args: argparse.Namespace) -> int:
         return 2
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
-    if cluster is not None:  # a member of a cluster: a front, a table host, or both (docs/scaling.md)
-        from .cluster_server import run_member
-
-        try:
-            return run_member(args, settings, cluster, _limits(args), rate)
-        except StoreError as error:
-            print(f"nothanks server: {error}", file=sys.stderr)
-            return 1
+    players: PlayerPorts | None
+    tables: Host | None
     try:
-        host = Host(
-            settings,
-            args.bind,
-            args.port,
-            ssh=ssh_settings_from(args),
-            rate=rate,
-            limits=_limits(args),
-            proxy_from=args.proxy_from,
-            plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
-        )
+        if cluster is not None:
+            from .cluster_server import member
+
+            players, tables = member(args, settings, cluster, _limits(args), rate)
+        else:
+            players = tables = Host(
+                settings,
+                args.bind,
+                args.port,
+                ssh=ssh_settings_from(args),
+                rate=rate,
+                limits=_limits(args),
+                proxy_from=args.proxy_from,
+                plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
+            )
     except StoreError as error:
         print(f"nothanks server: {error}", file=sys.stderr)
         return 1
+    # Started in this order, closed in the other: a member's front stops before its table host.
+    parts: list[Servable] = [part for part in dict.fromkeys([tables, players]) if part is not None]
 
     def ready() -> None:  # printed once SIGTERM is handled: whoever reads the first line may stop us cleanly
-        print(f"nothanks server listening on {args.bind}:{host.port}; data in {settings.data_dir}", flush=True)
-        print("Players join with:", flush=True)
-        for line in join_lines(args.bind, host.port):
-            print(line, flush=True)
-        if host.ssh_front is not None:  # scripts/bench_ssh.py reads the port from these lines: keep `ssh -p PORT`
-            print("Over SSH, with nothing to install:", flush=True)
-            for line in ssh_lines(args.bind, host.ssh_front.port):
+        port = players.port if players is not None else tables.port if tables is not None else args.port
+        print(f"nothanks server listening on {args.bind}:{port}; data in {settings.data_dir}", flush=True)
+        if tables is not None and tables.cluster is not None:
+            print(f"table port {args.bind}:{tables.port}", flush=True)
+            print(f"  in the cluster as {tables.cluster.host_id} ({tables.cluster.role})", flush=True)
+        if players is not None:
+            print("Players join with:", flush=True)
+            for line in join_lines(args.bind, players.port):
                 print(line, flush=True)
-            print(f"SSH host key fingerprint: {host.ssh_front.host_key_fingerprint()}", flush=True)
+        if players is not None and players.ssh_front is not None:  # scripts/bench_ssh.py reads `ssh -p PORT`
+            print("Over SSH, with nothing to install:", flush=True)
+            for line in ssh_lines(args.bind, players.ssh_front.port):
+                print(line, flush=True)
+            print(f"SSH host key fingerprint: {players.ssh_front.host_key_fingerprint()}", flush=True)
             print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
         print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)
 
-    async def serve() -> None:
-        await host.start()
-        await host.serve(ready=ready)
+    async def run() -> None:
+        await start(parts)
+        await serve(parts, ready=ready)
 
     try:
-        asyncio.run(serve())
+        asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        print(f"nothanks server: {error}", file=sys.stderr)
+        print(f"nothanks server: {cluster_options.without_passwords(str(error))}", file=sys.stderr)  # no password
         return 1
     except OSError as error:
         print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)

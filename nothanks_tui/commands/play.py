@@ -9,6 +9,7 @@ from .. import paths
 from ..client.app import NoThanksApp
 from ..client.remembered import Remembered
 from ..defaults import BOT_PACE, DEFAULT_BOT
+from ..engine import STANDARD
 from ..link.names import BadName
 from .launchers import LocalLaunchers
 
@@ -18,7 +19,7 @@ def run_local_game(
     bot: str = DEFAULT_BOT,
     seed: int | None = None,
     open_chips: bool = False,
-    tactical: bool = False,
+    variant: str = STANDARD,
     name: str = "you",
     bot_pace: float = BOT_PACE,
 ) -> int:
@@ -29,7 +30,7 @@ def run_local_game(
         name=name,
         seed=seed,
         open_chips=open_chips,
-        variant="tactical" if tactical else "standard",
+        variant=variant,
         bot_pace=bot_pace,
         records_dir=paths.records_dir(),  # kept as a host keeps its games: `nothanks history`, `nothanks replay`
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..bots import bot_names
 from ..defaults import DEFAULT_BOT
 from ..i18n import _
-from .argtypes import bot_name
+from .argtypes import add_variant_options, bot_name
 from .translated_parser import TranslatedParser
 
 
@@ -38,9 +38,7 @@ def add_parser(
     )
     simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help=_("write one record per game here"))
     simulate.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
-    simulate.add_argument(
-        "--tactical", action="store_true", help=_("tactical variant: 10, 20, 30 set aside, 1 chip fewer")
-    )
+    add_variant_options(simulate)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             bot_names=args.bot or [DEFAULT_BOT],
             records_dir=args.records,
             open_chips=args.open_chips,
-            variant="tactical" if args.tactical else "standard",
+            variant=args.variant,
         )
     except ValueError as error:
         print(f"nothanks simulate: {error}", file=sys.stderr)

@@ -12,7 +12,7 @@ from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
 from ..i18n import _
-from .argtypes import port, positive
+from .argtypes import add_limit, port
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
@@ -55,78 +55,52 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help=_("the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)"),
     )
-    group.add_argument(
-        "--max-sessions",
-        type=positive,
-        default=100,
-        metavar="N",
-        help=_("SSH players at once; more are turned away ({default})").format(default=100),
-    )
-    group.add_argument(
+    add_limit(group, "--max-sessions", 100, _("SSH players at once; more are turned away ({default})"))
+    add_limit(
+        group,
         "--max-logins",
-        type=positive,
-        default=128,
-        metavar="N",
-        help=_(
-            "SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"
-        ).format(default=128),
+        128,
+        _("SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-per-address",
-        type=positive,
-        default=SSHSettings.per_address,
-        metavar="N",
-        help=_("SSH connections from one address at once; more are closed at once ({default})").format(
-            default=SSHSettings.per_address
-        ),
+        SSHSettings.per_address,
+        _("SSH connections from one address at once; more are closed at once ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-logins-per-address",
-        type=positive,
-        default=SSHSettings.logins_per_address,
-        metavar="N",
-        help=_("... of which logging in at once ({default})").format(default=SSHSettings.logins_per_address),
+        SSHSettings.logins_per_address,
+        _("... of which logging in at once ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-auth-tries",
-        type=positive,
-        default=SSHSettings.auth_tries,
-        metavar="N",
-        help=_("failed passwords (or refused keys) before a connection is dropped ({default})").format(
-            default=SSHSettings.auth_tries
-        ),
+        SSHSettings.auth_tries,
+        _("failed passwords (or refused keys) before a connection is dropped ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-auth-failures",
-        type=positive,
-        default=SSHSettings.auth_failures,
-        metavar="N",
-        help=_(
-            "failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"
-        ).format(default=SSHSettings.auth_failures),
+        SSHSettings.auth_failures,
+        _("failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"),
     )
-    group.add_argument(
-        "--ssh-workers",
-        type=positive,
-        default=1,
-        metavar="N",
-        help=_("worker processes taking new SSH players at once, e.g. one per core ({default})").format(default=1),
+    add_limit(
+        group, "--ssh-workers", 1, _("worker processes taking new SSH players at once, e.g. one per core ({default})")
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-worker-sessions",
-        type=positive,
-        default=SSHSettings.worker_sessions,
-        metavar="N",
-        help=_(
-            "a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"
-        ).format(default=SSHSettings.worker_sessions),
+        SSHSettings.worker_sessions,
+        _("a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"),
     )
-    group.add_argument(
+    add_limit(
+        group,
         "--ssh-worker-mib",
-        type=positive,
-        default=SSHSettings.worker_mib,
+        SSHSettings.worker_mib,
+        _("... or once its memory passes this many MiB ({default})"),
         metavar="MIB",
-        help=_("... or once its memory passes this many MiB ({default})").format(default=SSHSettings.worker_mib),
     )
 
 

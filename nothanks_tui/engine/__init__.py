@@ -7,9 +7,11 @@ from .config import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     STANDARD,
-    TACTICAL,
+    VARIANTS,
     GameConfig,
+    Variant,
     standard_chips,
+    variant_of,
 )
 from .errors import ERROR_CODES, IllegalMove
 from .records import RECORD_FORMAT, read_record, replay, to_record, write_record
@@ -26,7 +28,7 @@ __all__ = [
     "MIN_PLAYERS",
     "RECORD_FORMAT",
     "STANDARD",
-    "TACTICAL",
+    "VARIANTS",
     "Action",
     "GameConfig",
     "GameState",
@@ -34,6 +36,7 @@ __all__ = [
     "Move",
     "PlayerView",
     "ScoreBreakdown",
+    "Variant",
     "apply",
     "breakdown",
     "card_points",
@@ -52,6 +55,7 @@ __all__ = [
     "standard_chips",
     "take_cost",
     "to_record",
+    "variant_of",
     "view_for",
     "winners",
     "write_record",

@@ -1,6 +1,9 @@
 """What a table agrees on before the deal: player count, chips, open or hidden chips, variant.
 
-Kept apart from the game state so the host, the CLI and records can build and validate a config on their own.
+Kept apart from the game state so the host, the CLI and records can build and validate a config on their own. The
+game owns its numbers: the deck, the chips and every variant (``VARIANTS``, the one registry the engine, the bots,
+``advise``, the command line, the wire and the screens read) are here and nowhere else. Adding a variant is adding
+one ``register(Variant(...))`` below and its two words in the catalogs (docs/architecture.md, "Adding a variant").
 """
 
 from __future__ import annotations
@@ -18,11 +21,6 @@ TOTAL_CHIPS = 55
 MIN_PLAYERS = 2  # 2 is a house variant allowed by one rule text; 3..7 is the published range
 MAX_PLAYERS = 7
 
-STANDARD = "standard"
-TACTICAL = "tactical"
-VARIANTS = (STANDARD, TACTICAL)
-TACTICAL_REMOVED = (10, 20, 30)  # always among the 9 set aside in the tactical variant
-
 
 def standard_chips(players: int) -> int:
     """Chips each player starts with under the published rules: 11 for 2-5 players, 9 for 6, 7 for 7."""
@@ -31,6 +29,66 @@ def standard_chips(players: int) -> int:
     if players == 6:
         return 9
     return 7
+
+
+def N_(text: str) -> str:
+    """Marks ``text`` for the catalogs (scripts/i18n.py extracts it); the client translates it where it shows it.
+    The engine may not import nothanks_tui.i18n, so it has this marker of its own."""
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A way of playing: what it always sets aside and how many chips it gives. ``name`` is what the wire, the
+    records and ``--variant`` say (never changed once published); ``label`` and ``summary`` are what players read,
+    marked with ``N_`` so the client translates them."""
+
+    name: str
+    label: str
+    summary: str
+    set_aside: tuple[int, ...] = ()  # always among the cards set aside; the rest of them are dealt at random
+    chips_change: int = 0  # added to the rules' starting chips for the player count (``standard_chips``)
+
+    def chips(self, players: int) -> int:
+        """Chips each of ``players`` starts with in this variant."""
+        return standard_chips(players) + self.chips_change
+
+
+VARIANTS: dict[str, Variant] = {}  # by name, in the order players are offered them
+
+
+def register(variant: Variant) -> Variant:
+    """Add ``variant`` to the ones every table may play, after checking that it deals a game at every player
+    count (a test may register one, and take it out of ``VARIANTS`` after)."""
+    cards = variant.set_aside
+    if not variant.name or variant.name in VARIANTS:
+        raise ValueError(f"a variant needs a name of its own, not {variant.name!r}")
+    if len(set(cards)) != len(cards) or not set(cards) <= set(ALL_CARDS) or len(cards) > CARDS_REMOVED:
+        raise ValueError(f"{variant.name}: at most {CARDS_REMOVED} different cards of {LOWEST_CARD}..{HIGHEST_CARD}")
+    for players in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        if not 0 <= variant.chips(players) * players <= TOTAL_CHIPS:
+            raise ValueError(f"{variant.name}: {variant.chips(players)} chips each does not fit {players} players")
+    VARIANTS[variant.name] = variant
+    return variant
+
+
+def variant_of(name: object) -> Variant:
+    """The registered variant called ``name``; IllegalMove bad_config if there is none."""
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise IllegalMove(BAD_CONFIG, f"variant must be one of {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
+STANDARD = register(Variant("standard", N_("standard"), N_("the published rules"))).name
+register(
+    Variant(
+        "tactical",
+        N_("tactical"),
+        N_("10, 20, 30 set aside, 1 chip fewer"),
+        set_aside=(10, 20, 30),
+        chips_change=-1,
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +105,7 @@ class GameConfig:
             raise IllegalMove(BAD_CONFIG, "players must be a whole number")
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise IllegalMove(BAD_CONFIG, f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {self.players}")
-        if self.variant not in VARIANTS:
-            raise IllegalMove(BAD_CONFIG, f"variant must be one of {', '.join(VARIANTS)}")
+        rules = variant_of(self.variant)
         if self.chips_per_player is not None:
             chips = self.chips_per_player
             if not isinstance(chips, int) or isinstance(chips, bool) or chips < 0:
@@ -59,11 +116,15 @@ class GameConfig:
                 )
         else:
             # Resolve the default now, so a config equals the same config with its chip count spelled out.
-            standard = standard_chips(self.players)
-            object.__setattr__(self, "chips_per_player", standard - 1 if self.variant == TACTICAL else standard)
+            object.__setattr__(self, "chips_per_player", rules.chips(self.players))
 
     @property
     def chips(self) -> int:
         """Chips each player starts with."""
         assert self.chips_per_player is not None  # resolved in __post_init__
         return self.chips_per_player
+
+    @property
+    def rules(self) -> Variant:
+        """The variant this table plays."""
+        return VARIANTS[self.variant]

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .config import ALL_CARDS, CARDS_PLAYED, CARDS_REMOVED, TACTICAL, TACTICAL_REMOVED, GameConfig
+from .config import ALL_CARDS, CARDS_PLAYED, CARDS_REMOVED, GameConfig
 from .errors import BAD_CONFIG, BAD_SEAT, GAME_OVER, NO_CHIPS, NOT_YOUR_TURN, UNKNOWN_ACTION, IllegalMove
 from .scoring import score, winners
 
@@ -97,17 +97,16 @@ def deal(config: GameConfig, seed: int) -> tuple[tuple[int, ...], tuple[int, ...
     Uses a private ``random.Random(seed)``, whose integer seeding and shuffle are the same on every machine.
     """
     rng = random.Random(seed)
-    if config.variant == TACTICAL:
-        pool = [card for card in ALL_CARDS if card not in TACTICAL_REMOVED]
-        rng.shuffle(pool)
-        extra = CARDS_REMOVED - len(TACTICAL_REMOVED)
-        removed = tuple(sorted(TACTICAL_REMOVED + tuple(pool[:extra])))
-        deck = tuple(pool[extra:])
-    else:
-        cards = list(ALL_CARDS)
-        rng.shuffle(cards)
-        deck = tuple(cards[:CARDS_PLAYED])
-        removed = tuple(sorted(cards[CARDS_PLAYED:]))
+    set_aside = config.rules.set_aside
+    cards = [card for card in ALL_CARDS if card not in set_aside]
+    rng.shuffle(cards)
+    # The cards set aside at random come last of the shuffle when none is set aside by the variant, first when
+    # some are: the orders the standard and tactical deals always had, so a seed deals the game it dealt before
+    # (a host restores a game in progress from its seed and moves).
+    extra = CARDS_REMOVED - len(set_aside)
+    at_random = cards[CARDS_PLAYED:] if not set_aside else cards[:extra]
+    deck = tuple(cards[:CARDS_PLAYED] if not set_aside else cards[extra:])
+    removed = tuple(sorted(set_aside + tuple(at_random)))
     first = rng.randrange(config.players)
     return deck, removed, first
 
@@ -132,8 +131,9 @@ def from_deal(
         raise IllegalMove(BAD_CONFIG, f"a deal has {CARDS_PLAYED} played and {CARDS_REMOVED} removed cards")
     if sorted(deck_t + removed_t) != list(ALL_CARDS):
         raise IllegalMove(BAD_CONFIG, "deck and removed cards must be exactly the cards 3..35, once each")
-    if config.variant == TACTICAL and not set(TACTICAL_REMOVED) <= set(removed_t):
-        raise IllegalMove(BAD_CONFIG, "the tactical variant always sets aside 10, 20 and 30")
+    if not set(config.rules.set_aside) <= set(removed_t):
+        cards = ", ".join(map(str, config.rules.set_aside))
+        raise IllegalMove(BAD_CONFIG, f"the {config.variant} variant always sets aside {cards}")
     if not isinstance(first_player, int) or not 0 <= first_player < config.players:
         raise IllegalMove(BAD_SEAT, f"first player must be a seat 0..{config.players - 1}")
     return GameState(

@@ -23,6 +23,7 @@ class SeatInfo:
     left: bool = False  # the player left on purpose: during the game (away too; a bot plays the seat until they
     # return), or after it (empty too: ``name`` is who sat here, and the seat is free for the next game)
     stand_in: bool = False  # a bot plays this player's seat now (they left, or were away too long)
+    level: str = ""  # a bot's kind ("medium", "hard"): its seat is named like a person's ("ana", "bo")
 
 
 # What happened to a seat during a game, as ``SeatEvent.kind`` (the client words them in its own language).

@@ -269,6 +269,8 @@ def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
         wire["left"] = True
     if seat.stand_in:
         wire["stand_in"] = True
+    if seat.level:
+        wire["level"] = seat.level
     return wire
 
 
@@ -280,6 +282,7 @@ def seat_from_wire(data: Any) -> SeatInfo:
         empty=_want(data["empty"], bool),
         left=_want(data.get("left", False), bool),
         stand_in=_want(data.get("stand_in", False), bool),
+        level=_want(data.get("level", ""), str),
     )
 
 

@@ -132,9 +132,12 @@ def summarise(
     bots = [bool(flag) for flag in bots_field] if isinstance(bots_field, list) else [False] * len(players)
     if len(bots) != len(players):
         bots = [False] * len(players)
+    levels_field = record.get("levels")  # each bot's level (records since bots got first names; else its name)
+    levels = levels_field if isinstance(levels_field, list) and len(levels_field) == len(players) else players
     seats = []
     for seat, name in enumerate(players):
         if bots[seat]:
+            name = str(levels[seat] or name)  # a bot's statistics are its level's: "ana" plays medium here, hard there
             who = "bot:" + name
         else:
             who = identities[seat] or "name:" + name.casefold()

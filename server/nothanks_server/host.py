@@ -1,6 +1,8 @@
-"""A host: one lobby and the transports that serve it, started and stopped as one object.
+"""A host: one lobby and the transports that serve it, started and stopped as one object; and ``serve``, which runs
+hosts until a signal: a single host, a cluster's front (cluster/front_host.py), a table host, or a front and a table
+host in one process.
 
-``nothanks server`` runs a ``Host`` until SIGINT/SIGTERM/SIGHUP; ``nothanks host`` and the start screen's Host tab run
+``nothanks server`` serves a ``Host`` until SIGINT/SIGTERM/SIGHUP; ``nothanks host`` and the start screen's Host tab run
 one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
 every client is told why, and every table closes.
 
@@ -61,7 +63,49 @@ class HostPlugin(Protocol):
     async def close(self) -> None: ...
 
 
-class Host:
+class Servable(Protocol):
+    """What ``serve`` runs: a ``Host`` or a cluster's ``FrontHost``. ``close`` is safe to call twice; ``forget``
+    ends the tables for good (a part that holds none ignores it)."""
+
+    async def start(self) -> None: ...
+
+    async def close(self, reason: str = ..., *, restart: bool = False, forget: bool = False) -> None: ...
+
+
+class PlayerPorts:
+    """What a host and a cluster's front share: the TCP port players connect to (the subclass's) and, with ``ssh``,
+    the SSH front beside it, whose workers reach that port on loopback, each player counted against their own
+    address (the ``proxy_key`` is this process's secret for saying whom a worker's connection carries)."""
+
+    def __init__(self, bind: str, ssh: SSHSettings | None, proxy_from: ProxySources | None) -> None:
+        self.bind = bind
+        self.ssh_settings = ssh
+        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
+        self.proxy_key = secrets.token_urlsafe(24)
+        self.ssh_front: SSHFront | None = None
+
+    @property
+    def ssh_port(self) -> int | None:
+        return None if self.ssh_front is None else self.ssh_front.port
+
+    def _raise_open_files(self, per_client: int) -> None:
+        """Room for ``per_client`` sockets per TCP client, and the SSH front's sessions and logins."""
+        ssh = self.ssh_settings
+        raise_open_file_limit(per_client * MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh else 0))
+
+    async def _start_ssh(self, port: int) -> None:
+        """The SSH front, if asked, its workers' players reaching TCP ``port``."""
+        if self.ssh_settings is not None:
+            from .ssh.front import start_ssh_front
+
+            self.ssh_front = await start_ssh_front(self.ssh_settings, self.bind, port, self.proxy_key, self.proxy_from)
+
+    async def _close_ssh(self, reason: str) -> None:
+        if self.ssh_front is not None:
+            await self.ssh_front.close(reason)
+
+
+class Host(PlayerPorts):
     """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all."""
 
     def __init__(
@@ -77,12 +121,9 @@ class Host:
         cluster: ClusterSettings | None = None,
         plugins: Sequence[HostPlugin] = (),
     ) -> None:
+        super().__init__(bind, ssh, proxy_from)
         self.settings = settings
-        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
-        self.bind = bind
         self.lobby = Lobby(settings, store=self._table_store(cluster, settings))
-        # The SSH front's workers reach the lobby over TCP for their players: this secret lets them say for whom.
-        self.proxy_key = secrets.token_urlsafe(24)
         # In a cluster, this is a table host: its port is for members only (a hello must prove the secret).
         member_secret = (cluster.secret or None) if cluster is not None else None
         self.tcp = TcpHost(
@@ -95,8 +136,6 @@ class Host:
             proxy_from=proxy_from,
             member_secret=member_secret,
         )
-        self.ssh_settings = ssh
-        self.ssh_front: SSHFront | None = None
         self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
         self.presence: Presence | None = None
         self.takeover: Takeover | None = None  # a table host's leases and takeovers (cluster/takeover.py)
@@ -108,22 +147,16 @@ class Host:
         """The TCP port bound (``0`` asked for any free one)."""
         return self.tcp.port
 
-    @property
-    def ssh_port(self) -> int | None:
-        return None if self.ssh_front is None else self.ssh_front.port
-
     async def start(self) -> None:
         """Listen on TCP, then on SSH if asked; on any failure nothing is left listening."""
-        ssh = self.ssh_settings
-        raise_open_file_limit(MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh is not None else 0))
+        self._raise_open_files(1)
         thinking.use_processes(self.settings.bot_processes)  # (before any table plays: thinking.py)
         await self.tcp.start()
         self.lobby.start()  # the tables the store brought back play on
         try:
             if self.cluster is not None:
                 self.presence = await self._join_cluster(self.cluster)
-            if ssh is not None:
-                self.ssh_front = await self._start_ssh(ssh)
+            await self._start_ssh(self.port)  # each worker's players reach this lobby over TCP
         except BaseException:
             await self._leave_cluster()
             await self.tcp.close(SHUTDOWN_REASON)
@@ -200,12 +233,6 @@ class Host:
             await self.presence.directory.close()
             self.presence = None
 
-    async def _start_ssh(self, ssh: SSHSettings) -> SSHFront:
-        from .ssh.front import start_ssh_front
-
-        # Each worker's players reach this lobby over TCP, each counted against their own address.
-        return await start_ssh_front(ssh, self.bind, self.port, self.proxy_key, self.proxy_from)
-
     def player(self, name: str) -> InProcessLobby:
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
         return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
@@ -229,51 +256,70 @@ class Host:
                 await plugin.close()
         await self._leave_cluster()
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
-        if self.ssh_front is not None:
-            await self.ssh_front.close(reason)
+        await self._close_ssh(reason)
         thinking.stop()
 
-    async def serve(
-        self,
-        main: Callable[[], Awaitable[object]] | None = None,
-        stop_main: Callable[[], None] | None = None,
-        ready: Callable[[], None] | None = None,
-    ) -> None:
-        """Serve until SIGINT/SIGTERM/SIGHUP, or until ``main`` (the host player's app) returns; then ``close``.
 
-        On a signal, ``stop_main`` (e.g. ``app.exit``) asks ``main`` to finish first, so the host's own player sees
-        why. ``ready`` is called once the signals are handled (a supervisor may stop the host from then on). The host
-        must be started.
-        """
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
+async def start(parts: Sequence[Servable]) -> None:
+    """Start ``parts`` in order; if one fails, those already started are closed (in the reverse order)."""
+    started: list[Servable] = []
+    try:
+        for part in parts:
+            await part.start()
+            started.append(part)
+    except BaseException:
+        for part in reversed(started):
+            await part.close()
+        raise
+
+
+async def serve(
+    parts: Sequence[Servable],
+    main: Callable[[], Awaitable[object]] | None = None,
+    stop_main: Callable[[], None] | None = None,
+    ready: Callable[[], None] | None = None,
+) -> None:
+    """Serve ``parts`` (started) until SIGINT/SIGTERM/SIGHUP, or until ``main`` (the host player's app) returns; then
+    close them in the reverse order (a member's front before its table host: the front's clients come back through
+    another front, then the tables move to another host).
+
+    A signal is a restart: every game is kept, clients are told to come back; ``stop_main`` (e.g. ``app.exit``)
+    first asks ``main`` to finish, so the host's own player sees why. When ``main`` returns (``nothanks host``'s
+    player left), the tables end with it. ``ready`` is called once the signals are handled (a supervisor may stop
+    the host from then on).
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    if ready is not None:
+        ready()
+    waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
+    if main is not None:
+        waiters.append(loop.create_task(_run(main)))
+    signalled = False
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        signalled = stop.is_set()
+        if main is not None and not waiters[1].done():
+            for part in parts:
+                if isinstance(part, Host):
+                    part.announce_closing(RESTART_REASON, restart=True)
+            if stop_main is not None:
+                stop_main()
+            await asyncio.wait([waiters[1]], timeout=5.0)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        for part in reversed(parts):
+            if signalled:  # a restart (systemd, a deploy, Ctrl-C): every game is kept for the next start
+                await part.close(RESTART_REASON, restart=True)
+            else:  # the host's own player left (nothanks host): the host's tables end with it
+                await part.close(SHUTDOWN_REASON, forget=main is not None)
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(signum, stop.set)
-        if ready is not None:
-            ready()
-        waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
-        if main is not None:
-            waiters.append(loop.create_task(_run(main)))
-        signalled = False
-        try:
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-            signalled = stop.is_set()
-            if main is not None and not waiters[1].done():
-                self.announce_closing(RESTART_REASON, restart=True)
-                if stop_main is not None:
-                    stop_main()
-                await asyncio.wait([waiters[1]], timeout=5.0)
-        finally:
-            for waiter in waiters:
-                waiter.cancel()
-            if signalled:  # a restart (systemd, a deploy, Ctrl-C): every game is kept for the next start
-                await self.close(RESTART_REASON, restart=True)
-            else:  # the host's own player left (nothanks host): the host's tables end with it
-                await self.close(SHUTDOWN_REASON, forget=main is not None)
-            for signum in STOP_SIGNALS:
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    loop.remove_signal_handler(signum)
+                loop.remove_signal_handler(signum)
 
 
 async def _run(main: Callable[[], Awaitable[object]]) -> None:

@@ -25,7 +25,6 @@ from .inprocess import InProcessTable
 from .table import HostEvent, Table, TableSettings
 
 SOLO_TABLE_ID = "local"
-BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")
 
 
 @dataclass(frozen=True)
@@ -43,12 +42,6 @@ class SoloGame:
     bot_names: Sequence[str] | None = None  # the bots' seat names; default: ana, bo, cy... (never the human's)
     records_dir: Path | None = None  # where finished games are kept (the data dir); None: not kept
     coach: bool = True  # the player may ask what the hard bot would play (nobody else is there to mind)
-
-
-def bot_seat_names(human_name: str, count: int) -> list[str]:
-    """Names for ``count`` bot seats that differ from the human's name."""
-    names = [name for name in BOT_SEAT_NAMES if name != human_name.strip().casefold()]
-    return names[:count]
 
 
 def solo_bot_pace(pace: float, bots: int) -> float:
@@ -122,7 +115,6 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
     seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
     index, token = table.join(seat)
-    labels = list(game.bot_names) if game.bot_names is not None else bot_seat_names(name, len(bots))
-    table.seat_bots(bots, labels)
+    table.seat_bots(bots, game.bot_names or ())  # (by default the table names them: ana, bo...)
     seat.seated(table, index, token)
     return seat

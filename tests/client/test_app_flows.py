@@ -374,3 +374,18 @@ async def test_the_start_screen_refuses_a_name_the_table_would_refuse_and_stays_
         await wait_until(pilot, lambda: any("name" in text for text in notices(app)), "the refusal")
         assert isinstance(app.screen, StartScreen)
         assert name.max_length == MAX_NAME  # the field holds no more than a table accepts
+
+
+async def test_a_warning_is_not_repeated_while_it_shows_and_is_after():
+    app, _ = local_app(seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: my_turn(app), "my turn")
+        screen = table_screen(app)
+        screen._notice_once("Held down.")
+        screen._notice_once("Held down.")
+        await pilot.pause()
+        assert notices(app).count("Held down.") == 1
+        screen._notices["Held down."] = 0.0  # (its time on screen is over)
+        screen._notice_once("Held down.")
+        await pilot.pause()
+        assert notices(app).count("Held down.") == 2

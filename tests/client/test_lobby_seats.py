@@ -84,3 +84,29 @@ async def test_r_says_the_list_is_up_to_date_when_nothing_changed():
         await pilot.press("r")
         await wait_until(pilot, lambda: "Up to date: 1 table here." in str(message.render()))
     lobby.close()
+
+
+async def test_the_list_names_each_tables_variant_and_a_new_one_from_a_newer_host_as_sent_cleaned():
+    from nothanks_tui import i18n
+    from nothanks_tui.client.presentation import variant_label
+
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    viewer = InProcessLobby(lobby, "vic")
+    await viewer.start()
+    creator = InProcessLobby(lobby, "ana")
+    await creator.start()
+    await creator.create_table(NewTable(players=3, variant="tactical"))
+    await creator.create_table(NewTable(players=4))
+    app = NetApp(first_screen_for(viewer, None))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_screen(app, pilot, LobbyScreen)
+        await screen.refresh_tables().wait()
+        rows = screen.query_one("#tables", DataTable)
+        assert [rows.get_row_at(row)[1].plain for row in range(2)] == ["3 tactical", "4"]
+    lobby.close()
+    i18n.use_language("fr")
+    try:
+        assert variant_label("tactical") == "tactique"
+        assert variant_label("\x1b[31mnew[b]") == "new[b]"  # a name this client has no words for, cleaned
+    finally:
+        i18n.use_language("en")

@@ -204,7 +204,6 @@ async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_
     from textual.widgets import Input, Select
 
     from nothanks_tui.client.remembered import Remembered
-    from nothanks_tui.client.widgets.forms import TickBox
 
     path = tmp_path / "start.json"
     app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), remembered=Remembered(path))
@@ -218,7 +217,7 @@ async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_
         await wait_until(pilot, lambda: names() == ["zoë"] * 3, "the name in every tab")
         bots.query_one("#players", Select).value = 5
         bots.query_one("#bot", Select).value = "easy"
-        bots.query_one("#tactical", TickBox).value = True
+        bots.query_one("#variant", Select).value = "tactical"
         await screen.action_start()
         await wait_until(pilot, lambda: app.table_screen is not None, "the table")
     again = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), remembered=Remembered(path))
@@ -230,7 +229,7 @@ async def test_the_name_is_one_name_across_tabs_and_it_and_the_last_choices_are_
         bots = screen.forms[0]
         assert bots.query_one("#players", Select).value == 5
         assert bots.query_one("#bot", Select).value == "easy"
-        assert bots.query_one("#tactical", TickBox).value is True
+        assert bots.query_one("#variant", Select).value == "tactical"
 
 
 def many_runs_game() -> GameState:
@@ -256,22 +255,36 @@ def test_the_score_dialog_keeps_every_sum_line_at_80_columns():
     assert max(len(line) for line in text.splitlines()) <= 76  # inside the 80-column dialog
 
 
-async def test_bot_counts_read_as_english_and_the_tactical_label_is_not_cut():
+@pytest.mark.parametrize("language", ["en", "fr", "es"])
+async def test_bot_counts_read_as_english_and_every_variant_is_offered_uncut(language):
     from textual.widgets import Select
 
-    from nothanks_tui.client.widgets.forms import TACTICAL_LABEL, TickBox
+    from nothanks_tui import i18n
+    from nothanks_tui.engine import VARIANTS
 
-    app = NoThanksApp(start_forms=[])
-    async with app.run_test(size=(80, 24)) as pilot:
-        dialog = NewTableScreen()
-        app.push_screen(dialog)
-        await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#tactical")), "the dialog")
-        await pilot.pause()
-        labels = [str(prompt) for prompt, _ in dialog.query_one("#bots", Select)._options]
-        assert "1 bot" in labels and "1 bots" not in labels
-        box = dialog.query_one("#tactical", TickBox)
-        assert box.region.width >= len(TACTICAL_LABEL) + 4
-        assert TACTICAL_LABEL in box.render().plain
+    i18n.use_language(language)
+    try:
+        app = NoThanksApp(start_forms=[])
+        async with app.run_test(size=(80, 24)) as pilot:
+            dialog = NewTableScreen()
+            app.push_screen(dialog)
+            await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#variant")), "the dialog")
+            await pilot.pause()
+            if language == "en":
+                labels = [str(prompt) for prompt, _ in dialog.query_one("#bots", Select)._options]
+                assert "1 bot" in labels and "1 bots" not in labels
+            field = dialog.query_one("#variant", Select)
+            offered = {value: str(prompt) for prompt, value in field._options}
+            assert list(offered) == list(VARIANTS)
+            assert i18n._(VARIANTS["tactical"].label) in offered["tactical"]  # by its name, translated
+            for name, prompt in offered.items():
+                field.value = name
+                await pilot.pause()
+                shown = field.query_one("SelectCurrent #label")
+                assert shown.region.width >= len(prompt), (name, prompt, shown.region.width)
+                assert dialog.query_one("#create").region.bottom <= 24  # the dialog still fits the screen
+    finally:
+        i18n.use_language("en")
 
 
 async def test_new_players_meet_medium_bots_and_a_new_table_lets_them_choose_the_level():

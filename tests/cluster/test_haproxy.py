@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION
+from tools.loadgen.terminal_client import TerminalClient
 
 from ..net_helpers import RawClient
 from . import haproxy

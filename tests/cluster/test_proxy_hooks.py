@@ -13,9 +13,9 @@ import pytest
 
 from nothanks_server import proxy_protocol
 from nothanks_server.proxy_protocol import SIGNATURE, header_bytes
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION
+from tools.loadgen.terminal_client import TerminalClient
 
 from ..net_helpers import RawClient, of_type
 from .conftest import BALANCER, WAIT, until

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from nothanks_tui.engine import TACTICAL, GameConfig, IllegalMove, from_deal, new_game
+from nothanks_tui.engine import GameConfig, IllegalMove, from_deal, new_game
+
+TACTICAL = "tactical"
 
 
 @pytest.mark.parametrize(("players", "chips"), [(2, 10), (3, 10), (5, 10), (6, 8), (7, 6)])
@@ -53,3 +55,11 @@ def test_bad_configs_are_refused_with_a_clear_code(kwargs):
 
 def test_open_chips_is_off_by_default():
     assert GameConfig().open_chips is False
+
+
+def test_a_seed_deals_the_tactical_game_it_always_dealt():
+    """A host restores a game in progress from its seed and moves: the registry must not change a seed's deal."""
+    state = new_game(GameConfig(players=4, variant=TACTICAL), seed=0)
+    assert state.deck[:6] == (11, 32, 35, 18, 25, 31) and state.deck[-3:] == (29, 16, 33)
+    assert state.removed == (3, 6, 8, 10, 14, 20, 22, 23, 30)
+    assert state.first_player == 2

@@ -11,9 +11,9 @@ from typing import Any
 import asyncssh
 import pytest
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.server import SHUT_OUT_MESSAGE, TRIES_MESSAGE
 from nothanks_server.ssh.settings import failure_delay, printable
+from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import until
 from .test_logins import idle_connection, ssh_settings_for

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from tools.loadgen.terminal_client import TerminalClient
 
 from .test_game import sit_at_bot_table
 

@@ -3,8 +3,8 @@ other sees it; a hostile line from a raw TCP client reaches both terminals as pl
 
 from __future__ import annotations
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_tui.link.wire import PROTOCOL_VERSION
+from tools.loadgen.terminal_client import TerminalClient
 
 from ..net_helpers import RawClient, of_type
 

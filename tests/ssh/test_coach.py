@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from tools.loadgen.terminal_client import TerminalClient
 
 
 async def test_a_coach_table_over_ssh_answers_i_on_your_turn(game_sessions):
@@ -12,7 +12,7 @@ async def test_a_coach_table_over_ssh_answers_i_on_your_turn(game_sessions):
     await client.wait_for("No tables yet")
     client.send("c")
     await client.wait_for("New table")
-    client.send("\t\t\t\t ")  # players, bots now, open chips, tactical (no level field here), tick the coach
+    client.send("\t\t\t\t ")  # players, bots now, variant, open chips (no level field here), tick the coach
     await client.wait_for("[✓] Coach")
     client.send("\x13")  # ctrl+s: create
     await client.wait_for("waiting for players (coach)")

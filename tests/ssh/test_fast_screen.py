@@ -11,9 +11,9 @@ import asyncssh
 import pyte
 import pytest
 
-from nothanks_server.ssh.loadgen.fast_screen import FastScreen
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
-from nothanks_server.ssh.loadgen.visitors import SHRUNK, play_a_game
+from tools.loadgen.fast_screen import FastScreen
+from tools.loadgen.terminal_client import TerminalClient
+from tools.loadgen.visitors import SHRUNK, play_a_game
 
 ESC = "\x1b"
 CSI = "\x1b["

@@ -14,11 +14,11 @@ import pytest
 
 from nothanks_server.ssh.driver import LEAVE_SEQUENCES
 from nothanks_server.ssh.hostkey import load_or_create_host_key
-from nothanks_server.ssh.loadgen.probe_app import ProbeApp
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL
 from nothanks_server.ssh.terminal import MAX_SIZE
+from tools.loadgen.probe_app import ProbeApp
+from tools.loadgen.terminal_client import TerminalClient
 
 
 async def test_first_screen_shows_title_and_name_from_user(start_sessions):

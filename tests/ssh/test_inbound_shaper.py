@@ -12,7 +12,7 @@ from asyncssh.packet import String
 
 from nothanks_server.ssh import patches, server
 from nothanks_server.ssh.inbound_shaper import InboundShaper
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
+from tools.loadgen.terminal_client import TerminalClient
 
 from .test_input_limits import RESPONSIVE, Flooder
 

@@ -11,8 +11,8 @@ import asyncssh
 from nothanks_server.ssh import patches, server, session
 from nothanks_server.ssh.driver import MAX_UNFINISHED_INPUT
 from nothanks_server.ssh.input_gate import INPUT_WINDOW, InputGate
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.patches import KEPT_VARIABLES, MAX_VALUE, SessionEnvironment
+from tools.loadgen.terminal_client import TerminalClient
 
 FLOOD = 2 * 1024 * 1024  # bytes of keys
 RESPONSIVE = 15.0  # seconds: a deadline for "it shows at all", never a performance figure (bench_ssh.py has those)

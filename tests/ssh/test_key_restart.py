@@ -11,10 +11,10 @@ from pathlib import Path
 import asyncssh
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.tcp import TcpHost
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION
+from tools.loadgen.terminal_client import TerminalClient
 
 from ..net_helpers import WAIT, RawClient, nothanks_process, of_type
 from .conftest import PROXY_KEY

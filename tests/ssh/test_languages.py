@@ -3,8 +3,8 @@ at once in two languages, and Ctrl-L on the name screen changes it for that play
 
 from __future__ import annotations
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.patches import KEPT_VARIABLES
+from tools.loadgen.terminal_client import TerminalClient
 
 
 def test_the_locale_variables_are_kept_from_what_a_client_sends():

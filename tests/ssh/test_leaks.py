@@ -28,7 +28,7 @@ async def visitors(port: int, sessions: int) -> dict[str, object]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "nothanks_server.ssh.loadgen.visitors",
+        "tools.loadgen.visitors",
         "--port",
         str(port),
         "--sessions",
@@ -38,6 +38,7 @@ async def visitors(port: int, sessions: int) -> dict[str, object]:
         "--script",
         "probe",
         stdout=asyncio.subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],  # (tools/ is at the repository's root, not installed)
     )
     output, _ = await process.communicate()
     result = json.loads(output.decode().strip().splitlines()[-1])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.server import BUSY_MESSAGE
 from nothanks_server.ssh.settings import SSHSettings
 from nothanks_tui.commands.ssh_options import add_ssh_options, ssh_settings_from
+from tools.loadgen.terminal_client import TerminalClient
 
 
 async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

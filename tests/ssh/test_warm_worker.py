@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from nothanks_server.ssh.game import GameAppFactory, SSHGameApp, make_app_factory
-from nothanks_server.ssh.loadgen.terminal_client import TerminalClient
 from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.reclaimer import Reclaimer
 from nothanks_server.ssh.server import SessionServer
 from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
+from tools.loadgen.terminal_client import TerminalClient
 
 
 def plan(tmp_path: Path) -> WorkerPlan:
@@ -67,18 +66,3 @@ async def test_a_warmed_worker_serves_the_welcome_screen(tmp_path: Path, start_s
     await client.wait_for("Go to the tables")
     assert "ann" in client.text()  # the session's own player, not the warm-up's
     await client.close()
-
-
-async def test_the_worker_s_watched_factory_still_warms_up(tmp_path: Path) -> None:
-    """A worker hands its SessionServer the reclaimer's wrapper of the factory (worker.py): the warm-up goes
-    through it, and apps made through it are still the game's."""
-    factory = Reclaimer().watching(make_app_factory(plan(tmp_path)))
-    assert await factory.warm_up() == "WelcomeScreen"  # type: ignore[attr-defined]
-    app = factory(SSHPlayer("ann", None, "-", "xterm-256color", "truecolor"))
-    assert isinstance(app, SSHGameApp)
-
-    class Plain:
-        def __call__(self, player: SSHPlayer) -> Any:
-            raise AssertionError("no session in this test")
-
-    assert await Reclaimer().watching(Plain()).warm_up() is None  # type: ignore[attr-defined]

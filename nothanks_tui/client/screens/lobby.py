@@ -20,13 +20,15 @@ from textual.timer import Timer
 from textual.widgets import Button, DataTable, Label, Select, Static
 from textual.worker import WorkerCancelled, WorkerFailed
 
+from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary
 from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
 from ..join_refusals import join_refusal
+from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field, fit_bots_to_players, table_size_fields
+from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .steady import SteadyScreen
@@ -48,7 +50,7 @@ def table_status(summary: TableSummary) -> str:
 
 def seat_names(summary: TableSummary) -> Text:
     """Who sits at the table, short enough for one line at 80 columns: the people by name (away, or a bot playing
-    for them), then the bots counted by level (a bot's seat is named after its level: "hard", "hard 2"), then the
+    for them), then the bots counted by level (``level``; an older host named a bot's seat after it: "hard 2"), then the
     free seats of a game under way or over (a waiting table's status counts them already)."""
     text = Text(no_wrap=True, overflow="ellipsis")
 
@@ -68,7 +70,7 @@ def seat_names(summary: TableSummary) -> Text:
     levels: dict[str, int] = {}
     for seat in summary.seats:
         if seat.is_bot and not seat.empty:
-            level = display_name(_bot_level(seat.name), 12)
+            level = display_name(seat.level or _bot_level(seat.name), 12)
             levels[level] = levels.get(level, 0) + 1
     for level, count in levels.items():
         add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
@@ -199,6 +201,7 @@ class LobbyScreen(SteadyScreen[None]):
                 Text(clean_message(summary.table_id, 12)),
                 Text(
                     f"{summary.players}"
+                    + (" " + variant_label(summary.variant) if summary.variant != STANDARD else "")
                     + (" " + _("open chips") if summary.open_chips else "")
                     + (" " + _("coach") if summary.coach else "")
                 ),
@@ -348,8 +351,8 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield Label(_("New table"))
             yield from table_size_fields()
             yield from bot_field(self.bot_choices, self.default_bot)
+            yield from variant_field(compact=True)
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
             yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
@@ -373,7 +376,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             players=players,
             bots=min(bots, players - 1),
             open_chips=self.query_one("#open-chips", TickBox).value,
-            variant="tactical" if self.query_one("#tactical", TickBox).value else "standard",
+            variant=str(self.query_one("#variant", Select).value),
             coach=self.query_one("#coach", TickBox).value,
         )
         for field in self.query("#bot").results(Select):  # none: the host's default bot

@@ -24,7 +24,7 @@ from ...link import TableConnection
 from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
-from ..widgets.forms import TACTICAL_LABEL, TickBox, bot_field
+from ..widgets.forms import TickBox, bot_field, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .stats import StatsScreen
@@ -99,12 +99,10 @@ class BotGameForm(StartForm):
                 compact=True,
             )
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
+        yield from variant_field(compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield TickBox(_(TACTICAL_LABEL), id="tactical", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button(_("Play"), id="play", variant="primary", compact=True)
@@ -121,7 +119,7 @@ class BotGameForm(StartForm):
                 players=players,
                 bot=bot,
                 open_chips=self.query_one("#open-chips", Checkbox).value,
-                tactical=self.query_one("#tactical", Checkbox).value,
+                variant=str(self.query_one("#variant", Select).value),
             )
         )
 

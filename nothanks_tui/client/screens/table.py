@@ -9,6 +9,7 @@ hidden, and what a greyed one says, come from the view's ``legal``/``refused`` c
 from __future__ import annotations
 
 import logging
+import time
 from typing import ClassVar
 
 from textual import events, work
@@ -20,7 +21,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 
-from ...engine import Action
+from ...engine import STANDARD, Action
 from ...i18n import N_, _, ngettext
 from ...link import (
     ChatHistory,
@@ -39,7 +40,7 @@ from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
 from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
 from ..next_game import asked_by_me, new_askers, next_game_text
-from ..presentation import REFUSAL_NOTICES, VARIANTS, seat_name
+from ..presentation import REFUSAL_NOTICES, seat_name, variant_label
 from ..safe_text import clean_message
 from ..widgets.chat import ChatInput
 from ..widgets.keybar import KeyBar
@@ -59,6 +60,7 @@ SEAT_KEPT = N_(
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 COMPACT = 16  # rows below which your area shows only your two choices (your chips and cards are in your row)
+NOTICE_SECONDS = 3.0  # how long a warning toast shows (and is not repeated)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
@@ -113,8 +115,8 @@ class TitleBar(TableView):
                 parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
             if self.table.coach:
                 parts.append("  ·  " + _("coach"))
-            if view.variant != "standard":
-                parts.append(f"  ·  {_(VARIANTS.get(view.variant, view.variant))}")
+            if view.variant != STANDARD:
+                parts.append(f"  ·  {variant_label(view.variant)}")
         line = Content.assemble(*parts)
         if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
             closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
@@ -168,6 +170,7 @@ class TableScreen(SteadyScreen[None]):
         self._asked_again = False  # this player asked for another game since the last deal
         self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
         self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
+        self._notices: dict[str, float] = {}  # a warning toast's text: until when it shows (``_notice_once``)
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.connection.info.description, id="title").data_bind(
@@ -392,9 +395,12 @@ class TableScreen(SteadyScreen[None]):
 
     def _notice_once(self, text: str) -> None:
         """A warning toast, not repeated while the same one is still on screen (keys held down, pressed again)."""
-        if any(notification.message == text for notification in self.app._notifications):
+        now = time.monotonic()
+        self._notices = {said: until for said, until in self._notices.items() if until > now}
+        if text in self._notices:
             return
-        self.notify(text, severity="warning", timeout=3, markup=False)
+        self._notices[text] = now + NOTICE_SECONDS
+        self.notify(text, severity="warning", timeout=NOTICE_SECONDS, markup=False)
 
     async def action_take(self) -> None:
         await self._send(Action.TAKE)

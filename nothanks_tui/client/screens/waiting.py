@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...engine import Action
+from ...engine import STANDARD, Action
 from ...i18n import N_, _
 from ...link import (
     ChatHistory,
@@ -31,7 +31,7 @@ from ...link import (
 )
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
-from ..presentation import VARIANTS
+from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
@@ -179,8 +179,8 @@ class WaitingScreen(SteadyScreen[None]):
             title.append(" ({})".format(_("open chips")))
         if event.coach:
             title.append(" (" + _("coach") + ")")
-        if event.variant != "standard":
-            title.append(f" ({clean_message(_(VARIANTS.get(event.variant, event.variant)), 20)})")
+        if event.variant != STANDARD:
+            title.append(f" ({variant_label(event.variant)})")
         self.query_one("#waiting-title", Static).update(title)
         lines = Text()
         for index, seat in enumerate(event.seats):
@@ -190,8 +190,9 @@ class WaitingScreen(SteadyScreen[None]):
                 lines.append(_("(free)"), style="dim")
             else:
                 lines.append(display_name(seat.name, 20))
-                if seat.is_bot:
-                    lines.append("  " + _("bot"), style="dim")
+                if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
+                    level = f" ({display_name(seat.level, 12)})" if seat.level else ""
+                    lines.append("  " + _("bot") + level, style="dim")
                 if index == event.my_seat:
                     lines.append("  ({})".format(_("you")))
             lines.append("\n")

@@ -10,10 +10,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Select
 
-from ...engine import MAX_PLAYERS, MIN_PLAYERS
-from ...i18n import N_, _, ngettext
-
-TACTICAL_LABEL = N_("Tactical: 10, 20, 30 set aside, 1 chip fewer")  # fits every form it is in, uncut (translate)
+from ...engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
+from ...i18n import _, ngettext
 
 
 class TickBox(Checkbox):
@@ -36,6 +34,22 @@ def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult
             value=default if default in names else names[0],
             allow_blank=False,
             id="bot",
+        )
+
+
+def variant_field(*, compact: bool = False) -> ComposeResult:
+    """The "Variant" field: every variant the engine registers, by its name and what it changes, translated."""
+    with Horizontal(classes="field", id="variant-field"):
+        yield Label(_("Variant"), classes="field-label")
+        yield Select(
+            [
+                (_("{variant}: {summary}").format(variant=_(variant.label), summary=_(variant.summary)), name)
+                for name, variant in VARIANTS.items()
+            ],
+            value=STANDARD,
+            allow_blank=False,
+            id="variant",
+            compact=compact,
         )
 
 

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
 
 from textual import constants, events
-from textual._xterm_parser import XTermParser  # private, but the parser Textual's own drivers use (patches.py)
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 from textual.messages import InBandWindowResize
 
 from .paste_escapes import PasteEscapes
+from .patches import escape_pending, new_key_parser
 from .terminal import downgrade_colors, terminal_size
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class ChannelDriver(Driver):
         super().__init__(app, debug=False, mouse=mouse, size=size)
         self._link = link
         self._color_system = color_system  # the terminal's: output is drawn in 24-bit and brought down to it
-        self._parser = XTermParser(debug=False)  # debug=True would open keys.log in the server's directory
+        self._parser = new_key_parser()  # the parser Textual's own drivers use (a private module: patches.py)
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._output: list[str] = []
         self._flush_handle: asyncio.Handle | None = None
@@ -139,7 +139,7 @@ class ChannelDriver(Driver):
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
-        if self._input_enabled and getattr(self._parser, "_timeout_time", None) is not None:  # a lone ESC
+        if self._input_enabled and escape_pending(self._parser):  # a lone ESC
             self._tick_handle = self._loop.call_later(constants.ESCAPE_DELAY + _TICK_MARGIN, self._on_tick)
 
     def _on_tick(self) -> None:
@@ -171,7 +171,7 @@ class ChannelDriver(Driver):
         if self._tick_handle is not None:
             self._tick_handle.cancel()
             self._tick_handle = None
-        self._parser = XTermParser(debug=False)
+        self._parser = new_key_parser()
         self._parser.terminal_size = self._size or terminal_size(0, 0)
         self._paste_escapes.reset()
         self._unfinished = 0

@@ -24,8 +24,9 @@ The SSH front otherwise uses only public extension points: Textual's ``Driver`` 
    memory grows 0.06 MiB/s at play instead of 2 MiB/s, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
    The replacement returns a fresh ``[self]`` in that one case and calls Textual's method otherwise; the check
    compares both on a set of cuts.
-4. **textual ``_xterm_parser.XTermParser`` (a private module, imported, not patched).** Textual's own drivers
-   parse keys with it and there is no public parser; the driver checks the pieces it calls.
+4. **textual ``_xterm_parser.XTermParser`` and its ``_timeout_time`` (``new_key_parser``, ``escape_pending``).**
+   Textual's own drivers parse keys with it and there is no public parser: the SSH driver (driver.py) gets it only
+   through these two functions, and the check looks for the pieces it calls. Not a saving: what a driver needs.
 5. **textual ``Stylesheet._parse_rules`` (``share_parsed_css``).** Each app parses every CSS source it meets (our
    .tcss files, every widget's ``DEFAULT_CSS``) into rule sets of its own, the same for every player, and parses
    them again when its cache of 64 sources is full. The rule sets are only read once parsed, so a process-wide
@@ -45,6 +46,11 @@ Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the
 collector, the component-style rewrite, the lru-cache clearing, the uncached key parser and the stdout guard
 (patches 5 and 6 bring back, measured, two that had gone: the shared parsed CSS and the lazy ``Strip`` caches).
 Each worker's memory comes back when it exits (front.py).
+
+Outside this file, two Textual names are left, in the client (which may not import the host): ``NoThanksApp``'s
+override of ``App._background_screens`` and ``first_screen``'s ``Screen._push_result_callback``
+(nothanks_tui/client/app.py; tests/client/test_screens_below.py fails if Textual changes either). Replacing them
+with public API means the lobby leaving the screen stack under a table (``install_screen`` + ``switch_screen``).
 """
 
 from __future__ import annotations
@@ -202,6 +208,19 @@ def _check_divide() -> list[str]:
 def divide_without_cycles() -> None:
     """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
+
+
+# 4. the key parser Textual's own drivers use ----------------------------------------------------------------------
+
+
+def new_key_parser() -> XTermParser:
+    """A fresh key parser (``debug=True`` would open keys.log in the server's directory)."""
+    return XTermParser(debug=False)
+
+
+def escape_pending(parser: XTermParser) -> bool:
+    """Whether ``parser`` holds a lone ESC that becomes the Escape key unless more bytes follow in time."""
+    return getattr(parser, "_timeout_time", None) is not None
 
 
 # 5. parsed CSS shared by every app of a process ------------------------------------------------------------------

@@ -14,20 +14,18 @@ app has run in it since it started. For the front's per-address limits, with the
 letter: ``f`` a failed password, ``a`` a connection logged in, ``x0`` / ``x1`` a connection closed before / after
 logging in.
 
-Memory: the apps of a worker live in one heap. Every ``FREEZE_INTERVAL`` seconds the worker moves everything alive
-into Python's permanent generation (``gc.freeze``, a public API that costs a list splice), so that automatic
-collections only ever walk what is newer and no player waits for a collection of the whole heap (freezer.py). Just
-before, it collects what is not frozen yet (the last second's survivors only), and frees the screens players have
-left: they were frozen while in use, and only their own reference cycles keep them, which ``Reclaimer``
-(reclaimer.py) breaks by walking from each of them alone (subgraph.py), never the whole heap. What is left in frozen
-cycles (a departed player's app, among others) stays until the worker exits: the front stops giving a worker
+Memory: the apps of a worker live in one heap. Every ``FREEZE_INTERVAL`` seconds the worker collects what is not
+frozen yet (the last second's survivors only) and moves everything alive into Python's permanent generation
+(``gc.freeze``, a public API that costs a list splice), so that automatic collections only ever walk what is newer
+and no player waits for a collection of the whole heap (freezer.py). What dies in frozen cycles afterwards (a
+screen a player has left, a departed player's app) stays until the worker exits: the front stops giving a worker
 players after a number of connections or megabytes, and it exits when its last player leaves. The system gets the
-memory back then.
+memory back then; nothing walks the heap for it.
 At play a session makes almost no garbage in cycles once Textual's ``Strip.divide`` stops making each line refer to
 itself (patch 3 in patches.py): measured at 40 players, the host's memory then grows about 0.06 MiB/s instead of
 2 MiB/s, and keys p99 went from 302 to 114 ms (docs/benchmarks.md, "SSH front, worker processes"). Without the
 periodic freeze memory stays flat without that patch too, but the collections of the whole heap stall the worker
-(keys p99 745 ms, a 7.9 s stall, in the same hour). What the collection and the screens given back are worth:
+(keys p99 745 ms, a 7.9 s stall, in the same hour). What the collection before each freeze is worth:
 docs/benchmarks.md, "Closed screens given back in a frozen heap".
 """
 
@@ -46,7 +44,6 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from .freezer import FREEZE_INTERVAL, Freezer
 from .hostkey import HostKeyError
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .reclaimer import Reclaimer
 from .server import SessionServer
 from .session import AppFactory
 from .settings import WorkerPlan
@@ -120,12 +117,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    reclaimer = Reclaimer()  # frees the screens players have left, frozen as they were (reclaimer.py)
-    server = SessionServer(
-        plan.ssh,
-        reclaimer.watching(load_app_factory(plan)),
-        SharedAdmission(counts, plan.slot, plan.ssh.max_sessions),
-    )
+    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(counts, plan.slot, plan.ssh.max_sessions))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     reason = [STOPPED]
@@ -182,7 +174,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     with contextlib.suppress(NotImplementedError, RuntimeError):
         loop.add_signal_handler(signal.SIGTERM, stop.set)
     await server.prepare()
-    freezer = Freezer(reclaimer, FREEZE_INTERVAL)
+    freezer = Freezer(FREEZE_INTERVAL)
     freezer.start(loop)
     lag = _LagWatch(loop)
     try:

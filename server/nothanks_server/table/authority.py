@@ -1,10 +1,11 @@
-"""One table: the single authority over its seats and its game. Every transport talks to this object.
+"""One table's authority: the only place a seat changes hands or a move is accepted. Every transport talks to it.
 
 A member (a TCP connection, an in-process connection, a test) joins a seat or watches. Every intent goes
-through ``submit``, which checks it with the engine and refuses a stale ``state_id``. After every change each
-member gets, through ``Member.deliver``, the view filtered for its seat at that moment (never the deck, the
-removed cards, the seed, or hidden chip counts). Bots and stand-ins for away players move from tasks on the
-event loop, their ``choose`` running in a worker thread so a slow search bot never stalls the host.
+through ``submit`` (a bot's through ``bot_plays``, from the driver), which checks it with the engine and refuses
+a stale ``state_id``. After every change each member gets, through ``Member.deliver``, the view filtered for its
+seat at that moment (never the deck, the removed cards, the seed, or hidden chip counts). Who plays for a bot or
+an away player, and when, is the driver's (driver.py); what is remembered of the games, the recorder's
+(recorder.py).
 
 With a store (store.py), every change is committed there before anyone hears of it: a seat before the
 ``waiting`` that shows it, the deal before the first ``update``, each accepted move before its broadcast, and a
@@ -14,30 +15,24 @@ replaying the current game's moves through the engine from its seed.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 from nothanks_tui.bots import Bot, make_bot
-from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
-from nothanks_tui.engine import Action, GameConfig, GameState, IllegalMove, apply, new_game, to_record
+from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
 from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
-    ChatHistory,
     ChatLine,
     Closed,
     CoachAdvice,
     Rejected,
-    SeatEvent,
     SeatInfo,
     TableSummary,
     TableUpdate,
@@ -46,113 +41,29 @@ from nothanks_tui.link import (
 )
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
-from . import coach as coaching
-from . import thinking
-from .chat import ChatRoom
-from .errors import HostError
-from .scoreboard import MatchTally, score_timeline
-from .storage import RecordStore
-from .store import GroupCommit, StoredMove, StoredSeat, StoredTable, StoreError, TableStore, hash_token
+from .. import coach as coaching
+from ..chat import ChatRoom
+from ..errors import HostError
+from ..scoreboard import MatchTally
+from ..storage import RecordStore
+from ..store import GroupCommit, StoredMove, StoredTable, StoreError, TableStore, hash_token
+from .driver import BotDriver
+from .recorder import Recorder
+from .seats import HostEvent, Member, Seat, TableSettings, bot_name, unique_name
 
 log = logging.getLogger(__name__)
 
-HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
 # What a newcomer's ``join`` is told when an away player's seat is in the way (``seat_away``; the reference client
 # words it from the code, other clients show these).
 _AWAY_WAYS_BACK = "only their seat token or SSH key takes it back; watch the table instead"
 _AWAY_IN_GAME = f"this game is under way and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 _AWAY_NO_FREE_SEAT = f"no seat is free and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
-MAX_SEAT_EVENTS = 64  # a game's comings and goings kept for the log (the newest; a flapping connection adds many)
-
-
-class Member(Protocol):
-    """Someone at a table (a player's connection or a spectator's). ``deliver`` must not block."""
-
-    name: str
-
-    def deliver(self, event: HostEvent) -> None: ...
-
-
-@dataclass(frozen=True)
-class TableSettings:
-    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving (0 in tests), give or
-    take ``bot_delay_spread`` of it at random: bots that always answered in exactly the same time would keep
-    tables that started together (a full house arriving at once) moving in step for the whole game, every table's
-    screens redrawn in the same instant on the host; a little spread lets them drift apart.
-
-    ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays for them (until they
-    come back); None waits forever.
-    """
-
-    players: int = 4
-    open_chips: bool = False
-    variant: str = "standard"
-    bot_delay: float = BOT_PACE
-    bot_delay_spread: float = BOT_PACE_SPREAD
-    turn_timer: float | None = TURN_TIMER
-    default_bot: str = DEFAULT_BOT
-    chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
-    coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
-
-    def config(self) -> GameConfig:
-        return GameConfig(
-            players=self.players,
-            open_chips=self.open_chips,
-            variant=self.variant,
-            chips_per_player=self.chips_per_player,
-        )
-
-
-@dataclass
-class Seat:
-    """One chair: empty, a bot, or a human (present or away) holding a resume token (its SHA-256 digest only)."""
-
-    name: str | None = None
-    bot: Bot | None = None
-    token_hash: bytes | None = None
-    member: Member | None = None
-    stand_in: Bot | None = None  # plays for an away human: they left, their turn timer ran out, or the creator asked
-    left: bool = False  # the human left this game on purpose (a stand-in plays at once until they come back)
-    former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
-    bot_kind: str | None = None  # the registry name a restored table makes this bot from again
-    bot_seed: int | None = None
-
-    @property
-    def empty(self) -> bool:
-        return self.name is None
-
-    @property
-    def human(self) -> bool:
-        return self.name is not None and self.bot is None
-
-    @property
-    def away(self) -> bool:
-        return self.human and self.member is None
-
-    def info(self) -> SeatInfo:
-        if self.name is None:
-            return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
-        return SeatInfo(
-            name=self.name,
-            is_bot=self.bot is not None,
-            away=self.away,
-            left=self.left and self.away,
-            stand_in=self.stand_in is not None,
-        )
-
-    def stored(self) -> StoredSeat | None:
-        if self.name is None:
-            return None
-        if self.bot is not None:
-            return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
-        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=self.stand_in is not None, left=self.left)
 
 
 @dataclass
 class _Game:
     state: GameState
     started_at: float = field(default_factory=time.time)
-    timeline: tuple[tuple[int, ...], ...] = ()  # every seat's score after each card: made once the game is over
 
 
 class Table:
@@ -180,12 +91,12 @@ class Table:
         self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
         self.game: _Game | None = None
         self.games_played = 0
-        self.match = MatchTally(self.config.players)  # the games finished at this table (scoreboard.py)
+        self.recorder = Recorder(table_id, self.config.players, store, records)
+        self.driver = BotDriver(self)
         self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
         self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
         self._store = store
-        self._records = records
         self._commits = commits
         self._saving = False  # an accepted move is on its way to the disk: nobody sees it, nothing else moves
         self._rng = rng
@@ -193,13 +104,8 @@ class Table:
         self._on_summary = on_summary  # told when the lobby's line for this table changes
         self._summary: TableSummary | None = None
         self.created_at = time.monotonic()
-        self._driver: asyncio.Task[None] | None = None
-        self._driver_key: tuple[int, int, bool] | None = None
-        self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see bot_wait)
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
-        self._seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
-        self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
 
     # ----------------------------------------------------------------- lobby-facing facts
@@ -215,6 +121,16 @@ class Table:
     @property
     def state(self) -> GameState | None:
         return None if self.game is None else self.game.state
+
+    @property
+    def saving(self) -> bool:
+        """A move is being committed: views show the last durable state, moves are refused as stale, bots wait."""
+        return self._saving
+
+    @property
+    def match(self) -> MatchTally:
+        """The games finished at this table so far (the recorder's)."""
+        return self.recorder.match
 
     def summary(self) -> TableSummary:
         return TableSummary(
@@ -233,12 +149,6 @@ class Table:
     def creator(self) -> Member | None:
         """The creator's connection, if they are here."""
         return None if self.creator_seat is None else self.seats[self.creator_seat].member
-
-    def has_token(self, token: str) -> bool:
-        return self._seat_of_token(token) is not None
-
-    def _seat_of_token(self, token: object) -> int | None:
-        return self.seat_of_digest(hash_token(token)) if isinstance(token, str) else None
 
     def seat_of_digest(self, digest: bytes) -> int | None:
         """The seat whose token has this SHA-256 digest (``store.hash_token``), if any."""
@@ -307,7 +217,7 @@ class Table:
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
         table.games_played = stored.game_no
-        table.match = MatchTally.from_records(table.config.players, _earlier_records(store, stored))
+        finished = None
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
@@ -322,13 +232,14 @@ class Table:
                 raise ValueError(f"its finished game's record cannot be read: {error}") from None
             if record is None:
                 raise ValueError(f"no record of its finished game {stored.game_no}")
-            state = replay_record(record)
-            table.game = _Game(state, started_at=stored.started_at or time.time(), timeline=score_timeline(state))
+            finished = replay_record(record)
+            table.game = _Game(finished, started_at=stored.started_at or time.time())
+        table.recorder.restored(stored, finished)
         return table
 
     def resume_play(self) -> None:
         """After ``restore``, on the event loop: bots move again, away players' turn timers start again."""
-        self._drive()
+        self.driver.drive()
 
     def release_away_seats(self) -> None:
         """Before the game only: free the seats of players who did not come back (a restored waiting table's
@@ -341,13 +252,10 @@ class Table:
             return
         if self.started:
             return
-        changed = False
-        for index, seat in enumerate(self.seats):
-            if seat.away:
-                self._persist_seat(index, None)
-                self.seats[index] = Seat()
-                changed = True
-        if not changed:
+        away = self._away_seats()
+        for index in away:
+            self._put_seat(index, Seat())
+        if not away:
             return
         self._reassign_creator()
         self._broadcast()
@@ -365,7 +273,7 @@ class Table:
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s.empty]
+            free = self._free_seats()
             if not free:
                 if self._away_seats():
                     raise HostError(errors.SEAT_AWAY, _AWAY_NO_FREE_SEAT)
@@ -378,9 +286,8 @@ class Table:
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
-        new = Seat(name=self._unique_name(member.name), token_hash=hash_token(token), member=member)
-        self._persist_seat(seat, new)
-        self.seats[seat] = new
+        self._put_seat(seat, Seat(name=unique_name(self.seats, member.name), token_hash=hash_token(token)))
+        self.seats[seat].member = member
         self.members[member] = seat
         if self.creator_seat is None or self.seats[self.creator_seat].empty:
             self._set_creator(seat)
@@ -393,16 +300,12 @@ class Table:
         restart): only their token or SSH key gives them back (``resume_seat``), never a ``join``."""
         return [index for index, seat in enumerate(self.seats) if seat.away]
 
-    def _unique_name(self, name: str) -> str:
-        """``name``, or ``name 2``, ``name 3``...: two seats at one table never look alike (case aside)."""
-        taken = {seat.name.casefold() for seat in self.seats if seat.name is not None}
-        if name.casefold() not in taken:
-            return name
-        for n in range(2, len(self.seats) + 2):
-            label = f"{name[:17]} {n}"
-            if label.casefold() not in taken:
-                return label
-        return name
+    def _free_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.empty]
+
+    def _present(self) -> list[int]:
+        """The seats of the players who are at the table now."""
+        return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
 
     def spectate(self, member: Member) -> None:
         self._check_open()
@@ -413,14 +316,6 @@ class Table:
         self._deliver(member, self.update_for(None, member))
         self._tell_chat_history(member)
         self._summary_changed()
-
-    def resume(self, token: str, member: Member) -> int:
-        """Give the seat holding ``token`` back to ``member`` (a reconnect); returns the seat."""
-        self._check_open()
-        index = self._seat_of_token(token)
-        if index is None:
-            raise HostError(errors.BAD_TOKEN, "no seat holds this token")
-        return self.resume_seat(index, member)
 
     def resume_seat(self, index: int, member: Member) -> int:
         """Give seat ``index`` (a human's) back to ``member``, whose right to it the caller checked (a token, or an
@@ -433,7 +328,7 @@ class Table:
         if old is not None and old is not member:
             # A half-open connection still holds the seat: the newest one wins.
             self.members.pop(old, None)
-            old.deliver(Closed(N_("this seat was resumed from another connection")))
+            self._deliver(old, Closed(N_("this seat was resumed from another connection")))
         if member in self.members and self.members[member] != index:
             raise HostError(errors.ALREADY_AT_TABLE, "leave your other place at this table first")
         quiet = index in self._quiet_returns  # back after the host restarted or the table moved: as everyone is
@@ -445,12 +340,12 @@ class Table:
         seat.stand_in = None
         seat.left = False
         if stood_in:
-            self._persist_seat(index, seat)  # (a restart must not put the bot back in their place)
-        self._deadline = None  # (should they drop again on this turn, their timer starts afresh)
+            self._put_seat(index, seat)  # (a restart must not put the bot back in their place)
+        self.driver.restart_timer()  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
         self._tell_chat_history(member)
-        self._drive()
+        self.driver.drive()
         return index
 
     def leave(self, member: Member) -> None:
@@ -473,8 +368,9 @@ class Table:
         if index is not None:
             seat = self.seats[index]
             if not self.started or (self.finished and on_purpose):
-                self._persist_seat(index, None)  # (the store drops the seat's key binding with it)
-                self.seats[index] = Seat(former=seat.name if self.started else None)
+                if self.started:  # (their name stays on the seat until the next deal; the log says they left)
+                    self._note(index, SEAT_LEFT)
+                self._put_seat(index, Seat(former=seat.name if self.started else None))  # (and its key binding)
                 if index == self.creator_seat:
                     self._reassign_creator()
             elif seat.member is member:
@@ -483,25 +379,21 @@ class Table:
                     self._note(index, SEAT_LEFT if on_purpose else SEAT_AWAY)
                     if on_purpose:
                         seat.left = True
-                        seat.stand_in = self._stand_in_bot()
-                        self._persist_seat(index, seat)  # (after a restart, still theirs and still a bot's)
+                        self.stand_in(index)  # (after a restart, still theirs and still a bot's)
         if index is None:
             self._summary_changed()  # a spectator left: nothing the others see changed
         else:
             self._again.discard(index)  # (whoever sits there next asks for themselves)
             if not self._deal_again_if_everyone_asked():  # the others were waiting only for this player
                 self._broadcast()
-        self._drive()
+        self.driver.drive()
         self._check_idle()
 
     def stand_in_for(self, member: Member, index: object) -> None:
         """The creator (or, while the creator is not at the table, the first player who is: ``acting_creator``) lets
         a bot play for the away player in seat ``index`` now, until they come back."""
         self._check_open()
-        if self.members.get(member) is None:
-            raise HostError(errors.NOT_SEATED, "take a seat first")
-        if self.members.get(member) != self.acting_creator():
-            raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
+        self._check_seated_as(member, self.acting_creator())
         if self.game is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         if self.game.state.finished:
@@ -511,12 +403,19 @@ class Table:
         seat = self.seats[index]
         if not seat.away or seat.stand_in is not None:
             raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
-        seat.stand_in = self._stand_in_bot()
-        self._persist_seat(index, seat)
-        self._note(index, SEAT_STAND_IN)
+        self.stand_in(index, note=True)
         log.info("table %s: the creator lets a bot play for away seat %d", self.table_id, index)
         self._broadcast()
-        self._drive()
+        self.driver.drive()
+
+    def stand_in(self, index: int, *, note: bool = False) -> None:
+        """A bot plays for seat ``index``'s away player from now on, until they come back (kept in the store: a
+        restart keeps it there); ``note``: the log says so (a turn timer ran out, or the creator asked)."""
+        seat = self.seats[index]
+        seat.stand_in = self._stand_in_bot()
+        self._put_seat(index, seat)
+        if note:
+            self._note(index, SEAT_STAND_IN)
 
     def acting_creator(self) -> int | None:
         """Who may let a bot play for an away player: the creator while they are at the table; while they are not
@@ -524,7 +423,7 @@ class Table:
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
-        present = [i for i, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+        present = self._present()
         return present[0] if present else None
 
     def _stand_in_bot(self) -> Bot:
@@ -532,60 +431,46 @@ class Table:
 
     def _note(self, index: int, kind: str) -> None:
         """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
-        if self.game is None:
-            return
-        at = len(self.game.state.moves)
-        last = self._seat_events[-1] if self._seat_events else None
-        if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
-            self._seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
-            return
-        self._seat_events.append(SeatEvent(at=at, seat=index, kind=kind))
-        del self._seat_events[:-MAX_SEAT_EVENTS]
+        if self.game is not None:
+            self.recorder.note(len(self.game.state.moves), index, kind)
 
     def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
         """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
         self._check_open()
-        self._check_creator(member)
+        self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        name = bot_name or self.settings.default_bot
-        free = [i for i, s in enumerate(self.seats) if s.empty]
+        free = self._free_seats()
         if seat is None:
             if not free:
                 raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
             seat = free[0]
         elif seat not in free:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is not free")
-        bot, seed = self._make_bot(name)
-        new = Seat(name=self._bot_label(name), bot=bot, bot_kind=name, bot_seed=seed)
-        self._persist_seat(seat, new)
-        self.seats[seat] = new
-        self._broadcast()
+        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), [seat])
         return seat
 
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
         """Fill up to ``count`` empty seats with bots (host set-up, no creator check). ``labels`` names them in
-        order (a local table's "ana", "bo"...); without one a bot is called by its kind ("rules", "rules 2")."""
-        name = bot_name or self.settings.default_bot
-        free = sum(1 for seat in self.seats if seat.empty)
-        made = [self._make_bot(name) for _ in range(min(count, free))]
-        self._seat_bots([bot for bot, _ in made], labels, name, [seed for _, seed in made])
+        order; without one a bot gets a first name as at a local table ("ana", "bo": ``seats.bot_name``)."""
+        kind = bot_name or self.settings.default_bot
+        free = self._free_seats()[: max(0, count)]
+        self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
     def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
         """Put these bots in the empty seats, in order (host set-up: a local table, a test's scripted bot)."""
-        self._seat_bots(bots, labels, kind, [None] * len(bots))
-
-    def _seat_bots(
-        self, bots: Sequence[Bot], labels: Sequence[str], kind: str | None, seeds: Sequence[int | None]
-    ) -> None:
-        free = [index for index, seat in enumerate(self.seats) if seat.empty]
+        free = self._free_seats()
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        for number, (index, bot, seed) in enumerate(zip(free, bots, seeds)):
-            label = labels[number] if number < len(labels) else self._bot_label(kind or bot.name)
-            new = Seat(name=label, bot=bot, bot_kind=kind or bot.name, bot_seed=seed)
-            self._persist_seat(index, new)
-            self.seats[index] = new
+        self._seat_bots([(bot, kind or bot.name, None) for bot in bots], labels, free)
+
+    def _seat_bots(
+        self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
+    ) -> None:
+        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``."""
+        for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
+            label = labels[number] if number < len(labels) else bot_name(self.seats)
+            self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
         self._broadcast()
 
     # ----------------------------------------------------------------- the game
@@ -594,10 +479,10 @@ class Table:
         """Deal and start (the creator; ``None`` for the host itself). Every seat must be filled."""
         self._check_open()
         if member is not None:
-            self._check_creator(member)
+            self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "the game has already started")
-        if any(seat.empty for seat in self.seats):
+        if self._free_seats():
             raise HostError(errors.SEATS_EMPTY, "fill every seat (players or bots) before starting")
         self._deal()
 
@@ -621,11 +506,10 @@ class Table:
         """Deal the next game if the game is over, someone asked, and every player still here has; True if dealt."""
         if self.closed or not self.finished or not self._again:
             return False
-        present = [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+        present = self._present()
         if not present or any(index not in self._again for index in present):
             return False
-        freed = sum(1 for seat in self.seats if seat.empty)
-        if freed:  # players who left after the game: bots take their seats, nobody waits for them
+        if freed := len(self._free_seats()):  # players who left after the game: bots take their seats
             self.add_bots(freed)
         self._deal()
         return True
@@ -639,13 +523,29 @@ class Table:
         if self.game is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
         state = self.game.state
-        if state_id != state.state_id or self._saving:
+        if state_id != state.state_id or self.saving:
             raise HostError(
                 errors.STALE_STATE,
                 f"the table moved on before that key press arrived; nothing was played (state {state_id}, "
                 f"now {state.state_id})",
             )
         self._apply(apply(state, action, seat), member)
+
+    def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
+        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id`` (the driver): played
+        if the table is still there and the bot still plays the seat; an illegal choice takes the card instead."""
+        if not self.current(state_id) or self.seats[index].player is not bot or self.game is None:
+            return
+        try:
+            state = apply(self.game.state, action, index)
+        except IllegalMove as error:
+            log.error("table %s: bot %s chose an illegal move (%s); taking instead", self.table_id, bot, error)
+            state = apply(self.game.state, Action.TAKE, index)
+        self._apply(state)
+
+    def current(self, state_id: int) -> bool:
+        """The table is open, at state ``state_id``, and no move is being saved."""
+        return not self.closed and not self.saving and self.game is not None and self.game.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
         """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
@@ -656,7 +556,7 @@ class Table:
         seat = self.members[member]
         name = self.seats[seat].name if seat is not None else None
         at = len(self.game.state.moves) if self.game is not None else 0
-        told = sum(1 for event in self._seat_events if event.at == at)  # the seat events this line comes after
+        told = self.recorder.events_at(at)  # the seat events this line comes after
         line = self.chat.say(name or member.name, seat, text, self.games_played, at, told)
         for listener in list(self.members):
             self._deliver(listener, line)
@@ -681,7 +581,7 @@ class Table:
         state = self.game.state
         if state.finished:
             raise HostError(errors.GAME_OVER, "the game is over")
-        if state_id != state.state_id or self._saving:
+        if state_id != state.state_id or self.saving:
             raise HostError(errors.STALE_STATE, "the table moved on: ask again")
         if state.to_move != seat:
             raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
@@ -705,9 +605,9 @@ class Table:
         if self.closed:
             return
         self.closed = True
-        self._cancel_driver()
+        self.driver.cancel()
         for member in list(self.members):
-            member.deliver(Closed(reason))
+            self._deliver(member, Closed(reason))
         self.members.clear()
 
     # ----------------------------------------------------------------- views
@@ -723,45 +623,30 @@ class Table:
                 table_id=self.table_id,
                 seats=infos,
                 my_seat=seat,
-                can_start=(
-                    seat is not None
-                    and member is not None
-                    and seat == self.creator_seat
-                    and not any(s.empty for s in self.seats)
-                ),
+                can_start=seat is not None
+                and member is not None
+                and seat == self.creator_seat
+                and not self._free_seats(),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
             )
         state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
-        deadline = self._stand_in_deadline()
+        deadline = self.driver.deadline()
         return TableUpdate(
             view=view,
             seats=infos,
             table_id=self.table_id,
             can_restart=seat is not None and state.finished,
             again=tuple(sorted(self._again)) if state.finished else (),
-            seat_events=tuple(self._seat_events),
+            seat_events=tuple(self.recorder.seat_events),
             bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
             creator=seat is not None and seat == self.acting_creator(),
-            match=self.match.totals(),
-            timeline=self.game.timeline,
+            match=self.recorder.match.totals(),
+            timeline=self.recorder.timeline,
             coach=self.settings.coach,
         )
-
-    def _stand_in_deadline(self) -> float | None:
-        """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
-        turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
-        if self.game is None or self.game.state.finished or self.settings.turn_timer is None:
-            return None
-        state = self.game.state
-        seat = self.seats[state.to_move]
-        if not seat.away or seat.stand_in is not None:
-            return None
-        if self._deadline is None or self._deadline[0] != state.state_id:
-            self._deadline = (state.state_id, time.monotonic() + self.settings.turn_timer)
-        return self._deadline[1]
 
     def _broadcast(self) -> None:
         """Every member gets the view for its seat; one event per distinct view, shared by the members that see
@@ -795,26 +680,19 @@ class Table:
         if self.closed:
             raise HostError(errors.NO_TABLE, "this table has closed")
 
-    def _check_creator(self, member: Member) -> None:
+    def _check_seated_as(self, member: Member, seat: int | None) -> None:
+        """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
         if self.members.get(member) is None:
             raise HostError(errors.NOT_SEATED, "take a seat first")
-        if self.members.get(member) != self.creator_seat:
+        if self.members.get(member) != seat:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
 
-    def _bot_label(self, bot_name: str) -> str:
-        """``rules``, ``rules 2``...: the bot's name (the seat says it is a bot), unique at this table."""
-        taken = {s.name for s in self.seats}
-        for n in range(1, 10):
-            label = bot_name[:16] if n == 1 else f"{bot_name[:16]} {n}"
-            if label not in taken:
-                return label
-        return "bot"
-
-    def _make_bot(self, name: str) -> tuple[Bot, int]:
-        """A new bot of kind ``name`` and the seed it was made with (kept, so a restored table makes it again)."""
+    def _make_bot(self, name: str) -> tuple[Bot, str, int]:
+        """A new bot of kind ``name``, its kind, and the seed it was made with (kept: a restored table makes it
+        again)."""
         seed = self._rng.randrange(2**32) if self._rng is not None else secrets.randbits(32)
         try:
-            return make_bot(name, seed), seed
+            return make_bot(name, seed), name, seed
         except ValueError as error:
             raise HostError(errors.BAD_BOT, str(error)) from None
 
@@ -825,23 +703,23 @@ class Table:
         self.game = game
         self.games_played += 1
         self._again.clear()
-        self._seat_events = []
-        self._deadline = None
+        self.recorder.dealt()
+        self.driver.restart_timer()
         for index, seat in enumerate(self.seats):
             if seat.stand_in is not None or seat.left:
                 seat.stand_in = None
                 seat.left = False
-                self._persist_seat(index, seat)
+                self._put_seat(index, seat)
         self._broadcast()
-        self._drive()
+        self.driver.drive()
 
     def _apply(self, state: GameState, member: Member | None = None) -> None:
         """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
-        commit the table waits for it (``_saving``: views still show the last durable state, moves are refused as
+        commit the table waits for it (``saving``: views still show the last durable state, moves are refused as
         stale, bots wait); ``member``, who played it, hears if the store refused it."""
         assert self.game is not None
         move = state.moves[-1]
-        record = self._record(state) if state.finished else None
+        record = self.recorder.record(state, self.seats, self.game.started_at) if state.finished else None
         played_in = self.game.state.state_id
         stored = StoredMove(self.table_id, self.games_played, played_in, move.seat, move.action.value, record)
         if self._commits is None:
@@ -863,8 +741,8 @@ class Table:
         log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
         if member is not None and member in self.members:
             message = f"the host could not save this move, so it was not played ({error})"
-            member.deliver(Rejected(errors.NOT_SAVED, message))
-        self._drive()  # a bot tries again after its pause
+            self._deliver(member, Rejected(errors.NOT_SAVED, message))
+        self.driver.drive()  # a bot tries again after its pause
 
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
@@ -872,35 +750,12 @@ class Table:
         self.game.state = state
         self._advice.clear()  # the coach's answers were for the state before
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
-            self.game.timeline = score_timeline(state)
-            self.match.add(state.scores())
+            self.recorder.finished(state)
         self._broadcast()
         if record is not None:
-            self._export(record)
+            self.recorder.export(record, self.games_played)
             self._check_idle()
-        self._drive()
-
-    def _record(self, state: GameState) -> dict[str, object]:
-        assert self.game is not None
-        return to_record(
-            state,
-            [seat.name or "?" for seat in self.seats],
-            table=self.table_id,
-            bots=[seat.bot is not None for seat in self.seats],
-            started_at=self.game.started_at,
-            finished_at=time.time(),
-        )
-
-    def _export(self, record: dict[str, object]) -> None:
-        """The finished game's JSON file, after its record is committed in the store (and the broadcast: a host
-        killed before the file is written writes it on its next start, ``RecordStore.export_pending``)."""
-        if self._records is None:
-            return
-        if self._records.save(record, self.table_id, self.games_played) is not None and self._store is not None:
-            try:
-                self._store.mark_exported(self.table_id, self.games_played)
-            except StoreError:
-                log.exception("table %s: could not mark game %d exported", self.table_id, self.games_played)
+        self.driver.drive()
 
     def _persist(self, write: Callable[[TableStore], None]) -> None:
         """Commit ``write`` to the store before the change it describes happens; refuse the change if the store
@@ -913,9 +768,11 @@ class Table:
             log.exception("table %s: the store refused a change", self.table_id)
             raise HostError(errors.NOT_SAVED, f"the host could not save this, so it did not happen ({error})") from None
 
-    def _persist_seat(self, index: int, seat: Seat | None) -> None:
-        stored = None if seat is None else seat.stored()
+    def _put_seat(self, index: int, seat: Seat) -> None:
+        """Seat ``index`` is ``seat`` now: stored first (an empty seat frees it in the store)."""
+        stored = seat.stored()
         self._persist(lambda store: store.set_seat(self.table_id, index, stored))
+        self.seats[index] = seat
 
     def _set_creator(self, index: int | None) -> None:
         if index != self.creator_seat:
@@ -924,9 +781,8 @@ class Table:
 
     def _reassign_creator(self) -> None:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
-        present = [i for i, seat in enumerate(self.seats) if seat.human and seat.member is not None]
         humans = [i for i, seat in enumerate(self.seats) if seat.human]
-        candidates = present or humans
+        candidates = self._present() or humans
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
@@ -936,108 +792,6 @@ class Table:
             return
         if self.finished or not any(seat.human for seat in self.seats):
             self._on_idle(self)
-
-    # Who moves next when it is not a connected human: a bot, a stand-in, or a timer for an away player.
-
-    def _drive(self) -> None:
-        if self._saving:
-            return  # the move being saved decides who is next; _saved drives then
-        if self.closed or self.game is None or self.game.state.finished:
-            self._cancel_driver()
-            return
-        state = self.game.state
-        seat = self.seats[state.to_move]
-        if seat.bot is not None or seat.stand_in is not None:
-            key = (state.state_id, state.to_move, False)
-        elif seat.away and self.settings.turn_timer is not None:
-            key = (state.state_id, state.to_move, True)
-        else:
-            self._cancel_driver()
-            return
-        if self._driver is not None and not self._driver.done() and self._driver_key == key:
-            return
-        self._cancel_driver()
-        self._driver_key = key
-        # The table's own context, never the caller's: a player's move would otherwise hand its context (a
-        # Textual app keeps itself in context variables) to this task and every turn's task after it, keeping a
-        # departed SSH player's whole app in memory for as long as the bots play on.
-        self._driver = asyncio.get_running_loop().create_task(self._drive_turn(*key), context=contextvars.Context())
-
-    def bot_wait(self) -> float:
-        """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it. The
-        draw comes from a generator of its own, so a bot's timing says nothing about the deal or its seed."""
-        delay = max(0.0, self.settings.bot_delay)
-        spread = delay * min(1.0, max(0.0, self.settings.bot_delay_spread))
-        return self._pace.uniform(delay - spread, delay + spread)
-
-    def _cancel_driver(self) -> None:
-        if self._driver is not None and not self._driver.done():
-            self._driver.cancel()
-        self._driver = None
-        self._driver_key = None
-
-    async def _drive_turn(self, state_id: int, seat_index: int, waiting_for_away: bool) -> None:
-        try:
-            if waiting_for_away:
-                deadline = self._stand_in_deadline()  # the one every view counts down to
-                if deadline is not None:
-                    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
-                seat = self.seats[seat_index]
-                if not self._current(state_id) or not seat.away or seat.stand_in is not None:
-                    return
-                seat.stand_in = self._stand_in_bot()
-                self._persist_seat(seat_index, seat)
-                self._note(seat_index, SEAT_STAND_IN)
-                log.info("table %s: a bot plays for away seat %d", self.table_id, seat_index)
-            elif self.settings.bot_delay > 0:
-                await asyncio.sleep(self.bot_wait())
-            if not self._current(state_id):
-                return
-            seat = self.seats[seat_index]
-            bot = seat.bot or seat.stand_in
-            if bot is None or self.game is None:
-                return
-            view = engine_view_for(self.game.state, seat_index)
-            try:
-                action = await thinking.choose(bot, view)  # a search: in a worker process if the host uses them
-            except Exception:  # a broken bot must not stall the table: it takes the card
-                log.exception("table %s: bot %s failed; taking instead", self.table_id, bot.name)
-                action = Action.TAKE
-            if not self._current(state_id) or (seat.bot or seat.stand_in) is not bot:
-                return
-            self._driver = None
-            self._driver_key = None
-            try:
-                self._apply(apply(self.game.state, action, seat_index))
-            except IllegalMove as error:
-                log.error("table %s: bot %s chose an illegal move (%s); taking instead", self.table_id, bot, error)
-                self._apply(apply(self.game.state, Action.TAKE, seat_index))
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("table %s: the bot driver failed", self.table_id)
-
-    def _current(self, state_id: int) -> bool:
-        return not self.closed and not self._saving and self.game is not None and self.game.state.state_id == state_id
-
-
-MATCH_RECORDS_READ = 200  # a restored table's match counts at most its last this many finished games
-
-
-def _earlier_records(store: TableStore | None, stored: StoredTable) -> list[dict[str, Any]]:
-    """The records of the games the table finished before its current one (for the match), from its store."""
-    if store is None:
-        return []
-    last = stored.game_no if stored.finished else stored.game_no - 1
-    records = []
-    for game_no in range(max(1, last - MATCH_RECORDS_READ + 1), last + 1):
-        try:
-            record = store.game_record(stored.table_id, game_no)
-        except StoreError:
-            continue
-        if record is not None:
-            records.append(record)
-    return records
 
 
 def _reseed(seed: int | None, game_no: int, state_id: int) -> int:

@@ -1,4 +1,4 @@
-"""Many SSH visitors from a separate process: ``python -m nothanks_server.ssh.loadgen.visitors --port P --sessions N``.
+"""Many SSH visitors from a separate process: ``python -m tools.loadgen.visitors --port P --sessions N``.
 
 Used by the leak test (so the host's memory is measured without the clients in it) and by scripts/bench_ssh.py.
 Each visitor connects with a pty, waits for the first screen, plays its script and drops the connection. With
@@ -107,7 +107,7 @@ async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
         ("\r", "No tables yet"),
         ("c", "New table"),
         ("\x13", "waiting for players"),  # ctrl+s: create
-        ("b", f"seat 2: {DEFAULT_BOT}"),
+        ("b", f"seat 2: ana  bot ({DEFAULT_BOT})"),  # a host names its bots as local play does
         ("b", "press s to start"),
         ("s", "You: 11 chips"),
     ]:

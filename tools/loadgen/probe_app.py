@@ -11,9 +11,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from ..player import SSHPlayer
-from ..session import AppFactory
-from ..settings import WorkerPlan
+from nothanks_server.ssh.player import SSHPlayer
+from nothanks_server.ssh.session import AppFactory
+from nothanks_server.ssh.settings import WorkerPlan
 
 
 class ProbeApp(App[None]):
@@ -70,7 +70,7 @@ class ProbeApp(App[None]):
 
 
 def make_probe_factory(plan: WorkerPlan) -> AppFactory:
-    """A worker's ``AppFactory`` serving ``ProbeApp`` (``SSHSettings(app="nothanks_server.ssh.loadgen.probe_app:
+    """A worker's ``AppFactory`` serving ``ProbeApp`` (``SSHSettings(app="tools.loadgen.probe_app:
     make_probe_factory")``); F2's files go to the host key's directory (a test's temporary directory)."""
     scratch = plan.data_dir
 

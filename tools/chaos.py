@@ -32,11 +32,10 @@ from typing import Any
 
 import msgpack
 
+from nothanks_server.store import DATABASE_NAME
 from nothanks_tui.engine import IllegalMove, replay
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
-
-from .store import DATABASE_NAME
 
 WAIT = 20.0  # upper bound on any single wait (a loaded machine's process start included)
 RECORD_NAME = re.compile(r"^\d{8}-\d{6}-(?P<table>t\d+)-g(?P<game>\d+)\.json$")

@@ -1,0 +1,127 @@
+"""Who plays a seat no connected human plays, and when: a table's bots at their pace, and for an away player a
+stand-in bot once their turn timer runs out.
+
+The driver only decides: a bot's choice goes to the table's authority (``Table.bot_plays``), which accepts it as
+it accepts a player's, and a stand-in is seated by it (``Table.stand_in``). One task at a time, for the turn the
+table is at; any change at the table calls ``drive`` again, which keeps the task if it is still for that turn.
+Bots choose off the event loop (thinking.py), each in the table's own context, never a caller's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import random
+import time
+from typing import TYPE_CHECKING
+
+from nothanks_tui.engine import Action
+from nothanks_tui.engine import view_for as engine_view_for
+
+from .. import thinking
+
+if TYPE_CHECKING:
+    from .authority import Table
+
+log = logging.getLogger(__name__)
+
+
+class BotDriver:
+    """The bots' turns at one table, and the turn timer of an away player."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.task: asyncio.Task[None] | None = None
+        self._key: tuple[int, int, bool] | None = None  # (state id, seat, waiting for an away player)
+        self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see ``wait``)
+        self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
+
+    def wait(self) -> float:
+        """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it. The
+        draw comes from a generator of its own, so a bot's timing says nothing about the deal or its seed."""
+        settings = self.table.settings
+        delay = max(0.0, settings.bot_delay)
+        spread = delay * min(1.0, max(0.0, settings.bot_delay_spread))
+        return self._pace.uniform(delay - spread, delay + spread)
+
+    def deadline(self) -> float | None:
+        """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
+        turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
+        table = self.table
+        if table.game is None or table.game.state.finished or table.settings.turn_timer is None:
+            return None
+        state = table.game.state
+        seat = table.seats[state.to_move]
+        if not seat.away or seat.stand_in is not None:
+            return None
+        if self._deadline is None or self._deadline[0] != state.state_id:
+            self._deadline = (state.state_id, time.monotonic() + table.settings.turn_timer)
+        return self._deadline[1]
+
+    def restart_timer(self) -> None:
+        """The away player came back (or a game was dealt): should they drop again, their timer starts afresh."""
+        self._deadline = None
+
+    def drive(self) -> None:
+        """Make sure the turn the table is at is being played, if a bot plays it or a timer waits on it."""
+        table = self.table
+        if table.saving:
+            return  # the move being saved decides who is next; the table drives once it is accepted
+        if table.closed or table.game is None or table.game.state.finished:
+            self.cancel()
+            return
+        state = table.game.state
+        seat = table.seats[state.to_move]
+        if seat.player is not None:
+            key = (state.state_id, state.to_move, False)
+        elif seat.away and table.settings.turn_timer is not None:
+            key = (state.state_id, state.to_move, True)
+        else:
+            self.cancel()
+            return
+        if self.task is not None and not self.task.done() and self._key == key:
+            return
+        self.cancel()
+        self._key = key
+        # The table's own context, never the caller's: a player's move would otherwise hand its context (a
+        # Textual app keeps itself in context variables) to this task and every turn's task after it, keeping a
+        # departed SSH player's whole app in memory for as long as the bots play on.
+        self.task = asyncio.get_running_loop().create_task(self._turn(*key), context=contextvars.Context())
+
+    def cancel(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.task = None
+        self._key = None
+
+    async def _turn(self, state_id: int, index: int, waiting_for_away: bool) -> None:
+        table = self.table
+        try:
+            if waiting_for_away:
+                deadline = self.deadline()  # the one every view counts down to
+                if deadline is not None:
+                    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+                seat = table.seats[index]
+                if not table.current(state_id) or not seat.away or seat.stand_in is not None:
+                    return
+                table.stand_in(index, note=True)
+                log.info("table %s: a bot plays for away seat %d", table.table_id, index)
+            elif table.settings.bot_delay > 0:
+                await asyncio.sleep(self.wait())
+            bot = table.seats[index].player
+            if not table.current(state_id) or bot is None or table.game is None:
+                return
+            view = engine_view_for(table.game.state, index)
+            try:
+                action = await thinking.choose(bot, view)  # a search: in a worker process if the host uses them
+            except Exception:  # a broken bot must not stall the table: it takes the card
+                log.exception("table %s: bot %s failed; taking instead", table.table_id, bot.name)
+                action = Action.TAKE
+            self.task = None
+            self._key = None
+            table.bot_plays(state_id, index, bot, action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: the bot driver failed", table.table_id)

@@ -1,0 +1,108 @@
+"""What a table remembers of its games, for its players and for the record: this game's comings and goings (the
+seat events every log shows between the moves), a finished game's score timeline, the match across "play again",
+and each finished game's record and JSON file.
+
+The authority (authority.py) tells it what happened: a seat's event, a game dealt, a move accepted that ended the
+game; it never decides anything. The record is made before the last move is stored (the store keeps them in one
+transaction), the JSON file written after the broadcast (storage.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from nothanks_tui.engine import GameState, to_record
+from nothanks_tui.link import SeatEvent
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK
+
+from ..scoreboard import MatchTally, score_timeline
+from ..storage import RecordStore
+from ..store import StoredTable, StoreError, TableStore
+from .seats import Seat
+
+log = logging.getLogger(__name__)
+
+MAX_SEAT_EVENTS = 64  # a game's comings and goings kept for the log (the newest; a flapping connection adds many)
+MATCH_RECORDS_READ = 200  # a restored table's match counts at most its last this many finished games
+
+
+class Recorder:
+    """One table's log of comings and goings, its match, and its finished games' records."""
+
+    def __init__(self, table_id: str, players: int, store: TableStore | None, records: RecordStore | None) -> None:
+        self.table_id = table_id
+        self.match = MatchTally(players)  # the games finished at this table (scoreboard.py)
+        self.seat_events: list[SeatEvent] = []  # this game's comings and goings (for everyone's log)
+        self.timeline: tuple[tuple[int, ...], ...] = ()  # every seat's score after each card, once the game is over
+        self._store = store
+        self._records = records
+
+    def dealt(self) -> None:
+        """A new game: its log starts empty."""
+        self.seat_events = []
+        self.timeline = ()
+
+    def note(self, at: int, index: int, kind: str) -> None:
+        """Seat ``index``'s coming or going after ``at`` moves of this game."""
+        last = self.seat_events[-1] if self.seat_events else None
+        if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
+            self.seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
+            return
+        self.seat_events.append(SeatEvent(at=at, seat=index, kind=kind))
+        del self.seat_events[:-MAX_SEAT_EVENTS]
+
+    def events_at(self, at: int) -> int:
+        """How many of this game's seat events came after ``at`` moves (a chat line said then comes after them)."""
+        return sum(1 for event in self.seat_events if event.at == at)
+
+    def record(self, state: GameState, seats: Sequence[Seat], started_at: float) -> dict[str, object]:
+        """The finished game's ``nothanks-record/1`` record (stored with its last move)."""
+        return to_record(
+            state,
+            [seat.name or "?" for seat in seats],
+            table=self.table_id,
+            bots=[seat.bot is not None for seat in seats],
+            levels=[seat.bot.name if seat.bot is not None else None for seat in seats],
+            started_at=started_at,
+            finished_at=time.time(),
+        )
+
+    def finished(self, state: GameState) -> None:
+        """The game is over (told in the same broadcast as its end: never before it, chips may be hidden)."""
+        self.timeline = score_timeline(state)
+        self.match.add(state.scores())
+
+    def export(self, record: dict[str, object], game_no: int) -> None:
+        """The finished game's JSON file, after its record is committed in the store (and the broadcast: a host
+        killed before the file is written writes it on its next start, ``RecordStore.export_pending``)."""
+        if self._records is None:
+            return
+        if self._records.save(record, self.table_id, game_no) is not None and self._store is not None:
+            try:
+                self._store.mark_exported(self.table_id, game_no)
+            except StoreError:
+                log.exception("table %s: could not mark game %d exported", self.table_id, game_no)
+
+    def restored(self, stored: StoredTable, finished: GameState | None) -> None:
+        """A table brought back from its store: its match from the records of the games it finished before (so a
+        restart keeps it), and the timeline of ``finished``, its game that was over."""
+        self.match = MatchTally.from_records(self.match.players, self._earlier_records(stored))
+        if finished is not None:
+            self.timeline = score_timeline(finished)
+
+    def _earlier_records(self, stored: StoredTable) -> list[dict[str, Any]]:
+        if self._store is None:
+            return []
+        last = stored.game_no if stored.finished else stored.game_no - 1
+        records = []
+        for game_no in range(max(1, last - MATCH_RECORDS_READ + 1), last + 1):
+            try:
+                record = self._store.game_record(stored.table_id, game_no)
+            except StoreError:
+                continue
+            if record is not None:
+                records.append(record)
+        return records

@@ -1,0 +1,131 @@
+"""What a table is made of, apart from its game: its settings, its chairs, and who may sit at it (a ``Member``).
+
+The authority (authority.py), the bot driver (driver.py) and the recorder (recorder.py) all read these; only the
+authority changes them. The names a seat gets are here too: a player's, kept distinct from the others at the
+table, and a bot's, a first name as at a local table ("ana", "bo"), never its kind ("medium 2").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from nothanks_tui.bots import Bot
+from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
+from nothanks_tui.engine import GameConfig
+from nothanks_tui.link import ChatHistory, ChatLine, Closed, Rejected, SeatInfo, TableUpdate, TableWaiting
+
+from ..store import StoredSeat
+
+HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
+BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")  # bots' names, at a host as locally
+
+
+class Member(Protocol):
+    """Someone at a table (a player's connection or a spectator's). ``deliver`` must not block."""
+
+    name: str
+
+    def deliver(self, event: HostEvent) -> None: ...
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving (0 in tests), give or
+    take ``bot_delay_spread`` of it at random: bots that always answered in exactly the same time would keep
+    tables that started together (a full house arriving at once) moving in step for the whole game, every table's
+    screens redrawn in the same instant on the host; a little spread lets them drift apart.
+
+    ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays for them (until they
+    come back); None waits forever.
+    """
+
+    players: int = 4
+    open_chips: bool = False
+    variant: str = "standard"
+    bot_delay: float = BOT_PACE
+    bot_delay_spread: float = BOT_PACE_SPREAD
+    turn_timer: float | None = TURN_TIMER
+    default_bot: str = DEFAULT_BOT
+    chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
+    coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
+
+    def config(self) -> GameConfig:
+        return GameConfig(
+            players=self.players,
+            open_chips=self.open_chips,
+            variant=self.variant,
+            chips_per_player=self.chips_per_player,
+        )
+
+
+@dataclass
+class Seat:
+    """One chair: empty, a bot, or a human (present or away) holding a resume token (its SHA-256 digest only)."""
+
+    name: str | None = None
+    bot: Bot | None = None
+    token_hash: bytes | None = None
+    member: Member | None = None
+    stand_in: Bot | None = None  # plays for an away human: they left, their turn timer ran out, or the creator asked
+    left: bool = False  # the human left this game on purpose (a stand-in plays at once until they come back)
+    former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
+    bot_kind: str | None = None  # the registry name a restored table makes this bot from again
+    bot_seed: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.name is None
+
+    @property
+    def human(self) -> bool:
+        return self.name is not None and self.bot is None
+
+    @property
+    def away(self) -> bool:
+        return self.human and self.member is None
+
+    @property
+    def player(self) -> Bot | None:
+        """The bot that plays this seat now (its own, or a stand-in for its away player), if any."""
+        return self.bot or self.stand_in
+
+    def info(self) -> SeatInfo:
+        if self.name is None:
+            return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
+        return SeatInfo(
+            name=self.name,
+            is_bot=self.bot is not None,
+            level=(self.bot_kind or self.bot.name) if self.bot is not None else "",
+            away=self.away,
+            left=self.left and self.away,
+            stand_in=self.stand_in is not None,
+        )
+
+    def stored(self) -> StoredSeat | None:
+        if self.name is None:
+            return None
+        if self.bot is not None:
+            return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
+        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=self.stand_in is not None, left=self.left)
+
+
+def unique_name(seats: Sequence[Seat], name: str) -> str:
+    """``name``, or ``name 2``, ``name 3``...: two seats at one table never look alike (case aside)."""
+    taken = {seat.name.casefold() for seat in seats if seat.name is not None}
+    if name.casefold() not in taken:
+        return name
+    for n in range(2, len(seats) + 2):
+        label = f"{name[:17]} {n}"
+        if label.casefold() not in taken:
+            return label
+    return name
+
+
+def bot_name(seats: Sequence[Seat]) -> str:
+    """A new bot's name: the first of ``BOT_SEAT_NAMES`` nobody at the table has (a player called "Ana" keeps
+    theirs), as a local table names its bots; the seat info says it is a bot, not its kind ("medium 2")."""
+    taken = {seat.name.casefold() for seat in seats if seat.name is not None}
+    free = [name for name in BOT_SEAT_NAMES if name not in taken]
+    return free[0] if free else unique_name(seats, "bot")
