@@ -121,3 +121,15 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
         fast = search(info, iterations, case)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
         assert search(info, iterations, case) == fast
+
+
+def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
+    """Why docs/bots.md's hidden-chip lines play the very games of the open-chip ones (the default, hidden chips,
+    is the game's)."""
+    from nothanks_tui.tournament import tournament
+
+    def outcome(open_chips: bool):
+        report = tournament(["pubmcts:30", "rules"], players=3, games=3, seed=2, jobs=1, open_chips=open_chips)
+        return [(bot.name, bot.mean_score, bot.win_share) for bot in report.bots]
+
+    assert outcome(True) == outcome(False)
