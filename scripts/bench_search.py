@@ -20,8 +20,9 @@ import random
 import time
 
 import nothanks_tui
-from nothanks_tui.bots import ismcts, make_bot, pubmcts
+from nothanks_tui.bots import ismcts, pubmcts
 from nothanks_tui.bots.knowledge import info_from_view
+from nothanks_tui.bots.levels import expert_bot, hard_bot
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
 
 
@@ -55,7 +56,7 @@ def main() -> None:
     infos = positions(args.positions)
     print(f"code: {nothanks_tui.__file__}; search loop in {'C' if pubmcts.ACCELERATED else 'Python'}")
     for level in args.levels.split(","):
-        bot = make_bot(level, 0)
+        bot = {"hard": hard_bot, "expert": expert_bot}[level](0)
         count = len(infos) if level == "hard" else max(1, len(infos) // 4)
         rounds = []
         for _ in range(args.repeats):
