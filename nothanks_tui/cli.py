@@ -77,7 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=None, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     add_variant_options(play)
-    play.add_argument("--name", default=None, help=_("your display name (default: you, in your language)"))
+    play.add_argument(
+        "--name",
+        default=None,
+        help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
+    )
     play.add_argument(
         "--bot-pace",
         type=non_negative,
@@ -141,6 +145,13 @@ def remembered_language() -> str | None:
     return Remembered.of_this_user().language
 
 
+def remembered_name() -> str | None:
+    """The name last given on the start screen, if any: ``nothanks play`` plays (and counts games) under it too."""
+    from .client.remembered import Remembered
+
+    return Remembered.of_this_user().name
+
+
 def _play(args: argparse.Namespace) -> int:
     from .commands.play import run_local_game
 
@@ -150,7 +161,7 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         open_chips=args.open_chips,
         variant=args.variant,
-        name=args.name or _("you"),
+        name=args.name or remembered_name() or _("you"),
         bot_pace=args.bot_pace,
     )
 

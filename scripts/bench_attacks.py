@@ -56,6 +56,8 @@ from typing import TYPE_CHECKING, cast
 
 import msgpack
 
+from nothanks_server.table.seats import BOT_SEAT_NAMES
+
 if TYPE_CHECKING:
     from tools.loadgen.terminal_client import TerminalClient
 
@@ -179,7 +181,7 @@ TO_THE_TABLE = [  # keys from the welcome screen to a started game at a 3-seat t
     ("\r", "New table"),
     ("c", "Create"),
     ("\x13", "waiting for players"),
-    ("b", "seat 2: rules"),
+    ("b", f"seat 2: {BOT_SEAT_NAMES[0]}"),  # (bots are named as at a local table)
     ("b", "press s to start"),
     ("s", "You: 11 chips"),
 ]

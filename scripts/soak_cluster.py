@@ -49,11 +49,10 @@ sys.path.insert(
 
 import asyncssh  # noqa: E402
 
-from nothanks_tui.defaults import DEFAULT_BOT  # noqa: E402
 from tests.cluster.cluster_processes import Cluster, ClusterShape, Member, running_cluster  # noqa: E402
 from tests.cluster.tcp_player import TcpPlayer  # noqa: E402
 from tools.loadgen.terminal_client import TerminalClient  # noqa: E402
-from tools.loadgen.visitors import my_turn, play_my_turn  # noqa: E402
+from tools.loadgen.visitors import FIRST_BOT_SEAT, my_turn, play_my_turn  # noqa: E402
 
 WAIT = 60.0  # a single wait that takes longer is a failure, counted and reported
 ATTEMPT = 10.0  # one attempt of an SSH player to connect again; it tries again until WAIT is over
@@ -229,7 +228,7 @@ async def ssh_player(soak: Soak, number: int, port: int, think: tuple[float, flo
 async def sit_down(client: TerminalClient) -> None:
     """From the name screen: a new 3-seat table, two bots, started."""
     for keys, shown in [
-        ("\r", "New table"), ("c", "Create"), ("\x13", "waiting for players"), ("b", f"seat 2: {DEFAULT_BOT}"),
+        ("\r", "New table"), ("c", "Create"), ("\x13", "waiting for players"), ("b", FIRST_BOT_SEAT),
         ("b", "press s to start"), ("s", "You: 11 chips"),
     ]:  # fmt: skip
         client.send(keys)

@@ -40,3 +40,27 @@ def test_every_help_is_readable_and_every_option_says_what_it_does(command, lang
     assert "%%" not in text and "%(" not in text
     for action in parser._actions:
         assert action.help and action.help is not argparse.SUPPRESS, (command, action.option_strings or action.dest)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_key_a_help_names_is_the_key_the_table_binds_to_it(language):
+    """Issue 29, defect 7: ``host --help`` said the coach was key c (c is chat; the coach is i). Every "(key X)"
+    in any help is an option's, and the table binds X to what that option offers."""
+    import re
+
+    from nothanks_tui.client.screens.table import TableScreen
+
+    actions: dict[str, str] = {}  # key -> action, as the table binds them
+    for binding in TableScreen.BINDINGS:
+        for key in binding.key.split(","):
+            actions.setdefault(key, binding.action)
+    offers = {"--coach": "coach"}  # option -> the table's action it makes available
+    word = {"en": "key", "fr": "touche", "es": "tecla"}[language]
+    named = []
+    for command, parser in subcommands(language).items():
+        for action in parser._actions:
+            for key in re.findall(rf"\({word} (\w)\)", action.help or ""):
+                named.append((command, action.option_strings[0], key))
+    assert ("host", "--coach", "i") in named
+    for command, option, key in named:
+        assert actions.get(key) == offers.get(option), (command, option, key)

@@ -144,21 +144,6 @@ def test_parse_address():
             parse_address(bad)
 
 
-def test_seat_tokens_are_remembered_per_address_privately(tmp_path):
-    from nothanks_tui.client.seat_tokens import SeatTokens
-
-    tokens = SeatTokens(tmp_path / "state" / "seats.json")
-    assert tokens.get("127.0.0.1:7777") is None
-    tokens.put("127.0.0.1:7777", "abc")
-    tokens.put("[::1]:7000", "def")
-    assert SeatTokens(tokens.path).get("127.0.0.1:7777") == "abc"
-    assert tokens.path.stat().st_mode & 0o077 == 0
-    tokens.forget("127.0.0.1:7777")
-    assert tokens.get("127.0.0.1:7777") is None and tokens.get("[::1]:7000") == "def"
-    tokens.path.write_text("not json")
-    assert tokens.get("[::1]:7000") is None
-
-
 async def test_leave_a_table_then_create_another_and_add_bots_over_tcp():
     async with live_host() as host:
         alice = TcpLobby("127.0.0.1", host.port, "alice")

@@ -99,13 +99,13 @@ async def test_joining_with_a_saved_token_goes_straight_back_to_the_seat(tmp_pat
         seat = await bob.join((await bob.list_tables())[0].table_id)
         await table.start_game()
         tokens = SeatTokens(tmp_path / "seats.json")
-        tokens.put(f"127.0.0.1:{host.port}", seat.seat_token)
+        tokens.put(f"127.0.0.1:{host.port}", "bob", seat.seat_token)
         bob._read_task.cancel()  # bob's terminal dies: nothing of that client runs on to come back by itself
         bob._writer.transport.abort()
 
         bob_again = TcpLobby("127.0.0.1", host.port, "bob")
         await bob_again.start()
-        resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}"))
+        resumed = await bob_again.resume(tokens.get(f"127.0.0.1:{host.port}", "bob"))
         app = NetApp(first_screen_for(bob_again, resumed), below=first_screen_for(bob_again, None))
         async with app.run_test(size=(80, 24)) as pilot:
             screen = await wait_for_screen(app, pilot, TableScreen)
@@ -353,12 +353,20 @@ async def test_the_lobby_stops_polling_while_a_screen_covers_it_and_polls_again_
                 calls.append("resume")
 
         screen._refresh_timer = RecordingTimer()  # type: ignore[assignment]
+        listing = screen.lobby.list_tables
+
+        async def recording_listing():  # type: ignore[no-untyped-def]
+            calls.append("list")
+            return await listing()
+
+        screen.lobby.list_tables = recording_listing  # type: ignore[method-assign]
         await pilot.press("c")
         await wait_for_screen(app, pilot, NewTableScreen)
+        await screen.refresh_tables().wait()  # told to list while covered: it asks the host nothing
         assert calls == ["pause"]
         await pilot.press("escape")
         assert await wait_for_screen(app, pilot, LobbyScreen) is screen
-        await wait_until(pilot, lambda: calls == ["pause", "resume"])
+        await wait_until(pilot, lambda: calls == ["pause", "resume", "list"])  # on top again: it lists
     lobby.close()
 
 

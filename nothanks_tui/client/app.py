@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 
 from ..i18n import LANGUAGES, N_, _, current_language, switch_language, use_language
 from ..link import TableConnection
@@ -234,19 +234,6 @@ class NoThanksApp(App[int]):
         self.hosting = message.hosting
         self.is_host = True
         self._back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
-
-    @property
-    def _background_screens(self) -> list[Screen[Any]]:
-        """Screens that show through the top one: only under a dialog (a ``ModalScreen``).
-
-        Textual 8 counts the screen just below the top as visible even when the top one is an opaque full screen.
-        A lobby under a table then stays "current": each of its repaints made it mark itself for repainting again
-        and forced the table above to repaint the whole terminal, about once a second for ever, the largest cost
-        of an SSH player's app on the host. ``tests/client/test_screens_below.py`` fails if Textual renames this.
-        """
-        if not isinstance(self.screen, ModalScreen):
-            return []
-        return super()._background_screens
 
     @property
     def table_screen(self) -> TableScreen | None:

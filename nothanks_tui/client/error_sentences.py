@@ -9,6 +9,9 @@ client does not know (a newer host) shows the host's message as it came (the cal
 
 from __future__ import annotations
 
+import errno
+import socket
+
 from ..i18n import N_, _
 from ..link import errors
 
@@ -78,3 +81,36 @@ def error_sentence(code: str, message: str = "") -> str:
     if sentence is None:
         return message or code
     return _(sentence)
+
+
+# The operating system's errors, as a player (or whoever starts a host) reads them: its own words are English and
+# technical ("[Errno 98] error while attempting to bind on address ..."). An errno not here keeps the system's words.
+OS_REASONS: dict[int, str] = {
+    errno.EADDRINUSE: N_("another program is listening on that port already (another host?): choose another port"),
+    errno.EADDRNOTAVAIL: N_("this machine has no such address"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.ENOENT: N_("there is no such file or directory"),
+    errno.ENOTDIR: N_("a part of that path is a file, not a directory"),
+    errno.EEXIST: N_("it is a file, not a directory"),
+    errno.EISDIR: N_("it is a directory, not a file"),
+    errno.EROFS: N_("the disk is read-only"),
+    errno.ENOSPC: N_("the disk is full"),
+    errno.ECONNREFUSED: N_("nothing is listening on that port"),
+    errno.ENETUNREACH: N_("this machine has no route to that network"),
+    errno.EHOSTUNREACH: N_("there is no route to that machine"),
+    errno.ETIMEDOUT: N_("it did not answer"),
+}
+NAME_REASONS: dict[int, str] = {  # getaddrinfo's errors (socket.gaierror)
+    socket.EAI_NONAME: N_("no machine of that name is known (check the name, or use its address)"),
+    socket.EAI_AGAIN: N_("that name could not be looked up now (is the network down?)"),
+}
+
+
+def os_reason(error: OSError) -> str:
+    """Why ``error`` happened, in the player's language, without Python's or the system's technical words."""
+    table = NAME_REASONS if isinstance(error, socket.gaierror) else OS_REASONS
+    reason = table.get(error.errno) if error.errno is not None else None
+    if reason is not None:
+        return _(reason)
+    return error.strerror or str(error) or type(error).__name__

@@ -28,6 +28,7 @@ from ..engine import (
 )
 from ..i18n import _
 from ..link import SeatInfo, TableUpdate
+from .error_sentences import os_reason
 
 MAX_RECORD_BYTES = 1 << 20  # a record is a few kB; a bigger file is not one
 
@@ -121,13 +122,13 @@ def read_record_file(path: Path | str) -> dict[str, Any]:
         with target.open("rb") as handle:
             data = handle.read(MAX_RECORD_BYTES + 1)
     except OSError as error:
-        raise ReplayError(_("Cannot read {path}: {reason}").format(path=target, reason=error.strerror)) from None
+        raise ReplayError(_("Cannot read {path}: {reason}").format(path=target, reason=os_reason(error))) from None
     if len(data) > MAX_RECORD_BYTES:
         raise ReplayError(_("{path} is too big to be a game record.").format(path=target))
     try:
         record = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ReplayError(_("{path} is not a JSON game record ({reason}).").format(path=target, reason=error)) from None
+    except (UnicodeDecodeError, ValueError):  # (Python's words for where the JSON breaks are no help to a player)
+        raise ReplayError(_("{path} is not a game record: it is not JSON.").format(path=target)) from None
     if not isinstance(record, dict):
         raise ReplayError(_("{path} is not a game record.").format(path=target))
     return record

@@ -1,7 +1,9 @@
 """Remembering seat tokens, so ``nothanks join HOST`` after a crash or a closed terminal resumes the seat.
 
-One small JSON file, readable only by its owner: host address -> the token of the seat we last held there.
-A token that the host no longer knows is simply forgotten.
+One small JSON file, readable only by its owner: host address -> player name -> the token of the seat that name
+last held there. Two people on one computer with different names are two players; the same name again resumes
+its seat (the name is the one the host's welcome gives back, cleaned). A token the host no longer knows is
+simply forgotten. (A key pair proven to the host would later take the name's place as who "we" are.)
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 from pathlib import Path
 
 from .. import paths
-from ..link import LobbyError, TableConnection
+from ..link import LobbyConnection, LobbyError, TableConnection
 from .tcp import TcpLobby
 
 log = logging.getLogger(__name__)
@@ -24,22 +26,25 @@ def default_path() -> Path:
 
 
 class SeatTokens:
-    """Tokens by host address (``host:port``)."""
+    """Tokens by host address (``host:port``) and player name."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
 
-    def get(self, address: str) -> str | None:
-        token = self._load().get(address)
+    def get(self, address: str, name: str) -> str | None:
+        token = self._names(self._load(), address).get(name)
         return token if isinstance(token, str) else None
 
-    def put(self, address: str, token: str | None) -> None:
+    def put(self, address: str, name: str, token: str | None) -> None:
         data = self._load()
+        names = data[address] = self._names(data, address)  # (a file of before kept one token, whose name it lost)
         if token is None:
-            if data.pop(address, None) is None:
+            if names.pop(name, None) is None:
                 return
+            if not names:
+                del data[address]
         else:
-            data[address] = token
+            names[name] = token
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temp = self.path.with_suffix(".tmp")
@@ -50,8 +55,13 @@ class SeatTokens:
         except OSError:
             log.warning("could not save the seat token in %s", self.path)
 
-    def forget(self, address: str) -> None:
-        self.put(address, None)
+    def forget(self, address: str, name: str) -> None:
+        self.put(address, name, None)
+
+    @staticmethod
+    def _names(data: dict[str, object], address: str) -> dict[str, object]:
+        names = data.get(address)
+        return names if isinstance(names, dict) else {}
 
     def _load(self) -> dict[str, object]:
         with contextlib.suppress(OSError, ValueError):
@@ -62,16 +72,21 @@ class SeatTokens:
 
 
 async def remember_and_resume(lobby: TcpLobby, tokens: SeatTokens, address: str) -> TableConnection | None:
-    """Keep every seat token ``lobby`` is given under ``address``, and return to the seat saved there, if any.
-
-    A saved token the host no longer knows is forgotten.
+    """Keep every seat token ``lobby`` (started: its name is the host's) is given under ``address`` and its name,
+    and return to the seat saved there, if any. A saved token the host no longer knows is forgotten.
     """
-    lobby.on_seat = lambda token: tokens.put(address, token)
-    saved = tokens.get(address)
+    name = lobby.name
+    lobby.on_seat = lambda token: tokens.put(address, name, token)
+    return await resume_saved(lobby, name, tokens, address)
+
+
+async def resume_saved(lobby: LobbyConnection, name: str, tokens: SeatTokens, address: str) -> TableConnection | None:
+    """Back to the seat saved under ``address`` and ``name``, if the host still knows its token (else forgotten)."""
+    saved = tokens.get(address, name)
     if saved is None:
         return None
     try:
         return await lobby.resume(saved)
     except LobbyError:
-        tokens.forget(address)
+        tokens.forget(address, name)
         return None

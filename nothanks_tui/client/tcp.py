@@ -56,7 +56,7 @@ from ..link.wire import (
     features_of,
     summary_from_wire,
 )
-from .error_sentences import error_sentence
+from .error_sentences import error_sentence, os_reason
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +72,26 @@ def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int
     text = text.strip()
     if not text:
         raise ValueError(_("empty address"))
+    port_text = None
     if text.startswith("["):
-        host, _bracket, rest = text[1:].partition("]")
-        port = int(rest[1:]) if rest.startswith(":") else default_port
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            raise ValueError(
+                _("cannot read address {text!r}: an IPv6 address is written [address]:port").format(text=text)
+            )
+        port_text = rest[1:] if rest else None
     elif text.count(":") == 1:
         host, _colon, port_text = text.partition(":")
-        port = int(port_text)
     else:
-        host, port = text, default_port
-    if not host or not 0 < port < 65536:
-        raise ValueError(_("cannot read address {text!r}").format(text=text))
+        host = text
+    port = default_port if port_text is None else _port_number(port_text)
+    if not host or port is None:
+        raise ValueError(_("cannot read address {text!r}: the port is a number from 1 to 65535").format(text=text))
     return host, port
+
+
+def _port_number(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() and 0 < int(text) < 65536 else None
 
 
 class TcpTable(TableConnection):
@@ -237,7 +246,7 @@ class TcpLobby(LobbyConnection):
             ) from None
         except OSError as error:
             self._drop_socket()
-            reason = error.strerror or str(error) or type(error).__name__
+            reason = os_reason(error)
             raise LobbyError(
                 errors.UNREACHABLE, _("cannot reach {where}: {reason}").format(where=where, reason=reason)
             ) from None

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 from ..bots import bot_names, make_bot
+from ..client.error_sentences import os_reason
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
 from ..i18n import _
 
@@ -23,6 +25,19 @@ def whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(_("not a whole number: {text}").format(text=repr(text))) from None
+
+
+def readable_file(text: str) -> Path:
+    """A file that can be read now (an SSH worker that cannot read it would fail later, in a traceback)."""
+    path = Path(text)
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as error:
+        raise argparse.ArgumentTypeError(
+            _("cannot read {path}: {reason}").format(path=path, reason=os_reason(error))
+        ) from None
+    return path
 
 
 def number(text: str) -> float:

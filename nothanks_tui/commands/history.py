@@ -97,7 +97,7 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"nothanks replay: {error}")
         return 1
     except LobbyError as error:
-        print("nothanks replay: " + clean_message(error.message))  # (this machine's own store says what is wrong)
+        print("nothanks replay: " + clean_message(_(error.message)))  # (this machine's own store says what is wrong)
         return 1
     app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
     result = app.run()

@@ -19,11 +19,11 @@ from nothanks_server.solo import SoloGame, solo_table
 from .. import paths
 from ..client.launchers import HostChoice, Hosting, SoloChoice
 from ..defaults import BOT_PACE, DEFAULT_BOT
-from ..i18n import _
 from ..link import LobbyError, TableConnection
 from ..link.history import HistorySource
 from ..link.names import BadName
 from .addresses import join_lines
+from .host_errors import cannot_listen
 from .levels import offered_bots
 
 
@@ -86,9 +86,7 @@ class LocalLaunchers:
         try:
             await host.start()
         except OSError as error:
-            raise ValueError(
-                _("cannot listen on port {port}: {reason}").format(port=choice.port, reason=error.strerror)
-            ) from None
+            raise ValueError(cannot_listen(error, choice.bind, choice.port)) from None
         player = host.player(choice.name)
         try:
             await player.start()

@@ -29,12 +29,14 @@ from ..bots import bot_names, describe
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
+from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
+from .host_errors import cannot_listen, data_dir_problem
 from .levels import offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -57,7 +59,8 @@ def _timer_text() -> str:
     return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
 
 
-def _host_options(parser: argparse.ArgumentParser) -> None:
+def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> None:
+    """The options ``server`` and ``host`` share; ``keeps``: what else the data dir holds (``host``'s log)."""
     parser.add_argument("--bind", default="0.0.0.0", help=_("address to listen on (default 0.0.0.0: every interface)"))
     parser.add_argument(
         "--port", type=port, default=DEFAULT_PORT, help=_("TCP port (default {port})").format(port=DEFAULT_PORT)
@@ -66,7 +69,8 @@ def _host_options(parser: argparse.ArgumentParser) -> None:
         "--data-dir",
         type=Path,
         default=None,
-        help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)"),
+        help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)")
+        + (keeps or ""),
     )
     parser.add_argument(
         "--bot-processes",
@@ -144,13 +148,13 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
-    _host_options(host)
+    _host_options(host, keeps=_(", and its log (host.log)"))
     host.add_argument("--players", type=players_type, default=3, help=_("seats at your table (2..7, default 3)"))
     host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
     host.add_argument("--name", default="host", help=_("your display name"))
     host.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     host.add_argument(
-        "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key c)")
+        "--coach", action="store_true", help=_("players at your table may ask what the hard bot would play (key i)")
     )
     add_variant_options(host)
 
@@ -271,14 +275,18 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
     """Start ``host``, seat ``name`` at a new table of it and play there in this terminal; when the app closes,
-    the host stops (and a signal to the host closes the app first)."""
+    the host stops (and a signal to the host closes the app first). After a restart on the same data dir, ``name``
+    is back in the seat it held (its token is kept with ``join``'s, under the data dir and the name)."""
     from ..client.netlaunch import NetApp, first_screen_for
 
     await host.start()
     player = host.player(name)
+    tokens = SeatTokens()
+    own = f"host {(host.settings.data_dir or paths.records_dir()).resolve()}"
     try:
         await player.start()
-        connection = await player.create_table(table)
+        connection = await resume_saved(player, player.name, tokens, own) or await player.create_table(table)
+        tokens.put(own, player.name, connection.seat_token)
     except LobbyError as error:
         await host.close()
         print("nothanks host: " + clean_message(error_sentence(error.code, error.message)))
@@ -303,10 +311,12 @@ def run_host(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    log_file = settings.data_dir.parent / "host.log" if settings.data_dir else None
-    if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    data_dir = settings.data_dir or paths.records_dir()
+    if (problem := data_dir_problem(data_dir)) is not None:
+        print("nothanks host: " + problem, file=sys.stderr)
+        return 1
+    log_file = data_dir / "host.log"  # (the terminal is the app's)
+    logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
         players=args.players,
         bots=args.bots,
@@ -333,6 +343,7 @@ def run_host(args: argparse.Namespace) -> int:
         fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
         for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
             print(line, flush=True)
+        print(_("The host's log: {path}").format(path=log_file), flush=True)
 
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
@@ -340,13 +351,10 @@ def run_host(args: argparse.Namespace) -> int:
         print(f"nothanks host: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(
-            "nothanks host: "
-            + _("cannot listen on {address}: {error}").format(address=f"{args.bind}:{args.port}", error=error),
-            file=sys.stderr,
-        )
+        print("nothanks host: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
-    print(_("nothanks host stopped."))
+    if code != 1:  # (1: it said why it did not start)
+        print(_("nothanks host stopped."))
     return code
 
 
@@ -360,6 +368,9 @@ def run_server(args: argparse.Namespace) -> int:
     if complaint is not None:
         print(f"nothanks server: {complaint}", file=sys.stderr)
         return 2
+    if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
+        print("nothanks server: " + problem, file=sys.stderr)
+        return 1
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     players: PlayerPorts | None
@@ -414,7 +425,7 @@ def run_server(args: argparse.Namespace) -> int:
         print(f"nothanks server: {cluster_options.without_passwords(str(error))}", file=sys.stderr)  # no password
         return 1
     except OSError as error:
-        print(f"nothanks server: cannot listen on {args.bind}:{args.port}: {error}", file=sys.stderr)
+        print("nothanks server: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
         return 1
     print("nothanks server stopped.", flush=True)
     return 0

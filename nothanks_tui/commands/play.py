@@ -7,9 +7,11 @@ from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
 from ..client.app import NoThanksApp
+from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..engine import STANDARD
+from ..link import errors
 from ..link.names import BadName
 from .launchers import LocalLaunchers
 
@@ -37,8 +39,8 @@ def run_local_game(
 
     try:
         connection = solo_table(game)
-    except BadName as error:
-        print(f"nothanks play: --name: {error}")  # (BadName says it in English: the name rules are the host's)
+    except BadName:
+        print("nothanks play: --name: " + error_sentence(errors.BAD_NAME))  # (BadName's own words are English)
         return 2
     remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())

@@ -12,7 +12,7 @@ from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
 from ..i18n import _
-from .argtypes import add_limit, port
+from .argtypes import add_limit, port, readable_file
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
@@ -43,7 +43,7 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--ssh-authorized-keys",
-        type=Path,
+        type=readable_file,
         default=None,
         metavar="FILE",
         help=_("only the public keys in this authorized_keys file get in over SSH"),

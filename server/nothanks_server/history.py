@@ -17,6 +17,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from nothanks_tui.i18n import N_
 from nothanks_tui.link import LobbyError, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, parse_game_id
 
@@ -104,7 +105,7 @@ class StoreHistory(HistorySource):
         """The newest finished game's record (``nothanks replay --last``)."""
         page = await self.list_games(0, 1)
         if not page.games:
-            raise LobbyError(errors.NO_GAME, "no finished game yet: play one first (nothanks play)")
+            raise LobbyError(errors.NO_GAME, N_("no finished game yet: play one first (nothanks play)"))
         return await self.open_game(page.games[0].game_id)
 
     async def player_stats(self) -> list[PlayerStats]:

@@ -52,6 +52,15 @@ STOPPED_REASON = "the host was stopped"
 RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 
+class CannotListen(OSError):
+    """A port the host was asked for cannot be had (in use, no such address...): which one, with the system's
+    errno, so that the command line says it in the player's words."""
+
+    def __init__(self, error: OSError, bind: str, port: int, *, ssh: bool = False) -> None:
+        super().__init__(error.errno, error.strerror or str(error))
+        self.cause, self.bind, self.port, self.ssh = error, bind, port, ssh
+
+
 class HostPlugin(Protocol):
     """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
 
@@ -98,7 +107,12 @@ class PlayerPorts:
         if self.ssh_settings is not None:
             from .ssh.front import start_ssh_front
 
-            self.ssh_front = await start_ssh_front(self.ssh_settings, self.bind, port, self.proxy_key, self.proxy_from)
+            try:
+                self.ssh_front = await start_ssh_front(
+                    self.ssh_settings, self.bind, port, self.proxy_key, self.proxy_from
+                )
+            except OSError as error:
+                raise CannotListen(error, self.ssh_settings.bind, self.ssh_settings.port, ssh=True) from error
 
     async def _close_ssh(self, reason: str) -> None:
         if self.ssh_front is not None:
@@ -151,7 +165,10 @@ class Host(PlayerPorts):
         """Listen on TCP, then on SSH if asked; on any failure nothing is left listening."""
         self._raise_open_files(1)
         thinking.use_processes(self.settings.bot_processes)  # (before any table plays: thinking.py)
-        await self.tcp.start()
+        try:
+            await self.tcp.start()
+        except OSError as error:
+            raise CannotListen(error, self.bind, self.tcp.port) from error
         self.lobby.start()  # the tables the store brought back play on
         try:
             if self.cluster is not None:

@@ -18,10 +18,9 @@ import asyncssh
 import pytest
 import pytest_asyncio
 
-from nothanks_tui.defaults import DEFAULT_BOT
 from nothanks_tui.link import errors
 from tools.loadgen.terminal_client import TerminalClient
-from tools.loadgen.visitors import play_my_turn
+from tools.loadgen.visitors import FIRST_BOT_SEAT, play_my_turn
 
 from . import haproxy, redis_server
 from .cluster_processes import WAIT, Cluster, ClusterShape, Member, running_cluster, until
@@ -111,7 +110,7 @@ async def sit_at_bot_table(player: TerminalClient) -> None:
         ("\r", "New table"),
         ("c", "Create"),
         ("\x13", "waiting for players"),  # ctrl+s: create
-        ("b", f"seat 2: ana  bot ({DEFAULT_BOT})"),  # a host names its bots as local play does
+        ("b", FIRST_BOT_SEAT),
         ("b", "press s to start"),
         ("s", "You: 11 chips"),
     ]:

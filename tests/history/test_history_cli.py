@@ -46,7 +46,7 @@ def test_replay_of_a_broken_file_is_one_sentence(tmp_path, capsys, opened):
     path.write_text("{not json")
     assert main(["replay", str(path)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("nothanks replay: ") and "not a JSON game record" in out and "Traceback" not in out
+    assert out.startswith("nothanks replay: ") and "it is not JSON" in out and "Traceback" not in out
     record = finished_record(["ann", "bob"], 4)
     record["moves"] = record["moves"][:5]
     record.pop("final")

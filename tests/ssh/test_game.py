@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncssh
 
-from nothanks_tui.defaults import DEFAULT_BOT
 from tools.loadgen.terminal_client import TerminalClient
+from tools.loadgen.visitors import FIRST_BOT_SEAT
 
 from .conftest import until
 
@@ -21,7 +21,7 @@ async def sit_at_bot_table(client: TerminalClient) -> None:
     client.send("\x13")  # ctrl+s: create (3 players)
     await client.wait_for("waiting for players")
     client.send("b")
-    await client.wait_for(f"seat 2: ana  bot ({DEFAULT_BOT})")  # a host names its bots as local play does
+    await client.wait_for(FIRST_BOT_SEAT)
     client.send("b")
     await client.wait_for("press s to start")
     client.send("s")

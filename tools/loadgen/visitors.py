@@ -23,10 +23,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 
+from nothanks_server.table.seats import BOT_SEAT_NAMES
 from nothanks_tui.defaults import DEFAULT_BOT
 
 from .terminal_client import TerminalClient
 
+# The waiting room once the creator added a bot: named as at a local table, its level beside it
+FIRST_BOT_SEAT = f"seat 2: {BOT_SEAT_NAMES[0]}  bot ({DEFAULT_BOT})"
 NOT_YOUR_TURN = "Not your turn yet"  # the game's toast for a play key pressed out of turn
 KITTY_KEYS = "\x1b[120u\x1b[121;2u\x1b[27u"  # x, shift+y, escape in the kitty keyboard protocol
 
@@ -107,7 +110,7 @@ async def play_a_game(client: TerminalClient, max_moves: int = 200) -> int:
         ("\r", "No tables yet"),
         ("c", "New table"),
         ("\x13", "waiting for players"),  # ctrl+s: create
-        ("b", f"seat 2: ana  bot ({DEFAULT_BOT})"),  # a host names its bots as local play does
+        ("b", FIRST_BOT_SEAT),
         ("b", "press s to start"),
         ("s", "You: 11 chips"),
     ]:
@@ -157,7 +160,7 @@ async def game_script(client: TerminalClient, timings: dict[str, list[float]], c
     await step(client, "\r", "New table", timings)
     await step(client, "c", "Create", timings)
     await step(client, "\x13", "waiting for players", timings)  # ctrl+s
-    await step(client, "b", DEFAULT_BOT, timings)
+    await step(client, "b", FIRST_BOT_SEAT, timings)
     await step(client, "b", "press s to start", timings)
     await step(client, "s", "Take", timings)
     crowd.seated()

@@ -136,7 +136,7 @@ class LobbyScreen(SteadyScreen[None]):
 
     def action_history(self) -> None:
         """This host's finished games (and its players' statistics), read through the lobby connection."""
-        title = _("Games finished at {host}").format(host=self.lobby.info.description)
+        title = _("Games finished at {host}").format(host=_(self.lobby.info.description))
         self.app.push_screen(HistoryScreen(self.lobby, title))
 
     def on_screen_suspend(self) -> None:
@@ -171,7 +171,7 @@ class LobbyScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="lobby-refresh")
     async def refresh_tables(self) -> None:
-        if not self.is_current:  # (under a table it is not: NoThanksApp._background_screens)
+        if self.app.screen is not self:  # (under a table or a dialog: its timer is paused too, on_screen_suspend)
             return
         try:
             summaries = await self.lobby.list_tables()

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.i18n import N_
+from nothanks_tui.i18n import N_, catalog
 from nothanks_tui.link import (
     ConnectionInfo,
     LobbyConnection,
@@ -40,6 +40,11 @@ from .settings import WorkerPlan
 log = logging.getLogger(__name__)
 
 KEY_SEAT = "ssh-key"  # the "token" held_seat() gives for the seat bound to the player's key: resume_key takes it
+
+# The host's restart, as the front tells the workers (host.RESTART_REASON, in English), and what a player with no
+# seat (in the lobby, or watching) reads instead: nothing of theirs is kept but the way back.
+RESTART_SEATED = N_("the host is restarting: your seat and your game are kept, come back in a moment")
+RESTART_UNSEATED = N_("the host is restarting: come back in a moment")
 
 
 class SessionLobby(LobbyConnection):
@@ -148,6 +153,11 @@ class SSHDoorway:
         self.lobbies.append(lobby)
         return lobby
 
+    @property
+    def seated(self) -> bool:
+        """Whether the player holds a seat now, through any of the session's lobby connections."""
+        return any(getattr(getattr(lobby.inner, "table", None), "seat", None) is not None for lobby in self.lobbies)
+
     async def close(self) -> None:
         """Hang up every lobby connection (a seat in a running game then waits for us, away)."""
         lobbies, self.lobbies = self.lobbies, []
@@ -170,6 +180,13 @@ class SSHGameApp(NetApp):
 
     async def ssh_session_ended(self) -> None:
         await self.door.close()
+
+    def farewell(self, reason: str) -> str:
+        """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
+        speaks of a kept seat only to a player who has one."""
+        if reason == RESTART_SEATED and not self.door.seated:
+            reason = RESTART_UNSEATED
+        return catalog(self.language or "en").gettext(reason)
 
 
 class GameAppFactory:

@@ -222,7 +222,7 @@ class GameSession(asyncssh.SSHServerSession):
                 if not app.return_code:
                     # Now, not after leaving the tables: when the whole host stops, leaving may outlast the
                     # wait the server gives its sessions, and the player would read a bare disconnect.
-                    self._say_farewell()
+                    self._say_farewell(app)
                 ended = getattr(app, "ssh_session_ended", None)
                 if ended is not None:
                     await ended()  # e.g. leave the tables it sat at
@@ -250,17 +250,20 @@ class GameSession(asyncssh.SSHServerSession):
                 elif status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
                 else:
-                    self._say_farewell()
+                    self._say_farewell(app)
                 chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
 
-    def _say_farewell(self) -> None:
-        """Once the app is gone and the server is closing: tell the player why their session ends (once)."""
+    def _say_farewell(self, app: App[Any] | None) -> None:
+        """Once the app is gone and the server is closing: tell the player why their session ends (once), in the
+        app's words for it if it has some (``farewell``: the player's language)."""
         chan = self._chan
         if self._farewell_said or self._closed or chan is None or chan.is_closing() or not self._server.farewell:
             return
         self._farewell_said = True
-        chan.write(f"No Thanks!: {self._server.farewell}.\r\n".encode())
+        words = getattr(app, "farewell", None)
+        farewell = words(self._server.farewell) if words is not None else self._server.farewell
+        chan.write(f"No Thanks!: {farewell}.\r\n".encode())
 
     def _prepare(self, app: App[Any]) -> None:
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
