@@ -63,7 +63,7 @@ register("threshold", ThresholdBot, N_("takes when the card costs it no more tha
 register("rules", RuleBot, N_("rule-based: weighs runs, bridging, the pot and its chip reserve"))
 register("easy", EasyBot, N_("level easy: a casual player who takes cards that look cheap enough"))
 register("medium", medium_bot, N_("level medium: a quick search over a few possible decks"))
-register("hard", hard_bot, N_("level hard: a tree search over possible decks that reads its rivals' habits"))
+register("hard", hard_bot, N_("level hard: a deep tree search over the cards still to come"))
 register("expert", expert_bot, N_("level expert: hard's search ten times deeper"))
 register("flat", flat_bot, N_("flat Monte Carlo over up to 240 possible decks: the hard level until issue 15"))
 register(
