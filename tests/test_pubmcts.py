@@ -95,6 +95,16 @@ def test_the_playout_is_the_published_heuristic():
     assert _heuristic_playout(20, 5, 0, masks, chips, [], 0, 0, random.random) == [30 + 20 - 5, 10 - 3]
 
 
+def test_a_margin_changes_what_the_movers_minimise_but_not_the_scores_reported():
+    """With a margin the search weighs the best rival's score (different visits), and still reports the root
+    mover's own mean final score after each action."""
+    state = _midgame(5)
+    info = info_from_view(view_for(state, state.to_move))
+    plain, relative = search(info, 400, 3), search(info, 400, 3, margin=1.0)
+    assert (plain.take_visits, plain.pass_visits) != (relative.take_visits, relative.pass_visits)
+    assert 0 < relative.take_score < 200 and 0 < relative.pass_score < 200  # own scores, not score differences
+
+
 def test_with_no_chips_the_only_answer_is_take():
     state = _midgame(2)
     view = view_for(state, state.to_move)
@@ -117,10 +127,11 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
             continue
         info = info_from_view(view_for(state, state.to_move))
         iterations = rng.choice([2, 50, 300])
+        margin = rng.choice([0.0, 0.0, 0.5, 1.0])  # 0: the published rule; else each mover's score less its rival's
         monkeypatch.setattr(pubmcts, "ACCELERATED", True)
-        fast = search(info, iterations, case)
+        fast = search(info, iterations, case, margin=margin)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
-        assert search(info, iterations, case) == fast
+        assert search(info, iterations, case, margin=margin) == fast
 
 
 def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():

@@ -485,15 +485,16 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
     return 0;
 }
 
-/* pub_run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, rand)
-   -> (take visits, pass visits, the mover's own score summed after taking, after passing), at the root. */
+/* pub_run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, margin, rand)
+   -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
+   after taking, after passing). A mover's value is its score less ``margin`` times its best rival's. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *masks_list, *chips_list, *unseen_list, *rand;
     int card0, seat0, deck_left0;
     long pot0, iterations;
-    double c;
-    if (!PyArg_ParseTuple(args, "OOiliOildO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
-                          &deck_left0, &iterations, &c, &rand))
+    double c, margin;
+    if (!PyArg_ParseTuple(args, "OOiliOilddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
+                          &deck_left0, &iterations, &c, &margin, &rand))
         return NULL;
     if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
     int players = (int)PyList_GET_SIZE(masks_list);
@@ -538,6 +539,8 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
     for (size_t i = 0; i < slots; i++) table[i] = -1;
     int node_count = 0;
     long scores[PUB_SEATS];
+    double values[PUB_SEATS];
+    long own[2] = {0, 0};
     PyObject *result = NULL;
     PubKey k;
     for (long it = 0; it < iterations; it++) {
@@ -612,19 +615,37 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
                 k.seat = seat + 1 == players ? 0 : seat + 1;
             }
         }
+        if (steps > 0) own[path[0].took] += scores[seat0];
+        if (margin != 0.0) { /* sorted(scores)[:2] */
+            long best = scores[0] < scores[1] ? scores[0] : scores[1];
+            long second = scores[0] < scores[1] ? scores[1] : scores[0];
+            for (int i = 2; i < players; i++) {
+                if (scores[i] < best) {
+                    second = best;
+                    best = scores[i];
+                } else if (scores[i] < second) {
+                    second = scores[i];
+                }
+            }
+            for (int i = 0; i < players; i++)
+                values[i] = (double)scores[i] - margin * (double)(scores[i] == best ? second : best);
+        } else {
+            for (int i = 0; i < players; i++) values[i] = (double)scores[i];
+        }
         for (int s = 0; s < steps; s++) {
             PubNode *visited = &nodes[path[s].node];
             visited->n += 1;
             if (path[s].took) {
                 visited->tv += 1;
-                visited->take_sum += (double)scores[path[s].mover];
+                visited->take_sum += values[path[s].mover];
             } else {
                 visited->pv += 1;
-                visited->pass_sum += (double)scores[path[s].mover];
+                visited->pass_sum += values[path[s].mover];
             }
         }
     }
-    result = Py_BuildValue("lldd", nodes[0].tv, nodes[0].pv, nodes[0].take_sum, nodes[0].pass_sum);
+    result = Py_BuildValue("lldddd", nodes[0].tv, nodes[0].pv, nodes[0].take_sum, nodes[0].pass_sum, (double)own[1],
+                           (double)own[0]);
 done:
     PyMem_Free(nodes);
     PyMem_Free(table);

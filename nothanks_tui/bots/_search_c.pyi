@@ -27,5 +27,6 @@ def pub_run(
     deck_left: int,
     iterations: int,
     exploration: float,
+    margin: float,
     rand: Callable[[], float],
-) -> tuple[int, int, float, float]: ...
+) -> tuple[int, int, float, float, float, float]: ...

@@ -132,7 +132,8 @@ def _python_search(
     c: float,
     rand: Callable[[], float],
     tree: dict[tuple, list] | None = None,
-) -> tuple[int, int, float, float]:
+    margin: float = 0.0,
+) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
     key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
@@ -142,6 +143,7 @@ def _python_search(
     sqrt = math.sqrt
     if tree is None:
         tree = {}
+    own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
     root_key = (card0, pot0, seat0, tuple(masks0), tuple(chips0))
     for _ in range(iterations):
         pool = list(unseen)
@@ -189,6 +191,11 @@ def _python_search(
                 if seat == players:
                     seat = 0
             key = (card, pot, seat, tuple(masks), tuple(chips))
+        if path:
+            own[path[0][1]] += value[seat0]
+        if margin:  # each mover's score less ``margin`` times its best rival's (the best other score)
+            best, second = sorted(value)[:2]
+            value = [v - margin * (second if v == best else best) for v in value]
         for visited, took, mover in path:
             visited[0] += 1
             if took:
@@ -198,32 +205,39 @@ def _python_search(
                 visited[2] += 1
                 visited[4] += value[mover]
     root = tree[root_key]
-    return root[1], root[2], root[3], root[4]
+    return root[1], root[2], root[3], root[4], own[1], own[0]
 
 
-def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION) -> PubResult:
-    """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass)."""
+def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, margin: float = 0.0) -> PubResult:
+    """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``margin``
+    each mover minimises its score less ``margin`` times its best rival's instead of its score alone (the published
+    bot's rule is 0); the result's scores are the root mover's own either way."""
     rng = random.Random(_seed_for(seed, info))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     if ACCELERATED and search_in_c is not None:
-        tv, pv, take_sum, pass_sum = search_in_c.pub_run(*args, iterations, float(c), rng.random)
+        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(*args, iterations, float(c), float(margin), rng.random)
     else:
-        tv, pv, take_sum, pass_sum = _python_search(*args, iterations, float(c), rng.random)
-    return PubResult(tv, pv, take_sum / tv if tv else 0.0, pass_sum / pv if pv else 0.0, iterations)
+        tv, pv, _, _, take_own, pass_own = _python_search(
+            *args, iterations, float(c), rng.random, margin=float(margin)
+        )
+    return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
 
 
 class PubMctsBot:
     """Plays like the published IS-MCTS bot (see the module docstring)."""
 
-    def __init__(self, seed: int | None = None, iterations: int = 400, name: str = "pubmcts") -> None:
+    def __init__(
+        self, seed: int | None = None, iterations: int = 400, name: str = "pubmcts", margin: float = 0.0
+    ) -> None:
         self.name = name
         self.seed = random.randrange(1 << 32) if seed is None else seed
         self.iterations = iterations
+        self.margin = margin
 
     def evaluate(self, info: InfoSet) -> PubResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
-        return search(info, self.iterations, self.seed)
+        return search(info, self.iterations, self.seed, margin=self.margin)
 
     def choose(self, view: PlayerView) -> Action:
         """Thread-safe: no state changes between calls; the same view and seed give the same action."""
