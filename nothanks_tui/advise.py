@@ -13,20 +13,8 @@ from typing import Any, TextIO
 
 from .bots import Bot, make_bot
 from .bots.knowledge import InfoSet, make_info
-from .engine import (
-    ALL_CARDS,
-    CARDS_PLAYED,
-    CARDS_REMOVED,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    STANDARD,
-    VARIANTS,
-    IllegalMove,
-    PlayerView,
-    choices,
-    variant_of,
-)
-from .engine.config import TOTAL_CHIPS
+from .engine import CARDS_PLAYED, CARDS_REMOVED, IllegalMove, PlayerView, choices, variant_of
+from .engine.config import ALL_CARDS, MAX_PLAYERS, MIN_PLAYERS, STANDARD, TOTAL_CHIPS, VARIANTS
 
 MAX_LINE = 65_536
 

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
-from .bots import bot_names, describe
 from .commands.argtypes import add_variant_options, bot_name, non_negative, players, positive
+from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, known_language, use_language
@@ -70,16 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=bot_name,
         default=DEFAULT_BOT,
         metavar="NAME",
-        help=_("bot for the other seats (default {default}): {bots}").format(
-            default=DEFAULT_BOT, bots="; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
-        ),
+        help=_("bot for the other seats (default {default}): {bots}").format(default=DEFAULT_BOT, bots=bots_help()),
     )
-    play.add_argument("--seed", type=int, default=None, help=_("deal from this seed (default: random)"))
+    play.add_argument("--seed", type=int, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     add_variant_options(play)
     play.add_argument(
         "--name",
-        default=None,
         help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
     )
     play.add_argument(

@@ -311,10 +311,10 @@ async def serve(args: argparse.Namespace) -> None:
     fields = ssh_settings.SSHSettings.__dataclass_fields__
     extra: dict[str, Any] = {}
     if "bot_choices" in fields:  # what the host passes its workers: the new-table dialog's bots
-        from nothanks_tui.commands.net import bot_choices
+        from nothanks_tui.commands.levels import offered_bots
         from nothanks_tui.defaults import DEFAULT_BOT
 
-        extra = {"bot_choices": tuple(bot_choices()), "default_bot": DEFAULT_BOT}
+        extra = {"bot_choices": tuple(offered_bots(DEFAULT_BOT)), "default_bot": DEFAULT_BOT}
     settings = ssh_settings.SSHSettings(
         host_key_path=Path(args.scratch) / "ssh_host_key", port=0, max_sessions=1000, max_logins=1000, **extra
     )

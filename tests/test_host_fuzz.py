@@ -20,7 +20,8 @@ from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.tcp import TcpHost
 from nothanks_tui.link import NewTable
-from nothanks_tui.link.wire import CLIENT_MESSAGES, PROTOCOL_VERSION, encode
+from nothanks_tui.link.messages import CLIENT_MESSAGES
+from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 
 TIMEOUT = 10.0
 
@@ -117,7 +118,9 @@ values = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-field_names = st.sampled_from(sorted({name for schema in CLIENT_MESSAGES.values() for name in schema} | {"id", "x"}))
+field_names = st.sampled_from(
+    sorted({name for message in CLIENT_MESSAGES.values() for name in message.__struct_fields__} | {"id", "x"})
+)
 wrong_messages = st.builds(
     lambda kind, fields: {"type": kind, **fields},
     st.one_of(st.sampled_from(sorted(CLIENT_MESSAGES)), st.text(max_size=12), st.integers()),

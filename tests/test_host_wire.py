@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from nothanks_server import tcp
+from nothanks_server import session as tcp  # (the reading of every client: limits, rates)
 from nothanks_tui.link.wire import CLIENT_MAX_FRAME, PROTOCOL_VERSION, encode
 
 from .net_helpers import RawClient, live_host, of_type
@@ -83,6 +83,7 @@ async def test_no_byte_sent_reveals_the_deck_the_removed_cards_the_seed_or_hidde
                 assert needle not in client.received
             for frame in client.frames:
                 scalars = set(walk(frame))
+                assert not any(isinstance(s, float) for s in walk(frame)), frame  # no table frame carries a float
                 assert not {"seed", "deck", "removed", "first_player"} & {s for s in scalars if isinstance(s, str)}
                 if frame.get("type") != "update":
                     continue

@@ -53,6 +53,16 @@ async def seated_pair(lobby: Lobby):
     return alice, bob, table_id
 
 
+async def test_leaving_after_the_game_is_in_everyones_log(lobby):
+    """Issue 29 #16: a player who left once the game was over ("carol left") was not in the log."""
+    alice, bob, table_id = await seated_pair(lobby)
+    bob_seat = lobby.table(table_id).members[bob]
+    await asyncio.gather(take_on_my_turns(alice), take_on_my_turns(bob))
+    await bob.close()  # on the score screen: q
+    freed = await next_matching(alice, lambda e: is_update(e) and e.seats[bob_seat].empty)
+    assert freed.seat_events[-1] == SeatEvent(at=len(freed.view.moves), seat=bob_seat, kind="left")
+
+
 async def test_leaving_a_finished_game_frees_the_seat_for_good(lobby):
     alice, bob, table_id = await seated_pair(lobby)
     bob_seat = lobby.table(table_id).members[bob]

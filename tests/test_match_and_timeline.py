@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import msgpack
 
-from nothanks_server.scoreboard import MatchTally, score_timeline
 from nothanks_server.table import Table, TableSettings
+from nothanks_server.table.recorder import MatchTally, score_timeline
 from nothanks_tui.engine import Action, GameConfig, apply, breakdown, new_game, view_for
 from nothanks_tui.link import MatchTotals, SeatInfo, TableUpdate
 from nothanks_tui.link.wire import encode_event, event_from_wire

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+from unittest.mock import ANY
+
 import msgpack
 import pytest
 
+from nothanks_server import session
+from nothanks_server.limits import ClientLimits
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, spectator_view, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate, TableWaiting
+from nothanks_tui.link.messages import CLIENT_MESSAGES, decode_client, kind_of
 from nothanks_tui.link.wire import (
-    CLIENT_MESSAGES,
+    PROTOCOL_VERSION,
     ProtocolError,
     _one_more_entry,
-    check_client_message,
     encode,
     encode_event,
     event_from_wire,
     event_to_wire,
 )
+
+from .net_helpers import RawClient, live_host, of_type
 
 
 def sample_updates():
@@ -49,15 +56,21 @@ def test_waiting_round_trip():
         ({"type": "fly"}, "unknown_type"),
         ({"type": 3}, "bad_field"),
         ("hello", "bad_field"),
+        ({"type": "create_table", "players": 3, "bot": None}, "bad_field"),  # absent is the default; nil is not
+        ({"type": "hello", "protocol": 2, "name": "x", "via": None}, "bad_field"),
+        ({"type": "history", "limit": None}, "bad_field"),
+        ({"type": "ping", "id": -1}, "bad_field"),
+        ({"type": "fly", "id": "x"}, "bad_field"),  # the id is looked at before the type
+        ({"type": "ping", "id": 2**31}, "bad_field"),
     ],
 )
-def test_check_client_message_refuses(message, code):
+def test_decode_client_refuses(message, code):
     with pytest.raises(ProtocolError) as refused:
-        check_client_message(message)
+        decode_client(message)
     assert refused.value.code == code
 
 
-def test_check_client_message_accepts_every_documented_type_minimally():
+def test_decode_client_accepts_every_documented_type_minimally():
     examples = {
         "hello": {"protocol": 1, "name": "x"},
         "create_table": {"players": 3},
@@ -72,8 +85,9 @@ def test_check_client_message_accepts_every_documented_type_minimally():
         "coach": {"state_id": 0},
     }
     for kind in CLIENT_MESSAGES:
-        parsed_kind, fields, request_id = check_client_message({"type": kind, "id": 4, **examples.get(kind, {})})
-        assert parsed_kind == kind and request_id == 4 and fields == examples.get(kind, {})
+        message = decode_client({"type": kind, "id": 4, **examples.get(kind, {})})
+        assert kind_of(message) == kind and message.id == 4
+        assert all(getattr(message, name) == value for name, value in examples.get(kind, {}).items())
 
 
 @pytest.mark.parametrize("entries", [1, 14, 15, 16, 300])
@@ -117,3 +131,266 @@ def test_a_view_whose_legal_and_refused_do_not_cover_every_action_once_is_refuse
     frame["view"]["refused"] = refused
     with pytest.raises((ValueError, TypeError, KeyError)):
         event_from_wire(frame)
+
+
+# ---------------------------------------------------------------- conformance: docs/protocol.md, against a live host
+# Each test holds a rule of docs/protocol.md's "Conformance" list that a client may rely on.
+
+
+async def hello_of(client: RawClient, **fields) -> dict:
+    await client.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "c", **fields})
+    return await client.next_frame()
+
+
+async def test_a_connection_over_the_address_limit_gets_too_many_and_no_hello():
+    async with live_host(limits=ClientLimits(per_address_connections=1)) as host:
+        first = await RawClient.connect(host.port, "first")
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        over = RawClient(reader, writer)
+        frame = await over.next_frame()
+        assert frame["type"] == "error" and frame["code"] == "too_many" and frame["fatal"]
+        assert await over.closed()
+        await first.close()
+
+
+@pytest.mark.parametrize(
+    "fields", [{"via": "10.0.0.1"}, {"via": "10.0.0.1", "proxy_key": "guess"}, {"key": "SHA256:x"}]
+)
+async def test_via_or_key_without_the_proxy_key_is_a_fatal_bad_field(fields):
+    async with live_host(proxy_key="secret") as host:
+        client = await RawClient.connect(host.port, name=None)
+        frame = await hello_of(client, **fields)
+        assert frame["code"] == "bad_field" and frame["fatal"]
+        assert await client.closed()
+
+
+@pytest.mark.parametrize("fields", [{"features": "chat"}, {"name": None}, {"name": 5}])
+async def test_a_bad_hello_field_is_not_fatal_and_a_good_hello_after_it_is_welcomed(fields):
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, name=None)
+        frame = await hello_of(client, id=3, **fields)
+        assert frame["type"] == "error" and frame["code"] == "bad_field" and not frame.get("fatal")
+        assert frame["re"] == 3
+        welcome = await hello_of(client)
+        assert welcome == {"type": "welcome", "name": "c"}  # no id, no re
+        await client.close()
+
+
+async def test_a_name_over_256_characters_is_a_fatal_bad_name_and_names_are_trimmed_and_collapsed():
+    async with live_host() as host:
+        long = await RawClient.connect(host.port, name=None)
+        frame = await hello_of(long, name="a" + " " * 256)
+        assert frame["code"] == "bad_name" and frame["fatal"]
+        assert await long.closed()
+        spaced = await RawClient.connect(host.port, name=None)
+        assert (await hello_of(spaced, name="  al \t  ice ", id=0)) == {"type": "welcome", "name": "al ice", "re": 0}
+        await spaced.close()
+
+
+async def test_every_direct_reply_carries_re_and_an_invalid_id_is_refused_and_never_echoed():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        for request_id, message in enumerate(({"type": "history"}, {"type": "stats"}, {"type": "leave"})):
+            await client.send({**message, "id": request_id})
+            frame = await client.next_frame()
+            assert frame["re"] == request_id and frame["type"] == {"leave": "left"}.get(
+                message["type"], message["type"]
+            )
+        await client.send({"type": "replay", "game": "t9/1", "id": 5})
+        assert await client.next_frame() == {"type": "error", "code": "no_game", "message": ANY, "re": 5}
+        for bad in (2**31, -1, "7", 1.5, True):
+            await client.send({"type": "ping", "id": bad})
+            frame = await client.next_frame()
+            assert frame["code"] == "bad_field" and "re" not in frame and not frame.get("fatal")
+        await client.close()
+
+
+async def test_the_21st_refused_message_gets_its_own_error_then_flood_without_re():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        count = session.MAX_SOFT_ERRORS + 1
+        await client.send_bytes(b"".join(encode({"type": "nope", "id": i}) for i in range(count)))
+        for i in range(count):
+            frame = await client.next_frame()
+            assert (frame["code"], frame["re"]) == ("unknown_type", i)
+        flood = await client.next_frame()
+        assert flood["code"] == "flood" and flood["fatal"] and "re" not in flood
+        assert await client.closed()
+
+
+async def test_floats_from_a_client_are_ignored_in_unknown_keys_and_refused_as_a_field():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        await client.send({"type": "ping", "id": 1, "extra": 0.5})
+        assert await client.next_frame() == {"type": "pong", "re": 1}
+        await client.send({"type": "action", "action": "take", "state_id": 0.0, "id": 2})
+        frame = await client.next_frame()
+        assert frame["code"] == "bad_field" and frame["re"] == 2
+        await client.close()
+
+
+async def test_watching_is_counted_per_connection_even_for_one_table():
+    async with live_host(limits=ClientLimits(per_address_spectating=2)) as host:
+        owner = await RawClient.connect(host.port, "owner")
+        await owner.send({"type": "create_table", "players": 2})
+        table = (await owner.until(of_type("joined")))["table"]
+        watchers = [await RawClient.connect(host.port, f"w{i}") for i in range(3)]
+        for index, watcher in enumerate(watchers):
+            await watcher.send({"type": "spectate", "table": table, "id": index})
+            frame = await watcher.until(lambda f, index=index: f.get("re") == index)
+            assert frame["type"] == ("joined" if index < 2 else "error")
+        assert frame["code"] == "too_many" and not frame.get("fatal")
+        for client in (owner, *watchers):
+            await client.close()
+
+
+async def test_refusals_come_in_order_a_spectator_is_not_seated_before_not_started():
+    async with live_host() as host:
+        owner = await RawClient.connect(host.port, "owner")
+        await owner.send({"type": "create_table", "players": 2})
+        table = (await owner.until(of_type("joined")))["table"]
+        watcher = await RawClient.connect(host.port, "w")
+        await watcher.send({"type": "spectate", "table": table, "id": 1})
+        await watcher.until(of_type("joined"))
+        for request_id, message in enumerate(
+            ({"type": "action", "action": "take", "state_id": 0}, {"type": "start"}, {"type": "add_bot"}), 10
+        ):
+            await watcher.send({**message, "id": request_id})
+            frame = await watcher.until(of_type("error"))
+            assert (frame["code"], frame["re"]) == ("not_seated", request_id)
+        for client in (owner, watcher):
+            await client.close()
+
+
+async def test_leave_at_no_table_is_left_and_an_unstarted_table_its_only_player_leaves_is_gone():
+    async with live_host(max_tables_per_address=1) as host:
+        client = await RawClient.connect(host.port, "c")
+        await client.send({"type": "leave", "id": 1})
+        assert await client.next_frame() == {"type": "left", "re": 1}
+        await client.send({"type": "create_table", "players": 3, "id": 2})
+        table = (await client.until(of_type("joined")))["table"]
+        await client.send({"type": "leave", "id": 3})
+        await client.until(of_type("left"))
+        await client.send({"type": "join", "table": table, "id": 4})
+        assert (await client.until(of_type("error")))["code"] == "no_table"
+        await client.send({"type": "create_table", "players": 2, "bots": 1, "id": 5})  # the old one no longer counts
+        await client.until(of_type("joined"))
+        await client.send({"type": "start"})
+        await client.until(of_type("update"))
+        await client.send({"type": "leave", "id": 6})  # a game left to a bot is still open
+        await client.until(of_type("left"))
+        await client.send({"type": "create_table", "players": 2, "id": 7})
+        assert (await client.until(of_type("error")))["code"] == "too_many"
+        await client.close()
+
+
+async def test_resume_gives_the_same_token_and_the_seat_keeps_its_name_and_a_quick_return_leaves_no_event():
+    async with live_host() as host:
+        alice = await RawClient.connect(host.port, "alice")
+        await alice.send({"type": "create_table", "players": 3, "bots": 1})
+        table = (await alice.until(of_type("joined")))["table"]
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "join", "table": table})
+        joined = await bob.until(of_type("joined"))
+        seat, token = joined["seat"], joined["token"]
+        await alice.until(lambda f: f.get("type") == "waiting" and f["can_start"])
+        await alice.send({"type": "start"})
+        await alice.until(lambda f: f.get("type") == "update" and f["view"]["to_move"] in (0, seat))  # no bot's turn
+        await bob.close()
+        away = await alice.until(lambda f: f.get("type") == "update" and f["seats"][seat]["away"])
+        back = await RawClient.connect(host.port, "robert")
+        await back.send({"type": "resume", "token": token, "id": 9})
+        joined = await back.until(of_type("joined"))
+        assert (joined["seat"], joined["token"], joined["re"]) == (seat, token, 9)
+        update = await alice.until(lambda f: f.get("type") == "update" and not f["seats"][seat]["away"])
+        assert update["seats"][seat]["name"] == "bob"
+        assert update["view"]["state_id"] == away["view"]["state_id"]  # no move between the drop and the return...
+        assert "seat_events" not in update  # ...leaves no entry at all
+        for client in (alice, back):
+            await client.close()
+
+
+async def test_a_record_holds_the_documented_keys_and_the_lobby_replies_their_floats():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        await client.send({"type": "create_table", "players": 2, "bots": 1})
+        await client.until(lambda f: f.get("type") == "waiting" and f["can_start"])
+        await client.send({"type": "start"})
+        table = None
+        while True:
+            view = (frame := await client.until(of_type("update")))["view"]
+            table = frame["table"]
+            if view["finished"]:
+                break
+            if view["to_move"] == view["seat"]:
+                await client.send({"type": "action", "action": "take", "state_id": view["state_id"]})
+        await client.send({"type": "replay", "game": table, "id": 4})
+        reply = await client.until(of_type("record"))
+        assert (reply["re"], reply["game"]) == (4, table)
+        record = reply["record"]
+        documented = {"format", "players", "chips_per_player", "seed", "deck", "removed", "first_player", "moves",
+                      "final", "winners", "finished", "open_chips", "variant", "table", "bots", "levels",
+                      "started_at", "finished_at"}  # fmt: skip
+        assert documented <= set(record), documented - set(record)
+        assert record["format"] == "nothanks-record/1" and record["finished"] is True
+        assert isinstance(record["started_at"], float) and isinstance(record["finished_at"], float)
+        assert len(record["final"]) == 2
+        for seat in record["final"]:
+            assert {"cards", "chips", "score", "runs", "card_total"} <= set(seat)
+            assert seat["score"] == seat["card_total"] - seat["chips"]
+            assert seat["card_total"] == sum(run[0] for run in seat["runs"])
+        await client.send({"type": "history", "id": 5})
+        assert isinstance((await client.until(of_type("history")))["games"][0]["finished_at"], float)
+        await client.send({"type": "stats", "id": 6})
+        stats = await client.until(of_type("stats"))
+        assert stats["re"] == 6
+        players = stats["players"]
+        assert [row["kind"] == "bot" for row in players] == [False, True]  # people first, then bots
+        assert all(isinstance(row["mean"], float) for row in players)
+        await client.close()
+
+
+async def test_refusals_of_a_well_formed_request_are_not_counted_as_refused_messages():
+    async with live_host() as host:
+        client = await RawClient.connect(host.port, "c")
+        count = session.MAX_SOFT_ERRORS * 2
+        await client.send_bytes(encode({"type": "action", "action": "take", "state_id": 0}) * count)
+        for _ in range(count):
+            assert (await client.next_frame())["code"] == "not_at_table"
+        await client.send({"type": "ping", "id": 1})
+        assert await client.next_frame() == {"type": "pong", "re": 1}
+        await client.close()
+
+
+async def test_a_line_said_before_the_deal_has_at_0_and_no_at_in_the_history_once_the_game_is_dealt():
+    async with live_host() as host:
+        alice = await RawClient.connect(host.port, name=None)
+        await hello_of(alice, name="alice", features=["chat"])
+        await alice.send({"type": "create_table", "players": 2, "bots": 1})
+        table = (await alice.until(of_type("joined")))["table"]
+        await alice.send({"type": "chat", "text": "hi"})
+        assert (await alice.until(of_type("chat")))["at"] == 0
+        await alice.send({"type": "start"})
+        await alice.until(of_type("update"))
+        late = await RawClient.connect(host.port, name=None)
+        await hello_of(late, name="late", features=["chat"])
+        await late.send({"type": "spectate", "table": table})
+        history = await late.until(of_type("chat_history"))
+        assert history["lines"] == [{"name": "alice", "seat": 0, "text": "hi"}]
+        for client in (alice, late):
+            await client.close()
+
+
+async def test_an_unstarted_table_whose_only_player_drops_out_closes_at_once():
+    async with live_host(max_tables_per_address=1) as host:
+        first = await RawClient.connect(host.port, "first")
+        await first.send({"type": "create_table", "players": 3, "bots": 1})
+        table = (await first.until(of_type("joined")))["table"]
+        await first.send({"type": "bye"})  # dropping out, not leaving: the host hangs up once it let go of the seat
+        assert await first.closed()
+        again = await RawClient.connect(host.port, "again")
+        await again.send({"type": "join", "table": table, "id": 1})
+        assert (await again.until(of_type("error")))["code"] == "no_table"
+        await again.send({"type": "create_table", "players": 2, "id": 2})  # it no longer counts
+        assert (await again.until(lambda f: f.get("re") == 2))["type"] == "joined"
+        await again.close()

@@ -411,7 +411,7 @@ async def test_a_restart_keeps_the_running_match_of_the_games_the_table_finished
     second = Lobby(settings(tmp_path))
     second.start()
     try:
-        totals = second.table(table_id).match.totals()
+        totals = second.table(table_id).recorder.match.totals()
         assert totals == finished.match  # the first game still counts in the match
     finally:
         second.close()

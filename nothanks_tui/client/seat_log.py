@@ -34,24 +34,23 @@ class LogEntry:
 
 def log_entries(moves: Sequence[Move], events: Sequence[SeatEvent], rows: int) -> list[LogEntry]:
     """What the log shows, oldest first, at most ``rows``: every seat event and the take of every card, in the
-    order they happened, and the newest entry whatever it is (a "No thanks!" too; see ``logged_moves``)."""
+    order they happened, and the newest move whatever it is (a "No thanks!" too, even with seat events after it:
+    a stand-in's pass followed at once by its player's return was in no line at all; see ``logged_moves``)."""
     if rows <= 0:
         return []
     if not events:
         return [LogEntry(move=move) for move in logged_moves(moves, rows)]
     shown: list[LogEntry] = []
     index, event_index = len(moves) - 1, len(events) - 1
-    newest = True
     while len(shown) < rows and (index >= 0 or event_index >= 0):
         if event_index >= 0 and events[event_index].at > index:  # it happened after moves[index]
             shown.append(LogEntry(event=events[event_index]))
             event_index -= 1
         else:
             move = moves[index]
-            if newest or move.action is Action.TAKE:
+            if index == len(moves) - 1 or move.action is Action.TAKE:
                 shown.append(LogEntry(move=move, by_bot=played_by_bot(events, index, move.seat)))
             index -= 1
-        newest = False
     shown.reverse()
     return shown
 
@@ -73,6 +72,8 @@ def _with_name(template: str, name: str) -> Content:
 def seat_event_line(event: SeatEvent, seats: Sequence[SeatInfo]) -> Content:
     """ "alice left: a bot plays for them", "alice is back"..."""
     name = seat_name(seats, event.seat, 10)
+    if event.kind == SEAT_LEFT and 0 <= event.seat < len(seats) and seats[event.seat].empty:  # after the game
+        return _with_name(_("{name} left the table: their seat is free for the next game."), name)
     if event.kind == SEAT_LEFT:
         return _with_name(_("{name} left: a bot plays for them"), name)
     if event.kind == SEAT_AWAY:

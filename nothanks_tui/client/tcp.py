@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
+import msgspec
 
 from .. import __version__
 from ..defaults import DEFAULT_PORT
@@ -41,8 +42,10 @@ from ..link import (
     TableSummary,
     errors,
 )
+from ..link import messages as m
 from ..link.chat import CHAT
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
+from ..link.resume import SeatRoute, climb
 from ..link.wire import (
     CLIENT_MAX_STR,
     FEATURES,
@@ -51,9 +54,7 @@ from ..link.wire import (
     advice_from_wire,
     chat_from_wire,
     client_unpacker,
-    encode,
     event_from_wire,
-    features_of,
     summary_from_wire,
 )
 from .error_sentences import error_sentence, os_reason
@@ -115,22 +116,22 @@ class TcpTable(TableConnection):
         return await self.events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
-        await self.lobby.send({"type": "action", "action": Action(action).value, "state_id": state_id})
+        await self.lobby.send(m.Act(action=Action(action).value, state_id=state_id))
 
     async def play_again(self) -> None:
-        await self.lobby.send({"type": "play_again"})
+        await self.lobby.send(m.PlayAgain())
 
     async def start_game(self) -> None:
-        await self.lobby.send({"type": "start"})
+        await self.lobby.send(m.Start())
 
     async def add_bot(self, bot: str | None = None) -> None:
-        await self.lobby.send({"type": "add_bot", "bot": bot})
+        await self.lobby.send(m.AddBot(bot=bot))
 
     async def stand_in_for(self, seat: int) -> None:
-        await self.lobby.send({"type": "stand_in", "seat": seat})
+        await self.lobby.send(m.StandIn(seat=seat))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
-        reply = await self.lobby.request({"type": "coach", "state_id": state_id})
+        reply = await self.lobby.request(m.Coach(state_id=state_id))
         try:
             return advice_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
@@ -158,7 +159,7 @@ class TcpTable(TableConnection):
             message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
             self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
             return
-        await self.lobby.send({"type": "chat", "text": text})
+        await self.lobby.send(m.Chat(text=text))
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
@@ -169,7 +170,7 @@ class TcpTable(TableConnection):
             self.lobby.table = None
             if self.lobby.online:  # (while a restarting host is away there is nobody to tell)
                 with contextlib.suppress(LobbyError, ConnectionError, OSError):
-                    await self.lobby.request({"type": "leave"})
+                    await self.lobby.request(m.Leave())
         self.events.put_nowait(Closed(N_("left the table")))
 
 
@@ -257,16 +258,8 @@ class TcpLobby(LobbyConnection):
     async def _handshake(self, where: str) -> msgpack.Unpacker:
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
-        await self._write(
-            {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "name": self.name,
-                "client": _client(),
-                "features": [*FEATURES, MOVING],
-                **self._speaks_for,
-            }
-        )
+        ours = m.Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
+        await self._write(msgspec.structs.replace(ours, **self._speaks_for))
         hello = await self._read_one(unpacker, where)
         if hello.get("type") == "error":
             raise LobbyError(str(hello.get("code")), str(hello.get("message")))
@@ -280,7 +273,7 @@ class TcpLobby(LobbyConnection):
                 "version as the host",
             )
         self.server_name = str(hello.get("server", ""))
-        self.features = features_of(hello.get("features"))
+        self.features = m.features_of(hello.get("features"))
         welcome = await self._read_one(unpacker, where)
         if welcome.get("type") == "error":
             raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
@@ -308,7 +301,7 @@ class TcpLobby(LobbyConnection):
         return self._online.is_set() and self._writer is not None
 
     async def list_tables(self) -> list[TableSummary]:
-        reply = await self.request({"type": "list_tables"})
+        reply = await self.request(m.ListTables())
         try:
             return [summary_from_wire(item) for item in reply["tables"]]
         except (KeyError, TypeError, ValueError) as error:
@@ -316,42 +309,41 @@ class TcpLobby(LobbyConnection):
 
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(
-            {
-                "type": "create_table",
-                "players": settings.players,
-                "bots": settings.bots,
-                "bot": settings.bot,
-                "open_chips": settings.open_chips,
-                "variant": settings.variant,
-                **({"coach": True} if settings.coach else {}),
-            }
+            m.CreateTable(
+                players=settings.players,
+                bots=settings.bots,
+                bot=settings.bot,
+                open_chips=settings.open_chips,
+                variant=settings.variant,
+                coach=settings.coach,
+            )
         )
 
     async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return await self._sit({"type": "join", "table": table_id, "seat": seat})
+        return await self._sit(m.Join(table=table_id, seat=seat))
 
     async def spectate(self, table_id: str) -> TableConnection:
-        return await self._sit({"type": "spectate", "table": table_id})
+        return await self._sit(m.Spectate(table=table_id))
 
     async def resume(self, token: str) -> TableConnection:
-        return await self._sit({"type": "resume", "token": token})
+        return await self._sit(m.Resume(token=token))
 
     async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        reply = await self.request({"type": "history", "offset": offset, "limit": limit})
+        reply = await self.request(m.History(offset=offset, limit=limit))
         try:
             return page_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
             raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable history: {error}") from None
 
     async def open_game(self, game_id: str) -> dict[str, Any]:
-        reply = await self.request({"type": "replay", "game": game_id})
+        reply = await self.request(m.Replay(game=game_id))
         record = reply.get("record")
         if not isinstance(record, dict):
             raise LobbyError(errors.BAD_FRAME, "the host sent an unreadable record")
         return record
 
     async def player_stats(self) -> list[PlayerStats]:
-        reply = await self.request({"type": "stats"})
+        reply = await self.request(m.Stats())
         try:
             return stats_from_wire(reply)
         except (KeyError, TypeError, ValueError) as error:
@@ -359,7 +351,7 @@ class TcpLobby(LobbyConnection):
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
-        return await self._sit({"type": "resume_key"})
+        return await self._sit(m.ResumeKey())
 
     async def close(self) -> None:
         if self._writer is None and self.closed_reason is not None:
@@ -369,7 +361,7 @@ class TcpLobby(LobbyConnection):
         writer, self._writer = self._writer, None
         if writer is not None:
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.write(encode({"type": "bye"}))
+                writer.write(m.encode_message(m.Bye()))
                 writer.close()
                 await asyncio.wait_for(writer.wait_closed(), 2.0)
         if self._read_task is not None and self._read_task is not asyncio.current_task():
@@ -380,7 +372,7 @@ class TcpLobby(LobbyConnection):
 
     # ---------------------------------------------------------------- plumbing
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: m.ClientMessage) -> None:
         """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
@@ -391,7 +383,7 @@ class TcpLobby(LobbyConnection):
             return
         await self._write(message)
 
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def request(self, message: m.ClientMessage) -> dict[str, Any]:
         """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
         if not self._online.is_set() and self._restarting:
             with contextlib.suppress(TimeoutError):
@@ -402,7 +394,7 @@ class TcpLobby(LobbyConnection):
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self._write({**message, "id": request_id})
+            await self._write(m.with_id(message, request_id))
             reply = await asyncio.wait_for(future, REQUEST_TIMEOUT)
         except TimeoutError:
             raise LobbyError(errors.TIMEOUT, _("the host did not answer")) from None
@@ -412,7 +404,7 @@ class TcpLobby(LobbyConnection):
             raise LobbyError(str(reply.get("code")), str(reply.get("message")))
         return reply
 
-    async def _sit(self, message: dict[str, Any]) -> TcpTable:
+    async def _sit(self, message: m.ClientMessage) -> TcpTable:
         if self.table is not None:
             await self.table.close()
         # The table's first events may arrive right behind the reply: route them to a table made in advance.
@@ -432,10 +424,10 @@ class TcpLobby(LobbyConnection):
             self.on_seat(table._token)
         return table
 
-    async def _write(self, message: dict[str, Any]) -> None:
+    async def _write(self, message: m.ClientMessage) -> None:
         if self._writer is None:
             raise LobbyError(errors.CLOSED, _("not connected"))
-        self._writer.write(encode(message))
+        self._writer.write(m.encode_message(message))
         await self._writer.drain()
 
     async def _read_one(self, unpacker: msgpack.Unpacker, where: str) -> dict[str, Any]:
@@ -497,42 +489,30 @@ class TcpLobby(LobbyConnection):
         table = self.table
         if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
             table.events.put_nowait(Rejected(errors.CLOSED, _(self._notice)))
-        loop = asyncio.get_running_loop()
-        deadline, pause = loop.time() + RECONNECT_FOR, 0.2
-        while True:
-            await asyncio.sleep(pause)
-            try:
-                unpacker = await self._connect()
-                break
-            except (LobbyError, OSError, TimeoutError):
-                self._writer = None
-                if loop.time() + pause > deadline:
-                    gone = (
-                        _(
-                            "the connection to the host was lost and it did not come back within {seconds:.0f} s: "
-                            "run `nothanks join {address}` again later (your seat is kept)"
-                        )
-                        if self._notice == CONNECTION_LOST
-                        else _(
-                            "the host is restarting and did not come back within {seconds:.0f} s: run "
-                            "`nothanks join {address}` again later (your seat is kept)"
-                        )
-                    )
-                    self._end(gone.format(seconds=RECONNECT_FOR, address=f"{self.host}:{self.port}"))
-                    return
-                pause = min(2.0, pause * 2)
+        unpacker = await climb(self._try_connect, within=RECONNECT_FOR, first=0.2, most=2.0)
+        if unpacker is None:
+            gone = (
+                _(
+                    "the connection to the host was lost and it did not come back within {seconds:.0f} s: "
+                    "run `nothanks join {address}` again later (your seat is kept)"
+                )
+                if self._notice == CONNECTION_LOST
+                else _(
+                    "the host is restarting and did not come back within {seconds:.0f} s: run "
+                    "`nothanks join {address}` again later (your seat is kept)"
+                )
+            )
+            self._end(gone.format(seconds=RECONNECT_FOR, address=f"{self.host}:{self.port}"))
+            return
         self._restarting, self._notice, self._told = False, RESTARTING, False
-        self._read_task = loop.create_task(self._read_loop(unpacker))
+        self._read_task = asyncio.get_running_loop().create_task(self._read_loop(unpacker))
         self._online.set()
         if table is None or self.table is not table:
             return
+        back = SeatRoute(table.table_id, table.seat, table.seat_token, self.seats_bound_to_key).request()
         try:
-            if table.seat_token is not None:
-                await self.request({"type": "resume", "token": table.seat_token})
-            elif table.seat is not None and self.seats_bound_to_key:
-                await self.request({"type": "resume_key"})
-            elif table.table_id:
-                await self.request({"type": "spectate", "table": table.table_id})
+            if back is not None:
+                await self.request(back)
         except LobbyError as error:
             if self.table is table:
                 self.table = None
@@ -544,42 +524,67 @@ class TcpLobby(LobbyConnection):
                     )
                 )
 
+    async def _try_connect(self) -> msgpack.Unpacker | None:
+        try:
+            return await self._connect()
+        except (LobbyError, OSError, TimeoutError):
+            self._writer = None
+            return None
+
     def _route(self, message: dict[str, Any]) -> str | None:
-        kind = message.get("type")
+        """One frame from the host: a reply to its pending request, or an event for its type's handler (a type
+        this client does not know is left alone); a closing reason if the host is done with us."""
         reply_to = message.get("re")
         if isinstance(reply_to, int) and reply_to in self._pending:
             future = self._pending.pop(reply_to)
             if not future.done():
                 future.set_result(message)
             return None
-        if kind in ("update", "waiting"):
-            if self.table is not None:
-                self.table.events.put_nowait(event_from_wire(message))
-        elif kind in ("chat", "chat_history"):
-            if self.table is not None:
-                try:
-                    self.table.events.put_nowait(chat_from_wire(message))
-                except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
-                    log.warning("host sent a malformed chat frame: %r", error)
-        elif kind == "error":
-            code, text = str(message.get("code", "error")), str(message.get("message", ""))
-            if message.get("fatal"):
-                self._told = True
-                return error_sentence(code, text)
-            if self.table is not None:
-                self.table.events.put_nowait(Rejected(code, text))
-        elif kind == "table_closed":
-            if self.table is not None:
-                self.table.events.put_nowait(Closed(str(message.get("reason", N_("table closed")))))
-                self.table = None
-        elif kind == "closing":
+        kind = message.get("type")
+        return getattr(self, f"_on_{kind}")(message) if kind in _PUSHED else None
+
+    def _on_update(self, message: dict[str, Any]) -> str | None:
+        if self.table is not None:
+            self.table.events.put_nowait(event_from_wire(message))
+        return None
+
+    _on_waiting = _on_update
+
+    def _on_chat(self, message: dict[str, Any]) -> str | None:
+        if self.table is not None:
+            try:
+                self.table.events.put_nowait(chat_from_wire(message))
+            except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
+                log.warning("host sent a malformed chat frame: %r", error)
+        return None
+
+    _on_chat_history = _on_chat
+
+    def _on_error(self, message: dict[str, Any]) -> str | None:
+        code, text = str(message.get("code", "error")), str(message.get("message", ""))
+        if message.get("fatal"):
             self._told = True
-            if message.get("restart") is True:
-                self._restarting = True
-            return str(message.get("reason", N_("the host is shutting down")))
-        elif kind == "table_moving":  # a cluster's front moves our table to another server and resumes our seat
-            if self.table is not None:
-                self.table.events.put_nowait(TableMoving())
+            return error_sentence(code, text)
+        if self.table is not None:
+            self.table.events.put_nowait(Rejected(code, text))
+        return None
+
+    def _on_table_closed(self, message: dict[str, Any]) -> str | None:
+        if self.table is not None:
+            self.table.events.put_nowait(Closed(str(message.get("reason", N_("table closed")))))
+            self.table = None
+        return None
+
+    def _on_closing(self, message: dict[str, Any]) -> str | None:
+        self._told = True
+        if message.get("restart") is True:
+            self._restarting = True
+        return str(message.get("reason", N_("the host is shutting down")))
+
+    def _on_table_moving(self, message: dict[str, Any]) -> str | None:
+        """A cluster's front moves our table to another server and resumes our seat by itself."""
+        if self.table is not None:
+            self.table.events.put_nowait(TableMoving())
         return None
 
     def _end(self, reason: str) -> None:
@@ -596,6 +601,10 @@ class TcpLobby(LobbyConnection):
         if writer is not None:
             with contextlib.suppress(ConnectionError, OSError, RuntimeError):
                 writer.close()
+
+
+# The frames a host pushes, each handled by its ``_on_<type>`` (replies to a request go to its caller instead).
+_PUSHED = frozenset({"update", "waiting", "chat", "chat_history", "error", "table_closed", "closing", "table_moving"})
 
 
 def _client() -> str:

@@ -10,13 +10,15 @@ import argparse
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from ..bots import bot_names, make_bot
 from ..client.error_sentences import os_reason
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
-from ..i18n import _
+from ..i18n import N_, _
 
 ISMCTS_MOST = 1_000_000  # the iterations ismcts:N takes at most (nothanks_tui/bots/ismcts.py)
+Number = TypeVar("Number", int, float)
 
 
 def whole_number(text: str) -> int:
@@ -51,57 +53,29 @@ def number(text: str) -> float:
     return value
 
 
-def non_negative(text: str) -> float:
-    """A number of at least 0 (seconds)."""
-    value = number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(_("must be >= 0"))
-    return value
+def within(convert: Callable[[str], Number], least: float, most: float, refusal: str) -> Callable[[str], Number]:
+    """An argument type: what ``convert`` makes of the text, from ``least`` to ``most``; ``refusal`` (marked with
+    ``N_``, translated when it is said, in the command line's language) says so of anything else, with ``{least}``
+    and ``{most}`` filled in."""
+
+    def check(text: str) -> Number:
+        value = convert(text)
+        if not least <= value <= most:
+            raise argparse.ArgumentTypeError(_(refusal).format(least=least, most=most))
+        return value
+
+    return check
 
 
-def players(text: str) -> int:
-    """A player count the engine accepts."""
-    value = whole_number(text)
-    if not MIN_PLAYERS <= value <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(
-            _("players must be {least}..{most}").format(least=MIN_PLAYERS, most=MAX_PLAYERS)
-        )
-    return value
-
-
-def positive(text: str) -> int:
-    """A whole number of at least 1."""
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(_("must be at least 1"))
-    return value
-
-
-def port(text: str) -> int:
-    """A TCP port; 0 lets the system choose one."""
-    value = whole_number(text)
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError(_("port must be 0..65535"))
-    return value
-
-
-def processes(text: str) -> int:
-    """A number of worker processes: 0 (none: threads instead) to 64."""
-    value = whole_number(text)
-    if not 0 <= value <= 64:
-        raise argparse.ArgumentTypeError(_("must be 0..64"))
-    return value
-
+non_negative = within(number, 0, math.inf, N_("must be >= 0"))  # a number of seconds
+# A player count the engine accepts.
+players = within(whole_number, MIN_PLAYERS, MAX_PLAYERS, N_("players must be {least}..{most}"))
+positive = within(whole_number, 1, math.inf, N_("must be at least 1"))
+port = within(whole_number, 0, 65535, N_("port must be 0..65535"))  # 0 lets the system choose one
+processes = within(whole_number, 0, 64, N_("must be 0..64"))  # worker processes: 0 (none: threads instead) to 64
 
 MOST_JOBS = 64  # a tournament's worker processes at most: more would fork them all at once, to no gain
-
-
-def jobs(text: str) -> int:
-    """A tournament's worker processes: 1 to ``MOST_JOBS`` (a typo such as 100000 once forked that many)."""
-    value = whole_number(text)
-    if not 1 <= value <= MOST_JOBS:
-        raise argparse.ArgumentTypeError(_("must be 1..{most}").format(most=MOST_JOBS))
-    return value
+jobs = within(whole_number, 1, MOST_JOBS, N_("must be 1..{most}"))  # (a typo such as 100000 once forked that many)
 
 
 def bot_name(text: str) -> str:

@@ -29,7 +29,6 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(_('more than one machine (README, "More than one machine")'))
     group.add_argument(
         "--redis",
-        default=None,
         metavar="URL",
         help=_(
             "be a member of the cluster whose directory is on this Redis (redis://HOST:PORT/DB; its password from "
@@ -39,7 +38,6 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--role",
         choices=ROLES,
-        default=None,
         help=_(
             "with --redis: front (clients' TCP port and the SSH front, relaying to the table hosts), table (a "
             "table host: --port is its table port, for members only) or both (default; the table host on "
@@ -49,7 +47,6 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--cluster-secret-file",
         type=Path,
-        default=None,
         metavar="PATH",
         help=_(
             "with --redis, required: a file holding the members' shared secret (at least 16 characters), the "
@@ -59,7 +56,6 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--table-port",
         type=port,
-        default=None,
         metavar="PORT",
         help=_("with --role both: the table host's port, where fronts reach its tables (default 0: any free port)"),
     )

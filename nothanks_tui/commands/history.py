@@ -36,11 +36,11 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     where = _("the data dir holding the games (default {path})").format(path=paths.records_dir())
     history = sub.add_parser("history", help=_("list finished games, newest first, and replay any of them"))
     history.add_argument("--stats", action="store_true", help=_("open on the players' statistics"))
-    history.add_argument("--data-dir", type=Path, default=None, help=where)
+    history.add_argument("--data-dir", type=Path, help=where)
     replay = sub.add_parser("replay", help=_("step through a finished game, move by move"))
     replay.add_argument("file", nargs="?", type=Path, help=_("a game record (nothanks-record/1 JSON)"))
     replay.add_argument("--last", action="store_true", help=_("the last game finished here"))
-    replay.add_argument("--data-dir", type=Path, default=None, help=where)
+    replay.add_argument("--data-dir", type=Path, help=where)
 
 
 def missing_data_dir(args: argparse.Namespace, command: str) -> bool:

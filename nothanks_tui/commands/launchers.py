@@ -60,19 +60,23 @@ class LocalLaunchers:
     def default_bot(self) -> str:
         return DEFAULT_BOT
 
-    async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
-        game = SoloGame(
+    def solo_game(self, choice: SoloChoice, seed: int | None = None) -> SoloGame:
+        """The solo table ``choice`` asks for, at this pace, kept in the data dir, dealt from ``seed`` (None: this
+        launcher's own seed, if it has one)."""
+        return SoloGame(
             players=choice.players,
             bot=choice.bot,
             name=choice.name,
-            seed=self.seed,
+            seed=self.seed if seed is None else seed,
             open_chips=choice.open_chips,
             variant=choice.variant,
             bot_pace=self.bot_pace,
             records_dir=self.records_dir,
         )
+
+    async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
         try:
-            return solo_table(game)
+            return solo_table(self.solo_game(choice))
         except BadName as error:
             raise ValueError(f"your name: {error}") from None
 

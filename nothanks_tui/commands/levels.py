@@ -8,7 +8,8 @@ line on what it is like, short enough for the new-table dialog at 80 columns. Th
 
 from __future__ import annotations
 
-from ..i18n import N_
+from ..bots import bot_names, describe
+from ..i18n import N_, _
 
 LEVELS: tuple[tuple[str, str], ...] = (
     ("easy", N_("casual, takes what looks cheap")),
@@ -24,3 +25,8 @@ def offered_bots(default: str) -> list[tuple[str, str]]:
     names = [name for name, _ in LEVELS]
     extra = [] if default in names else [(default, N_("chosen on the command line"))]
     return extra + list(LEVELS)
+
+
+def bots_help() -> str:
+    """Every bot of the registry and what it is like, for ``--bot``'s help (in the command line's language)."""
+    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import socket
 import sys
 from collections.abc import Callable
@@ -25,19 +26,19 @@ from nothanks_server.tcp import RATE_PER_SECOND
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
-from ..bots import bot_names, describe
+from ..bots import bot_names
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
-from ..i18n import _
+from ..i18n import N_, _
 from ..link import LobbyError, NewTable
 from . import cluster_options, proxy_options
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number
+from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
-from .levels import offered_bots
+from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
 
@@ -46,13 +47,11 @@ if TYPE_CHECKING:
     from ..client.discovery import HostBrowser
 
 
+_some_seconds = within(number, 0, math.inf, N_("must be >= 0 (or 'off')"))
+
+
 def _seconds(text: str) -> float | None:
-    if text.lower() in ("off", "none", "never"):
-        return None
-    value = number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(_("must be >= 0 (or 'off')"))
-    return value
+    return None if text.lower() in ("off", "none", "never") else _some_seconds(text)
 
 
 def _timer_text() -> str:
@@ -68,7 +67,6 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     parser.add_argument(
         "--data-dir",
         type=Path,
-        default=None,
         help=_("where the host keeps its tables (nothanks.sqlite3) and finished games' records (*.json)")
         + (keeps or ""),
     )
@@ -104,7 +102,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
         choices=bot_names(),
         default=DEFAULT_BOT,
         metavar="NAME",  # (the choices are in the help: listed in the usage line they ran past 80 columns)
-        help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=levels_help()),
+        help=_("the bots' level (default {default}): {levels}").format(default=DEFAULT_BOT, levels=bots_help()),
     )
     parser.add_argument(
         "--no-advertise",
@@ -113,6 +111,12 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     )
     _limit_options(parser)
     add_ssh_options(parser)
+
+
+def _failed(command: str, message: str, code: int = 1) -> int:
+    """Say why ``nothanks COMMAND`` stops, on stderr; returns ``code``, its exit status (2: the options are wrong)."""
+    print(f"nothanks {command}: {message}", file=sys.stderr)
+    return code
 
 
 def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
@@ -124,15 +128,6 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     return [Advertiser(name)]
 
 
-def bot_choices(default: str = DEFAULT_BOT) -> list[tuple[str, str]]:
-    """(name, what it is like) of the levels, for the app's new-table forms (the client never imports the bots)."""
-    return offered_bots(default)
-
-
-def levels_help() -> str:
-    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
-
-
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
     server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
     _host_options(server)
@@ -140,7 +135,6 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
     server.add_argument(
         "--rate-limit",
         type=number,
-        default=None,
         metavar="N",
         help=_("messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)"),
     )
@@ -163,13 +157,12 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
         "address",
         metavar="HOST[:PORT]",
         nargs="?",
-        default=None,
         help=_(
             "the host's address, and its port if not {port}; without it, choose among the hosts found on the "
             "local network (or type an address there)"
         ).format(port=DEFAULT_PORT),
     )
-    join.add_argument("--name", default=None, help=_("your display name (default: your login name)"))
+    join.add_argument("--name", help=_("your display name (default: your login name)"))
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
@@ -240,7 +233,7 @@ def run_join(args: argparse.Namespace) -> int:
     return join(
         args.address,
         args.name,
-        bot_choices=bot_choices(),
+        bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         remembered=Remembered.of_this_user(),
     )
@@ -267,7 +260,7 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
         start_forms=[JoinForm()],
         exit_on_signals=True,
         remembered=remembered,
-        bot_choices=bot_choices(),
+        bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         host_browser=host_browser,
     )
@@ -296,7 +289,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         first_screen_for(player, connection, join_lines(host.bind, host.port)),
         is_host=True,
         remembered=Remembered.of_this_user(),
-        bot_choices=bot_choices(host.lobby.settings.default_bot),
+        bot_choices=offered_bots(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
     )
     await serve([host], main=app.run_async, stop_main=lambda: app.exit(0, message=_("the host was stopped")))
@@ -306,15 +299,10 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
-        print(
-            "nothanks host: " + _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1),
-            file=sys.stderr,
-        )
-        return 2
+        return _failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
     data_dir = settings.data_dir or paths.records_dir()
     if (problem := data_dir_problem(data_dir)) is not None:
-        print("nothanks host: " + problem, file=sys.stderr)
-        return 1
+        return _failed("host", problem)
     log_file = data_dir / "host.log"  # (the terminal is the app's)
     logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
@@ -335,8 +323,7 @@ def run_host(args: argparse.Namespace) -> int:
             plugins=_plugins(args, args.name),
         )
     except StoreError as error:
-        print(f"nothanks host: {error}", file=sys.stderr)
-        return 1
+        return _failed("host", str(error))
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
@@ -348,11 +335,9 @@ def run_host(args: argparse.Namespace) -> int:
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
     except SSHFrontError as error:
-        print(f"nothanks host: {error}", file=sys.stderr)
-        return 1
+        return _failed("host", str(error))
     except OSError as error:
-        print("nothanks host: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
-        return 1
+        return _failed("host", cannot_listen(error, args.bind, args.port))
     if code != 1:  # (1: it said why it did not start)
         print(_("nothanks host stopped."))
     return code
@@ -366,11 +351,9 @@ def run_server(args: argparse.Namespace) -> int:
     settings = _settings(args)
     complaint = proxy_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
     if complaint is not None:
-        print(f"nothanks server: {complaint}", file=sys.stderr)
-        return 2
+        return _failed("server", complaint, 2)
     if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
-        print("nothanks server: " + problem, file=sys.stderr)
-        return 1
+        return _failed("server", problem)
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     players: PlayerPorts | None
@@ -392,8 +375,7 @@ def run_server(args: argparse.Namespace) -> int:
                 plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
             )
     except StoreError as error:
-        print(f"nothanks server: {error}", file=sys.stderr)
-        return 1
+        return _failed("server", str(error))
     # Started in this order, closed in the other: a member's front stops before its table host.
     parts: list[Servable] = [part for part in dict.fromkeys([tables, players]) if part is not None]
 
@@ -422,10 +404,8 @@ def run_server(args: argparse.Namespace) -> int:
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        print(f"nothanks server: {cluster_options.without_passwords(str(error))}", file=sys.stderr)  # no password
-        return 1
+        return _failed("server", cluster_options.without_passwords(str(error)))  # no password
     except OSError as error:
-        print("nothanks server: " + cannot_listen(error, args.bind, args.port), file=sys.stderr)
-        return 1
+        return _failed("server", cannot_listen(error, args.bind, args.port))
     print("nothanks server stopped.", flush=True)
     return 0

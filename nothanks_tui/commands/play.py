@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.solo import solo_table
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
 from ..client.app import NoThanksApp
 from ..client.error_sentences import error_sentence
+from ..client.launchers import SoloChoice
 from ..client.remembered import Remembered
 from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..engine import STANDARD
@@ -26,24 +27,15 @@ def run_local_game(
     bot_pace: float = BOT_PACE,
 ) -> int:
     """You against bots at one table in this terminal; returns the exit code."""
-    game = SoloGame(
-        players=players,
-        bot=bot,
-        name=name,
-        seed=seed,
-        open_chips=open_chips,
-        variant=variant,
-        bot_pace=bot_pace,
-        records_dir=paths.records_dir(),  # kept as a host keeps its games: `nothanks history`, `nothanks replay`
-    )
-
+    # Kept as a host keeps its games: `nothanks history`, `nothanks replay`.
+    launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
+    choice = SoloChoice(name=name, players=players, bot=bot, open_chips=open_chips, variant=variant)
     try:
-        connection = solo_table(game)
+        connection = solo_table(launchers.solo_game(choice, seed))
     except BadName:
         print("nothanks play: --name: " + error_sentence(errors.BAD_NAME))  # (BadName's own words are English)
         return 2
     remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
-    launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
     app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
     result = app.run()
     return result if isinstance(result, int) else (app.return_code or 0)

@@ -27,7 +27,6 @@ def add_proxy_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--proxy-from",
         type=sources,
-        default=None,
         metavar="ADDR[,ADDR]",
         help=_(
             "connections from these load balancers (addresses or networks) open with a PROXY v2 header naming "

@@ -29,14 +29,13 @@ def add_parser(
         "--bot",
         action="append",
         type=bot_name,
-        default=None,
         metavar="NAME",
         help=_(
             "bot for the seats: once for all seats, or once per seat (repeat the option; default {default}): "
             "{bots}; ismcts:N for N iterations"
         ).format(default=DEFAULT_BOT, bots=", ".join(bot_names())),
     )
-    simulate.add_argument("--records", type=Path, default=None, metavar="DIR", help=_("write one record per game here"))
+    simulate.add_argument("--records", type=Path, metavar="DIR", help=_("write one record per game here"))
     simulate.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     add_variant_options(simulate)
 

@@ -11,11 +11,59 @@ from nothanks_server.ssh.hostkey import HOST_KEY_NAME
 from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
-from ..i18n import _
+from ..i18n import N_, _
 from .argtypes import add_limit, port, readable_file
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
+
+# The SSH front's limits: each option, the ``SSHSettings`` field it sets (whose default it shows) and its help.
+SSH_LIMITS = (
+    ("--max-sessions", "max_sessions", N_("SSH players at once; more are turned away ({default})"), "N"),
+    (
+        "--max-logins",
+        "max_logins",
+        N_("SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-per-address",
+        "per_address",
+        N_("SSH connections from one address at once; more are closed at once ({default})"),
+        "N",
+    ),
+    ("--ssh-logins-per-address", "logins_per_address", N_("... of which logging in at once ({default})"), "N"),
+    (
+        "--ssh-auth-tries",
+        "auth_tries",
+        N_("failed passwords (or refused keys) before a connection is dropped ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-auth-failures",
+        "auth_failures",
+        N_("failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-workers",
+        "workers",
+        N_("worker processes taking new SSH players at once, e.g. one per core ({default})"),
+        "N",
+    ),
+    (
+        "--ssh-worker-sessions",
+        "worker_sessions",
+        N_("a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"),
+        "N",
+    ),
+    ("--ssh-worker-mib", "worker_mib", N_("... or once its memory passes this many MiB ({default})"), "MIB"),
+)
+
+
+def _dest(flag: str) -> str:
+    """Where argparse keeps ``flag``'s value: ``--ssh-workers`` -> ``ssh_workers``."""
+    return flag.removeprefix("--").replace("-", "_")
 
 
 def default_host_key_path(data_dir: Path | None) -> Path:
@@ -31,7 +79,6 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ssh-port",
         type=port,
-        default=None,
         metavar="PORT",
         help=_("also serve over SSH on PORT (e.g. {port})").format(port=DEFAULT_SSH_PORT),
     )
@@ -44,64 +91,17 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ssh-authorized-keys",
         type=readable_file,
-        default=None,
         metavar="FILE",
         help=_("only the public keys in this authorized_keys file get in over SSH"),
     )
     group.add_argument(
         "--ssh-host-key",
         type=Path,
-        default=None,
         metavar="FILE",
         help=_("the host's SSH key, made on first start (default: DATA_DIR/ssh_host_ed25519_key)"),
     )
-    add_limit(group, "--max-sessions", 100, _("SSH players at once; more are turned away ({default})"))
-    add_limit(
-        group,
-        "--max-logins",
-        128,
-        _("SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-per-address",
-        SSHSettings.per_address,
-        _("SSH connections from one address at once; more are closed at once ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-logins-per-address",
-        SSHSettings.logins_per_address,
-        _("... of which logging in at once ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-auth-tries",
-        SSHSettings.auth_tries,
-        _("failed passwords (or refused keys) before a connection is dropped ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-auth-failures",
-        SSHSettings.auth_failures,
-        _("failed passwords from one address within 10 minutes, then it is shut out until they age ({default})"),
-    )
-    add_limit(
-        group, "--ssh-workers", 1, _("worker processes taking new SSH players at once, e.g. one per core ({default})")
-    )
-    add_limit(
-        group,
-        "--ssh-worker-sessions",
-        SSHSettings.worker_sessions,
-        _("a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"),
-    )
-    add_limit(
-        group,
-        "--ssh-worker-mib",
-        SSHSettings.worker_mib,
-        _("... or once its memory passes this many MiB ({default})"),
-        metavar="MIB",
-    )
+    for flag, field, help, metavar in SSH_LIMITS:
+        add_limit(group, flag, getattr(SSHSettings, field), _(help), metavar=metavar)
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -114,15 +114,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         port=args.ssh_port,
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
-        max_sessions=args.max_sessions,
-        max_logins=args.max_logins,
-        per_address=args.ssh_per_address,
-        logins_per_address=args.ssh_logins_per_address,
-        auth_tries=args.ssh_auth_tries,
-        auth_failures=args.ssh_auth_failures,
-        workers=args.ssh_workers,
-        worker_sessions=args.ssh_worker_sessions,
-        worker_mib=args.ssh_worker_mib,
+        **{field: getattr(args, _dest(flag)) for flag, field, _help, _metavar in SSH_LIMITS},
         bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
         default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

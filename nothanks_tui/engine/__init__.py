@@ -14,7 +14,7 @@ from .config import (
     variant_of,
 )
 from .errors import ERROR_CODES, IllegalMove
-from .records import RECORD_FORMAT, read_record, replay, to_record, write_record
+from .records import RECORD_FORMAT, read_record, replay, replay_states, to_record, write_record
 from .scoring import ScoreBreakdown, breakdown, card_points, runs_of, score, take_cost, winners
 from .state import Action, GameState, Move, apply, check, deal, from_deal, legal_actions, new_game, refusal
 from .views import PlayerView, choices, spectator_view, view_for
@@ -49,6 +49,7 @@ __all__ = [
     "read_record",
     "refusal",
     "replay",
+    "replay_states",
     "runs_of",
     "score",
     "spectator_view",

@@ -64,6 +64,12 @@ def replay(record: dict[str, Any]) -> GameState:
 
     Raises ``IllegalMove`` (code ``bad_record`` for a result that does not match, or the move's own code).
     """
+    return replay_states(record)[-1]
+
+
+def replay_states(record: dict[str, Any]) -> list[GameState]:
+    """Every state of the game a record describes, from the deal to the last move (a replay steps through them),
+    checked as ``replay`` checks them."""
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise IllegalMove(BAD_RECORD, f"not a {RECORD_FORMAT} record")
     try:
@@ -74,15 +80,15 @@ def replay(record: dict[str, Any]) -> GameState:
             open_chips=bool(record.get("open_chips", False)),
             variant=record.get("variant", "standard"),
         )
-        state = from_deal(config, record["deck"], record["removed"], record["first_player"], seed=record.get("seed"))
-        for _index, move in enumerate(record["moves"]):
-            state = apply(state, move["action"], seat=move["seat"])
+        states = [from_deal(config, record["deck"], record["removed"], record["first_player"], seed=record.get("seed"))]
+        for move in record["moves"]:
+            states.append(apply(states[-1], move["action"], seat=move["seat"]))
     except KeyError as error:
         raise IllegalMove(BAD_RECORD, f"malformed record: it has no {error.args[0]!r} field") from error
     except TypeError as error:
         raise IllegalMove(BAD_RECORD, f"malformed record: a field has the wrong type ({error})") from error
-    _check_result(record, state)
-    return state
+    _check_result(record, states[-1])
+    return states
 
 
 def _check_result(record: dict[str, Any], state: GameState) -> None:

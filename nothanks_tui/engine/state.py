@@ -7,7 +7,7 @@ move returns a new frozen state, and an illegal move raises ``IllegalMove``. No 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from .config import ALL_CARDS, CARDS_PLAYED, CARDS_REMOVED, GameConfig
@@ -204,38 +204,14 @@ def apply(state: GameState, action: Action | str, seat: int | None = None) -> Ga
     parsed = check(state, action, seat)
     mover = state.to_move
     card = state.deck[state.taken]
-    move = Move(mover, parsed, card, state.pot)
-    if parsed is Action.PASS:
-        chips = list(state.chips)
-        chips[mover] -= 1
-        return GameState(
-            state.config,
-            state.seed,
-            state.deck,
-            state.removed,
-            state.first_player,
-            state.taken,
-            state.pot + 1,
-            tuple(chips),
-            state.hands,
-            (mover + 1) % state.config.players,
-            state.moves + (move,),
-        )
+    moves = state.moves + (Move(mover, parsed, card, state.pot),)
     chips = list(state.chips)
+    if parsed is Action.PASS:
+        chips[mover] -= 1
+        next_seat = (mover + 1) % state.config.players
+        return replace(state, pot=state.pot + 1, chips=tuple(chips), to_move=next_seat, moves=moves)
     chips[mover] += state.pot
     hands = list(state.hands)
     hands[mover] = tuple(sorted(hands[mover] + (card,)))
     # The taker flips the next card and decides again, so the turn stays with them.
-    return GameState(
-        state.config,
-        state.seed,
-        state.deck,
-        state.removed,
-        state.first_player,
-        state.taken + 1,
-        0,
-        tuple(chips),
-        tuple(hands),
-        mover,
-        state.moves + (move,),
-    )
+    return replace(state, taken=state.taken + 1, pot=0, chips=tuple(chips), hands=tuple(hands), moves=moves)

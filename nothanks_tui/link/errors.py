@@ -109,10 +109,16 @@ _CODES = (
     ErrorCode(BAD_BOT, "unknown bot name"),
     ErrorCode(TOO_MANY_TABLES, "the host is at its table limit"),
     ErrorCode(NO_GAME, "no such finished game in the history (or its record is damaged)"),
-    ErrorCode(NOT_SAVED, "the host could not save the change to its store, so it did not happen"),
+    ErrorCode(
+        NOT_SAVED,
+        "the host could not save the change to its store, so it did not happen there (an `action`'s: see `action`)",
+    ),
     ErrorCode(COACH_OFF, "this table does not allow the coach"),
     ErrorCode(UNKNOWN_TYPE, "no such message type"),
-    ErrorCode(BAD_FIELD, "a field is missing or of the wrong type"),
+    ErrorCode(
+        BAD_FIELD,
+        "a field is missing or of the wrong type (then fatal in a hello: `via` or `key` without the host's secret)",
+    ),
     ErrorCode(BAD_NAME, "the name is empty after cleaning, or longer than 20", fatal=True),
     ErrorCode(BAD_VERSION, "another protocol version", fatal=True),
     ErrorCode(HELLO_FIRST, "the first message must be `hello` (within 10 s)", fatal=True),

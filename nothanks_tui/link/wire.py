@@ -1,19 +1,17 @@
 """The wire protocol between a host and its clients: msgpack maps, one per frame, checked before use.
 
-Both ends import this module (the link layer): the limits for decoding untrusted bytes, the schema of every
-message a client may send (checked field by field on the host), and the conversions between table events and wire
-maps (checked again on the client). docs/protocol.md describes the same thing for people writing other clients.
+Both ends import this module (the link layer): the limits for decoding untrusted bytes, and the conversions
+between table events and wire maps (checked on the client); what a client sends is typed in messages.py.
+docs/protocol.md describes the same thing for people writing other clients.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 
 from ..engine import PlayerView
-from . import errors
 from .events import (
     SEAT_EVENT_KINDS,
     ChatHistory,
@@ -48,8 +46,6 @@ HOST_MAX_MAP = 64
 # a few KiB). The buffer grows as a larger frame needs, up to HOST_MAX_FRAME (docs/benchmarks.md, "What an SSH
 # player's memory is made of").
 CLIENT_READ_SIZE = 16 * 1024
-
-MAX_ID = 2**31 - 1
 
 
 class ProtocolError(Exception):
@@ -126,138 +122,20 @@ def nesting_depth(value: object, stop_after: int) -> int:
     return 1 + max((nesting_depth(child, stop_after - 1) for child in children), default=0)
 
 
+def _unpacker(max_frame: int, max_str: int, max_array: int, max_map: int, **more: int) -> msgpack.Unpacker:
+    """A streaming decoder of str-keyed maps within these limits, with no bin or ext value."""
+    sizes = {"max_buffer_size": max_frame, "max_str_len": max_str, "max_array_len": max_array, "max_map_len": max_map}
+    return msgpack.Unpacker(raw=False, strict_map_key=True, max_bin_len=0, max_ext_len=0, **sizes, **more)
+
+
 def host_unpacker() -> msgpack.Unpacker:
     """The decoder a host uses on a client's bytes."""
-    return msgpack.Unpacker(
-        raw=False,
-        strict_map_key=True,
-        max_buffer_size=CLIENT_MAX_FRAME,
-        max_str_len=CLIENT_MAX_STR,
-        max_bin_len=0,
-        max_ext_len=0,
-        max_array_len=CLIENT_MAX_ARRAY,
-        max_map_len=CLIENT_MAX_MAP,
-    )
+    return _unpacker(CLIENT_MAX_FRAME, CLIENT_MAX_STR, CLIENT_MAX_ARRAY, CLIENT_MAX_MAP)
 
 
 def client_unpacker() -> msgpack.Unpacker:
     """The decoder a client uses on a host's bytes."""
-    return msgpack.Unpacker(
-        raw=False,
-        strict_map_key=True,
-        max_buffer_size=HOST_MAX_FRAME,
-        read_size=CLIENT_READ_SIZE,
-        max_str_len=HOST_MAX_STR,
-        max_bin_len=0,
-        max_ext_len=0,
-        max_array_len=HOST_MAX_ARRAY,
-        max_map_len=HOST_MAX_MAP,
-    )
-
-
-# ---------------------------------------------------------------------------------------------- client -> host
-
-
-@dataclass(frozen=True)
-class Field:
-    """One field of a message: its wire types and whether it may be left out (or nil, when ``nullable``)."""
-
-    types: tuple[type, ...]
-    required: bool = True
-    nullable: bool = False
-
-
-_INT = (int,)
-_STR = (str,)
-_BOOL = (bool,)
-_LIST = (list,)
-
-CLIENT_MESSAGES: dict[str, dict[str, Field]] = {
-    "hello": {
-        "protocol": Field(_INT),
-        "name": Field(_STR),
-        "client": Field(_STR, required=False),
-        "via": Field(_STR, required=False),  # a host's own front only, with proxy_key
-        "proxy_key": Field(_STR, required=False),
-        "key": Field(_STR, required=False),  # the player's SSH key fingerprint: a host's own front only, with via
-        "features": Field(_LIST, required=False),  # str names of what the client speaks beyond the version
-        "proof": Field(_STR, required=False),  # a cluster member: HMAC of the host hello's nonce (membership.py)
-    },
-    "list_tables": {"offset": Field(_INT, required=False)},
-    "create_table": {
-        "players": Field(_INT),
-        "bots": Field(_INT, required=False),
-        "bot": Field(_STR, required=False),
-        "open_chips": Field(_BOOL, required=False),
-        "variant": Field(_STR, required=False),
-        "coach": Field(_BOOL, required=False),
-    },
-    "join": {"table": Field(_STR), "seat": Field(_INT, required=False, nullable=True)},
-    "spectate": {"table": Field(_STR)},
-    "resume": {"token": Field(_STR)},
-    "resume_key": {},  # the seat bound to the hello's key (a host's own front only)
-    "leave": {},
-    "add_bot": {"bot": Field(_STR, required=False, nullable=True)},
-    "start": {},
-    "action": {"action": Field(_STR), "state_id": Field(_INT)},
-    "play_again": {},
-    "chat": {"text": Field(_STR)},
-    "stand_in": {"seat": Field(_INT)},  # the creator: a bot plays for this away player until they come back
-    "coach": {"state_id": Field(_INT)},  # what the hard bot would play for you (tables that allow it)
-    "ping": {},
-    "bye": {},
-    # The history (finished games only; docs/protocol.md): a page of it, one game's record, players' statistics.
-    "history": {"offset": Field(_INT, required=False), "limit": Field(_INT, required=False)},
-    "replay": {"game": Field(_STR)},
-    "stats": {},
-}
-
-
-def check_client_message(message: object) -> tuple[str, dict[str, Any], int | None]:
-    """(type, fields, id) of a decoded client frame, or ``ProtocolError`` saying exactly what is wrong."""
-    if not isinstance(message, dict):
-        raise ProtocolError(errors.BAD_FIELD, "a message is a map with a 'type' key")
-    kind = message.get("type")
-    request_id = message.get("id")
-    if request_id is not None and (not _is_int(request_id) or not 0 <= request_id <= MAX_ID):
-        raise ProtocolError(errors.BAD_FIELD, f"'id' is an integer 0..{MAX_ID}")
-    if not isinstance(kind, str):
-        raise ProtocolError(errors.BAD_FIELD, "'type' is a string")
-    schema = CLIENT_MESSAGES.get(kind)
-    if schema is None:
-        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {kind[:32]!r}")
-    fields: dict[str, Any] = {}
-    for name, spec in schema.items():
-        if name not in message:
-            if spec.required:
-                raise ProtocolError(errors.BAD_FIELD, f"'{kind}' needs the field '{name}'")
-            continue
-        value = message[name]
-        if value is None and spec.nullable:
-            fields[name] = None
-            continue
-        if not _has_type(value, spec.types):
-            wanted = "/".join(t.__name__ for t in spec.types)
-            raise ProtocolError(errors.BAD_FIELD, f"'{kind}.{name}' is a {wanted}")
-        fields[name] = value
-    return kind, fields, request_id
-
-
-def features_of(value: object) -> frozenset[str]:
-    """The feature names a ``hello`` lists (its ``features``): strings only, anything else left out."""
-    if not isinstance(value, list):
-        return frozenset()
-    return frozenset(item for item in value if isinstance(item, str))
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _has_type(value: object, types: tuple[type, ...]) -> bool:
-    if types == _INT:
-        return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**64
-    return isinstance(value, types)
+    return _unpacker(HOST_MAX_FRAME, HOST_MAX_STR, HOST_MAX_ARRAY, HOST_MAX_MAP, read_size=CLIENT_READ_SIZE)
 
 
 # ---------------------------------------------------------------------------------------------- host -> client

@@ -12,8 +12,10 @@ Neither ever raises into a game: a store that cannot be opened or written is log
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,22 +69,26 @@ class StoreHistory(HistorySource):
         self.database = history_database(directory)
         self.place = place
 
-    def _open(self) -> SqliteStore:
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[SqliteStore]:
+        """The store, open for one read and closed after it; one that cannot be opened or read is ``no_game``."""
         if not self.database.exists():
-            return SqliteStore(":memory:")  # nothing played yet: an empty history, and no file made for it
+            store = SqliteStore(":memory:")  # nothing played yet: an empty history, and no file made for it
+        else:
+            try:
+                store = SqliteStore(self.database, host=False)
+            except (StoreError, RuntimeError) as error:
+                raise LobbyError(errors.NO_GAME, f"the history cannot be read: {error}") from None
         try:
-            return SqliteStore(self.database, host=False)
-        except (StoreError, RuntimeError) as error:
-            raise LobbyError(errors.NO_GAME, f"the history cannot be read: {error}") from None
-
-    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        store = self._open()
-        try:
-            games, total = store.list_games(offset, min(limit, HISTORY_PAGE), self.place)
+            yield store
         except StoreError as error:
             raise LobbyError(errors.NO_GAME, f"the history cannot be read: {error}") from None
         finally:
             store.close()
+
+    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
+        with self._reading() as store:
+            games, total = store.list_games(offset, min(limit, HISTORY_PAGE), self.place)
         return HistoryPage(tuple(games), total, offset)
 
     async def open_game(self, game_id: str) -> dict[str, Any]:
@@ -90,13 +96,8 @@ class StoreHistory(HistorySource):
             table_id, game_no = parse_game_id(game_id)
         except ValueError as error:
             raise LobbyError(errors.NO_GAME, str(error)) from None
-        store = self._open()
-        try:
+        with self._reading() as store:
             record = store.game_record(table_id, game_no, self.place)
-        except StoreError as error:
-            raise LobbyError(errors.NO_GAME, str(error)) from None
-        finally:
-            store.close()
         if record is None:
             raise LobbyError(errors.NO_GAME, f"no finished game {game_id[:40]!r} in the history")
         return record
@@ -109,10 +110,5 @@ class StoreHistory(HistorySource):
         return await self.open_game(page.games[0].game_id)
 
     async def player_stats(self) -> list[PlayerStats]:
-        store = self._open()
-        try:
+        with self._reading() as store:
             return store.player_stats(self.place)
-        except StoreError as error:
-            raise LobbyError(errors.NO_GAME, f"the history cannot be read: {error}") from None
-        finally:
-            store.close()

@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 SHUTDOWN_REASON = N_("the host is shutting down")
-STOPPED_REASON = "the host was stopped"
 RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
 
 

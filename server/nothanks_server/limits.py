@@ -10,9 +10,10 @@ README's security model and docs/protocol.md quote them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import Counter
 from dataclasses import dataclass
+
+from .background import stop_task
 
 
 @dataclass(frozen=True)
@@ -71,11 +72,8 @@ class LoopStalls:
             self._task = asyncio.get_running_loop().create_task(self._watch(), name="loop stall watch")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def _watch(self) -> None:
         loop = asyncio.get_running_loop()

@@ -12,13 +12,15 @@ only: the database never holds a token a reader could use. A finished game's rec
 transaction; the game's moves are then dropped (the record holds them).
 
 ``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
-tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable.
+tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
+that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import fcntl
 import hashlib
 import json
@@ -549,40 +551,62 @@ class SqliteStore:
 class GroupCommit:
     """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
     every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
-    None) or was refused (a ``StoreError``: nothing of the batch was kept). While the disk works the loop is held,
-    so the moves that arrive during one commit make up the next one: under load a commit carries many tables'
-    moves, at a quiet table it carries one and costs what a plain commit does."""
+    None) or was refused (a ``StoreError``: nothing of the batch was kept). The moves that arrive during one commit
+    make up the next one: under load a commit carries many tables' moves, at a quiet table it carries one and costs
+    what a plain commit does. A store whose commits block (SQLite) holds the loop while its disk works, as a plain
+    commit would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store
         self._pending: list[tuple[StoredMove, Callable[[StoreError | None], None]]] = []
-        self._scheduled = False
+        self._task: asyncio.Task[None] | None = None  # the commits under way: it takes what comes meanwhile
         self.commits = 0  # how many transactions, and how many moves they carried (for the log and tests)
         self.moves = 0
 
     def add(self, move: StoredMove, done: Callable[[StoreError | None], None]) -> None:
         self._pending.append((move, done))
-        if self._scheduled:
+        if self._task is not None and not self._task.done():
             return
-        try:
-            asyncio.get_running_loop().call_soon(self.flush)
-            self._scheduled = True
+        try:  # (in a context of its own: never a player's, see table/driver.py)
+            self._task = asyncio.get_running_loop().create_task(self._commit_all(), context=contextvars.Context())
         except RuntimeError:  # no loop (a script driving tables by hand): commit now
             self.flush()
 
     def flush(self) -> None:
-        """Commit what is queued now, then tell each table (in the order their moves came)."""
-        self._scheduled = False
+        """Commit what is queued now with the store's blocking call, then tell each table (in the order their
+        moves came)."""
         batch, self._pending = self._pending, []
-        if not batch:
-            return
-        error: StoreError | None = None
-        try:
-            self.store.add_moves([move for move, _ in batch])
+        if batch:
+            try:
+                self.store.add_moves([move for move, _ in batch])
+            except StoreError as refused:
+                self._told(batch, refused)
+            else:
+                self._told(batch, None)
+
+    async def _commit_all(self) -> None:
+        commit = getattr(self.store, "add_moves_async", None)
+        while self._pending:
+            if commit is None:
+                self.flush()
+                continue
+            batch, self._pending = self._pending, []
+            error: StoreError | None = None
+            try:
+                await commit([move for move, _ in batch])
+            except StoreError as refused:
+                error = refused
+            except Exception as failed:  # (a table must not wait for ever on a move nobody will answer)
+                log.exception("the group commit failed")
+                error = StoreError(f"the store failed: {failed}")
+            self._told(batch, error)
+
+    def _told(
+        self, batch: list[tuple[StoredMove, Callable[[StoreError | None], None]]], error: StoreError | None
+    ) -> None:
+        if error is None:
             self.commits += 1
             self.moves += len(batch)
-        except StoreError as refused:
-            error = refused
         for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
             done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
 

@@ -216,3 +216,29 @@ def test_a_line_said_between_two_seat_events_of_one_move_count_sits_between_them
         if isinstance(item, LoggedChat) or item.event is not None
     ]
     assert around_3 == ["hi", "away", "bo?", "left"]
+
+
+def test_a_player_who_left_after_the_game_is_in_the_log_with_their_seat_free():
+    """Issue 29 #16: leaving once the game is over is logged ("carol left"), in the words of a freed seat."""
+    from nothanks_tui.client.seat_log import entry_line
+
+    state = game_after(9)
+    events = (SeatEvent(len(state.moves), 1, "left"),)
+    freed = (ANA, SeatInfo("bo", empty=True, left=True))
+    [entry] = [entry for entry in log_entries(state.moves, events, 40) if entry.event is not None]
+    assert entry_line(entry, freed).plain == "bo left the table: their seat is free for the next game."
+
+
+def test_a_stand_in_s_pass_stays_in_the_log_when_a_seat_event_comes_right_after_it():
+    """Issue 29 #23: a bot's move for an away player went missing from the log (the pot went 3 -> 5): the log
+    showed the newest entry, and when a seat event (the player back, another one away) came right after the
+    bot's "No thanks!", that event was the newest and the pass was in no line at all."""
+    state = game_after(0)
+    while state.pot < 2 or state.to_move != 1:  # chips on the card, and bo to play: a bot passes for him
+        state = apply(state, Action.PASS)
+    state = apply(state, Action.PASS)
+    bot_pass = state.moves[-1]
+    events = (SeatEvent(len(state.moves) - 1, 1, "stand_in"), SeatEvent(len(state.moves), 1, "back"))
+    entries = log_entries(state.moves, events, 40)
+    assert any(entry.move == bot_pass and entry.by_bot for entry in entries)
+    assert entries[-1].event == events[-1]  # (the return still comes after it)

@@ -342,3 +342,40 @@ async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster
     await create(raw, players=2, bots=1)
     assert {session.address for session in host.tcp.sessions} == {"203.0.113.5"}  # via, proven
     await raw.close()
+
+
+async def test_an_owner_that_stops_answering_is_left_and_the_seat_taken_back(cluster):
+    """The table host stops reading its front's connection (as a frozen one does, its socket open): the front's
+    ping goes unanswered, it takes the owner for lost and moves the seat; the directory still names that host,
+    which renewed its lease since it went quiet (it is alive), so the seat is taken back there at once, on a new
+    connection, and the move the player sent meanwhile is played, once."""
+    host = await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    await create(ann, players=2, bots=1)
+    await ann.send({"type": "start"})
+    first = await ann.until(lambda f: f.get("type") == "update" and f["view"]["legal"])
+    (upstream,) = host.tcp.sessions
+    upstream.writer.transport.pause_reading()  # deaf: nothing the front sends reaches the host's session
+    await ann.send({"type": "action", "action": "take", "state_id": first["view"]["state_id"]})
+    assert (await ann.until(of_type("table_moving")))["type"] == "table_moving"
+    after = await ann.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] > first["view"]["state_id"])
+    assert after["view"]["moves"][len(first["view"]["moves"])][:2] == [first["view"]["seat"], "take"]
+    takes = [move for move in after["view"]["moves"] if move[0] == first["view"]["seat"]]
+    assert len(takes) == 1
+    seat = host.lobby.table(after["table"]).seats[first["view"]["seat"]]
+    assert seat.member is not None and seat.member is not upstream  # taken back on a new connection
+    await ann.close()
+
+
+async def test_refusals_of_the_fronts_own_count_as_refused_messages(cluster):
+    """Each join of a table nobody holds costs the front a look-up in Redis: past 20 refusals, `flood` and closed."""
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    spammer = await client(gateway.port, "spam")
+    for n in range(21):
+        await spammer.send({"type": "join", "table": f"t{900 + n}", "id": n})
+    refusals = [await spammer.until(of_type("error")) for _ in range(22)]
+    assert [frame["code"] for frame in refusals[:21]] == ["no_table"] * 21
+    assert refusals[21]["code"] == "flood" and refusals[21]["fatal"] is True
+    assert await spammer.closed()

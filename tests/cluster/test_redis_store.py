@@ -249,3 +249,34 @@ def test_released_leases_are_due_at_once_and_taken_by_exactly_one_host(stores):
     assert (lease.table_id, lease.owner) == ("t1", "b") and lease.epoch == 2  # a later epoch than a's
     assert a.leases.claim_due() == []  # b holds it: nobody else gets it
     assert b.load_table("t1") == a_table()
+
+
+async def test_the_group_commit_serves_the_event_loop_while_redis_is_slow_to_answer(stores, redis_url):
+    """Issue 28: a table host's event loop never waits for Redis. While Redis holds every write for 0.3 s, a
+    move's group commit waits for it, and the loop goes on (a blocking client would have held it all along); the
+    move is told durable only once Redis has it."""
+    import redis
+
+    store = stores["a"]
+    store.create_table(a_table())
+    store.start_game("t1", 1, 5, 1.0)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    told = asyncio.get_running_loop().create_future()
+    other = redis.Redis.from_url(redis_url)
+    try:
+        other.client_pause(300, all=False)  # every write waits 0.3 s
+        GroupCommit(store).add(StoredMove("t1", 1, 0, 0, "pass"), told.set_result)
+        assert await asyncio.wait_for(told, 5.0) is None
+    finally:
+        ticker.cancel()
+        other.close()
+    assert ticks >= 10, "the loop stood still while Redis answered"
+    assert store.load_table("t1").moves == ((0, "pass"),)

@@ -156,7 +156,7 @@ async def test_a_host_that_loses_a_lease_stops_the_table_at_once(table_hosts):
     table_id = joined["table"]
     crash(a)  # a stops renewing; b takes the table once the lease runs out
     await until(lambda: any(t.table_id == table_id for t in b.lobby.all_tables()))
-    assert a.takeover.renew() == [table_id]  # a's next renewal finds it lost
+    assert await a.takeover.renew() == [table_id]  # a's next renewal finds it lost
     closing = await ann.until(of_type("closing"))
     assert closing["restart"] is True and await ann.closed()
     assert table_id not in [t.table_id for t in a.lobby.all_tables()]
@@ -181,14 +181,14 @@ async def test_a_host_cut_off_from_redis_for_a_whole_lease_stops_its_tables(tabl
     ann, joined, _turn = await seated_game(a)
     a.takeover._task.cancel()  # (its renewals are made by hand below)
 
-    def unreachable() -> list[str]:
+    async def unreachable() -> list[str]:
         raise ConnectionError("Redis does not answer")
 
-    monkeypatch.setattr(a.lobby.store.leases, "renew", unreachable)
-    assert a.takeover.renew() == []  # one renewal missed: the lease may still be a's, the table plays on
+    monkeypatch.setattr(a.lobby.store.leases, "renew_async", unreachable)
+    assert await a.takeover.renew() == []  # one renewal missed: the lease may still be a's, the table plays on
     assert [t.table_id for t in a.lobby.all_tables()] == [joined["table"]]
     a.takeover._renewed -= a.lobby.store.leases.ttl  # none has reached Redis for a whole lease
-    assert a.takeover.renew() == [joined["table"]]
+    assert await a.takeover.renew() == [joined["table"]]
     closing = await ann.until(of_type("closing"))
     assert closing["restart"] is True and await ann.closed()
     assert a.lobby.all_tables() == [] and a.lobby.store.leases.held == {}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ..host import RESTART_REASON, PlayerPorts
 from ..limits import ClientLimits
 from ..proxy_protocol import ProxySources
-from ..tcp import RATE_PER_SECOND
+from ..session import RATE_PER_SECOND
 from .directory import Directory
 from .gateway import Gateway
 from .settings import ClusterSettings

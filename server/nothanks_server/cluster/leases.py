@@ -12,8 +12,9 @@ unchanged, and one of this module's own:
   0 for a lease given up on purpose, so it is due at once). Every live table of the cluster is in it until it is
   dropped; ``claim_due`` reads the due ones only.
 
-Every script reads the time from Redis itself (``TIME``), so the hosts' clocks never matter. Synchronous (redis-py's
-blocking client, like the table store it serves): each call is one round trip of a fraction of a millisecond.
+Every script reads the time from Redis itself (``TIME``), so the hosts' clocks never matter. What the takeover does
+every beat (renew, claim) runs on the asyncio client, so the event loop never waits for Redis; the rest (a new
+table's lease, giving leases up at a stop) on the blocking one (exchanges.py: one code for both).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .directory import Lease
+from .exchanges import Exchange, Lua, call, run, run_async
 
 TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
 CLAIM_BATCH = 8  # tables one host claims per look, so that the tables of a dead host spread over the others
@@ -32,7 +34,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
 # KEYS: deadlines, lease, epoch. ARGV: owner, ttl (ms), table id. The new epoch, or false if the lease is held.
-_ACQUIRE = (
+_ACQUIRE = Lua(
     _NOW
     + """
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
@@ -44,7 +46,7 @@ return epoch
 )
 
 # KEYS: deadlines. ARGV: how many. The ids of tables whose lease is due, soonest first.
-_DUE = (
+_DUE = Lua(
     _NOW
     + """
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
@@ -53,7 +55,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(AR
 
 # KEYS: deadlines, then lease and epoch of each table. ARGV: owner, ttl (ms), the table ids.
 # Takes each table that is still due and whose lease is gone: {id, epoch, id, epoch...} of those taken.
-_CLAIM = (
+_CLAIM = Lua(
     _NOW
     + """
 local taken = {}
@@ -78,7 +80,7 @@ return taken
 )
 
 # KEYS: deadlines, then each lease. ARGV: ttl (ms), then id and lease value of each. The ids of leases lost.
-_RENEW = (
+_RENEW = Lua(
     _NOW
     + """
 local lost = {}
@@ -96,7 +98,7 @@ return lost
 )
 
 # KEYS: deadlines, then each lease. ARGV: id and lease value of each. How many were still held (and are given up).
-_RELEASE = """
+_RELEASE = Lua("""
 local given = 0
 for i = 2, #KEYS do
   local id, value = ARGV[2 * (i - 1) - 1], ARGV[2 * (i - 1)]
@@ -107,23 +109,20 @@ for i = 2, #KEYS do
   end
 end
 return given
-"""
+""")
 
 
 class LeaseBook:
-    """The leases ``owner`` (this host's id) holds, on a synchronous Redis client, under ``prefix``."""
+    """The leases ``owner`` (this host's id) holds under ``prefix``: on the blocking ``client``, and for what the
+    takeover does on the event loop (``renew_async``, ``claim_due_async``), on the asyncio ``aclient``."""
 
-    def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL) -> None:
+    def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL, aclient: Any = None) -> None:
         self.client = client
+        self.aclient = aclient
         self.prefix = prefix
         self.owner = owner
         self.ttl = ttl
         self.held: dict[str, Lease] = {}
-        self._acquire = client.register_script(_ACQUIRE)
-        self._due = client.register_script(_DUE)
-        self._claim = client.register_script(_CLAIM)
-        self._renew = client.register_script(_RENEW)
-        self._release = client.register_script(_RELEASE)
 
     def key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -139,26 +138,30 @@ class LeaseBook:
 
     def acquire(self, table_id: str) -> Lease | None:
         """The lease on a new table (None if someone holds it)."""
-        epoch = self._acquire(
-            keys=[self.deadlines, self.key("lease", table_id), self.key("epoch", table_id)],
-            args=[self.owner, self._ms, table_id],
-        )
+        keys = [self.deadlines, self.key("lease", table_id), self.key("epoch", table_id)]
+        epoch = run(self.client, call(_ACQUIRE, keys, [self.owner, self._ms, table_id]))
         if epoch is None:
             return None
         lease = self.held[table_id] = Lease(table_id, self.owner, int(epoch))
         return lease
 
     def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+        return run(self.client, self._claiming(limit))
+
+    async def claim_due_async(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+        return await run_async(self.aclient, self._claiming(limit))
+
+    def _claiming(self, limit: int) -> Exchange[list[Lease]]:
         """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
         host (the script decides). Two round trips when some are due, one when none is."""
-        due = [_text(item) for item in self._due(keys=[self.deadlines], args=[limit])]
+        due = [_text(item) for item in (yield from call(_DUE, [self.deadlines], [limit]))]
         due = [table_id for table_id in due if table_id not in self.held]
         if not due:
             return []
         keys = [self.deadlines]
         for table_id in due:
             keys += [self.key("lease", table_id), self.key("epoch", table_id)]
-        taken = self._claim(keys=keys, args=[self.owner, self._ms, *due])
+        taken = yield from call(_CLAIM, keys, [self.owner, self._ms, *due])
         leases = []
         for table_id, epoch in zip(taken[::2], taken[1::2], strict=True):
             lease = Lease(_text(table_id), self.owner, int(epoch))
@@ -167,6 +170,12 @@ class LeaseBook:
         return leases
 
     def renew(self) -> list[str]:
+        return run(self.client, self._renewing())
+
+    async def renew_async(self) -> list[str]:
+        return await run_async(self.aclient, self._renewing())
+
+    def _renewing(self) -> Exchange[list[str]]:
         """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
         if not self.held:
             return []
@@ -174,9 +183,11 @@ class LeaseBook:
         args: list[Any] = [self._ms]
         for lease in leases:
             args += [lease.table_id, lease.value]
-        lost = [_text(item) for item in self._renew(keys=[self.deadlines, *self._lease_keys(leases)], args=args)]
+        answer = yield from call(_RENEW, [self.deadlines, *self._lease_keys(leases)], args)
+        lost = [_text(item) for item in answer]
         for table_id in lost:
-            self.held.pop(table_id, None)
+            if self.held.get(table_id) in leases:  # (not one taken again meanwhile, while Redis answered)
+                del self.held[table_id]
         return lost
 
     def release(self, table_ids: Iterable[str] | None = None) -> int:
@@ -188,7 +199,7 @@ class LeaseBook:
         args: list[Any] = []
         for lease in leases:
             args += [lease.table_id, lease.value]
-        return int(self._release(keys=[self.deadlines, *self._lease_keys(leases)], args=args))
+        return int(run(self.client, call(_RELEASE, [self.deadlines, *self._lease_keys(leases)], args)))
 
     def forget(self, table_id: str) -> None:
         """This host no longer holds ``table_id`` (lost, or the table dropped with its lease)."""

@@ -3,23 +3,20 @@
 Reading the whole lobby costs a few round trips and, at 500 tables, about 13 ms of Python decoding
 (docs/scaling.md): too much per ``list_tables``, cheap once per beat. Every front reads the same keys, so every
 front lists the same tables; a table created a moment ago appears at the next beat. Each page of the ``tables``
-reply is encoded once per refresh, as a single host's TCP transport does once per change.
+reply is encoded once per refresh (session.py's ``TablePages``), as a single host's is once per change.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from nothanks_tui.link import TableSummary
-from nothanks_tui.link.wire import encode, summary_to_wire, with_entry
 
+from ..background import every, stop_task
 from .directory import HOST_TTL, Directory, ListedTable
 
 log = logging.getLogger(__name__)
-
-LIST_PAGE = 50  # tables in one `tables` reply, as tcp.py
 
 
 class LobbyCache:
@@ -30,27 +27,24 @@ class LobbyCache:
         self.interval = interval
         self.listed: list[ListedTable] = []
         self.refreshes = 0
-        self._pages: dict[int, bytes] = {}
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
         await self.refresh()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="lobby cache")
+        # A beat: the hosts publish at this pace too.
+        self._task = asyncio.get_running_loop().create_task(
+            every(self.interval, self.refresh, self._failed), name="lobby cache"
+        )
 
     async def refresh(self) -> None:
         listed = await self.directory.lobby()
         self.listed = sorted(listed, key=_listing_order)
-        self._pages = {}
         self.refreshes += 1
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)  # a beat: the hosts publish at this pace too
-            try:
-                await self.refresh()
-            except Exception as error:  # Redis away: the last listing stays; the next beat tries again
-                log.warning("could not read the shared lobby: %s", error)
+    @staticmethod
+    def _failed(error: Exception) -> None:  # Redis away: the last listing stays; the next beat tries again
+        log.warning("could not read the shared lobby: %s", error)
 
     def summary(self, table_id: str) -> TableSummary | None:
         for line in self.listed:
@@ -58,29 +52,9 @@ class LobbyCache:
                 return line.summary
         return None
 
-    def tables_frame(self, offset: int, request_id: int | None) -> bytes:
-        """The ``tables`` reply for ``offset`` (as a single host's), built once per refresh."""
-        offset = max(0, offset)
-        page = self._pages.get(offset)
-        if page is None:
-            page = encode(
-                {
-                    "type": "tables",
-                    "tables": [summary_to_wire(line.summary) for line in self.listed[offset : offset + LIST_PAGE]],
-                    "total": len(self.listed),
-                    "offset": offset,
-                }
-            )
-            if len(self._pages) < 64:
-                self._pages[offset] = page
-        return page if request_id is None else with_entry(page, "re", request_id)
-
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
 
 def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:

@@ -12,13 +12,13 @@ the authority for its tables, the directory only says where they are.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from typing import Protocol
 
 from nothanks_tui.link import TableSummary
 
+from ..background import every, stop_task
 from .directory import HOST_TTL, Directory, HostInfo
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,9 @@ class Presence:
     async def start(self) -> None:
         """Announce now (a Redis that does not answer fails the start), then keep beating."""
         await self.beat()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster presence")
+        self._task = asyncio.get_running_loop().create_task(
+            every(self.interval, self.beat, self._failed), name="cluster presence"
+        )
 
     async def beat(self) -> None:
         """One heartbeat, with the lobby's lines if they changed."""
@@ -67,21 +69,13 @@ class Presence:
         await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
         self.beats += 1
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)  # a heartbeat is a clock: nothing else to wait on
-            try:
-                await self.beat()
-            except Exception as error:  # Redis away: the games go on; the next beat tries again
-                log.warning("cluster heartbeat of %s failed: %s", self.host_id, error)
+    def _failed(self, error: Exception) -> None:  # Redis away: the games go on; the next beat tries again
+        log.warning("cluster heartbeat of %s failed: %s", self.host_id, error)
 
     async def close(self, withdraw: bool = True) -> None:
         """Stop beating; ``withdraw``: leave the directory now rather than when the keys expire."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         if withdraw:
             try:
                 await self.directory.withdraw(self.host_id)

@@ -21,12 +21,16 @@ Finished games (records, the history, the stats) are filed here too, for the who
 when their last move is; the local ``SqliteStore`` in the data dir (in memory without one) keeps a copy of each
 game this host finished only to know whether its JSON file was written (``records``, ``mark_exported``).
 
-Synchronous, on redis-py's blocking client, like the SQLite store whose commits run on the event loop: a group
-commit of every table's moves is one round trip, one script call (scripts/bench_redis_store.py measures it).
+The moves, the hot path, go on redis-py's asyncio client (``add_moves_async``, the group commit's): the event loop
+never waits for Redis while 500 tables play (scripts/bench_redis_loop_lag.py); a group commit of every table's
+moves is one round trip, one script call (scripts/bench_redis_store.py). The rare writes (a seat, a deal, a new or
+dropped table, a key binding) are on the blocking client, as the table's ``_persist`` expects. exchanges.py lets
+one code serve both.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -37,6 +41,7 @@ from typing import Any
 
 import msgpack
 import redis
+import redis.asyncio
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats
 
@@ -51,6 +56,7 @@ from ..store import (
     TablesRefused,
     open_store,
 )
+from .exchanges import Exchange, Lua, call, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
 from .redis_history import RedisHistory
@@ -64,7 +70,7 @@ REDIS_TIMEOUT = 1.0  # seconds
 # ARGV[2]: the operations, msgpack without its bin type (which Lua's cmsgpack cannot read): a list of
 # {command, index of its key in KEYS, arguments...}; ARGV[3], optional: the index in KEYS of a key whose presence
 # means it was all done already. All or nothing: -1 (not the lease holder: nothing written), 0 (done already), or 1.
-_FENCED = """
+_FENCED = Lua("""
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[3] and redis.call('EXISTS', KEYS[tonumber(ARGV[3])]) == 1 then return 0 end
 for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
@@ -72,7 +78,8 @@ for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
   redis.call(unpack(op))
 end
 return 1
-"""
+""")
+_APPEND_MANY = Lua(APPEND_MANY)
 
 
 @dataclass
@@ -101,11 +108,13 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
     ``leases.owner``), keeping which records' JSON files it wrote in ``data_dir`` (in memory without one).
     Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
     (``DirectoryUnavailable``)."""
-    try:  # a Redis that hangs holds the event loop this long at most (the store is synchronous)
+    try:  # (a Redis that hangs holds a blocking call this long at most)
         client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
+        aclient = redis.asyncio.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
     except ValueError as error:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
-    return RedisTableStore(client, LeaseBook(client, prefix, owner=""), open_store(data_dir))
+    leases = LeaseBook(client, prefix, owner="", aclient=aclient)
+    return RedisTableStore(client, leases, open_store(data_dir), aclient=aclient)
 
 
 class RedisTableStore:
@@ -116,16 +125,22 @@ class RedisTableStore:
     lease (the table must stop here: another host may play it now)."""
 
     def __init__(
-        self, client: Any, leases: LeaseBook, local: SqliteStore, on_fenced: Callable[[str], None] | None = None
+        self,
+        client: Any,
+        leases: LeaseBook,
+        local: SqliteStore,
+        on_fenced: Callable[[str], None] | None = None,
+        aclient: Any = None,
     ) -> None:
+        """``client``: redis-py's blocking client; ``aclient``: its asyncio one, for the moves (``add_moves_async``)."""
         self.client = client
+        self.aclient = aclient
         self.leases = leases
         self.prefix = leases.prefix
         self.local = local
         self.on_fenced = on_fenced
-        self._fenced_write = client.register_script(_FENCED)
-        self._append_many = client.register_script(APPEND_MANY)
         self.history = RedisHistory(client, self.prefix)
+        self._closing: asyncio.Task[None] | None = None
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -261,6 +276,13 @@ class RedisTableStore:
         self._commit(table_id, write)
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
+        run(self.client, self._adding(moves))
+
+    async def add_moves_async(self, moves: Sequence[StoredMove]) -> None:
+        """``add_moves`` on the asyncio client: the group commit's, so the event loop never waits for Redis."""
+        await run_async(self.aclient, self._adding(moves))
+
+    def _adding(self, moves: Sequence[StoredMove]) -> Exchange[None]:
         """Every table's moves in one round trip: one call of the fenced log's append for all of them (each table's
         checked against its own lease); a table this host no longer holds has nothing written and is named in
         ``TablesRefused`` (the others' moves are kept). A game that ended is then marked finished and its record
@@ -271,48 +293,48 @@ class RedisTableStore:
         keys: list[str] = []
         args: list[Any] = []
         sent: list[list[StoredMove]] = []  # the runs in the append, in order
-        for run in _runs(moves):
-            first = run[0]
+        for run_ in _runs(moves):
+            first = run_[0]
             value = self.leases.value(first.table_id)
             if value is None:
                 refused[first.table_id] = "this host does not hold the table"
                 fenced.append(first.table_id)
                 continue
             keys += [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
-            args += [value, first.state_id, len(run)]
-            args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run]
-            sent.append(run)
-        answers = self._pipelined([(self._append_many, keys, args)])[0] if sent else []
+            args += [value, first.state_id, len(run_)]
+            args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run_]
+            sent.append(run_)
+        answers = []
+        if sent:
+            with _redis_errors("the moves"):
+                answers = yield from call(_APPEND_MANY, keys, args)
         finished: list[StoredMove] = []
-        for run, answer in zip(sent, answers, strict=True):
-            table_id = run[0].table_id
+        for run_, answer in zip(sent, answers, strict=True):
+            table_id = run_[0].table_id
             code = int(answer)
             if code == NOT_HOLDER:
                 refused[table_id] = "this host no longer holds the table's lease"
                 fenced.append(table_id)
             elif code in (GAP, OTHER_MOVE):
-                refused[table_id] = f"the moves do not continue game {run[0].game_no} in the log"
-            elif run[-1].record is not None:
-                finished.append(run[-1])
+                refused[table_id] = f"the moves do not continue game {run_[0].game_no} in the log"
+            elif run_[-1].record is not None:
+                finished.append(run_[-1])
         for table_id in fenced:
             self._lost(table_id)
         for move in finished:
             try:
-                self._finish(move)
+                yield from self._finishing(move)
             except StoreError as error:  # (the move is in the log: sent again, it is finished then, once)
                 refused[move.table_id] = str(error)
         if refused:
             raise TablesRefused("; ".join(f"{t}: {why}" for t, why in refused.items()), refused)
 
-    def _finish(self, move: StoredMove) -> None:
+    def _finishing(self, move: StoredMove) -> Exchange[None]:
         """``move`` ended its game: the table marked finished and the record filed, once, in Redis; and locally."""
         record = move.record
         assert record is not None
         table_key = self._key("table", move.table_id)
-        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.hgetall(table_key)
-            pipe.hgetall(self._key("keyseats", move.table_id))
-            fields, bindings = pipe.execute()
+        fields, bindings = yield from self._reading(move.table_id)
         who: list[str | None] = [None] * len(record.get("players", ()))
         for name, value in fields.items():
             index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
@@ -333,7 +355,7 @@ class RedisTableStore:
             write = self._writes(move.table_id)
             write("HSET", table_key, "finished", True)
         once = write.index(self.history.game_key(move.table_id, move.game_no))
-        if not self._commit(move.table_id, write, once):
+        if not (yield from self._committing(move.table_id, write, once)):
             return  # (filed already: the move was sent again)
         try:
             self.local.add_record(move.table_id, move.game_no, record, HOST)
@@ -347,10 +369,7 @@ class RedisTableStore:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
         table_key = self._key("table", table_id)
-        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.hgetall(table_key)
-            pipe.hgetall(self._key("keyseats", table_id))
-            fields, bindings = pipe.execute()
+        fields, bindings = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
         for name, value in fields.items():
             if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
@@ -436,41 +455,24 @@ class RedisTableStore:
             log.warning("could not give the tables' leases up: %s", error)
         self.client.close()
         self.local.close()
+        if self.aclient is not None:
+            with contextlib.suppress(RuntimeError):  # (no loop: its connections, if any, went with theirs)
+                self._closing = asyncio.get_running_loop().create_task(self.aclient.aclose())
 
     # ---------------------------------------------------------------------------------------- plumbing
 
     def _writes(self, table_id: str) -> _Writes:
         return _Writes(self.leases.key("lease", table_id))
 
-    def _pipelined(self, calls: Sequence[tuple[Any, list[str], list[Any]]]) -> list[Any]:
-        """Each script call's answer, all sent in one round trip (by digest: a pipeline of redis-py's ``Script``
-        would first ask whether the scripts are loaded, a round trip more). A Redis that lost its scripts (a
-        restart) has them loaded again and the calls sent again: each is safe to repeat."""
-        if not calls:
-            return []
-        for attempt in (1, 2):
-            with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
-                for script, keys, args in calls:
-                    pipe.evalsha(script.sha, len(keys), *keys, *args)
-                answers = pipe.execute(raise_on_error=False)
-            if attempt == 1 and any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers):
-                with _redis_errors():
-                    for script in {id(script): script for script, _, _ in calls}.values():
-                        script.sha = self.client.script_load(script.script)
-                continue
-            break
-        for answer in answers:
-            if isinstance(answer, Exception):
-                raise StoreError(f"Redis refused the moves: {answer}")
-        return list(answers)
-
-    def _send(self, write: _Writes, value: str, once: int | None = None) -> Any:
-        args: list[Any] = [value, msgpack.packb(write.ops, use_bin_type=False)]
-        if once is not None:
-            args.append(once)
-        return self._fenced_write(keys=write.keys, args=args)
+    def _reading(self, table_id: str) -> Exchange[list[dict[bytes, bytes]]]:
+        """The table's hash and its key bindings (fingerprint -> seat), in one round trip."""
+        with _redis_errors():
+            return (yield [("HGETALL", self._key("table", table_id)), ("HGETALL", self._key("keyseats", table_id))])
 
     def _commit(self, table_id: str, write: _Writes, once: int | None = None) -> bool:
+        return run(self.client, self._committing(table_id, write, once))
+
+    def _committing(self, table_id: str, write: _Writes, once: int | None = None) -> Exchange[bool]:
         """``write``'s commands at once, if this host holds ``table_id``'s lease; ``StoreError`` (nothing written)
         otherwise, and the table is lost here. ``once``: the index in ``write.keys`` of a key whose presence means
         the commands were run already (then nothing is done, and False is returned)."""
@@ -478,8 +480,11 @@ class RedisTableStore:
         if value is None:
             self._lost(table_id)
             raise StoreError(f"this host does not hold table {table_id}")
+        args: list[Any] = [value, msgpack.packb(write.ops, use_bin_type=False)]
+        if once is not None:
+            args.append(once)
         with _redis_errors():
-            answer = int(self._send(write, value, once))
+            answer = int((yield from call(_FENCED, write.keys, args)))
         if answer == NOT_HOLDER:
             self._lost(table_id)
             raise StoreError(f"this host no longer holds the lease of table {table_id}")
@@ -492,13 +497,13 @@ class RedisTableStore:
 
 
 @contextlib.contextmanager
-def _redis_errors() -> Iterator[None]:
+def _redis_errors(what: str = "") -> Iterator[None]:
     """redis-py's errors (connection lost, timeout, a script's error) as ``StoreError``, with which the host knows
     how to refuse a change."""
     try:
         yield
     except redis.RedisError as error:
-        raise StoreError(f"Redis: {error}") from error
+        raise StoreError(f"Redis refused {what}: {error}" if what else f"Redis: {error}") from error
 
 
 def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:

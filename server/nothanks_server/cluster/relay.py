@@ -6,9 +6,12 @@ and ``proof`` (cluster/membership.py: the HMAC of the table host's nonce under t
 
 What the table host sends back is passed on as the bytes it sent: each frame is decoded once, for the gateway to
 read its ``type`` (and ``re``, ``token``), and its original bytes are sliced out of the stream (``Unpacker.tell``)
-to be written to the client, so a view is never encoded twice nor looked into. The reader waits for the client to
-take what it was sent before it reads more, so a client that does not read holds the table host's own
-slow-reader logic (one newest view kept, then dropped), as if it were connected there directly.
+to be written to the client, so a view is never encoded twice nor looked into.
+
+A table host that stops answering (frozen, cut off) holds its sockets open: nothing tells the front it is gone.
+So an upstream that has heard nothing for ``PING_AFTER`` seconds pings the host (``ping`` with ``PING_ID``; its
+``pong`` is the front's), and one that hears nothing for ``PING_AFTER + ANSWER_WITHIN`` seconds counts the host
+lost (``silent``): the front then moves the client as for a host that went away.
 """
 
 from __future__ import annotations
@@ -20,24 +23,23 @@ from typing import Any
 
 import msgpack
 
-from nothanks_tui.link.wire import PROTOCOL_VERSION, client_unpacker, encode
+from nothanks_tui.link.messages import MAX_ID, ClientMessage, Ping, encode_message
+from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, client_unpacker, encode
 
 from .membership import proof
 from .routes import Target
 
 CONNECT_TIMEOUT = 3.0  # seconds to connect to a table host and exchange hellos
 READ_CHUNK = 65536
+PING_AFTER = 1.0  # seconds of silence from the table host before the front pings it
+ANSWER_WITHIN = 1.0  # seconds more it has to say anything before it is taken for lost
+PING_ID = MAX_ID - 1  # the id of the front's own pings (their pongs are not passed on)
 
 Frame = tuple[dict[str, Any], bytes]  # a decoded frame and its original bytes
 
 
-class UpstreamRefused(Exception):
+class UpstreamRefused(ProtocolError):
     """The table host did not take the connection (an ``error`` instead of ``welcome``, or not a host at all)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 class Upstream:
@@ -62,6 +64,8 @@ class Upstream:
         self._task: asyncio.Task[None] | None = None
         self.closed = False
         self.restarting = False  # the table host said `closing` with `restart: true`
+        self.silent = False  # the table host stopped answering (see above)
+        self.heard = 0.0  # (loop time) when it last said anything
 
     async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
         """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
@@ -85,12 +89,14 @@ class Upstream:
         if welcome.get("type") != "welcome":
             self._abort()
             raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
-        self._task = asyncio.get_running_loop().create_task(self._read(), name=f"upstream {self.target.host_id}")
+        loop = asyncio.get_running_loop()
+        self.heard = loop.time()
+        self._task = loop.create_task(self._read(), name=f"upstream {self.target.host_id}")
         return welcome
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ClientMessage) -> None:
         if self._writer is not None and not self._writer.is_closing():
-            self._writer.write(encode(message))
+            self._writer.write(encode_message(message))
 
     async def _next(self) -> dict[str, Any]:
         """The next frame of the handshake (the caller bounds the wait)."""
@@ -124,23 +130,43 @@ class Upstream:
         self._base = self._start
         return frames
 
+    async def _watch(self) -> None:
+        """Ping the table host after ``PING_AFTER`` seconds of silence; hang up on it (``silent``) after
+        ``ANSWER_WITHIN`` more: the reader then ends, and says the host is lost."""
+        loop = asyncio.get_running_loop()
+        while not self.closed:
+            await asyncio.sleep(PING_AFTER / 2)
+            await asyncio.sleep(0)  # the reader takes what came meanwhile first (after a stall of our own)
+            quiet = loop.time() - self.heard
+            if quiet >= PING_AFTER + ANSWER_WITHIN:
+                self.silent = True
+                self._abort()
+                return
+            if quiet >= PING_AFTER:
+                self.send(Ping(id=PING_ID))
+
     async def _read(self) -> None:
         assert self._reader is not None
+        loop = asyncio.get_running_loop()
+        watch = loop.create_task(self._watch(), name=f"watch {self.target.host_id}")
         try:
             while True:
                 data = await self._reader.read(READ_CHUNK)
                 if not data:
                     break
+                self.heard = loop.time()
                 self._feed(data)
-                frames = self._frames()
+                frames = [frame for frame in self._frames() if frame[0].get("re") != PING_ID]
                 if frames:
-                    await self._deliver(frames)  # returns once the client took them (or was dropped)
+                    await self._deliver(frames)
                 if self.restarting:
                     break
         except asyncio.CancelledError:
             raise
         except (ConnectionError, OSError, ValueError, TypeError, msgpack.UnpackException):
             pass
+        finally:
+            watch.cancel()
         self._abort()
         if not self.closed:
             self.closed = True

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..store import hash_token
 from .directory import Directory, HostInfo
+from .leases import TABLE_LEASE_TTL
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,12 @@ class Routes:
         """Where a new table goes."""
         host = await self.directory.least_loaded()
         return None if host is None else Target(host.host_id, host.address)
+
+    async def lease_renewed(self, table_id: str) -> float | None:
+        """Seconds since ``table_id``'s lease was last taken or renewed (its time to live counts down from
+        ``TABLE_LEASE_TTL``), or None if nobody holds it."""
+        left = await self.directory.client.pttl(self._key("lease", table_id))
+        return None if left < 0 else max(0.0, TABLE_LEASE_TTL - left / 1000)
 
     async def table_of_token(self, token: str) -> str | None:
         value = await self.directory.client.get(self._key("token", hash_token(token).hex()))

@@ -3,7 +3,8 @@ lease it lost, and takes over the tables whose lease ran out (their host died) o
 
 Why a loop of its own rather than the heartbeat's (presence.py): a lease lasts ``TABLE_LEASE_TTL`` (3 s), so it is
 renewed every second, and the due leases are looked for four times a second, so that a killed host's tables play
-again elsewhere within about 3.5 s. Each look is one round trip (``claim_due``), a renewal one script.
+again elsewhere within about 3.5 s. Each look is one round trip (``claim_due``), a renewal one script, both on the
+asyncio client: the tables play on while Redis answers.
 
 A table stops here at once when its lease is lost (a renewal that found another holder, a write the store refused
 as fenced, or Redis out of reach for longer than a lease): it leaves the lobby but stays in the store, and each
@@ -73,18 +74,18 @@ class Takeover:
         while True:
             if time.monotonic() >= next_renewal:
                 next_renewal = time.monotonic() + self.renew_interval
-                self.renew()
+                await self.renew()
             try:
-                self.adopt_due()
+                await self.adopt_due()
             except Exception as error:  # Redis away: the tables here play on while their leases last
                 log.warning("looking for tables to take over failed: %s", error)
             await asyncio.sleep(self.look_interval)  # a clock: nothing else to wait on
 
-    def renew(self) -> list[str]:
+    async def renew(self) -> list[str]:
         """Renew every lease; stop the tables whose lease was lost (all of them, if Redis has not answered for a
         lease's length: another host may hold them by now). The tables stopped."""
         try:
-            lost = self.leases.renew()
+            lost = await self.leases.renew_async()
             self._renewed = time.monotonic()
         except Exception as error:
             log.warning("renewing the tables' leases failed: %s", error)
@@ -97,12 +98,12 @@ class Takeover:
             self.stop(table_id)
         return lost
 
-    def adopt_due(self) -> list[str]:
+    async def adopt_due(self) -> list[str]:
         """Take over the tables whose lease is due and bring each into the lobby at its last accepted move; their
         ids. A table that cannot be brought in now (Redis failing midway) has its lease given up again, for the
         next look here or elsewhere: a lease is never held for a table that does not play."""
         taken = []
-        for lease in self.leases.claim_due():
+        for lease in await self.leases.claim_due_async():
             try:
                 if self._adopt(lease.table_id):
                     taken.append(lease.table_id)

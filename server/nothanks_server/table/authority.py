@@ -44,7 +44,6 @@ from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND
 from .. import coach as coaching
 from ..chat import ChatRoom
 from ..errors import HostError
-from ..scoreboard import MatchTally
 from ..storage import RecordStore
 from ..store import GroupCommit, StoredMove, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
@@ -98,7 +97,8 @@ class Table:
         self.closed = False
         self._store = store
         self._commits = commits
-        self._saving = False  # an accepted move is on its way to the disk: nobody sees it, nothing else moves
+        # A move is being committed: views show the last durable state, moves are refused as stale, bots wait.
+        self.saving = False
         self._rng = rng
         self._on_idle = on_idle
         self._on_summary = on_summary  # told when the lobby's line for this table changes
@@ -122,16 +122,6 @@ class Table:
     def state(self) -> GameState | None:
         return None if self.game is None else self.game.state
 
-    @property
-    def saving(self) -> bool:
-        """A move is being committed: views show the last durable state, moves are refused as stale, bots wait."""
-        return self._saving
-
-    @property
-    def match(self) -> MatchTally:
-        """The games finished at this table so far (the recorder's)."""
-        return self.recorder.match
-
     def summary(self) -> TableSummary:
         return TableSummary(
             table_id=self.table_id,
@@ -144,11 +134,6 @@ class Table:
             spectators=sum(1 for seat in self.members.values() if seat is None),
             coach=self.settings.coach,
         )
-
-    @property
-    def creator(self) -> Member | None:
-        """The creator's connection, if they are here."""
-        return None if self.creator_seat is None else self.seats[self.creator_seat].member
 
     def seat_of_digest(self, digest: bytes) -> int | None:
         """The seat whose token has this SHA-256 digest (``store.hash_token``), if any."""
@@ -653,8 +638,9 @@ class Table:
         it (a transport encodes each event once), whatever the number of watchers."""
         cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
+        creator = None if self.creator_seat is None else self.seats[self.creator_seat].member
         for member, seat in list(self.members.items()):
-            key = (seat, member is self.creator)  # the creator's view differs (the waiting room's start, ``creator``)
+            key = (seat, member is creator)  # the creator's view differs (the waiting room's start, ``creator``)
             if key not in cache:
                 cache[key] = self.update_for(seat, member, infos)
             self._deliver(member, cache[key])
@@ -726,13 +712,13 @@ class Table:
             self._persist(lambda store: store.add_moves([stored]))
             self._accept(state, record)
             return
-        self._saving = True
+        self.saving = True
         self._commits.add(stored, lambda error: self._saved(state, record, member, error))
 
     def _saved(
         self, state: GameState, record: dict[str, object] | None, member: Member | None, error: StoreError | None
     ) -> None:
-        self._saving = False
+        self.saving = False
         if self.closed:
             return
         if error is None:

@@ -1,0 +1,27 @@
+"""The tasks a host runs beside its clients (a cluster heartbeat, the shared lobby's refresh, the stall watch):
+one loop that beats on a clock, and one way to stop such a task, so that each owner does not write them again."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+
+
+async def every(interval: float, beat: Callable[[], Awaitable[object]], failed: Callable[[Exception], None]) -> None:
+    """Await ``beat()`` every ``interval`` seconds until cancelled (a beat is a clock: nothing else to wait on).
+    A beat that fails is told to ``failed`` and the loop goes on: the next beat tries again."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await beat()
+        except Exception as error:
+            failed(error)
+
+
+async def stop_task(task: asyncio.Task[None] | None) -> None:
+    """Cancel ``task`` (None: there is none) and return once it has stopped."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,582 @@
+"""A client connection speaking docs/protocol.md, and the port that makes them: shared by a host and a front.
+
+A host's TCP port (tcp.py) and a cluster front's client port (cluster/gateway.py) read clients the same way:
+bounded frames, each decoded into its message type once (``nothanks_tui.link.messages``), the rate, the refused
+messages, the hello deadline, the idle time in the lobby, connections per address and PROXY v2 headers. What
+differs is what a message does: each session class has one handler per message type, ``on_<type>`` (a front
+routes what it does not answer itself to the table's owner). A handler returns the reply, which goes back with
+the request's ``id`` as ``re``, or None; a refusal is a ``ProtocolError`` or ``HostError``, answered with its code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import inspect
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypedDict, Unpack
+
+import msgpack
+
+from nothanks_tui import __version__
+from nothanks_tui.engine import IllegalMove
+from nothanks_tui.link import TableSummary, errors
+from nothanks_tui.link.messages import (
+    ClientMessage,
+    Hello,
+    ListTables,
+    decode_client,
+    features_of,
+    kind_of,
+    request_id_of,
+)
+from nothanks_tui.link.names import BadName, clean_name
+from nothanks_tui.link.wire import (
+    CLIENT_MAX_DEPTH,
+    CLIENT_MAX_FRAME,
+    FEATURES,
+    PROTOCOL_VERSION,
+    FrameReader,
+    FrameTooBig,
+    ProtocolError,
+    encode,
+    host_unpacker,
+    summary_to_wire,
+    with_entry,
+)
+
+from .cluster.membership import new_nonce, proves
+from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
+from .proxy_protocol import BadProxyHeader, ProxySources, read_header
+
+log = logging.getLogger(__name__)
+
+READ_CHUNK = 4096
+HELLO_TIMEOUT = 10.0  # seconds a new connection has to introduce itself
+RATE_PER_SECOND = 50.0  # sustained messages per second per connection
+RATE_BURST = 100.0  # messages a connection may send at once
+MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
+MAX_CONNECTIONS = 5000
+MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
+LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
+HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections (and a host's unstarted tables)
+
+Reply = dict[str, Any] | None
+
+
+class ProtocolSession:
+    """One client: its hello, its rate budgets, what waits for it to read; subclasses handle its messages."""
+
+    offered: ClassVar[tuple[str, ...]] = FEATURES  # the features our hello lists
+
+    def __init__(self, server: ProtocolServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 peer: object = None) -> None:  # fmt: skip
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.name = ""
+        # The client's (address, port): the socket's peer, or what a trusted load balancer's PROXY header said.
+        self.peer = peer if peer is not None else writer.get_extra_info("peername")
+        self.address = address_of(self.peer)  # whom the per-address limits count this connection against
+        self.counted: str | None = None  # the address this connection is counted against, once it is
+        self.nonce = new_nonce()  # in our hello: a cluster member proves it knows the secret by signing it
+        self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
+        self.features: frozenset[str] = frozenset()  # what the client's hello says it speaks (e.g. "chat")
+        now = time.monotonic()
+        self.idle_since: float | None = now  # in the lobby (at no table) since then
+        limits = server.limits
+        self._messages = TokenBucket(server.rate, server.burst, server.stalls, now)
+        self._lists = TokenBucket(limits.list_rate, limits.list_burst, server.stalls, now)
+        self._soft_errors = 0
+        self._closing = False
+        self._said_closing = False
+        # Frames waiting for a slow reader, in order; at most one of them is a view (the newest replaces it).
+        self._backlog: list[bytes] = []
+        self._backlog_view: int | None = None  # index of the view in the backlog
+        self._flusher: asyncio.Task[None] | None = None
+        with contextlib.suppress(AttributeError, RuntimeError):
+            writer.transport.set_write_buffer_limits(high=limits.backlog_bytes)
+        self.setup()
+
+    def setup(self) -> None:
+        """What a kind of session keeps beyond these (called once, at the end of ``__init__``)."""
+
+    # ---------------------------------------------------------------- sending
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_raw(encode(message))
+
+    def reply(self, reply: dict[str, Any], request_id: int | None) -> None:
+        if request_id is not None:
+            reply["re"] = request_id
+        self.send(reply)
+
+    def send_raw(self, frame: bytes, view: bool = False) -> None:
+        """Write ``frame``, or queue it while the client has not read what it was sent: a view replaces the view
+        still waiting (only the newest matters), so a slow or silent reader costs one view per table it is at."""
+        if self._closing or self._said_closing or self.writer.is_closing():
+            return
+        limits = self.server.limits
+        if not self._backlog and self.writer.transport.get_write_buffer_size() <= limits.backlog_bytes:
+            self.writer.write(frame)
+            return
+        if view and self._backlog_view is not None:
+            del self._backlog[self._backlog_view]
+            self._backlog_view = None
+        elif not view and len(self._backlog) >= limits.backlog_frames:
+            self._drop_slow_reader()
+            return
+        self._backlog.append(frame)
+        if view:
+            self._backlog_view = len(self._backlog) - 1
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush(), name=f"flush {self.peer}")
+
+    async def _flush(self) -> None:
+        """Hand the backlog to the socket as the client reads; drop a client that reads nothing for too long."""
+        try:
+            while self._backlog and not self._closing:
+                try:
+                    await asyncio.wait_for(self.writer.drain(), self.server.limits.slow_reader)
+                except TimeoutError:
+                    self._drop_slow_reader()
+                    return
+                frames, self._backlog, self._backlog_view = self._backlog, [], None
+                self.writer.writelines(frames)
+        except (ConnectionError, OSError):
+            self.abort()
+        finally:
+            self._flusher = None
+
+    def _drop_slow_reader(self) -> None:
+        self.server.log.info("%s left its frames unread for too long; dropping it", self.peer)
+        self._backlog.clear()
+        self._backlog_view = None
+        if not self.writer.transport.is_closing():
+            self.writer.transport.write(
+                encode({"type": "error", "code": errors.SLOW_READER, "message": "you did not read", "fatal": True})
+            )
+        self.abort()
+
+    def error(self, code: str, message: str, request_id: int | None = None, fatal: bool = False) -> None:
+        frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if fatal:
+            frame["fatal"] = True
+        self.reply(frame, request_id)
+
+    def say_closing(self, reason: str, *, restart: bool = False) -> None:
+        """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept)."""
+        if self._said_closing:
+            return
+        message: dict[str, Any] = {"type": "closing", "reason": reason}
+        if restart:
+            message["restart"] = True
+        self.send(message)
+        self._said_closing = True  # nothing after it: no table_closed while the tables shut down
+
+    def abort_after_send(self) -> None:
+        """Close once what was written is sent (the reader task then ends): for a last error frame."""
+        self._closing = True
+        self.writer.close()
+
+    def abort(self) -> None:
+        """Close now. What the connection held is let go by the read loop as it ends (``ended``), as when the
+        client hangs up; not here, where a table may be in the middle of sending."""
+        self._closing = True
+        self.writer.transport.abort()
+
+    # ---------------------------------------------------------------- the read loop
+
+    async def run(self) -> None:
+        frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
+        self.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "server": f"nothanks/{__version__}",
+                "features": list(self.offered),
+                "nonce": self.nonce,
+            }
+        )
+        loop = asyncio.get_running_loop()
+        try:
+            hello_deadline = loop.time() + HELLO_TIMEOUT
+            while not self._closing:
+                if not self.name:
+                    try:
+                        read = self.reader.read(READ_CHUNK)
+                        data = await asyncio.wait_for(read, max(0.0, hello_deadline - loop.time()))
+                    except TimeoutError:
+                        self.error(errors.HELLO_FIRST, "say hello first", fatal=True)
+                        break
+                else:
+                    data = await self.reader.read(READ_CHUNK)
+                if not data:
+                    break
+                try:
+                    frames.feed(data)
+                except msgpack.BufferFull:
+                    self.error(errors.TOO_BIG, f"a frame is at most {CLIENT_MAX_FRAME} bytes", fatal=True)
+                    break
+                if not await self._drain(frames):
+                    break
+        except (ConnectionError, OSError):
+            pass
+        except Exception:
+            self.server.log.exception("session %s failed", self.peer)
+        finally:
+            await self.ended()
+            await self.close_writer()
+
+    async def _drain(self, frames: FrameReader) -> bool:
+        """Handle every complete frame in the buffer; False once the connection must close."""
+        while True:
+            try:
+                message = frames.next_frame()
+            except FrameTooBig as error:
+                self.error(errors.TOO_BIG, f"a frame is at most {error.limit} bytes", fatal=True)
+                return False
+            except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as error:
+                # Covers malformed bytes, over-limit strings/containers/nesting, non-str map keys: the stream is lost.
+                self.error(errors.BAD_FRAME, f"undecodable frame: {type(error).__name__}", fatal=True)
+                return False
+            if message is None:
+                return True
+            if not self._messages.take(time.monotonic()):
+                self.error(errors.FLOOD, f"more than {self.server.rate:.0f} messages a second", fatal=True)
+                return False
+            if not await self._handle(message):
+                return False
+
+    async def _handle(self, frame: object) -> bool:
+        """Decode one frame into its message and handle it; False once the connection must close."""
+        try:
+            message = decode_client(frame)
+            if not self.name and not isinstance(message, Hello):
+                raise ProtocolError(errors.HELLO_FIRST, "the first message is hello", fatal=True)
+        except ProtocolError as error:
+            self.error(error.code, error.message, request_id_of(frame), fatal=error.fatal)
+            return not error.fatal and self.soft_error()
+        return await self.handle_message(message)
+
+    async def handle_message(self, message: ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
+        """Run the message's handler (``on_<type>``, or ``handler``) and send its reply, or the refusal, with the
+        message's ``id``; False once the connection must close."""
+        try:
+            run: Callable[[Any], Any] = getattr(self, "on_" + kind_of(message), self.on_other)
+            reply = (handler or run)(message)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        except ProtocolError as error:
+            self.error(error.code, error.message, message.id, fatal=error.fatal)
+            return not error.fatal and self.soft_error()
+        except IllegalMove as error:  # (HostError is one: a refusal by the lobby or the table)
+            self.error(error.code, error.message, message.id)
+            return True
+        if reply is not None:
+            self.reply(reply, message.id)
+        return not self._closing
+
+    def soft_error(self) -> bool:
+        """Count a refused message; False (the client told) once it sent too many."""
+        self._soft_errors += 1
+        if self._soft_errors > MAX_SOFT_ERRORS:
+            self.error(errors.FLOOD, "too many refused messages", fatal=True)
+            return False
+        return True
+
+    # ---------------------------------------------------------------- the messages every session answers
+
+    async def on_other(self, message: ClientMessage) -> Reply:
+        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {kind_of(message)!r}")
+
+    async def on_hello(self, message: Hello) -> Reply:
+        if self.name:
+            raise ProtocolError(errors.BAD_FIELD, "hello only once")
+        if message.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                errors.BAD_VERSION,
+                f"this host speaks protocol {PROTOCOL_VERSION}, not {message.protocol}: update nothanks",
+                fatal=True,
+            )
+        try:
+            name = clean_name(message.name)
+        except BadName as error:
+            raise ProtocolError(errors.BAD_NAME, str(error), fatal=True) from None
+        secret = self.server.member_secret
+        member = secret is not None
+        if member and not proves(secret or "", self.nonce, message.proof):
+            raise ProtocolError(errors.NOT_MEMBER, "this port is for the cluster's members only", fatal=True)
+        via = message.via
+        if isinstance(via, str):
+            self.server.speak_for(self, via, message.proxy_key, member=member)
+        elif member:
+            self.server.count(self, self.address)
+        if isinstance(message.key, str):
+            if not isinstance(via, str):  # speak_for checked the proxy key
+                raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
+            self.key = message.key[:MAX_KEY]
+        self.name = name
+        self.features = features_of(message.features)
+        welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
+        held = await self.held_seat() if self.key else None
+        if held is not None:
+            welcome["held"] = held
+        return welcome
+
+    async def held_seat(self) -> dict[str, Any] | None:
+        """The seat the hello's SSH key holds (``welcome``'s ``held``: table, seat, name), if any."""
+        return None
+
+    def on_ping(self, message: ClientMessage) -> Reply:
+        return {"type": "pong"}
+
+    def on_bye(self, message: ClientMessage) -> Reply:
+        self._closing = True
+        return None
+
+    def on_list_tables(self, message: ListTables) -> Reply:
+        self.take_lobby_read("list the tables")
+        self.send_raw(self.server.tables.frame(message.offset, message.id))
+        return None
+
+    def take_lobby_read(self, what: str) -> None:
+        """Count a read of the lobby or the history (``slow_down`` past ``limits.list_rate`` a second)."""
+        if not self._lists.take(time.monotonic()):
+            raise ProtocolError(errors.SLOW_DOWN, f"{what} at most {self.server.limits.list_rate:g} times a second")
+
+    # ---------------------------------------------------------------- the end
+
+    async def ended(self) -> None:
+        """The connection ended (the client hung up, was dropped, or the port closes): let go of what it held."""
+
+    async def close_writer(self) -> None:
+        self._closing = True
+        try:
+            if not self.writer.is_closing():
+                self.writer.close()
+            await asyncio.wait_for(self.writer.wait_closed(), 2.0)
+        except (ConnectionError, OSError, TimeoutError):
+            pass
+
+
+class TablePages:
+    """The ``tables`` reply, page by page: each page encoded once per change of the listing (``version``)."""
+
+    def __init__(
+        self,
+        listing: Callable[[], Sequence[Any]],
+        summary: Callable[[Any], TableSummary],
+        version: Callable[[], object],
+    ) -> None:
+        self._listing = listing  # the tables, in the order they are listed
+        self._summary = summary
+        self._version = version
+        self._pages: dict[int, bytes] = {}  # offset -> the encoded page
+        self._of: object = None
+
+    def frame(self, offset: int, request_id: int | None) -> bytes:
+        version = self._version()
+        if version != self._of:
+            self._pages.clear()
+            self._of = version
+        offset = max(0, offset)
+        page = self._pages.get(offset)
+        if page is None:
+            listed = self._listing()
+            tables = [summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
+            page = encode({"type": "tables", "tables": tables, "total": len(listed), "offset": offset})
+            if len(self._pages) < 64:
+                self._pages[offset] = page
+        return page if request_id is None else with_entry(page, "re", request_id)
+
+
+def address_of(peer: object) -> str:
+    """The address a connection comes from (its IP), whatever the socket family reports."""
+    if isinstance(peer, tuple) and peer:
+        return str(peer[0])
+    return str(peer)
+
+
+class PortOptions(TypedDict, total=False):
+    """What a port may be given beyond its address (``ProtocolServer`` says what each one does)."""
+
+    rate: float
+    limits: ClientLimits | None
+    proxy_key: str | None
+    proxy_from: ProxySources | None
+    member_secret: str | None
+
+
+class ProtocolServer:
+    """A listening port of ``ProtocolSession``s. ``start()`` binds (port 0 picks a free port); ``close()`` tells
+    every client ``closing``.
+
+    ``proxy_key``: the secret a trusted front (the SSH front's workers, on this machine) sends in its ``hello``
+    with ``via``, the address of the player it speaks for; that address is then the one the limits count.
+    ``proxy_from``: the load balancers (``--proxy-from``) whose connections open with a PROXY v2 header naming
+    the client (proxy_protocol.py); their clients are counted and logged by that address.
+    ``member_secret``: a cluster's table port; every hello must carry the ``proof`` that its sender knows the
+    secret (cluster/membership.py), else ``not_member``. A member may speak for a player (``via``, ``key``).
+    """
+
+    session_class: ClassVar[type[ProtocolSession]]
+    what: ClassVar[str] = "host"  # what a client is told is full
+    closing_reason: ClassVar[str] = "the host is shutting down"
+    restarts: ClassVar[bool] = False  # what ``close`` tells clients by default: come back, or not
+    log: ClassVar[logging.Logger] = log
+
+    def __init__(self, tables: TablePages, bind: str, port: int, **options: Unpack[PortOptions]) -> None:
+        rate = options.get("rate", RATE_PER_SECOND)
+        self.tables = tables
+        self.bind = bind
+        self.port = port
+        self.rate = rate  # messages per second a connection may send, sustained
+        self.burst = max(RATE_BURST, rate * 2)
+        self.limits = options.get("limits") or ClientLimits()
+        self.proxy_key = options.get("proxy_key")
+        self.proxy_from = options.get("proxy_from")
+        self.member_secret = options.get("member_secret")
+        self.stalls = LoopStalls()
+        self.connections = AddressCounts()
+        self.sessions: set[Any] = set()
+        self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._housekeeping: asyncio.Task[None] | None = None
+
+    async def start(self) -> tuple[str, int]:
+        self._server = await asyncio.start_server(self._accept, self.bind, self.port, limit=READ_CHUNK * 4)
+        host, port = self._server.sockets[0].getsockname()[:2]
+        self.port = port
+        self.stalls.start()
+        self._housekeeping = asyncio.get_running_loop().create_task(self._keep_house(), name="housekeeping")
+        self.log.info("listening on %s:%d", host, port)
+        return host, port
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        if self.proxy_from is not None and self.proxy_from.trusts(address_of(peer)):
+            peer = await self._proxied_peer(reader, writer, peer)
+            if peer is None:
+                return
+        session = self.session_class(self, reader, writer, peer)
+        if len(self.sessions) >= MAX_CONNECTIONS:
+            session.error(errors.SERVER_CLOSING, f"this {self.what} is full", fatal=True)
+            await session.close_writer()
+            return
+        # A cluster's table port counts a member's connection against the player it speaks for, once its hello
+        # says whom (a front carries many players from one address); any other port counts it from the start.
+        if self.member_secret is None:
+            if not self.connections.take(session.address, self.limits.per_address_connections):
+                session.error(errors.TOO_MANY, self._too_many(), fatal=True)
+                await session.close_writer()
+                return
+            session.counted = session.address
+        self.sessions.add(session)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            await session.run()
+        finally:
+            self.sessions.discard(session)
+            if session.counted is not None:
+                self.connections.give_back(session.counted)
+            if task is not None:
+                self._tasks.discard(task)
+
+    def _too_many(self) -> str:
+        return f"your address has {self.limits.per_address_connections} connections to this host already"
+
+    async def _proxied_peer(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, balancer: object
+    ) -> object | None:
+        """The client a load balancer's connection carries, from its PROXY header; None (and the connection
+        closed, nothing sent) if the header is bad, truncated or late."""
+        self._reading_headers.add(writer)
+        try:
+            header = await read_header(reader.readexactly)
+        except (BadProxyHeader, TimeoutError, asyncio.IncompleteReadError, ConnectionError, OSError) as error:
+            self.log.warning(
+                "closed a connection from load balancer %s: %s", balancer, str(error) or type(error).__name__
+            )
+            writer.transport.abort()
+            return None
+        finally:
+            self._reading_headers.discard(writer)
+        if header.source is None:
+            return balancer
+        self.log.info("connection from %s:%d through load balancer %s", *header.source, address_of(balancer))
+        return header.source
+
+    def speak_for(self, session: ProtocolSession, address: str, key: object, *, member: bool = False) -> None:
+        """A trusted front says whom ``session`` carries: count it against ``address`` from now on. Trusted: the
+        port's own front (its ``proxy_key``), or a cluster member (``member``: its proof was checked)."""
+        own = self.proxy_key is not None and isinstance(key, str) and hmac.compare_digest(key, self.proxy_key)
+        if not (own or member):
+            raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
+        if address == session.counted:
+            session.address = address
+            return
+        self.count(session, address)
+
+    def count(self, session: ProtocolSession, address: str) -> None:
+        """Count ``session`` against ``address`` (instead of whatever it was counted against); fatal ``too_many``
+        if that address holds its limit already."""
+        if not self.connections.take(address, self.limits.per_address_connections):
+            raise ProtocolError(errors.TOO_MANY, self._too_many(), fatal=True)
+        if session.counted is not None:
+            self.connections.give_back(session.counted)
+        session.counted = session.address = address
+
+    async def _keep_house(self) -> None:
+        while True:
+            await asyncio.sleep(HOUSEKEEPING_INTERVAL)
+            self.close_idle(time.monotonic())
+            self.keep_house()
+
+    def keep_house(self) -> None:
+        """What else is checked every ``HOUSEKEEPING_INTERVAL`` seconds."""
+
+    def close_idle(self, now: float) -> int:
+        """Close every connection idle in the lobby (at no table) for ``limits.lobby_idle`` seconds; how many."""
+        closed = 0
+        for session in list(self.sessions):
+            if session.idle_since is not None and now - session.idle_since >= self.limits.lobby_idle:
+                session.error(
+                    errors.IDLE,
+                    f"you stayed in the lobby for {self.limits.lobby_idle / 60:g} minutes without a table",
+                    fatal=True,
+                )
+                session.abort_after_send()
+                closed += 1
+        return closed
+
+    async def close(self, reason: str | None = None, *, restart: bool | None = None, forget: bool = False) -> None:
+        """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
+        come back; by default, ``restarts``), let go of what the port holds (``closed``), hang up."""
+        reason = reason or self.closing_reason
+        restart = self.restarts if restart is None else restart
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+        await self.stalls.stop()
+        if self._server is not None:
+            self._server.close()
+        for writer in list(self._reading_headers):
+            writer.transport.abort()
+        for session in list(self.sessions):
+            session.say_closing(reason, restart=restart)
+        await self.closed(reason, forget=forget)
+        for session in list(self.sessions):
+            await session.close_writer()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2.0)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def closed(self, reason: str, *, forget: bool) -> None:
+        """The port closes (its clients told): close what it serves."""
