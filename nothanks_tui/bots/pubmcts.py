@@ -193,17 +193,18 @@ def _python_search(
             key = (card, pot, seat, tuple(masks), tuple(chips))
         if path:
             own[path[0][1]] += value[seat0]
+        values: list[float] | list[int] = value
         if margin:  # each mover's score less ``margin`` times its best rival's (the best other score)
             best, second = sorted(value)[:2]
-            value = [v - margin * (second if v == best else best) for v in value]
+            values = [v - margin * (second if v == best else best) for v in value]
         for visited, took, mover in path:
             visited[0] += 1
             if took:
                 visited[1] += 1
-                visited[3] += value[mover]
+                visited[3] += values[mover]
             else:
                 visited[2] += 1
-                visited[4] += value[mover]
+                visited[4] += values[mover]
     root = tree[root_key]
     return root[1], root[2], root[3], root[4], own[1], own[0]
 
@@ -218,9 +219,7 @@ def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, ma
     if ACCELERATED and search_in_c is not None:
         tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(*args, iterations, float(c), float(margin), rng.random)
     else:
-        tv, pv, _, _, take_own, pass_own = _python_search(
-            *args, iterations, float(c), rng.random, margin=float(margin)
-        )
+        tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, margin=float(margin))
     return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
 
 
