@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""CPU time of the ``hard`` and ``expert`` searches, one core, over fixed positions: the figure to watch when
-making the search faster (scripts/search_golden.py checks that it still plays the same moves).
+"""CPU time of the ``hard`` and ``expert`` searches (``pubmcts.search`` since issue 33), one core, over fixed
+positions: the figure to watch when making the search faster (scripts/search_golden.py checks that it still plays
+the same moves).
 
 Each level searches every position ``--repeats`` times in a row; the least total CPU time of a round is reported
 (the other rounds are the machine's noise), as ms per decision. To compare with another version of the code, run
 the same script with that version first on the path: ``PYTHONPATH=/path/to/old/checkout scripts/bench_search.py``.
 
 Where the C search loop is built (setup.py), that is what runs; ``--python`` measures the pure-Python loop instead
-(the two give exactly the same results: tests/test_search_c.py).
+(the two give exactly the same results: tests/test_search_c.py, tests/test_pubmcts.py).
 
 Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert] [--python]
 """
@@ -19,13 +20,10 @@ import random
 import time
 
 import nothanks_tui
-from nothanks_tui.bots import ismcts
-from nothanks_tui.bots.ismcts import search
+from nothanks_tui.bots import ismcts, pubmcts
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.bots.levels import expert_bot, hard_bot
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
-
-LEVELS = {"hard": HARD, "expert": EXPERT}
 
 
 def positions(count: int) -> list:
@@ -54,16 +52,17 @@ def main() -> None:
     args = parser.parse_args()
     if args.python:
         ismcts.ACCELERATED = False
+        pubmcts.ACCELERATED = False
     infos = positions(args.positions)
-    print(f"code: {nothanks_tui.__file__}; search loop in {'C' if ismcts.ACCELERATED else 'Python'}")
+    print(f"code: {nothanks_tui.__file__}; search loop in {'C' if pubmcts.ACCELERATED else 'Python'}")
     for level in args.levels.split(","):
-        settings = LEVELS[level]
+        bot = {"hard": hard_bot, "expert": expert_bot}[level](0)
         count = len(infos) if level == "hard" else max(1, len(infos) // 4)
         rounds = []
         for _ in range(args.repeats):
             start = time.process_time()
-            for index, info in enumerate(infos[:count]):
-                search(info, settings, index)
+            for info in infos[:count]:
+                bot.evaluate(info)
             rounds.append(time.process_time() - start)
         print(
             f"{level:7s} {count} decisions: best round {1000 * min(rounds) / count:.1f} ms CPU a decision"

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Exact root statistics of the IS-MCTS search (``hard``/``expert``'s kind, and plain ``ismcts``) over fixed positions.
+"""Exact root statistics of the searches over fixed positions: the belief-game search (``pubmcts``, ``hard`` and
+``expert``'s kind since issue 33), and our IS-MCTS (``ismcts``, and the light-playout kind hard and expert played
+before).
 
 ``hard`` and ``expert`` are measured over thousands of games (docs/bots.md); those runs stay valid only while the
 search makes the same decisions. A change meant only to make the search faster must leave every number here as it
@@ -16,18 +18,19 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from nothanks_tui.bots import make_bot
+from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
 from nothanks_tui.engine import GameConfig, PlayerView, apply, new_game, view_for
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "search_golden.json"
 SETTINGS = {  # small budgets: the same code paths as the levels, in a fraction of the time
-    "hard-kind": replace(HARD, work=20_000),
-    "expert-kind-noread": replace(EXPERT, read_rivals=False, work=20_000),
+    "hard-kind": replace(ISMCTS_HARD, work=20_000),
+    "expert-kind-noread": replace(ISMCTS_EXPERT, read_rivals=False, work=20_000),
     "ismcts": IsmctsSettings(iterations=150),
 }
+PUB_ITERATIONS = {"pubmcts-kind": 300}  # hard and expert's search (pubmcts.search), on a small budget
 
 
 def positions() -> list[PlayerView]:
@@ -60,6 +63,14 @@ def results() -> list[list]:
                 name, index, result.take_visits, result.pass_visits, result.take, result.pass_,
                 result.take_score, result.pass_score, result.worlds,
             ])  # fmt: skip
+        info = info_from_view(view)
+        for name, iterations in PUB_ITERATIONS.items():
+            if (info.chips[info.seat] or 0) > 0:
+                got = pubmcts.search(info, iterations, 7 + index)
+                rows.append([
+                    name, index, got.take_visits, got.pass_visits, got.take, got.pass_,
+                    got.take_score, got.pass_score, got.worlds,
+                ])  # fmt: skip
     return rows
 
 

@@ -90,10 +90,12 @@ def test_a_work_budget_gives_more_iterations_late_in_the_deck_and_fewer_at_big_t
     assert result.worlds == result.take_visits + result.pass_visits == BUDGET.iterations_for(view.deck_left, 3)
 
 
-def test_hard_and_expert_read_their_rivals_and_expert_searches_ten_times_deeper():
+def test_hard_and_expert_are_the_belief_game_search_and_expert_searches_ten_times_deeper():
+    from nothanks_tui.bots.pubmcts import PubMctsBot
+
     hard, expert = make_bot("hard", 1), make_bot("expert", 1)
-    assert hard.settings.read_rivals and expert.settings.read_rivals
-    assert expert.settings.iterations_for(10, 4) >= 10 * hard.settings.iterations_for(10, 4)
+    assert isinstance(hard, PubMctsBot) and isinstance(expert, PubMctsBot)
+    assert expert.iterations == 10 * hard.iterations >= 10 * 20_000
 
 
 def test_expert_is_deterministic_for_a_seed_and_a_view():

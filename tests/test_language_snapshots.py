@@ -157,7 +157,7 @@ def test_start_screen(snap_compare, language, tab):
             await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: focused_in(app, app.screen.forms[tab]), "the tab's first field focused")
         fields = list(app.screen.query(Input))
-        assert len(fields) == 5  # every tab's fields: a name in each, the port and the host's address
+        assert len(fields) == 6  # a name in each tab, the address to listen on, the port, the host's address
         for field in fields:  # a blinking cursor would make the picture depend on the moment
             field.cursor_blink = False
         await pilot.pause()

@@ -470,3 +470,41 @@ async def test_a_lobby_first_shown_empty_widens_its_columns_for_the_table_that_a
         status_cell = rows.get_row_at(0)[2]
         assert widths[2] - 2 * rows.cell_padding >= status_cell.cell_len > len("Status")
     lobby.close()
+
+
+async def test_the_host_tab_offers_the_coach_a_variant_and_the_address_to_listen_on(tmp_path, monkeypatch):
+    """``nothanks host`` has --coach, --tactical and --bind: the start screen's Host tab had none of them (issue 29,
+    defect 25). Chosen there, they reach the hosted table and the listening socket."""
+    from textual.widgets import Input, Select, TabbedContent
+
+    from nothanks_tui.client.app import NoThanksApp
+    from nothanks_tui.client.screens.net_forms import HostForm
+    from nothanks_tui.client.widgets.forms import TickBox
+    from nothanks_tui.commands.launchers import LocalLaunchers
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setattr(HostForm, "BIND", "0.0.0.0")  # the default: changed in the form below, as a player would
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0, advertise=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#start-modes", TabbedContent).active = "mode-1"
+        await pilot.pause()
+        form = app.screen.forms[1]
+        assert form.query_one("#bind", Input).value == "0.0.0.0"
+        assert form.query_one("#host").region.bottom <= 23  # every field and the button fit 80x24
+        form.query_one("#bind", Input).value = "127.0.0.1"
+        form.query_one("#port", Input).value = "0"
+        form.query_one("#variant", Select).value = "tactical"
+        form.query_one("#coach", TickBox).value = True
+        await app.screen.action_start()
+        waiting = await wait_for_screen(app, pilot, WaitingScreen)
+        await wait_until(pilot, lambda: waiting.waiting is not None)
+        assert waiting.waiting.coach and waiting.waiting.variant == "tactical"
+        title = str(waiting.query_one("#waiting-title").render())
+        assert "(coach)" in title and "(tactical)" in title
+        guest = TcpLobby("127.0.0.1", app.hosting.port, "guest")
+        await guest.start()  # it listens on the address chosen
+        [summary] = await guest.list_tables()
+        assert summary.coach
+        await guest.close()
+        app.exit()

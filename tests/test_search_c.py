@@ -16,7 +16,7 @@ import pytest
 from nothanks_tui.bots import ismcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import make_info
-from nothanks_tui.bots.levels import EXPERT, HARD
+from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
 from nothanks_tui.bots.rollout import MODELS
 from nothanks_tui.engine.config import ALL_CARDS
 
@@ -70,9 +70,9 @@ def both(info, settings, seed, monkeypatch):
 def test_c_and_python_give_the_same_statistics_in_random_positions(monkeypatch):
     rng = random.Random(15)
     settings = [
-        replace(HARD, work=6_000),
-        replace(EXPERT, read_rivals=False, work=6_000),
-        replace(HARD, work=6_000, score_weight=0.0, exploration=1.3),
+        replace(ISMCTS_HARD, work=6_000),
+        replace(ISMCTS_EXPERT, read_rivals=False, work=6_000),
+        replace(ISMCTS_HARD, work=6_000, score_weight=0.0, exploration=1.3),
         IsmctsSettings(iterations=60),  # random playouts
         IsmctsSettings(iterations=60, playout="threshold", score_weight=0.25),
     ]

@@ -145,3 +145,22 @@ async def test_a_closed_terminal_window_does_not_leave_the_game_running(tmp_path
     os.close(game.master)  # the window closes: the kernel sends SIGHUP
     code = await asyncio.to_thread(game.process.wait, WAIT)
     assert code == 0
+
+
+async def test_quitting_leaves_a_clear_screen_even_without_an_alternate_screen(tmp_path):
+    """GNU screen with ``altscreen off`` ignores the alternate screen: quitting left the last frame there, the
+    prompt over its top-left corner (issue 29, defect 15). The app erases the screen before it leaves the
+    alternate one (where there is one, that erases only the alternate screen)."""
+    env = {"XDG_CONFIG_HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path)}
+    game = PtyGame("play", "--players", "3", "--seed", "1", env=env)
+    await game.wait_for(b"No thanks!")
+    await game.wait_for(b"Quit")
+    mark = len(game.seen())
+    game.press(b"\x11")  # Ctrl-Q: "Quit No Thanks!?"
+    await game.wait_for(b"keep playing", mark)
+    game.press(b"y")
+    assert await game.finish() == 0
+    after = game.seen()[mark:]
+    erased = after.rfind(b"\x1b[2J")
+    assert erased >= 0 and ALT_SCREEN_OFF in after[erased:], after[-300:]
+    assert b"No thanks" not in after[erased:]  # nothing drawn again after the erasing

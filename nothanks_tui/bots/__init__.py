@@ -13,6 +13,7 @@ from ..i18n import N_
 from .base import Bot
 from .ismcts import ismcts_bot, ismcts_with
 from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
+from .pubmcts import pubmcts_bot, pubmcts_with
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -62,11 +63,17 @@ register("threshold", ThresholdBot, N_("takes when the card costs it no more tha
 register("rules", RuleBot, N_("rule-based: weighs runs, bridging, the pot and its chip reserve"))
 register("easy", EasyBot, N_("level easy: a casual player who takes cards that look cheap enough"))
 register("medium", medium_bot, N_("level medium: a quick search over a few possible decks"))
-register("hard", hard_bot, N_("level hard: a tree search over possible decks that reads its rivals' habits"))
+register("hard", hard_bot, N_("level hard: a deep tree search over the cards still to come"))
 register("expert", expert_bot, N_("level expert: hard's search ten times deeper"))
 register("flat", flat_bot, N_("flat Monte Carlo over up to 240 possible decks: the hard level until issue 15"))
 register(
     "ismcts", ismcts_bot, N_("information-set MCTS, random playouts; ismcts:N for N iterations (400)"), ismcts_with
+)
+register(
+    "pubmcts",
+    pubmcts_bot,
+    N_("plays like the published IS-MCTS bot (belief-game tree, heuristic playouts); pubmcts:N iterations (400)"),
+    pubmcts_with,
 )
 
 __all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]

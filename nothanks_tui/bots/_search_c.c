@@ -410,11 +410,255 @@ done:
     return result;
 }
 
+/* ---- pubmcts.search's loop (pubmcts._python_search and _heuristic_playout), the same contract of exactness ---- */
+
+#define PUB_SEATS 8
+
+typedef struct {
+    uint64_t masks[PUB_SEATS]; /* the key: every hand, every chip count, the face-up card, its pot, the mover */
+    long chips[PUB_SEATS];
+    long pot;
+    int card, seat;
+    long n, tv, pv;
+    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
+} PubNode;
+
+typedef struct {
+    uint64_t masks[PUB_SEATS];
+    long chips[PUB_SEATS];
+    long pot;
+    int card, seat;
+} PubKey;
+
+static uint64_t pub_hash(const PubKey *k, int players) {
+    uint64_t h = 1469598103934665603ULL ^ ((uint64_t)k->card << 32) ^ ((uint64_t)k->pot << 8) ^ (uint64_t)k->seat;
+    for (int i = 0; i < players; i++) {
+        h = (h ^ k->masks[i]) * 1099511628211ULL;
+        h = (h ^ (uint64_t)k->chips[i]) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    h *= 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
+}
+
+static int pub_same(const PubNode *node, const PubKey *k, int players) {
+    if (node->card != k->card || node->pot != k->pot || node->seat != k->seat) return 0;
+    for (int i = 0; i < players; i++)
+        if (node->masks[i] != k->masks[i] || node->chips[i] != k->chips[i]) return 0;
+    return 1;
+}
+
+/* pubmcts._heuristic_playout: the threshold rule, takes turning up one of pool[:left] uniformly. */
+static int pub_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, int *pool, int left,
+                       int deck_left, PyObject *rand, long *scores) {
+    for (;;) {
+        long mine = chips[seat];
+        uint64_t mask = masks[seat];
+        if (mine > 0) {
+            long cost;
+            if ((mask >> (card - 1)) & 1)
+                cost = ((mask >> (card + 1)) & 1) ? -(card + 1) : 0;
+            else
+                cost = ((mask >> (card + 1)) & 1) ? -1 : card;
+            if (cost - pot > 0) {
+                chips[seat] = mine - 1;
+                pot += 1;
+                seat += 1;
+                if (seat == players) seat = 0;
+                continue;
+            }
+        }
+        chips[seat] = mine + pot;
+        masks[seat] = mask | ((uint64_t)1 << card);
+        if (deck_left == 0) break;
+        deck_left -= 1;
+        double x = draw(rand);
+        if (x < 0.0) return -1;
+        int j = (int)(x * (double)left);
+        left -= 1;
+        card = pool[j];
+        pool[j] = pool[left];
+        pool[left] = card;
+        pot = 0;
+    }
+    scores_of(players, masks, chips, scores);
+    return 0;
+}
+
+/* pub_run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, margin, rand)
+   -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
+   after taking, after passing). A mover's value is its score less ``margin`` times its best rival's. */
+static PyObject *pub_run(PyObject *self, PyObject *args) {
+    PyObject *masks_list, *chips_list, *unseen_list, *rand;
+    int card0, seat0, deck_left0;
+    long pot0, iterations;
+    double c, margin;
+    if (!PyArg_ParseTuple(args, "OOiliOilddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
+                          &deck_left0, &iterations, &c, &margin, &rand))
+        return NULL;
+    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
+    int players = (int)PyList_GET_SIZE(masks_list);
+    if (players < 2 || players > PUB_SEATS || seat0 < 0 || seat0 >= players)
+        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", PUB_SEATS);
+    if (card0 < 1 || card0 > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
+    PubKey root;
+    memset(&root, 0, sizeof root);
+    for (int i = 0; i < players; i++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+        root.masks[i] = m;
+    }
+    if (long_list(chips_list, root.chips, players, "chips") < 0) return NULL;
+    root.card = card0;
+    root.pot = pot0;
+    root.seat = seat0;
+    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
+    int pool_size = (int)PyList_GET_SIZE(unseen_list);
+    if (pool_size > MAX_CARDS || deck_left0 < 0 || deck_left0 > pool_size)
+        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
+    int unseen[MAX_CARDS], pool[MAX_CARDS];
+    for (int i = 0; i < pool_size; i++) {
+        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
+        if (value == -1 && PyErr_Occurred()) return NULL;
+        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
+        unseen[i] = (int)value;
+    }
+    if (iterations < 1) iterations = 1;
+    size_t slots = 2;
+    while (slots < 2 * (size_t)(iterations + 1)) slots <<= 1;
+    PubNode *nodes = PyMem_Malloc(sizeof(PubNode) * (size_t)(iterations + 1));
+    int *table = PyMem_Malloc(sizeof(int) * slots);
+    int path_cap = (deck_left0 + 2) * (MAX_CHIPS + 1);
+    Step *path = PyMem_Malloc(sizeof(Step) * (size_t)path_cap);
+    if (nodes == NULL || table == NULL || path == NULL) {
+        PyMem_Free(nodes);
+        PyMem_Free(table);
+        PyMem_Free(path);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < slots; i++) table[i] = -1;
+    int node_count = 0;
+    long scores[PUB_SEATS];
+    double values[PUB_SEATS];
+    long own[2] = {0, 0};
+    PyObject *result = NULL;
+    PubKey k;
+    for (long it = 0; it < iterations; it++) {
+        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
+            Py_BEGIN_ALLOW_THREADS
+            Py_END_ALLOW_THREADS
+        }
+        memcpy(pool, unseen, sizeof(int) * (size_t)pool_size);
+        int left = pool_size, deck_left = deck_left0, steps = 0;
+        k = root;
+        for (;;) {
+            size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
+            while (table[slot] >= 0 && !pub_same(&nodes[table[slot]], &k, players)) slot = (slot + 1) & (slots - 1);
+            if (table[slot] < 0) {
+                PubNode *fresh = &nodes[node_count];
+                memset(fresh, 0, sizeof *fresh);
+                memcpy(fresh->masks, k.masks, sizeof k.masks);
+                memcpy(fresh->chips, k.chips, sizeof k.chips);
+                fresh->pot = k.pot;
+                fresh->card = k.card;
+                fresh->seat = k.seat;
+                table[slot] = node_count++;
+                if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
+                                scores) < 0)
+                    goto done;
+                break;
+            }
+            int index = table[slot];
+            PubNode *node = &nodes[index];
+            int seat = k.seat;
+            long mine = k.chips[seat];
+            int take;
+            if (mine <= 0) {
+                take = 1;
+            } else if (node->tv == 0 || node->pv == 0) {
+                if (node->tv == node->pv) {
+                    double x = draw(rand);
+                    if (x < 0.0) goto done;
+                    take = x < 0.5;
+                } else {
+                    take = node->tv == 0;
+                }
+            } else {
+                double log_n = log((double)(node->n + 1));
+                take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
+                       node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
+            }
+            if (steps == path_cap) {
+                PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
+                goto done;
+            }
+            path[steps++] = (Step){index, take, seat};
+            if (take) {
+                k.chips[seat] = mine + k.pot;
+                k.masks[seat] |= (uint64_t)1 << k.card;
+                if (deck_left == 0) {
+                    scores_of(players, k.masks, k.chips, scores);
+                    break;
+                }
+                deck_left -= 1;
+                double x = draw(rand);
+                if (x < 0.0) goto done;
+                int j = (int)(x * (double)left);
+                left -= 1;
+                k.card = pool[j];
+                pool[j] = pool[left];
+                pool[left] = k.card;
+                k.pot = 0;
+            } else {
+                k.chips[seat] = mine - 1;
+                k.pot += 1;
+                k.seat = seat + 1 == players ? 0 : seat + 1;
+            }
+        }
+        if (steps > 0) own[path[0].took] += scores[seat0];
+        if (margin != 0.0) { /* sorted(scores)[:2] */
+            long best = scores[0] < scores[1] ? scores[0] : scores[1];
+            long second = scores[0] < scores[1] ? scores[1] : scores[0];
+            for (int i = 2; i < players; i++) {
+                if (scores[i] < best) {
+                    second = best;
+                    best = scores[i];
+                } else if (scores[i] < second) {
+                    second = scores[i];
+                }
+            }
+            for (int i = 0; i < players; i++)
+                values[i] = (double)scores[i] - margin * (double)(scores[i] == best ? second : best);
+        } else {
+            for (int i = 0; i < players; i++) values[i] = (double)scores[i];
+        }
+        for (int s = 0; s < steps; s++) {
+            PubNode *visited = &nodes[path[s].node];
+            visited->n += 1;
+            if (path[s].took) {
+                visited->tv += 1;
+                visited->take_sum += values[path[s].mover];
+            } else {
+                visited->pv += 1;
+                visited->pass_sum += values[path[s].mover];
+            }
+        }
+    }
+    result = Py_BuildValue("lldddd", nodes[0].tv, nodes[0].pv, nodes[0].take_sum, nodes[0].pass_sum, (double)own[1],
+                           (double)own[0]);
+done:
+    PyMem_Free(nodes);
+    PyMem_Free(table);
+    PyMem_Free(path);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS, "Run ismcts.search's iterations; see the module's C source."},
+    {"pub_run", pub_run, METH_VARARGS, "Run pubmcts.search's iterations; see the module's C source."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "ismcts.search's loop in C.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "ismcts.search's and pubmcts.search's loops in C.", -1, methods};
 
 PyMODINIT_FUNC PyInit__search_c(void) { return PyModule_Create(&module); }

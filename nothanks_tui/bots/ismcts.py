@@ -1,7 +1,8 @@
 """Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012) for No Thanks!.
 
 It exists as a sparring partner of a published kind (issue 15: our flat-search ``hard`` lost to a public IS-MCTS
-bot) and as the search behind the ``hard`` and ``expert`` levels (``levels.py``). Every iteration draws a fresh
+bot), and was the search behind the ``hard`` and ``expert`` levels until issue 33 (``levels.ISMCTS_HARD``; they
+now play ``pubmcts``'s belief-game search, which beat it against the published bot). Every iteration draws a fresh
 determinization of what the seat cannot see (the order of the face-down cards, from the unseen ones; hidden chips as
 ``knowledge`` fills them), walks one tree of the seat's information sets with UCB1, expands one node, plays the rest
 of that world out with a playout policy and backs up every seat's reward. Moves are public, so a node is the history
@@ -296,12 +297,17 @@ def ismcts_bot(seed: int | None = None) -> IsmctsBot:
     return IsmctsBot(seed, IsmctsSettings())
 
 
-def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
-    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
+def parse_iterations(bot: str, setting: str) -> int:
+    """The N of ``bot:N`` (1..1,000,000 iterations); ValueError otherwise."""
     try:
         iterations = int(setting)
     except ValueError:
-        raise ValueError(f"ismcts:N takes a number of iterations, not {setting!r}") from None
+        raise ValueError(f"{bot}:N takes a number of iterations, not {setting!r}") from None
     if not 1 <= iterations <= 1_000_000:
-        raise ValueError(f"ismcts:N takes 1..1000000 iterations, not {iterations}")
-    return IsmctsBot(seed, IsmctsSettings(iterations=iterations))
+        raise ValueError(f"{bot}:N takes 1..1000000 iterations, not {iterations}")
+    return iterations
+
+
+def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
+    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
+    return IsmctsBot(seed, IsmctsSettings(iterations=parse_iterations("ismcts", setting)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import threading
@@ -16,8 +17,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.filter import LineFilter, Monochrome, NoColor
 from textual.screen import Screen
 
 from ..i18n import LANGUAGES, N_, _, current_language, switch_language, use_language
@@ -26,7 +31,7 @@ from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
-from .screens.start import HostStarted, StartForm, StartScreen, TableChosen
+from .screens.start import START_FORMS, HostStarted, StartForm, StartScreen, TableChosen
 from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
 
@@ -40,8 +45,26 @@ EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
 EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process ends regardless
 
+CLEAR_SCREEN = "\x1b[H\x1b[2J"  # cursor home, erase the screen (written as the app ends)
+
 # Actions that would reach outside the terminal (files, the process, the desktop): never allowed.
 BLOCKED_ACTIONS = frozenset({"screenshot", "suspend_process", "command_palette", "open_url"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _colourless(style: Style) -> Style:
+    return style.without_color
+
+
+class Colourless(LineFilter):
+    """No colour at all, for ``NO_COLOR`` (no-color.org): Textual's own filter for it only greys the colours (or
+    sets them to the terminal's default), and still writes a 256-colour or 24-bit code for every cell. Bold,
+    reverse, underline and dim stay: nothing here says anything by colour alone (app.tcss)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        return [
+            Segment(text, None if style is None else _colourless(style), control) for text, style, control in segments
+        ]
 
 
 def first_screen(screen: ScreenType) -> ScreenType:
@@ -117,6 +140,11 @@ class NoThanksApp(App[int]):
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
         self.host_browser = host_browser
+        # The player may join other hosts from here (the start screen's app, ``nothanks join``): when the host of
+        # the lobby they are in goes, the Join tab opens (``host_gone``). Never in an SSH session's app.
+        self.may_join_others = False
+        if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
+            self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted
@@ -136,7 +164,30 @@ class NoThanksApp(App[int]):
         connection = self._connection
         if connection is not None:
             return first_screen(TableScreen(connection))
+        self.may_join_others = True  # (the start screen: its Join tab is this app's)
         return first_screen(StartScreen(self._start_forms))
+
+    def host_gone(self, sentence: str) -> bool:
+        """The host whose lobby this app was in is gone for good: open the start screen's Join tab, ``sentence``
+        (why, and what now) at its top, instead of leaving the player in a lobby that can do nothing. Only for an
+        app whose player may join any host (not an SSH session's: its player may only reach its own host); False
+        when it may not."""
+        if not self.may_join_others:
+            return False
+        from .screens.net_forms import JoinForm
+
+        kinds = [type(form) for form in self._start_forms] if self._start_forms else START_FORMS
+        if self.launchers is None:
+            kinds = [kind for kind in kinds if not kind.NEEDS_LAUNCHERS] or [JoinForm]
+        forms = [JoinForm(note=sentence) if kind is JoinForm else kind() for kind in kinds]
+        if not any(isinstance(form, JoinForm) for form in forms):
+            forms.append(JoinForm(note=sentence))
+        tab = next(index for index, form in enumerate(forms) if isinstance(form, JoinForm))
+        self._connection, self._back_to_start = None, False
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.switch_screen(StartScreen(forms, tab))
+        return True
 
     def on_load(self) -> None:
         """Speak the player's language in every task of this app, and in no other app's (the SSH front runs many
@@ -252,6 +303,14 @@ class NoThanksApp(App[int]):
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Never open URLs: over SSH it would open them on the host."""
+
+    def on_exit_app(self) -> None:
+        """The app is ending (Textual leaves the alternate screen next): erase the screen first. A terminal without
+        an alternate screen (GNU screen with ``altscreen off``) kept the last frame, the shell's prompt over its
+        top-left corner; where there is one, this erases only that screen."""
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(CLEAR_SCREEN)
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""

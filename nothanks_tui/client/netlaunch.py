@@ -85,6 +85,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     # leaving the resumed table: the lobby, which knows the seat is ours
     below = None if connection is None else first_screen_for(lobby, None, held=connection)
     app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)
+    app.may_join_others = True  # the player's own terminal: a host gone, the Join tab opens
     try:
         await app.run_async()
     finally:

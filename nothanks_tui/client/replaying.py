@@ -55,10 +55,10 @@ class Replay:
     def final(self) -> GameState:
         return self.states[-1]
 
-    def update(self, step: int) -> TableUpdate:
-        """The table after ``step`` moves (0: as dealt), every chip shown."""
+    def update(self, step: int, you: int | None = None) -> TableUpdate:
+        """The table after ``step`` moves (0: as dealt), every chip shown; ``you``: the seat marked "(you)"."""
         state = self.states[max(0, min(step, self.moves))]
-        view = dataclasses.replace(spectator_view(state), chips=state.chips)
+        view = dataclasses.replace(spectator_view(state), chips=state.chips, seat=you)
         return TableUpdate(view=view, seats=self.seats, table_id=self.table_id)
 
     def move(self, step: int) -> Move | None:
@@ -66,6 +66,16 @@ class Replay:
         if step <= 0 or step > self.moves:
             return None
         return self.states[step].moves[-1]
+
+
+def your_seat(replay: Replay, name: str | None = None) -> int | None:
+    """The seat to mark "(you)": the player's named ``name`` (a host's history: the name this player has there);
+    without a name, the only player who was not a bot (this machine's games against bots); else None."""
+    people = [index for index, seat in enumerate(replay.seats) if not seat.is_bot]
+    if name is not None:
+        named = [index for index in people if replay.seats[index].name == name]
+        return named[0] if len(named) == 1 else None
+    return people[0] if len(people) == 1 else None
 
 
 def load_replay(record: object) -> Replay:

@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import logging
 import math
+import os
 import socket
 import sys
 from collections.abc import Callable
@@ -303,6 +304,15 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     return app.return_code or 0
 
 
+def log_file_handler(path: Path) -> logging.FileHandler:
+    """A handler appending to ``path``, opened with O_NOFOLLOW: a symbolic link planted there is an error (ELOOP),
+    never written through. (A FileHandler, so that the SSH workers find the file and log there too: ssh/front.py.)"""
+    handler = logging.FileHandler(path, delay=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    handler.stream = os.fdopen(descriptor, "a", encoding="utf-8")
+    return handler
+
+
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
@@ -311,7 +321,12 @@ def run_host(args: argparse.Namespace) -> int:
     if (problem := data_dir_problem(data_dir)) is not None:
         return _failed("host", problem)
     log_file = data_dir / "host.log"  # (the terminal is the app's)
-    logging.basicConfig(filename=log_file, level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        handler = log_file_handler(log_file)
+    except OSError as error:
+        message = _("cannot write the log {path} (a symbolic link is never followed): {error}")
+        return _failed("host", message.format(path=log_file, error=error.strerror))
+    logging.basicConfig(handlers=[handler], level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = NewTable(
         players=args.players,
         bots=args.bots,

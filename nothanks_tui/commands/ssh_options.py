@@ -12,7 +12,7 @@ from nothanks_server.ssh.settings import SSHSettings
 
 from ..defaults import DEFAULT_BOT
 from ..i18n import N_, _
-from .argtypes import add_limit, port, readable_file
+from .argtypes import add_limit, non_negative, port, readable_file
 from .levels import offered_bots
 
 DEFAULT_SSH_PORT = 2222
@@ -23,7 +23,10 @@ SSH_LIMITS = (
     (
         "--max-logins",
         "max_logins",
-        N_("SSH connections logging in at once (or --max-sessions, if higher); one more closes the oldest ({default})"),
+        N_(
+            "SSH connections logging in at once (below --max-sessions); one more closes the biggest holder's oldest"
+            " ({default})"
+        ),
         "N",
     ),
     (
@@ -33,6 +36,13 @@ SSH_LIMITS = (
         "N",
     ),
     ("--ssh-logins-per-address", "logins_per_address", N_("... of which logging in at once ({default})"), "N"),
+    (
+        "--ssh-ipv4-prefix",
+        "v4_prefix",
+        N_("IPv4 addresses in one /PREFIX count as one address in the SSH limits ({default})"),
+        "PREFIX",
+    ),
+    ("--ssh-ipv6-prefix", "v6_prefix", N_("... and IPv6 addresses in one /PREFIX ({default})"), "PREFIX"),
     (
         "--ssh-auth-tries",
         "auth_tries",
@@ -54,10 +64,43 @@ SSH_LIMITS = (
     (
         "--ssh-worker-sessions",
         "worker_sessions",
-        N_("a worker takes this many connections, then gets no more and exits when its last player leaves ({default})"),
+        N_("a worker takes this many logins, then gets no more and exits when its last player leaves ({default})"),
         "N",
     ),
     ("--ssh-worker-mib", "worker_mib", N_("... or once its memory passes this many MiB ({default})"), "MIB"),
+    (
+        "--ssh-max-workers",
+        "max_workers",
+        N_("SSH worker processes alive at once, draining ones included ({default})"),
+        "N",
+    ),
+)
+# ... and those that are times or rates (any number >= 0), the same way.
+SSH_RATES = (
+    (
+        "--ssh-login-grace",
+        "login_timeout",
+        N_("seconds an SSH connection has to log in, as OpenSSH's LoginGraceTime ({seconds:g})"),
+        "SECONDS",
+    ),
+    (
+        "--ssh-session-grace",
+        "session_timeout",
+        N_("... and, once logged in, to open its session ({seconds:g})"),
+        "SECONDS",
+    ),
+    (
+        "--ssh-password-rate",
+        "password_rate",
+        N_("SSH passwords checked per second over every address; key logins never wait ({seconds:g})"),
+        "PER_SECOND",
+    ),
+    (
+        "--ssh-connect-rate",
+        "connect_rate",
+        N_("new SSH connections a second from one address, in bursts of 16; more are closed at once ({seconds:g})"),
+        "PER_SECOND",
+    ),
 )
 
 
@@ -102,6 +145,8 @@ def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     )
     for flag, field, help, metavar in SSH_LIMITS:
         add_limit(group, flag, getattr(SSHSettings, field), _(help), metavar=metavar)
+    for flag, field, help, metavar in SSH_RATES:
+        add_limit(group, flag, getattr(SSHSettings, field), _(help), kind=non_negative, metavar=metavar)
 
 
 def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
@@ -114,7 +159,7 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
         port=args.ssh_port,
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
-        **{field: getattr(args, _dest(flag)) for flag, field, _help, _metavar in SSH_LIMITS},
+        **{field: getattr(args, _dest(flag)) for flag, field, _help, _metavar in SSH_LIMITS + SSH_RATES},
         bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
         default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

@@ -1,13 +1,14 @@
 """Where the bots' searches and the coach run: in worker processes when the host asks for them, else in threads.
 
 A table's bots decide off the event loop, in threads (``asyncio.to_thread``). But a thread holds Python's one
-interpreter while it searches, and the loop that serves every player of the host waits for it: about 5 ms a
-wake-up per searching thread, p99 100-165 ms with four (scripts/bench_bot_gil.py, docs/benchmarks.md). So
-``nothanks server`` and ``nothanks host`` send the searches (``IsmctsBot``: ``hard``, ``expert``, ``ismcts:N``;
-and the coach, which asks ``hard``) to a pool of worker processes at a lower priority than the host (nice +10):
-players are served first, the bots take the CPU that is left. A search is a pure function of (seed, view), so it
-plays the same move in any process (tests/test_thinking.py). The quick bots stay in threads: a process would cost
-them more than they cost, and ``easy`` and ``random`` keep their random state in the bot object itself.
+interpreter while it searches, and the loop that serves every player of the host waits for it: about 5 ms a wake-up
+per searching thread, p99 100-165 ms with four (scripts/bench_bot_gil.py, docs/benchmarks.md). So ``nothanks
+server`` and ``nothanks host`` send the searches (``PubMctsBot``: ``hard``, ``expert``, ``pubmcts:N``;
+``IsmctsBot``: ``ismcts:N``; and the coach, which asks ``hard``) to a pool of worker processes at a lower priority
+than the host (nice +10): players are served first, the bots take the CPU that is left. A search is a pure function
+of (seed, view), so it plays the same move in any process (tests/test_thinking.py). The quick bots stay in threads:
+a process would cost them more than they cost, and ``easy`` and ``random`` keep their random state in the bot object
+itself.
 
 The pool starts with the first search, in processes started afresh (``spawn``: none of the host's threads,
 sockets or event loop is inherited; as Python's spawn does, a worker runs the host's main script as
@@ -35,6 +36,7 @@ from typing import TypeVar
 
 from nothanks_tui.bots import Bot
 from nothanks_tui.bots.ismcts import IsmctsBot
+from nothanks_tui.bots.pubmcts import PubMctsBot
 from nothanks_tui.engine import Action, PlayerView
 
 log = logging.getLogger(__name__)
@@ -152,6 +154,6 @@ async def run_search(search: Callable[[Argument], Result], argument: Argument) -
 async def choose(bot: Bot, view: PlayerView) -> Action:
     """``bot.choose(view)`` off the event loop: a search in the worker processes (if used), a quick bot in a
     thread."""
-    if isinstance(bot, IsmctsBot):
+    if isinstance(bot, (IsmctsBot, PubMctsBot)):
         return await run_search(bot.choose, view)
     return await asyncio.to_thread(bot.choose, view)

@@ -33,10 +33,10 @@ async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
         assert table.table.coach and "coach" in table.query_one(TitleBar).render().plain
         # Coach, chat and bell at once on 80 columns: the key bar still shows every key, the last one included.
         bar = table.query_one(KeyBar)
-        await wait_until(pilot, lambda: "Bell" in bar.render().plain, "the whole key bar")
+        await wait_until(pilot, lambda: "Mute bell" in bar.render().plain, "the whole key bar")
         shown = bar.render_line(0).text
         assert len(shown) == 80 and "…" not in shown
-        for key in ("Take", "No thanks!", "Coach", "Rules", "Quit", "Chat", "Mute chat", "Bell"):
+        for key in ("Take", "No thanks!", "Coach", "Rules", "Quit", "Chat", "Mute chat", "Mute bell"):
             assert f" {key}" in shown, key
         await wait_until(pilot, lambda: bool(table.table.view.legal), "my turn")
         await pilot.press("i")

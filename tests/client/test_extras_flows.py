@@ -12,6 +12,7 @@ from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.remembered import Remembered
 from nothanks_tui.client.screens.chart import ChartScreen
 from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.client.widgets.score_chart import MARKERS, ScoreChart
 from nothanks_tui.client.widgets.table import PrivatePanel
 from nothanks_tui.commands.launchers import LocalLaunchers
@@ -64,8 +65,11 @@ async def test_l_turns_the_bell_off_and_it_is_remembered(tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: my_turn(app), "my turn")
         assert rung[0] == 1
+        bar = table_screen(app).query_one(KeyBar)
+        assert "Mute bell" in bar.render().plain and "Unmute bell" not in bar.render().plain
         await pilot.press("l")
         assert app.bell_on is False
+        await wait_until(pilot, lambda: "Unmute bell" in bar.render().plain, "the key saying the bell is off")
         assert json.loads(path.read_text())["preferences"]["bell"] is False and Remembered(path).bell is False
         before = state_id(app)
         await pilot.press("n")
@@ -73,6 +77,8 @@ async def test_l_turns_the_bell_off_and_it_is_remembered(tmp_path):
         assert rung[0] == 1
         await pilot.press("l")
         assert app.bell_on is True and Remembered(path).bell is True
+        await wait_until(pilot, lambda: "Unmute bell" not in bar.render().plain, "the key saying the bell is on")
+        assert "Mute bell" in bar.render().plain
     assert NoThanksApp(remembered=Remembered(path)).bell_on is True
 
 
@@ -205,7 +211,10 @@ async def test_the_score_screen_shows_the_match_from_the_second_game_and_g_opens
         assert len(chart.timeline) == 24 and chart.timeline[-1] == tuple(screen.table.timeline[-1])
         await pilot.pause()
         drawn = chart.render().plain
+        below = app.screen.query_one("#chart-legend")
+        assert below.region.y >= chart.region.bottom  # the legend under the plot, not over its lines
         for label, marker in zip(chart.labels, MARKERS):
-            assert f"{marker} {label}" in drawn  # the legend: each line's marker beside its player's name
+            assert f"{marker} {label}" in str(below.render())  # each line's marker beside its player's name
+            assert f"{marker} {label}" not in drawn
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ScoreScreen), "back to the scores")

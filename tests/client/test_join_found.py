@@ -230,3 +230,20 @@ def test_the_join_command_without_an_address_opens_the_list_with_zeroconf(monkey
     monkeypatch.setattr(net, "join_found_app", stub_app)
     assert net.run_join(build_parser().parse_args(["join", "--name", "kim"])) == 0
     assert opened == [("kim", ZeroconfBrowser)]
+
+
+async def test_finding_nothing_says_so_after_a_while_and_a_host_found_later_still_shows(monkeypatch):
+    """Issue 29, defect 18: with no host on the network, the tab said "Looking for hosts…" for ever."""
+    monkeypatch.setattr(JoinForm, "NONE_FOUND_AFTER", 0.2)
+    FakeBrowser.made.clear()
+    app = NoThanksApp(launchers=LocalLaunchers(bot_pace=0), host_browser=FakeBrowser)
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await open_join_tab(app, pilot)
+        await wait_until(pilot, lambda: bool(FakeBrowser.made) and FakeBrowser.made[0].on_change is not None)
+        status = form.query_one("#found-status", Static)  # ("Looking for hosts…" first: the test above)
+        await wait_until(pilot, lambda: "No host found" in str(status.render()), "the word that none was found")
+        assert "type the host's address" in str(status.render()) and status.display
+        assert form.query_one("#join").region.bottom <= 23  # the sentence and the Join button fit at 80x24
+        FakeBrowser.made[0].announce(found("alice", 7001))
+        await pilot.pause()
+        assert lines(form) == ["alice  127.0.0.1:7001  2 free seats"] and not status.display

@@ -3,7 +3,7 @@ to 6 and quietly made 2 of them."""
 
 from __future__ import annotations
 
-from textual.widgets import Select
+from textual.widgets import Label, Select
 
 from nothanks_tui.client.screens.waiting import WaitingScreen
 
@@ -35,4 +35,21 @@ async def test_the_bots_offered_follow_the_players_and_the_choice_is_kept_where_
         waiting = app.screen
         await wait_until(pilot, lambda: waiting.waiting is not None, "the seats")
         assert len(waiting.waiting.seats) == 6 and sum(seat.is_bot for seat in waiting.waiting.seats) == 4
+    lobby.close()
+
+
+async def test_the_bot_fields_say_how_many_and_which_level_each_once():
+    """ "Bots now: no bots" said it twice, with a "now" that meant nothing to a newcomer (issue 29, defect 21)."""
+    lobby, app = await lobby_app("alice")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_new_table_dialog(pilot, app)
+        fields = {
+            str(row.query_one(Label).render()): row.query_one(Select)
+            for row in app.screen.query(".field")
+            if row.query(Label) and row.query(Select)
+        }
+        assert "Bots now" not in fields
+        count = fields["Bots"]
+        assert count.id == "bots" and count.value == 0
+        assert str(count.query_one("SelectCurrent Static#label").render()) == "none"
     lobby.close()

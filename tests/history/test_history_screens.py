@@ -11,9 +11,10 @@ from nothanks_server.store import SqliteStore
 from nothanks_tui.client.history_app import HistoryApp
 from nothanks_tui.client.replaying import ReplayError, load_replay
 from nothanks_tui.client.screens.history import HistoryScreen
-from nothanks_tui.client.screens.replay import ReplayScreen
+from nothanks_tui.client.screens.replay import MoveNumberScreen, ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.stats import StatsScreen
+from nothanks_tui.client.widgets.table import PlayersPanel
 from nothanks_tui.engine import breakdown, card_points
 
 from ..client.ui_helpers import local_app, my_turn, table_screen, wait_until
@@ -177,3 +178,34 @@ async def test_the_score_screen_replays_the_game_just_played():
         assert scores == [breakdown(h, c or 0).score for h, c in zip(final.hands, final.chips)]
         await pilot.press("q")
         assert isinstance(app.screen, ScoreScreen)
+
+
+def players_text(app) -> str:
+    return "\n".join(line.plain for line in app.screen.query_one(PlayersPanel).draw_lines())
+
+
+async def test_the_replay_marks_you_and_jumps_to_a_typed_move_number():
+    """Issue 29, defect 17: the replay said nobody was you, and reached move 40 only by 40 presses."""
+    record = finished_record(["ann", "bob", "cy"], 7, bots=[False, True, True])
+    replay = load_replay(record)
+    app = HistoryApp(lambda: ReplayScreen(replay))  # (this machine's game: its one player is you)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert "ann (you)" in players_text(app) and "bob (you)" not in players_text(app)
+        assert "ann (you)" in panel_text(app)
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, MoveNumberScreen), "the move number")
+        await pilot.press("2", "0", "enter")
+        await wait_until(pilot, lambda: app.screen is screen, "back in the replay")
+        assert screen.step == 20 and len(screen.table.view.moves) == 20 and "Move 20 of" in panel_text(app)
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, MoveNumberScreen), "the move number")
+        await pilot.press("9", "9", "9", "enter")  # past the end: the end
+        await wait_until(pilot, lambda: app.screen is screen, "back in the replay")
+        assert screen.step == replay.moves
+        await pilot.press("g", "escape")
+        assert app.screen is screen and screen.step == replay.moves
+    # A host's history: the player named so; a spectator's score screen: nobody.
+    people = load_replay(finished_record(["ann", "bob"], 7))
+    assert ReplayScreen(people, you="bob").you == 1 and ReplayScreen(replay, you=None).you is None
+    assert ReplayScreen(people).you is None  # two people, and no name: not known

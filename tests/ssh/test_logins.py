@@ -1,4 +1,5 @@
-"""Connections that never log in cannot keep players out: logins in progress are capped, the oldest gives way."""
+"""Connections that never log in cannot keep players out: logins in progress are capped below the sessions, the
+oldest of the biggest holder gives way."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ async def idle_connection(port: int) -> tuple[asyncio.StreamReader, asyncio.Stre
 
 
 async def test_idle_connections_give_way_to_a_player_oldest_first(start_sessions):
-    front = await start_sessions(max_logins=3, max_sessions=3)
+    front = await start_sessions(max_logins=3, max_sessions=4)
     idle = [await idle_connection(front.port) for _ in range(5)]
     for reader, _ in idle[:2]:  # the two oldest were closed when the fourth and fifth came
         async with asyncio.timeout(10):
@@ -45,16 +46,17 @@ async def test_idle_connections_give_way_to_a_player_oldest_first(start_sessions
     await player.close()
 
 
-def test_a_crowd_as_large_as_the_session_cap_may_log_in_together(tmp_path):
-    assert SSHSettings(host_key_path=tmp_path / "key").login_limit == 128
-    assert SSHSettings(host_key_path=tmp_path / "key", max_sessions=1000).login_limit == 1000
+def test_the_login_cap_stays_below_the_session_cap_so_that_it_fires(tmp_path):
+    assert SSHSettings(host_key_path=tmp_path / "key").login_limit == 64
+    assert SSHSettings(host_key_path=tmp_path / "key", max_sessions=1000).login_limit == 64
+    assert SSHSettings(host_key_path=tmp_path / "key", max_logins=128, max_sessions=100).login_limit == 99
     assert SSHSettings(host_key_path=tmp_path / "key", max_logins=0, max_sessions=1).login_limit == 1
 
 
 def test_the_command_line_sets_the_login_cap():
     default = ssh_settings_for(["--ssh-port", "2222"])
-    chosen = ssh_settings_for(["--ssh-port", "2222", "--max-logins", "16", "--max-sessions", "8"])
-    assert default is not None and default.login_limit == 128
+    chosen = ssh_settings_for(["--ssh-port", "2222", "--max-logins", "16", "--max-sessions", "32"])
+    assert default is not None and default.login_limit == 64
     assert chosen is not None and chosen.login_limit == 16
 
 

@@ -21,7 +21,9 @@ from nothanks_server.tcp import TcpHost
 from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import PROBE, until
+from .test_fair_shares import open_from
 from .test_game import sit_at_bot_table
+from .test_logins import idle_connection
 
 
 async def test_the_game_runs_in_a_worker_process(start_host):
@@ -205,3 +207,40 @@ async def test_a_host_key_the_workers_cannot_use_stops_the_front_with_one_senten
         await start_host(workers=1, host_key_path=bad)
     assert str(failed.value).startswith(f"cannot use the SSH host key {bad}:")
     assert "Traceback" not in capfd.readouterr().err  # the worker said why to the front, not to the terminal
+
+
+async def test_connection_churn_never_keeps_more_than_max_workers_alive(start_host, caplog):
+    front = await start_host(workers=1, worker_sessions=2, max_workers=2, session_timeout=60, app=PROBE)
+    held = []
+    for _ in range(8):  # logged in without a session: each worker drains only once these close
+        held.append(await open_from("127.0.0.2", front.port, password=""))
+        await until(lambda: sum(worker.logins for worker in front.workers()) >= len(held), timeout=10)
+        await front.wait_until(lambda: all(worker.state != "starting" for worker in front.workers()))
+    assert len(front.workers()) <= 2
+    player = await TerminalClient().connect(front.port, "still", local_addr=("127.0.0.9", 0))  # gets in all the same
+    await player.wait_for("name: still")
+    assert len(front.workers()) <= 2
+    assert not [record for record in caplog.records if record.exc_info]  # no traceback in the log
+    for conn in held:
+        conn.close()
+    await player.close()
+    # every connection gone: the workers that took them exit, replaced by one taking players (memory given back)
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["taking"], timeout=30)
+    again = await TerminalClient().connect(front.port, "again")
+    await again.wait_for("name: again")
+    await again.close()
+
+
+async def test_connections_closed_before_logging_in_do_not_recycle_a_worker(start_host):
+    front = await start_host(workers=1, worker_sessions=2, app=PROBE)
+    (first,) = front.worker_pids()
+    for _ in range(6):  # a port scan, churn from a botnet: nothing of theirs stays in the worker's heap
+        reader, writer = await idle_connection(front.port)
+        writer.close()
+        async with asyncio.timeout(10):
+            await reader.read()
+    await until(lambda: sum(worker.handed for worker in front.workers()) == 6, timeout=10)
+    assert front.worker_pids() == [first] and front.workers()[0].state == "taking"
+    player = await TerminalClient().connect(front.port, "one")
+    await player.wait_for("name: one")
+    await player.close()

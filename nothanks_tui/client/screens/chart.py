@@ -11,12 +11,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
+from textual.widgets import Static
 
 from ...i18n import N_
 from ...link import TableUpdate
 from ..presentation import seat_name, you_tag
 from ..widgets.keybar import KeyBar
-from ..widgets.score_chart import ScoreChart
+from ..widgets.score_chart import ScoreChart, legend
 
 
 class ChartScreen(ModalScreen[None]):
@@ -37,6 +38,7 @@ class ChartScreen(ModalScreen[None]):
             name = seat_name(self.table.seats, index, 12)
             labels.append(name + (you_tag(name) if index == seat else ""))
         yield ScoreChart(self.table.timeline, labels, id="score-chart")
+        yield Static(legend(labels), id="chart-legend")
         yield KeyBar()
 
     def action_close(self) -> None:

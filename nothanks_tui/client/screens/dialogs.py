@@ -30,6 +30,21 @@ KEYS = (
 )
 
 
+LOBBY_KEYS = (
+    N_("Keys in the lobby"),
+    N_("  Enter, j   join the highlighted table (or take back your seat there)"),
+    N_("  c          set up a new table: players, bots, options"),
+    N_("  w          watch the highlighted table"),
+    N_("  r          list the tables again (the list also refreshes by itself)"),
+    N_("  h          this host's finished games: replays and statistics"),
+    N_("  ?          this help (q or Esc closes it)"),
+    N_("  q          leave this host"),
+    "",
+    N_("Chat starts once you sit at a table: in its waiting room and during its game, c talks to that table."),
+    N_("The lobby itself has no chat."),
+)
+
+
 def rules_text(language: str) -> str:
     """The rules in short, written in ``language`` from that language's rule text (locale/<lang>/rules.txt), not
     translated sentence by sentence from the English; English when there is none."""
@@ -40,14 +55,14 @@ def rules_text(language: str) -> str:
     return ""
 
 
-def help_text(variant: str = STANDARD) -> str:
+def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
     """The help screen's text in the player's language: the rules, what the table's variant changes in them, then
-    the keys."""
+    the keys (the table's by default)."""
     rules = [rules_text(current_language())]
     if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
         changes = _("This table plays the {variant} variant: {changes}.")
         rules += ["", changes.format(variant=_(known.label), changes=_(known.summary))]
-    return "\n".join([*rules, "", *(_(line) for line in KEYS), ""])
+    return "\n".join([*rules, "", *(_(line) if line else "" for line in keys), ""])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -59,13 +74,16 @@ class HelpScreen(ModalScreen[None]):
         Binding("h", "close", N_("Close"), show=False),
     ]
 
-    def __init__(self, variant: str = STANDARD) -> None:
+    def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
+        """``keys``: the lines about the keys of the screen it was opened from (the table's, ``LOBBY_KEYS``);
+        ``variant``: the table's, whose changes to the rules it says."""
         super().__init__()
+        self.keys = keys
         self.variant = variant
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(Content(help_text(self.variant)), id="help-text")
+            yield Static(Content(help_text(self.keys, self.variant)), id="help-text")
         yield KeyBar()
 
     def action_close(self) -> None:

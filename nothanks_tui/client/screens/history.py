@@ -24,7 +24,7 @@ from ..presentation import number
 from ..replaying import ReplayError, load_replay
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
-from .replay import WINNER_MARK, ReplayScreen, when_text
+from .replay import GUESS, WINNER_MARK, ReplayScreen, when_text
 from .stats import StatsScreen
 from .steady import SteadyScreen
 
@@ -58,9 +58,11 @@ class HistoryScreen(SteadyScreen[None]):
         Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
     ]
 
-    def __init__(self, source: HistorySource, title: str | None = None) -> None:
+    def __init__(self, source: HistorySource, title: str | None = None, player: str | None = None) -> None:
+        """``player``: this player's name at the host whose history this is (None: this machine's games)."""
         super().__init__()
         self.source = source
+        self.player = player
         self.title_text = title or _("Game history")
         self.games: list[GameListing] = []
         self.total = 0
@@ -141,7 +143,7 @@ class HistoryScreen(SteadyScreen[None]):
         except ReplayError as error:
             self.notify(clean_message(str(error)), title=_("Cannot replay"), severity="error", markup=False)
             return
-        self.app.push_screen(ReplayScreen(replay))
+        self.app.push_screen(ReplayScreen(replay, you=GUESS if self.player is None else self.player))
 
     def action_stats(self) -> None:
         self.app.push_screen(StatsScreen(self.source))

@@ -30,7 +30,7 @@ from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
-from .dialogs import ClosedScreen
+from .dialogs import LOBBY_KEYS, ClosedScreen, HelpScreen
 from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -97,6 +97,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("w", "watch", N_("Watch")),
         Binding("r", "refresh", N_("Refresh")),
         Binding("h", "history", N_("History")),
+        Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
 
@@ -135,10 +136,14 @@ class LobbyScreen(SteadyScreen[None]):
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
 
+    def action_help(self) -> None:
+        """The rules, the lobby's keys, and where chat is (at a table: the lobby has none)."""
+        self.app.push_screen(HelpScreen(LOBBY_KEYS))
+
     def action_history(self) -> None:
         """This host's finished games (and its players' statistics), read through the lobby connection."""
         title = _("Games finished at {host}").format(host=_(self.lobby.info.description))
-        self.app.push_screen(HistoryScreen(self.lobby, title))
+        self.app.push_screen(HistoryScreen(self.lobby, title, self.lobby.info.extras.get("name") or None))
 
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:
@@ -174,17 +179,22 @@ class LobbyScreen(SteadyScreen[None]):
     async def refresh_tables(self) -> None:
         if self.app.screen is not self:  # (under a table or a dialog: its timer is paused too, on_screen_suspend)
             return
+        closed = getattr(self.lobby, "closed_reason", None)  # (TcpLobby: the connection ended, and why)
+        if isinstance(closed, str) and self._host_gone(_(closed)):
+            return
         try:
             summaries = await self.lobby.list_tables()
         except LobbyError as error:
+            reason = error_sentence(error.code, error.message)
             known = errors.REGISTRY.get(error.code)
             if error.code == errors.CLOSED or (known is not None and known.fatal):
-                # the host hung up (and did not come back, when it said it restarts): nothing will work again
-                reason = error_sentence(error.code, error.message)
-                closed = ClosedScreen(reason, title=N_("The host closed the connection"))
-                self.app.push_screen(closed, self._leave_for_good)
+                # the host hung up (and did not come back, when it said it restarts): nothing will work again;
+                # to the start screen's Join tab where the app has one, else a screen saying so that any key leaves
+                if not self._host_gone(reason):
+                    gone = ClosedScreen(reason, title=N_("The host closed the connection"))
+                    self.app.push_screen(gone, self._leave_for_good)
                 return
-            self.say(_("Cannot list tables: {reason}").format(reason=error_sentence(error.code, error.message)))
+            self.say(_("Cannot list tables: {reason}").format(reason=reason))
             return
         self._listings += 1
         if summaries == self.summaries and self._listed:
@@ -194,6 +204,15 @@ class LobbyScreen(SteadyScreen[None]):
         listed = {summary.table_id for summary in summaries}
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
         self._draw_tables()
+
+    def _host_gone(self, reason: str) -> bool:
+        """The host is gone for good: to the start screen's Join tab with a sentence saying so, where the app
+        allows it (NoThanksApp.host_gone); False where it does not (the lobby then says why it cannot list)."""
+        host_gone = getattr(self.app, "host_gone", None)
+        if not callable(host_gone):
+            return False
+        sentence = _("The host at {where} is gone: {reason}.")  # (the Join tab it opens says the rest)
+        return bool(host_gone(sentence.format(where=_(self.lobby.info.description), reason=reason)))
 
     def on_resize(self, _event: events.Resize) -> None:
         if self._listed:
@@ -290,7 +309,7 @@ class LobbyScreen(SteadyScreen[None]):
             return
         # Whatever the list says, the host decides (a seat may have freed up since): its refusal is worded with
         # what the list knows of the table (join_refusals.py).
-        await self._enter(lambda: self.lobby.join(summary.table_id), about=summary)
+        await self._enter(lambda: self.lobby.join(summary.table_id), about=summary, creator=False)
 
     async def action_watch(self) -> None:
         summary = self._highlighted()
@@ -302,7 +321,7 @@ class LobbyScreen(SteadyScreen[None]):
     def action_create(self) -> None:
         async def chosen(settings: NewTable | None) -> None:
             if settings is not None:
-                await self._enter(lambda: self.lobby.create_table(settings))
+                await self._enter(lambda: self.lobby.create_table(settings), creator=True)
 
         choices: Sequence[tuple[str, str]] = getattr(self.app, "bot_choices", ())
         self.app.push_screen(NewTableScreen(choices, getattr(self.app, "default_bot", "")), chosen)
@@ -312,9 +331,11 @@ class LobbyScreen(SteadyScreen[None]):
         sit: Callable[[], Awaitable[TableConnection]],
         forget: str | None = None,
         about: TableSummary | None = None,
+        creator: bool | None = None,
     ) -> None:
         """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails; ``about``:
-        the table a ``join`` asked for (its refusal says what the list shows of it)."""
+        the table a ``join`` asked for (its refusal says what the list shows of it); ``creator``: whether this
+        player set the table up (None: not known, a seat taken back)."""
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
@@ -327,7 +348,7 @@ class LobbyScreen(SteadyScreen[None]):
         table_id = getattr(connection, "table_id", None)
         if connection.seat_token is not None and isinstance(table_id, str) and table_id:
             self.held[table_id] = connection.seat_token
-        self.app.push_screen(WaitingScreen(connection, self.join_hint), self._back_in_lobby)
+        self.app.push_screen(WaitingScreen(connection, self.join_hint, creator), self._back_in_lobby)
 
     def _back_in_lobby(self, _result: object) -> None:
         self.refresh_tables()

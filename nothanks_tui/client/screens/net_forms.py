@@ -21,13 +21,14 @@ from textual.widgets.option_list import Option
 from ...defaults import DEFAULT_PORT
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError, NewTable
+from ..coaching import COACH_LABEL
 from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
-from ..safe_text import display_name
+from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields
+from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from .start import HostStarted, StartForm
 
 log = logging.getLogger(__name__)
@@ -59,14 +60,19 @@ class JoinForm(StartForm):
 
     TITLE = N_("Join a game")
     NEEDS_LAUNCHERS = False  # the client's own TCP connection
+    NONE_FOUND_AFTER = 4.0  # seconds of looking before the tab says none was found (it goes on looking)
 
-    def __init__(self) -> None:
+    def __init__(self, note: str = "") -> None:
+        """``note``: a sentence at the tab's top (why the player is here: the host they were at is gone)."""
         super().__init__()
+        self.note = note
         self.browser: HostBrowser | None = None
         self.found: dict[str, FoundHost] = {}  # by key, as the list's options are
         self._left = False  # unmounted: the list is gone
 
     def compose(self) -> ComposeResult:
+        if self.note:
+            yield Static(Content(clean_message(self.note)), id="join-note")
         yield from _name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
@@ -96,6 +102,15 @@ class JoinForm(StartForm):
             log.info("cannot look for hosts on this network: %s", error)  # the tab says so; stderr is the screen
             self.query_one("#found-status", Static).update(
                 _("Cannot look for hosts on this network: type the host's address below.")
+            )
+            return
+        self.set_timer(self.NONE_FOUND_AFTER, self._none_found)
+
+    def _none_found(self) -> None:
+        """Still nothing after a while: say so (and keep looking: a host may start later)."""
+        if not self._left and not self.found:
+            self.query_one("#found-status", Static).update(
+                _("No host found on this network: type the host's address below (the list fills in if one appears).")
             )
 
     async def on_unmount(self) -> None:
@@ -170,12 +185,18 @@ class HostForm(StartForm):
         yield from _name_field(_("host"))
         yield from table_size_fields()
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
-        with Horizontal(classes="field"):
-            yield Label(_("Port"), classes="field-label")
-            yield Input(value=str(DEFAULT_PORT), id="port")
-        with Horizontal(classes="field"):
+        yield from variant_field(compact=True)
+        with Horizontal(classes="field"):  # (``nothanks host --bind --port``)
+            yield Label(_("Listen on"), classes="field-label")
+            yield Input(value=self.BIND, id="bind", classes="bind")
+            yield Label(_("port"), classes="port-label")
+            yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
+        with Horizontal(classes="field -first-of-two"):  # (the two tick boxes together: the tab fits 80x24)
             yield Label("", classes="field-label")
             yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+        with Horizontal(classes="field"):
+            yield Label("", classes="field-label")
+            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
         with Horizontal(classes="field"):
             yield Label("", classes="field-label")
             yield Button(_("Host"), id="host", variant="primary")
@@ -194,14 +215,17 @@ class HostForm(StartForm):
             port = int(self.query_one("#port", Input).value)
         except ValueError:
             raise ValueError(_("the port is a number, e.g. 7777")) from None
+        bind = self.query_one("#bind", Input).value.strip() or self.BIND
         table = NewTable(
             players=players,
             bots=min(bots, players - 1),
             bot=str(self.query_one("#bot", Select).value),
             open_chips=self.query_one("#open-chips", TickBox).value,
+            variant=str(self.query_one("#variant", Select).value),
+            coach=self.query_one("#coach", TickBox).value,
         )
         hosting = await self.launchers.host_game(
-            HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=self.BIND)
+            HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=bind)
         )
         app.post_message(HostStarted(hosting))  # the app stops it when it ends
         app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())

@@ -12,22 +12,24 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
 
 from ...engine import breakdown, winners
 from ...i18n import N_, NC_, _
 from ...link import TableUpdate
-from ..presentation import move_line, number, seat_name
-from ..replaying import Replay
+from ..presentation import move_line, number, seat_name, you_tag
+from ..replaying import Replay, your_seat
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
 from .steady import SteadyScreen
 from .table import TitleBar
 
 WINNER_MARK = "★"
+GUESS = "\0guess"  # (no player is named so: names are cleaned of control characters)
 
 
 def when_text(finished_at: float | None) -> str:
@@ -40,18 +42,20 @@ def when_text(finished_at: float | None) -> str:
         return "?"
 
 
-def scores_line(replay: Replay, step: int, label: str) -> Content:
+def scores_line(replay: Replay, step: int, label: str, you: int | None = None) -> Content:
     """ "Scores now: you 12 · ana −3 · bo 20" (cards minus chips, as they stood after ``step`` moves)."""
     state = replay.states[step]
     cells = 10 if state.players <= 4 else 7
     parts: list[Content] = []
     for seat in range(state.players):
         score = breakdown(state.hands[seat], state.chips[seat]).score
-        parts.append(Content.assemble(seat_name(replay.seats, seat, cells), " ", (number(score), "bold")))
+        name = seat_name(replay.seats, seat, cells)
+        tag = you_tag(name) if seat == you else ""
+        parts.append(Content.assemble(name, tag, " ", (number(score), "bold")))
     return Content.assemble((label, "dim"), " ", Content(" · ").join(parts))
 
 
-def panel_lines(replay: Replay, step: int) -> list[Content]:
+def panel_lines(replay: Replay, step: int, you: int | None = None) -> list[Content]:
     """The replay panel: where we are and the move just played, the scores; at the end, what was hidden."""
     total = replay.moves
     where = Content.styled(_("Move {step} of {total}").format(step=step, total=total), "bold")
@@ -62,7 +66,7 @@ def panel_lines(replay: Replay, step: int) -> list[Content]:
     else:
         lines = [Content.assemble(where, "  ", move_line(move, replay.seats))]
     if step < total:
-        lines.append(scores_line(replay, step, _("Scores now:")))
+        lines.append(scores_line(replay, step, _("Scores now:"), you))
         lines.append(Content.styled(_("The end of the game shows what was hidden: the cards set aside."), "dim"))
         return lines
     final = replay.final
@@ -75,7 +79,7 @@ def panel_lines(replay: Replay, step: int) -> list[Content]:
         (names, "bold"),
         "  ({})".format(_("lowest score wins")),
     )
-    lines.append(scores_line(replay, step, _("Final scores:")))
+    lines.append(scores_line(replay, step, _("Final scores:"), you))
     removed = "  ".join(str(card) for card in final.removed)
     lines.append(Content.assemble((_("Set aside, never played:"), "dim"), " ", (removed, "bold")))
     chips = " · ".join(f"{seat_name(replay.seats, seat, 10)} {count}" for seat, count in enumerate(final.chips))
@@ -91,15 +95,19 @@ class ReplayScreen(SteadyScreen[None]):
         Binding("left,p", "step(-1)", N_("Previous"), key_display="←/p"),
         Binding("home,s", "go_to('start')", NC_("replay", "Start"), key_display="Home/s"),  # (its first move)
         Binding("end,e", "go_to('end')", N_("End"), key_display="End/e"),
+        Binding("g", "choose_move", N_("Go to move")),
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
     ]
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     step: reactive[int] = reactive(0, init=False)
 
-    def __init__(self, replay: Replay, *, at_end: bool = False) -> None:
+    def __init__(self, replay: Replay, *, at_end: bool = False, you: int | str | None = GUESS) -> None:
+        """``you``: the seat of the player watching, marked "(you)" (None: not theirs; a name: the seat of that
+        name; by default the only player who was not a bot: a game on this machine, ``replaying.your_seat``)."""
         super().__init__()
         self.replay = replay
+        self.you = your_seat(replay, None if you == GUESS else you) if isinstance(you, str) else you
         self._start_at = replay.moves if at_end else 0
 
     def compose(self) -> ComposeResult:
@@ -123,8 +131,9 @@ class ReplayScreen(SteadyScreen[None]):
         self._show()
 
     def _show(self) -> None:
-        self.table = self.replay.update(self.step)
-        self.query_one("#replay-panel", Static).update(Content("\n").join(panel_lines(self.replay, self.step)))
+        self.table = self.replay.update(self.step, self.you)
+        lines = panel_lines(self.replay, self.step, self.you)
+        self.query_one("#replay-panel", Static).update(Content("\n").join(lines))
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -142,8 +151,42 @@ class ReplayScreen(SteadyScreen[None]):
     def action_go_to(self, where: str) -> None:
         self.step = 0 if where == "start" else self.replay.moves
 
+    def action_choose_move(self) -> None:
+        def chosen(step: int | None) -> None:
+            if step is not None:
+                self.step = max(0, min(self.replay.moves, step))
+
+        self.app.push_screen(MoveNumberScreen(self.replay.moves, self.step), chosen)
+
     def action_close(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.dismiss(None)
         else:
             self.app.exit(0)
+
+
+class MoveNumberScreen(ModalScreen[int | None]):
+    """The move to jump to (0: the deal), typed; Enter goes there, Esc does not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Back"), key_display="Esc")]
+
+    def __init__(self, moves: int, step: int) -> None:
+        super().__init__()
+        self.moves = moves
+        self.step = step
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="move-box", classes="dialog"):
+            yield Label(_("Go to move (0 to {total}), then Enter:").format(total=self.moves))
+            yield Input(placeholder=str(self.step), type="integer", id="move-number")
+        yield KeyBar()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.dismiss(int(event.value))
+        except ValueError:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

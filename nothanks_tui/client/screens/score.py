@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -140,7 +140,9 @@ class ScoreScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
-        with Vertical(id="score-box", classes="dialog"):
+        # The note (who asked for another game) is docked at the box's bottom: with seven players the scores may
+        # not fit 80x24, and then they scroll under it rather than push it out of sight.
+        with VerticalScroll(id="score-box", classes="dialog"):
             yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
             yield Static(body, id="score-table")
@@ -208,4 +210,4 @@ class ScoreScreen(ModalScreen[str]):
             message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
             self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
             return
-        self.app.push_screen(ReplayScreen(replay))
+        self.app.push_screen(ReplayScreen(replay, you=self.table.view.seat))

@@ -166,7 +166,7 @@ class StartScreen(SteadyScreen[None]):
         )
         with TabbedContent(id="start-modes"):
             for index, form in enumerate(self.forms):
-                with TabPane(_(form.TITLE), id=f"mode-{index}"):
+                with TabPane(_(form.TITLE), id=f"mode-{index}", classes=f"-{type(form).__name__}"):  # (app.tcss)
                     yield form
         yield KeyBar()
 

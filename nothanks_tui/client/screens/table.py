@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widgets import Static
 
 from ...engine import STANDARD, Action
 from ...i18n import N_, _, ngettext
@@ -60,6 +61,7 @@ SEAT_KEPT = N_(
 )
 TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (app.tcss: -tall, -taller, -wide)
 COMPACT = 16  # rows below which your area shows only your two choices (your chips and cards are in your row)
+SMALLEST = (36, 13)  # columns, rows the whole table needs; below, your choices alone and how big it must be
 NOTICE_SECONDS = 3.0  # how long a warning toast shows (and is not repeated)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
@@ -143,7 +145,8 @@ class TableScreen(SteadyScreen[None]):
         Binding("c", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat")),
         Binding("m", "unmute_chat", N_("Unmute chat")),
-        Binding("l", "toggle_bell", N_("Bell")),
+        Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
+        Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
 
     # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
@@ -153,6 +156,9 @@ class TableScreen(SteadyScreen[None]):
     chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
     chat_muted: reactive[bool] = reactive(False, repaint=False)
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)  # the coach's last answer (coaching.py)
+    # The connection says the host is gone for now (restarting, or the connection lost: it reconnects): until the
+    # table is heard from again no move can be sent, so none is offered.
+    host_away: reactive[bool] = reactive(False, repaint=False)
 
     class TableEventArrived(Message, bubble=False):
         """The connection produced an event (posted by the reader worker; for this screen only, so it does not
@@ -178,13 +184,14 @@ class TableScreen(SteadyScreen[None]):
         )
         with Horizontal(id="top"):
             yield FaceUpCard(id="card").data_bind(TableScreen.table)
-            yield TableStatus(id="status").data_bind(TableScreen.table)
+            yield TableStatus(id="status").data_bind(TableScreen.table, TableScreen.host_away)
             yield MoveLog(id="log").data_bind(
                 TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
             )
         yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
-        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice)
+        yield Static("", id="too-small")
+        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
         yield self._chat_input
         yield KeyBar()
 
@@ -207,6 +214,16 @@ class TableScreen(SteadyScreen[None]):
         self.set_class(size.height < COMPACT, "-compact")
         for private in self.query(PrivatePanel):
             private.compact = size.height < COMPACT
+        # Smaller than the whole table needs: your two choices (each names the card and its chips) and a line that
+        # says how big the terminal must be, rather than the choices pushed out of sight (app.tcss: -tiny).
+        width, height = SMALLEST
+        tiny = size.width < width or size.height < height
+        self.set_class(tiny, "-tiny")
+        if tiny:
+            text = _("The terminal is {width}x{height}: the table needs {min_width}x{min_height}.").format(
+                width=size.width, height=size.height, min_width=width, min_height=height
+            )
+            self.query_one("#too-small", Static).update(Content(text))
 
     @work(exclusive=True, group="connection", exit_on_error=False)
     async def read_events(self) -> None:
@@ -226,6 +243,8 @@ class TableScreen(SteadyScreen[None]):
 
     def on_table_screen_table_event_arrived(self, message: TableEventArrived) -> None:
         event = message.event
+        if isinstance(event, TableUpdate) or (isinstance(event, Rejected) and event.code == errors.CLOSED):
+            self._host_heard(isinstance(event, TableUpdate))
         if isinstance(event, TableUpdate):
             previous = self.table
             new_deal = (
@@ -269,6 +288,14 @@ class TableScreen(SteadyScreen[None]):
         elif isinstance(event, Closed):
             if not self._leaving:
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
+
+    def _host_heard(self, here: bool) -> None:
+        """The table is heard from (``here``), or the connection says the host is away: the turn line, your area
+        and the play keys follow."""
+        if self.host_away != (not here):
+            self.host_away = not here
+            self._bindings_state = None  # (the next update redraws the footer)
+            self.refresh_bindings()
 
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
         """Put lines in the log where they were said (after the moves made so far); where the log has no room
@@ -332,6 +359,9 @@ class TableScreen(SteadyScreen[None]):
                 if self.app.screen is screen:
                     screen.dismiss("table")
                 break
+        for notification in list(self.app._notifications):  # "bob wants another game: press a..." is over
+            if notification.title == _("Next game"):
+                self.app._unnotify(notification)
         asked, self._asked_again = self._asked_again, False
         if asked or (self.table is not None and asked_by_me(self.table)):
             return
@@ -359,18 +389,22 @@ class TableScreen(SteadyScreen[None]):
         if action in PLAY_ACTIONS:
             if view is None:
                 return False
+            if self.host_away and not view.finished:
+                return None  # greyed: a move cannot reach the host now (on_key says so)
             code = view.refusal(PLAY_ACTIONS[action])
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
-        if action == "toggle_bell":
-            return not (view is not None and view.seat is None)  # a spectator has no turn to ring for
+        if action in ("mute_bell", "unmute_bell"):
+            if view is not None and view.seat is None:
+                return False  # a spectator has no turn to ring for
+            return bool(getattr(self.app, "bell_on", True)) == (action == "mute_bell")
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
-            return True if view.legal else None  # greyed until your turn
+            return True if view.legal and not self.host_away else None  # greyed until your turn (and the host)
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
@@ -387,6 +421,10 @@ class TableScreen(SteadyScreen[None]):
             return
         action = PLAY_KEYS.get(event.key)
         if view is None or action is None or self._typing:
+            return
+        if self.host_away and not view.finished:
+            self._notice_once(_("The host is away: play once it is back (the table says so)."))
+            event.stop()
             return
         notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
@@ -433,12 +471,18 @@ class TableScreen(SteadyScreen[None]):
         if (note := advice_note(advice)) is not None:
             self.notify(note, title=advice_title(advice, card), markup=False)
 
-    def action_toggle_bell(self) -> None:
+    def action_mute_bell(self) -> None:
+        self._ring_bell(False)
+
+    def action_unmute_bell(self) -> None:
+        self._ring_bell(True)
+
+    def _ring_bell(self, on: bool) -> None:
         """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
-        on = not getattr(self.app, "bell_on", True)
         set_bell = getattr(self.app, "set_bell", None)
         if callable(set_bell):
             set_bell(on)
+        self.refresh_bindings()
         text = _("Bell on: it rings once when it becomes your turn.") if on else _("Bell off.")
         self.notify(text, title=_("Bell"), timeout=4, markup=False)
 
@@ -501,7 +545,7 @@ class TableScreen(SteadyScreen[None]):
             self.notify(_("A bot plays for {names} until they come back.").format(names=names), markup=False)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.table.view.variant if self.table is not None else STANDARD))
+        self.app.push_screen(HelpScreen(variant=self.table.view.variant if self.table is not None else STANDARD))
 
     def action_quit_table(self) -> None:
         hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1

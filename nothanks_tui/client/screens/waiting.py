@@ -28,6 +28,7 @@ from ...link import (
     TableEvent,
     TableUpdate,
     TableWaiting,
+    errors,
 )
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
@@ -120,10 +121,15 @@ class WaitingScreen(SteadyScreen[None]):
             super().__init__()
             self.event = event
 
-    def __init__(self, connection: TableConnection, join_hint: list[str] | None = None) -> None:
+    def __init__(
+        self, connection: TableConnection, join_hint: list[str] | None = None, creator: bool | None = None
+    ) -> None:
+        """``creator``: this player set the table up (True), joined it (False), or came back to it (None: not known
+        until the host says so, by letting them start or refusing their bot)."""
         super().__init__()
         self.connection = connection
         self.join_hint = join_hint or []
+        self.creator = creator
         self.waiting: TableWaiting | None = None
         self._handed_over = False
         self._gone = False  # gone back (``_go_back``) already
@@ -167,11 +173,16 @@ class WaitingScreen(SteadyScreen[None]):
                 said.extend(item.lines if isinstance(item, ChatHistory) else [item])
             self.query_one(ChatLines).lines = tuple(said)
         elif isinstance(event, Rejected):
+            if event.code == errors.NOT_CREATOR:
+                self.creator = False  # (a player who came back: now we know)
+                self.refresh_bindings()
             self.say(error_sentence(event.code, event.message))
         elif isinstance(event, Closed):
             self._go_back(_(event.reason) if event.reason else "")  # a host's fixed reasons are in the catalogs
 
     def _draw(self, event: TableWaiting) -> None:
+        if event.can_start:
+            self.creator = True  # (only the creator may start)
         title = Text(
             _("Table {table}: waiting for players").format(table=clean_message(event.table_id, 12)), style="bold"
         )
@@ -202,6 +213,8 @@ class WaitingScreen(SteadyScreen[None]):
             self.say(_("You are watching; the game shows here when it starts."))
         elif event.can_start:
             self.say(_("Every seat is filled: press s to start."))
+        elif free and self.creator is False:
+            self.say(_("Waiting for {count} more: others join, or the table's creator adds bots.").format(count=free))
         elif free:
             self.say(
                 _("Waiting for {count} more: others join, or press b to add a bot (the table's creator).").format(
@@ -227,6 +240,7 @@ class WaitingScreen(SteadyScreen[None]):
         if action == "add_bot":
             return (
                 self.waiting is not None
+                and self.creator is not False  # only the creator adds bots (the host refuses anyone else)
                 and self.waiting.my_seat is not None
                 and any(seat.empty for seat in self.waiting.seats)
             )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Checkbox, Label, Select
 
@@ -21,14 +22,18 @@ class TickBox(Checkbox):
     def _button(self) -> Content:
         return Content.styled("[✓]" if self.value else "[ ]", "bold")
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many lines as its label takes at this width (Textual's is one line: 60 columns cut the label)."""
+        return max(1, len(self.render().wrap(max(1, width))))
+
 
 def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult:
-    """The "Bots" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
+    """The "Level" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
     if not choices:
         return
     names = [name for name, _description in choices]
     with Horizontal(classes="field"):
-        yield Label(_("Bots"), classes="field-label")
+        yield Label(_("Level"), classes="field-label")
         yield Select(
             [(f"{name}: {_(description)}", name) for name, description in choices],
             value=default if default in names else names[0],
@@ -57,16 +62,15 @@ TABLE_PLAYERS = 3  # the "Players" field's first choice
 
 
 def _bot_counts(players: int) -> list[tuple[str, int]]:
-    """The "Bots now" choices at a table of ``players``: none up to every seat but the creator's."""
+    """The "Bots" choices at a table of ``players``: none up to every seat but the creator's."""
     return [
-        (_("no bots") if n == 0 else ngettext("{count} bot", "{count} bots", n).format(count=n), n)
-        for n in range(players)
+        (_("none") if n == 0 else ngettext("{count} bot", "{count} bots", n).format(count=n), n) for n in range(players)
     ]
 
 
 def table_size_fields() -> ComposeResult:
-    """The "Players" and "Bots now" fields of every form that sets up a table (lobby dialog, host tab). The form
-    calls ``fit_bots_to_players`` when "Players" changes."""
+    """The "Players" and "Bots" (how many, seated at once) fields of every form that sets up a table (lobby dialog,
+    host tab). The form calls ``fit_bots_to_players`` when "Players" changes."""
     with Horizontal(classes="field"):
         yield Label(_("Players"), classes="field-label")
         yield Select(
@@ -79,7 +83,7 @@ def table_size_fields() -> ComposeResult:
             id="players",
         )
     with Horizontal(classes="field"):
-        yield Label(_("Bots now"), classes="field-label")
+        yield Label(_("Bots"), classes="field-label")
         yield Select(_bot_counts(TABLE_PLAYERS), value=0, allow_blank=False, id="bots")
 
 

@@ -47,6 +47,7 @@ from ..presentation import (
 )
 from ..seat_log import LogEntry, away_turn_text, entry_key, entry_line, log_entries, stand_in_turn_text
 
+HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
 Drawn = TypeVar("Drawn")
 
@@ -185,6 +186,7 @@ class TableStatus(TableView):
     """
 
     clock: Callable[[], float] = staticmethod(time.monotonic)  # tests drive the countdown with their own
+    host_away: reactive[bool] = reactive(False, repaint=False)  # the connection to the host is down: no turn now
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -201,6 +203,9 @@ class TableStatus(TableView):
             self._ticking = None
         super().watch_table()
 
+    def watch_host_away(self) -> None:
+        super().watch_table()
+
     def tick(self) -> None:
         """Once a second while a turn waits for an away player: the countdown's line anew."""
         if self._deadline is not None:
@@ -209,6 +214,9 @@ class TableStatus(TableView):
     def _turn_lines(self, width: int) -> list[Content]:
         assert self.table is not None
         view, seats = self.table.view, self.table.seats
+        if self.host_away and not view.finished:  # nobody's turn is played until the host is back
+            text = Content.styled(HOST_AWAY_MARKER + " " + _("Host away: reconnecting…"), "bold reverse")
+            return [text] if text.cell_length <= width else [Content(line) for line in textwrap.wrap(text.plain, width)]
         mover = seats[view.to_move] if 0 <= view.to_move < len(seats) else None
         name = seat_name(seats, view.to_move)
         if view.finished or mover is None or not mover.away:
@@ -455,6 +463,7 @@ class PrivatePanel(TableView):
 
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)
     compact: reactive[bool] = reactive(False, repaint=False)  # a very short terminal: the two choices alone
+    host_away: reactive[bool] = reactive(False, repaint=False)  # the connection to the host is down
 
     def draw_lines(self) -> list[Content]:
         if self.table is None or self.table.view.seat is None:
@@ -469,6 +478,9 @@ class PrivatePanel(TableView):
             if asked_by_me(self.table) or not self.table.can_restart:
                 return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
             return [*lines, Content.styled(_("Game over: s shows the scores, a to play again."), "dim")]
+        if self.host_away:  # a choice could not reach the host: none is offered until it is back
+            waits = [Content.styled(_("Your choices come back with the host: nothing can be played meanwhile."), "dim")]
+            return waits if self.compact else [*lines, *waits]
         advice = self.advice
         if advice is None or advice.state_id != view.state_id or not view.legal:
             advice = None  # the coach's answer stands only for the position it was given for
@@ -492,4 +504,7 @@ class PrivatePanel(TableView):
         self.watch_table()
 
     def watch_compact(self) -> None:
+        self.watch_table()
+
+    def watch_host_away(self) -> None:
         self.watch_table()

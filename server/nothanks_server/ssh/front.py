@@ -6,10 +6,13 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   over a Unix socket pair); ``settings.workers`` workers take players at once, in turn;
 - counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
   incremented by the workers as a login begins);
-- recycles workers, so memory goes back to the system by processes ending: a worker that has taken
-  ``worker_sessions`` connections, or whose resident memory passed ``worker_mib``, or whose last player has left,
-  gets no more players once its replacement is ready (it keeps taking them until then: a newcomer never waits for
-  a worker to start); it exits when its last player leaves;
+- recycles workers, so memory goes back to the system by processes ending: a worker that has taken ``worker_sessions``
+  logins (connections closed before logging in do not count), or whose resident memory passed ``worker_mib``, or whose
+  last player has left, gets no more players once its replacement is ready (it keeps taking them until then: a
+  newcomer never waits for a worker to start); it exits when its last player leaves;
+- keeps at most ``max_workers`` workers alive, draining ones included (connection churn from many addresses used
+  to start a worker every ``worker_sessions`` connections until a RuntimeError at 64): at the cap a retiring worker
+  goes on taking players, and its replacement starts once a draining one has exited;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
   is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
   store, found again from any worker, and after a restart of the host: game.py).
@@ -17,13 +20,14 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
 - reads the PROXY v2 header that opens each connection from a trusted load balancer (``proxy_from``,
   ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
   client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
-- limits each address, before any SSH is spoken: at most ``per_address`` connections at once, of which
-  ``logins_per_address`` logging in, and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures``
-  passwords failed from it in that time (on any connection, in any worker: each worker reports its failures, its
-  logins and its closed connections over its control socket). A connection past a limit gets the server's version
-  line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a packet is plain bytes,
-  so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is logged once per
-  ``LOG_INTERVAL``, not once per connection.
+- limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
+  connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
+  of ``connect_burst``), and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures`` passwords failed
+  from it in that time (on any connection, in any worker: each worker reports its failures, its logins and its closed
+  connections over its control socket). A connection past a limit gets the server's version line and an SSH disconnect
+  message saying why (``disconnect_packet``: before key exchange a packet is plain bytes, so the front needs no SSH
+  library for it; ``ssh`` prints it) and is closed; the address is logged once per ``LOG_INTERVAL``, not once per
+  connection.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
@@ -48,6 +52,7 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from typing import Any
 
+from ..limits import TokenBucket
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
 from .settings import SSHSettings, WorkerPlan
 
@@ -116,6 +121,7 @@ class Worker:
     control: socket.socket
     state: str = "starting"  # starting -> taking -> (retiring ->) draining; "gone" once exited
     handed: int = 0  # connections handed to it
+    logins: int = 0  # ... that logged in (what counts against worker_sessions)
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     open: Counter[str] = field(default_factory=Counter)  # its connections, by address
     logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
@@ -155,6 +161,7 @@ class SSHFront:
         self.open: Counter[str] = Counter()  # connections by address (waiting or in a worker)
         self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
+        self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
@@ -164,6 +171,7 @@ class SSHFront:
         self._closing = False
         self._changed = asyncio.Event()
         self.restarts = 0  # workers that died and were replaced
+        self._wanted = 0  # replacements not started because max_workers were alive: started as workers exit
         self.recycled = 0  # workers that drained and exited
 
     # Lifecycle --------------------------------------------------------------------------------------------------
@@ -306,13 +314,18 @@ class SSHFront:
         elif data == b"e":
             self._empty(worker)
         elif data[:1] == b"f":
-            self._auth_failed(data[1:].decode(errors="replace"))
+            self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
-            self._forget(worker, data[1:].decode(errors="replace"), opened=False)
+            self._forget(worker, self._network(data[1:]), opened=False)
+            worker.logins += 1
+            self._check_recycle(worker)
         elif data[:2] in (b"x0", b"x1"):
-            self._forget(worker, data[2:].decode(errors="replace"), opened=True, logging_in=data[:2] == b"x0")
+            self._forget(worker, self._network(data[2:]), opened=True, logging_in=data[:2] == b"x0")
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
+
+    def _network(self, address: bytes) -> str:
+        return self.settings.network(address.decode(errors="replace"))
 
     def _exited(self, worker: Worker) -> None:
         worker.process.join(0)
@@ -323,6 +336,9 @@ class SSHFront:
             worker.ready.set_result(False)
         if self._closing:
             return
+        if self._wanted > 0:
+            self._wanted -= 1
+            self._replace()
         if was == "draining":
             self.recycled += 1
             log.info("SSH worker %d recycled (it took %d connections)", worker.slot, worker.handed)
@@ -351,8 +367,18 @@ class SSHFront:
             self._workers.remove(worker)
         self._changed.set()
 
+    @property
+    def max_workers(self) -> int:
+        return min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
+
     def _replace(self) -> None:
-        """Start one more worker taking players (for one retiring or dead)."""
+        """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
+        are alive (until then a retiring worker goes on taking players: nobody is refused for it)."""
+        if len(self._workers) >= self.max_workers:
+            if self._wanted == 0:
+                log.warning("%d SSH workers alive: the next starts once one has exited", len(self._workers))
+            self._wanted += 1
+            return
         task = asyncio.get_running_loop().create_task(self._start_replacement(), name="ssh worker start")
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
@@ -382,12 +408,14 @@ class SSHFront:
             self._replace()
 
     def _past_limits(self, worker: Worker) -> bool:
-        return worker.handed >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
+        # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
+        # the frozen heap, so counting those started a worker every 200 of them.
+        return worker.logins >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
 
     def _check_recycle(self, worker: Worker) -> None:
         if worker.state == "taking" and not self._closing and self._past_limits(worker):
             worker.state = "retiring"
-            log.info("SSH worker %d is retiring after %d connections", worker.slot, worker.handed)
+            log.info("SSH worker %d is retiring after %d logins", worker.slot, worker.logins)
             self._replace()
 
     async def _watch(self) -> None:
@@ -416,6 +444,7 @@ class SSHFront:
 
     def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
         """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
+        address = self.settings.network(address)  # every count below is by network (an IPv6 /64...)
         refusal = self._refusal(address)
         if refusal is not None:
             self._refuse(connection, address, refusal)
@@ -463,7 +492,19 @@ class SSHFront:
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
             return "too many logins in progress"
+        if settings.connect_rate > 0 and not self._connect_bucket(address).take(self.clock()):
+            return "too many new connections"  # churn: turned away here costs far less than an SSH handshake
         return None
+
+    def _connect_bucket(self, address: str) -> TokenBucket:
+        bucket = self._connects.pop(address, None)
+        if bucket is None:
+            rate = self.settings.connect_rate
+            bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
+        self._connects[address] = bucket  # the most recent last: the oldest are forgotten first
+        if len(self._connects) > REMEMBERED:
+            del self._connects[next(iter(self._connects))]
+        return bucket
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address)
@@ -569,7 +610,6 @@ class SSHFront:
                 worker.handed += 1
                 worker.open[address] += 1
                 worker.logging_in[address] += 1
-                self._check_recycle(worker)
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
 

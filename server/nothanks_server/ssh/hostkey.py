@@ -3,6 +3,10 @@
 Clients remember a host's key; a key that changed between restarts makes OpenSSH refuse to connect with a loud
 "REMOTE HOST IDENTIFICATION HAS CHANGED" warning. So the key is written once, readable only by its owner, and read
 back on every later start. Losing or replacing the file is the only way players see that warning.
+
+Nothing is written through a symbolic link: one planted at the key's or the ``.pub``'s name before the first start
+(pointing at a file the host may write) is refused with an error naming it, and both files are opened with
+``O_NOFOLLOW`` besides, for a link planted in between.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ class HostKeyError(RuntimeError):
 def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     """Read the private key at ``path``; if there is no file yet, generate an ed25519 key and write it (0600)."""
     path = Path(path)
+    public = path.with_name(path.name + ".pub")
+    if not path.exists():  # (a link to an existing key is the owner's choice: it is only read)
+        for written in (path, public):
+            if written.is_symlink():
+                raise HostKeyError(f"refusing to write the SSH host key through the symbolic link {written}")
     if path.exists():
         try:
             key = asyncssh.read_private_key(str(path))
@@ -35,7 +44,7 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     key = asyncssh.generate_private_key("ssh-ed25519", comment="nothanks host key")
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(key.export_private_key("openssh"))
@@ -47,7 +56,11 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
             return load_or_create_host_key(path)
     finally:
         temporary.unlink(missing_ok=True)
-    public = path.with_name(path.name + ".pub")
-    public.write_bytes(key.export_public_key("openssh"))
+    try:
+        descriptor = os.open(public, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as error:  # ELOOP: a symbolic link appeared there since the check above
+        raise HostKeyError(f"cannot write the SSH public host key {public}: {error}") from error
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.export_public_key("openssh"))
     log.info("generated SSH host key %s (%s)", path, key.get_fingerprint())
     return key

@@ -4,16 +4,26 @@ The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by defau
 password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
 player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
 besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past key exchange is capped across every worker (``Admission``, counted by the front); one over the
-cap is told why and disconnected. Logins in progress are capped per worker: one more closes the oldest.
+connections past their first auth request is capped across every worker (``Admission``, counted by the front).
 
-Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each
-failed password is logged (address and user name stripped of control characters), the next try on that
-connection waits ``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker
-serves its players meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time
-the last failure set), and after ``auth_tries`` failures the connection is disconnected. Every failure is also
-reported (``on_auth_failure``) to the front, which shuts out an address past its budget across connections and
-workers (front.py).
+Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
+network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
+below ``max_sessions``) a newcomer closes the oldest login of the network holding the most logins; at the sessions
+cap it takes the place of what the network holding the most holds that is least in use: a login in progress first,
+then a connection logged in without a session. Players in a session are never closed for a newcomer, and a
+newcomer whose own network holds the most is told the host is full. A connection logged in has
+``session_timeout`` seconds to ask for its session, a login ``login_timeout`` (asyncssh's option) to finish.
+
+Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
+password is logged (address and user name stripped of control characters), the next try on that connection waits
+``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker serves its players
+meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time the last failure set),
+and after ``auth_tries`` failures the connection is disconnected. Passwords are looked at ``password_rate`` a second
+at most over every address (a token bucket each worker shares among its connections, the rate split among the
+workers taking players); while passwords wait, those of the network with the fewest failures go first, so a botnet's
+guesses queue behind a newcomer's password; a key login never waits at all. Every failure is also reported
+(``on_auth_failure``) to the front, which shuts out an address past its budget across connections and workers
+(front.py).
 
 Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
 ``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
@@ -28,12 +38,14 @@ import hmac
 import logging
 import socket
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 import asyncssh
 from textual.app import App
 
+from ..limits import TokenBucket
 from .hostkey import load_or_create_host_key
 from .inbound_shaper import InboundShaper
 from .input_gate import INPUT_WINDOW
@@ -45,8 +57,11 @@ log = logging.getLogger(__name__)
 
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
+ROOM_MESSAGE = "No Thanks! is full, and your address holds the most connections not playing. Please try again."
+NO_SESSION_MESSAGE = "No session was asked for in time after logging in."
 TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
+PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
 
 
@@ -97,6 +112,8 @@ class SessionServer:
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
         self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
         self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (settings.login_limit)
+        self._holders: dict[_Gate, None] = {}  # connections counted against max_sessions here, oldest first
+        self.made_room = 0  # connections closed for a newcomer at the sessions cap
         self.logins_evicted = 0
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
         self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
@@ -109,6 +126,10 @@ class SessionServer:
         self.auth_failures = 0  # failed passwords and refused keys, ever
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests: a fake clock's
         self.clock: Callable[[], float] = time.monotonic
+        self._passwords: TokenBucket | None = None  # made at the first password (on the clock in use then)
+        self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
+        self._password_pump: asyncio.Task[None] | None = None
+        self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
 
     # Connections ------------------------------------------------------------------------------------------------
 
@@ -157,10 +178,10 @@ class SessionServer:
             if self.on_login_done is not None:
                 self.on_login_done(peer[0])
 
-    def shut_out(self, address: str) -> None:
-        """``address`` is past its failed-password budget (the front says so): its logins under way end now."""
+    def shut_out(self, network: str) -> None:
+        """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
         for gate in list(self._logins):
-            if gate._peer_address()[0] == address:
+            if gate.network == network:
                 gate.end_login(SHUT_OUT_MESSAGE)
 
     async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
@@ -281,6 +302,62 @@ class SessionServer:
         self._admitted = max(0, self._admitted - 1)
         self._changed.set()
 
+    def make_room(self, newcomer: _Gate) -> _Gate | None:
+        """At the sessions cap: the connection ``newcomer`` takes the place of (see the module docstring), or None."""
+        held = Counter(gate.network for gate in self._holders)
+        mine = held[newcomer.network]
+
+        def least_in_use(gate: _Gate) -> tuple[int, bool]:
+            return (-held[gate.network], gate not in self._logins)  # (sorted() is stable: the oldest first)
+
+        for gate in sorted(self._holders, key=least_in_use):
+            if held[gate.network] > mine and not gate.has_session:
+                return gate
+        return None
+
+    def login_to_close(self, newcomer: _Gate) -> _Gate:
+        """At the logins cap: the oldest login of the network holding the most logins in progress."""
+        held = Counter(gate.network for gate in self._logins)
+        held[newcomer.network] += 1
+        most = max(held.values())
+        return next(gate for gate in self._logins if held[gate.network] == most)
+
+    async def password_turn(self, network: str) -> None:
+        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
+        connection, and when passwords wait, the network with the fewest failed passwords goes first (the oldest
+        try of those), so that a newcomer's password is not queued behind a botnet's guesses."""
+        rate = self.settings.password_rate / max(1, self.settings.workers)
+        if rate <= 0:
+            return
+        if self._passwords is None:
+            self._passwords = TokenBucket(rate, max(1.0, rate), None, self.clock())
+        if not self._password_queue and self._passwords.take(self.clock()):
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._password_queue.append((network, turn))
+        if self._password_pump is None:
+            self._password_pump = self.spawn(self._pump_passwords(rate), name="ssh-passwords")
+        await turn
+
+    async def _pump_passwords(self, rate: float) -> None:
+        assert self._passwords is not None
+        try:
+            while self._password_queue:
+                while not self._passwords.take(self.clock()):
+                    await self.sleep(1 / rate)
+                queue = self._password_queue = [entry for entry in self._password_queue if not entry[1].done()]
+                if queue:
+                    failures = self.password_failures
+                    _network, turn = queue.pop(min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0)))
+                    turn.set_result(None)
+        finally:
+            self._password_pump = None
+
+    def password_failed(self, network: str) -> None:
+        self.password_failures[network] = self.password_failures.pop(network, 0) + 1  # the latest last
+        if len(self.password_failures) > PASSWORD_NETWORKS:
+            del self.password_failures[next(iter(self.password_failures))]
+
     # Authentication policy -------------------------------------------------------------------------------------
 
     @property
@@ -318,13 +395,20 @@ class _Gate(asyncssh.SSHServer):
         self._inbound: InboundShaper | None = None
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
+        self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
+        self._session_deadline: asyncio.TimerHandle | None = None
+
+    @property
+    def has_session(self) -> bool:
+        return self._has_session
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         settings = self._server.settings
+        self.network = settings.network(self._peer_address()[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
-            next(iter(logins))._give_way()
+            self._server.login_to_close(self)._give_way()
         logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
@@ -343,8 +427,8 @@ class _Gate(asyncssh.SSHServer):
         self._server.login_done(self._peer_address())
 
     def _give_way(self) -> None:
-        """Too many logins in progress: the oldest (this one) is closed, so that idle connections held open by
-        someone cannot keep newcomers out (a real login takes well under a second; login_timeout is 30)."""
+        """Too many logins in progress: this one, the oldest of the network holding the most, is closed, so that
+        idle connections held open by someone cannot keep newcomers out (a real login takes well under a second)."""
         self._logged_in()
         self._server.logins_evicted += 1
         log.info(
@@ -362,26 +446,51 @@ class _Gate(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._logged_in()  # or gave up: either way no longer a login in progress
+        if self._session_deadline is not None:
+            self._session_deadline.cancel()
+            self._session_deadline = None
         if self._inbound is not None and self._conn is not None:
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
         if self._admitted:
             self._admitted = False
+            self._server._holders.pop(self, None)
             self._server.release()
 
     def begin_auth(self, username: str) -> bool:
         self._username = username
         if not self._admitted:
-            if not self._server.admit():
+            server = self._server
+            if not server.admit():
                 assert self._conn is not None
-                log.info("refused %s: %d sessions is the limit", self._peer(), self._server.settings.max_sessions)
-                self._conn.disconnect(
-                    asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                    FULL_MESSAGE.format(limit=_players(self._server.settings.max_sessions)),
-                )
-                return True
+                victim = server.make_room(self)
+                if victim is None:
+                    log.info("refused %s: %d sessions is the limit", self._peer(), server.settings.max_sessions)
+                    self._conn.disconnect(
+                        asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                        FULL_MESSAGE.format(limit=_players(server.settings.max_sessions)),
+                    )
+                    return True
+                victim._give_place(self)
             self._admitted = True
-        return True  # always ask for one auth step, so a client holding a key can be recognised by it
+            server._holders[self] = None
+        return True
+
+    def _give_place(self, newcomer: _Gate) -> None:
+        """The sessions cap is reached and this connection is what the biggest holder holds that is least in use:
+        its place goes to ``newcomer`` (the count against max_sessions passes over without a release)."""
+        server = self._server
+        self._admitted = False
+        server._holders.pop(self, None)
+        server.made_room += 1
+        log.info(
+            "closed %s for %s: %d sessions is the limit", self._peer(), newcomer._peer(), server.settings.max_sessions
+        )
+        self._logged_in()
+        if self._conn is not None:
+            self._conn.disconnect(
+                asyncssh.DISC_TOO_MANY_CONNECTIONS, ROOM_MESSAGE
+            )  # always ask for one auth step, so a client holding a key can be recognised by it
 
     # Public keys: the last key validated is the one a successful publickey login signed with.
     def public_key_auth_supported(self) -> bool:
@@ -404,6 +513,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def _check_password(self, username: str, password: str) -> bool:
         await self._wait_turn()  # a try sent ahead waits for the delay the last failure set
+        await self._server.password_turn(self.network)
         if self._server.password_ok(password):
             return True
         if self._failed(username, "password"):
@@ -431,6 +541,8 @@ class _Gate(asyncssh.SSHServer):
             self._failures,
             settings.auth_tries,
         )
+        if what == "password":
+            server.password_failed(self.network)
         if what == "password" and server.on_auth_failure is not None:
             server.on_auth_failure(address)
         if self._failures >= settings.auth_tries:
@@ -461,12 +573,28 @@ class _Gate(asyncssh.SSHServer):
     def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
         self._logged_in()
+        if not self._has_session:
+            delay = self._server.settings.session_timeout
+            self._session_deadline = asyncio.get_running_loop().call_later(delay, self._no_session)
+
+    def _no_session(self) -> None:
+        self._session_deadline = None
+        if not self._has_session and self._conn is not None:
+            log.info(
+                "closed %s: no session asked for within %.0f s of logging in",
+                self._peer(),
+                self._server.settings.session_timeout,
+            )
+            self._conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, NO_SESSION_MESSAGE)
 
     # Channels: one game session per connection, nothing else.
     def session_requested(self) -> Any:
         if self._has_session:
             return False
         self._has_session = True
+        if self._session_deadline is not None:
+            self._session_deadline.cancel()
+            self._session_deadline = None
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours

@@ -3,6 +3,7 @@ Textual or asyncssh, so that the host process can hold it without loading what o
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,21 @@ def printable(text: str, limit: int = 64) -> str:
     return cleaned + ("..." if len(text) > limit else "")
 
 
+def network_of(address: str, v4_prefix: int = 32, v6_prefix: int = 64) -> str:
+    """The network ``address`` counts in for the per-address shares: itself for IPv4 (or its /``v4_prefix``), its
+    /64 for IPv6 (one customer's usual allocation: a host with a /64 has 2**64 addresses to rotate through)."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is not None:
+        parsed = parsed.ipv4_mapped
+    prefix = v4_prefix if parsed.version == 4 else v6_prefix
+    if prefix >= parsed.max_prefixlen:
+        return str(parsed)
+    return str(ipaddress.ip_network(f"{parsed}/{prefix}", strict=False))
+
+
 @dataclass(frozen=True)
 class SSHSettings:
     """How the SSH front listens and whom it lets in."""
@@ -34,13 +50,18 @@ class SSHSettings:
     password: str | None = None  # a shared password for everyone
     authorized_keys: Path | None = None  # only these public keys get in
     max_sessions: int = 100
-    max_logins: int = 128  # logins in progress at once (max_sessions if higher); one more: the oldest gives way
-    login_timeout: float = 30.0  # seconds from TCP connect to finished authentication
+    max_logins: int = 64  # logins in progress at once (below max_sessions); one more: the biggest holder gives way
+    login_timeout: float = 30.0  # seconds from TCP connect to finished authentication (OpenSSH's LoginGraceTime)
+    session_timeout: float = 10.0  # seconds from authentication to the session's request, then disconnected
+    password_rate: float = 10.0  # passwords looked at per second over every address (a key login never waits)
+    v4_prefix: int = 32  # addresses in the same IPv4 /v4_prefix share one per-address share
+    v6_prefix: int = 64  # ... and in the same IPv6 /v6_prefix
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
     workers: int = 1  # worker processes taking new players at once (front.py)
-    worker_sessions: int = 200  # connections a worker takes before it drains (gets no more, exits when empty)
+    worker_sessions: int = 200  # logins a worker takes before it drains (gets no more, exits when empty)
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
+    max_workers: int = 4  # worker processes alive at once (taking, or draining their last players)
     inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
     inbound_burst: int = INBOUND_BURST
     auth_tries: int = 6  # failed passwords on one connection, then it is disconnected (OpenSSH's MaxAuthTries)
@@ -48,14 +69,21 @@ class SSHSettings:
     auth_failures: int = 30  # failed passwords from one address within AUTH_WINDOW (front.py), then it is shut out
     per_address: int = 16  # connections from one address at once (front.py)
     logins_per_address: int = 8  # ... of which logging in at once
+    connect_rate: float = 2.0  # new connections a second from one address, sustained (front.py; 0: no limit)
+    connect_burst: int = 16  # ... and at once
     app: str = "nothanks_server.ssh.game:make_app_factory"  # module:function making each worker's app factory
     bot_choices: tuple[tuple[str, str], ...] = ()  # (name, what it is like) offered in the new-table dialog
     default_bot: str = ""  # the one chosen there at first ("": the host's default bot)
 
     @property
     def login_limit(self) -> int:
-        """Logins in progress allowed at once: a crowd as large as ``max_sessions`` may arrive together."""
-        return max(1, self.max_logins, self.max_sessions)
+        """Logins in progress allowed at once: below ``max_sessions``, so that logins held open by strangers give
+        way before they fill the sessions (a login counts against ``max_sessions`` from its first auth request)."""
+        return max(1, min(self.max_logins, self.max_sessions - 1))
+
+    def network(self, address: str) -> str:
+        """The share ``address`` counts in (``network_of`` with these prefixes)."""
+        return network_of(address, self.v4_prefix, self.v6_prefix)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
     if plan.log_file is not None:
         # The host logs to a file because its terminal is taken (``nothanks host`` runs the host player's app
         # there): this worker's log, and anything else written to its stdout or stderr, goes to that file too.
-        descriptor = os.open(plan.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        descriptor = os.open(plan.log_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         os.dup2(descriptor, 1)
         os.dup2(descriptor, 2)
         os.close(descriptor)

@@ -1,0 +1,255 @@
+"""``pubmcts:N``: a sparring partner built to play like the published IS-MCTS bot of lomackie/no-thanks-rl (issue 33).
+
+Our own ``ismcts`` turned out a much weaker opponent than the published bot, so strength measured against it did
+not carry over. This one follows the published bot's design (written from its description, not its code):
+
+- One tree over the information sets of the *belief game*: a node is the public position (every hand, every chip
+  count, the face-up card, its pot, the seat to move), shared by every history that reaches it. After a take the
+  next card is a chance event drawn uniformly from the cards the seat has not seen; the game ends when the public
+  count of face-down cards runs out. So the search never fixes which cards were set aside, nor any order.
+- A node met for the first time is added and valued by one heuristic playout to the end (the ``threshold`` rule:
+  take when out of chips, or when what the card adds to the score, less its pot, is at most 0; takes again draw
+  from the unseen cards); the new node itself records nothing that iteration.
+- The value is the vector of every seat's final score; every node's mover minimises its own: an untried action
+  first (at random between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)`` with ``c`` = 30 points.
+- The move is the most visited root action (ties to the lower mean own score).
+
+The published bot keeps its tree from one move to the next; this one builds a fresh tree every decision, so that a
+decision is a pure function of (seed, view), as every bot here. Hidden chip counts are read exactly from the public
+history (``knowledge``); without a history (an advise position) they are filled once per decision.
+
+``search`` runs in C (``_search_c.pub_run``) when that was built, else in the pure-Python loop below: the same
+random numbers at the same moments, so both give the same statistics bit for bit (tests/test_pubmcts.py).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..engine import Action, PlayerView
+from .ismcts import parse_iterations
+from .knowledge import InfoSet, fill_chips, info_from_view
+from .rollout import scores_of
+
+try:
+    from . import _search_c as search_in_c
+except ImportError:  # a machine without a C compiler
+    search_in_c = None  # type: ignore[assignment]
+
+# Whether ``search`` runs in C (when built); tests turn it off to compare the two.
+ACCELERATED = search_in_c is not None and hasattr(search_in_c, "pub_run")
+
+EXPLORATION = 30.0  # the published bot's constant for full games, in points of score
+
+
+@dataclass(frozen=True, slots=True)
+class PubResult:
+    """Root statistics: visits of each action and the mover's mean final score after it (lower is better), and the
+    iterations (``worlds``, as ``nothanks advise`` names them). ``take`` and ``pass_`` are the values advise
+    reports (higher is better): the mean scores negated."""
+
+    take_visits: int
+    pass_visits: int
+    take_score: float
+    pass_score: float
+    worlds: int = 0
+
+    @property
+    def take(self) -> float:
+        return -self.take_score
+
+    @property
+    def pass_(self) -> float:
+        return -self.pass_score
+
+    @property
+    def action(self) -> Action:
+        if (self.pass_visits, -self.pass_score) > (self.take_visits, -self.take_score):
+            return Action.PASS
+        return Action.TAKE
+
+
+def _seed_for(seed: int, info: InfoSet) -> int:
+    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
+    return hash((33, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
+
+
+def _heuristic_playout(
+    card: int,
+    pot: int,
+    seat: int,
+    masks: list[int],
+    chips: list[int],
+    pool: list[int],
+    left: int,
+    deck_left: int,
+    rand: Callable[[], float],
+) -> list[int]:
+    """Play the belief game to the end with the threshold rule, ``deck_left`` cards still face down; a take turns
+    up one of ``pool[:left]`` (the unseen cards) uniformly, moved to ``pool[left - 1]``. Changes its lists in
+    place."""
+    players = len(masks)
+    while True:
+        mine = chips[seat]
+        mask = masks[seat]
+        if mine > 0:
+            if (mask >> (card - 1)) & 1:
+                cost = -(card + 1) if (mask >> (card + 1)) & 1 else 0
+            else:
+                cost = -1 if (mask >> (card + 1)) & 1 else card
+            if cost - pot > 0:
+                chips[seat] = mine - 1
+                pot += 1
+                seat += 1
+                if seat == players:
+                    seat = 0
+                continue
+        chips[seat] = mine + pot
+        masks[seat] = mask | (1 << card)
+        if deck_left == 0:
+            return scores_of(masks, chips)
+        deck_left -= 1
+        j = int(rand() * left)
+        left -= 1
+        card = pool[j]
+        pool[j] = pool[left]
+        pool[left] = card
+        pot = 0
+
+
+def _python_search(
+    masks0: list[int],
+    chips0: list[int],
+    card0: int,
+    pot0: int,
+    seat0: int,
+    unseen: list[int],
+    deck_left0: int,
+    iterations: int,
+    c: float,
+    rand: Callable[[], float],
+    tree: dict[tuple, list] | None = None,
+    margin: float = 0.0,
+) -> tuple[int, int, float, float, float, float]:
+    """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
+    own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
+    key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
+    taking, after passing]: the only part of the backed-up score vector a node's mover reads."""
+    players = len(masks0)
+    log = math.log
+    sqrt = math.sqrt
+    if tree is None:
+        tree = {}
+    own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
+    root_key = (card0, pot0, seat0, tuple(masks0), tuple(chips0))
+    for _ in range(iterations):
+        pool = list(unseen)
+        left = len(pool)
+        masks = list(masks0)
+        chips = list(chips0)
+        card, pot, seat, deck_left = card0, pot0, seat0, deck_left0
+        key = root_key
+        path: list[tuple[list, bool, int]] = []
+        while True:
+            node = tree.get(key)
+            if node is None:
+                tree[key] = [0, 0, 0, 0.0, 0.0]
+                value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand)
+                break
+            mine = chips[seat]
+            if mine <= 0:
+                take = True
+            else:
+                tv = node[1]
+                pv = node[2]
+                if tv == 0 or pv == 0:
+                    take = (rand() < 0.5) if tv == pv else tv == 0
+                else:
+                    log_n = log(node[0] + 1)
+                    take = node[3] / tv - c * sqrt(log_n / tv) <= node[4] / pv - c * sqrt(log_n / pv)
+            path.append((node, take, seat))
+            if take:
+                chips[seat] = mine + pot
+                masks[seat] |= 1 << card
+                if deck_left == 0:
+                    value = scores_of(masks, chips)
+                    break
+                deck_left -= 1
+                j = int(rand() * left)  # the chance node: one of the unseen cards, uniformly
+                left -= 1
+                card = pool[j]
+                pool[j] = pool[left]
+                pool[left] = card
+                pot = 0
+            else:
+                chips[seat] = mine - 1
+                pot += 1
+                seat += 1
+                if seat == players:
+                    seat = 0
+            key = (card, pot, seat, tuple(masks), tuple(chips))
+        if path:
+            own[path[0][1]] += value[seat0]
+        values: list[float] | list[int] = value
+        if margin:  # each mover's score less ``margin`` times its best rival's (the best other score)
+            best, second = sorted(value)[:2]
+            values = [v - margin * (second if v == best else best) for v in value]
+        for visited, took, mover in path:
+            visited[0] += 1
+            if took:
+                visited[1] += 1
+                visited[3] += values[mover]
+            else:
+                visited[2] += 1
+                visited[4] += values[mover]
+    root = tree[root_key]
+    return root[1], root[2], root[3], root[4], own[1], own[0]
+
+
+def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, margin: float = 0.0) -> PubResult:
+    """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``margin``
+    each mover minimises its score less ``margin`` times its best rival's instead of its score alone (the published
+    bot's rule is 0); the result's scores are the root mover's own either way."""
+    rng = random.Random(_seed_for(seed, info))
+    chips = fill_chips(info, rng)
+    args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
+    if ACCELERATED and search_in_c is not None:
+        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(*args, iterations, float(c), float(margin), rng.random)
+    else:
+        tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, margin=float(margin))
+    return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
+
+
+class PubMctsBot:
+    """Plays like the published IS-MCTS bot (see the module docstring)."""
+
+    def __init__(
+        self, seed: int | None = None, iterations: int = 400, name: str = "pubmcts", margin: float = 0.0
+    ) -> None:
+        self.name = name
+        self.seed = random.randrange(1 << 32) if seed is None else seed
+        self.iterations = iterations
+        self.margin = margin
+
+    def evaluate(self, info: InfoSet) -> PubResult:
+        """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
+        return search(info, self.iterations, self.seed, margin=self.margin)
+
+    def choose(self, view: PlayerView) -> Action:
+        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
+        if (view.my_chips or 0) <= 0:
+            return Action.TAKE
+        return self.evaluate(info_from_view(view)).action
+
+
+def pubmcts_bot(seed: int | None = None) -> PubMctsBot:
+    """The plain ``pubmcts`` bot: 400 iterations, the published bot's deployed setting."""
+    return PubMctsBot(seed)
+
+
+def pubmcts_with(seed: int | None, setting: str) -> PubMctsBot:
+    """``pubmcts:N``: N iterations (1..1,000,000)."""
+    return PubMctsBot(seed, parse_iterations("pubmcts", setting))

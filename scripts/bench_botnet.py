@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""A public host's SSH port under a botnet (issue 31): attack it from many loopback addresses, and time a newcomer
+from a fresh address to its first screen meanwhile.
+
+A fresh ``nothanks server --ssh-port 0`` runs on loopback. The attacker, a process of its own, binds each client
+socket to a source address 127.0.A.B (``--addresses`` of them, ``--per-address`` connections each) and runs one of:
+
+- stall: each connection reaches the password prompt (the host asks for ``--ssh-password``) and never answers;
+- idle: each connection logs in (no password) and never asks for a session;
+- churn: each connection says its version line and closes, as fast as it can;
+- guess: each connection tries wrong passwords (``--tries`` a connection) as fast as the host answers.
+
+Every ``--every`` seconds a newcomer from an address no attacker uses (127.1.0.N) connects with a pty and waits
+for the welcome screen. Reported: how many newcomers saw it within 2 s, their p50 and worst times, what they read
+when turned away, the attacker's tally, the server's peak memory (its process tree) and how long after the attack
+it took to come back within 10 % (or 20 MiB) of its memory before the attack (at most ``--settle`` seconds).
+
+Loopback only, bounded in count (``--addresses`` <= 5,000) and time (``--seconds``), stops by itself.
+
+    .venv/bin/python scripts/bench_botnet.py --attack stall --addresses 100 --per-address 2 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import asyncssh
+from bench_attacks import tree_rss  # scripts/ is on sys.path when a script there runs
+
+from tools.loadgen.terminal_client import TerminalClient
+
+HOST = "127.0.0.1"
+PASSWORD = "a long shared password nobody guesses"
+WITHIN = 2.0  # seconds a newcomer may take to its first screen
+ATTACKS = ("stall", "idle", "churn", "guess")
+OPTIONS = {"stall": ["--ssh-password", PASSWORD], "guess": ["--ssh-password", PASSWORD], "idle": [], "churn": []}
+
+
+def attacker_address(index: int) -> str:
+    return f"127.0.{10 + index // 250}.{1 + index % 250}"
+
+
+def client_options(source: str) -> dict[str, object]:
+    return {"known_hosts": None, "client_keys": None, "agent_path": None, "local_addr": (source, 0)}
+
+
+class _Stalled(asyncssh.SSHClient):
+    def kbdint_auth_requested(self) -> None:
+        return None
+
+    async def password_auth_requested(self) -> str:
+        await asyncio.Event().wait()  # never answers (the host closes the connection)
+        return ""
+
+
+class _Guesser(asyncssh.SSHClient):
+    def __init__(self, tries: int) -> None:
+        self._left = tries
+
+    def kbdint_auth_requested(self) -> None:
+        return None
+
+    def password_auth_requested(self) -> str | None:
+        if self._left <= 0:
+            return None
+        self._left -= 1
+        TALLY["passwords sent"] += 1
+        return "wrong guess"
+
+
+TALLY: Counter[str] = Counter()
+
+
+async def _one(attack: str, port: int, source: str, tries: int) -> None:
+    """One attacking connection from ``source``, until the host ends it."""
+    if attack == "churn":
+        _reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
+        writer.write(b"SSH-2.0-churn\r\n")
+        writer.close()
+        return
+    options = client_options(source)
+    if attack == "stall":
+        conn = await asyncssh.connect(
+            HOST, port, username="x", password=None, preferred_auth="password", client_factory=_Stalled, **options
+        )
+    elif attack == "idle":
+        conn = await asyncssh.connect(HOST, port, username="x", password="", **options)
+    else:
+        conn = await asyncssh.connect(
+            HOST, port, username="x", preferred_auth="password", client_factory=lambda: _Guesser(tries), **options
+        )
+    TALLY["logged in"] += 1
+    await conn.wait_closed()
+
+
+async def _keep(attack: str, port: int, source: str, tries: int, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        TALLY["connections"] += 1
+        try:
+            await _one(attack, port, source, tries)
+        except (asyncssh.Error, OSError, TimeoutError) as error:
+            TALLY[type(error).__name__] += 1
+        if attack != "churn":
+            await asyncio.sleep(0.05)  # then again, as a bot would
+
+
+async def attacker(attack: str, port: int, addresses: int, per_address: int, tries: int, seconds: float) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.call_later(seconds, stop.set)
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    tasks = [
+        asyncio.create_task(_keep(attack, port, attacker_address(index), tries, stop))
+        for index in range(addresses)
+        for _ in range(per_address)
+    ]
+    await stop.wait()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps(dict(TALLY)), flush=True)
+
+
+async def newcomer(port: int, number: int, password: str | None) -> tuple[float | None, str]:
+    """Seconds from connecting to the welcome screen (None: not within 10 s), and what went wrong."""
+    started = time.monotonic()
+    client = TerminalClient()
+    try:
+        async with asyncio.timeout(10):
+            extra = {"password": password} if password else {}
+            await client.connect(port, "newcomer", local_addr=(f"127.1.0.{1 + number % 250}", 0), **extra)
+            await client.wait_for("No Thanks!")
+        return time.monotonic() - started, ""
+    except Exception as error:  # asyncssh's refusals, a timeout: reported
+        return None, str(error)[:80] or type(error).__name__
+    finally:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+
+async def start_server(data: str, options: list[str]) -> tuple[subprocess.Popen[str], int]:
+    nothanks = str(Path(sys.executable).with_name("nothanks"))
+    server = subprocess.Popen(
+        [nothanks, "server", "--bind", HOST, "--port", "0", "--data-dir", data, "--ssh-port", "0", *options],
+        stdout=subprocess.PIPE,
+        stderr=(Path(data) / "host.log").open("w"),
+        text=True,
+        cwd=data,
+    )
+    assert server.stdout is not None
+    while True:
+        line = await asyncio.wait_for(asyncio.to_thread(server.stdout.readline), 30)
+        found = re.search(r"ssh -p (\d+)", line)
+        if found:
+            return server, int(found.group(1))
+        if not line:
+            raise RuntimeError((Path(data) / "host.log").read_text()[-2000:])
+
+
+async def run(args: argparse.Namespace) -> None:
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as data:
+        server, port = await start_server(data, OPTIONS[args.attack] + args.server_option)
+        try:
+            await asyncio.sleep(1.0)
+            idle = tree_rss(server.pid)
+            attack = await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--attacker", args.attack, "--port", str(port), "--addresses",
+                str(args.addresses), "--per-address", str(args.per_address), "--tries", str(args.tries),
+                "--seconds", str(args.seconds), stdout=subprocess.PIPE,
+            )  # fmt: skip
+            password = PASSWORD if "--ssh-password" in OPTIONS[args.attack] else None
+            times: list[float | None] = []
+            refusals: Counter[str] = Counter()
+            peak, started, number = idle, time.monotonic(), 0
+            await asyncio.sleep(min(3.0, args.seconds / 4))  # the attack under way first
+            while time.monotonic() - started < args.seconds:
+                took, why = await newcomer(port, number, password)
+                number += 1
+                times.append(took)
+                if why:
+                    refusals[why] += 1
+                peak = max(peak, tree_rss(server.pid))
+                await asyncio.sleep(args.every)
+            said, _ = await attack.communicate()
+            ended = time.monotonic()
+            settled = None
+            while time.monotonic() - ended < args.settle:
+                now = tree_rss(server.pid)
+                if now <= max(idle * 1.1, idle + 20):
+                    settled = time.monotonic() - ended
+                    break
+                await asyncio.sleep(1.0)
+            host_log = (Path(data) / "host.log").read_text(errors="replace")
+            tracebacks = host_log.count("Traceback")
+            if args.log:
+                Path(args.log).write_text(host_log)
+        finally:
+            server.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(10)
+            if server.poll() is None:
+                server.kill()
+    seen = sorted(t for t in times if t is not None)
+    within = sum(t <= WITHIN for t in seen)
+    print(f"attack {args.attack}: {args.addresses} addresses x {args.per_address} for {args.seconds:.0f} s")
+    print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (a shared machine: indicative only)")
+    print(f"attacker: {said.decode().strip().splitlines()[-1] if said.strip() else '{}'}")
+    print(
+        f"newcomers: {within} of {len(times)} saw the welcome screen within {WITHIN:.0f} s"
+        + (f" (p50 {statistics.median(seen) * 1000:.0f} ms, worst {seen[-1] * 1000:.0f} ms)" if seen else "")
+    )
+    for why, count in refusals.most_common(3):
+        print(f"  turned away {count}x: {why}")
+    after = "not within" if settled is None else f"{settled:.0f} s after"
+    print(f"server memory: {idle:.0f} MiB idle, {peak:.0f} MiB peak, back to idle: {after} (of {args.settle:.0f} s)")
+    print(f"tracebacks in the host's log: {tracebacks}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--attack", choices=ATTACKS, default="stall")
+    parser.add_argument("--addresses", type=int, default=100, help="attacking source addresses (100, at most 5000)")
+    parser.add_argument("--per-address", type=int, default=2, help="connections each keeps going (2)")
+    parser.add_argument("--tries", type=int, default=6, help="guess: passwords a connection (6)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long the attack runs (20, at most 300)")
+    parser.add_argument("--every", type=float, default=1.0, help="seconds between two newcomers (1)")
+    parser.add_argument("--settle", type=float, default=60.0, help="seconds to wait for memory after (60)")
+    parser.add_argument("--server-option", action="append", default=[], help="passed to nothanks server")
+    parser.add_argument("--log", help="keep the host's log in this file")
+    parser.add_argument("--attacker", choices=ATTACKS, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not 1 <= args.addresses <= 5000 or not 0 < args.seconds <= 300 or not 1 <= args.per_address <= 16:
+        parser.error("at most 5,000 addresses, 16 connections each, 300 seconds")
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
+    if args.attacker:
+        asyncio.run(attacker(args.attacker, args.port, args.addresses, args.per_address, args.tries, args.seconds))
+    else:
+        asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()

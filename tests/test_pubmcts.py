@@ -1,0 +1,146 @@
+"""``pubmcts``, the sparring partner built like the published IS-MCTS bot (issue 33): deterministic for a seed and a
+view, blind to what the seat cannot see, its chance nodes drawn from every unseen card (never a fixed set of removed
+cards), and its C loop equal to its Python loop bit for bit."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from nothanks_tui.bots import make_bot, pubmcts
+from nothanks_tui.bots.knowledge import info_from_view, make_info
+from nothanks_tui.bots.pubmcts import PubMctsBot, _heuristic_playout, _python_search, search
+from nothanks_tui.engine import Action, GameConfig, view_for
+from nothanks_tui.engine.config import ALL_CARDS
+from nothanks_tui.simulate import play_game
+
+from .test_ismcts import _hidden_variant, _midgame
+
+built = pytest.mark.skipif(not pubmcts.ACCELERATED, reason="the C search loop was not built here (no compiler)")
+
+
+def test_pubmcts_is_registered_and_takes_an_iteration_count():
+    assert make_bot("pubmcts", 1).iterations == 400
+    assert make_bot("pubmcts:4000", 1).iterations == 4000
+    for bad in ("pubmcts:0", "pubmcts:many"):
+        with pytest.raises(ValueError, match="pubmcts:N"):
+            make_bot(bad)
+
+
+def test_same_seed_and_view_give_the_same_statistics_and_every_iteration_after_the_first_counts():
+    for seed in range(3):
+        state = _midgame(seed)
+        info = info_from_view(view_for(state, state.to_move))
+        first = search(info, 120, seed=7)
+        assert first == search(info, 120, seed=7)
+        assert first.take_visits + first.pass_visits == 119  # the first iteration adds the root and records nothing
+    assert search(info, 120, seed=8) != first  # the seed matters
+
+
+def test_decisions_never_depend_on_hidden_cards_or_deck_order():
+    rng = random.Random(3)
+    for seed in range(4):
+        state = _midgame(seed)
+        seat = state.to_move
+        baseline = search(info_from_view(view_for(state, seat)), 150, seed=99)
+        for _ in range(3):
+            other = _hidden_variant(state, rng)
+            assert other.deck != state.deck or other.removed != state.removed
+            view = view_for(other, seat)
+            assert view == view_for(state, seat)
+            assert search(info_from_view(view), 150, seed=99) == baseline
+
+
+def test_decisions_never_depend_on_hidden_chip_counts():
+    state = _midgame(8, players=4)
+    seat = state.to_move
+    view = view_for(state, seat)
+    tampered = replace(view, chips=tuple(c if i == seat else None for i, c in enumerate(view.chips)))
+    assert search(info_from_view(tampered), 150, 5) == search(info_from_view(view), 150, 5)
+    bot = PubMctsBot(5, 150)
+    assert bot.choose(tampered) == bot.choose(view)
+
+
+def test_chance_nodes_turn_up_any_unseen_card_never_a_fixed_deck():
+    """With two cards face down and ten unseen, a fixed determinization would only ever show two of them after a
+    take; the belief game's chance node shows every unseen card, and the game ends after exactly two more takes."""
+    unseen_cards = [4, 6, 9, 12, 15, 19, 22, 26, 29, 33]
+    hands = [[c for c in ALL_CARDS if c not in unseen_cards and c != 35][i::3] for i in range(3)]
+    info = make_info(3, 0, 35, 0, 2, hands, [5, 5, 5], 11)
+    assert sorted(info.unseen) == unseen_cards
+    tree: dict = {}
+    _python_search(
+        list(info.masks), [5, 5, 5], 35, 0, 0, list(info.unseen), 2, 400, pubmcts.EXPLORATION, random.random, tree
+    )
+    turned_up = {key[0] for key in tree} - {35}
+    assert turned_up == set(unseen_cards)
+    rng = random.Random(1)
+    for _ in range(200):
+        masks = list(info.masks)
+        pool = list(info.unseen)
+        _heuristic_playout(35, 0, 0, masks, [5, 5, 5], pool, len(pool), 2, rng.random)
+        taken = sum(m.bit_count() for m in masks) - sum(m.bit_count() for m in info.masks)
+        assert taken == 3  # the face-up card and the two still face down, whichever they are
+
+
+def test_the_playout_is_the_published_heuristic():
+    """Take when what the card adds less its pot is at most 0, else pass: seat 0 passes the 20 with 19 chips on it,
+    seat 1 takes it with 20. A seat without chips takes."""
+    info = make_info(2, 0, 20, 19, 0, [[30], [10]], [3, 3], 11)
+    masks, chips = list(info.masks), [3, 3]
+    assert _heuristic_playout(20, 19, 0, masks, chips, [], 0, 0, random.random) == [30 - 2, 10 + 20 - 23]
+    masks, chips = list(info.masks), [0, 3]
+    assert _heuristic_playout(20, 5, 0, masks, chips, [], 0, 0, random.random) == [30 + 20 - 5, 10 - 3]
+
+
+def test_a_margin_changes_what_the_movers_minimise_but_not_the_scores_reported():
+    """With a margin the search weighs the best rival's score (different visits), and still reports the root
+    mover's own mean final score after each action."""
+    state = _midgame(5)
+    info = info_from_view(view_for(state, state.to_move))
+    plain, relative = search(info, 400, 3), search(info, 400, 3, margin=1.0)
+    assert (plain.take_visits, plain.pass_visits) != (relative.take_visits, relative.pass_visits)
+    assert 0 < relative.take_score < 200 and 0 < relative.pass_score < 200  # own scores, not score differences
+
+
+def test_with_no_chips_the_only_answer_is_take():
+    state = _midgame(2)
+    view = view_for(state, state.to_move)
+    assert PubMctsBot(1, 50).choose(replace(view, chips=tuple(0 for _ in view.chips))) is Action.TAKE
+
+
+@pytest.mark.parametrize("players", [2, 4, 7])
+def test_pubmcts_plays_legal_games(players):
+    bots = [make_bot("pubmcts:40", 1), make_bot("rules")] + [make_bot("pubmcts:30", 2)] * (players - 2)
+    assert play_game(GameConfig(players=players), seed=players, bots=bots).finished
+
+
+@built
+def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
+    rng = random.Random(33)
+    for case in range(40):
+        players = rng.choice([2, 3, 4, 5, 7])
+        state = _midgame(case, players=players, moves=rng.randint(0, 60))
+        if state.finished or not state.chips[state.to_move]:
+            continue
+        info = info_from_view(view_for(state, state.to_move))
+        iterations = rng.choice([2, 50, 300])
+        margin = rng.choice([0.0, 0.0, 0.5, 1.0])  # 0: the published rule; else each mover's score less its rival's
+        monkeypatch.setattr(pubmcts, "ACCELERATED", True)
+        fast = search(info, iterations, case, margin=margin)
+        monkeypatch.setattr(pubmcts, "ACCELERATED", False)
+        assert search(info, iterations, case, margin=margin) == fast
+
+
+def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
+    """Why docs/bots.md's hidden-chip lines play the very games of the open-chip ones (the default, hidden chips,
+    is the game's)."""
+    from nothanks_tui.tournament import tournament
+
+    def outcome(open_chips: bool):
+        report = tournament(["pubmcts:30", "rules"], players=3, games=3, seed=2, jobs=1, open_chips=open_chips)
+        return [(bot.name, bot.mean_score, bot.win_share) for bot in report.bots]
+
+    assert outcome(True) == outcome(False)
