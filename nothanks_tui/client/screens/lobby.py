@@ -30,7 +30,7 @@ from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
 from ..widgets.keybar import KeyBar
-from .dialogs import LOBBY_KEYS, ClosedScreen, HelpScreen
+from .dialogs import LOBBY_KEYS, HelpScreen
 from .history import HistoryScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
@@ -187,13 +187,9 @@ class LobbyScreen(SteadyScreen[None]):
         except LobbyError as error:
             reason = error_sentence(error.code, error.message)
             known = errors.REGISTRY.get(error.code)
-            if error.code == errors.CLOSED or (known is not None and known.fatal):
-                # the host hung up (and did not come back, when it said it restarts): nothing will work again;
-                # to the start screen's Join tab where the app has one, else a screen saying so that any key leaves
-                if not self._host_gone(reason):
-                    gone = ClosedScreen(reason, title=N_("The host closed the connection"))
-                    self.app.push_screen(gone, self._leave_for_good)
-                return
+            gone = error.code == errors.CLOSED or (known is not None and known.fatal)
+            if gone and self._host_gone(reason):
+                return  # the host hung up for good: to the start screen's Join tab (an SSH session's lobby says why)
             self.say(_("Cannot list tables: {reason}").format(reason=reason))
             return
         self._listings += 1
