@@ -102,7 +102,7 @@ class Host:
             "--ssh-worker-sessions", str(worker_sessions), "--ssh-worker-mib", str(worker_mib), "--verbose",
             # every benchmark player comes from 127.0.0.1: lift the per-address limits, as bench_host.py does
             "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
-            "--ssh-per-address", "5000", "--ssh-logins-per-address", "5000",
+            "--ssh-per-address", "5000", "--ssh-logins-per-address", "5000", "--ssh-connect-rate", "0",
         ]  # fmt: skip
         with self.log.open("w") as log:
             self.process = subprocess.Popen(

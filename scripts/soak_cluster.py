@@ -456,7 +456,16 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         tables=args.tables,
         fronts=args.fronts,
         bot_pace=args.bot_pace,
-        front_options=("--per-address-connections", "1000", "--ssh-per-address", "1000", "--rate-limit", "1000"),
+        front_options=(
+            "--per-address-connections",
+            "1000",
+            "--ssh-per-address",
+            "1000",
+            "--ssh-connect-rate",
+            "0",
+            "--rate-limit",
+            "1000",
+        ),
     )
     async with running_cluster(directory / "cluster", shape) as cluster:
         assert cluster.balancer is not None
@@ -615,7 +624,7 @@ async def soak_single(args: argparse.Namespace, directory: Path) -> dict[str, An
     arguments = [
         "--bind", "127.0.0.1", "--data-dir", str(workdir / "data"), "--no-advertise", "--bot-pace", str(args.bot_pace),
         "--turn-timer", "off", "--per-address-connections", "1000", "--ssh-per-address", "1000",
-        "--rate-limit", "1000",
+        "--ssh-connect-rate", "0", "--rate-limit", "1000",
     ]  # fmt: skip
     env = os.environ | {
         f"XDG_{name}_HOME": str(workdir / name.lower()) for name in ("CONFIG", "DATA", "STATE", "CACHE")

@@ -48,9 +48,9 @@ async def visitors(port: int, sessions: int) -> dict[str, object]:
 
 async def test_sessions_that_come_and_go_are_given_back_by_recycled_workers(start_host):
     # Visitors coming and going from loopback, 10 at once: over the per-address limits (8 logging in, 16 connected,
-    # counted until each worker reports a departure), which this test is not about
+    # counted until each worker reports a departure; 2 new connections a second), which this test is not about
     front = await start_host(
-        workers=1, worker_sessions=PER_WORKER, app=PROBE, logins_per_address=1000, per_address=1000
+        workers=1, worker_sessions=PER_WORKER, app=PROBE, logins_per_address=1000, per_address=1000, connect_rate=0
     )
     await visitors(front.port, 10)  # warm up the host's side: imports, buffers
     await front.wait_until(lambda: front.sessions == 0)
