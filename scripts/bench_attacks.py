@@ -540,11 +540,16 @@ async def run_attack(name: str, nothanks: str, seconds: float) -> Result:
                 ssh_bystander, tally, tracebacks,
             )  # fmt: skip
         finally:
-            server.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(10)
-            if server.poll() is None:
-                server.kill()
+            stop_server(server)
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """End a benchmark's server: SIGTERM (it closes as a restart), SIGKILL if it is still there after 10 s."""
+    server.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        server.wait(10)
+    if server.poll() is None:
+        server.kill()
 
 
 async def attack_for(name: str, port: int, seconds: float, attack_seconds: float) -> None:

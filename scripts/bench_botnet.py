@@ -39,7 +39,7 @@ from collections import Counter
 from pathlib import Path
 
 import asyncssh
-from bench_attacks import tree_rss  # scripts/ is on sys.path when a script there runs
+from bench_attacks import stop_server, tree_rss  # scripts/ is on sys.path when a script there runs
 
 from tools.loadgen.terminal_client import TerminalClient
 
@@ -211,11 +211,7 @@ async def run(args: argparse.Namespace) -> None:
             if args.log:
                 Path(args.log).write_text(host_log)
         finally:
-            server.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                server.wait(10)
-            if server.poll() is None:
-                server.kill()
+            stop_server(server)
     seen = sorted(t for t in times if t is not None)
     within = sum(t <= WITHIN for t in seen)
     print(f"attack {args.attack}: {args.addresses} addresses x {args.per_address} for {args.seconds:.0f} s")
