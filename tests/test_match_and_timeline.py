@@ -9,7 +9,7 @@ from nothanks_server.table import Table, TableSettings
 from nothanks_server.table.recorder import MatchTally, score_timeline
 from nothanks_tui.engine import Action, GameConfig, apply, breakdown, new_game, view_for
 from nothanks_tui.link import MatchTotals, SeatInfo, TableUpdate
-from nothanks_tui.link.wire import encode_event, event_from_wire
+from nothanks_tui.link.wire import decode_host, encode_event
 
 from .net_helpers import RawClient, live_host, of_type
 
@@ -57,10 +57,10 @@ def test_old_frames_without_the_new_keys_still_read_and_new_ones_round_trip():
         coach=True,
     )
     frame = msgpack.unpackb(encode_event(update), raw=False)
-    assert event_from_wire(frame) == update
+    assert decode_host(frame).event() == update
     for key in ("match", "timeline", "coach"):
         frame.pop(key)
-    old = event_from_wire(frame)
+    old = decode_host(frame).event()
     assert old.match is None and old.timeline == () and old.coach is False
 
 
@@ -125,7 +125,7 @@ async def test_over_tcp_no_frame_carries_a_timeline_before_the_end_and_the_match
                 break
             if game == 1:
                 await client.send({"type": "play_again"})
-        first, second = (event_from_wire(frame) for frame in finals)
+        first, second = (decode_host(frame).event() for frame in finals)
         assert first.match == MatchTotals(1, tuple(first.match.wins), first.timeline[-1])
         assert second.match is not None and second.match.games == 2
         assert second.match.scores == tuple(a + b for a, b in zip(first.timeline[-1], second.timeline[-1]))

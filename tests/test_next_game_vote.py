@@ -13,7 +13,7 @@ from nothanks_server.errors import HostError
 from nothanks_server.table import Table, TableSettings
 from nothanks_tui.engine import Action, view_for
 from nothanks_tui.link import SeatInfo, TableUpdate, errors
-from nothanks_tui.link.wire import encode_event, event_from_wire
+from nothanks_tui.link.wire import decode_host, encode_event
 
 from .net_helpers import WAIT
 from .test_match_and_timeline import played_out
@@ -132,10 +132,10 @@ def test_again_round_trips_on_the_wire_and_a_bad_seat_is_refused():
     update = TableUpdate(view_for(state, 0), (SeatInfo("a"), SeatInfo("b"), SeatInfo("c")), "t1", again=(0, 2))
     frame = msgpack.unpackb(encode_event(update), raw=False)
     assert frame["again"] == [0, 2]
-    assert event_from_wire(frame) == update
+    assert decode_host(frame).event() == update
     frame.pop("again")
-    assert event_from_wire(frame).again == ()  # an older host: nobody asked
+    assert decode_host(frame).event().again == ()  # an older host: nobody asked
     for bad in ([3], [-1], ["0"], 5):
         frame["again"] = bad
         with pytest.raises((ValueError, TypeError)):
-            event_from_wire(frame)
+            decode_host(frame).event()

@@ -17,9 +17,9 @@ from nothanks_tui.link.wire import (
     PROTOCOL_VERSION,
     ProtocolError,
     _one_more_entry,
+    decode_host,
     encode,
     encode_event,
-    event_from_wire,
     event_to_wire,
 )
 
@@ -39,12 +39,12 @@ def test_encode_event_is_byte_for_byte_the_plain_encoding_and_decodes_back():
     for update in sample_updates():
         fast = encode_event(update)
         assert fast == encode(event_to_wire(update))
-        assert event_from_wire(msgpack.unpackb(fast, raw=False)) == update
+        assert decode_host(msgpack.unpackb(fast, raw=False)).event() == update
 
 
 def test_waiting_round_trip():
     waiting = TableWaiting("t1", (SeatInfo("a"), SeatInfo("", empty=True)), my_seat=0, can_start=False)
-    assert event_from_wire(msgpack.unpackb(encode_event(waiting), raw=False)) == waiting
+    assert decode_host(msgpack.unpackb(encode_event(waiting), raw=False)).event() == waiting
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_a_view_carries_what_is_legal_for_its_seat_and_why_the_rest_is_not():
     frame = an_update_frame()
     assert frame["view"]["legal"] == ["take"]
     assert frame["view"]["refused"] == {"pass": "no_chips"}
-    view = event_from_wire(frame).view
+    view = decode_host(frame).event().view
     assert view.legal == (Action.TAKE,) and view.refusal(Action.PASS) == "no_chips"
 
 
@@ -130,7 +130,7 @@ def test_a_view_whose_legal_and_refused_do_not_cover_every_action_once_is_refuse
     frame["view"]["legal"] = legal
     frame["view"]["refused"] = refused
     with pytest.raises((ValueError, TypeError, KeyError)):
-        event_from_wire(frame)
+        decode_host(frame).event()
 
 
 # ---------------------------------------------------------------- conformance: docs/protocol.md, against a live host

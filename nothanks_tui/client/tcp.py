@@ -19,7 +19,7 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 import msgspec
@@ -43,20 +43,11 @@ from ..link import (
     errors,
 )
 from ..link import messages as m
+from ..link import wire as w
 from ..link.chat import CHAT
-from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
+from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from ..link.resume import SeatRoute, climb
-from ..link.wire import (
-    CLIENT_MAX_STR,
-    FEATURES,
-    MOVING,
-    PROTOCOL_VERSION,
-    advice_from_wire,
-    chat_from_wire,
-    client_unpacker,
-    event_from_wire,
-    summary_from_wire,
-)
+from ..link.wire import CLIENT_MAX_STR, FEATURES, MOVING, PROTOCOL_VERSION, client_unpacker
 from .error_sentences import error_sentence, os_reason
 
 log = logging.getLogger(__name__)
@@ -131,11 +122,7 @@ class TcpTable(TableConnection):
         await self.lobby.send(m.StandIn(seat=seat))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
-        reply = await self.lobby.request(m.Coach(state_id=state_id))
-        try:
-            return advice_from_wire(reply)
-        except (KeyError, TypeError, ValueError) as error:
-            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable advice: {error}") from None
+        return (await self.lobby.request(m.Coach(state_id=state_id), w.Advice)).event()
 
     @property
     def seat_token(self) -> str | None:
@@ -170,7 +157,7 @@ class TcpTable(TableConnection):
             self.lobby.table = None
             if self.lobby.online:  # (while a restarting host is away there is nobody to tell)
                 with contextlib.suppress(LobbyError, ConnectionError, OSError):
-                    await self.lobby.request(m.Leave())
+                    await self.lobby.request(m.Leave(), w.Left)
         self.events.put_nowait(Closed(N_("left the table")))
 
 
@@ -205,7 +192,7 @@ class TcpLobby(LobbyConnection):
         self.closed_reason: str | None = None
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[int, asyncio.Future[w.HostFrame | None]] = {}
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
         self._restarting = False  # the host said it restarts: reconnect when the connection ends
@@ -260,26 +247,18 @@ class TcpLobby(LobbyConnection):
         unpacker = client_unpacker()
         ours = m.Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
         await self._write(msgspec.structs.replace(ours, **self._speaks_for))
-        hello = await self._read_one(unpacker, where)
-        if hello.get("type") == "error":
-            raise LobbyError(str(hello.get("code")), str(hello.get("message")))
-        if hello.get("type") != "hello":
-            raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
-        if hello.get("protocol") != PROTOCOL_VERSION:
-            theirs = hello.get("protocol")
+        hello = await self._read_one(unpacker, where, w.Hello)
+        if hello.protocol != PROTOCOL_VERSION:
             raise LobbyError(
                 errors.BAD_VERSION,
-                f"{where} speaks protocol {theirs!r} and this nothanks speaks {PROTOCOL_VERSION}: use the same "
-                "version as the host",
+                f"{where} speaks protocol {hello.protocol!r} and this nothanks speaks {PROTOCOL_VERSION}: use the "
+                "same version as the host",
             )
-        self.server_name = str(hello.get("server", ""))
-        self.features = m.features_of(hello.get("features"))
-        welcome = await self._read_one(unpacker, where)
-        if welcome.get("type") == "error":
-            raise LobbyError(str(welcome.get("code")), str(welcome.get("message")))
-        self.name = str(welcome.get("name", self.name))
-        held = welcome.get("held")
-        self.held = held if isinstance(held, dict) else None
+        self.server_name = hello.server
+        self.features = m.features_of(hello.features)
+        welcome = await self._read_one(unpacker, where, w.Welcome)
+        self.name = welcome.name or self.name
+        self.held = welcome.held
         self.info.extras["name"] = self.name
         return unpacker
 
@@ -301,11 +280,7 @@ class TcpLobby(LobbyConnection):
         return self._online.is_set() and self._writer is not None
 
     async def list_tables(self) -> list[TableSummary]:
-        reply = await self.request(m.ListTables())
-        try:
-            return [summary_from_wire(item) for item in reply["tables"]]
-        except (KeyError, TypeError, ValueError) as error:
-            raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable table list: {error}") from None
+        return [table.summary() for table in (await self.request(m.ListTables(), w.Tables)).tables]
 
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(
@@ -329,25 +304,13 @@ class TcpLobby(LobbyConnection):
         return await self._sit(m.Resume(token=token))
 
     async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        reply = await self.request(m.History(offset=offset, limit=limit))
-        try:
-            return page_from_wire(reply)
-        except (KeyError, TypeError, ValueError) as error:
-            raise LobbyError(errors.BAD_FRAME, f"the host sent an unreadable history: {error}") from None
+        return (await self.request(m.History(offset=offset, limit=limit), w.Games)).page()
 
     async def open_game(self, game_id: str) -> dict[str, Any]:
-        reply = await self.request(m.Replay(game=game_id))
-        record = reply.get("record")
-        if not isinstance(record, dict):
-            raise LobbyError(errors.BAD_FRAME, "the host sent an unreadable record")
-        return record
+        return (await self.request(m.Replay(game=game_id), w.Record)).record
 
     async def player_stats(self) -> list[PlayerStats]:
-        reply = await self.request(m.Stats())
-        try:
-            return stats_from_wire(reply)
-        except (KeyError, TypeError, ValueError) as error:
-            raise LobbyError(errors.BAD_FRAME, f"the host sent unreadable statistics: {error}") from None
+        return (await self.request(m.Stats(), w.Stats)).players
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
@@ -383,15 +346,16 @@ class TcpLobby(LobbyConnection):
             return
         await self._write(message)
 
-    async def request(self, message: m.ClientMessage) -> dict[str, Any]:
-        """Send a lobby request and wait for the reply that names its id; an ``error`` reply raises LobbyError."""
+    async def request(self, message: m.ClientMessage, expect: type[Reply]) -> Reply:
+        """Send a lobby request and wait for its reply (the frame that names its id), of type ``expect``; an
+        ``error`` reply, or one of another type, raises LobbyError."""
         if not self._online.is_set() and self._restarting:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._online.wait(), RECONNECT_FOR)
         if self._writer is None:
             raise LobbyError(errors.CLOSED, _(self.closed_reason or N_("not connected")))
         request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[w.HostFrame | None] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             await self._write(m.with_id(message, request_id))
@@ -400,9 +364,7 @@ class TcpLobby(LobbyConnection):
             raise LobbyError(errors.TIMEOUT, _("the host did not answer")) from None
         finally:
             self._pending.pop(request_id, None)
-        if reply.get("type") == "error":
-            raise LobbyError(str(reply.get("code")), str(reply.get("message")))
-        return reply
+        return _expected(reply, expect, f"the host sent no readable answer to {m.kind_of(message)}")
 
     async def _sit(self, message: m.ClientMessage) -> TcpTable:
         if self.table is not None:
@@ -411,15 +373,11 @@ class TcpLobby(LobbyConnection):
         table = TcpTable(self, "", None, None)
         self.table = table
         try:
-            reply = await self.request(message)
+            reply = await self.request(message, w.Joined)
         except BaseException:
             self.table = None
             raise
-        table.table_id = str(reply.get("table", ""))
-        seat = reply.get("seat")
-        table.seat = seat if isinstance(seat, int) else None
-        token = reply.get("token")
-        table._token = token if isinstance(token, str) else None
+        table.table_id, table.seat, table._token = reply.table, reply.seat, reply.token
         if table._token is not None and self.on_seat is not None:
             self.on_seat(table._token)
         return table
@@ -430,8 +388,8 @@ class TcpLobby(LobbyConnection):
         self._writer.write(m.encode_message(message))
         await self._writer.drain()
 
-    async def _read_one(self, unpacker: msgpack.Unpacker, where: str) -> dict[str, Any]:
-        """The next message of the handshake (the caller bounds the wait)."""
+    async def _read_one(self, unpacker: msgpack.Unpacker, where: str, expect: type[Reply]) -> Reply:
+        """The next frame of the handshake, of type ``expect`` (the caller bounds the wait)."""
         assert self._reader is not None
         while True:
             try:
@@ -444,9 +402,11 @@ class TcpLobby(LobbyConnection):
                     ) from None
                 unpacker.feed(data)
                 continue
-            if not isinstance(message, dict):
-                raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
-            return message
+            try:
+                frame = w.decode_host(message)
+            except ValueError:
+                frame = None
+            return _expected(frame, expect, f"{where} is not a nothanks host (it answered something else)")
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
         reason = N_("the host closed the connection")
@@ -454,8 +414,6 @@ class TcpLobby(LobbyConnection):
             assert self._reader is not None
             while True:
                 for message in unpacker:
-                    if not isinstance(message, dict):
-                        raise ValueError("not a map")
                     closing = self._route(message)
                     if closing is not None:
                         reason = closing
@@ -467,7 +425,7 @@ class TcpLobby(LobbyConnection):
             raise
         except (ConnectionError, OSError):
             reason = N_("the connection to the host was lost")
-        except (msgpack.UnpackException, ValueError, TypeError, KeyError) as error:
+        except (msgpack.UnpackException, ValueError) as error:
             log.warning("host sent a malformed frame: %r", error)
             reason = N_("the host sent a malformed message")
             self._told = True  # not a connection lost: nothing to come back to
@@ -512,7 +470,7 @@ class TcpLobby(LobbyConnection):
         back = SeatRoute(table.table_id, table.seat, table.seat_token, self.seats_bound_to_key).request()
         try:
             if back is not None:
-                await self.request(back)
+                await self.request(back, w.Joined)
         except LobbyError as error:
             if self.table is table:
                 self.table = None
@@ -531,57 +489,55 @@ class TcpLobby(LobbyConnection):
             self._writer = None
             return None
 
-    def _route(self, message: dict[str, Any]) -> str | None:
+    def _route(self, message: object) -> str | None:
         """One frame from the host: a reply to its pending request, or an event for its type's handler (a type
-        this client does not know is left alone); a closing reason if the host is done with us."""
-        reply_to = message.get("re")
-        if isinstance(reply_to, int) and reply_to in self._pending:
-            future = self._pending.pop(reply_to)
+        this client does not know is left alone); a closing reason if the host is done with us. A malformed reply
+        fails its request, a malformed chat line is dropped, any other malformed frame ends the connection."""
+        reply_to, kind = (message.get("re"), message.get("type")) if isinstance(message, dict) else (None, None)
+        future = self._pending.pop(reply_to, None) if isinstance(reply_to, int) else None
+        try:
+            frame = w.decode_host(message)
+        except msgspec.ValidationError as error:
+            if future is None and kind not in ("chat", "chat_history"):
+                raise
+            log.warning("host sent a malformed frame: %r", error)
+            frame = w.Error(code=errors.BAD_FRAME, message=f"the host sent an unreadable reply: {error}")
+            if future is None:
+                return None
+        if future is not None:
             if not future.done():
-                future.set_result(message)
+                future.set_result(frame)
             return None
-        kind = message.get("type")
-        return getattr(self, f"_on_{kind}")(message) if kind in _PUSHED else None
+        handler = getattr(self, f"_on_{w.kind_of(frame)}", None) if frame is not None else None
+        return None if handler is None else handler(frame)
 
-    def _on_update(self, message: dict[str, Any]) -> str | None:
+    def _on_update(self, frame: w.Update | w.Waiting | w.Chat | w.ChatLines) -> str | None:
         if self.table is not None:
-            self.table.events.put_nowait(event_from_wire(message))
+            self.table.events.put_nowait(frame.event())
         return None
 
-    _on_waiting = _on_update
+    _on_waiting = _on_chat = _on_chat_history = _on_update
 
-    def _on_chat(self, message: dict[str, Any]) -> str | None:
-        if self.table is not None:
-            try:
-                self.table.events.put_nowait(chat_from_wire(message))
-            except (KeyError, TypeError, ValueError) as error:  # a bad line is dropped, not the connection
-                log.warning("host sent a malformed chat frame: %r", error)
-        return None
-
-    _on_chat_history = _on_chat
-
-    def _on_error(self, message: dict[str, Any]) -> str | None:
-        code, text = str(message.get("code", "error")), str(message.get("message", ""))
-        if message.get("fatal"):
+    def _on_error(self, frame: w.Error) -> str | None:
+        if frame.fatal:
             self._told = True
-            return error_sentence(code, text)
+            return error_sentence(frame.code, frame.message)
         if self.table is not None:
-            self.table.events.put_nowait(Rejected(code, text))
+            self.table.events.put_nowait(Rejected(frame.code, frame.message))
         return None
 
-    def _on_table_closed(self, message: dict[str, Any]) -> str | None:
+    def _on_table_closed(self, frame: w.TableClosed) -> str | None:
         if self.table is not None:
-            self.table.events.put_nowait(Closed(str(message.get("reason", N_("table closed")))))
+            self.table.events.put_nowait(Closed(frame.reason))
             self.table = None
         return None
 
-    def _on_closing(self, message: dict[str, Any]) -> str | None:
+    def _on_closing(self, frame: w.Closing) -> str | None:
         self._told = True
-        if message.get("restart") is True:
-            self._restarting = True
-        return str(message.get("reason", N_("the host is shutting down")))
+        self._restarting = self._restarting or frame.restart
+        return frame.reason
 
-    def _on_table_moving(self, message: dict[str, Any]) -> str | None:
+    def _on_table_moving(self, frame: w.Moving) -> str | None:
         """A cluster's front moves our table to another server and resumes our seat by itself."""
         if self.table is not None:
             self.table.events.put_nowait(TableMoving())
@@ -592,7 +548,7 @@ class TcpLobby(LobbyConnection):
             self.closed_reason = reason
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"type": "error", "code": errors.CLOSED, "message": reason})
+                future.set_result(w.Error(code=errors.CLOSED, message=reason))
         self._pending.clear()
         if self.table is not None:
             self.table.events.put_nowait(Closed(reason))
@@ -603,8 +559,16 @@ class TcpLobby(LobbyConnection):
                 writer.close()
 
 
-# The frames a host pushes, each handled by its ``_on_<type>`` (replies to a request go to its caller instead).
-_PUSHED = frozenset({"update", "waiting", "chat", "chat_history", "error", "table_closed", "closing", "table_moving"})
+Reply = TypeVar("Reply", bound=w.HostFrame)
+
+
+def _expected(frame: w.HostFrame | None, expect: type[Reply], otherwise: str) -> Reply:
+    """``frame`` if it is of type ``expect``; else LobbyError: an ``error`` frame's, or ``bad_frame``."""
+    if isinstance(frame, expect):
+        return frame
+    if isinstance(frame, w.Error):
+        raise LobbyError(frame.code, frame.message)
+    raise LobbyError(errors.BAD_FRAME, otherwise)
 
 
 def _client() -> str:

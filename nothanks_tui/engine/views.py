@@ -103,31 +103,6 @@ class PlayerView:
             data["moves"] = [[m.seat, m.action.value, m.card, m.pot] for m in self.moves]
         return data
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PlayerView:
-        """Inverse of ``to_dict``. Raises ValueError/TypeError/KeyError on malformed data."""
-        moves = tuple(Move(int(s), Action(a), int(c), int(p)) for s, a, c, p in data["moves"])
-        legal, refused = _choices_from_dict(data["legal"], data["refused"])
-        seat = data["seat"]
-        return cls(
-            players=int(data["players"]),
-            seat=None if seat is None else int(seat),
-            open_chips=bool(data["open_chips"]),
-            chips_per_player=int(data["chips_per_player"]),
-            variant=str(data["variant"]),
-            card=None if data["card"] is None else int(data["card"]),
-            pot=int(data["pot"]),
-            deck_left=int(data["deck_left"]),
-            hands=tuple(tuple(int(c) for c in hand) for hand in data["hands"]),
-            chips=tuple(None if c is None else int(c) for c in data["chips"]),
-            to_move=int(data["to_move"]),
-            finished=bool(data["finished"]),
-            state_id=int(data["state_id"]),
-            moves=moves,
-            legal=legal,
-            refused=refused,
-        )
-
 
 Choices = tuple[tuple[Action, ...], tuple[tuple[Action, str], ...]]
 
@@ -147,27 +122,6 @@ def choices(seat: int | None, *, players: int, to_move: int, mover_chips: int, f
         else:
             refused.append((action, why.code))
     return tuple(legal), tuple(refused)
-
-
-def _choices_from_dict(legal_data: object, refused_data: object) -> Choices:
-    """``legal`` and ``refused`` read back strictly: every action exactly once, in one of them, codes as text."""
-    if not isinstance(legal_data, list) or not isinstance(refused_data, dict):
-        raise TypeError("'legal' is a list and 'refused' a map")
-    if not all(isinstance(name, str) for name in [*legal_data, *refused_data]):
-        raise TypeError("actions are strings")
-    if not all(isinstance(code, str) and code for code in refused_data.values()):
-        raise TypeError("a refusal code is a non-empty string")
-    legal_set = {Action(name) for name in legal_data}
-    refused_map = {Action(name): code for name, code in refused_data.items()}
-    if (
-        len(legal_set) != len(legal_data)
-        or legal_set & refused_map.keys()
-        or (legal_set | refused_map.keys()) != set(Action)
-    ):
-        raise ValueError("every action is either legal or refused, once")
-    legal = tuple(action for action in Action if action in legal_set)
-    refused = tuple((action, refused_map[action]) for action in Action if action in refused_map)
-    return legal, refused
 
 
 def _view(state: GameState, seat: int | None) -> PlayerView:

@@ -5,7 +5,7 @@ them through ``HistorySource``, which the host implements in-process (``nothanks
 player) and the client over TCP (lobby requests ``history``, ``replay``, ``stats``: docs/protocol.md). Only
 finished games are ever listed or opened: a record holds the deal, which is hidden while the game is played.
 
-The wire conversions are here too, strict in what they accept (a host's reply is untrusted like any frame).
+The host's replies are encoded here, and typed for the client in wire.py.
 """
 
 from __future__ import annotations
@@ -103,19 +103,6 @@ def listing_to_wire(game: GameListing) -> dict[str, Any]:
     }
 
 
-def listing_from_wire(data: Any) -> GameListing:
-    players = tuple(_want(name, str) for name in _want(data["players"], list))
-    scores = tuple(_want(value, int) for value in _want(data["scores"], list))
-    winners = tuple(_want(value, int) for value in _want(data["winners"], list))
-    bots = tuple(_want(value, bool) for value in _want(data["bots"], list))
-    if not (len(players) == len(scores) == len(bots)) or not all(0 <= seat < len(players) for seat in winners):
-        raise ValueError("one name, score and bot flag per seat; winners are seats")
-    finished = data["finished_at"]
-    if not isinstance(finished, int | float) or isinstance(finished, bool):
-        raise TypeError("finished_at is a number")
-    return GameListing(_want(data["game"], str), float(finished), players, scores, winners, bots)
-
-
 def page_to_wire(page: HistoryPage) -> dict[str, Any]:
     return {
         "type": "history",
@@ -123,11 +110,6 @@ def page_to_wire(page: HistoryPage) -> dict[str, Any]:
         "total": page.total,
         "offset": page.offset,
     }
-
-
-def page_from_wire(message: dict[str, Any]) -> HistoryPage:
-    games = tuple(listing_from_wire(item) for item in _want(message["games"], list))
-    return HistoryPage(games, _want(message["total"], int), _want(message.get("offset", 0), int))
 
 
 def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
@@ -146,29 +128,3 @@ def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
             for row in rows
         ],
     }
-
-
-def stats_from_wire(message: dict[str, Any]) -> list[PlayerStats]:
-    rows = []
-    for item in _want(message["players"], list):
-        mean = item["mean"]
-        if not isinstance(mean, int | float) or isinstance(mean, bool):
-            raise TypeError("mean is a number")
-        rows.append(
-            PlayerStats(
-                name=_want(item["name"], str),
-                kind=_want(item["kind"], str),
-                games=_want(item["games"], int),
-                wins=_want(item["wins"], int),
-                mean=float(mean),
-                best=_want(item["best"], int),
-                you=_want(item.get("you", False), bool),
-            )
-        )
-    return rows
-
-
-def _want(value: Any, kind: type) -> Any:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
-    return value

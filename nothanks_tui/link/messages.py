@@ -18,6 +18,7 @@ from msgspec import UNSET, UnsetType
 from . import errors
 from .history import HISTORY_PAGE
 from .wire import ProtocolError
+from .wire import kind_of as kind_of  # (a client message's type, as a host frame's)
 
 MAX_ID = 2**31 - 1
 RequestId = Annotated[int, msgspec.Meta(ge=0, le=MAX_ID)]
@@ -177,10 +178,6 @@ def encode_message(message: ClientMessage) -> bytes:
 
 def with_id(message: ClientMessage, request_id: int | None) -> ClientMessage:
     return msgspec.structs.replace(message, id=request_id)
-
-
-def kind_of(message: ClientMessage) -> str:
-    return message.__struct_config__.tag  # type: ignore[return-value]
 
 
 def features_of(value: object) -> frozenset[str]:

@@ -1,17 +1,19 @@
 """The wire protocol between a host and its clients: msgpack maps, one per frame, checked before use.
 
-Both ends import this module (the link layer): the limits for decoding untrusted bytes, and the conversions
-between table events and wire maps (checked on the client); what a client sends is typed in messages.py.
-docs/protocol.md describes the same thing for people writing other clients.
+Both ends import this module: the limits for decoding untrusted bytes, the host's frames (encoded here from table
+events; typed as msgspec Structs for the client, which decodes each once); what a client sends is typed in
+messages.py. docs/protocol.md describes the same thing for people writing other clients.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgpack
+import msgspec
 
-from ..engine import PlayerView
+from ..engine import Action, Move, PlayerView
+from ..i18n import N_
 from .events import (
     SEAT_EVENT_KINDS,
     ChatHistory,
@@ -24,6 +26,7 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
+from .history import GameListing, HistoryPage, PlayerStats
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
@@ -152,18 +155,6 @@ def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
     return wire
 
 
-def seat_from_wire(data: Any) -> SeatInfo:
-    return SeatInfo(
-        name=_want(data["name"], str),
-        is_bot=_want(data["bot"], bool),
-        away=_want(data["away"], bool),
-        empty=_want(data["empty"], bool),
-        left=_want(data.get("left", False), bool),
-        stand_in=_want(data.get("stand_in", False), bool),
-        level=_want(data.get("level", ""), str),
-    )
-
-
 MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
 
 
@@ -181,31 +172,6 @@ def update_extras(event: TableUpdate) -> dict[str, Any]:
     if event.again:
         extras["again"] = list(event.again)
     return extras
-
-
-def _again_from_wire(data: Any, players: int) -> tuple[int, ...]:
-    """``again``: the seats that asked for another game, each once, in order (a seat out of range is an error)."""
-    seats = {_want(seat, int) for seat in _want(data, list)}
-    if any(not 0 <= seat < players for seat in seats):
-        raise ValueError("again names a seat the table does not have")
-    return tuple(sorted(seats))
-
-
-def _seat_events_from_wire(data: Any, players: int) -> tuple[SeatEvent, ...]:
-    events = []
-    for item in _want(data, list)[-MAX_SEAT_EVENTS:]:
-        at, seat, kind = _want(item, list)
-        event = SeatEvent(at=_want(at, int), seat=_want(seat, int), kind=_want(kind, str))
-        if event.kind in SEAT_EVENT_KINDS and 0 <= event.seat < players and event.at >= 0:
-            events.append(event)  # (a kind this client does not know is left out, not an error)
-    return tuple(events)
-
-
-def _bot_in_from_wire(data: Any) -> float | None:
-    """``bot_in_ms`` as seconds (at most a day: a host's clock is not to be trusted blindly either)."""
-    if data is None:
-        return None
-    return min(max(0, _want(data, int)), 86_400_000) / 1000
 
 
 def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
@@ -247,21 +213,6 @@ def match_to_wire(match: MatchTotals) -> dict[str, Any]:
     return {"games": match.games, "wins": list(match.wins), "scores": list(match.scores)}
 
 
-def match_from_wire(data: Any, players: int) -> MatchTotals:
-    wins = tuple(_want(value, int) for value in _want(data["wins"], list))
-    scores = tuple(_want(value, int) for value in _want(data["scores"], list))
-    if len(wins) != players or len(scores) != players:
-        raise ValueError("one match total per seat")
-    return MatchTotals(games=_want(data["games"], int), wins=wins, scores=scores)
-
-
-def timeline_from_wire(data: Any, players: int) -> tuple[tuple[int, ...], ...]:
-    rows = tuple(tuple(_want(value, int) for value in _want(row, list)) for row in _want(data, list))
-    if any(len(row) != players for row in rows):
-        raise ValueError("one score per seat in each timeline row")
-    return rows
-
-
 ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
 
 
@@ -274,19 +225,6 @@ def advice_to_wire(advice: CoachAdvice) -> dict[str, Any]:
         "take": round(advice.take_score * ADVICE_TENTHS),
         "pass": None if advice.pass_score is None else round(advice.pass_score * ADVICE_TENTHS),
     }
-
-
-def advice_from_wire(data: dict[str, Any]) -> CoachAdvice:
-    action = _want(data["action"], str)
-    if action not in ("take", "pass"):
-        raise ValueError("advice is take or pass")
-    pass_tenths = data.get("pass")
-    return CoachAdvice(
-        state_id=_want(data["state_id"], int),
-        action=action,
-        take_score=_want(data["take"], int) / ADVICE_TENTHS,
-        pass_score=None if pass_tenths is None else _want(pass_tenths, int) / ADVICE_TENTHS,
-    )
 
 
 _moves_cache: tuple[object, bytes] | None = None
@@ -334,39 +272,6 @@ def _one_more_entry(packed: bytes) -> bytes:
     raise ValueError("not a map with room for one more entry")
 
 
-def event_from_wire(message: dict[str, Any]) -> TableUpdate | TableWaiting:
-    """Inverse of ``event_to_wire``; raises ValueError/TypeError/KeyError on anything malformed."""
-    seats = tuple(seat_from_wire(seat) for seat in _want(message["seats"], list))
-    if message["type"] == "waiting":
-        your_seat = message["your_seat"]
-        return TableWaiting(
-            table_id=_want(message["table"], str),
-            seats=seats,
-            my_seat=None if your_seat is None else _want(your_seat, int),
-            can_start=_want(message["can_start"], bool),
-            open_chips=_want(message["open_chips"], bool),
-            variant=_want(message["variant"], str),
-            coach=_want(message.get("coach", False), bool),
-        )
-    view = PlayerView.from_dict(_want(message["view"], dict))
-    if len(seats) != view.players:
-        raise ValueError("one seat per player")
-    match = message.get("match")
-    return TableUpdate(
-        view=view,
-        seats=seats,
-        table_id=_want(message["table"], str),
-        can_restart=_want(message["can_restart"], bool),
-        seat_events=_seat_events_from_wire(message.get("seat_events", []), view.players),
-        bot_in=_bot_in_from_wire(message.get("bot_in_ms")),
-        creator=_want(message.get("creator", False), bool),
-        match=None if match is None else match_from_wire(match, view.players),
-        timeline=timeline_from_wire(message.get("timeline", []), view.players),
-        coach=_want(message.get("coach", False), bool),
-        again=_again_from_wire(message.get("again", []), view.players),
-    )
-
-
 def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
     return {
         "table": summary.table_id,
@@ -379,20 +284,6 @@ def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
         "spectators": summary.spectators,
         "coach": summary.coach,
     }
-
-
-def summary_from_wire(data: Any) -> TableSummary:
-    return TableSummary(
-        table_id=_want(data["table"], str),
-        players=_want(data["players"], int),
-        seats=tuple(seat_from_wire(seat) for seat in _want(data["seats"], list)),
-        started=_want(data["started"], bool),
-        finished=_want(data["finished"], bool),
-        open_chips=_want(data["open_chips"], bool),
-        variant=_want(data["variant"], str),
-        spectators=_want(data["spectators"], int),
-        coach=_want(data.get("coach", False), bool),
-    )
 
 
 def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
@@ -412,34 +303,273 @@ def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
     return {"type": "chat", **chat_line_to_wire(event)}
 
 
-def chat_line_from_wire(data: Any) -> ChatLine:
-    seat = data["seat"]
-    at = data.get("at")
-    return ChatLine(
-        name=_want(data["name"], str),
-        text=_want(data["text"], str),
-        seat=None if seat is None else _want(seat, int),
-        at=None if at is None else _count(at),
-        events=0 if at is None else _count(data.get("events", 0)),
-    )
+# ------------------------------------------------------------------------- host -> client, as the client reads it
+# Each frame a host sends is a msgspec Struct, decoded and checked once by ``decode_host`` (a wrong type, a missing
+# key or a broken rule is a ``msgspec.ValidationError``; keys a newer host adds are skipped); ``event`` turns a
+# pushed frame into the link's event.
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]  # moves or seat events, as a host counts them
 
 
-def _count(value: Any) -> int:
-    """A count of moves or events as a host sends it: a whole number, 0 or more, bounded."""
-    number = _want(value, int)
-    if not 0 <= number <= 10_000:
-        raise ValueError(f"{number} is not a count")
-    return number
+class HostFrame(msgspec.Struct, tag_field="type", kw_only=True):
+    """One frame from a host; ``re``: the id of the request it answers."""
+
+    re: int | None = None
 
 
-def chat_from_wire(message: dict[str, Any]) -> ChatLine | ChatHistory:
-    """Inverse of ``chat_to_wire``; raises ValueError/TypeError/KeyError on anything malformed."""
-    if message["type"] == "chat_history":
-        return ChatHistory(tuple(chat_line_from_wire(line) for line in _want(message["lines"], list)))
-    return chat_line_from_wire(message)
+class Seat(msgspec.Struct, kw_only=True):
+    name: str
+    bot: bool
+    away: bool
+    empty: bool
+    left: bool = False
+    stand_in: bool = False
+    level: str = ""
 
 
-def _want(value: Any, kind: type) -> Any:
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
-    return value
+def _seats(seats: tuple[Seat, ...]) -> tuple[SeatInfo, ...]:
+    return tuple(SeatInfo(s.name, s.bot, s.away, s.empty, s.left, s.stand_in, s.level) for s in seats)
+
+
+class View(msgspec.Struct, kw_only=True):
+    """``PlayerView`` on the wire: every action once, either legal or refused with a code."""
+
+    players: int
+    seat: int | None
+    open_chips: bool
+    chips_per_player: int
+    variant: str
+    card: int | None
+    pot: int
+    deck_left: int
+    hands: tuple[tuple[int, ...], ...]
+    chips: tuple[int | None, ...]
+    to_move: int
+    finished: bool
+    state_id: int
+    moves: tuple[tuple[int, Action, int, int], ...]
+    legal: tuple[Action, ...]
+    refused: dict[Action, Annotated[str, msgspec.Meta(min_length=1)]]
+
+    def __post_init__(self) -> None:
+        legal = set(self.legal)
+        if len(legal) != len(self.legal) or legal & self.refused.keys() or {*legal, *self.refused} != set(Action):
+            raise ValueError("every action is either legal or refused, once")
+
+    def player_view(self) -> PlayerView:
+        fields = msgspec.structs.asdict(self)
+        fields["moves"] = tuple(Move(*move) for move in self.moves)
+        fields["legal"] = tuple(action for action in Action if action in self.legal)
+        fields["refused"] = tuple((action, self.refused[action]) for action in Action if action in self.refused)
+        return PlayerView(**fields)
+
+
+class Update(HostFrame, tag="update"):
+    table: str
+    seats: tuple[Seat, ...]
+    can_restart: bool
+    view: View
+    coach: bool = False
+    seat_events: tuple[tuple[int, int, str], ...] = ()
+    bot_in_ms: int | None = None
+    creator: bool = False
+    again: tuple[int, ...] = ()
+    match: MatchTotals | None = None
+    timeline: tuple[tuple[int, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        n = self.view.players
+        totals = () if self.match is None else (self.match.wins, self.match.scores)
+        if len(self.seats) != n or any(len(row) != n for row in (*totals, *self.timeline)):
+            raise ValueError("one seat, match total and timeline score per player")
+        if any(not 0 <= seat < n for seat in self.again):
+            raise ValueError("again names a seat the table does not have")
+
+    def event(self) -> TableUpdate:
+        n = self.view.players
+        return TableUpdate(
+            view=self.view.player_view(),
+            seats=_seats(self.seats),
+            table_id=self.table,
+            can_restart=self.can_restart,
+            seat_events=tuple(  # (a kind this client does not know is left out, not an error)
+                SeatEvent(at, seat, kind)
+                for at, seat, kind in self.seat_events[-MAX_SEAT_EVENTS:]
+                if kind in SEAT_EVENT_KINDS and 0 <= seat < n and at >= 0
+            ),
+            # (at most a day: a host's clock is not to be trusted blindly either)
+            bot_in=None if self.bot_in_ms is None else min(max(0, self.bot_in_ms), 86_400_000) / 1000,
+            creator=self.creator,
+            match=self.match,
+            timeline=self.timeline,
+            coach=self.coach,
+            again=tuple(sorted(set(self.again))),
+        )
+
+
+class Waiting(HostFrame, tag="waiting"):
+    table: str
+    seats: tuple[Seat, ...]
+    your_seat: int | None
+    can_start: bool
+    open_chips: bool
+    variant: str
+    coach: bool = False
+
+    def event(self) -> TableWaiting:
+        seats = _seats(self.seats)
+        return TableWaiting(
+            self.table, seats, self.your_seat, self.can_start, self.open_chips, self.variant, self.coach
+        )
+
+
+class Chat(HostFrame, tag="chat"):
+    """A line said at the table (also each line of a ``chat_history``)."""
+
+    name: str
+    text: str
+    seat: int | None
+    at: Count | None = None
+    events: Count = 0
+
+    def event(self) -> ChatLine:
+        return ChatLine(self.name, self.text, self.seat, self.at, 0 if self.at is None else self.events)
+
+
+class ChatLines(HostFrame, tag="chat_history"):
+    lines: tuple[Chat, ...]
+
+    def event(self) -> ChatHistory:
+        return ChatHistory(tuple(line.event() for line in self.lines))
+
+
+class Error(HostFrame, tag="error"):
+    code: str = "error"
+    message: str = ""
+    fatal: bool = False
+
+
+class TableClosed(HostFrame, tag="table_closed"):
+    reason: str = N_("table closed")
+
+
+class Closing(HostFrame, tag="closing"):
+    reason: str = N_("the host is shutting down")
+    restart: bool = False  # the host starts again and keeps every game: reconnect and resume
+
+
+class Moving(HostFrame, tag="table_moving"):
+    """A cluster's front moves the table to another server, and resumes the seat by itself."""
+
+
+class Hello(HostFrame, tag="hello"):
+    protocol: int
+    server: str = ""
+    features: list[Any] = []  # (names this client does not know, or that are not text, are left out)
+
+
+class Welcome(HostFrame, tag="welcome"):
+    name: str = ""
+    held: dict[str, Any] | None = None  # the seat the host holds for the hello's key: table, seat, name
+
+
+class Joined(HostFrame, tag="joined"):
+    table: str
+    seat: int | None = None
+    token: str | None = None
+
+
+class Left(HostFrame, tag="left"):
+    pass
+
+
+class Pong(HostFrame, tag="pong"):
+    pass
+
+
+class Summary(msgspec.Struct, kw_only=True):
+    table: str
+    players: int
+    seats: tuple[Seat, ...]
+    started: bool
+    finished: bool
+    open_chips: bool
+    variant: str
+    spectators: int
+    coach: bool = False
+
+    def summary(self) -> TableSummary:
+        return TableSummary(
+            self.table, self.players, _seats(self.seats), self.started, self.finished, self.open_chips,
+            self.variant, self.spectators, self.coach,
+        )  # fmt: skip
+
+
+class Tables(HostFrame, tag="tables"):
+    tables: tuple[Summary, ...]
+    total: int = 0
+    offset: int = 0
+
+
+class Advice(HostFrame, tag="advice", rename={"pass_": "pass"}):
+    state_id: int
+    action: Literal["take", "pass"]
+    take: int
+    pass_: int | None = None
+
+    def event(self) -> CoachAdvice:
+        pass_score = None if self.pass_ is None else self.pass_ / ADVICE_TENTHS
+        return CoachAdvice(self.state_id, self.action, self.take / ADVICE_TENTHS, pass_score)
+
+
+class Listing(msgspec.Struct, kw_only=True):
+    game: str
+    finished_at: float
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    bots: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        seats = len(self.players)
+        if not seats == len(self.scores) == len(self.bots) or not all(0 <= seat < seats for seat in self.winners):
+            raise ValueError("one name, score and bot flag per seat; winners are seats")
+
+
+class Games(HostFrame, tag="history"):
+    games: tuple[Listing, ...]
+    total: int
+    offset: int = 0
+
+    def page(self) -> HistoryPage:
+        return HistoryPage(tuple(GameListing(*msgspec.structs.astuple(g)) for g in self.games), self.total, self.offset)
+
+
+class Record(HostFrame, tag="record"):
+    record: dict[str, Any]
+
+
+class Stats(HostFrame, tag="stats"):
+    players: list[PlayerStats]
+
+
+def kind_of(frame: msgspec.Struct | type[msgspec.Struct]) -> str:
+    """A tagged Struct's ``type``."""
+    return frame.__struct_config__.tag  # type: ignore[return-value]
+
+
+HOST_FRAMES: dict[str, type[HostFrame]] = {kind_of(cls): cls for cls in HostFrame.__subclasses__()}
+
+
+def decode_host(message: object) -> HostFrame | None:
+    """The typed frame of a decoded host frame, None for a type this client does not know (a newer host's).
+    Raises ``msgspec.ValidationError`` for a malformed one, ValueError for one that is not a map."""
+    if not isinstance(message, dict):
+        raise ValueError("a frame is a map")
+    kind = message.get("type")
+    cls = HOST_FRAMES.get(kind) if isinstance(kind, str) else None
+    return None if cls is None else msgspec.convert(message, cls, strict=True)
+
+
+def summary_from_wire(data: object) -> TableSummary:
+    return msgspec.convert(data, Summary, strict=True).summary()
