@@ -1,9 +1,7 @@
 """``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting.
 
-The commands' modules are imported when the parser is built or a command runs, not when this module is: a bot
-worker process (``nothanks_server.thinking``, started by ``spawn``) runs the ``nothanks`` script again as
-``__mp_main__``, which imports this module, and needs none of the host, the SSH front or the client
-(``scripts/bench_bot_worker.py`` reports a worker's size).
+The commands' modules are imported when the parser is built or a command runs: a bot worker process (spawned)
+imports this module again as ``__mp_main__`` and needs none of the host, the SSH front or the client.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .commands.argtypes import add_variant_options, bot_name, non_negative, players, positive
@@ -21,13 +20,15 @@ from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, known_language, use_language
 
+if TYPE_CHECKING:
+    from .client.remembered import Remembered
+
 LANG_OPTION = "--lang"
 SHORTEST_LANG = "--lan"  # argparse takes an option's unambiguous prefix: "--la" could also be replay's --last
 
 
 def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
-    """``--lang`` on ``nothanks`` itself and on each subcommand (the language of the game's screens and of the
-    command line's own messages)."""
+    """``--lang`` on ``nothanks`` and each subcommand: the language of the screens and of these messages."""
     parser.add_argument(
         LANG_OPTION,
         choices=LANGUAGES,
@@ -103,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     explicit = lang_in(arguments)
-    remembered = None if known_language(explicit) else remembered_language()
+    remembered = None if known_language(explicit) else _remembered().language  # as last chosen on the start screen
     use_language(choose_language(explicit, remembered, os.environ))  # the parser's words and everything after
     args = build_parser().parse_args(arguments)
     if args.command == "play":
@@ -118,9 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def lang_in(arguments: Sequence[str]) -> str | None:
-    """The value of the last ``--lang X`` or ``--lang=X`` (or an abbreviation argparse takes, ``--lan``) in the
-    arguments, before any ``--``, as given: argparse itself refuses an unknown one, in the language chosen without
-    it."""
+    """The value of the last ``--lang X`` or ``--lang=X`` (or ``--lan``) before any ``--``, as given (argparse
+    refuses an unknown one, in the language chosen without it)."""
     found = None
     for index, word in enumerate(arguments):
         if word == "--":
@@ -135,20 +135,6 @@ def lang_in(arguments: Sequence[str]) -> str | None:
     return found
 
 
-def remembered_language() -> str | None:
-    """The language last chosen on the start screen (kept with the player's other choices), if any."""
-    from .client.remembered import Remembered
-
-    return Remembered.of_this_user().language
-
-
-def remembered_name() -> str | None:
-    """The name last given on the start screen, if any: ``nothanks play`` plays (and counts games) under it too."""
-    from .client.remembered import Remembered
-
-    return Remembered.of_this_user().name
-
-
 def _play(args: argparse.Namespace) -> int:
     from .commands.play import run_local_game
 
@@ -158,9 +144,15 @@ def _play(args: argparse.Namespace) -> int:
         seed=args.seed,
         open_chips=args.open_chips,
         variant=args.variant,
-        name=args.name or remembered_name() or _("you"),
+        name=args.name or _remembered().name or _("you"),  # the start screen's name: its games count under it
         bot_pace=args.bot_pace,
     )
+
+
+def _remembered() -> Remembered:
+    from .client.remembered import Remembered
+
+    return Remembered.of_this_user()
 
 
 COMMANDS: dict[str, tuple[str, str]] = {  # a subcommand's (module, function), imported when it runs

@@ -1,18 +1,9 @@
-"""The words players read, in their language: English, French or Spanish, from standard gettext catalogs.
+"""The words players read, in their language (English, French, Spanish), from gettext catalogs.
 
-Every string shown to a player goes through ``_`` (or ``ngettext``). A string that must be written where no
-language is known yet (a class attribute, a module constant, a binding's description) is marked with ``N_`` and
-translated with ``_`` where it is shown.
-
-The language is per player, not per process: an SSH worker runs many players' apps on one event loop. So the
-active language is held in a context variable that each app sets as it starts (the way Textual holds its
-active app); every task the app spawns afterwards inherits it. The variable holds a small mutable ``Speaking``
-rather than the language itself, so that a player who changes language (the start or welcome screen) changes it
-for every task of their app at once (``switch_language``), and for no other app. A leaf module: every layer may
-import it.
-
-Catalogs: ``locale/<lang>/LC_MESSAGES/nothanks.po`` (kept in the repository, written by ``scripts/i18n``) and the
-compiled ``nothanks.mo`` beside it, installed with the package.
+Every string shown goes through ``_`` (or ``ngettext``); one written where no language is known yet is marked
+``N_`` and translated where shown. The language is per player, not per process (an SSH worker runs many apps on
+one loop): a context variable holds each app's ``Speaking``, which its tasks inherit and ``switch_language``
+changes in place. A leaf module. Catalogs: ``locale/<lang>/LC_MESSAGES/nothanks.po`` and the compiled ``.mo``.
 """
 
 from __future__ import annotations
@@ -63,8 +54,7 @@ def known_language(language: str | None) -> str | None:
 
 
 def language_from_environment(environ: Mapping[str, str]) -> str:
-    """The language a locale environment asks for: the first of LC_ALL, LC_MESSAGES, LANG that is set, as POSIX
-    reads them (``C``, ``POSIX`` or a language we do not have: English)."""
+    """The language of the first of LC_ALL, LC_MESSAGES, LANG that is set (``C`` or one we lack: English)."""
     for variable in LOCALE_VARIABLES:
         value = environ.get(variable, "")
         if value:
@@ -78,8 +68,7 @@ def choose_language(explicit: str | None, remembered: str | None, environ: Mappi
 
 
 def use_language(language: str) -> None:
-    """Make ``language`` the one this task (and every task it starts from now on) speaks, apart from any other
-    task's: call it as an app (a player) starts."""
+    """Make ``language`` the one this task and those it starts speak, apart from any other: as an app starts."""
     _active.set(Speaking(known_language(language) or "en"))
 
 
@@ -111,8 +100,7 @@ def N_(message: str) -> str:
 
 
 class InContext(str):
-    """A marked constant that is translated in ``context`` (a word English uses in two senses, such as a replay's
-    "Start", its first move, beside the start screen's "Start", which begins a game)."""
+    """A marked constant translated in ``context`` (a word English uses in two senses: a replay's "Start")."""
 
     context: str
 

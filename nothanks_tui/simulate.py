@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .bots import Bot, make_bot
-from .engine import Action, GameConfig, GameState, apply, deal, from_deal, new_game, to_record, view_for, write_record
+from .engine import Action, GameConfig, GameState, apply, deal, new_game, to_record, view_for, write_record
 from .engine.fast import mask_points, play_fast
 from .engine.scoring import winners as winners_of
 
@@ -30,8 +30,7 @@ def play_game(config: GameConfig, seed: int, bots: Sequence[Bot]) -> GameState:
 
 def replay_fast_moves(config: GameConfig, seed: int, moves: Sequence[tuple[int, bool]]) -> GameState:
     """The reference-engine state for a game the fast core played (each move is checked again)."""
-    deck, removed, first = deal(config, seed)
-    state = from_deal(config, deck, removed, first, seed=seed)
+    state = new_game(config, seed)
     for seat, took in moves:
         state = apply(state, Action.TAKE if took else Action.PASS, seat)
     return state

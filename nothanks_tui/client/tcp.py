@@ -1,15 +1,9 @@
 """The client side of the TCP protocol: a host's lobby and one table over one msgpack connection.
 
-``TcpLobby`` opens the socket, exchanges hellos and runs one reader task that routes frames: replies to the
-pending lobby request that carries the same ``id``, table events to the current ``TcpTable``. Everything from
-the host is checked (limits, then shape) before it becomes an event; a host that sends garbage is dropped.
-
-A host that restarts says so (``closing`` with ``restart: true``) and keeps every game: the lobby then reconnects
-by itself for up to ``RECONNECT_FOR`` seconds and takes the table back (``resume`` with the seat's token, or
-``spectate`` again), so the screens see a pause, not an end. Moves tried meanwhile are refused with a notice. A
-connection lost without a word (a cluster's front killed, a network cut) while at a table is taken back the same
-way: the player's seat waits for them on the host. A cluster's front says ``table_moving`` while the table
-changes host (the feature ``moving``): the table's screen says so, and the front resumes the seat by itself.
+``TcpLobby``'s reader task decodes each host frame once into its type (link/wire.py) and routes it: a reply to the
+pending request with its ``id``, anything else to its type's handler. A host that restarts (``closing`` with
+``restart``), or a connection lost while at a table, is reconnected to for up to ``RECONNECT_FOR`` seconds and the
+table taken back (link/resume.py), so the screens see a pause, not an end.
 """
 
 from __future__ import annotations
@@ -28,23 +22,11 @@ from .. import __version__
 from ..defaults import DEFAULT_PORT
 from ..engine import Action
 from ..i18n import N_, _
-from ..link import (
-    Closed,
-    CoachAdvice,
-    ConnectionInfo,
-    LobbyConnection,
-    LobbyError,
-    NewTable,
-    Rejected,
-    TableConnection,
-    TableEvent,
-    TableMoving,
-    TableSummary,
-    errors,
-)
+from ..link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection, errors
 from ..link import messages as m
 from ..link import wire as w
 from ..link.chat import CHAT
+from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from ..link.resume import SeatRoute, climb
 from ..link.wire import CLIENT_MAX_STR, FEATURES, MOVING, PROTOCOL_VERSION, client_unpacker
@@ -174,10 +156,8 @@ class TcpLobby(LobbyConnection):
         proxy_key: str | None = None,
         key: str | None = None,
     ) -> None:
-        """``via`` and ``proxy_key``: a front of the host itself (the SSH front's workers) says which address the
-        player it carries comes from, so that the host's per-address limits count the player, not the front; and
-        ``key``, the fingerprint of the SSH key the player proved they hold: the host binds their seat to it and
-        says in ``held`` which seat it holds for it (``resume_key`` takes it back)."""
+        """``via`` and ``proxy_key``: the host's own front (SSH workers) says which address its player comes from;
+        ``key``: the player's SSH key fingerprint, which the host binds their seats to (``held``, ``resume_key``)."""
         self.host = host
         self.port = port
         self.name = name
@@ -208,10 +188,7 @@ class TcpLobby(LobbyConnection):
 
     async def _connect(self) -> msgpack.Unpacker:
         """Open the connection and exchange hellos; returns the unpacker holding whatever came after ``welcome``.
-
-        Every failure is one ``LobbyError`` with one readable sentence, within ``HANDSHAKE_TIMEOUT``: nothing
-        listening, no answer, something that is not a nothanks host, another protocol version, or the host's own
-        refusal (full, bad name)."""
+        Every failure is one ``LobbyError`` with one readable sentence, within ``HANDSHAKE_TIMEOUT``."""
         where = f"{self.host}:{self.port}"
         try:
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
@@ -264,8 +241,7 @@ class TcpLobby(LobbyConnection):
 
     @property
     def seats_bound_to_key(self) -> bool:
-        """Every seat this player takes is bound to the SSH key they came in with (hello's ``key``): the host keeps
-        it for them without a token (``resume_key``)."""
+        """Every seat this player takes is bound to the SSH key they came in with (no token: ``resume_key``)."""
         return "key" in self._speaks_for
 
     def _drop_socket(self) -> None:
@@ -280,7 +256,8 @@ class TcpLobby(LobbyConnection):
         return self._online.is_set() and self._writer is not None
 
     async def list_tables(self) -> list[TableSummary]:
-        return [table.summary() for table in (await self.request(m.ListTables(), w.Tables)).tables]
+        tables = (await self.request(m.ListTables(), w.Tables)).tables
+        return msgspec.convert(tables, list[TableSummary], from_attributes=True)
 
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(
@@ -304,7 +281,7 @@ class TcpLobby(LobbyConnection):
         return await self._sit(m.Resume(token=token))
 
     async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        return (await self.request(m.History(offset=offset, limit=limit), w.Games)).page()
+        return (await self.request(m.History(offset=offset, limit=limit), w.Games)).event()
 
     async def open_game(self, game_id: str) -> dict[str, Any]:
         return (await self.request(m.Replay(game=game_id), w.Record)).record
@@ -440,10 +417,7 @@ class TcpLobby(LobbyConnection):
         """The host said it restarts: connect again (for up to ``RECONNECT_FOR`` seconds) and take our table back."""
         self._online.clear()
         self._restarting = True
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.close()
+        self._drop_socket()
         table = self.table
         if table is not None:  # said on the table's screen at once (a toast), not only when a key is pressed
             table.events.put_nowait(Rejected(errors.CLOSED, _(self._notice)))
@@ -553,10 +527,7 @@ class TcpLobby(LobbyConnection):
         if self.table is not None:
             self.table.events.put_nowait(Closed(reason))
             self.table = None
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
-                writer.close()
+        self._drop_socket()
 
 
 Reply = TypeVar("Reply", bound=w.HostFrame)

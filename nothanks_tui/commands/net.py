@@ -191,40 +191,16 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
     """What one address or one idle connection may hold (README, "Security model"; docs/protocol.md)."""
     limits, lobby = ClientLimits(), LobbySettings()
     group = parser.add_argument_group(_("limits per address (a LAN party never meets them)"))
-    add_limit(
-        group,
-        "--per-address-connections",
-        limits.per_address_connections,
-        _("TCP connections from one address ({default})"),
-    )
-    add_limit(
-        group,
-        "--per-address-tables",
-        lobby.max_tables_per_address,
-        _("open tables created from one address ({default})"),
-    )
-    add_limit(
-        group,
-        "--per-address-spectating",
-        limits.per_address_spectating,
-        _("tables watched at once from one address ({default})"),
-    )
-    add_limit(
-        group,
-        "--lobby-idle",
-        limits.lobby_idle,
-        _("a connection at no table is closed after this long ({seconds:g})"),
-        kind=number,
-        metavar="SECONDS",
-    )
-    add_limit(
-        group,
-        "--unstarted-table-timeout",
-        lobby.unstarted_table_timeout,
-        _("a table whose game has not started closes after this long ({seconds:g})"),
-        kind=number,
-        metavar="SECONDS",
-    )
+    said = _("TCP connections from one address ({default})")
+    add_limit(group, "--per-address-connections", limits.per_address_connections, said)
+    said = _("open tables created from one address ({default})")
+    add_limit(group, "--per-address-tables", lobby.max_tables_per_address, said)
+    said = _("tables watched at once from one address ({default})")
+    add_limit(group, "--per-address-spectating", limits.per_address_spectating, said)
+    said = _("a connection at no table is closed after this long ({seconds:g})")
+    add_limit(group, "--lobby-idle", limits.lobby_idle, said, kind=number, metavar="SECONDS")
+    said = _("a table whose game has not started closes after this long ({seconds:g})")
+    add_limit(group, "--unstarted-table-timeout", lobby.unstarted_table_timeout, said, kind=number, metavar="SECONDS")
 
 
 def run_join(args: argparse.Namespace) -> int:

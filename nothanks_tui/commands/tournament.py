@@ -70,29 +70,21 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None and (problem := unwritable(args.json)) is not None:  # before hours of games, not after
         print(f"nothanks tournament: --json {args.json}: {problem}", file=sys.stderr)
         return 2
+    common = {
+        "players": args.players,
+        "games": args.games,
+        "seed": args.seed,
+        "jobs": args.jobs,
+        "open_chips": args.open_chips,
+    }
     try:
         if args.mixed:
             if len(args.bots) != 2:
                 raise ValueError(_("--mixed takes exactly two bots"))
             expand_lineup(args.bots, args.players)  # unknown names fail before any game is played
-            report = mixed_tournament(
-                args.bots[0],
-                args.bots[1],
-                players=args.players,
-                games=args.games,
-                seed=args.seed,
-                jobs=args.jobs,
-                open_chips=args.open_chips,
-            )
+            report = mixed_tournament(args.bots[0], args.bots[1], **common)
         else:
-            report = tournament(
-                args.bots,
-                players=args.players,
-                games=args.games,
-                seed=args.seed,
-                jobs=args.jobs,
-                open_chips=args.open_chips,
-            )
+            report = tournament(args.bots, **common)
     except ValueError as error:
         print(f"nothanks tournament: {error}", file=sys.stderr)
         return 2

@@ -92,10 +92,8 @@ class GameState:
 
 
 def deal(config: GameConfig, seed: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """Shuffle from ``seed`` alone: (deck in flip order, removed cards sorted, first player).
-
-    Uses a private ``random.Random(seed)``, whose integer seeding and shuffle are the same on every machine.
-    """
+    """Shuffle from ``seed`` alone (a private ``random.Random``, the same on every machine): (deck in flip order,
+    removed cards sorted, first player)."""
     rng = random.Random(seed)
     set_aside = config.rules.set_aside
     cards = [card for card in ALL_CARDS if card not in set_aside]
@@ -154,14 +152,9 @@ def from_deal(
 def refusal(
     action: Action, seat: int | None, *, players: int, to_move: int, mover_chips: int, finished: bool
 ) -> IllegalMove | None:
-    """Why ``seat`` (None: the player to move) may not play ``action`` now, or None if it may.
-
-    The move rules in one place, on the only facts they read: ``check`` (so ``apply``) raises what this returns
-    for a state, and every view carries its answer for its own seat (``views.choices``), so what a player is shown
-    as playable and what the table accepts cannot disagree. The first refusal that applies wins: the game being
-    over, then the seat, then the turn, then the chips; so a seat whose turn it is not learns nothing about the
-    mover's chips.
-    """
+    """Why ``seat`` (None: the player to move) may not play ``action`` now, or None if it may: the move rules in one
+    place, for ``apply`` and every view (``views.choices``). The first that applies wins: the end, the seat, the turn,
+    then the chips (so a seat whose turn it is not learns nothing about the mover's chips)."""
     if finished:
         return IllegalMove(GAME_OVER, "the game is over: all 24 cards have been taken")
     if seat is not None:

@@ -1,11 +1,8 @@
-"""What one seat (or a spectator) may know about a game, and nothing more.
+"""What one seat (or a spectator) may know about a game, and nothing more: never the deck order, the removed cards
+or the seed; others' chips only with open chips. Bots and clients see the game only through views.
 
-A view never holds the deck order, the removed cards or the seed, and holds other players' chip counts only
-when the table plays with open chips. Bots and clients see the game only through views.
-
-A view also says what its recipient may play now and, for every other action, the code the table would refuse
-it with (``legal`` and ``refused``), from the same rule function ``apply`` uses: so no client, bot or widget
-derives a move rule again. Those codes depend only on what the recipient sees (the end, the turn, its own chips).
+A view also says what its recipient may play now and the refusal code of the rest (``legal``, ``refused``), from
+the rule function ``apply`` uses: so no client, bot or widget derives a move rule again.
 """
 
 from __future__ import annotations
@@ -81,7 +78,7 @@ class PlayerView:
         return take_cost(self.hands[who], self.card)
 
     def to_dict(self, include_moves: bool = True) -> dict[str, Any]:
-        """Plain data for the wire (msgpack) or JSON (``include_moves=False``: all but the move list)."""
+        """Plain data for the wire (``include_moves=False``: all but the move list)."""
         data: dict[str, Any] = {
             "players": self.players,
             "seat": self.seat,

@@ -1,9 +1,7 @@
 """The interfaces between a client and a host: a seat at a table, and a host's lobby, whatever carries them.
 
-The app never touches the engine: it sends intents through a ``TableConnection`` and renders the events that
-come back. The host implements both interfaces in-process (``nothanks play``, ``nothanks host``'s own player);
-the client implements them over TCP (``nothanks join``, and each SSH session in the SSH front's workers). Build
-the UI once.
+The app sends intents through a ``TableConnection`` and renders the events that come back; the host implements
+both in-process (``nothanks play``, ``nothanks host``'s own player), the client over TCP (``join``, SSH workers).
 """
 
 from __future__ import annotations
@@ -74,8 +72,7 @@ class TableConnection(ABC):
         raise NotImplementedError
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
-        """What the coach would play for this seat in state ``state_id``, at a table that allows it (the answer goes
-        to this seat only). Raises ``LobbyError`` with the host's code when refused (``coach_off``, ...)."""
+        """What the coach would play for this seat in state ``state_id``; ``LobbyError`` if refused (``coach_off``)."""
         raise LobbyError(errors.COACH_OFF, "this table has no coach")
 
     @property
@@ -85,13 +82,11 @@ class TableConnection(ABC):
 
     @property
     def seat_kept(self) -> bool:
-        """Whether the host keeps this seat for the player who leaves it (a seat token, or an SSH key it is bound
-        to): the leave question says so."""
+        """Whether the host keeps this seat for the player who leaves it (a token, or an SSH key it is bound to)."""
         return self.seat_token is not None
 
     async def game_record(self) -> dict[str, Any]:
-        """The record of this table's latest finished game ("replay this game"): raises ``LobbyError``
-        (``not_finished`` while it is played; by default ``no_game``: this table keeps none)."""
+        """This table's latest finished game's record; ``LobbyError`` (``not_finished``; ``no_game``: none kept)."""
         raise LobbyError(errors.NO_GAME, "this table keeps no records")
 
     # Chat (tables at a host that speaks it; a local table against bots has nobody to talk to).
@@ -106,10 +101,7 @@ class TableConnection(ABC):
 
 
 class LobbyConnection(HistorySource):
-    """A host's lobby: list, create, join and watch tables. ``join``/``spectate``/``resume`` give a table.
-
-    It is also the host's history (finished games, statistics); a lobby that keeps none refuses with ``no_game``.
-    """
+    """A host's lobby: list, create, join and watch tables; also its history (by default none: ``no_game``)."""
 
     info: ConnectionInfo
 

@@ -1,8 +1,5 @@
-"""What a table says to one recipient, whatever carries it: the events and summaries of the link layer.
-
-The client renders these and the host produces them; the wire codec (wire.py) turns them into msgpack maps and
-back. They hold only what the recipient may know: a view is filtered for its seat before it becomes an event.
-"""
+"""What a table says to one recipient, whatever carries it: the link layer's events and summaries (wire.py
+carries them). They hold only what the recipient may know: a view is filtered for its seat first."""
 
 from __future__ import annotations
 
@@ -45,8 +42,8 @@ class SeatEvent:
 
 @dataclass(frozen=True, slots=True)
 class MatchTotals:
-    """A table's running match across "play again": finished games, and per seat the games won (a shared win
-    counts for each winner) and the sum of its final scores. Only finished games count: nothing hidden."""
+    """A table's running match across "play again": finished games, per seat the games won (a shared win counts
+    for each winner) and the sum of its final scores."""
 
     games: int
     wins: tuple[int, ...]
@@ -74,8 +71,8 @@ class TableUpdate:
 
 @dataclass(frozen=True, slots=True)
 class CoachAdvice:
-    """What the coach (the ``hard`` bot, from the asking seat's view alone) would play in state ``state_id``, and
-    the final score it expects for the asking seat after each choice (``pass_score`` None: passing is impossible)."""
+    """What the coach (``hard``, from the asking seat's view) would play in state ``state_id``, and the final score
+    it expects for that seat after each choice (``pass_score`` None: passing is impossible)."""
 
     state_id: int
     action: str  # "take" or "pass"
@@ -113,10 +110,8 @@ class TableWaiting:
 
 @dataclass(frozen=True, slots=True)
 class ChatLine:
-    """Someone at the table said ``text`` (cleaned by the host; still drawn as plain text, never markup).
-    ``seat`` is the speaker's seat, None for a spectator; ``name`` their name at the table. ``at``: the moves of
-    the current game played when it was said, and ``events`` the seat events told at that move count (so a log
-    places the line where it was said); ``at`` None: said before this game (or by a host that does not say)."""
+    """Someone at the table said ``text`` (plain text, never markup); ``seat`` None: a spectator. ``at``: the moves
+    of this game played when it was said, ``events`` the seat events told by then (None: said before this game)."""
 
     name: str
     text: str
@@ -134,8 +129,7 @@ class ChatHistory:
 
 @dataclass(frozen=True, slots=True)
 class TableMoving:
-    """The table is moving to another server of a cluster (its host stopped or died): the seat is kept and the
-    updates come back by themselves (a cluster front's ``table_moving``; docs/protocol.md)."""
+    """The table is moving to another server of a cluster: the seat is kept, the updates come back by themselves."""
 
 
 TableEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory | TableMoving

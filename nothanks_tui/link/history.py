@@ -90,41 +90,16 @@ def parse_game_id(text: str) -> tuple[str, int | None]:
 
 
 # ---------------------------------------------------------------------------------------------- wire
-
-
-def listing_to_wire(game: GameListing) -> dict[str, Any]:
-    return {
-        "game": game.game_id,
-        "finished_at": game.finished_at,
-        "players": list(game.players),
-        "scores": list(game.scores),
-        "winners": list(game.winners),
-        "bots": list(game.bots),
-    }
+# The replies' frames are typed in wire.py (which imports this module: hence the imports in the functions).
 
 
 def page_to_wire(page: HistoryPage) -> dict[str, Any]:
-    return {
-        "type": "history",
-        "games": [listing_to_wire(game) for game in page.games],
-        "total": page.total,
-        "offset": page.offset,
-    }
+    from .wire import Games, as_frame
+
+    return as_frame(page, Games)
 
 
 def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
-    return {
-        "type": "stats",
-        "players": [
-            {
-                "name": row.name,
-                "kind": row.kind,
-                "games": row.games,
-                "wins": row.wins,
-                "mean": row.mean,
-                "best": row.best,
-                "you": row.you,
-            }
-            for row in rows
-        ],
-    }
+    from .wire import Stats, as_frame
+
+    return as_frame(Stats(players=rows), Stats)

@@ -1,11 +1,9 @@
 """The messages a client may send, as types: each one a msgspec Struct, decoded and checked once at the edge.
 
-A host (server/nothanks_server/session.py) and a cluster's front read a client's frame with ``decode_client``,
-which turns the decoded msgpack map into one of these Structs or raises ``ProtocolError`` with the code
-docs/protocol.md gives (``bad_field``, ``unknown_type``); each Struct then has one handler, ``on_<type>``. A client
-builds the same Structs and sends them with ``encode_message`` (fields left at their default are not sent: the
-host reads an absent field as its default). A field whose absence means something no value of it says is
-``UNSET`` (nil is then refused, as any wrong type is). Adding a message: docs/architecture.md, "Adding a message".
+A host and a cluster's front read a client's frame with ``decode_client`` (a wrong field is ``bad_field``, an
+unknown type ``unknown_type``), then run its one handler, ``on_<type>``. A client sends the same Structs with
+``encode_message`` (fields left at their default are not sent); a field whose absence means something no value says
+is ``UNSET`` (nil is then refused). Adding a message: docs/architecture.md, "Adding a message".
 """
 
 from __future__ import annotations

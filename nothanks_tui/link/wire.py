@@ -7,10 +7,11 @@ messages.py. docs/protocol.md describes the same thing for people writing other 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgpack
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from ..engine import Action, Move, PlayerView
 from ..i18n import N_
@@ -26,13 +27,11 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
-from .history import GameListing, HistoryPage, PlayerStats
+from .history import HistoryPage, PlayerStats
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
-# A cluster's front tells a client that lists it `table_moving` while its table changes host (a client lists it;
-# a front's gateway does; a single host has nothing to say about it and does not).
-MOVING = "moving"
+MOVING = "moving"  # a client that lists it hears `table_moving` while a cluster's front moves its table
 
 # What a host accepts from a client (small: a client only ever sends short requests).
 CLIENT_MAX_FRAME = 4096
@@ -44,10 +43,8 @@ HOST_MAX_FRAME = 1 << 20
 HOST_MAX_STR = 4096
 HOST_MAX_ARRAY = 4096
 HOST_MAX_MAP = 64
-# The client's decoding buffer to start with: msgpack allocates ``read_size`` at once, and its default is the whole
-# ``max_buffer_size`` (1 MiB for each connection of each SSH player in a worker, most of it never used: a view is
-# a few KiB). The buffer grows as a larger frame needs, up to HOST_MAX_FRAME (docs/benchmarks.md, "What an SSH
-# player's memory is made of").
+# The client's first decoding buffer (msgpack's default is the whole HOST_MAX_FRAME, 1 MiB per SSH player's
+# connection); it grows as a larger frame needs (docs/benchmarks.md, "What an SSH player's memory is made of").
 CLIENT_READ_SIZE = 16 * 1024
 
 
@@ -79,12 +76,8 @@ class FrameTooBig(Exception):
 
 
 class FrameReader:
-    """Frames decoded from a byte stream, each at most ``max_frame`` bytes however its bytes arrive.
-
-    A streaming msgpack decoder keeps its progress through a frame that has not fully arrived and drops the bytes
-    it has read, so its buffer limit bounds the bytes held, not the frame: a large frame sent slowly would be
-    decoded. This counts each frame's bytes from the stream's offsets (``Unpacker.tell``) instead.
-    """
+    """Frames decoded from a byte stream, each at most ``max_frame`` bytes however its bytes arrive (a streaming
+    decoder's buffer limit bounds the bytes held, not a frame sent slowly: this counts ``Unpacker.tell`` offsets)."""
 
     def __init__(self, unpacker: msgpack.Unpacker, max_frame: int, max_depth: int | None = None) -> None:
         self._unpacker = unpacker
@@ -94,14 +87,13 @@ class FrameReader:
         self._frame_start = 0  # stream offset where the frame being read began
 
     def feed(self, data: bytes) -> None:
-        """Take more bytes (then read every whole frame with ``next_frame``). The decoder's ``BufferFull`` means
-        more bytes are waiting than any frame may have."""
+        """Take more bytes (``BufferFull``: more are waiting than any frame may have)."""
         self._unpacker.feed(data)
         self._fed += len(data)
 
     def next_frame(self) -> object | None:
-        """The next whole frame, or None until more bytes arrive. Raises ``FrameTooBig``, ``ValueError`` (nesting
-        deeper than allowed) or the decoder's own errors for bytes that are not a valid frame."""
+        """The next whole frame, or None until more bytes arrive. Raises ``FrameTooBig``, ``ValueError`` (nested too
+        deep) or the decoder's own errors."""
         try:
             message = next(self._unpacker)
         except StopIteration:
@@ -158,50 +150,30 @@ def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
 MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
 
 
-def update_extras(event: TableUpdate) -> dict[str, Any]:
-    """The optional keys of an ``update`` (absent when empty, false or nil): the game's comings and goings, the
-    countdown to a bot playing for an away player, whether the recipient created the table, and who asked for
-    another game."""
-    extras: dict[str, Any] = {}
-    if event.seat_events:
-        extras["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
-    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
-        extras["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
-    if event.creator:
-        extras["creator"] = True
-    if event.again:
-        extras["again"] = list(event.again)
-    return extras
-
-
 def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
     """The ``update`` or ``waiting`` frame for one recipient's event."""
-    seats = [seat_to_wire(seat) for seat in event.seats]
     if isinstance(event, TableWaiting):
-        return {
-            "type": "waiting",
-            "table": event.table_id,
-            "seats": seats,
-            "your_seat": event.my_seat,
-            "can_start": event.can_start,
-            "open_chips": event.open_chips,
-            "variant": event.variant,
-            "coach": event.coach,
-        }
+        return as_frame(event, Waiting)
     return {**_update_head(event), "view": event.view.to_dict()}
 
 
 def _update_head(event: TableUpdate) -> dict[str, Any]:
-    """An ``update`` frame without its view: the table, the seats, and what the table adds to every view (the
-    coach option; the running match; once the game is over, the score timeline)."""
+    """An ``update`` frame without its view; its optional keys are absent when empty, false or nil."""
     head: dict[str, Any] = {
         "type": "update",
         "table": event.table_id,
         "seats": [seat_to_wire(seat) for seat in event.seats],
         "can_restart": event.can_restart,
         "coach": event.coach,
-        **update_extras(event),
     }
+    if event.seat_events:
+        head["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
+    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
+        head["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
+    if event.creator:
+        head["creator"] = True
+    if event.again:
+        head["again"] = list(event.again)
     if event.match is not None:
         head["match"] = match_to_wire(event.match)
     if event.timeline:
@@ -233,12 +205,8 @@ _VIEW_KEY = encode("view")
 
 
 def encode_event(event: TableUpdate | TableWaiting) -> bytes:
-    """``encode(event_to_wire(event))``, faster: the move list, the same for every seat, is packed once per move.
-
-    A msgpack map is a header (a fixmap's one byte 0x80 | entries, or a map16's 0xde and two bytes of count)
-    followed by its key/value pairs, so a map packed without its last pair becomes the full map by counting one
-    more entry in its header and appending the pre-packed pair.
-    """
+    """``encode(event_to_wire(event))``, faster: the move list, the same for every seat, is packed once per move
+    (a map packed without its last pair becomes the full map with one more entry counted and the pair appended)."""
     global _moves_cache
     if isinstance(event, TableWaiting):
         return encode(event_to_wire(event))
@@ -273,17 +241,7 @@ def _one_more_entry(packed: bytes) -> bytes:
 
 
 def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
-    return {
-        "table": summary.table_id,
-        "players": summary.players,
-        "seats": [seat_to_wire(seat) for seat in summary.seats],
-        "started": summary.started,
-        "finished": summary.finished,
-        "open_chips": summary.open_chips,
-        "variant": summary.variant,
-        "spectators": summary.spectators,
-        "coach": summary.coach,
-    }
+    return as_frame(summary, Summary)
 
 
 def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
@@ -296,8 +254,7 @@ def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
 
 
 def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
-    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines (of the table the
-    recipient is at: a connection is at one table at a time)."""
+    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines."""
     if isinstance(event, ChatHistory):
         return {"type": "chat_history", "lines": [chat_line_to_wire(line) for line in event.lines]}
     return {"type": "chat", **chat_line_to_wire(event)}
@@ -306,29 +263,35 @@ def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
 # ------------------------------------------------------------------------- host -> client, as the client reads it
 # Each frame a host sends is a msgspec Struct, decoded and checked once by ``decode_host`` (a wrong type, a missing
 # key or a broken rule is a ``msgspec.ValidationError``; keys a newer host adds are skipped); ``event`` turns a
-# pushed frame into the link's event.
+# pushed frame into the link's event. A Struct's fields are named as its event's (``rename``: their wire names), so
+# one converts into the other by attributes, both ways (``as_frame`` encodes an event as its frame's map).
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]  # moves or seat events, as a host counts them
 
 
 class HostFrame(msgspec.Struct, tag_field="type", kw_only=True):
-    """One frame from a host; ``re``: the id of the request it answers."""
+    """One frame from a host; ``re``: the id of the request it answers. ``EVENT``: what ``event`` makes of it."""
 
-    re: int | None = None
+    EVENT: ClassVar[type] = object
+    re: int | UnsetType = UNSET
+
+    def event(self) -> Any:
+        return msgspec.convert(self, self.EVENT, from_attributes=True)
 
 
-class Seat(msgspec.Struct, kw_only=True):
+def as_frame(event: object, frame: type[msgspec.Struct]) -> dict[str, Any]:
+    """``event``'s map on the wire, as ``frame`` (a Struct named like it) says."""
+    return msgspec.to_builtins(msgspec.convert(event, frame, from_attributes=True))
+
+
+class Seat(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"is_bot": "bot"}):
     name: str
-    bot: bool
+    is_bot: bool
     away: bool
     empty: bool
-    left: bool = False
+    left: bool = False  # (absent means false: the usual seat costs no more bytes)
     stand_in: bool = False
     level: str = ""
-
-
-def _seats(seats: tuple[Seat, ...]) -> tuple[SeatInfo, ...]:
-    return tuple(SeatInfo(s.name, s.bot, s.away, s.empty, s.left, s.stand_in, s.level) for s in seats)
 
 
 class View(msgspec.Struct, kw_only=True):
@@ -389,7 +352,7 @@ class Update(HostFrame, tag="update"):
         n = self.view.players
         return TableUpdate(
             view=self.view.player_view(),
-            seats=_seats(self.seats),
+            seats=msgspec.convert(self.seats, tuple[SeatInfo, ...], from_attributes=True),
             table_id=self.table,
             can_restart=self.can_restart,
             seat_events=tuple(  # (a kind this client does not know is left out, not an error)
@@ -407,40 +370,34 @@ class Update(HostFrame, tag="update"):
         )
 
 
-class Waiting(HostFrame, tag="waiting"):
-    table: str
+class Waiting(HostFrame, tag="waiting", rename={"table_id": "table", "my_seat": "your_seat"}):
+    EVENT = TableWaiting
+    table_id: str
     seats: tuple[Seat, ...]
-    your_seat: int | None
+    my_seat: int | None
     can_start: bool
     open_chips: bool
     variant: str
     coach: bool = False
 
-    def event(self) -> TableWaiting:
-        seats = _seats(self.seats)
-        return TableWaiting(
-            self.table, seats, self.your_seat, self.can_start, self.open_chips, self.variant, self.coach
-        )
-
 
 class Chat(HostFrame, tag="chat"):
     """A line said at the table (also each line of a ``chat_history``)."""
 
+    EVENT = ChatLine
     name: str
     text: str
     seat: int | None
     at: Count | None = None
     events: Count = 0
 
-    def event(self) -> ChatLine:
-        return ChatLine(self.name, self.text, self.seat, self.at, 0 if self.at is None else self.events)
+    def __post_init__(self) -> None:
+        self.events = 0 if self.at is None else self.events  # (seat events are counted in this game only)
 
 
 class ChatLines(HostFrame, tag="chat_history"):
+    EVENT = ChatHistory
     lines: tuple[Chat, ...]
-
-    def event(self) -> ChatHistory:
-        return ChatHistory(tuple(line.event() for line in self.lines))
 
 
 class Error(HostFrame, tag="error"):
@@ -483,12 +440,8 @@ class Left(HostFrame, tag="left"):
     pass
 
 
-class Pong(HostFrame, tag="pong"):
-    pass
-
-
-class Summary(msgspec.Struct, kw_only=True):
-    table: str
+class Summary(msgspec.Struct, kw_only=True, rename={"table_id": "table"}):
+    table_id: str
     players: int
     seats: tuple[Seat, ...]
     started: bool
@@ -497,12 +450,6 @@ class Summary(msgspec.Struct, kw_only=True):
     variant: str
     spectators: int
     coach: bool = False
-
-    def summary(self) -> TableSummary:
-        return TableSummary(
-            self.table, self.players, _seats(self.seats), self.started, self.finished, self.open_chips,
-            self.variant, self.spectators, self.coach,
-        )  # fmt: skip
 
 
 class Tables(HostFrame, tag="tables"):
@@ -522,8 +469,8 @@ class Advice(HostFrame, tag="advice", rename={"pass_": "pass"}):
         return CoachAdvice(self.state_id, self.action, self.take / ADVICE_TENTHS, pass_score)
 
 
-class Listing(msgspec.Struct, kw_only=True):
-    game: str
+class Listing(msgspec.Struct, kw_only=True, rename={"game_id": "game"}):
+    game_id: str
     finished_at: float
     players: tuple[str, ...]
     scores: tuple[int, ...]
@@ -537,12 +484,10 @@ class Listing(msgspec.Struct, kw_only=True):
 
 
 class Games(HostFrame, tag="history"):
+    EVENT = HistoryPage
     games: tuple[Listing, ...]
     total: int
     offset: int = 0
-
-    def page(self) -> HistoryPage:
-        return HistoryPage(tuple(GameListing(*msgspec.structs.astuple(g)) for g in self.games), self.total, self.offset)
 
 
 class Record(HostFrame, tag="record"):
@@ -572,4 +517,4 @@ def decode_host(message: object) -> HostFrame | None:
 
 
 def summary_from_wire(data: object) -> TableSummary:
-    return msgspec.convert(data, Summary, strict=True).summary()
+    return msgspec.convert(msgspec.convert(data, Summary, strict=True), TableSummary, from_attributes=True)
