@@ -260,16 +260,7 @@ class TcpLobby(LobbyConnection):
         return msgspec.convert(tables, list[TableSummary], from_attributes=True)
 
     async def create_table(self, settings: NewTable) -> TableConnection:
-        return await self._sit(
-            m.CreateTable(
-                players=settings.players,
-                bots=settings.bots,
-                bot=settings.bot,
-                open_chips=settings.open_chips,
-                variant=settings.variant,
-                coach=settings.coach,
-            )
-        )
+        return await self._sit(msgspec.convert(settings, m.CreateTable, from_attributes=True))  # (the same fields)
 
     async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
         return await self._sit(m.Join(table=table_id, seat=seat))

@@ -1,1 +1,14 @@
 """Subcommands of ``nothanks`` that live in their own modules: each has ``add_parser(sub)`` and ``run(args)``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+def run_app(app: App[Any]) -> int:
+    """Run ``app`` in this terminal; its exit code."""
+    result = app.run()
+    return result if isinstance(result, int) else (app.return_code or 0)

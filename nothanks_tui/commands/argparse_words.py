@@ -1,17 +1,9 @@
 """argparse's own words (``usage: ``, ``options``, its error messages), in the player's language.
 
-Python's argparse looks its words up with ``gettext.gettext``: in the process's text domain, in the language of the
-process's environment. The game's language is not the process's: it is chosen per task (``--lang``, the start
-screen's choice, the locale; an SSH worker serves players in several languages at once), and setting environment
-variables for gettext would pass them on to every child process. So argparse keeps speaking English, and the command
-line's parser (``translated_parser.py``) translates what it says where it comes out, through the game's own catalogs:
-a heading or the usage prefix as it is formatted, an error message as it reaches ``ArgumentParser.error``, already
-filled in (``argument --players: invalid choice: '9' ...``), by matching it against the English texts below and
-filling the same values into their translation.
-
-Each text here must be exactly argparse's (tests/test_cli_language.py checks each against the running Python's
-argparse source, so an upgrade that rewords one is caught); ``N_`` marks them for ``scripts/i18n.py``. Only the
-words our parsers can produce are listed: a message matching none of them is shown as it is.
+argparse looks them up with ``gettext.gettext``, in the process's language; the game's language is per task (an SSH
+worker serves several at once). So the command line's parser (``translated_parser.py``) translates what argparse
+says where it comes out, by matching it against the English texts below (exactly argparse's:
+tests/test_cli_language.py checks them against its source) and filling the same values into their translation.
 """
 
 from __future__ import annotations

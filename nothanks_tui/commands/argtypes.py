@@ -1,8 +1,5 @@
-"""Argument types shared by every `nothanks` subcommand (and the host's SSH options), so each is checked once.
-
-What they refuse is said in the player's language (the parser is built once the command line's language is chosen);
-a value that is not a number at all is said so too, rather than argparse's "invalid players value".
-"""
+"""Argument types shared by every `nothanks` subcommand, so each is checked once; what they refuse is said in the
+player's language (a value that is not a number at all too, rather than argparse's "invalid players value")."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """``--redis``, ``--host-id``, ``--advertise``, ``--role``, ``--cluster-secret-file``, ``--table-port``:
-``nothanks server`` as one member of a cluster (docs/scaling.md).
+``nothanks server`` as one member of a cluster (docs/scaling.md): a front, a table host, or both.
 
-Without ``--redis`` nothing changes and nothing of Redis is imported; with it, the process is a *front* (the
-gateway on ``--port`` and the SSH front), a *table host* (its ``--port`` is the table port, for members only) or
-both (the table host on ``--table-port``). Every member reads the same secret file; a wrong combination is said
-before anything starts. Redis's password may come from ``NOTHANKS_REDIS_PASSWORD`` rather than the URL, as the SSH
-password may from ``NOTHANKS_SSH_PASSWORD``: a command line is any local user's to read (``ps``), an environment
-is not.
+Without ``--redis`` nothing of Redis is imported; a wrong combination is said before anything starts. Redis's
+password may come from ``NOTHANKS_REDIS_PASSWORD`` rather than the URL: a command line is anyone's to read (``ps``).
 """
 
 from __future__ import annotations

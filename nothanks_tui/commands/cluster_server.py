@@ -1,10 +1,5 @@
-"""``nothanks server --redis URL``: the parts of one member of a cluster, in its role (front, table host, or both),
-which net.py's ``run_server`` starts and serves as it does a single host.
-
-Kept apart from net.py so that a server without ``--redis`` imports nothing of the cluster (nor Redis). The first line
-printed is the same for every role (``nothanks server listening on BIND:PORT...``, ``PORT`` being ``--port`` as
-bound: the clients' port of a front, the table port of a table host); a table host adds ``table port BIND:PORT``.
-"""
+"""``nothanks server --redis URL``: the parts of one member of a cluster in its role (front, table host, or both),
+which net.py's ``run_server`` serves as it does a single host (apart: a server without ``--redis`` imports none)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``nothanks history`` and ``nothanks replay``: the finished games kept in this machine's data dir.
-
-Local games (``nothanks play``, the start screen) and the games of a host run here with the same data dir are kept
-in one store (server/nothanks_server/history.py); these commands open the client's history, statistics and replay
-screens on it. A damaged record or store is said in one sentence, never as a traceback.
-"""
+"""``nothanks history`` and ``nothanks replay``: the finished games kept in this machine's data dir (local games and
+a host's with the same data dir), on the client's screens; a damaged record or store is said in one sentence."""
 
 from __future__ import annotations
 
@@ -17,6 +13,7 @@ from nothanks_server.history import StoreHistory
 from .. import paths
 from ..i18n import _
 from ..link import LobbyError
+from . import run_app
 from .translated_parser import TranslatedParser
 
 if TYPE_CHECKING:
@@ -60,12 +57,8 @@ def run_history(args: argparse.Namespace) -> int:
     if missing_data_dir(args, "history"):
         return 2
     source = StoreHistory(data_dir(args))
-    if args.stats:
-        app = HistoryApp(lambda: StatsScreen(source), exit_on_signals=True)
-    else:
-        app = HistoryApp(lambda: HistoryScreen(source), exit_on_signals=True)
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    screen = StatsScreen if args.stats else HistoryScreen
+    return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True))
 
 
 def load(args: argparse.Namespace) -> Replay:
@@ -100,5 +93,4 @@ def run_replay(args: argparse.Namespace) -> int:
         print("nothanks replay: " + clean_message(_(error.message)))  # (this machine's own store says what is wrong)
         return 1
     app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return run_app(app)

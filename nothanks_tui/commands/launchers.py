@@ -1,9 +1,5 @@
-"""The command line's ``Launchers``: how the start screen gets a table against bots, or a host of its own.
-
-The client app may not import the host (docs/architecture.md); this module, in the command line layer, may. It
-builds solo tables (server/nothanks_server/solo.py) and hosts (server/nothanks_server/host.py) for the start
-screen's first two tabs, and ``nothanks play`` uses the same solo table.
-"""
+"""The command line's ``Launchers``: the solo tables and hosts the start screen opens (the client app may not import
+the host; this layer may). ``nothanks play`` uses the same solo table."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The bots a player is offered in the app's forms: the four levels, each with what it is like to play against.
-
-The registry in ``nothanks_tui.bots`` holds every bot, including those that exist for tournaments and study
-(``random``, ``threshold``, ``flat``, ``ismcts:N``). A new player choosing an opponent wants a level and one
-line on what it is like, short enough for the new-table dialog at 80 columns. The descriptions are marked with
-``N_``: the app translates them where it shows them, in each player's own language.
-"""
+"""The bots a player is offered in the app's forms: the four levels, each with one line on what it is like to play
+against (marked ``N_``: the app translates it). The registry also holds bots for tournaments and study."""
 
 from __future__ import annotations
 

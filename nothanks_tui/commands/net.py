@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from nothanks_server.cluster.settings import DirectoryUnavailable
 from nothanks_server.host import Host, HostPlugin, PlayerPorts, Servable, serve, start
 from nothanks_server.limits import ClientLimits
@@ -36,7 +38,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
-from . import cluster_options, proxy_options
+from . import cluster_options, proxy_options, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
@@ -226,9 +228,7 @@ def _join_found(name: str | None) -> int:
     """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
     from ..client.discovery import ZeroconfBrowser
 
-    app = join_found_app(name, ZeroconfBrowser)
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return run_app(join_found_app(name, ZeroconfBrowser))
 
 
 def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:
@@ -303,14 +303,7 @@ def run_host(args: argparse.Namespace) -> int:
         message = _("cannot write the log {path} (a symbolic link is never followed): {error}")
         return _failed("host", message.format(path=log_file, error=error.strerror))
     logging.basicConfig(handlers=[handler], level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    table = NewTable(
-        players=args.players,
-        bots=args.bots,
-        bot=args.bot,
-        open_chips=args.open_chips,
-        coach=args.coach,
-        variant=args.variant,
-    )
+    table = msgspec.convert(args, NewTable, from_attributes=True)  # --players, --bots, --bot, --open-chips...
     try:
         host = Host(
             settings,

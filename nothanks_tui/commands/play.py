@@ -14,6 +14,7 @@ from ..defaults import BOT_PACE, DEFAULT_BOT
 from ..engine import STANDARD
 from ..link import errors
 from ..link.names import BadName
+from . import run_app
 from .launchers import LocalLaunchers
 
 
@@ -37,8 +38,7 @@ def run_local_game(
         return 2
     remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
     app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return run_app(app)
 
 
 def run_start_screen(bot_pace: float = BOT_PACE) -> int:
@@ -54,5 +54,4 @@ def run_start_screen(bot_pace: float = BOT_PACE) -> int:
         remembered=remembered,
         host_browser=ZeroconfBrowser,  # the Join tab lists the hosts on the LAN
     )
-    result = app.run()
-    return result if isinstance(result, int) else (app.return_code or 0)
+    return run_app(app)

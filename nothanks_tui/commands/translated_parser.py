@@ -1,10 +1,7 @@
 """The parser of ``nothanks`` and its subcommands: argparse, with every word it writes in the player's language.
 
-Our own texts (descriptions, ``help=``, group titles) are translated with ``_`` as the parser is built, once the
-command line's language is chosen (``cli.main``). argparse's own words go through public doors only
-(``argparse_words.py`` says why not through gettext's text domain): the help formatter (``formatter_class``)
-translates the usage prefix and argparse's section headings, the ``-h``/``--help`` option is ours
-(``add_help=False``), and ``error`` translates the message it is handed. Subparsers are made of the same class.
+Our texts are translated with ``_`` as the parser is built; argparse's own go through public doors only: the help
+formatter (the usage prefix, the headings), our own ``-h``, and ``error`` (argparse_words.py says why).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ from typing import Annotated, Any, ClassVar, Literal
 
 import msgpack
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from ..engine import Action, Move, PlayerView
 from ..i18n import N_
@@ -175,14 +174,10 @@ def _update_head(event: TableUpdate) -> dict[str, Any]:
     if event.again:
         head["again"] = list(event.again)
     if event.match is not None:
-        head["match"] = match_to_wire(event.match)
+        head["match"] = msgspec.to_builtins(event.match)
     if event.timeline:
         head["timeline"] = [list(row) for row in event.timeline]
     return head
-
-
-def match_to_wire(match: MatchTotals) -> dict[str, Any]:
-    return {"games": match.games, "wins": list(match.wins), "scores": list(match.scores)}
 
 
 ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
@@ -244,20 +239,9 @@ def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
     return as_frame(summary, Summary)
 
 
-def chat_line_to_wire(line: ChatLine) -> dict[str, Any]:
-    wire: dict[str, Any] = {"name": line.name, "seat": line.seat, "text": line.text}
-    if line.at is not None:
-        wire["at"] = line.at
-        if line.events:
-            wire["events"] = line.events
-    return wire
-
-
 def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
     """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines."""
-    if isinstance(event, ChatHistory):
-        return {"type": "chat_history", "lines": [chat_line_to_wire(line) for line in event.lines]}
-    return {"type": "chat", **chat_line_to_wire(event)}
+    return as_frame(event, ChatLines if isinstance(event, ChatHistory) else Chat)
 
 
 # ------------------------------------------------------------------------- host -> client, as the client reads it
@@ -270,10 +254,9 @@ Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]  # moves or seat events, a
 
 
 class HostFrame(msgspec.Struct, tag_field="type", kw_only=True):
-    """One frame from a host; ``re``: the id of the request it answers. ``EVENT``: what ``event`` makes of it."""
+    """One frame from a host (a reply's ``re`` is read before it is typed). ``EVENT``: what ``event`` makes of it."""
 
     EVENT: ClassVar[type] = object
-    re: int | UnsetType = UNSET
 
     def event(self) -> Any:
         return msgspec.convert(self, self.EVENT, from_attributes=True)
@@ -381,13 +364,12 @@ class Waiting(HostFrame, tag="waiting", rename={"table_id": "table", "my_seat": 
     coach: bool = False
 
 
-class Chat(HostFrame, tag="chat"):
-    """A line said at the table (also each line of a ``chat_history``)."""
+class Line(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A line said at the table: a ``chat`` frame, or one of a ``chat_history``'s."""
 
-    EVENT = ChatLine
     name: str
-    text: str
     seat: int | None
+    text: str
     at: Count | None = None
     events: Count = 0
 
@@ -395,9 +377,13 @@ class Chat(HostFrame, tag="chat"):
         self.events = 0 if self.at is None else self.events  # (seat events are counted in this game only)
 
 
+class Chat(Line, HostFrame, tag="chat"):
+    EVENT = ChatLine
+
+
 class ChatLines(HostFrame, tag="chat_history"):
     EVENT = ChatHistory
-    lines: tuple[Chat, ...]
+    lines: tuple[Line, ...]
 
 
 class Error(HostFrame, tag="error"):
