@@ -1,15 +1,7 @@
-"""The link layer: everything a client and a host share, and nothing either does on its own.
-
-- events.py: what a table says to one recipient (``TableUpdate``, ``TableWaiting``, ``Rejected``, ``Closed``),
-  lobby lines (``TableSummary``) and table requests (``NewTable``);
-- connections.py: the ``TableConnection`` and ``LobbyConnection`` interfaces the client app talks to, which the
-  host implements in-process and the client over TCP;
-- wire.py: the msgpack codec and the schema of every message (docs/protocol.md);
-- errors.py: the registry of every stable error code;
-- names.py: what a player name is, cleaned the same way at every door;
-- chat.py: what a chat line is (its limits), cleaned as names are.
-
-It imports only the engine (and the shared defaults): the client and the host import it, never each other.
+"""The link layer: everything a client and a host share, and nothing either does on its own: events (events.py),
+the connection interfaces (connections.py), the wire protocol (wire.py, messages.py), error codes (errors.py), and
+names and chat lines cleaned the same way at every door. It imports only the engine; the client and the host
+import it, never each other.
 """
 
 from .connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection

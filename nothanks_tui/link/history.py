@@ -1,11 +1,7 @@
 """Finished games, as a client asks for them: a page of the history, one game's record, players' statistics.
 
-Local games and a host's games are kept in the same store (server/nothanks_server/store.py); the client reads
-them through ``HistorySource``, which the host implements in-process (``nothanks history``, ``nothanks host``'s own
-player) and the client over TCP (lobby requests ``history``, ``replay``, ``stats``: docs/protocol.md). Only
-finished games are ever listed or opened: a record holds the deal, which is hidden while the game is played.
-
-The host's replies are encoded here, and typed for the client in wire.py.
+The client reads them through ``HistorySource``: in-process from the store, or over TCP (``history``, ``replay``,
+``stats``). Only finished games are ever listed or opened: a record holds the deal, hidden while the game is played.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Taking a seat back after its connection was lost: the one ladder a client and a cluster's front both climb.
-
-A client whose host restarts, or whose connection dies at a table (client/tcp.py), and a front whose table
-owner goes away or stops answering (server/nothanks_server/cluster/gateway.py) do the same thing: try again and
-again, waiting a little longer each time up to a ceiling, until a deadline; then ask for the seat back with what
-the host gave when the seat was taken (its token, or the SSH key the hello carried, or the table to watch again).
+"""Taking a seat back after its connection was lost: the one ladder a client (client/tcp.py) and a cluster's front
+(cluster/gateway.py) both climb: try again, waiting a little longer each time up to a ceiling, until a deadline;
+then ask for the seat back with what the host gave (its token, the SSH key of the hello, or the table to watch).
 """
 
 from __future__ import annotations
