@@ -93,10 +93,8 @@ def simulate(
     open_chips: bool = False,
     variant: str = "standard",
 ) -> SimulationResult:
-    """Play ``games`` games. ``bot_names`` has one name (all seats) or one per seat.
-
-    Game g is dealt from seed ``seed + g`` and seats are rotated by g, so every bot sits everywhere.
-    """
+    """Play ``games`` games; ``bot_names``: one (all seats) or one per seat. Game g is dealt from seed ``seed + g``
+    with the seats rotated by g, so every bot sits everywhere."""
     if len(bot_names) == 1:
         bot_names = list(bot_names) * players
     if len(bot_names) != players:

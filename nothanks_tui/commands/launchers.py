@@ -35,9 +35,7 @@ class LocalLaunchers:
         advertise: bool = True,
         bot_processes: int = 0,
     ) -> None:
-        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept).
-        ``bot_processes``: worker processes for the bots' searches at a hosted game (thinking.py; 0: threads);
-        the start screen gives ``nothanks host``'s default, since players elsewhere wait on this process's loop."""
+        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
         self.bot_pace = bot_pace
         self.seed = seed
         self.records_dir = records_dir

@@ -250,9 +250,8 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
-    """Start ``host``, seat ``name`` at a new table of it and play there in this terminal; when the app closes,
-    the host stops (and a signal to the host closes the app first). After a restart on the same data dir, ``name``
-    is back in the seat it held (its token is kept with ``join``'s, under the data dir and the name)."""
+    """Start ``host``, seat ``name`` at a new table of it (or the seat it held before a restart on the same data
+    dir) and play there in this terminal; the host stops with the app (and a signal to the host closes the app)."""
     from ..client.netlaunch import NetApp, first_screen_for
 
     await host.start()

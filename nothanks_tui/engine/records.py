@@ -60,10 +60,8 @@ def to_record(state: GameState, players: Sequence[str], **extra: Any) -> dict[st
 
 
 def replay(record: dict[str, Any]) -> GameState:
-    """Rebuild the game a record describes, checking every move and the stated result.
-
-    Raises ``IllegalMove`` (code ``bad_record`` for a result that does not match, or the move's own code).
-    """
+    """Rebuild the game a record describes, checking every move and the stated result (else ``IllegalMove``:
+    ``bad_record``, or the move's own code)."""
     return replay_states(record)[-1]
 
 
@@ -106,11 +104,8 @@ def _check_result(record: dict[str, Any], state: GameState) -> None:
 
 
 def write_record(record: dict[str, Any], path: Path | str, *, durable: bool = False) -> Path:
-    """Write one record as JSON, atomically: a new file of an unpredictable name in the same directory (created
-    with O_EXCL and O_NOFOLLOW, so nothing planted there is followed), renamed over ``path`` (a rename replaces a
-    symlink at ``path``, never writes through it). ``durable``: the file and the directory are fsynced, so the
-    record survives a power cut once this returns. On any error no temp file is left behind.
-    """
+    """Write one record as JSON, atomically: a new file of an unpredictable name (O_EXCL), renamed over ``path``
+    (never written through a symlink there); ``durable``: file and directory fsynced. No temp file is left behind."""
     target = Path(path)
     data = (json.dumps(record, indent=1) + "\n").encode("utf-8")
     fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=target.parent)

@@ -32,11 +32,8 @@ def score(cards: Iterable[int], chips: int) -> int:
 
 
 def take_cost(cards: Iterable[int] | set[int] | frozenset[int], card: int) -> int:
-    """How much card points change if this hand takes ``card`` (chips on the card not counted).
-
-    +card for an isolated card, 0 when it extends a run upwards, -1 when it extends a run downwards,
-    and -(card+1) when it bridges two runs (holding 24 and 26, taking 25 lowers the score by 26).
-    """
+    """How much card points change if this hand takes ``card`` (chips not counted): +card alone, 0 extending a run
+    upwards, -1 downwards, -(card+1) bridging two runs (holding 24 and 26, taking 25 lowers the score by 26)."""
     held = cards if isinstance(cards, (set, frozenset)) else set(cards)
     below = card - 1 in held
     above = card + 1 in held

@@ -19,12 +19,8 @@ from .state import Action, GameState, Move, refusal
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
-    """One recipient's picture of the table. ``seat`` is None for a spectator.
-
-    ``chips[i]`` is None where seat i's chips are hidden from this recipient. ``legal`` lists the actions this
-    recipient may play now; ``refused`` pairs each other action with the engine's refusal code (``not_your_turn``,
-    ``no_chips``, ``game_over``; ``not_seated`` for a spectator). Both are in ``Action`` order.
-    """
+    """One recipient's picture of the table (``seat`` None: a spectator; ``chips[i]`` None: hidden). ``legal``: the
+    actions it may play now; ``refused``: each other with the engine's refusal code. Both in ``Action`` order."""
 
     players: int
     seat: int | None

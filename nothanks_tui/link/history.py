@@ -37,10 +37,8 @@ class HistoryPage:
 
 @dataclass(frozen=True, slots=True)
 class PlayerStats:
-    """One player's record: locally per name, at a host per SSH key or seat token (``kind``: name, key, seat, bot).
-
-    ``best`` is the lowest final score (lower is better); ``you``: this row is the asker's own (their SSH key).
-    """
+    """One player's record, per name, SSH key or seat token (``kind``: name, key, seat, bot); ``best``: the lowest
+    final score; ``you``: the asker's own row (their SSH key)."""
 
     name: str
     kind: str

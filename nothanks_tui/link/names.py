@@ -30,12 +30,8 @@ class BadName(ValueError):
 
 
 def clean_name(raw: object) -> str:
-    """The display form of ``raw``: escapes and control characters removed, 1..20 characters, or ``BadName``.
-
-    The door's rule, where a name is admitted (the host's hello, a table's seat): it refuses what is not a name.
-    The client's ``safe_text.clean_name`` is the drawing side of the same cleaning (``printable_text``): it never
-    refuses, has no length rule (a name is cut to its cells when drawn) and gives "?" for nothing.
-    """
+    """The display form of ``raw``: escapes and control characters removed, 1..20 characters, or ``BadName``: the
+    door's rule (the client's ``safe_text.clean_name`` is the drawing side, which never refuses)."""
     if not isinstance(raw, str):
         raise BadName("a name is text")
     if len(raw) > MAX_RAW_NAME:
@@ -49,11 +45,8 @@ def clean_name(raw: object) -> str:
 
 
 def printable_text(raw: str) -> str:
-    """``raw`` without escape sequences or control and format characters, whitespace runs made one space, stripped.
-
-    What counts as unsafe in untrusted text, in one place: names are cleaned with it at the door (``clean_name``)
-    and the client draws any text from elsewhere through it (``client/safe_text.py``).
-    """
+    """``raw`` without escape sequences or control and format characters, whitespace runs made one space, stripped:
+    what is unsafe in untrusted text, in one place (``clean_name``, ``client/safe_text.py``)."""
     text = _ESCAPES.sub("", raw)
     text = "".join(ch if _printable(ch) else " " if ch.isspace() else "" for ch in text)
     return _SPACES.sub(" ", text).strip()
