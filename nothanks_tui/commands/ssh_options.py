@@ -10,6 +10,7 @@ from pathlib import Path
 from nothanks_server.ssh.hostkey import HOST_KEY_NAME
 from nothanks_server.ssh.settings import SSHSettings
 
+from .. import paths
 from ..defaults import DEFAULT_BOT
 from ..i18n import N_, _
 from .argtypes import add_limit, non_negative, port, readable_file
@@ -110,11 +111,8 @@ def _dest(flag: str) -> str:
 
 
 def default_host_key_path(data_dir: Path | None) -> Path:
-    """``DATA_DIR/ssh_host_ed25519_key``; without --data-dir, ``$XDG_DATA_HOME/nothanks/`` (~/.local/share/...)."""
-    if data_dir is not None:
-        return Path(data_dir) / HOST_KEY_NAME
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "nothanks" / HOST_KEY_NAME
+    """``DATA_DIR/ssh_host_ed25519_key``; without --data-dir, in ``paths.data_dir()`` (~/.local/share/nothanks)."""
+    return (paths.data_dir() if data_dir is None else Path(data_dir)) / HOST_KEY_NAME
 
 
 def add_ssh_options(parser: argparse.ArgumentParser) -> None:
