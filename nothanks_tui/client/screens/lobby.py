@@ -87,6 +87,14 @@ def _bot_level(name: str) -> str:
     return base if base and number.isdigit() else name
 
 
+def held_seats(connection: TableConnection | None) -> dict[str, str]:
+    """table id -> token of the seat ``connection`` holds (the lobby marks it as yours)."""
+    table_id = getattr(connection, "table_id", None)
+    if connection is None or connection.seat_token is None or not isinstance(table_id, str) or not table_id:
+        return {}
+    return {table_id: connection.seat_token}
+
+
 class LobbyScreen(SteadyScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
@@ -341,9 +349,7 @@ class LobbyScreen(SteadyScreen[None]):
             self.refresh_tables()
             return
         self._refused = False  # (back from the table, the lobby advises again)
-        table_id = getattr(connection, "table_id", None)
-        if connection.seat_token is not None and isinstance(table_id, str) and table_id:
-            self.held[table_id] = connection.seat_token
+        self.held.update(held_seats(connection))
         self.app.push_screen(WaitingScreen(connection, self.join_hint, creator), self._back_in_lobby)
 
     def _back_in_lobby(self, _result: object) -> None:
