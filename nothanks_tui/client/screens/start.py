@@ -1,8 +1,6 @@
 """The start screen: choose how to play, then open a table.
 
-Each way of playing is a ``StartForm`` in its own tab: it draws its fields and, when the player presses Enter,
-builds a ``TableConnection``. Playing against bots is the first; hosting and joining a network game are added by
-appending their forms to ``START_FORMS`` (or passing ``forms=`` to ``StartScreen``), nothing else changes.
+Each way of playing is a ``StartForm`` in its own tab (``START_FORMS``): its fields, and on Enter a connection.
 """
 
 from __future__ import annotations
@@ -13,18 +11,17 @@ from typing import ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, Checkbox, Input, Select, Static, TabbedContent, TabPane
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...i18n import N_, _, ngettext
 from ...link import TableConnection
-from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
-from ..widgets.forms import TickBox, bot_field, variant_field
+from ..widgets.forms import TickBox, bot_field, form_row, name_field, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .stats import StatsScreen
@@ -72,40 +69,24 @@ class StartForm(Vertical):
         app.post_message(TableChosen(await self.build_connection()))
 
 
-def players_with_bots(players: int) -> str:
-    """ "4 players (you + 3 bots)", in the player's language."""
-    bots = players - 1
-    return ngettext("{count} players (you + {bots} bot)", "{count} players (you + {bots} bots)", bots).format(
-        count=players, bots=bots
-    )
-
-
 class BotGameForm(StartForm):
     """You against bots at one table in this terminal."""
 
     TITLE = N_("Play against bots")
 
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="field"):
-            yield Label(_("Your name"), classes="field-label")
-            yield Input(value=_("you"), max_length=MAX_NAME, id="name", compact=True)
-        with Horizontal(classes="field"):
-            yield Label(_("Players"), classes="field-label")
-            yield Select(
-                [(players_with_bots(n), n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
-                value=4,
-                allow_blank=False,
-                id="players",
-                compact=True,
-            )
+        yield from name_field(_("you"), compact=True)
+        with_bots = N_("{count} players (you + {bots} bot)"), N_("{count} players (you + {bots} bots)")
+        sizes = [
+            (ngettext(*with_bots, n - 1).format(count=n, bots=n - 1), n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        ]
+        yield from form_row(_("Players"), Select(sizes, value=4, allow_blank=False, id="players", compact=True))
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         yield from variant_field(compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield Button(_("Play"), id="play", variant="primary", compact=True)
+        yield from form_row(
+            "", TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+        )
+        yield from form_row("", Button(_("Play"), id="play", variant="primary", compact=True))
 
     async def build_connection(self) -> TableConnection:
         name = self.query_one("#name", Input).value  # the table cleans it, or says why not (ValueError)
