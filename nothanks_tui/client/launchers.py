@@ -1,10 +1,5 @@
-"""What the start screen asks of the command line: a table against bots, or a hosted game, built elsewhere.
-
-The client never imports the host's code (docs/architecture.md). Yet the start screen offers "Play against bots"
-and "Host a game", both of which need a host's table in this process. So the command line, the one place that
-composes client and host, hands the app a ``Launchers`` object; the start screen describes what the player chose
-(``SoloChoice``, ``HostChoice``) and gets back link-layer connections.
-"""
+"""What the start screen asks of the command line (the one place that composes client and host): a table against
+bots, or a hosted game, described here and built there, given back as link connections."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""What the start screen remembers between runs: your name, your language, and the last choices made in each tab.
-
-A player who types their name once, or always plays five players against `hard` bots, should not have to say so
-again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
-dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
-the host. The file is small JSON: a name, then each tab's field values by field id, and the player's
-preferences at the table (``preferences``: chat muted or not). A missing, unreadable or
-hand-edited file is never an error: what cannot be used is ignored.
-
-It also keeps the player's preferences that are not a tab's: ``bell``, whether the terminal bell rings when it
-becomes your turn (on unless turned off with the table's key).
-"""
+"""What the start screen remembers between runs: your name, language, each tab's last choices, and preferences
+(chat muted, the bell), in ``paths.config_dir()/start.json`` (none over SSH). A bad file is ignored, never an error."""
 
 from __future__ import annotations
 

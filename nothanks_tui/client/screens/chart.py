@@ -1,8 +1,4 @@
-"""The chart of a finished game, opened from the score screen: how every player's score moved, card by card.
-
-The timeline comes from the host with the game's last views (it is worked out from the host's record, and never
-sent before the end: chip counts may be hidden during the game); this screen only draws it.
-"""
+"""The score chart of a finished game (the host's timeline, sent only at the end), opened from the score screen."""
 
 from __future__ import annotations
 

@@ -46,8 +46,7 @@ LOBBY_KEYS = (
 
 
 def rules_text(language: str) -> str:
-    """The rules in short, written in ``language`` from that language's rule text (locale/<lang>/rules.txt), not
-    translated sentence by sentence from the English; English when there is none."""
+    """The rules in short, as written in ``language`` (locale/<lang>/rules.txt); English when there is none."""
     for candidate in (language, "en"):
         path = LOCALE_DIR / candidate / "rules.txt"
         if path.exists():
@@ -56,8 +55,7 @@ def rules_text(language: str) -> str:
 
 
 def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
-    """The help screen's text in the player's language: the rules, what the table's variant changes in them, then
-    the keys (the table's by default)."""
+    """The help's text: the rules, what the table's variant changes in them, then the keys (the table's by default)."""
     rules = [rules_text(current_language())]
     if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
         changes = _("This table plays the {variant} variant: {changes}.")
@@ -75,8 +73,6 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
-        """``keys``: the lines about the keys of the screen it was opened from (the table's, ``LOBBY_KEYS``);
-        ``variant``: the table's, whose changes to the rules it says."""
         super().__init__()
         self.keys = keys
         self.variant = variant

@@ -1,10 +1,5 @@
-"""The history: finished games, newest first (date, winner, players and scores), each opened in the replay.
-
-It reads any ``HistorySource``: this machine's store (``nothanks history``, the start screen) or a host's lobby
-(the lobby screen, over TCP and SSH). Pages of ``HISTORY_PAGE`` games are fetched as the cursor reaches the end of
-what is shown, so a history of 10,000 games opens as fast as one of ten. Names are untrusted text: every cell is
-literal text (``rich.text.Text``), never markup.
-"""
+"""The history: finished games, newest first, each opened in the replay, from any ``HistorySource`` (this
+machine's or a host's), fetched a page at a time as the cursor nears the end. Names are drawn as literal text."""
 
 from __future__ import annotations
 

@@ -21,10 +21,8 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
-from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
-from ..join_refusals import join_refusal
-from ..presentation import variant_label
+from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.forms import (
     TickBox,
@@ -93,6 +91,47 @@ def held_seats(connection: TableConnection | None) -> dict[str, str]:
     if connection is None or connection.seat_token is None or not isinstance(table_id, str) or not table_id:
         return {}
     return {table_id: connection.seat_token}
+
+
+SEATS_NOT_FREE = frozenset({errors.SEAT_AWAY, errors.ALREADY_STARTED, errors.TABLE_FULL, errors.SEAT_TAKEN})
+"""The refusals that mean: every seat there belongs to someone (older hosts never send ``seat_away``)."""
+
+
+def away_names(summary: TableSummary) -> list[str]:
+    """The players whose seats at this table wait for them, as plain text."""
+    return [display_name(seat.name, 12) for seat in summary.seats if seat.away and not seat.empty]
+
+
+def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[str]:
+    """Why joining ``summary``'s table was refused (``code``), with what the player can do: the seats belong to
+    someone (watch, set up a table, or, for an away seat, how its player gets it back), or one line."""
+    if code not in SEATS_NOT_FREE or summary is None:
+        return [error_sentence(code, message)]
+    table = clean_message(summary.table_id, 12)
+    if summary.started and not summary.finished:
+        lines = [_("The game at {table} is under way: its seats belong to its players.").format(table=table)]
+    elif summary.finished:
+        lines = [_("The game at {table} is over; its seats are kept for its players' next game.").format(table=table)]
+    else:
+        lines = [_("Every seat at {table} is taken.").format(table=table)]
+    away = away_names(summary)
+    if away:
+        lines.append(
+            ngettext(
+                "{names} is away: the seat waits for them.", "{names} are away: their seats wait for them.", len(away)
+            ).format(names=", ".join(away))
+        )
+    elif code == errors.SEAT_AWAY:  # (the list was older than the host's answer)
+        lines.append(_("A seat there waits for a player who is away."))
+    lines.append(_("Press w to watch it, or c to set up a table of your own."))
+    if away or code == errors.SEAT_AWAY:
+        lines.append(
+            _(
+                "Is it your seat? It goes back only to the SSH key or the computer that took it: log in with that "
+                "key, or use nothanks join on that computer."
+            )
+        )
+    return lines
 
 
 class LobbyScreen(SteadyScreen[None]):

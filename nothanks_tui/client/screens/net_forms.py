@@ -19,10 +19,10 @@ from textual.widgets.option_list import Option
 from ...defaults import DEFAULT_PORT
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
-from ..coaching import COACH_LABEL
 from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
+from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address

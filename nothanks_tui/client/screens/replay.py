@@ -1,9 +1,5 @@
-"""A finished game, move by move: the table screen's own widgets, read-only, stepped with the keys.
-
-At each step the table is drawn as it stood (the face-up card and its chips, every hand, every chip count: the game
-is over, so nothing is hidden any more), and a panel says the move just played and each player's score then. At the
-end the panel shows what was hidden while the game was played: the nine cards set aside and every chip count.
-"""
+"""A finished game, move by move, drawn by the table screen's own widgets; a panel says the move, the scores, and
+at the end what was hidden (the cards set aside, every chip)."""
 
 from __future__ import annotations
 
@@ -103,8 +99,7 @@ class ReplayScreen(SteadyScreen[None]):
     step: reactive[int] = reactive(0, init=False)
 
     def __init__(self, replay: Replay, *, at_end: bool = False, you: int | str | None = GUESS) -> None:
-        """``you``: the seat of the player watching, marked "(you)" (None: not theirs; a name: the seat of that
-        name; by default the only player who was not a bot: a game on this machine, ``replaying.your_seat``)."""
+        """``you``: the seat marked "(you)": None, a seat, a name, or by default ``replaying.your_seat``'s guess."""
         super().__init__()
         self.replay = replay
         self.you = your_seat(replay, None if you == GUESS else you) if isinstance(you, str) else you

@@ -18,8 +18,7 @@ from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError, MatchTotals, TableUpdate
 from ..error_sentences import error_sentence
-from ..next_game import asked_by_me, next_game_text
-from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
+from ..presentation import asked_by_me, hand_lines, indented, next_game_text, number, points_text, seat_name, you_tag
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .chart import ChartScreen
@@ -84,8 +83,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
 
 
 def player_label(name: str, you: bool) -> str:
-    """The name column's text: the name, and "(you)" after your own, cut so that a space is left before the numbers
-    (a 14-cell name with "(you)" filled the column and pushed that row's numbers one cell right)."""
+    """The name, and "(you)" after your own, cut to leave a space before the numbers."""
     tag = you_tag(name) if you else ""
     room = LABEL_CELLS - 1 - cell_len(tag)
     return (name if cell_len(name) <= room else display_name(name, room)) + tag
@@ -119,9 +117,8 @@ def sum_lines(text: str, width: int) -> list[str]:
 
 
 class ScoreScreen(ModalScreen[str]):
-    """Shown when a game ends. Dismisses with "quit" or "table" (look at the final table). ``a`` asks the host for
-    another game and keeps the dialog open: the next game is dealt once every player at the table has asked, and
-    its first update closes the dialog (``TableScreen``). Until then the note line says who waits for whom."""
+    """Shown when a game ends; dismissed with "quit" or "table". ``a`` asks for another game and keeps it open until
+    the next deal closes it (``TableScreen``); meanwhile its note says who waits for whom."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "play_again", N_("Play again")),
@@ -150,8 +147,7 @@ class ScoreScreen(ModalScreen[str]):
         yield KeyBar()
 
     def _note(self) -> Content:
-        """Who asked for another game, when someone has (in place of the scoring reminder: the dialog must still
-        fit 80x24 with seven players); else the reminder of how scores are counted."""
+        """Who asked for another game, if someone has (in place of the reminder: seven players still fit 80x24)."""
         again = next_game_text(self.table)
         if again is not None:
             return Content.styled(again, "bold")

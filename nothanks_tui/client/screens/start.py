@@ -281,8 +281,7 @@ class StartScreen(SteadyScreen[None]):
         self.app.exit(0)
 
     def action_language(self) -> None:
-        """The next language (English, French, Spanish), remembered: the screen is drawn again in it, with the
-        choices made so far (kept as when starting a game)."""
+        """The next language, remembered: the screen is drawn again in it, with the choices made so far."""
         change = getattr(self.app, "change_language", None)
         following = getattr(self.app, "next_language", None)
         if not callable(change) or not callable(following):

@@ -1,8 +1,5 @@
-"""Players' statistics: games, wins, win share, mean and best score, from the same history the history screen reads.
-
-Locally a player is a name; at a host an SSH key or a seat token (the host sends only names and kinds). Lower
-scores are better in No Thanks!, so "best" is the lowest final score.
-"""
+"""Players' statistics from the history: games, wins, win share, mean and best (lowest) score. A player is a name
+locally; at a host an SSH key or a seat token."""
 
 from __future__ import annotations
 

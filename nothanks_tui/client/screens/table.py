@@ -36,12 +36,19 @@ from ...link import (
     TableUpdate,
     errors,
 )
-from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
-from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
-from ..next_game import asked_by_me, new_askers, next_game_text
-from ..presentation import REFUSAL_NOTICES, seat_name, variant_label
+from ..presentation import (
+    REFUSAL_NOTICES,
+    advice_note,
+    advice_title,
+    asked_by_me,
+    new_askers,
+    next_game_text,
+    seat_name,
+    variant_label,
+)
 from ..safe_text import clean_message
+from ..seat_log import CHAT_KEPT, LoggedChat, chat_content
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
@@ -95,8 +102,7 @@ class TitleBar(TableView):
         self.description = description
         self.every_chip_shown = every_chip_shown
 
-    def watch_game_number(self) -> None:
-        self.watch_table()
+    watch_game_number = TableView.watch_table
 
     def draw_lines(self) -> list[Content]:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]

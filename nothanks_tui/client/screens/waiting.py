@@ -1,8 +1,5 @@
-"""Before the deal at a host's table: who sits where, bots to add, and the start key for the table's creator.
-
-It reads the table connection until the first ``TableUpdate`` (the game started, or we resumed or watch a
-running game) and then hands the connection, that update first, to the table screen.
-"""
+"""Before the deal at a host's table: who sits where, bots to add, the start key for the table's creator; the
+first ``TableUpdate`` hands the connection (and what was read) to the table screen."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The first screen of a player who arrived without the game installed (over SSH): the game's name, a display name
-to play under, then the lobby; or straight back to a seat the host still holds for them.
-
-The screen knows nothing of SSH or of the host: whoever runs it gives it a ``Doorway`` (the SSH front's session).
-"""
+"""The first screen over SSH: a display name to play under, then the lobby, or straight back to a held seat.
+It knows nothing of SSH: the session gives it a ``Doorway``."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ class Doorway(Protocol):
 
     @property
     def keeps_seats(self) -> bool:
-        """Can this player be given their seat back when they come again (an SSH key login)? A doorway without this
-        is taken to say yes."""
+        """Can this player have their seat back when they come again (an SSH key login)? Missing: yes."""
 
 
 class NameInput(Input):
