@@ -14,12 +14,10 @@ from textual.widgets import DataTable, Static
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
 from ...link.history import HISTORY_PAGE, GameListing, HistorySource
-from ..error_sentences import error_sentence
 from ..presentation import number
-from ..replaying import ReplayError, load_replay
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
-from .replay import GUESS, WINNER_MARK, ReplayScreen, when_text
+from .replay import GUESS, WINNER_MARK, open_replay, when_text
 from .stats import StatsScreen
 from .steady import SteadyScreen
 
@@ -129,16 +127,7 @@ class HistoryScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="history-open", exit_on_error=False)
     async def open_game(self, game_id: str) -> None:
-        try:
-            replay = load_replay(await self.source.open_game(game_id))
-        except LobbyError as error:
-            reason = clean_message(error_sentence(error.code, error.message))
-            self.notify(reason, title=_("Cannot replay"), severity="error", markup=False)
-            return
-        except ReplayError as error:
-            self.notify(clean_message(str(error)), title=_("Cannot replay"), severity="error", markup=False)
-            return
-        self.app.push_screen(ReplayScreen(replay, you=GUESS if self.player is None else self.player))
+        await open_replay(self, self.source.open_game(game_id), GUESS if self.player is None else self.player)
 
     def action_stats(self) -> None:
         self.app.push_screen(StatsScreen(self.source))
@@ -150,7 +139,4 @@ class HistoryScreen(SteadyScreen[None]):
         self.load_more()
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)
+        self.close()

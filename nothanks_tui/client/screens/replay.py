@@ -4,21 +4,24 @@ at the end what was hidden (the cards set aside, every chip)."""
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from collections.abc import Awaitable
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
 from ...engine import breakdown, winners
 from ...i18n import N_, NC_, _
-from ...link import TableUpdate
+from ...link import LobbyError, TableUpdate
+from ..error_sentences import error_sentence
 from ..presentation import move_line, number, seat_name, you_tag
-from ..replaying import Replay, your_seat
+from ..replaying import Replay, ReplayError, load_replay, your_seat
+from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
 from .steady import SteadyScreen
@@ -81,6 +84,17 @@ def panel_lines(replay: Replay, step: int, you: int | None = None) -> list[Conte
     chips = " · ".join(f"{seat_name(replay.seats, seat, 10)} {count}" for seat, count in enumerate(final.chips))
     lines.append(Content.assemble((_("Chips at the end:"), "dim"), " ", chips))
     return lines
+
+
+async def open_replay(screen: Screen[Any], record: Awaitable[dict[str, Any]], you: int | str | None) -> None:
+    """Replay the record ``record`` gives over ``screen``, or say why it cannot be replayed."""
+    try:
+        replay = load_replay(await record)
+    except (LobbyError, ReplayError) as error:
+        message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
+        screen.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
+        return
+    screen.app.push_screen(ReplayScreen(replay, you=you))
 
 
 class ReplayScreen(SteadyScreen[None]):
@@ -154,10 +168,7 @@ class ReplayScreen(SteadyScreen[None]):
         self.app.push_screen(MoveNumberScreen(self.replay.moves, self.step), chosen)
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)
+        self.close()
 
 
 class MoveNumberScreen(ModalScreen[int | None]):

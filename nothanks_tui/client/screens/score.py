@@ -1,4 +1,5 @@
-"""The end of a game: each player's score explained (runs, card total, minus chips, final) and the winners."""
+"""The end of a game: each player's score explained (runs, card total, minus chips, final), the winners, and the
+score chart (the host's timeline, sent only at the end)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,11 @@ from textual.widgets import Static
 
 from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
-from ...link import LobbyError, MatchTotals, TableUpdate
-from ..error_sentences import error_sentence
+from ...link import MatchTotals, TableUpdate
 from ..presentation import asked_by_me, hand_lines, indented, next_game_text, number, points_text, seat_name, you_tag
-from ..safe_text import clean_message, display_name
+from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
-from .chart import ChartScreen
+from ..widgets.score_chart import ScoreChart, legend
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
@@ -116,6 +116,31 @@ def sum_lines(text: str, width: int) -> list[str]:
     return lines
 
 
+class ChartScreen(ModalScreen[None]):
+    """The score chart over the whole terminal; any of its keys goes back to the scores."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc"),
+    ]
+
+    def __init__(self, table: TableUpdate) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        seat = self.table.view.seat
+        labels = []
+        for index in range(self.table.view.players):
+            name = seat_name(self.table.seats, index, 12)
+            labels.append(name + (you_tag(name) if index == seat else ""))
+        yield ScoreChart(self.table.timeline, labels, id="score-chart")
+        yield Static(legend(labels), id="chart-legend")
+        yield KeyBar()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class ScoreScreen(ModalScreen[str]):
     """Shown when a game ends; dismissed with "quit" or "table". ``a`` asks for another game and keeps it open until
     the next deal closes it (``TableScreen``); meanwhile its note says who waits for whom."""
@@ -193,17 +218,8 @@ class ScoreScreen(ModalScreen[str]):
     @work(exclusive=True, group="replay", exit_on_error=False)
     async def action_replay(self) -> None:
         """Replay this game, from its record (the table's, or its host's): the replay opens over this screen."""
-        from ..replaying import ReplayError, load_replay  # (the replay draws the table screen's widgets)
-        from .replay import ReplayScreen
+        from .replay import open_replay  # (the replay draws the table screen's widgets)
 
-        screen = getattr(self.app, "table_screen", None)
-        connection = getattr(screen, "connection", None)
-        if connection is None:
-            return
-        try:
-            replay = load_replay(await connection.game_record())
-        except (LobbyError, ReplayError) as error:
-            message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
-            self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
-            return
-        self.app.push_screen(ReplayScreen(replay, you=self.table.view.seat))
+        connection = getattr(getattr(self.app, "table_screen", None), "connection", None)
+        if connection is not None:
+            await open_replay(self, connection.game_record(), self.table.view.seat)

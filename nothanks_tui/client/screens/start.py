@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -164,10 +164,7 @@ class StartScreen(SteadyScreen[None]):
             field.compact = True
         self._recall()
         if 0 < self._first_tab < len(self.forms):
-            self.query_one("#start-modes", TabbedContent).active = f"mode-{self._first_tab}"
-            first_fields = self.forms[self._first_tab].query("Input, Select, Checkbox, Button")
-            if first_fields:
-                first_fields.first().focus()
+            self._show_tab(self._first_tab)
             return
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
@@ -239,24 +236,22 @@ class StartScreen(SteadyScreen[None]):
             return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
 
-    def action_history(self) -> None:
-        """The games kept on this machine (opened from here, Esc comes back)."""
+    def action_history(self, stats: bool = False) -> None:
+        """The games kept on this machine, or their statistics (Esc comes back)."""
         source = history_of(getattr(self.app, "launchers", None))
         if source is not None:
-            self.app.push_screen(HistoryScreen(source))
+            self.app.push_screen(StatsScreen(source) if stats else HistoryScreen(source))
 
     def action_stats(self) -> None:
-        source = history_of(getattr(self.app, "launchers", None))
-        if source is not None:
-            self.app.push_screen(StatsScreen(source))
+        self.action_history(stats=True)
 
     def action_next_mode(self) -> None:
-        """The next way of playing (tab), with its first field focused: no need to reach the tab bar."""
-        tabs = self.query_one("#start-modes", TabbedContent)
-        index = self.forms.index(self._active_form())
-        following = (index + 1) % len(self.forms)
-        tabs.active = f"mode-{following}"
-        fields = self.forms[following].query("Input, Select, Checkbox, Button")
+        self._show_tab((self.forms.index(self._active_form()) + 1) % len(self.forms))
+
+    def _show_tab(self, index: int) -> None:
+        """Way of playing ``index``, with its first field focused: no need to reach the tab bar."""
+        self.query_one("#start-modes", TabbedContent).active = f"mode-{index}"
+        fields = self.forms[index].query("Input, Select, Checkbox, Button")
         if fields:
             fields.first().focus()
 
@@ -269,11 +264,9 @@ class StartScreen(SteadyScreen[None]):
         except ValueError as error:
             self.notify(str(error), title=_("Cannot start"), severity="error", markup=False)
 
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        await self.action_start()
-
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
+    @on(Button.Pressed)
+    @on(Input.Submitted)
+    async def _started(self, event: Button.Pressed | Input.Submitted) -> None:
         event.stop()
         await self.action_start()
 
@@ -282,11 +275,7 @@ class StartScreen(SteadyScreen[None]):
 
     def action_language(self) -> None:
         """The next language, remembered: the screen is drawn again in it, with the choices made so far."""
-        change = getattr(self.app, "change_language", None)
-        following = getattr(self.app, "next_language", None)
-        if not callable(change) or not callable(following):
-            return
         self._remember(self._active_form())
-        change(following())
-        tab = self.forms.index(self._active_form())
-        self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))
+        if self.next_language():
+            tab = self.forms.index(self._active_form())
+            self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))

@@ -106,7 +106,4 @@ class StatsScreen(SteadyScreen[None]):
             note.update(Text(_("No finished game yet.")))
 
     def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)
+        self.close()

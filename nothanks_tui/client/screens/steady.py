@@ -1,4 +1,4 @@
-"""Full screens laid out once per size, and the chat keys of a table's screens.
+"""Full screens laid out once per size, and the base of a table's screens (its reader, its chat keys).
 
 Textual lays a screen out again for a Resize to the size it already has (an app's first screen gets two while it
 starts); on an SSH host each full layout is paid once per player, so ``SteadyScreen`` skips those. An app's first
@@ -8,15 +8,19 @@ mounted (tests/client/test_first_screen_styles.py checks the result is the same)
 
 from __future__ import annotations
 
+import logging
 from typing import TypeVar
 
-from textual import events, on
+from textual import events, on, work
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ...link import TableConnection
+from ...i18n import _
+from ...link import Closed, TableConnection, TableEvent
 from ..widgets.chat import ChatInput
 
+log = logging.getLogger(__name__)
 ScreenResult = TypeVar("ScreenResult")
 CHAT_ACTIONS = ("chat", "mute_chat", "unmute_chat")
 
@@ -53,18 +57,46 @@ class SteadyScreen(Screen[ScreenResult]):
         return True
 
 
-class ChatScreen(SteadyScreen[None]):
-    """A screen at a table (its waiting room, its game): c opens the chat line, m mutes what is said there."""
+class AtTableScreen(SteadyScreen[None]):
+    """A screen at a table (its waiting room, its game): it reads the connection until ``LAST``, posting each event
+    to itself; c opens the chat line, m mutes what is said there."""
 
+    LAST: type[TableEvent] | tuple[type[TableEvent], ...] = Closed
     chat_muted: reactive[bool] = reactive(False, repaint=False)
 
-    def __init__(self, connection: TableConnection) -> None:
+    class TableEventArrived(Message, bubble=False):
+        """An event of the connection, for this screen only."""
+
+        def __init__(self, event: TableEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, connection: TableConnection, read: list[TableEvent] | None = None) -> None:
+        """``read``: events already read from the (started) connection, posted first; None: start it."""
         super().__init__()
         self.connection = connection
+        self._read = read
         self.chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
 
     def on_mount(self) -> None:
         self.chat_muted = bool(getattr(self.app, "chat_muted", False))
+        self.read_events()
+
+    @work(exclusive=True, group="connection", exit_on_error=False)
+    async def read_events(self) -> None:
+        try:
+            if self._read is None:
+                await self.connection.start()
+            for event in self._read or ():
+                self.post_message(self.TableEventArrived(event))
+            while True:
+                event = await self.connection.next_event()
+                self.post_message(self.TableEventArrived(event))
+                if isinstance(event, self.LAST):
+                    return
+        except Exception as error:  # a broken connection ends the game, never the app
+            log.exception("table connection failed")
+            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
 
     def check_chat(self, action: str) -> bool:
         """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""

@@ -7,7 +7,6 @@ is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import ClassVar
 
@@ -17,7 +16,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -53,9 +51,7 @@ from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
-from .steady import CHAT_ACTIONS, ChatScreen
-
-log = logging.getLogger(__name__)
+from .steady import CHAT_ACTIONS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
@@ -128,7 +124,7 @@ class TitleBar(TableView):
         return [line]
 
 
-class TableScreen(ChatScreen):
+class TableScreen(AtTableScreen):
     """One seat at one table, through any ``TableConnection``."""
 
     # Priority play keys: run as the app reads the key, one turn of a busy SSH host's loop sooner. A greyed one
@@ -149,6 +145,7 @@ class TableScreen(ChatScreen):
         Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
         Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
+    KEY_ACTIONS = tuple(dict.fromkeys(binding.action for binding in BINDINGS if isinstance(binding, Binding)))
 
     # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
@@ -158,21 +155,12 @@ class TableScreen(ChatScreen):
     # The host is gone for now (restarting, or the connection lost: it reconnects): no move is offered until it is back.
     host_away: reactive[bool] = reactive(False, repaint=False)
 
-    class TableEventArrived(Message, bubble=False):
-        """An event of the connection, for this screen only."""
-
-        def __init__(self, event: TableEvent) -> None:
-            super().__init__()
-            self.event = event
-
     def __init__(self, connection: TableConnection, read: list[TableEvent] | None = None) -> None:
-        """``read``: events the waiting room already read from the (started) connection, shown first."""
-        super().__init__(connection)
-        self._read = read
+        super().__init__(connection, read)
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
         self._asked_again = False  # this player asked for another game since the last deal
-        self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
+        self._keys_shown: tuple[bool | None, ...] = ()  # what the footer last reflected
         self._notices: dict[str, float] = {}  # a warning toast's text: until when it shows (``_notice_once``)
 
     def compose(self) -> ComposeResult:
@@ -194,7 +182,6 @@ class TableScreen(ChatScreen):
 
     def on_mount(self) -> None:
         self.fit(self.app.size)
-        self.read_events()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
@@ -219,26 +206,9 @@ class TableScreen(ChatScreen):
             )
             self.query_one("#too-small", Static).update(Content(text))
 
-    @work(exclusive=True, group="connection", exit_on_error=False)
-    async def read_events(self) -> None:
-        """Read the connection until it closes, posting each event to the screen."""
-        try:
-            if self._read is None:
-                await self.connection.start()
-            for event in self._read or ():
-                self.post_message(self.TableEventArrived(event))
-            while True:
-                event = await self.connection.next_event()
-                self.post_message(self.TableEventArrived(event))
-                if isinstance(event, Closed):
-                    return
-        except Exception as error:  # a broken connection ends the game, never the app
-            log.exception("table connection failed")
-            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
-
     # -- events from the table ------------------------------------------------------------------------------
 
-    def on_table_screen_table_event_arrived(self, message: TableEventArrived) -> None:
+    def on_at_table_screen_table_event_arrived(self, message: AtTableScreen.TableEventArrived) -> None:
         event = message.event
         if isinstance(event, TableUpdate) or (isinstance(event, Rejected) and event.code == errors.CLOSED):
             self._host_heard(isinstance(event, TableUpdate))
@@ -262,10 +232,11 @@ class TableScreen(ChatScreen):
                 if callable(your_turn):
                     your_turn()
             self.table = event
-            bindings_state = _bindings_state(event)
-            if bindings_state != self._bindings_state:
-                # Rebuilding the footer is costly (it restyles every key); do it only when a key's state changes.
-                self._bindings_state = bindings_state
+            keys = tuple(
+                self.check_action(binding.action, ()) for binding in self.BINDINGS if isinstance(binding, Binding)
+            )
+            if keys != self._keys_shown:  # rebuilding the footer restyles every key: only when one changed
+                self._keys_shown = keys
                 self.refresh_bindings()
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
@@ -288,7 +259,7 @@ class TableScreen(ChatScreen):
         """The table is heard from (``here``), or the host is away: the turn line, your area and keys follow."""
         if self.host_away != (not here):
             self.host_away = not here
-            self._bindings_state = None  # (the next update redraws the footer)
+            self._keys_shown = ()  # (the next update redraws the footer)
             self.refresh_bindings()
 
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
@@ -366,7 +337,6 @@ class TableScreen(ChatScreen):
     # -- keys -----------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Keep _bindings_state in step with what this reads.
         if self.chat_input.display or action in CHAT_ACTIONS:
             return self.check_chat(action)
         view = self.table.view if self.table else None
@@ -542,20 +512,6 @@ class TableScreen(ChatScreen):
             table_left()
         else:
             self.app.exit(0)
-
-
-def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
-    """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (
-        update.view.finished,
-        update.view.seat is None,
-        update.view.refused,
-        update.can_restart,
-        asked_by_me(update),
-        update.coach,
-        bool(update.view.legal),
-        tuple(_away_seats(update)),
-    )
 
 
 def _away_seats(update: TableUpdate) -> list[int]:

@@ -6,10 +6,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.widgets import Static
 
 from ...engine import STANDARD
@@ -20,7 +18,6 @@ from ...link import (
     Closed,
     Rejected,
     TableConnection,
-    TableEvent,
     TableUpdate,
     TableWaiting,
     errors,
@@ -32,10 +29,10 @@ from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
-from .steady import CHAT_ACTIONS, ChatScreen
+from .steady import CHAT_ACTIONS, AtTableScreen
 
 
-class WaitingScreen(ChatScreen):
+class WaitingScreen(AtTableScreen):
     """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -47,22 +44,17 @@ class WaitingScreen(ChatScreen):
         Binding("q", "leave", N_("Leave")),
     ]
     AUTO_FOCUS = None  # nothing to focus until the chat line opens
-
-    class Arrived(Message):
-        def __init__(self, event: TableEvent) -> None:
-            super().__init__()
-            self.event = event
+    LAST = (TableUpdate, Closed)
 
     def __init__(
         self, connection: TableConnection, join_hint: list[str] | None = None, creator: bool | None = None
     ) -> None:
         """``creator``: this player set the table up (True), joined it (False), or came back to it (None: not known
         until the host says so, by letting them start or refusing their bot)."""
-        super().__init__(connection)
+        super().__init__(connection, [])
         self.join_hint = join_hint or []
         self.creator = creator
         self.waiting: TableWaiting | None = None
-        self._handed_over = False
         self._gone = False  # gone back (``_go_back``) already
         self._chat: list[ChatLine | ChatHistory] = []  # said before the game: handed to the table screen with it
 
@@ -78,23 +70,13 @@ class WaitingScreen(ChatScreen):
 
     def on_mount(self) -> None:
         self.query_one(ChatLines).display = self.connection.can_chat
-        self.read_events()
 
-    @work(exclusive=True, group="waiting-events")
-    async def read_events(self) -> None:
-        while True:
-            event = await self.connection.next_event()
-            self.post_message(self.Arrived(event))
-            if isinstance(event, TableUpdate | Closed):
-                return
-
-    def on_waiting_screen_arrived(self, message: Arrived) -> None:
+    def on_at_table_screen_table_event_arrived(self, message: AtTableScreen.TableEventArrived) -> None:
         event = message.event
         if isinstance(event, TableWaiting):
             self.waiting = event
             self._draw(event)
         elif isinstance(event, TableUpdate):
-            self._handed_over = True
             from .table import TableScreen
 
             self.app.switch_screen(TableScreen(self.connection, [event, *self._chat]))

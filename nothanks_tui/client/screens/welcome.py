@@ -122,12 +122,9 @@ class WelcomeScreen(SteadyScreen[None]):
 
     async def action_language(self) -> None:
         """The next language: this screen is drawn again in it, with the name typed so far."""
-        change = getattr(self.app, "change_language", None)
-        following = getattr(self.app, "next_language", None)
-        if not callable(change) or not callable(following):
-            return
         name = self.query_one("#name", Input).value
-        change(following())
+        if not self.next_language():
+            return
         await self.recompose()
         field = self.query_one("#name", Input)
         field.value = name

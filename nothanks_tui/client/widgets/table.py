@@ -377,18 +377,9 @@ class PlayersPanel(TableView):
                     name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " ({})".format(_("bot"))
-            row = (
-                marker,
-                name,
-                tag,
-                seat == view.seat,
-                chips_text(view, seat),
-                public_points(view, seat),
-                view.hands[seat],
-                width,
-                chips_cells,
-            )
-            rows.append(self.cached(row, partial(self._draw_seat, *row)))
+            mine, hand = seat == view.seat, view.hands[seat]
+            row = (marker, name, tag, mine, chips_text(view, seat), public_points(view, seat), hand, width, chips_cells)
+            rows.append(self.cached(row, partial(self._draw_seat, row)))
         return self._fit(lines[0], rows, view)
 
     def _fit(self, header: Content, rows: list[list[Content]], view: PlayerView) -> list[Content]:
@@ -416,18 +407,8 @@ class PlayersPanel(TableView):
         ).format(count=hidden)
         return [*(firsts[seat] for seat in sorted(shown)), Content.styled(more, "dim")][-height:]
 
-    def _draw_seat(
-        self,
-        marker: str,
-        name: str,
-        tag: str,
-        mine: bool,
-        chips: str,
-        points: int,
-        hand: tuple[int, ...],
-        width: int,
-        chips_cells: int = 5,
-    ) -> list[Content]:
+    def _draw_seat(self, row: tuple[str, str, str, bool, str, int, tuple[int, ...], int, int]) -> list[Content]:
+        marker, name, tag, mine, chips, points, hand, width, chips_cells = row
         label_cells = self.LABEL_CELLS
         label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
         prefix = Content.assemble(
