@@ -117,7 +117,7 @@ class NoThanksApp(App[int]):
         # Chat hidden (m), the your-turn bell: on disk where the command line keeps preferences, else for the session.
         self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
         self.bell_on = remembered.bell if remembered is not None else True
-        self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
+        self.back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self.start_tab = 0  # the start screen's tab a game was started from (set by the start screen)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
@@ -144,9 +144,8 @@ class NoThanksApp(App[int]):
         return self.launchers.default_bot if self.launchers is not None else self._default_bot
 
     def get_default_screen(self) -> Screen[Any]:
-        connection = self._connection
-        if connection is not None:
-            return first_screen(TableScreen(connection))
+        if self._connection is not None:
+            return first_screen(TableScreen(self._connection))
         self.may_join_others = True  # (the start screen: its Join tab is this app's)
         return first_screen(StartScreen(self._start_forms))
 
@@ -163,7 +162,7 @@ class NoThanksApp(App[int]):
             kinds.append(JoinForm)
         forms = [JoinForm(note=sentence) if kind is JoinForm else kind() for kind in kinds]
         tab = kinds.index(JoinForm)
-        self._connection, self._back_to_start = None, False
+        self.back_to_start = False
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.switch_screen(StartScreen(forms, tab))
@@ -214,7 +213,7 @@ class NoThanksApp(App[int]):
     def set_bell(self, on: bool) -> None:
         self.bell_on = on
         if self.remembered is not None:
-            self.remembered.remember_bell(on)
+            self.remembered.prefer("bell", on)
 
     def your_turn(self) -> None:
         """It has just become this player's turn: ring the terminal bell once, if wanted (tmux marks the window)."""
@@ -222,18 +221,13 @@ class NoThanksApp(App[int]):
             self.bell()
 
     def on_table_chosen(self, message: TableChosen) -> None:
-        self._connection = message.connection
-        self._back_to_start = True
+        self.back_to_start = True
         self.switch_screen(TableScreen(message.connection))
-
-    @property
-    def back_to_start(self) -> bool:
-        return self._back_to_start
 
     def table_left(self) -> None:
         """The player left the table (or its waiting room) at the bottom of the screens: back to the start screen
         if it was opened from there (a game hosted from it stopped first), else out of the app."""
-        if not self._back_to_start:
+        if not self.back_to_start:
             self.exit(0)
             return
         if self.hosting is not None:
@@ -250,13 +244,12 @@ class NoThanksApp(App[int]):
 
     def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
-        self._connection = None
         self.switch_screen(StartScreen(forms, self.start_tab))  # on the tab the game was started from
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting
         self.is_host = True
-        self._back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
+        self.back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
 
     @property
     def table_screen(self) -> TableScreen | None:
@@ -294,7 +287,9 @@ class NoThanksApp(App[int]):
 
     async def action_quit(self) -> None:
         """Ctrl-Q: quit, asking first during a game or when others play at this app's host (again: quits)."""
-        if isinstance(self.screen, ConfirmQuitScreen) or not self._quit_needs_asking():
+        screen = self.table_screen
+        playing = screen is not None and screen.table is not None and not screen.table.view.finished
+        if isinstance(self.screen, ConfirmQuitScreen) or not (self.is_host or playing):
             await self._quit_now()
             return
 
@@ -304,12 +299,6 @@ class NoThanksApp(App[int]):
 
         text = _(HOST_WARNING) if self.is_host else _("The game is not over. [y] quit, [n] keep playing.")
         self.push_screen(ConfirmQuitScreen(_("Quit No Thanks!?"), text), answered)
-
-    def _quit_needs_asking(self) -> bool:
-        if self.is_host:
-            return True
-        screen = self.table_screen
-        return bool(screen is not None and screen.table is not None and not screen.table.view.finished)
 
     async def _quit_now(self) -> None:
         screen = self.table_screen

@@ -64,16 +64,8 @@ class Launchers(Protocol):
         ...
 
 
-class KeepsHistory(Protocol):
-    """Launchers that also say where this machine's finished games are (the command line's do; optional)."""
-
-    def history(self) -> HistorySource | None:
-        """The history of local games (and of hosts run here), or None when none is kept."""
-        ...
-
-
 def history_of(launchers: object) -> HistorySource | None:
-    """The history ``launchers`` offer, if they offer one."""
+    """The history ``launchers`` offer (the command line's ``history()``), if they offer one."""
     history = getattr(launchers, "history", None)
     source = history() if callable(history) else None
     return source if isinstance(source, HistorySource) else None

@@ -93,10 +93,6 @@ class Remembered:
         """Ring the terminal bell when it becomes your turn (on unless turned off)."""
         return self.preferences.get("bell", True) is not False
 
-    def remember_bell(self, on: bool) -> None:
-        """Keep the bell preference (and write the file, quietly giving up if it cannot)."""
-        self.prefer("bell", on)
-
     def _save(self) -> None:
         data = {"name": self.name, "language": self.language, "choices": self.choices, "preferences": self.preferences}
         with contextlib.suppress(OSError):

@@ -97,11 +97,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         Binding("escape", "answer(False)", N_("Back"), show=False),
     ]
 
-    def __init__(
-        self,
-        title: str | None = None,
-        text: str | None = None,
-    ) -> None:
+    def __init__(self, title: str | None = None, text: str | None = None) -> None:
         """``title`` and ``text`` in the player's language (by default: leave this game, which is not over)."""
         super().__init__()
         self.title_text = title if title is not None else _("Leave this game?")

@@ -97,11 +97,6 @@ SEATS_NOT_FREE = frozenset({errors.SEAT_AWAY, errors.ALREADY_STARTED, errors.TAB
 """The refusals that mean: every seat there belongs to someone (older hosts never send ``seat_away``)."""
 
 
-def away_names(summary: TableSummary) -> list[str]:
-    """The players whose seats at this table wait for them, as plain text."""
-    return [display_name(seat.name, 12) for seat in summary.seats if seat.away and not seat.empty]
-
-
 def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[str]:
     """Why joining ``summary``'s table was refused (``code``), with what the player can do: the seats belong to
     someone (watch, set up a table, or, for an away seat, how its player gets it back), or one line."""
@@ -114,7 +109,7 @@ def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[
         lines = [_("The game at {table} is over; its seats are kept for its players' next game.").format(table=table)]
     else:
         lines = [_("Every seat at {table} is taken.").format(table=table)]
-    away = away_names(summary)
+    away = [display_name(seat.name, 12) for seat in summary.seats if seat.away and not seat.empty]
     if away:
         lines.append(
             ngettext(

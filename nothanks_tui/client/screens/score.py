@@ -120,7 +120,7 @@ class ChartScreen(ModalScreen[None]):
     """The score chart over the whole terminal; any of its keys goes back to the scores."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc"),
+        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc")
     ]
 
     def __init__(self, table: TableUpdate) -> None:

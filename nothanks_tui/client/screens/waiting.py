@@ -12,16 +12,7 @@ from textual.widgets import Static
 
 from ...engine import STANDARD
 from ...i18n import N_, _
-from ...link import (
-    ChatHistory,
-    ChatLine,
-    Closed,
-    Rejected,
-    TableConnection,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
+from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableUpdate, TableWaiting, errors
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
 from ..presentation import variant_label

@@ -55,21 +55,6 @@ class NameInput(Input):
         self.cursor_blink = False
 
 
-def no_key_advice() -> str:
-    """What a player who logged in without a key should know before they sit down (see ``Doorway.keeps_seats``)."""
-    return _(
-        "You came in without an SSH key: if your connection drops, your seat cannot be given back to you. To have it "
-        "kept, make a key once (ssh-keygen) and come in with it."
-    )
-
-
-def language_line() -> str:
-    """ "Language: English (Ctrl-L: Français, Español)", in the language it names first."""
-    language = current_language()
-    others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
-    return _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
-
-
 class WelcomeScreen(SteadyScreen[None]):
     """The game's name and a display name to play under."""
 
@@ -108,8 +93,15 @@ class WelcomeScreen(SteadyScreen[None]):
             )
             yield Static("", id="welcome-message")
             if not getattr(self.door, "keeps_seats", True):
-                yield Static(no_key_advice(), id="welcome-no-key", markup=False)
-            yield Static(language_line(), id="welcome-language", markup=False)
+                no_key = _(
+                    "You came in without an SSH key: if your connection drops, your seat cannot be given back to you. "
+                    "To have it kept, make a key once (ssh-keygen) and come in with it."
+                )
+                yield Static(no_key, id="welcome-no-key", markup=False)
+            language = current_language()  # "Language: English (Ctrl-L: Français, Español)"
+            others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
+            line = _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
+            yield Static(line, id="welcome-language", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -279,10 +279,7 @@ class MoveLog(TableView):
         seats = self.table.seats
         last = len(entries) - 1
         return [
-            self.cached(
-                (*entry_key(entry, seats), index == last),
-                partial(self._draw_entry, entry, index == last),
-            )
+            self.cached((*entry_key(entry, seats), index == last), partial(self._draw_entry, entry, index == last))
             for index, entry in enumerate(entries)
         ]
 
