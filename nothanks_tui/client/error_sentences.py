@@ -76,8 +76,7 @@ def error_sentence(code: str, message: str = "") -> str:
     return _(sentence)
 
 
-# The operating system's errors, as a player (or whoever starts a host) reads them: its own words are English and
-# technical ("[Errno 98] error while attempting to bind on address ..."). An errno not here keeps the system's words.
+# The operating system's errors in a player's words (its own are English and technical); others keep the system's.
 OS_REASONS: dict[int, str] = {
     errno.EADDRINUSE: N_("another program is listening on that port already (another host?): choose another port"),
     errno.EADDRNOTAVAIL: N_("this machine has no such address"),

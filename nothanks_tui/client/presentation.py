@@ -35,12 +35,10 @@ def variant_label(name: str) -> str:
 
 
 def chips_count(count: int) -> str:
-    """ "1 chip", "3 chips", in the player's language."""
     return ngettext("{count} chip", "{count} chips", count).format(count=count)
 
 
 def cards_count(count: int) -> str:
-    """ "1 card", "3 cards", in the player's language."""
     return ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
@@ -109,7 +107,6 @@ def indented_lines(prefix: Content, lines: Sequence[Content]) -> list[Content]:
 
 
 def indented(prefix: Content, lines: Sequence[Content]) -> Content:
-    """``indented_lines`` as one ``Content``."""
     return Content("\n").join(indented_lines(prefix, lines))
 
 
@@ -195,7 +192,6 @@ def take_effect(view: PlayerView) -> str:
 
 
 def _score_now(view: PlayerView) -> int:
-    """Your score as it stands (cards less chips)."""
     return breakdown(view.my_hand, view.my_chips or 0).score
 
 
@@ -263,7 +259,6 @@ def awaited_seats(update: TableUpdate) -> list[int]:
 
 
 def asked_by_me(update: TableUpdate) -> bool:
-    """This recipient's seat has asked for another game."""
     return update.view.seat is not None and update.view.seat in update.again
 
 

@@ -78,7 +78,6 @@ class Remembered:
         self._save()
 
     def remember_language(self, language: str) -> None:
-        """Keep the language the player chose, and write the file."""
         if language in LANGUAGES:
             self.language = language
             self._save()
@@ -90,7 +89,6 @@ class Remembered:
 
     @property
     def bell(self) -> bool:
-        """Ring the terminal bell when it becomes your turn (on unless turned off)."""
         return self.preferences.get("bell", True) is not False
 
     def _save(self) -> None:

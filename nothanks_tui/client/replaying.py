@@ -35,7 +35,6 @@ class Replay:
 
     @property
     def moves(self) -> int:
-        """Steps after the deal (each one move)."""
         return len(self.states) - 1
 
     @property

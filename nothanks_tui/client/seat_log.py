@@ -88,7 +88,6 @@ def seat_event_line(event: SeatEvent, seats: Sequence[SeatInfo]) -> Content:
 
 
 def entry_line(entry: LogEntry, seats: Sequence[SeatInfo]) -> Content:
-    """One log line for ``entry`` (without the newest-line marker)."""
     if entry.event is not None:
         return seat_event_line(entry.event, seats).stylize("italic")
     assert entry.move is not None
@@ -204,8 +203,7 @@ def log_items(
             return (0, 0, 0)
         return (entry.event.at, 0, rank_of.get(id(entry.event), 0))
 
-    # A line said after k moves sorts after move k-1 and before move k, among that move count's seat events where
-    # it was said; lines of an earlier game before them all.
+    # A line said after k moves sorts before move k, among that count's seat events; an earlier game's before all.
     keyed: list[tuple[tuple[int, int, float], int, LogEntry | LoggedChat, int]] = [
         (position(entry), order, entry, 1) for order, entry in enumerate(entries)
     ]

@@ -90,8 +90,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
     """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # q says yes (q, q leaves), shown as such: every other dialog closes with q, so a hidden q that leaves the
-        # game surprised players who pressed it to close this one.
+        # q says yes, and shows it: a hidden q that left surprised players who closed every other dialog with q.
         Binding("y,q", "answer(True)", N_("Yes, leave"), key_display="y/q"),
         Binding("n", "answer(False)", N_("No, keep playing"), key_display="n/Esc"),
         Binding("escape", "answer(False)", N_("Back"), show=False),

@@ -78,7 +78,6 @@ class HistoryScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="history-page", exit_on_error=False)
     async def load_more(self) -> None:
-        """Fetch the next page and add its rows."""
         if self._loading:
             return
         self._loading = True

@@ -194,7 +194,6 @@ class LobbyScreen(SteadyScreen[None]):
         self.refresh_tables()  # back from a table: show the lobby as it is now
 
     def say(self, text: str) -> None:
-        """Advice, or news: replaces whatever the message line said."""
         self._refused = False
         message = self.query_one("#lobby-message", Static)
         message.remove_class("-refused")
@@ -253,7 +252,6 @@ class LobbyScreen(SteadyScreen[None]):
             self._draw_tables()  # the seats' column follows the screen's width
 
     def _draw_tables(self) -> None:
-        """The list as ``self.summaries`` has it, fitted to the screen's width."""
         summaries = self.summaries
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row

@@ -162,8 +162,7 @@ class ScoreScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
-        # The note (who asked for another game) is docked at the box's bottom: with seven players the scores may
-        # not fit 80x24, and then they scroll under it rather than push it out of sight.
+        # The note is docked at the bottom: seven players' scores may not fit 80x24, and scroll under it.
         with VerticalScroll(id="score-box", classes="dialog"):
             yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
@@ -180,11 +179,8 @@ class ScoreScreen(ModalScreen[str]):
         return Content.styled(reminder + match_note(self.table.match), "dim")
 
     def table_changed(self, table: TableUpdate) -> None:
-        """The same finished game, updated (someone asked for another game, left, or came back)."""
         self.table = table
-        # The host's latest word says whether we asked: an ask it never read (refused while it restarted, or lost
-        # in flight) must not hide the key for good. (Pressed again over a crossing update, it asks twice: the host
-        # ignores the second.)
+        # The host's word says whether we asked: an ask it never read (lost in a restart) must not hide the key.
         self._asked = False
         for note in self.query("#score-note").results(Static):
             note.update(self._note())

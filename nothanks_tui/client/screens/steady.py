@@ -12,17 +12,23 @@ import logging
 from typing import TypeVar
 
 from textual import events, on, work
+from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 
-from ...i18n import _
+from ...i18n import N_, _
 from ...link import Closed, TableConnection, TableEvent
 from ..widgets.chat import ChatInput
 
 log = logging.getLogger(__name__)
 ScreenResult = TypeVar("ScreenResult")
 CHAT_ACTIONS = ("chat", "mute_chat", "unmute_chat")
+CHAT_KEYS = [  # (one of the two m keys at a time)
+    Binding("c", "chat", N_("Chat")),
+    Binding("m", "mute_chat", N_("Mute chat")),
+    Binding("m", "unmute_chat", N_("Unmute chat")),
+]
 
 
 class SteadyScreen(Screen[ScreenResult]):
@@ -42,7 +48,6 @@ class SteadyScreen(Screen[ScreenResult]):
             event.prevent_default()  # Screen._on_resize would lay the screen out again, at the same size
 
     def close(self) -> None:
-        """Back to the screen below, or out of the app when there is none."""
         if len(self.app.screen_stack) > 1:
             self.dismiss(None)
         else:

@@ -51,7 +51,7 @@ from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
-from .steady import CHAT_ACTIONS, AtTableScreen
+from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
@@ -127,8 +127,7 @@ class TitleBar(TableView):
 class TableScreen(AtTableScreen):
     """One seat at one table, through any ``TableConnection``."""
 
-    # Priority play keys: run as the app reads the key, one turn of a busy SSH host's loop sooner. A greyed one
-    # still reaches ``on_key``.
+    # Priority play keys: run as the app reads the key, a turn of a busy host's loop sooner (greyed: ``on_key``).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", N_("Take"), priority=True),
         Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
@@ -139,9 +138,7 @@ class TableScreen(AtTableScreen):
         Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
         # Quit before the keys a narrow terminal's footer may cut (the footer shows them in this order).
         Binding("q", "quit_table", N_("Quit")),
-        Binding("c", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat")),
-        Binding("m", "unmute_chat", N_("Unmute chat")),
+        *CHAT_KEYS,
         Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
         Binding("l", "unmute_bell", N_("Unmute bell")),
     ]

@@ -20,7 +20,7 @@ from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
-from .steady import CHAT_ACTIONS, AtTableScreen
+from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 
 class WaitingScreen(AtTableScreen):
@@ -29,9 +29,7 @@ class WaitingScreen(AtTableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", N_("Start")),
         Binding("b", "add_bot", N_("Add a bot")),
-        Binding("c", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat")),
-        Binding("m", "unmute_chat", N_("Unmute chat")),
+        *CHAT_KEYS,
         Binding("q", "leave", N_("Leave")),
     ]
     AUTO_FOCUS = None  # nothing to focus until the chat line opens

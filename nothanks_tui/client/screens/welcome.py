@@ -58,8 +58,7 @@ class NameInput(Input):
 class WelcomeScreen(SteadyScreen[None]):
     """The game's name and a display name to play under."""
 
-    # Ctrl-C quits here (a priority binding: the name field would take it as "copy"), as a newcomer expects of a
-    # terminal program, and the footer says so; Esc too, and Ctrl-Q as everywhere in the app.
+    # Ctrl-C quits, as a newcomer expects (priority: the name field would take it as "copy"), Esc too.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "language", N_("Language")),
         Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
@@ -139,8 +138,7 @@ class WelcomeScreen(SteadyScreen[None]):
                 )
             )
             return
-        # The lobby below the table, as when the player sits down from it: leaving the table goes back there (the
-        # seat offered back if it is still theirs), rather than ending the session.
+        # The lobby below the table, as when sitting down from it: leaving goes back there, not out of the session.
         table_id = getattr(connection, "table_id", None)
         held = {table_id: token} if isinstance(table_id, str) and table_id else None
         self.app.switch_screen(LobbyScreen(lobby, held=held))

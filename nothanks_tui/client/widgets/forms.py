@@ -34,7 +34,6 @@ class TickBox(Checkbox):
 
 
 def form_row(label: str, *widgets: Widget, classes: str = "field", id: str | None = None) -> ComposeResult:
-    """One row of a form: its label (may be empty), then ``widgets``."""
     with Horizontal(classes=classes, id=id):
         yield Label(label, classes="field-label")
         yield from widgets
