@@ -66,11 +66,7 @@ def number(value: int) -> str:
 
 def signed(value: int) -> str:
     """+3, 0, −2 (a real minus sign reads better than a hyphen next to runs like 14-15)."""
-    if value > 0:
-        return f"+{value}"
-    if value < 0:
-        return f"−{-value}"
-    return "0"
+    return f"+{value}" if value > 0 else number(value)
 
 
 def run_text(run: Sequence[int]) -> str:

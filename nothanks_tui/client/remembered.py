@@ -24,6 +24,13 @@ def login_name() -> str:
         return "player"
 
 
+def _fields(data: object) -> dict[str, FieldValue]:
+    """What can be used of a hand-editable mapping of field values."""
+    if not isinstance(data, dict):
+        return {}
+    return {key: value for key, value in data.items() if isinstance(key, str) and isinstance(value, str | int | bool)}
+
+
 class Remembered:
     """The start screen's remembered name and choices, in one JSON file."""
 
@@ -55,20 +62,8 @@ class Remembered:
             self.language = language
         choices = data.get("choices")
         if isinstance(choices, dict):
-            for form, fields in choices.items():
-                if isinstance(form, str) and isinstance(fields, dict):
-                    self.choices[form] = {
-                        key: value
-                        for key, value in fields.items()
-                        if isinstance(key, str) and isinstance(value, str | int | bool)
-                    }
-        preferences = data.get("preferences")
-        if isinstance(preferences, dict):
-            self.preferences = {
-                key: value
-                for key, value in preferences.items()
-                if isinstance(key, str) and isinstance(value, str | int | bool)
-            }
+            self.choices = {form: _fields(fields) for form, fields in choices.items() if isinstance(form, str)}
+        self.preferences = _fields(data.get("preferences"))
 
     def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
         """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""

@@ -136,6 +136,3 @@ class HistoryScreen(SteadyScreen[None]):
         self.total = 0
         self.query_one("#games", DataTable).clear()
         self.load_more()
-
-    def action_close(self) -> None:
-        self.close()

@@ -167,9 +167,6 @@ class ReplayScreen(SteadyScreen[None]):
 
         self.app.push_screen(MoveNumberScreen(self.replay.moves, self.step), chosen)
 
-    def action_close(self) -> None:
-        self.close()
-
 
 class MoveNumberScreen(ModalScreen[int | None]):
     """The move to jump to (0: the deal), typed; Enter goes there, Esc does not."""

@@ -104,6 +104,3 @@ class StatsScreen(SteadyScreen[None]):
             note.update(Text(_("Most games first. Lower scores are better: best is the lowest final score.")))
         else:
             note.update(Text(_("No finished game yet.")))
-
-    def action_close(self) -> None:
-        self.close()

@@ -47,7 +47,8 @@ class SteadyScreen(Screen[ScreenResult]):
         if event.size == self.outer_size:
             event.prevent_default()  # Screen._on_resize would lay the screen out again, at the same size
 
-    def close(self) -> None:
+    def action_close(self) -> None:
+        """Back to the screen below, or out of the app when there is none."""
         if len(self.app.screen_stack) > 1:
             self.dismiss(None)
         else:
