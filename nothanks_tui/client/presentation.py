@@ -245,15 +245,6 @@ def public_points(view: PlayerView, seat: int) -> int:
 # -- another game: a finished table deals the next once every player still at it has pressed a
 
 
-def awaited_seats(update: TableUpdate) -> list[int]:
-    """The seats of players here who have not asked for another game yet (bots and away players are not waited for)."""
-    return [
-        index
-        for index, seat in enumerate(update.seats)
-        if not (seat.empty or seat.is_bot or seat.away) and index not in update.again
-    ]
-
-
 def asked_by_me(update: TableUpdate) -> bool:
     return update.view.seat is not None and update.view.seat in update.again
 
@@ -268,7 +259,8 @@ def next_game_text(update: TableUpdate | None) -> str | None:
         return ", ".join(seat_name(every_seat, seat) for seat in seats)
 
     if asked_by_me(update):
-        awaited = awaited_seats(update)
+        seats = enumerate(update.seats)  # (bots and away players are not waited for)
+        awaited = [i for i, seat in seats if not (seat.empty or seat.is_bot or seat.away) and i not in update.again]
         if not awaited:
             return None  # everyone has asked: the deal is on its way
         return ngettext(

@@ -21,7 +21,7 @@ from ...i18n import N_, _, ngettext
 from ...link import TableConnection
 from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
-from ..widgets.forms import TickBox, bot_field, form_row, name_field, variant_field
+from ..widgets.forms import bot_field, form_row, name_field, open_chips_box, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .stats import StatsScreen
@@ -76,16 +76,15 @@ class BotGameForm(StartForm):
 
     def compose(self) -> ComposeResult:
         yield from name_field(_("you"), compact=True)
-        with_bots = N_("{count} players (you + {bots} bot)"), N_("{count} players (you + {bots} bots)")
         sizes = [
-            (ngettext(*with_bots, n - 1).format(count=n, bots=n - 1), n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+            (ngettext("{count} players (you + {bots} bot)", "{count} players (you + {bots} bots)", n - 1), n)
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
         ]
+        sizes = [(text.format(count=n, bots=n - 1), n) for text, n in sizes]
         yield from form_row(_("Players"), Select(sizes, value=4, allow_blank=False, id="players", compact=True))
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         yield from variant_field(compact=True)
-        yield from form_row(
-            "", TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        )
+        yield from form_row("", open_chips_box())
         yield from form_row("", Button(_("Play"), id="play", variant="primary", compact=True))
 
     async def build_connection(self) -> TableConnection:
