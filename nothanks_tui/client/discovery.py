@@ -86,7 +86,6 @@ class HostBrowser(Protocol):
 
     async def start(self, on_change: HostsChanged) -> None:
         """Begin browsing; returns at once. Raises ``OSError``/``RuntimeError`` if the network cannot be browsed."""
-        ...
 
     async def close(self) -> None: ...
 

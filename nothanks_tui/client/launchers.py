@@ -50,18 +50,15 @@ class Launchers(Protocol):
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
         """(name, one-line description) of each bot a player may choose."""
-        ...
 
     @property
     def default_bot(self) -> str: ...
 
     async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
         """Deal a game at a new local table; raise ValueError with a readable message if the choice is invalid."""
-        ...
 
     async def host_game(self, choice: HostChoice) -> Hosting:
         """Start a host and seat the player at a new table; raise ValueError (readable) if it cannot listen."""
-        ...
 
 
 def history_of(launchers: object) -> HistorySource | None:

@@ -33,8 +33,7 @@ class Doorway(Protocol):
     def held_seat(self) -> tuple[str, str] | None:
         """(display name, seat token) of a seat the host may still hold for this player, or None."""
 
-    def forget_seat(self) -> None:
-        """That seat is gone."""
+    def forget_seat(self) -> None: ...  # (that seat is gone)
 
     def lobby(self, name: str) -> LobbyConnection:
         """A new, unstarted lobby connection under ``name`` (the doorway closes it when the session ends)."""
