@@ -68,8 +68,7 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
-        Binding("question_mark", "close", N_("Close"), show=False),
-        Binding("h", "close", N_("Close"), show=False),
+        Binding("question_mark,h", "close", N_("Close"), show=False),
     ]
 
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:

@@ -167,10 +167,8 @@ class WaitingScreen(AtTableScreen):
         self._go_back(_("You left the table."))
 
     def _go_back(self, reason: str) -> None:
-        """Back to the lobby below, or (when this is the first screen) to the start screen it came from, or out of
-        the app. Once only: leaving closes the connection, whose own ``Closed`` then reaches this screen after it
-        was dismissed, when the lobby is the only screen left (and going back from there would end the app: over
-        SSH, the player's session)."""
+        """Back to the lobby below, the start screen it came from, or out of the app. Once only: the ``Closed`` of
+        our leaving comes after, when going back from the lobby would end the app (over SSH, the session)."""
         if self._gone:
             return
         self._gone = True

@@ -109,8 +109,7 @@ class TableView(Widget):
             self.refresh(*regions)
 
     def changed_lines(self, new_lines: list[Content]) -> list[Region] | None:
-        """One region per line (relative to the content) that differs from what is shown; ``None`` when the
-        lines cannot be compared one to one (their count changed)."""
+        """A region per line that differs from what is shown; None when the line count changed."""
         if len(new_lines) != len(self._lines):
             return None
         width = self._lines_size.width
@@ -258,7 +257,7 @@ class TableStatus(TableView):
 
 class MoveLog(TableView):
     """One line per card, newest at the bottom and marked ``›``, the players' comings and goings and the chat
-    lines between them, in the order things happened (``seat_log.log_entries``, ``chat_view.log_items``)."""
+    lines between them, in the order things happened (``seat_log.log_entries``, ``seat_log.log_items``)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
 
