@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from ..engine import VARIANTS, Action, Move, PlayerView, breakdown, card_points, runs_of
+from ..engine import VARIANTS, Action, Move, PlayerView, breakdown, runs_of
 from ..i18n import N_, _, ngettext
 from ..link import CoachAdvice, SeatInfo, TableUpdate, errors
 from .safe_text import clean_message, display_name
@@ -142,11 +142,6 @@ def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
     )
 
 
-def chips_text(view: PlayerView, seat: int) -> str:
-    chips = view.chips[seat]
-    return HIDDEN_CHIPS if chips is None else str(chips)
-
-
 def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
     """Whose turn it is, with a marker so it never depends on colour."""
     if view.finished:
@@ -235,11 +230,6 @@ def my_score_content(view: PlayerView) -> Content:
         (_("score {score}").format(score=number(result.score)), "bold"),
         _(" (cards {total} − {chips})").format(total=result.card_total, chips=chips_count(chips)),
     )
-
-
-def public_points(view: PlayerView, seat: int) -> int:
-    """Points from a seat's cards alone (chips are not counted: they may be hidden)."""
-    return card_points(view.hands[seat])
 
 
 # -- another game: a finished table deals the next once every player still at it has pressed a

@@ -110,16 +110,11 @@ def entry_key(entry: LogEntry, seats: Sequence[SeatInfo]) -> tuple[object, ...]:
     return (entry, seat_name(seats, seat, 10))
 
 
-def seconds_left(remaining: float) -> int:
-    """Whole seconds to show for ``remaining`` (42.3 s shows 43: it never says 0 while time is left)."""
-    return max(0, math.ceil(remaining - 1e-6))
-
-
 def away_turn_text(name: str, remaining: float | None) -> Content:
     """The turn of an away player: "bob is away: a bot plays for them in 42 s" (``remaining`` None: no timer)."""
     if remaining is None:
         return _with_name(_("{name} is away: the game waits for them"), name)
-    seconds = seconds_left(remaining)
+    seconds = max(0, math.ceil(remaining - 1e-6))  # (42.3 s shows 43: never 0 while time is left)
     if seconds <= 0:
         return _with_name(_("{name} is away: a bot plays for them now"), name)
     template = ngettext(

@@ -96,13 +96,6 @@ def match_cells(match: MatchTotals | None, seat: int) -> str:
     return f"{match.wins[seat]:>{MATCH_CELLS}}{number(match.scores[seat]):>{MATCH_CELLS}}"
 
 
-def match_note(match: MatchTotals | None) -> str:
-    """How many games the match columns count (nothing before the second game)."""
-    if match is None or match.games < 2:
-        return ""
-    return " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(count=match.games)
-
-
 def sum_lines(text: str, width: int) -> list[str]:
     """``(3 + 5 + 7 = 15)`` cut into lines of at most ``width`` cells, only between terms."""
     lines: list[str] = []
@@ -176,7 +169,11 @@ class ScoreScreen(ModalScreen[str]):
         if again is not None:
             return Content.styled(again, "bold")
         reminder = _("Each run counts its lowest card; each chip is −1.")
-        return Content.styled(reminder + match_note(self.table.match), "dim")
+        if (match := self.table.match) is not None and match.games > 1:  # how many games the match columns count
+            reminder += " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(
+                count=match.games
+            )
+        return Content.styled(reminder, "dim")
 
     def table_changed(self, table: TableUpdate) -> None:
         self.table = table

@@ -33,22 +33,12 @@ def player_cell(row: PlayerStats) -> Text:
     return text
 
 
-def mean_text(value: float) -> str:
-    """A mean score to one decimal, with a real minus sign: 18.5, −2.3."""
-    text = f"{abs(value):.1f}"
-    return f"−{text}" if value < 0 and text != "0.0" else text
-
-
 def stats_cells(row: PlayerStats) -> tuple[Text, ...]:
-    """One row of the table: player, games, wins, win share, mean, best."""
-    return (
-        player_cell(row),
-        Text(str(row.games), justify="right"),
-        Text(str(row.wins), justify="right"),
-        Text(f"{row.win_share:.0%}", justify="right"),
-        Text(mean_text(row.mean), justify="right"),
-        Text(number(row.best), justify="right"),
-    )
+    """One row of the table: player, games, wins, win share, mean (to one decimal, a real minus sign), best."""
+    mean = f"{abs(row.mean):.1f}"
+    mean = f"−{mean}" if row.mean < 0 and mean != "0.0" else mean
+    numbers = (str(row.games), str(row.wins), f"{row.win_share:.0%}", mean, number(row.best))
+    return (player_cell(row), *(Text(cell, justify="right") for cell in numbers))
 
 
 class StatsScreen(SteadyScreen[None]):

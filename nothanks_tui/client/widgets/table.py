@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ...engine import Action, PlayerView
+from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from ..presentation import (
@@ -29,14 +29,12 @@ from ..presentation import (
     asked_by_me,
     cards_count,
     chips_count,
-    chips_text,
     choice_mark,
     hand_lines,
     indented_lines,
     my_score_content,
     next_game_text,
     pass_choice,
-    public_points,
     seat_name,
     take_choice,
     turn_content,
@@ -374,7 +372,8 @@ class PlayersPanel(TableView):
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " ({})".format(_("bot"))
             mine, hand = seat == view.seat, view.hands[seat]
-            row = (marker, name, tag, mine, chips_text(view, seat), public_points(view, seat), hand, width, chips_cells)
+            chips = HIDDEN_CHIPS if view.chips[seat] is None else str(view.chips[seat])
+            row = (marker, name, tag, mine, chips, card_points(hand), hand, width, chips_cells)  # (points: cards alone)
             rows.append(self.cached(row, partial(self._draw_seat, row)))
         return self._fit(lines[0], rows, view)
 
