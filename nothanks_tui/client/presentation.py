@@ -102,10 +102,6 @@ def indented_lines(prefix: Content, lines: Sequence[Content]) -> list[Content]:
     return [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
 
 
-def indented(prefix: Content, lines: Sequence[Content]) -> Content:
-    return Content("\n").join(indented_lines(prefix, lines))
-
-
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
         return display_name(seats[seat].name, max_cells)

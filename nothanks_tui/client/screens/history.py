@@ -36,11 +36,6 @@ def players_cell(game: GameListing) -> Text:
     return text
 
 
-def winner_cell(game: GameListing) -> Text:
-    names = ", ".join(display_name(game.players[seat], 12) for seat in game.winners if seat < len(game.players))
-    return Text(f"{WINNER_MARK} {names}" if names else "?")
-
-
 class HistoryScreen(SteadyScreen[None]):
     """Finished games, newest first; Enter opens one in the replay, s shows the players' statistics."""
 
@@ -93,7 +88,9 @@ class HistoryScreen(SteadyScreen[None]):
             if any(known.game_id == game.game_id for known in self.games[-HISTORY_PAGE:]):
                 continue  # a game finished meanwhile shifted the pages: never list one twice
             self.games.append(game)
-            table.add_row(Text(when_text(game.finished_at)), winner_cell(game), players_cell(game), key=game.game_id)
+            won = ", ".join(display_name(game.players[seat], 12) for seat in game.winners if seat < len(game.players))
+            winner = Text(f"{WINNER_MARK} {won}" if won else "?")
+            table.add_row(Text(when_text(game.finished_at)), winner, players_cell(game), key=game.game_id)
         self.total = page.total
         if not self.games:
             self._say(_("No finished game yet. Play one: it is kept here."))

@@ -145,17 +145,13 @@ class JoinForm(StartForm):
         self.query_one("#address", Input).value = host.target
         await self.screen.run_action("start")
 
-    def _highlighted_host(self) -> FoundHost | None:
-        option = self.query_one("#found-hosts", OptionList).highlighted_option
-        host = None if option is None else self.found.get(option.id or "")
-        return host if host is not None and host.compatible else None
-
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
         address = self.query_one("#address", Input).value
-        found = self._highlighted_host()
-        if not address.strip() and found is not None:  # no address typed: the host highlighted in the list
+        option = self.query_one("#found-hosts", OptionList).highlighted_option
+        found = None if option is None else self.found.get(option.id or "")
+        if not address.strip() and found is not None and found.compatible:  # none typed: the host highlighted
             address = found.target
         try:
             host, port = parse_address(address)
@@ -166,9 +162,7 @@ class JoinForm(StartForm):
             await lobby.start()
         except LobbyError as error:
             raise ValueError(error_sentence(error.code, error.message)) from None
-        key = f"{host}:{port}"
-        tokens = SeatTokens()
-        connection = await remember_and_resume(lobby, tokens, key)
+        connection = await remember_and_resume(lobby, SeatTokens(), f"{host}:{port}")
         app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())

@@ -18,7 +18,16 @@ from textual.widgets import Static
 from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import MatchTotals, TableUpdate
-from ..presentation import asked_by_me, hand_lines, indented, next_game_text, number, points_text, seat_name, you_tag
+from ..presentation import (
+    asked_by_me,
+    hand_lines,
+    indented_lines,
+    next_game_text,
+    number,
+    points_text,
+    seat_name,
+    you_tag,
+)
 from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
 from ..widgets.score_chart import ScoreChart, legend
@@ -78,7 +87,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 cards[0] = Content.assemble(cards[0], (f"   ({explained})", "dim"))
             else:  # no room beside the cards: on lines of its own, never dropped
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
-        lines.append(indented(Content("    "), cards))
+        lines.extend(indented_lines(Content("    "), cards))
     return headline, Content("\n").join(lines)
 
 
