@@ -7,8 +7,7 @@ new SVGs before committing them.
 
 from __future__ import annotations
 
-from nothanks_tui.client.screens.chart import ChartScreen
-from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.score import ChartScreen, ScoreScreen
 
 from .client.ui_helpers import local_app, my_turn, table_screen, wait_until
 

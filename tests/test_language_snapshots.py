@@ -21,11 +21,10 @@ from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.store import SqliteStore
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.history_app import HistoryApp
-from nothanks_tui.client.screens.chart import ChartScreen
 from nothanks_tui.client.screens.dialogs import HelpScreen
 from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
-from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.score import ChartScreen, ScoreScreen
 from nothanks_tui.client.screens.start import StartForm, StartScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 

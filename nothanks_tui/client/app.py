@@ -1,8 +1,7 @@
 """The one Textual app for every way of playing: local, hosting, joining, and over SSH.
 
-It takes a ready connection (or a factory for one) and never the engine's state, so the same app runs against an
-in-process table, a TCP host, or inside an SSH session. Nothing here prints, opens URLs, writes screenshots or
-suspends the process: over SSH those would act on the host, not the player's terminal.
+It takes a connection, never the engine's state. Nothing here prints, opens URLs, writes screenshots or suspends
+the process: over SSH those would act on the host, not the player's terminal.
 """
 
 from __future__ import annotations
@@ -39,8 +38,7 @@ ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
 STYLES = Path(__file__).parent
 
-# Signals that end a player's own terminal session (``kill PID``, the terminal window closed): the app leaves its table
-# and gives the terminal back (alternate screen, mouse reporting, cursor) instead of dying with it still taken.
+# Signals that end a player's own terminal session: leave the table and give the terminal back, not die with it taken.
 EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 LEAVE_TIMEOUT = 2.0  # seconds the host may take to hear that we left, when a signal ends the app
 EXIT_GRACE = 2.0  # then seconds to give the terminal back before the process ends regardless
@@ -57,8 +55,7 @@ def _colourless(style: Style) -> Style:
 
 
 class Colourless(LineFilter):
-    """No colour at all, for ``NO_COLOR`` (no-color.org): Textual's own filter for it only greys the colours (or
-    sets them to the terminal's default), and still writes a 256-colour or 24-bit code for every cell. Bold,
+    """No colour at all, for ``NO_COLOR``: Textual's own filter still writes a grey colour code for every cell. Bold,
     reverse, underline and dim stay: nothing here says anything by colour alone (app.tcss)."""
 
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
@@ -68,15 +65,11 @@ class Colourless(LineFilter):
 
 
 def first_screen(screen: ScreenType) -> ScreenType:
-    """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``).
-
-    The first screen is the bottom of the stack, not pushed over Textual's blank default screen: on the SSH host that
-    blank screen cost every arrival a layout and a full frame of its own, a third of the CPU to its first frame. So a
-    screen is the first one when the stack holds just that screen. Textual gives a pushed screen a result callback
-    and ``switch_screen`` removes one from the screen it replaces; a default screen has none, so it gets the one
-    ``switch_screen`` gives (tests/client/test_screens_below.py fails if Textual changes this). Its first showing does
-    not style it all over again (``SteadyScreen.styled_at_mount``): every node was styled as it was mounted.
-    """
+    """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``), not pushed over
+    Textual's blank default screen (on the SSH host a third of the CPU to a first frame). ``switch_screen`` pops a
+    result callback from the screen it replaces, and only a pushed screen has one: no public API gives a default
+    screen one, so it gets the one ``switch_screen`` gives (tests/client/test_screens_below.py). Not styled twice
+    (``SteadyScreen.styled_at_mount``)."""
     screen._push_result_callback(screen, None)
     if isinstance(screen, SteadyScreen):
         screen.styled_at_mount = True
@@ -86,16 +79,13 @@ def first_screen(screen: ScreenType) -> ScreenType:
 class NoThanksApp(App[int]):
     """Start screen when given no connection; the table when given one (or a factory)."""
 
-    # Absolute paths, so subclasses elsewhere (the SSH front's app) find them; every screen's styles are loaded at
-    # start: a screen with its own CSS_PATH would make each app re-parse all of its CSS when that screen opens.
+    # Absolute paths (subclasses elsewhere find them), all loaded at start: a screen's own CSS_PATH re-parses all.
     CSS_PATH: ClassVar[CSSPathType] = [STYLES / "app.tcss", STYLES / "lobby.tcss", STYLES / "history.tcss"]
     TITLE = "No Thanks!"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True),
-        # Ctrl-C as a terminal user means it, on every screen and dialog: the same quit (asking first during a
-        # game; a second Ctrl-C in that dialog quits) rather than Textual's English-only "Press ctrl+q to quit the
-        # app" notice. (Textual's copying of selected text keeps super+c.)
+        # Ctrl-C quits as a terminal user means it (not Textual's English-only notice); copying keeps super+c.
         Binding("ctrl+c", "quit", N_("Quit"), show=False, priority=True),
     ]
 
@@ -114,11 +104,9 @@ class NoThanksApp(App[int]):
         host_browser: Callable[[], HostBrowser] | None = None,
         **kwargs: Any,
     ) -> None:
-        """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (the command line sets
-        it for a player's own terminal; never inside a host process, such as an SSH session's app). ``language``:
-        the player's (``en``, ``fr``, ``es``); None: the language of the task that runs the app.
-        ``host_browser``: how the Join tab finds hosts on the LAN (the command line gives zeroconf's; None: it
-        does not look)."""
+        """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (a player's own terminal,
+        never a host process). ``language``: None is the running task's. ``host_browser``: how the Join tab finds
+        hosts on the LAN (None: it does not look)."""
         super().__init__(**kwargs)
         self.language = language
         self._exit_on_signals = exit_on_signals
@@ -126,13 +114,10 @@ class NoThanksApp(App[int]):
         self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
         self._default_bot = default_bot
         self.remembered = remembered  # the start screen's name and last choices, kept by the command line
-        # Chat at tables hidden (the m key): remembered on disk where the command line keeps preferences, else for
-        # as long as the app runs (an SSH session).
+        # Chat hidden (m), the your-turn bell: on disk where the command line keeps preferences, else for the session.
         self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
-        # The terminal bell when it becomes your turn: on unless the player turned it off (remembered between runs
-        # where the command line keeps preferences; for the session only over SSH).
         self.bell_on = remembered.bell if remembered is not None else True
-        self._back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
+        self.back_to_start = False  # leaving the table opens the start screen again (it was opened from there)
         self.start_tab = 0  # the start screen's tab a game was started from (set by the start screen)
         self._signals_handled: list[signal.Signals] = []
         self._connection = connection
@@ -140,8 +125,7 @@ class NoThanksApp(App[int]):
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
         self.host_browser = host_browser
-        # The player may join other hosts from here (the start screen's app, ``nothanks join``): when the host of
-        # the lobby they are in goes, the Join tab opens (``host_gone``). Never in an SSH session's app.
+        # A host gone, the Join tab opens (``host_gone``): for the start screen and ``nothanks join``, never over SSH.
         self.may_join_others = False
         if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
             self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
@@ -153,7 +137,6 @@ class NoThanksApp(App[int]):
 
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
-        """(name, what it is like) of each bot a player may seat, as the command line gave them."""
         return self.launchers.bot_choices if self.launchers is not None else self._bot_choices
 
     @property
@@ -161,51 +144,45 @@ class NoThanksApp(App[int]):
         return self.launchers.default_bot if self.launchers is not None else self._default_bot
 
     def get_default_screen(self) -> Screen[Any]:
-        connection = self._connection
-        if connection is not None:
-            return first_screen(TableScreen(connection))
+        if self._connection is not None:
+            return first_screen(TableScreen(self._connection))
         self.may_join_others = True  # (the start screen: its Join tab is this app's)
         return first_screen(StartScreen(self._start_forms))
 
     def host_gone(self, sentence: str) -> bool:
-        """The host whose lobby this app was in is gone for good: open the start screen's Join tab, ``sentence``
-        (why, and what now) at its top, instead of leaving the player in a lobby that can do nothing. Only for an
-        app whose player may join any host (not an SSH session's: its player may only reach its own host); False
-        when it may not."""
+        """The host of this app's lobby is gone for good: open the start screen's Join tab, ``sentence`` at its top.
+        False where the player may not join other hosts (an SSH session's app)."""
         if not self.may_join_others:
             return False
         from .screens.net_forms import JoinForm
 
         kinds = [type(form) for form in self._start_forms] if self._start_forms else START_FORMS
-        if self.launchers is None:
-            kinds = [kind for kind in kinds if not kind.NEEDS_LAUNCHERS] or [JoinForm]
+        kinds = [kind for kind in kinds if self.launchers is not None or not kind.NEEDS_LAUNCHERS]
+        if JoinForm not in kinds:
+            kinds.append(JoinForm)
         forms = [JoinForm(note=sentence) if kind is JoinForm else kind() for kind in kinds]
-        if not any(isinstance(form, JoinForm) for form in forms):
-            forms.append(JoinForm(note=sentence))
-        tab = next(index for index, form in enumerate(forms) if isinstance(form, JoinForm))
-        self._connection, self._back_to_start = None, False
+        tab = kinds.index(JoinForm)
+        self.back_to_start = False
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.switch_screen(StartScreen(forms, tab))
         return True
 
     def on_load(self) -> None:
-        """Speak the player's language in every task of this app, and in no other app's (the SSH front runs many
-        apps on one loop): Textual sends Load in the app's own task before it starts any other."""
+        """Speak the player's language in every task of this app and no other's (the SSH front runs many apps on one
+        loop): Textual sends Load in the app's own task before it starts any other."""
         language = self.language or current_language()
         use_language(language)
         self.language = current_language()
 
     def change_language(self, language: str) -> None:
-        """Speak ``language`` from now on (every screen opened later; the caller redraws the one on top), and
-        remember it where the player's choices are kept."""
+        """Speak ``language`` from now on (the caller redraws the screen on top), and remember it."""
         switch_language(language)
         self.language = current_language()
         if self.remembered is not None:
             self.remembered.remember_language(self.language)
 
     def next_language(self) -> str:
-        """The language after this app's, in ``LANGUAGES`` order (what Ctrl-L switches to)."""
         language = self.language or current_language()
         return LANGUAGES[(LANGUAGES.index(language) + 1) % len(LANGUAGES)] if language in LANGUAGES else "en"
 
@@ -219,8 +196,7 @@ class NoThanksApp(App[int]):
                 self._signals_handled.append(signum)
 
     def _on_exit_signal(self) -> None:
-        # A closed terminal window (SIGHUP) can leave nothing to write the restoring codes to, and Textual then
-        # waits for its output for ever: whatever happens, the process ends soon after the table heard we left.
+        # A closed terminal (SIGHUP) can leave Textual waiting for its output for ever: the process ends regardless.
         watchdog = threading.Timer(LEAVE_TIMEOUT + EXIT_GRACE, os._exit, args=(0,))
         watchdog.daemon = True
         watchdog.start()
@@ -235,33 +211,23 @@ class NoThanksApp(App[int]):
         self.exit(0)
 
     def set_bell(self, on: bool) -> None:
-        """Turn the your-turn bell on or off (and remember it, where preferences are kept)."""
         self.bell_on = on
         if self.remembered is not None:
-            self.remembered.remember_bell(on)
+            self.remembered.prefer("bell", on)
 
     def your_turn(self) -> None:
-        """It has just become this player's turn: ring the terminal bell once, if wanted. tmux and screen then mark
-        the window, many terminals flash or sound; over SSH the bell byte travels to the player's terminal."""
+        """It has just become this player's turn: ring the terminal bell once, if wanted (tmux marks the window)."""
         if self.bell_on:
             self.bell()
 
     def on_table_chosen(self, message: TableChosen) -> None:
-        """Leave the start screen for the table a start form opened."""
-        self._connection = message.connection
-        self._back_to_start = True
+        self.back_to_start = True
         self.switch_screen(TableScreen(message.connection))
-
-    @property
-    def back_to_start(self) -> bool:
-        """Leaving the table at the bottom of the screens opens the start screen again (it was opened from there)."""
-        return self._back_to_start
 
     def table_left(self) -> None:
         """The player left the table (or its waiting room) at the bottom of the screens: back to the start screen
-        if the table was opened from it (with its choices as they were; a game hosted from it is stopped first,
-        its players told), else out of the app."""
-        if not self._back_to_start:
+        if it was opened from there (a game hosted from it stopped first), else out of the app."""
+        if not self.back_to_start:
             self.exit(0)
             return
         if self.hosting is not None:
@@ -278,13 +244,12 @@ class NoThanksApp(App[int]):
 
     def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
-        self._connection = None
         self.switch_screen(StartScreen(forms, self.start_tab))  # on the tab the game was started from
 
     def on_host_started(self, message: HostStarted) -> None:
         self.hosting = message.hosting
         self.is_host = True
-        self._back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
+        self.back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
 
     @property
     def table_screen(self) -> TableScreen | None:
@@ -305,9 +270,8 @@ class NoThanksApp(App[int]):
         """Never open URLs: over SSH it would open them on the host."""
 
     def on_exit_app(self) -> None:
-        """The app is ending (Textual leaves the alternate screen next): erase the screen first. A terminal without
-        an alternate screen (GNU screen with ``altscreen off``) kept the last frame, the shell's prompt over its
-        top-left corner; where there is one, this erases only that screen."""
+        """Erase the screen before Textual leaves the alternate screen: a terminal without one (GNU screen with
+        ``altscreen off``) kept the last frame under the shell's prompt."""
         driver = self._driver
         if driver is not None and not self.is_headless:
             driver.write(CLEAR_SCREEN)
@@ -322,9 +286,10 @@ class NoThanksApp(App[int]):
             await self.hosting.close(N_("the host was stopped"))
 
     async def action_quit(self) -> None:
-        """Ctrl-Q: quit, asking first while a game is on or when others play at this app's host; a second Ctrl-Q
-        in that dialog quits."""
-        if isinstance(self.screen, ConfirmQuitScreen) or not self._quit_needs_asking():
+        """Ctrl-Q: quit, asking first during a game or when others play at this app's host (again: quits)."""
+        screen = self.table_screen
+        playing = screen is not None and screen.table is not None and not screen.table.view.finished
+        if isinstance(self.screen, ConfirmQuitScreen) or not (self.is_host or playing):
             await self._quit_now()
             return
 
@@ -335,14 +300,27 @@ class NoThanksApp(App[int]):
         text = _(HOST_WARNING) if self.is_host else _("The game is not over. [y] quit, [n] keep playing.")
         self.push_screen(ConfirmQuitScreen(_("Quit No Thanks!?"), text), answered)
 
-    def _quit_needs_asking(self) -> bool:
-        if self.is_host:
-            return True
-        screen = self.table_screen
-        return bool(screen is not None and screen.table is not None and not screen.table.view.finished)
-
     async def _quit_now(self) -> None:
         screen = self.table_screen
         if screen is not None:
             await screen.connection.close()
         self.exit(0)
+
+
+class NetApp(NoThanksApp):
+    """The app opening on a given first screen (a lobby, a waiting room, the history, a replay), with ``below``
+    (the lobby under a resumed table) under it."""
+
+    def __init__(
+        self, first_screen: Callable[[], Screen[Any]], below: Callable[[], Screen[Any]] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self._first_screen = first_screen
+        self._below = below
+
+    def get_default_screen(self) -> Screen[Any]:
+        return first_screen(self._below() if self._below is not None else self._first_screen())
+
+    def on_mount(self) -> None:
+        if self._below is not None:
+            self.push_screen(self._first_screen())

@@ -1,11 +1,6 @@
-"""Hosts found on the local network: the browsing side of DNS-SD, for the Join tab and ``nothanks join``.
+"""Hosts found on the LAN (DNS-SD ``_nothanks._tcp``, link/dnssd.py), for the Join tab and ``nothanks join``.
 
-Hosts advertise a ``_nothanks._tcp`` service (server/nothanks_server/advertise.py; link/dnssd.py says what is in
-it). A ``HostBrowser`` reports the hosts it knows each time that list changes; ``ZeroconfBrowser`` is the real
-one (zeroconf's asyncio API, on the app's own event loop), tests inject their own. Everything in an answer comes
-from the network: a record that cannot be read (no usable address or port) is skipped, names are cleaned, and the
-number of hosts and of lookups in flight is bounded, so a flood of services costs memory only up to a limit.
-"""
+Every answer is hostile: unreadable records are skipped, names cleaned, hosts and lookups bounded."""
 
 from __future__ import annotations
 
@@ -91,7 +86,6 @@ class HostBrowser(Protocol):
 
     async def start(self, on_change: HostsChanged) -> None:
         """Begin browsing; returns at once. Raises ``OSError``/``RuntimeError`` if the network cannot be browsed."""
-        ...
 
     async def close(self) -> None: ...
 

@@ -1,11 +1,5 @@
-"""What each error code means to a player, in the player's language.
-
-Codes travel on the wire as English identifiers (nothanks_tui/link/errors.py) and a host's ``message`` is in
-the host's words, in English. A player reads the sentence this module gives for the code, translated. The codes a
-client makes about its own connection (``unreachable``, ``timeout``, ``closed``) carry a message the client wrote
-in the player's language already, with what only it knows (the address, the reason), and keep it. A code this
-client does not know (a newer host) shows the host's message as it came (the caller cleans it).
-"""
+"""What each error code means to a player, in their language (codes travel as English identifiers). The client's
+own codes keep the message it wrote; an unknown code shows the host's message (the caller cleans it)."""
 
 from __future__ import annotations
 
@@ -73,8 +67,7 @@ OWN_CODES = frozenset(code for code, entry in errors.REGISTRY.items() if entry.s
 
 
 def error_sentence(code: str, message: str = "") -> str:
-    """What ``code`` means, in the player's language; ``message``: what came with it (kept for the client's own
-    codes, and for a code this client does not know)."""
+    """What ``code`` means to the player; ``message`` is kept for the client's own codes and unknown ones."""
     if code in OWN_CODES and message:
         return message
     sentence = SENTENCES.get(code)
@@ -83,8 +76,7 @@ def error_sentence(code: str, message: str = "") -> str:
     return _(sentence)
 
 
-# The operating system's errors, as a player (or whoever starts a host) reads them: its own words are English and
-# technical ("[Errno 98] error while attempting to bind on address ..."). An errno not here keeps the system's words.
+# The operating system's errors in a player's words (its own are English and technical); others keep the system's.
 OS_REASONS: dict[int, str] = {
     errno.EADDRINUSE: N_("another program is listening on that port already (another host?): choose another port"),
     errno.EADDRNOTAVAIL: N_("this machine has no such address"),

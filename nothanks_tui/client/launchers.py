@@ -1,10 +1,5 @@
-"""What the start screen asks of the command line: a table against bots, or a hosted game, built elsewhere.
-
-The client never imports the host's code (docs/architecture.md). Yet the start screen offers "Play against bots"
-and "Host a game", both of which need a host's table in this process. So the command line, the one place that
-composes client and host, hands the app a ``Launchers`` object; the start screen describes what the player chose
-(``SoloChoice``, ``HostChoice``) and gets back link-layer connections.
-"""
+"""What the start screen asks of the command line (the one place that composes client and host): a table against
+bots, or a hosted game, described here and built there, given back as link connections."""
 
 from __future__ import annotations
 
@@ -55,30 +50,19 @@ class Launchers(Protocol):
     @property
     def bot_choices(self) -> Sequence[tuple[str, str]]:
         """(name, one-line description) of each bot a player may choose."""
-        ...
 
     @property
     def default_bot(self) -> str: ...
 
     async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
         """Deal a game at a new local table; raise ValueError with a readable message if the choice is invalid."""
-        ...
 
     async def host_game(self, choice: HostChoice) -> Hosting:
         """Start a host and seat the player at a new table; raise ValueError (readable) if it cannot listen."""
-        ...
-
-
-class KeepsHistory(Protocol):
-    """Launchers that also say where this machine's finished games are (the command line's do; optional)."""
-
-    def history(self) -> HistorySource | None:
-        """The history of local games (and of hosts run here), or None when none is kept."""
-        ...
 
 
 def history_of(launchers: object) -> HistorySource | None:
-    """The history ``launchers`` offer, if they offer one."""
+    """The history ``launchers`` offer (the command line's ``history()``), if they offer one."""
     history = getattr(launchers, "history", None)
     source = history() if callable(history) else None
     return source if isinstance(source, HistorySource) else None

@@ -1,9 +1,8 @@
-"""Words and layout for what a view shows: hands as runs, log lines, what each choice means for you.
+"""Words and layout for what a table shows: hands as runs, log lines, what each choice means for you, who asked
+for another game, the coach's answer.
 
-Pure functions from a ``PlayerView`` (and the seats' names) to ``Content``. The arithmetic is the engine's
-(``runs_of``, ``take_cost``, ``breakdown``), and so is what may be played: the view's ``legal`` and ``refused``
-codes, which this module only says in words (``REFUSAL_NOTICES``). Every name goes through ``display_name`` and
-into ``Content`` as literal text, never as markup.
+Pure functions to ``Content`` and text; the arithmetic and what may be played are the engine's (the view's
+``legal`` and ``refused`` codes). Every name goes through ``display_name`` and in as literal text, never markup.
 """
 
 from __future__ import annotations
@@ -12,9 +11,9 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from ..engine import VARIANTS, Action, Move, PlayerView, breakdown, card_points, runs_of
+from ..engine import VARIANTS, Action, Move, PlayerView, breakdown, runs_of
 from ..i18n import N_, _, ngettext
-from ..link import SeatInfo, errors
+from ..link import CoachAdvice, SeatInfo, TableUpdate, errors
 from .safe_text import clean_message, display_name
 
 TURN_MARKER = "▶"
@@ -30,24 +29,16 @@ code without a sentence (``game_over``: the scores are on screen) says nothing."
 
 
 def variant_label(name: str) -> str:
-    """The variant ``name`` as players read it, in their language; one this client does not know (a newer host's)
-    by the name the host sent, cleaned (it reaches the terminal)."""
+    """The variant ``name`` as players read it; one this client does not know by the host's name for it, cleaned."""
     variant = VARIANTS.get(name)
     return _(variant.label) if variant is not None else clean_message(name, 20)
 
 
-def plural(count: int, word: str) -> str:
-    """English only ("3 chips"): words players read use ``chips_count``, ``cards_count``, ``points_count``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def chips_count(count: int) -> str:
-    """ "1 chip", "3 chips", in the player's language."""
     return ngettext("{count} chip", "{count} chips", count).format(count=count)
 
 
 def cards_count(count: int) -> str:
-    """ "1 card", "3 cards", in the player's language."""
     return ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
@@ -75,11 +66,7 @@ def number(value: int) -> str:
 
 def signed(value: int) -> str:
     """+3, 0, −2 (a real minus sign reads better than a hyphen next to runs like 14-15)."""
-    if value > 0:
-        return f"+{value}"
-    if value < 0:
-        return f"−{-value}"
-    return "0"
+    return f"+{value}" if value > 0 else number(value)
 
 
 def run_text(run: Sequence[int]) -> str:
@@ -87,8 +74,8 @@ def run_text(run: Sequence[int]) -> str:
 
 
 def hand_lines(cards: Sequence[int], width: int, empty: str | None = None) -> list[Content]:
-    """Cards as the rules group them (runs joined, 14-15-16 in bold, apart from isolated cards), in lines of at most
-    ``width`` cells; a run is never split unless it alone is wider. ``empty``: what no cards shows ("no cards")."""
+    """Cards as runs (14-15-16 in bold), in lines of at most ``width`` cells, a run never split unless it alone is
+    wider. ``empty``: what no cards shows ("no cards")."""
     if not cards:
         return [Content.styled(_("no cards") if empty is None else empty, "dim")]
     width = max(1, width)
@@ -115,11 +102,6 @@ def indented_lines(prefix: Content, lines: Sequence[Content]) -> list[Content]:
     return [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
 
 
-def indented(prefix: Content, lines: Sequence[Content]) -> Content:
-    """``indented_lines`` as one ``Content``."""
-    return Content("\n").join(indented_lines(prefix, lines))
-
-
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
         return display_name(seats[seat].name, max_cells)
@@ -127,12 +109,8 @@ def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
 
 
 def logged_moves(moves: Sequence[Move], rows: int) -> list[Move]:
-    """The moves the log shows, oldest first, at most ``rows``: the take of every card, and the newest move.
-
-    So the log has one line per card: who took it and with how many chips, and for the card in play its latest
-    "No thanks!" (the chips on it count the others). A pass then rewrites one line instead of scrolling the whole
-    log: on an SSH host, where every player's screen is drawn, that is most of what a move costs to draw and send.
-    """
+    """The moves the log shows, oldest first, at most ``rows``: the take of every card, and the newest move (so a
+    pass rewrites one line instead of scrolling the log: most of a move's cost on an SSH host)."""
     if rows <= 0 or not moves:
         return []
     shown = [moves[-1]]
@@ -158,11 +136,6 @@ def move_line(move: Move, seats: Sequence[SeatInfo]) -> Content:
             card=move.card, count=move.pot
         ),
     )
-
-
-def chips_text(view: PlayerView, seat: int) -> str:
-    chips = view.chips[seat]
-    return HIDDEN_CHIPS if chips is None else str(chips)
 
 
 def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
@@ -206,14 +179,12 @@ def take_effect(view: PlayerView) -> str:
 
 
 def _score_now(view: PlayerView) -> int:
-    """Your score as it stands (cards less chips)."""
     return breakdown(view.my_hand, view.my_chips or 0).score
 
 
 def take_choice(view: PlayerView, short: bool = False) -> Content:
-    """ "Take 27: +27 points, +3 chips → score 51 (+24)": the score you would have, then the change (the change
-    alone read like a total). ``short`` leaves out what the card and its chips do ("Take 27 → score 51 (+24)"),
-    for a line that would not fit otherwise."""
+    """ "Take 27: +27 points, +3 chips → score 51 (+24)": the score you would have, then the change; ``short``:
+    "Take 27 → score 51 (+24)", for a line that would not fit otherwise."""
     cost = view.take_cost()
     if cost is None or view.card is None:
         return Content("")
@@ -257,6 +228,88 @@ def my_score_content(view: PlayerView) -> Content:
     )
 
 
-def public_points(view: PlayerView, seat: int) -> int:
-    """Points from a seat's cards alone (chips are not counted: they may be hidden)."""
-    return card_points(view.hands[seat])
+# -- another game: a finished table deals the next once every player still at it has pressed a
+
+
+def asked_by_me(update: TableUpdate) -> bool:
+    return update.view.seat is not None and update.view.seat in update.again
+
+
+def next_game_text(update: TableUpdate | None) -> str | None:
+    """The sentence for ``update`` of a finished game, or None when nobody has asked (or the game goes on)."""
+    if update is None or not update.view.finished or not update.again:
+        return None
+    every_seat = update.seats
+
+    def names(seats: list[int]) -> str:
+        return ", ".join(seat_name(every_seat, seat) for seat in seats)
+
+    if asked_by_me(update):
+        seats = enumerate(update.seats)  # (bots and away players are not waited for)
+        awaited = [i for i, seat in seats if not (seat.empty or seat.is_bot or seat.away) and i not in update.again]
+        if not awaited:
+            return None  # everyone has asked: the deal is on its way
+        return ngettext(
+            "You asked for another game: waiting for {names} to press a.",
+            "You asked for another game: waiting for {names} to press a.",
+            len(awaited),
+        ).format(names=names(awaited))
+    askers = [seat for seat in update.again if seat != update.view.seat]
+    if update.view.seat is None:
+        return ngettext("{names} wants another game.", "{names} want another game.", len(askers)).format(
+            names=names(askers)
+        )
+    return ngettext(
+        "{names} wants another game: press a to play again.",
+        "{names} want another game: press a to play again.",
+        len(askers),
+    ).format(names=names(askers))
+
+
+def new_askers(previous: TableUpdate, update: TableUpdate) -> list[int]:
+    """Seats (not the recipient's) that asked for another game between two updates of the same finished game."""
+    if not update.view.finished or not previous.view.finished:
+        return []
+    return [seat for seat in update.again if seat not in previous.again and seat != update.view.seat]
+
+
+# -- the coach's answer (the host works it out; this only says it)
+
+COACH_LABEL = N_("Coach: a key shows what the hard bot would play")  # the new-table option
+
+
+def _points(value: float, other: float | None) -> str:
+    """A whole number of points, or one decimal when the other choice rounds to the same whole number."""
+    if other is not None and round(value) == round(other) and value != other:
+        return f"{value:.1f}"
+    return str(round(value))
+
+
+def advice_title(advice: CoachAdvice, card: int | None) -> str:
+    if advice.action == "take":
+        return _("Coach: take {card}").format(card=card) if card is not None else _("Coach: take")
+    return _("Coach: No thanks!")
+
+
+def choice_mark(advice: CoachAdvice, action: str) -> Content:
+    """What the coach's answer adds after a choice line: "  ◀ coach: ≈52 final" after the bot's, "  ≈57 final"."""
+    if action == "take":
+        score, other = advice.take_score, advice.pass_score
+    else:
+        if advice.pass_score is None:
+            return Content("")
+        score, other = advice.pass_score, advice.take_score
+    expected = _("≈{score} final").format(score=_points(score, other))
+    if action == advice.action:
+        return Content.assemble("  ", (_("◀ coach: {expected}").format(expected=expected), "bold $accent"))
+    return Content.styled("  " + expected, "dim")
+
+
+def advice_note(advice: CoachAdvice) -> str | None:
+    """The one thing the marks cannot say: the bot's choice is not the one with the lower expected score."""
+    if advice.pass_score is None:
+        return None
+    cheaper = "take" if advice.take_score <= advice.pass_score else "pass"
+    if cheaper == advice.action:
+        return None
+    return _("The bot plays for the win, not only the score: that way it wins more often.")

@@ -1,15 +1,5 @@
-"""What the start screen remembers between runs: your name, your language, and the last choices made in each tab.
-
-A player who types their name once, or always plays five players against `hard` bots, should not have to say so
-again on every run, nor once per tab. The command line gives the app a ``Remembered`` kept in the user's config
-dir (``paths.config_dir()/start.json``); the SSH front gives none, so nothing of an SSH player is written on
-the host. The file is small JSON: a name, then each tab's field values by field id, and the player's
-preferences at the table (``preferences``: chat muted or not). A missing, unreadable or
-hand-edited file is never an error: what cannot be used is ignored.
-
-It also keeps the player's preferences that are not a tab's: ``bell``, whether the terminal bell rings when it
-becomes your turn (on unless turned off with the table's key).
-"""
+"""What the start screen remembers between runs: your name, language, each tab's last choices, and preferences
+(chat muted, the bell), in ``paths.config_dir()/start.json`` (none over SSH). A bad file is ignored, never an error."""
 
 from __future__ import annotations
 
@@ -32,6 +22,13 @@ def login_name() -> str:
         return getpass.getuser()[:20] or "player"
     except (KeyError, OSError):
         return "player"
+
+
+def _fields(data: object) -> dict[str, FieldValue]:
+    """What can be used of a hand-editable mapping of field values."""
+    if not isinstance(data, dict):
+        return {}
+    return {key: value for key, value in data.items() if isinstance(key, str) and isinstance(value, str | int | bool)}
 
 
 class Remembered:
@@ -65,20 +62,8 @@ class Remembered:
             self.language = language
         choices = data.get("choices")
         if isinstance(choices, dict):
-            for form, fields in choices.items():
-                if isinstance(form, str) and isinstance(fields, dict):
-                    self.choices[form] = {
-                        key: value
-                        for key, value in fields.items()
-                        if isinstance(key, str) and isinstance(value, str | int | bool)
-                    }
-        preferences = data.get("preferences")
-        if isinstance(preferences, dict):
-            self.preferences = {
-                key: value
-                for key, value in preferences.items()
-                if isinstance(key, str) and isinstance(value, str | int | bool)
-            }
+            self.choices = {form: _fields(fields) for form, fields in choices.items() if isinstance(form, str)}
+        self.preferences = _fields(data.get("preferences"))
 
     def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
         """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""
@@ -88,7 +73,6 @@ class Remembered:
         self._save()
 
     def remember_language(self, language: str) -> None:
-        """Keep the language the player chose, and write the file."""
         if language in LANGUAGES:
             self.language = language
             self._save()
@@ -100,12 +84,7 @@ class Remembered:
 
     @property
     def bell(self) -> bool:
-        """Ring the terminal bell when it becomes your turn (on unless turned off)."""
         return self.preferences.get("bell", True) is not False
-
-    def remember_bell(self, on: bool) -> None:
-        """Keep the bell preference (and write the file, quietly giving up if it cannot)."""
-        self.prefer("bell", on)
 
     def _save(self) -> None:
         data = {"name": self.name, "language": self.language, "choices": self.choices, "preferences": self.preferences}

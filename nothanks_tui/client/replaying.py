@@ -1,10 +1,7 @@
-"""A finished game's record turned into the table as it stood after each move, for the replay screen.
+"""A finished game's record as the table stood after each move, for the replay screen.
 
-The record (``nothanks-record/1``) comes from a file, the local history or a host; it is untrusted either way: it
-is replayed through the engine (``engine.replay``), which checks every move and the stated result, and anything
-that does not replay, whatever is wrong with it, becomes one ``ReplayError`` with a sentence a player can read,
-never a traceback. Each step is a ``TableUpdate`` as a spectator sees the table, but with every chip count (the
-game is over: nothing is hidden any more), so the table screen's own widgets draw it.
+The record is untrusted (a file, the local history, a host): the engine replays and checks it, and anything wrong
+becomes one ``ReplayError`` a player can read. Each step is a spectator's ``TableUpdate`` with every chip shown.
 """
 
 from __future__ import annotations
@@ -15,17 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine import (
-    CARDS_PLAYED,
-    GameConfig,
-    GameState,
-    IllegalMove,
-    Move,
-    apply,
-    from_deal,
-    replay,
-    spectator_view,
-)
+from ..engine import GameState, IllegalMove, Move, replay_states, spectator_view
 from ..i18n import _
 from ..link import SeatInfo, TableUpdate
 from .error_sentences import os_reason
@@ -48,7 +35,6 @@ class Replay:
 
     @property
     def moves(self) -> int:
-        """Steps after the deal (each one move)."""
         return len(self.states) - 1
 
     @property
@@ -69,8 +55,7 @@ class Replay:
 
 
 def your_seat(replay: Replay, name: str | None = None) -> int | None:
-    """The seat to mark "(you)": the player's named ``name`` (a host's history: the name this player has there);
-    without a name, the only player who was not a bot (this machine's games against bots); else None."""
+    """The seat to mark "(you)": the one named ``name`` (at a host), else the only one not a bot; else None."""
     people = [index for index, seat in enumerate(replay.seats) if not seat.is_bot]
     if name is not None:
         named = [index for index in people if replay.seats[index].name == name]
@@ -93,23 +78,10 @@ def load_replay(record: object) -> Replay:
 def _load(record: object) -> Replay:
     if not isinstance(record, dict):
         raise ReplayError(_("This is not a game record."))
-    final = replay(record)  # every move and the stated result checked
-    if not final.finished:
+    states = replay_states(record)  # every move and the stated result checked
+    if not states[-1].finished:
         raise ReplayError(_("This game was not finished: only finished games can be replayed."))
     players = record["players"]
-    config = GameConfig(
-        players=len(players),
-        chips_per_player=record["chips_per_player"],
-        open_chips=bool(record.get("open_chips", False)),
-        variant=record.get("variant", "standard"),
-    )
-    state = from_deal(config, record["deck"], record["removed"], record["first_player"], seed=record.get("seed"))
-    states = [state]
-    for move in record["moves"]:
-        state = apply(state, move["action"], seat=move["seat"])
-        states.append(state)
-    if state.taken != CARDS_PLAYED:
-        raise ReplayError(_("This game was not finished: only finished games can be replayed."))
     bots = record.get("bots")
     flags = [bool(flag) for flag in bots] if isinstance(bots, list) and len(bots) == len(players) else []
     seats = tuple(

@@ -1,11 +1,5 @@
-"""Untrusted text (player names, messages from a host) made safe to draw: never raises, always fits.
-
-A name may hold terminal escape sequences, control characters, Rich markup or 10 kB of text. For display we drop
-escape sequences and control/format characters and collapse whitespace, by the link's one rule for that
-(``link.names.printable_text``, which also cleans names at the host's door), then truncate by terminal cell
-width. The result is still plain text: widgets must draw it as literal text (``Content``/``Text``), never parse it
-as markup.
-"""
+"""Untrusted text (names, a host's messages) made safe to draw: escapes and control characters dropped by the link's
+rule (``link.names.printable_text``), cut by terminal cells; still drawn as literal text, never markup."""
 
 from __future__ import annotations
 
@@ -18,12 +12,8 @@ _MAX_INPUT = 256  # never scan more than this much of a hostile name
 
 
 def clean_name(raw: object, max_input: int = _MAX_INPUT) -> str:
-    """The name without escape sequences or control characters, whitespace collapsed; '?' if nothing is left.
-
-    For drawing, where ``link.names.clean_name`` is for admitting: the same cleaning, but of any value (``str`` of
-    it, the first ``max_input`` characters), never refusing, and with no length rule (``display_name`` cuts by
-    cells). A name a host admitted comes out unchanged.
-    """
+    """``raw`` (any value, its first ``max_input`` characters) cleaned as ``link.names`` cleans names, never refused:
+    '?' if nothing is left. A name a host admitted comes out unchanged."""
     return printable_text(str(raw)[:max_input]) or "?"
 
 

@@ -1,9 +1,9 @@
-"""Players' comings and goings at a table, in words: the log's "alice left" / "alice is back" lines, the moves a
-stand-in bot played for someone ("bot for bob took 17"), and the countdown to a bot playing an away player's turn.
+"""The table's log in words: players' comings and goings ("alice left", "alice is back"), the moves a stand-in
+bot played ("bot for bob took 17"), the countdown to a bot playing an away player's turn, and the chat lines said
+between moves (``<bo> good luck``: plain text, cleaned again here whatever the host did).
 
-The host sends facts, not sentences: each update carries the game's seat events (``SeatEvent``: after how many
-moves, which seat, what happened) and, while a turn waits for an away player, the seconds until a bot plays it.
-This module words them in the player's language and merges them with the moves, for the log widgets.
+The host sends facts (``SeatEvent``: after how many moves, which seat, what; ``bot_in``); this words them in the
+player's language and merges them with the moves and the chat in the order things happened.
 """
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual.content import Content
+from textual.style import Style
 
 from ..engine import Action, Move
 from ..i18n import _, ngettext
-from ..link import SeatEvent, SeatInfo
+from ..link import ChatLine, SeatEvent, SeatInfo
+from ..link.chat import MAX_CHAT
 from ..link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 from .presentation import logged_moves, move_line, seat_name
+from .safe_text import clean_message, display_name
 
 BOT_PLAYS = frozenset({SEAT_LEFT, SEAT_STAND_IN})  # after these, a bot plays the seat (until SEAT_BACK)
 
@@ -33,9 +36,8 @@ class LogEntry:
 
 
 def log_entries(moves: Sequence[Move], events: Sequence[SeatEvent], rows: int) -> list[LogEntry]:
-    """What the log shows, oldest first, at most ``rows``: every seat event and the take of every card, in the
-    order they happened, and the newest move whatever it is (a "No thanks!" too, even with seat events after it:
-    a stand-in's pass followed at once by its player's return was in no line at all; see ``logged_moves``)."""
+    """What the log shows, oldest first, at most ``rows``: every seat event and the take of every card, in order,
+    and the newest move whatever it is, even with seat events after it (``logged_moves``)."""
     if rows <= 0:
         return []
     if not events:
@@ -86,7 +88,6 @@ def seat_event_line(event: SeatEvent, seats: Sequence[SeatInfo]) -> Content:
 
 
 def entry_line(entry: LogEntry, seats: Sequence[SeatInfo]) -> Content:
-    """One log line for ``entry`` (without the newest-line marker)."""
     if entry.event is not None:
         return seat_event_line(entry.event, seats).stylize("italic")
     assert entry.move is not None
@@ -109,16 +110,11 @@ def entry_key(entry: LogEntry, seats: Sequence[SeatInfo]) -> tuple[object, ...]:
     return (entry, seat_name(seats, seat, 10))
 
 
-def seconds_left(remaining: float) -> int:
-    """Whole seconds to show for ``remaining`` (42.3 s shows 43: it never says 0 while time is left)."""
-    return max(0, math.ceil(remaining - 1e-6))
-
-
 def away_turn_text(name: str, remaining: float | None) -> Content:
     """The turn of an away player: "bob is away: a bot plays for them in 42 s" (``remaining`` None: no timer)."""
     if remaining is None:
         return _with_name(_("{name} is away: the game waits for them"), name)
-    seconds = seconds_left(remaining)
+    seconds = max(0, math.ceil(remaining - 1e-6))  # (42.3 s shows 43: never 0 while time is left)
     if seconds <= 0:
         return _with_name(_("{name} is away: a bot plays for them now"), name)
     template = ngettext(
@@ -133,3 +129,94 @@ def away_turn_text(name: str, remaining: float | None) -> Content:
 def stand_in_turn_text(name: str) -> Content:
     """The turn of a seat a bot plays for its player: "bot for bob to play…"."""
     return _with_name(_("bot for {name} to play…"), name)
+
+
+CHAT_ROWS = 3  # rows one chat line may wrap to in the log
+CONTINUED = "┊ "  # starts each row of a chat line after its first
+CHAT_KEPT = 50  # chat lines the table screen keeps (the host sends at most as many as history)
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedChat:
+    """A chat line as the log places it: in game ``game``, after ``after`` moves and ``events`` seat events."""
+
+    line: ChatLine
+    game: int
+    after: int
+    events: int = 0
+
+
+def speaker(line: ChatLine) -> str:
+    """``bo``, or ``eve (watching)`` for a spectator (whose name may look like a player's)."""
+    name = display_name(line.name, 14)
+    return name if line.seat is not None else _("{name} (watching)").format(name=name)
+
+
+def chat_content(line: ChatLine, name_style: Style | str = "bold", text_style: Style | str = "") -> Content:
+    """``<bo> good luck``: the name in angle brackets, then the text as plain text."""
+    return Content.assemble((f"<{speaker(line)}>", name_style), " ", (clean_message(line.text, MAX_CHAT), text_style))
+
+
+def chat_rows(content: Content, width: int, max_rows: int = CHAT_ROWS) -> list[Content]:
+    """``content`` wrapped to ``width`` cells, at most ``max_rows`` rows; rows after the first start with
+    ``CONTINUED``, so no part of a line can pass for a move."""
+    wrapped = content.wrap(max(4, width - len(CONTINUED)))
+    if not wrapped:
+        return [Content("")]
+    if len(wrapped) > max_rows:
+        wrapped = wrapped[:max_rows]
+        wrapped[-1] = wrapped[-1] + Content("…")
+    return [wrapped[0], *(Content.styled(CONTINUED, "dim") + row for row in wrapped[1:])]
+
+
+def log_items(
+    entries: Sequence[LogEntry],
+    moves: Sequence[Move],
+    chat: Sequence[LoggedChat],
+    game: int,
+    rows: int,
+    chat_heights: Sequence[int],
+    events: Sequence[SeatEvent] = (),
+) -> list[LogEntry | LoggedChat]:
+    """What the log shows, oldest first, in at most ``rows`` rows: ``entries`` (``log_entries``) and chat lines
+    (``chat_heights[i]`` rows for ``chat[i]``) in the order they happened, chat in at most half the rows when there
+    are entries. ``moves`` and ``events``: all the game's, to place each line."""
+    if rows <= 0:
+        return []
+    index_of = {id(move): index for index, move in enumerate(moves)}
+    rank_of: dict[int, int] = {}  # a seat event -> how many were told before it at the same move count
+    told_at: dict[int, int] = {}
+    for event in events:
+        rank_of[id(event)] = told_at.get(event.at, 0)
+        told_at[event.at] = rank_of[id(event)] + 1
+
+    def position(entry: LogEntry) -> tuple[int, int, float]:
+        """A move sorts at its index; a seat event that came after k moves sorts before move k."""
+        if entry.move is not None:
+            return (index_of[id(entry.move)], 1, 0)
+        if entry.event is None:
+            return (0, 0, 0)
+        return (entry.event.at, 0, rank_of.get(id(entry.event), 0))
+
+    # A line said after k moves sorts before move k, among that count's seat events; an earlier game's before all.
+    keyed: list[tuple[tuple[int, int, float], int, LogEntry | LoggedChat, int]] = [
+        (position(entry), order, entry, 1) for order, entry in enumerate(entries)
+    ]
+    for order, (said, height) in enumerate(zip(chat, chat_heights)):
+        where = (said.after, 0, said.events - 0.5) if said.game == game else (-1, 0, 0.0)
+        keyed.append((where, len(entries) + order, said, height))
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    chat_cap = rows - min(rows // 2, len(entries))
+    chosen: list[LogEntry | LoggedChat] = []
+    used = chat_used = 0
+    for _key, _order, item, height in reversed(keyed):
+        if used >= rows:
+            break
+        if isinstance(item, LoggedChat):
+            if chat_used + height > chat_cap or used + height > rows:
+                continue
+            chat_used += height
+        used += height
+        chosen.append(item)
+    chosen.reverse()
+    return chosen

@@ -1,10 +1,5 @@
-"""Remembering seat tokens, so ``nothanks join HOST`` after a crash or a closed terminal resumes the seat.
-
-One small JSON file, readable only by its owner: host address -> player name -> the token of the seat that name
-last held there. Two people on one computer with different names are two players; the same name again resumes
-its seat (the name is the one the host's welcome gives back, cleaned). A token the host no longer knows is
-simply forgotten. (A key pair proven to the host would later take the name's place as who "we" are.)
-"""
+"""Seat tokens kept on disk (owner-only JSON: host address -> player name -> token), so ``nothanks join HOST``
+after a crash resumes the seat; a token the host no longer knows is forgotten."""
 
 from __future__ import annotations
 
@@ -72,9 +67,7 @@ class SeatTokens:
 
 
 async def remember_and_resume(lobby: TcpLobby, tokens: SeatTokens, address: str) -> TableConnection | None:
-    """Keep every seat token ``lobby`` (started: its name is the host's) is given under ``address`` and its name,
-    and return to the seat saved there, if any. A saved token the host no longer knows is forgotten.
-    """
+    """Keep every seat token ``lobby`` (started) is given under ``address`` and its name; back to the saved seat."""
     name = lobby.name
     lobby.on_seat = lambda token: tokens.put(address, name, token)
     return await resume_saved(lobby, name, tokens, address)

@@ -157,7 +157,7 @@ async def test_a_player_who_leaves_after_the_game_is_shown_as_gone_under_their_n
 
 
 def test_chat_lines_sit_among_moves_and_seat_events_in_the_order_things_happened():
-    from nothanks_tui.client.chat_view import LoggedChat, log_items
+    from nothanks_tui.client.seat_log import LoggedChat, log_items
     from nothanks_tui.link import ChatLine
 
     state = game_after(6)
@@ -203,7 +203,7 @@ async def test_quit_stays_in_the_footer_at_80_columns_with_chat_and_the_creators
 
 
 def test_a_line_said_between_two_seat_events_of_one_move_count_sits_between_them():
-    from nothanks_tui.client.chat_view import LoggedChat, log_items
+    from nothanks_tui.client.seat_log import LoggedChat, log_items
     from nothanks_tui.link import ChatLine
 
     state = game_after(4)

@@ -10,8 +10,7 @@ from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.remembered import Remembered
-from nothanks_tui.client.screens.chart import ChartScreen
-from nothanks_tui.client.screens.score import ScoreScreen
+from nothanks_tui.client.screens.score import ChartScreen, ScoreScreen
 from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.client.widgets.score_chart import MARKERS, ScoreChart
 from nothanks_tui.client.widgets.table import PrivatePanel

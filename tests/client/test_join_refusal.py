@@ -13,9 +13,8 @@ from textual.widgets import Static
 
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
-from nothanks_tui.client.join_refusals import join_refusal
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
-from nothanks_tui.client.screens.lobby import LobbyScreen
+from nothanks_tui.client.screens.lobby import LobbyScreen, join_refusal
 from nothanks_tui.link import SeatInfo, TableSummary, errors
 
 from ..test_join_away_seat import alice_at_a_table_then_a_restart

@@ -46,8 +46,7 @@ LOBBY_KEYS = (
 
 
 def rules_text(language: str) -> str:
-    """The rules in short, written in ``language`` from that language's rule text (locale/<lang>/rules.txt), not
-    translated sentence by sentence from the English; English when there is none."""
+    """The rules in short, as written in ``language`` (locale/<lang>/rules.txt); English when there is none."""
     for candidate in (language, "en"):
         path = LOCALE_DIR / candidate / "rules.txt"
         if path.exists():
@@ -56,8 +55,7 @@ def rules_text(language: str) -> str:
 
 
 def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
-    """The help screen's text in the player's language: the rules, what the table's variant changes in them, then
-    the keys (the table's by default)."""
+    """The help's text: the rules, what the table's variant changes in them, then the keys (the table's by default)."""
     rules = [rules_text(current_language())]
     if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
         changes = _("This table plays the {variant} variant: {changes}.")
@@ -70,13 +68,10 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
-        Binding("question_mark", "close", N_("Close"), show=False),
-        Binding("h", "close", N_("Close"), show=False),
+        Binding("question_mark,h", "close", N_("Close"), show=False),
     ]
 
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
-        """``keys``: the lines about the keys of the screen it was opened from (the table's, ``LOBBY_KEYS``);
-        ``variant``: the table's, whose changes to the rules it says."""
         super().__init__()
         self.keys = keys
         self.variant = variant
@@ -94,18 +89,13 @@ class ConfirmQuitScreen(ModalScreen[bool]):
     """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        # q says yes (q, q leaves), shown as such: every other dialog closes with q, so a hidden q that leaves the
-        # game surprised players who pressed it to close this one.
+        # q says yes, and shows it: a hidden q that left surprised players who closed every other dialog with q.
         Binding("y,q", "answer(True)", N_("Yes, leave"), key_display="y/q"),
         Binding("n", "answer(False)", N_("No, keep playing"), key_display="n/Esc"),
         Binding("escape", "answer(False)", N_("Back"), show=False),
     ]
 
-    def __init__(
-        self,
-        title: str | None = None,
-        text: str | None = None,
-    ) -> None:
+    def __init__(self, title: str | None = None, text: str | None = None) -> None:
         """``title`` and ``text`` in the player's language (by default: leave this game, which is not over)."""
         super().__init__()
         self.title_text = title if title is not None else _("Leave this game?")

@@ -1,10 +1,5 @@
-"""The history: finished games, newest first (date, winner, players and scores), each opened in the replay.
-
-It reads any ``HistorySource``: this machine's store (``nothanks history``, the start screen) or a host's lobby
-(the lobby screen, over TCP and SSH). Pages of ``HISTORY_PAGE`` games are fetched as the cursor reaches the end of
-what is shown, so a history of 10,000 games opens as fast as one of ten. Names are untrusted text: every cell is
-literal text (``rich.text.Text``), never markup.
-"""
+"""The history: finished games, newest first, each opened in the replay, from any ``HistorySource`` (this
+machine's or a host's), fetched a page at a time as the cursor nears the end. Names are drawn as literal text."""
 
 from __future__ import annotations
 
@@ -19,12 +14,10 @@ from textual.widgets import DataTable, Static
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
 from ...link.history import HISTORY_PAGE, GameListing, HistorySource
-from ..error_sentences import error_sentence
 from ..presentation import number
-from ..replaying import ReplayError, load_replay
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
-from .replay import GUESS, WINNER_MARK, ReplayScreen, when_text
+from .replay import GUESS, WINNER_MARK, open_replay, when_text
 from .stats import StatsScreen
 from .steady import SteadyScreen
 
@@ -41,11 +34,6 @@ def players_cell(game: GameListing) -> Text:
         style = "bold" if seat in game.winners else ""
         text.append(f"{display_name(name, cells)} {number(score)}", style=style)
     return text
-
-
-def winner_cell(game: GameListing) -> Text:
-    names = ", ".join(display_name(game.players[seat], 12) for seat in game.winners if seat < len(game.players))
-    return Text(f"{WINNER_MARK} {names}" if names else "?")
 
 
 class HistoryScreen(SteadyScreen[None]):
@@ -85,7 +73,6 @@ class HistoryScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="history-page", exit_on_error=False)
     async def load_more(self) -> None:
-        """Fetch the next page and add its rows."""
         if self._loading:
             return
         self._loading = True
@@ -101,7 +88,9 @@ class HistoryScreen(SteadyScreen[None]):
             if any(known.game_id == game.game_id for known in self.games[-HISTORY_PAGE:]):
                 continue  # a game finished meanwhile shifted the pages: never list one twice
             self.games.append(game)
-            table.add_row(Text(when_text(game.finished_at)), winner_cell(game), players_cell(game), key=game.game_id)
+            won = ", ".join(display_name(game.players[seat], 12) for seat in game.winners if seat < len(game.players))
+            winner = Text(f"{WINNER_MARK} {won}" if won else "?")
+            table.add_row(Text(when_text(game.finished_at)), winner, players_cell(game), key=game.game_id)
         self.total = page.total
         if not self.games:
             self._say(_("No finished game yet. Play one: it is kept here."))
@@ -134,16 +123,7 @@ class HistoryScreen(SteadyScreen[None]):
 
     @work(exclusive=True, group="history-open", exit_on_error=False)
     async def open_game(self, game_id: str) -> None:
-        try:
-            replay = load_replay(await self.source.open_game(game_id))
-        except LobbyError as error:
-            reason = clean_message(error_sentence(error.code, error.message))
-            self.notify(reason, title=_("Cannot replay"), severity="error", markup=False)
-            return
-        except ReplayError as error:
-            self.notify(clean_message(str(error)), title=_("Cannot replay"), severity="error", markup=False)
-            return
-        self.app.push_screen(ReplayScreen(replay, you=GUESS if self.player is None else self.player))
+        await open_replay(self, self.source.open_game(game_id), GUESS if self.player is None else self.player)
 
     def action_stats(self) -> None:
         self.app.push_screen(StatsScreen(self.source))
@@ -153,9 +133,3 @@ class HistoryScreen(SteadyScreen[None]):
         self.total = 0
         self.query_one("#games", DataTable).clear()
         self.load_more()
-
-    def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)

@@ -1,12 +1,10 @@
-"""A host's lobby: its tables, and the ways to a seat (join, create, watch). Works over TCP and in-process alike.
+"""A host's lobby: its tables, and the ways to a seat (join, create, watch), through any ``LobbyConnection``.
 
-The screen only talks to a ``LobbyConnection``; every name on it is untrusted text and is drawn as plain text.
-Choosing a table opens the ``WaitingScreen``, which hands over to the table screen when the game starts.
+Every name on it is untrusted and drawn as plain text. A table opens in the ``WaitingScreen``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -23,12 +21,18 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
-from ..coaching import COACH_LABEL
 from ..error_sentences import error_sentence
-from ..join_refusals import join_refusal
-from ..presentation import variant_label
+from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
+from ..widgets.forms import (
+    TickBox,
+    bot_field,
+    fit_bots_to_players,
+    new_table,
+    open_chips_box,
+    table_size_fields,
+    variant_field,
+)
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, HelpScreen
 from .history import HistoryScreen
@@ -50,9 +54,8 @@ def table_status(summary: TableSummary) -> str:
 
 
 def seat_names(summary: TableSummary) -> Text:
-    """Who sits at the table, short enough for one line at 80 columns: the people by name (away, or a bot playing
-    for them), then the bots counted by level (``level``; an older host named a bot's seat after it: "hard 2"), then the
-    free seats of a game under way or over (a waiting table's status counts them already)."""
+    """Who sits at the table, in one line at 80 columns: the people by name, the bots counted by level, then the
+    free seats of a game under way or over (a waiting table's status counts them)."""
     text = Text(no_wrap=True, overflow="ellipsis")
 
     def add(part: str, style: str = "") -> None:
@@ -71,7 +74,8 @@ def seat_names(summary: TableSummary) -> Text:
     levels: dict[str, int] = {}
     for seat in summary.seats:
         if seat.is_bot and not seat.empty:
-            level = display_name(seat.level or _bot_level(seat.name), 12)
+            base, _space, number = seat.name.rpartition(" ")  # (an older host's "hard 2" names the level)
+            level = display_name(seat.level or (base if base and number.isdigit() else seat.name), 12)
             levels[level] = levels.get(level, 0) + 1
     for level, count in levels.items():
         add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
@@ -81,10 +85,48 @@ def seat_names(summary: TableSummary) -> Text:
     return text
 
 
-def _bot_level(name: str) -> str:
-    """The level in a bot seat's name: "medium 2" -> "medium" (the host numbers bots of one level)."""
-    base, _space, number = name.rpartition(" ")
-    return base if base and number.isdigit() else name
+def held_seats(connection: TableConnection | None) -> dict[str, str]:
+    """table id -> token of the seat ``connection`` holds (the lobby marks it as yours)."""
+    table_id = getattr(connection, "table_id", None)
+    if connection is None or connection.seat_token is None or not isinstance(table_id, str) or not table_id:
+        return {}
+    return {table_id: connection.seat_token}
+
+
+SEATS_NOT_FREE = frozenset({errors.SEAT_AWAY, errors.ALREADY_STARTED, errors.TABLE_FULL, errors.SEAT_TAKEN})
+"""The refusals that mean: every seat there belongs to someone (older hosts never send ``seat_away``)."""
+
+
+def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[str]:
+    """Why joining ``summary``'s table was refused (``code``), with what the player can do: the seats belong to
+    someone (watch, set up a table, or, for an away seat, how its player gets it back), or one line."""
+    if code not in SEATS_NOT_FREE or summary is None:
+        return [error_sentence(code, message)]
+    table = clean_message(summary.table_id, 12)
+    if summary.started and not summary.finished:
+        lines = [_("The game at {table} is under way: its seats belong to its players.").format(table=table)]
+    elif summary.finished:
+        lines = [_("The game at {table} is over; its seats are kept for its players' next game.").format(table=table)]
+    else:
+        lines = [_("Every seat at {table} is taken.").format(table=table)]
+    away = [display_name(seat.name, 12) for seat in summary.seats if seat.away and not seat.empty]
+    if away:
+        lines.append(
+            ngettext(
+                "{names} is away: the seat waits for them.", "{names} are away: their seats wait for them.", len(away)
+            ).format(names=", ".join(away))
+        )
+    elif code == errors.SEAT_AWAY:  # (the list was older than the host's answer)
+        lines.append(_("A seat there waits for a player who is away."))
+    lines.append(_("Press w to watch it, or c to set up a table of your own."))
+    if away or code == errors.SEAT_AWAY:
+        lines.append(
+            _(
+                "Is it your seat? It goes back only to the SSH key or the computer that took it: log in with that "
+                "key, or use nothanks join on that computer."
+            )
+        )
+    return lines
 
 
 class LobbyScreen(SteadyScreen[None]):
@@ -104,7 +146,7 @@ class LobbyScreen(SteadyScreen[None]):
     def __init__(
         self, lobby: LobbyConnection, join_hint: list[str] | None = None, held: dict[str, str] | None = None
     ) -> None:
-        """``held``: table id -> seat token of the seats this player holds at this host (to take them back)."""
+        """``held``: table id -> seat token of the seats this player holds at this host."""
         super().__init__()
         self.lobby = lobby
         self.join_hint = join_hint or []
@@ -112,9 +154,8 @@ class LobbyScreen(SteadyScreen[None]):
         self.summaries: list[TableSummary] = []
         self._listed = False  # the table list has been drawn at least once
         self._listings = 0  # the host's answers to list_tables so far
-        self._refresh_timer: Timer | None = None  # lists the tables again every REFRESH_SECONDS while on top
-        # A refusal stays on screen until the player moves to another table: the list's refreshes keep it. Here,
-        # whether one is shown, and the table that was highlighted when it came (None: none was).
+        self._refresh_timer: Timer | None = None
+        # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
         self._refused_at: str | None = None
 
@@ -137,11 +178,9 @@ class LobbyScreen(SteadyScreen[None]):
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
 
     def action_help(self) -> None:
-        """The rules, the lobby's keys, and where chat is (at a table: the lobby has none)."""
         self.app.push_screen(HelpScreen(LOBBY_KEYS))
 
     def action_history(self) -> None:
-        """This host's finished games (and its players' statistics), read through the lobby connection."""
         title = _("Games finished at {host}").format(host=_(self.lobby.info.description))
         self.app.push_screen(HistoryScreen(self.lobby, title, self.lobby.info.extras.get("name") or None))
 
@@ -155,15 +194,14 @@ class LobbyScreen(SteadyScreen[None]):
         self.refresh_tables()  # back from a table: show the lobby as it is now
 
     def say(self, text: str) -> None:
-        """Advice, or news: replaces whatever the message line said."""
         self._refused = False
         message = self.query_one("#lobby-message", Static)
         message.remove_class("-refused")
         message.update(Text(clean_message(text)))
 
     def refuse(self, lines: Sequence[str], about: TableSummary | None = None) -> None:
-        """Something the player asked for (at table ``about``; by default the highlighted one) was refused: said so
-        it stands out, and kept until they move to another table (a refresh of the list does not replace it)."""
+        """Something asked at table ``about`` (by default the highlighted one) was refused: said so it stands out,
+        and kept until the player moves to another table."""
         table = about or self._highlighted()
         self._refused = True
         self._refused_at = None if table is None else table.table_id
@@ -172,7 +210,7 @@ class LobbyScreen(SteadyScreen[None]):
         message.update(Text("\n".join(clean_message(line) for line in lines)))
 
     def _refusal_stays(self, summary: TableSummary | None) -> bool:
-        """Is a refusal on screen, about the table highlighted now (``summary``)?"""
+        """Is a refusal on screen about ``summary``, the table highlighted now?"""
         return self._refused and (None if summary is None else summary.table_id) == self._refused_at
 
     @work(exclusive=True, group="lobby-refresh")
@@ -202,8 +240,7 @@ class LobbyScreen(SteadyScreen[None]):
         self._draw_tables()
 
     def _host_gone(self, reason: str) -> bool:
-        """The host is gone for good: to the start screen's Join tab with a sentence saying so, where the app
-        allows it (NoThanksApp.host_gone); False where it does not (the lobby then says why it cannot list)."""
+        """The host is gone for good: to the start screen's Join tab where the app allows it (``host_gone``)."""
         host_gone = getattr(self.app, "host_gone", None)
         if not callable(host_gone):
             return False
@@ -215,7 +252,6 @@ class LobbyScreen(SteadyScreen[None]):
             self._draw_tables()  # the seats' column follows the screen's width
 
     def _draw_tables(self) -> None:
-        """The list as ``self.summaries`` has it, fitted to the screen's width."""
         summaries = self.summaries
         table = self.query_one("#tables", DataTable)
         row = table.cursor_row
@@ -233,13 +269,11 @@ class LobbyScreen(SteadyScreen[None]):
             )
             for summary in summaries
         ]
-        # Each column as wide as its widest cell, measured here: DataTable's own measuring waits for an idle
-        # moment, and a list first shown empty then filled could keep its header widths ("alic…").
+        # Widths measured here: DataTable's own measuring waits for an idle moment and could keep the header's.
         headers = (_("Table"), _("Players"), _("Status"), _("Seats"))
         columns = list(zip(*rows)) or [() for _header in headers]
         widths = [max([len(header), *(cell.cell_len for cell in cells)]) for header, cells in zip(headers, columns)]
-        # The seats get what the screen has left (each column has a cell of padding on either side, and the list
-        # its scroll bar): the list never scrolls sideways, a long line ends in an ellipsis.
+        # The seats get what is left (a cell of padding each side, the scroll bar): never scrolled sideways.
         room = self.app.size.width - sum(width + 2 for width in widths[:-1]) - 2 - 2
         widths[-1] = max(len(headers[-1]), min(widths[-1], room))
         table.clear(columns=True)
@@ -254,7 +288,7 @@ class LobbyScreen(SteadyScreen[None]):
             self.say(_("No tables yet: press c to set one up."))
 
     def forget_held_seat(self, table_id: str) -> None:
-        """The player gave up their seat at ``table_id`` (they left its finished game): it is theirs no more."""
+        """The player gave up their seat at ``table_id`` (they left its finished game)."""
         self.held.pop(table_id, None)
 
     def _mine(self, summary: TableSummary) -> bool:
@@ -275,8 +309,7 @@ class LobbyScreen(SteadyScreen[None]):
             self._advise()
 
     async def action_refresh(self) -> None:
-        """List the tables now. When nothing changed the list looks the same, so the message line says it was
-        asked (unless a refusal stands there)."""
+        """List the tables now; when nothing changed the message line says so (unless a refusal stands there)."""
         before, listings = self.summaries, self._listings
         try:
             await self.refresh_tables().wait()
@@ -303,8 +336,7 @@ class LobbyScreen(SteadyScreen[None]):
             token = self.held[summary.table_id]
             await self._enter(lambda: self.lobby.resume(token), forget=summary.table_id)
             return
-        # Whatever the list says, the host decides (a seat may have freed up since): its refusal is worded with
-        # what the list knows of the table (join_refusals.py).
+        # The host decides (a seat may have freed up); its refusal is worded with what the list knows of the table.
         await self._enter(lambda: self.lobby.join(summary.table_id), about=summary, creator=False)
 
     async def action_watch(self) -> None:
@@ -330,8 +362,7 @@ class LobbyScreen(SteadyScreen[None]):
         creator: bool | None = None,
     ) -> None:
         """Sit (or watch) and open the table's screen; ``forget``: the held seat to drop if that fails; ``about``:
-        the table a ``join`` asked for (its refusal says what the list shows of it); ``creator``: whether this
-        player set the table up (None: not known, a seat taken back)."""
+        the table a ``join`` asked for; ``creator``: whether this player set the table up (None: not known)."""
         try:
             connection: TableConnection = await sit()
         except LobbyError as error:
@@ -341,16 +372,11 @@ class LobbyScreen(SteadyScreen[None]):
             self.refresh_tables()
             return
         self._refused = False  # (back from the table, the lobby advises again)
-        table_id = getattr(connection, "table_id", None)
-        if connection.seat_token is not None and isinstance(table_id, str) and table_id:
-            self.held[table_id] = connection.seat_token
+        self.held.update(held_seats(connection))
         self.app.push_screen(WaitingScreen(connection, self.join_hint, creator), self._back_in_lobby)
 
     def _back_in_lobby(self, _result: object) -> None:
         self.refresh_tables()
-
-    async def _leave_for_good(self, _result: None) -> None:
-        await self.action_quit_lobby()
 
     async def action_quit_lobby(self) -> None:
         await self.lobby.close()
@@ -369,7 +395,6 @@ class NewTableScreen(ModalScreen[NewTable | None]):
     ]
 
     def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
-        """``bot_choices``: the bots to offer (given by the command line; none: the host's default bot)."""
         super().__init__()
         self.bot_choices = bot_choices
         self.default_bot = default_bot
@@ -380,7 +405,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield from table_size_fields()
             yield from bot_field(self.bot_choices, self.default_bot)
             yield from variant_field(compact=True)
-            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
+            yield open_chips_box()
             yield TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
@@ -397,19 +422,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         fit_bots_to_players(event, self)
 
     def action_create(self) -> None:
-        players = self.query_one("#players", Select).value
-        bots = self.query_one("#bots", Select).value
-        assert isinstance(players, int) and isinstance(bots, int)
-        new = NewTable(
-            players=players,
-            bots=min(bots, players - 1),
-            open_chips=self.query_one("#open-chips", TickBox).value,
-            variant=str(self.query_one("#variant", Select).value),
-            coach=self.query_one("#coach", TickBox).value,
-        )
-        for field in self.query("#bot").results(Select):  # none: the host's default bot
-            new = dataclasses.replace(new, bot=str(field.value))
-        self.dismiss(new)
+        self.dismiss(new_table(self))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -1,10 +1,8 @@
 """The start screen's network tabs: host a game from this terminal, or join someone else's.
 
-Joining connects over TCP and opens the host's lobby (or, with a remembered seat token, goes straight back to
-that seat). The Join tab also lists the hosts found on the local network (client/discovery.py, with the browser
-the command line gives the app as ``host_browser``): choosing one fills in its address and joins. Hosting asks the
-command line's launchers (launchers.py) to start a host in this very process and seat you at a new table of it,
-in-process: the client never builds a host itself.
+Joining opens the host's lobby (or goes back to a remembered seat); the Join tab lists the hosts found on the LAN
+(``host_browser``). Hosting asks the command line's launchers to start a host in this process: the client never
+builds one itself.
 """
 
 from __future__ import annotations
@@ -20,24 +18,28 @@ from textual.widgets.option_list import Option
 
 from ...defaults import DEFAULT_PORT
 from ...i18n import N_, _, ngettext
-from ...link import LobbyError, NewTable
-from ..coaching import COACH_LABEL
+from ...link import LobbyError
 from ..discovery import FoundHost, HostBrowser
 from ..error_sentences import error_sentence
 from ..launchers import HostChoice
+from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import TickBox, bot_field, fit_bots_to_players, table_size_fields, variant_field
+from ..widgets.forms import (
+    TickBox,
+    bot_field,
+    fit_bots_to_players,
+    form_row,
+    name_field,
+    new_table,
+    open_chips_box,
+    table_size_fields,
+    variant_field,
+)
 from .start import HostStarted, StartForm
 
 log = logging.getLogger(__name__)
-
-
-def _name_field(default: str) -> ComposeResult:
-    with Horizontal(classes="field"):
-        yield Label(_("Your name"), classes="field-label")
-        yield Input(value=default, max_length=20, id="name")
 
 
 def found_line(host: FoundHost) -> Content:
@@ -73,25 +75,22 @@ class JoinForm(StartForm):
     def compose(self) -> ComposeResult:
         if self.note:
             yield Static(Content(clean_message(self.note)), id="join-note")
-        yield from _name_field(_("player"))
+        yield from name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
             with Vertical(id="found"):
                 yield Static(_("Looking for hosts on this network…"), id="found-status")
                 yield OptionList(id="found-hosts")
-        with Horizontal(classes="field"):
-            yield Label(_("Host"), classes="field-label")
-            yield Input(placeholder=_("address or address:port (port {port})").format(port=DEFAULT_PORT), id="address")
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield Button(_("Join"), id="join", variant="primary")
+        address = _("address or address:port (port {port})").format(port=DEFAULT_PORT)
+        yield from form_row(_("Host"), Input(placeholder=address, id="address"))
+        yield from form_row("", Button(_("Join"), id="join", variant="primary"))
 
     def on_mount(self) -> None:
         self.query_one("#found-hosts", OptionList).display = False
         self.query_one("#found-field").display = getattr(self.app, "host_browser", None) is not None
 
     async def on_show(self) -> None:
-        """Start looking for hosts when the tab is first shown (not for players who never open it)."""
+        """Start looking for hosts when the tab is first shown."""
         make = getattr(self.app, "host_browser", None)
         if self.browser is not None or make is None:
             return
@@ -107,7 +106,7 @@ class JoinForm(StartForm):
         self.set_timer(self.NONE_FOUND_AFTER, self._none_found)
 
     def _none_found(self) -> None:
-        """Still nothing after a while: say so (and keep looking: a host may start later)."""
+        """Still nothing after a while: say so (and keep looking)."""
         if not self._left and not self.found:
             self.query_one("#found-status", Static).update(
                 _("No host found on this network: type the host's address below (the list fills in if one appears).")
@@ -146,17 +145,13 @@ class JoinForm(StartForm):
         self.query_one("#address", Input).value = host.target
         await self.screen.run_action("start")
 
-    def _highlighted_host(self) -> FoundHost | None:
-        option = self.query_one("#found-hosts", OptionList).highlighted_option
-        host = None if option is None else self.found.get(option.id or "")
-        return host if host is not None and host.compatible else None
-
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
         address = self.query_one("#address", Input).value
-        found = self._highlighted_host()
-        if not address.strip() and found is not None:  # no address typed: the host highlighted in the list
+        option = self.query_one("#found-hosts", OptionList).highlighted_option
+        found = None if option is None else self.found.get(option.id or "")
+        if not address.strip() and found is not None and found.compatible:  # none typed: the host highlighted
             address = found.target
         try:
             host, port = parse_address(address)
@@ -167,9 +162,7 @@ class JoinForm(StartForm):
             await lobby.start()
         except LobbyError as error:
             raise ValueError(error_sentence(error.code, error.message)) from None
-        key = f"{host}:{port}"
-        tokens = SeatTokens()
-        connection = await remember_and_resume(lobby, tokens, key)
+        connection = await remember_and_resume(lobby, SeatTokens(), f"{host}:{port}")
         app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
@@ -182,7 +175,7 @@ class HostForm(StartForm):
     BIND = "0.0.0.0"  # every interface, so others on the LAN can join (tests use loopback)
 
     def compose(self) -> ComposeResult:
-        yield from _name_field(_("host"))
+        yield from name_field(_("host"))
         yield from table_size_fields()
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         yield from variant_field(compact=True)
@@ -191,15 +184,11 @@ class HostForm(StartForm):
             yield Input(value=self.BIND, id="bind", classes="bind")
             yield Label(_("port"), classes="port-label")
             yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
-        with Horizontal(classes="field -first-of-two"):  # (the two tick boxes together: the tab fits 80x24)
-            yield Label("", classes="field-label")
-            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield Button(_("Host"), id="host", variant="primary")
+        yield from form_row(
+            "", open_chips_box(), classes="field -first-of-two"
+        )  # (the tick boxes together: fits 80x24)
+        yield from form_row("", TickBox(_(COACH_LABEL), id="coach", compact=True))
+        yield from form_row("", Button(_("Host"), id="host", variant="primary"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         fit_bots_to_players(event, self)
@@ -207,23 +196,12 @@ class HostForm(StartForm):
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
-        players = self.query_one("#players", Select).value
-        bots = self.query_one("#bots", Select).value
-        if not isinstance(players, int) or not isinstance(bots, int):
-            raise ValueError(_("choose the number of players"))
+        table = new_table(self)
         try:
             port = int(self.query_one("#port", Input).value)
         except ValueError:
             raise ValueError(_("the port is a number, e.g. 7777")) from None
         bind = self.query_one("#bind", Input).value.strip() or self.BIND
-        table = NewTable(
-            players=players,
-            bots=min(bots, players - 1),
-            bot=str(self.query_one("#bot", Select).value),
-            open_chips=self.query_one("#open-chips", TickBox).value,
-            variant=str(self.query_one("#variant", Select).value),
-            coach=self.query_one("#coach", TickBox).value,
-        )
         hosting = await self.launchers.host_game(
             HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=bind)
         )

@@ -1,28 +1,27 @@
-"""A finished game, move by move: the table screen's own widgets, read-only, stepped with the keys.
-
-At each step the table is drawn as it stood (the face-up card and its chips, every hand, every chip count: the game
-is over, so nothing is hidden any more), and a panel says the move just played and each player's score then. At the
-end the panel shows what was hidden while the game was played: the nine cards set aside and every chip count.
-"""
+"""A finished game, move by move, drawn by the table screen's own widgets; a panel says the move, the scores, and
+at the end what was hidden (the cards set aside, every chip)."""
 
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from collections.abc import Awaitable
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
 from ...engine import breakdown, winners
 from ...i18n import N_, NC_, _
-from ...link import TableUpdate
+from ...link import LobbyError, TableUpdate
+from ..error_sentences import error_sentence
 from ..presentation import move_line, number, seat_name, you_tag
-from ..replaying import Replay, your_seat
+from ..replaying import Replay, ReplayError, load_replay, your_seat
+from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
 from .steady import SteadyScreen
@@ -87,6 +86,17 @@ def panel_lines(replay: Replay, step: int, you: int | None = None) -> list[Conte
     return lines
 
 
+async def open_replay(screen: Screen[Any], record: Awaitable[dict[str, Any]], you: int | str | None) -> None:
+    """Replay the record ``record`` gives over ``screen``, or say why it cannot be replayed."""
+    try:
+        replay = load_replay(await record)
+    except (LobbyError, ReplayError) as error:
+        message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
+        screen.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
+        return
+    screen.app.push_screen(ReplayScreen(replay, you=you))
+
+
 class ReplayScreen(SteadyScreen[None]):
     """One finished game, stepped through. Opened by ``nothanks replay``, the history and the score screen."""
 
@@ -103,8 +113,7 @@ class ReplayScreen(SteadyScreen[None]):
     step: reactive[int] = reactive(0, init=False)
 
     def __init__(self, replay: Replay, *, at_end: bool = False, you: int | str | None = GUESS) -> None:
-        """``you``: the seat of the player watching, marked "(you)" (None: not theirs; a name: the seat of that
-        name; by default the only player who was not a bot: a game on this machine, ``replaying.your_seat``)."""
+        """``you``: the seat marked "(you)": None, a seat, a name, or by default ``replaying.your_seat``'s guess."""
         super().__init__()
         self.replay = replay
         self.you = your_seat(replay, None if you == GUESS else you) if isinstance(you, str) else you
@@ -157,12 +166,6 @@ class ReplayScreen(SteadyScreen[None]):
                 self.step = max(0, min(self.replay.moves, step))
 
         self.app.push_screen(MoveNumberScreen(self.replay.moves, self.step), chosen)
-
-    def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)
 
 
 class MoveNumberScreen(ModalScreen[int | None]):

@@ -1,4 +1,5 @@
-"""The end of a game: each player's score explained (runs, card total, minus chips, final) and the winners."""
+"""The end of a game: each player's score explained (runs, card total, minus chips, final), the winners, and the
+score chart (the host's timeline, sent only at the end)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,20 @@ from textual.widgets import Static
 
 from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
-from ...link import LobbyError, MatchTotals, TableUpdate
-from ..error_sentences import error_sentence
-from ..next_game import asked_by_me, next_game_text
-from ..presentation import hand_lines, indented, number, points_text, seat_name, you_tag
-from ..safe_text import clean_message, display_name
+from ...link import MatchTotals, TableUpdate
+from ..presentation import (
+    asked_by_me,
+    hand_lines,
+    indented_lines,
+    next_game_text,
+    number,
+    points_text,
+    seat_name,
+    you_tag,
+)
+from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
-from .chart import ChartScreen
+from ..widgets.score_chart import ScoreChart, legend
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
@@ -79,13 +87,12 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 cards[0] = Content.assemble(cards[0], (f"   ({explained})", "dim"))
             else:  # no room beside the cards: on lines of its own, never dropped
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
-        lines.append(indented(Content("    "), cards))
+        lines.extend(indented_lines(Content("    "), cards))
     return headline, Content("\n").join(lines)
 
 
 def player_label(name: str, you: bool) -> str:
-    """The name column's text: the name, and "(you)" after your own, cut so that a space is left before the numbers
-    (a 14-cell name with "(you)" filled the column and pushed that row's numbers one cell right)."""
+    """The name, and "(you)" after your own, cut to leave a space before the numbers."""
     tag = you_tag(name) if you else ""
     room = LABEL_CELLS - 1 - cell_len(tag)
     return (name if cell_len(name) <= room else display_name(name, room)) + tag
@@ -96,13 +103,6 @@ def match_cells(match: MatchTotals | None, seat: int) -> str:
     if match is None or not 0 <= seat < len(match.wins):
         return ""
     return f"{match.wins[seat]:>{MATCH_CELLS}}{number(match.scores[seat]):>{MATCH_CELLS}}"
-
-
-def match_note(match: MatchTotals | None) -> str:
-    """How many games the match columns count (nothing before the second game)."""
-    if match is None or match.games < 2:
-        return ""
-    return " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(count=match.games)
 
 
 def sum_lines(text: str, width: int) -> list[str]:
@@ -118,10 +118,34 @@ def sum_lines(text: str, width: int) -> list[str]:
     return lines
 
 
+class ChartScreen(ModalScreen[None]):
+    """The score chart over the whole terminal; any of its keys goes back to the scores."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc")
+    ]
+
+    def __init__(self, table: TableUpdate) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        seat = self.table.view.seat
+        labels = []
+        for index in range(self.table.view.players):
+            name = seat_name(self.table.seats, index, 12)
+            labels.append(name + (you_tag(name) if index == seat else ""))
+        yield ScoreChart(self.table.timeline, labels, id="score-chart")
+        yield Static(legend(labels), id="chart-legend")
+        yield KeyBar()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class ScoreScreen(ModalScreen[str]):
-    """Shown when a game ends. Dismisses with "quit" or "table" (look at the final table). ``a`` asks the host for
-    another game and keeps the dialog open: the next game is dealt once every player at the table has asked, and
-    its first update closes the dialog (``TableScreen``). Until then the note line says who waits for whom."""
+    """Shown when a game ends; dismissed with "quit" or "table". ``a`` asks for another game and keeps it open until
+    the next deal closes it (``TableScreen``); meanwhile its note says who waits for whom."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "play_again", N_("Play again")),
@@ -140,8 +164,7 @@ class ScoreScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         headline, body = score_lines(self.table)
-        # The note (who asked for another game) is docked at the box's bottom: with seven players the scores may
-        # not fit 80x24, and then they scroll under it rather than push it out of sight.
+        # The note is docked at the bottom: seven players' scores may not fit 80x24, and scroll under it.
         with VerticalScroll(id="score-box", classes="dialog"):
             yield Static(Content.styled(_("Game over"), "bold"), id="score-title")
             yield Static(headline, id="score-headline")
@@ -150,20 +173,20 @@ class ScoreScreen(ModalScreen[str]):
         yield KeyBar()
 
     def _note(self) -> Content:
-        """Who asked for another game, when someone has (in place of the scoring reminder: the dialog must still
-        fit 80x24 with seven players); else the reminder of how scores are counted."""
+        """Who asked for another game, if someone has (in place of the reminder: seven players still fit 80x24)."""
         again = next_game_text(self.table)
         if again is not None:
             return Content.styled(again, "bold")
         reminder = _("Each run counts its lowest card; each chip is −1.")
-        return Content.styled(reminder + match_note(self.table.match), "dim")
+        if (match := self.table.match) is not None and match.games > 1:  # how many games the match columns count
+            reminder += " " + ngettext("Match: {count} game.", "Match: {count} games.", match.games).format(
+                count=match.games
+            )
+        return Content.styled(reminder, "dim")
 
     def table_changed(self, table: TableUpdate) -> None:
-        """The same finished game, updated (someone asked for another game, left, or came back)."""
         self.table = table
-        # The host's latest word says whether we asked: an ask it never read (refused while it restarted, or lost
-        # in flight) must not hide the key for good. (Pressed again over a crossing update, it asks twice: the host
-        # ignores the second.)
+        # The host's word says whether we asked: an ask it never read (lost in a restart) must not hide the key.
         self._asked = False
         for note in self.query("#score-note").results(Static):
             note.update(self._note())
@@ -197,17 +220,8 @@ class ScoreScreen(ModalScreen[str]):
     @work(exclusive=True, group="replay", exit_on_error=False)
     async def action_replay(self) -> None:
         """Replay this game, from its record (the table's, or its host's): the replay opens over this screen."""
-        from ..replaying import ReplayError, load_replay  # (the replay draws the table screen's widgets)
-        from .replay import ReplayScreen
+        from .replay import open_replay  # (the replay draws the table screen's widgets)
 
-        screen = getattr(self.app, "table_screen", None)
-        connection = getattr(screen, "connection", None)
-        if connection is None:
-            return
-        try:
-            replay = load_replay(await connection.game_record())
-        except (LobbyError, ReplayError) as error:
-            message = error_sentence(error.code, error.message) if isinstance(error, LobbyError) else str(error)
-            self.notify(clean_message(message), title=_("Cannot replay"), severity="error", markup=False)
-            return
-        self.app.push_screen(ReplayScreen(replay, you=self.table.view.seat))
+        connection = getattr(getattr(self.app, "table_screen", None), "connection", None)
+        if connection is not None:
+            await open_replay(self, connection.game_record(), self.table.view.seat)

@@ -1,8 +1,6 @@
 """The start screen: choose how to play, then open a table.
 
-Each way of playing is a ``StartForm`` in its own tab: it draws its fields and, when the player presses Enter,
-builds a ``TableConnection``. Playing against bots is the first; hosting and joining a network game are added by
-appending their forms to ``START_FORMS`` (or passing ``forms=`` to ``StartScreen``), nothing else changes.
+Each way of playing is a ``StartForm`` in its own tab (``START_FORMS``): its fields, and on Enter a connection.
 """
 
 from __future__ import annotations
@@ -10,21 +8,20 @@ from __future__ import annotations
 import contextlib
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TabbedContent, TabPane
+from textual.widgets import Button, Checkbox, Input, Select, Static, TabbedContent, TabPane
 
 from ...engine import MAX_PLAYERS, MIN_PLAYERS
 from ...i18n import N_, _, ngettext
 from ...link import TableConnection
-from ...link.names import MAX_NAME
 from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
-from ..widgets.forms import TickBox, bot_field, variant_field
+from ..widgets.forms import bot_field, form_row, name_field, open_chips_box, variant_field
 from ..widgets.keybar import KeyBar
 from .history import HistoryScreen
 from .stats import StatsScreen
@@ -72,40 +69,23 @@ class StartForm(Vertical):
         app.post_message(TableChosen(await self.build_connection()))
 
 
-def players_with_bots(players: int) -> str:
-    """ "4 players (you + 3 bots)", in the player's language."""
-    bots = players - 1
-    return ngettext("{count} players (you + {bots} bot)", "{count} players (you + {bots} bots)", bots).format(
-        count=players, bots=bots
-    )
-
-
 class BotGameForm(StartForm):
     """You against bots at one table in this terminal."""
 
     TITLE = N_("Play against bots")
 
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="field"):
-            yield Label(_("Your name"), classes="field-label")
-            yield Input(value=_("you"), max_length=MAX_NAME, id="name", compact=True)
-        with Horizontal(classes="field"):
-            yield Label(_("Players"), classes="field-label")
-            yield Select(
-                [(players_with_bots(n), n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)],
-                value=4,
-                allow_blank=False,
-                id="players",
-                compact=True,
-            )
+        yield from name_field(_("you"), compact=True)
+        sizes = [
+            (ngettext("{count} players (you + {bots} bot)", "{count} players (you + {bots} bots)", n - 1), n)
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        ]
+        sizes = [(text.format(count=n, bots=n - 1), n) for text, n in sizes]
+        yield from form_row(_("Players"), Select(sizes, value=4, allow_blank=False, id="players", compact=True))
         yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         yield from variant_field(compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield TickBox(_("Open chips (everyone sees every chip count)"), id="open-chips", compact=True)
-        with Horizontal(classes="field"):
-            yield Label("", classes="field-label")
-            yield Button(_("Play"), id="play", variant="primary", compact=True)
+        yield from form_row("", open_chips_box())
+        yield from form_row("", Button(_("Play"), id="play", variant="primary", compact=True))
 
     async def build_connection(self) -> TableConnection:
         name = self.query_one("#name", Input).value  # the table cleans it, or says why not (ValueError)
@@ -183,10 +163,7 @@ class StartScreen(SteadyScreen[None]):
             field.compact = True
         self._recall()
         if 0 < self._first_tab < len(self.forms):
-            self.query_one("#start-modes", TabbedContent).active = f"mode-{self._first_tab}"
-            first_fields = self.forms[self._first_tab].query("Input, Select, Checkbox, Button")
-            if first_fields:
-                first_fields.first().focus()
+            self._show_tab(self._first_tab)
             return
         for field in self.query("#name").results(Input):
             field.focus()  # the first tab's name field: focusing a later one would switch tabs
@@ -258,24 +235,22 @@ class StartScreen(SteadyScreen[None]):
             return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
 
-    def action_history(self) -> None:
-        """The games kept on this machine (opened from here, Esc comes back)."""
+    def action_history(self, stats: bool = False) -> None:
+        """The games kept on this machine, or their statistics (Esc comes back)."""
         source = history_of(getattr(self.app, "launchers", None))
         if source is not None:
-            self.app.push_screen(HistoryScreen(source))
+            self.app.push_screen(StatsScreen(source) if stats else HistoryScreen(source))
 
     def action_stats(self) -> None:
-        source = history_of(getattr(self.app, "launchers", None))
-        if source is not None:
-            self.app.push_screen(StatsScreen(source))
+        self.action_history(stats=True)
 
     def action_next_mode(self) -> None:
-        """The next way of playing (tab), with its first field focused: no need to reach the tab bar."""
-        tabs = self.query_one("#start-modes", TabbedContent)
-        index = self.forms.index(self._active_form())
-        following = (index + 1) % len(self.forms)
-        tabs.active = f"mode-{following}"
-        fields = self.forms[following].query("Input, Select, Checkbox, Button")
+        self._show_tab((self.forms.index(self._active_form()) + 1) % len(self.forms))
+
+    def _show_tab(self, index: int) -> None:
+        """Way of playing ``index``, with its first field focused: no need to reach the tab bar."""
+        self.query_one("#start-modes", TabbedContent).active = f"mode-{index}"
+        fields = self.forms[index].query("Input, Select, Checkbox, Button")
         if fields:
             fields.first().focus()
 
@@ -288,11 +263,9 @@ class StartScreen(SteadyScreen[None]):
         except ValueError as error:
             self.notify(str(error), title=_("Cannot start"), severity="error", markup=False)
 
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        await self.action_start()
-
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
+    @on(Button.Pressed)
+    @on(Input.Submitted)
+    async def _started(self, event: Button.Pressed | Input.Submitted) -> None:
         event.stop()
         await self.action_start()
 
@@ -300,13 +273,8 @@ class StartScreen(SteadyScreen[None]):
         self.app.exit(0)
 
     def action_language(self) -> None:
-        """The next language (English, French, Spanish), remembered: the screen is drawn again in it, with the
-        choices made so far (kept as when starting a game)."""
-        change = getattr(self.app, "change_language", None)
-        following = getattr(self.app, "next_language", None)
-        if not callable(change) or not callable(following):
-            return
+        """The next language, remembered: the screen is drawn again in it, with the choices made so far."""
         self._remember(self._active_form())
-        change(following())
-        tab = self.forms.index(self._active_form())
-        self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))
+        if self.next_language():
+            tab = self.forms.index(self._active_form())
+            self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))

@@ -1,8 +1,5 @@
-"""Players' statistics: games, wins, win share, mean and best score, from the same history the history screen reads.
-
-Locally a player is a name; at a host an SSH key or a seat token (the host sends only names and kinds). Lower
-scores are better in No Thanks!, so "best" is the lowest final score.
-"""
+"""Players' statistics from the history: games, wins, win share, mean and best (lowest) score. A player is a name
+locally; at a host an SSH key or a seat token."""
 
 from __future__ import annotations
 
@@ -36,22 +33,12 @@ def player_cell(row: PlayerStats) -> Text:
     return text
 
 
-def mean_text(value: float) -> str:
-    """A mean score to one decimal, with a real minus sign: 18.5, −2.3."""
-    text = f"{abs(value):.1f}"
-    return f"−{text}" if value < 0 and text != "0.0" else text
-
-
 def stats_cells(row: PlayerStats) -> tuple[Text, ...]:
-    """One row of the table: player, games, wins, win share, mean, best."""
-    return (
-        player_cell(row),
-        Text(str(row.games), justify="right"),
-        Text(str(row.wins), justify="right"),
-        Text(f"{row.win_share:.0%}", justify="right"),
-        Text(mean_text(row.mean), justify="right"),
-        Text(number(row.best), justify="right"),
-    )
+    """One row of the table: player, games, wins, win share, mean (to one decimal, a real minus sign), best."""
+    mean = f"{abs(row.mean):.1f}"
+    mean = f"−{mean}" if row.mean < 0 and mean != "0.0" else mean
+    numbers = (str(row.games), str(row.wins), f"{row.win_share:.0%}", mean, number(row.best))
+    return (player_cell(row), *(Text(cell, justify="right") for cell in numbers))
 
 
 class StatsScreen(SteadyScreen[None]):
@@ -107,9 +94,3 @@ class StatsScreen(SteadyScreen[None]):
             note.update(Text(_("Most games first. Lower scores are better: best is the lowest final score.")))
         else:
             note.update(Text(_("No finished game yet.")))
-
-    def action_close(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
-        else:
-            self.app.exit(0)

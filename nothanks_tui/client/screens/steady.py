@@ -1,26 +1,34 @@
-"""Full screens that lay themselves out once per size, not twice or three times.
+"""Full screens laid out once per size, and the base of a table's screens (its reader, its chat keys).
 
-When Textual lays a screen out for a new size it also posts the screen a Resize for that same size, and the
-screen's own Resize handler then lays it out again in full; an app's first screen gets two more Resizes of the
-size it already has while the app starts. On an SSH host every full layout is paid by the host once per player.
-``SteadyScreen`` skips Textual's handling of a Resize to the size the screen already has. A Resize to another size
-(a window change) is handled as usual, and a subclass's own ``on_resize`` still runs for every Resize.
-
-An app's first screen (``app.first_screen``) is also styled once, not twice: Textual styles every node as it is
-mounted, then, when the screen is first shown (its first ScreenResume, which comes right after that mount), styles
-the whole screen again, a walk that cost an SSH login about 7 of its 57 ms of the worker's CPU and changed nothing
-(scripts/ssh_login_cost.py; tests/client/test_first_screen_styles.py compares the screen with one styled again).
-Later resumes, after a dialog or another screen was on top, restyle as Textual does.
+Textual lays a screen out again for a Resize to the size it already has (an app's first screen gets two while it
+starts); on an SSH host each full layout is paid once per player, so ``SteadyScreen`` skips those. An app's first
+screen (``app.first_screen``) is also not styled a second time at its first resume: every node was styled as it was
+mounted (tests/client/test_first_screen_styles.py checks the result is the same).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TypeVar
 
-from textual import events, on
+from textual import events, on, work
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 
+from ...i18n import N_, _
+from ...link import Closed, TableConnection, TableEvent
+from ..widgets.chat import ChatInput
+
+log = logging.getLogger(__name__)
 ScreenResult = TypeVar("ScreenResult")
+CHAT_ACTIONS = ("chat", "mute_chat", "unmute_chat")
+CHAT_KEYS = [  # (one of the two m keys at a time)
+    Binding("c", "chat", N_("Chat")),
+    Binding("m", "mute_chat", N_("Mute chat")),
+    Binding("m", "unmute_chat", N_("Unmute chat")),
+]
 
 
 class SteadyScreen(Screen[ScreenResult]):
@@ -30,8 +38,7 @@ class SteadyScreen(Screen[ScreenResult]):
 
     @on(events.ScreenResume)
     def _styled_once(self, event: events.ScreenResume) -> None:
-        # Runs before Textual's own handler (Screen._on_screen_resume), which reads the flag the event carries;
-        # a decorated handler, so that a subclass's own on_screen_resume runs too.
+        # Before Textual's own handler, which reads the flag; decorated, so a subclass's on_screen_resume runs too.
         if self.styled_at_mount:
             self.styled_at_mount = False
             event.refresh_styles = False
@@ -39,3 +46,93 @@ class SteadyScreen(Screen[ScreenResult]):
     def on_resize(self, event: events.Resize) -> None:
         if event.size == self.outer_size:
             event.prevent_default()  # Screen._on_resize would lay the screen out again, at the same size
+
+    def action_close(self) -> None:
+        """Back to the screen below, or out of the app when there is none."""
+        if len(self.app.screen_stack) > 1:
+            self.dismiss(None)
+        else:
+            self.app.exit(0)
+
+    def next_language(self) -> bool:
+        """Switch the app to its next language (Ctrl-L), where the app has languages; False where it has none."""
+        change, following = getattr(self.app, "change_language", None), getattr(self.app, "next_language", None)
+        if not callable(change) or not callable(following):
+            return False
+        change(following())
+        return True
+
+
+class AtTableScreen(SteadyScreen[None]):
+    """A screen at a table (its waiting room, its game): it reads the connection until ``LAST``, posting each event
+    to itself; c opens the chat line, m mutes what is said there."""
+
+    LAST: type[TableEvent] | tuple[type[TableEvent], ...] = Closed
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
+
+    class TableEventArrived(Message, bubble=False):
+        """An event of the connection, for this screen only."""
+
+        def __init__(self, event: TableEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(self, connection: TableConnection, read: list[TableEvent] | None = None) -> None:
+        """``read``: events already read from the (started) connection, posted first; None: start it."""
+        super().__init__()
+        self.connection = connection
+        self._read = read
+        self.chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
+
+    def on_mount(self) -> None:
+        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
+        self.read_events()
+
+    @work(exclusive=True, group="connection", exit_on_error=False)
+    async def read_events(self) -> None:
+        try:
+            if self._read is None:
+                await self.connection.start()
+            for event in self._read or ():
+                self.post_message(self.TableEventArrived(event))
+            while True:
+                event = await self.connection.next_event()
+                self.post_message(self.TableEventArrived(event))
+                if isinstance(event, self.LAST):
+                    return
+        except Exception as error:  # a broken connection ends the game, never the app
+            log.exception("table connection failed")
+            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
+
+    def check_chat(self, action: str) -> bool:
+        """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""
+        if self.chat_input.display or not self.connection.can_chat:
+            return False
+        return action == "chat" or self.chat_muted == (action == "unmute_chat")  # one of the two m keys at a time
+
+    def action_chat(self) -> None:
+        if self.connection.can_chat:
+            self.chat_input.open()
+            self.refresh_bindings()
+
+    def action_mute_chat(self) -> None:
+        self.mute(True)
+
+    def action_unmute_chat(self) -> None:
+        self.mute(False)
+
+    def mute(self, muted: bool) -> None:
+        """Hide (or show again) what is said at the table; the app remembers it (on disk where it can)."""
+        self.chat_muted = muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(muted)
+        self.refresh_bindings()
+
+    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
+        await self.connection.send_chat(message.text)
+
+    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        if isinstance(self.focused, ChatInput):
+            self.set_focus(None)
+        self.refresh_bindings()

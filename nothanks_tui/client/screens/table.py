@@ -1,14 +1,12 @@
 """The table: the face-up card, every player's cards, your private area, and the keys to play.
 
-The screen owns the connection's event stream: a worker reads events and posts them as messages; the latest
-``TableUpdate`` is the screen's one reactive ``table``, bound into every widget. Key presses become intents sent
-with the state id they were made in, so a repeated key cannot act twice. Whether a play key is live, greyed or
-hidden, and what a greyed one says, come from the view's ``legal``/``refused`` codes: the screen knows no rule.
+A worker reads the connection and posts each event; the latest ``TableUpdate`` is the reactive ``table`` bound into
+every widget. A move is sent with the state id it was made in, so a repeated key cannot act twice. Whether a play key
+is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the screen knows no rule.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import ClassVar
 
@@ -18,7 +16,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -37,20 +34,24 @@ from ...link import (
     TableUpdate,
     errors,
 )
-from ..chat_view import CHAT_KEPT, LoggedChat, chat_content
-from ..coaching import advice_note, advice_title
 from ..error_sentences import error_sentence
-from ..next_game import asked_by_me, new_askers, next_game_text
-from ..presentation import REFUSAL_NOTICES, seat_name, variant_label
+from ..presentation import (
+    REFUSAL_NOTICES,
+    advice_note,
+    advice_title,
+    asked_by_me,
+    new_askers,
+    next_game_text,
+    seat_name,
+    variant_label,
+)
 from ..safe_text import clean_message
-from ..widgets.chat import ChatInput
+from ..seat_log import CHAT_KEPT, LoggedChat, chat_content
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
 from .score import ScoreScreen
-from .steady import SteadyScreen
-
-log = logging.getLogger(__name__)
+from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
@@ -68,8 +69,7 @@ CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_
 
 
 def rejection_title(code: str) -> str:
-    """The title of the toast a refusal shows: a chat line not said, a move not played, or news of the host (the
-    client says it restarts, or the connection is gone, whether or not a key was pressed meanwhile)."""
+    """A refusal's toast title: a chat line not said, a move not played, or news of the host (``closed``)."""
     if code in CHAT_REFUSALS:
         return _("Not said")
     if code == errors.CLOSED:
@@ -81,8 +81,7 @@ TABLE_MOVING = N_("the table is moving to another server; your seat is kept")
 
 
 def game_number_of(table: TableUpdate | None, seen: int) -> int:
-    """Which game of the table this is: its own count (the match so far) when the host sends it, else the deals
-    this screen saw (a player who came back, or a spectator, saw only the last few)."""
+    """Which game of the table this is: the host's count of the match when sent, else the deals this screen saw."""
     if table is not None and table.match is not None:
         return table.match.games + (0 if table.view.finished else 1)
     return seen
@@ -99,8 +98,7 @@ class TitleBar(TableView):
         self.description = description
         self.every_chip_shown = every_chip_shown
 
-    def watch_game_number(self) -> None:
-        self.watch_table()
+    watch_game_number = TableView.watch_table
 
     def draw_lines(self) -> list[Content]:
         parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
@@ -126,12 +124,10 @@ class TitleBar(TableView):
         return [line]
 
 
-class TableScreen(SteadyScreen[None]):
+class TableScreen(AtTableScreen):
     """One seat at one table, through any ``TableConnection``."""
 
-    # The play keys are priority bindings: the app runs them as it reads the key, instead of handing the key to
-    # the screen first (one turn of the event loop fewer between a key and its move, which on a busy SSH host is
-    # a wait behind every other player's screen). A greyed one still reaches the screen's ``on_key``.
+    # Priority play keys: run as the app reads the key, a turn of a busy host's loop sooner (greyed: ``on_key``).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "take", N_("Take"), priority=True),
         Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
@@ -142,40 +138,26 @@ class TableScreen(SteadyScreen[None]):
         Binding("question_mark,h", "help", N_("Rules"), key_display="?/h"),
         # Quit before the keys a narrow terminal's footer may cut (the footer shows them in this order).
         Binding("q", "quit_table", N_("Quit")),
-        Binding("c", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat")),
-        Binding("m", "unmute_chat", N_("Unmute chat")),
+        *CHAT_KEYS,
         Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
         Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
+    KEY_ACTIONS = tuple(dict.fromkeys(binding.action for binding in BINDINGS if isinstance(binding, Binding)))
 
-    # The screen draws nothing itself (repaint=False): a full-screen repaint on every move cost each SSH player's
-    # app tens of milliseconds on the host. Its widgets, bound to these, redraw what they show.
+    # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # games dealt at this table since the screen opened
     chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)  # the recent lines said at the table
-    chat_muted: reactive[bool] = reactive(False, repaint=False)
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)  # the coach's last answer (coaching.py)
-    # The connection says the host is gone for now (restarting, or the connection lost: it reconnects): until the
-    # table is heard from again no move can be sent, so none is offered.
+    # The host is gone for now (restarting, or the connection lost: it reconnects): no move is offered until it is back.
     host_away: reactive[bool] = reactive(False, repaint=False)
 
-    class TableEventArrived(Message, bubble=False):
-        """The connection produced an event (posted by the reader worker; for this screen only, so it does not
-        bubble on to the app)."""
-
-        def __init__(self, event: TableEvent) -> None:
-            super().__init__()
-            self.event = event
-
-    def __init__(self, connection: TableConnection) -> None:
-        super().__init__()
-        self.connection = connection
+    def __init__(self, connection: TableConnection, read: list[TableEvent] | None = None) -> None:
+        super().__init__(connection, read)
         self._leaving = False
         self._score_shown_for: int | None = None  # game number whose score screen was shown already
         self._asked_again = False  # this player asked for another game since the last deal
-        self._bindings_state: tuple[object, ...] | None = None  # what the footer last reflected
-        self._chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
+        self._keys_shown: tuple[bool | None, ...] = ()  # what the footer last reflected
         self._notices: dict[str, float] = {}  # a warning toast's text: until when it shows (``_notice_once``)
 
     def compose(self) -> ComposeResult:
@@ -192,20 +174,17 @@ class TableScreen(SteadyScreen[None]):
         yield PlayersPanel(id="players").data_bind(TableScreen.table)
         yield Static("", id="too-small")
         yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
-        yield self._chat_input
+        yield self.chat_input
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
         self.fit(self.app.size)
-        self.read_events()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
 
     def fit(self, size: Size) -> None:
-        """Below 80x24 the layout tightens (a smaller card, the log down to its latest line) rather than hiding
-        players or your choices; taller terminals get a bigger card and more of the log (app.tcss)."""
+        """Below 80x24 the layout tightens rather than hide players or choices; taller terminals get more (app.tcss)."""
         self.set_class(size.height < 24, "-short")
         self.set_class(size.width < 80, "-narrow")
         self.set_class(size.height >= TALL, "-tall")
@@ -214,8 +193,7 @@ class TableScreen(SteadyScreen[None]):
         self.set_class(size.height < COMPACT, "-compact")
         for private in self.query(PrivatePanel):
             private.compact = size.height < COMPACT
-        # Smaller than the whole table needs: your two choices (each names the card and its chips) and a line that
-        # says how big the terminal must be, rather than the choices pushed out of sight (app.tcss: -tiny).
+        # Smaller than the table needs: your two choices and how big the terminal must be (app.tcss: -tiny).
         width, height = SMALLEST
         tiny = size.width < width or size.height < height
         self.set_class(tiny, "-tiny")
@@ -225,23 +203,9 @@ class TableScreen(SteadyScreen[None]):
             )
             self.query_one("#too-small", Static).update(Content(text))
 
-    @work(exclusive=True, group="connection", exit_on_error=False)
-    async def read_events(self) -> None:
-        """Read the connection until it closes, posting each event to the screen."""
-        try:
-            await self.connection.start()
-            while True:
-                event = await self.connection.next_event()
-                self.post_message(self.TableEventArrived(event))
-                if isinstance(event, Closed):
-                    return
-        except Exception as error:  # a broken connection ends the game, never the app
-            log.exception("table connection failed")
-            self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
-
     # -- events from the table ------------------------------------------------------------------------------
 
-    def on_table_screen_table_event_arrived(self, message: TableEventArrived) -> None:
+    def on_at_table_screen_table_event_arrived(self, message: AtTableScreen.TableEventArrived) -> None:
         event = message.event
         if isinstance(event, TableUpdate) or (isinstance(event, Rejected) and event.code == errors.CLOSED):
             self._host_heard(isinstance(event, TableUpdate))
@@ -265,10 +229,11 @@ class TableScreen(SteadyScreen[None]):
                 if callable(your_turn):
                     your_turn()
             self.table = event
-            bindings_state = _bindings_state(event)
-            if bindings_state != self._bindings_state:
-                # Rebuilding the footer is costly (it restyles every key); do it only when a key's state changes.
-                self._bindings_state = bindings_state
+            keys = tuple(
+                self.check_action(binding.action, ()) for binding in self.BINDINGS if isinstance(binding, Binding)
+            )
+            if keys != self._keys_shown:  # rebuilding the footer restyles every key: only when one changed
+                self._keys_shown = keys
                 self.refresh_bindings()
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
@@ -279,10 +244,8 @@ class TableScreen(SteadyScreen[None]):
             self.chat = ()  # the table's recent lines, as the host has them now
             self._chat_arrived(event.lines, quietly=True)
         elif isinstance(event, Rejected):
-            title = rejection_title(event.code)
-            self.notify(
-                clean_message(error_sentence(event.code, event.message)), title=title, severity="warning", markup=False
-            )
+            reason = clean_message(error_sentence(event.code, event.message))
+            self.notify(reason, title=rejection_title(event.code), severity="warning", markup=False)
         elif isinstance(event, TableMoving):  # a cluster moves the table to another server: nothing to do but wait
             self.notify(_(TABLE_MOVING), title=_("Table"), markup=False)
         elif isinstance(event, Closed):
@@ -290,16 +253,14 @@ class TableScreen(SteadyScreen[None]):
                 self.app.push_screen(ClosedScreen(event.reason), lambda _: self._go_back())
 
     def _host_heard(self, here: bool) -> None:
-        """The table is heard from (``here``), or the connection says the host is away: the turn line, your area
-        and the play keys follow."""
+        """The table is heard from (``here``), or the host is away: the turn line, your area and keys follow."""
         if self.host_away != (not here):
             self.host_away = not here
-            self._bindings_state = None  # (the next update redraws the footer)
+            self._keys_shown = ()  # (the next update redraws the footer)
             self.refresh_bindings()
 
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
-        """Put lines in the log where they were said (after the moves made so far); where the log has no room
-        (narrow terminals), say each new one in a toast."""
+        """Put lines in the log where they were said; where the log has no room (narrow terminals), in toasts."""
         moves = len(self.table.view.moves) if self.table is not None else 0
 
         def logged(line: ChatLine) -> LoggedChat:
@@ -317,8 +278,7 @@ class TableScreen(SteadyScreen[None]):
             self.notify(chat_content(line).plain, title=_("Chat"), markup=False)
 
     def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
-        """Another player left (or dropped out) or came back: say so, once, instead of a silent "(away)" (the log
-        keeps a line for it too)."""
+        """Another player left, dropped out or came back: say so once (the log keeps a line for it too)."""
         for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
             if seat != update.view.seat and now.empty and now.left and not before.empty:
                 text = _("{name} left the table: their seat is free for the next game.")
@@ -338,8 +298,7 @@ class TableScreen(SteadyScreen[None]):
             self.notify(text.format(name=name), title=_("Players"), markup=False)
 
     def _say_who_wants_another_game(self, previous: TableUpdate, update: TableUpdate) -> None:
-        """Someone asked for another game: an open score dialog shows it in its note line; the table says it in its
-        status, and in a toast for whoever is looking at the table rather than the dialog."""
+        """Someone asked for another game: an open score dialog's note says it; over the table, a toast."""
         for screen in self.app.screen_stack:
             if isinstance(screen, ScoreScreen):
                 screen.table_changed(update)
@@ -349,8 +308,7 @@ class TableScreen(SteadyScreen[None]):
                 self.notify(text, title=_("Next game"), markup=False)
 
     def _close_stale_scores(self, update: TableUpdate) -> None:
-        """The next game was dealt (``update`` is its first view): the last game's score dialog, and what was opened
-        over it, no longer say what is going on. Every player at the table asked for it; a spectator, or a player
+        """The next game was dealt: close the last game's score dialog (and what is over it); a spectator, or a player
         who was away, is told it began."""
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, ScoreScreen):
@@ -376,15 +334,8 @@ class TableScreen(SteadyScreen[None]):
     # -- keys -----------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Keep _bindings_state in step with what this reads.
-        if self._typing:
-            return False  # keys type into the chat line: the footer shows only its Enter and ^G/Esc
-        if action in ("chat", "mute_chat", "unmute_chat"):
-            if not self.connection.can_chat:
-                return False
-            if action == "chat":
-                return True
-            return self.chat_muted == (action == "unmute_chat")  # one of the two m keys at a time
+        if self.chat_input.display or action in CHAT_ACTIONS:
+            return self.check_chat(action)
         view = self.table.view if self.table else None
         if action in PLAY_ACTIONS:
             if view is None:
@@ -420,7 +371,7 @@ class TableScreen(SteadyScreen[None]):
             event.stop()
             return
         action = PLAY_KEYS.get(event.key)
-        if view is None or action is None or self._typing:
+        if view is None or action is None or self.chat_input.display:
             return
         if self.host_away and not view.finished:
             self._notice_once(_("The host is away: play once it is back (the table says so)."))
@@ -452,7 +403,6 @@ class TableScreen(SteadyScreen[None]):
         await self.connection.send_action(action, self.table.view.state_id)
 
     def action_coach(self) -> None:
-        """Ask the host what the hard bot would play in your place (the answer comes to you alone)."""
         if self.table is not None and self.table.view.legal:
             self._ask_coach(self.table.view.state_id, self.table.view.card)
 
@@ -478,7 +428,6 @@ class TableScreen(SteadyScreen[None]):
         self._ring_bell(True)
 
     def _ring_bell(self, on: bool) -> None:
-        """Turn the your-turn bell on or off (remembered where the app keeps preferences)."""
         set_bell = getattr(self.app, "set_bell", None)
         if callable(set_bell):
             set_bell(on)
@@ -501,39 +450,9 @@ class TableScreen(SteadyScreen[None]):
             self._asked_again = True
             await self.connection.play_again()
 
-    @property
-    def _typing(self) -> bool:
-        """The chat line is open: keys type into it."""
-        return bool(self._chat_input.display)
-
-    def action_chat(self) -> None:
-        if self.connection.can_chat:
-            self._chat_input.open()
-            self.refresh_bindings()
-
-    def action_mute_chat(self) -> None:
-        self._mute(True)
-
-    def action_unmute_chat(self) -> None:
-        self._mute(False)
-
-    def _mute(self, muted: bool) -> None:
-        """Hide (or show again) the lines said at the table; remembered by the app (and on disk where it keeps
-        preferences: not over SSH, where it lasts the session)."""
-        self.chat_muted = muted
-        remember = getattr(self.app, "remember_chat_muted", None)
-        if callable(remember):
-            remember(muted)
-        self.refresh_bindings()
+    def mute(self, muted: bool) -> None:
+        super().mute(muted)
         self.notify(_("Chat muted: m shows it again.") if muted else _("Chat shown again."), markup=False, timeout=3)
-
-    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
-        await self.connection.send_chat(message.text)
-
-    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
-        if self.focused is not None and isinstance(self.focused, ChatInput):
-            self.set_focus(None)
-        self.refresh_bindings()
 
     async def action_stand_in(self) -> None:
         """The creator: a bot plays for every away player now (each until they come back)."""
@@ -590,20 +509,6 @@ class TableScreen(SteadyScreen[None]):
             table_left()
         else:
             self.app.exit(0)
-
-
-def _bindings_state(update: TableUpdate) -> tuple[object, ...]:
-    """Everything ``TableScreen.check_action`` reads: the footer changes only when this does."""
-    return (
-        update.view.finished,
-        update.view.seat is None,
-        update.view.refused,
-        update.can_restart,
-        asked_by_me(update),
-        update.coach,
-        bool(update.view.legal),
-        tuple(_away_seats(update)),
-    )
 
 
 def _away_seats(update: TableUpdate) -> list[int]:

@@ -1,137 +1,49 @@
-"""Before the deal at a host's table: who sits where, bots to add, and the start key for the table's creator.
-
-It reads the table connection until the first ``TableUpdate`` (the game started, or we resumed or watch a
-running game) and then hands the connection, that update first, to the table screen.
-"""
+"""Before the deal at a host's table: who sits where, bots to add, the start key for the table's creator; the
+first ``TableUpdate`` hands the connection (and what was read) to the table screen."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static
 
-from ...engine import STANDARD, Action
+from ...engine import STANDARD
 from ...i18n import N_, _
-from ...link import (
-    ChatHistory,
-    ChatLine,
-    Closed,
-    CoachAdvice,
-    Rejected,
-    TableConnection,
-    TableEvent,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
+from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableUpdate, TableWaiting, errors
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
 from ..presentation import variant_label
 from ..safe_text import clean_message, display_name
-from ..widgets.chat import ChatInput, ChatLines
+from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
-from .steady import SteadyScreen
+from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 
-class PrefilledConnection(TableConnection):
-    """A connection that first replays events already read from it (the update that ended the waiting room)."""
-
-    def __init__(self, inner: TableConnection, events: list[TableEvent]) -> None:
-        self.inner = inner
-        self.info = inner.info
-        self._events = list(events)
-
-    async def start(self) -> None:
-        return None  # the inner connection is already open
-
-    async def next_event(self) -> TableEvent:
-        if self._events:
-            return self._events.pop(0)
-        return await self.inner.next_event()
-
-    async def send_action(self, action: Action, state_id: int) -> None:
-        await self.inner.send_action(action, state_id)
-
-    async def play_again(self) -> None:
-        await self.inner.play_again()
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-    async def start_game(self) -> None:
-        await self.inner.start_game()
-
-    async def add_bot(self, bot: str | None = None) -> None:
-        await self.inner.add_bot(bot)
-
-    async def stand_in_for(self, seat: int) -> None:
-        await self.inner.stand_in_for(seat)
-
-    async def ask_coach(self, state_id: int) -> CoachAdvice:
-        return await self.inner.ask_coach(state_id)
-
-    @property
-    def seat_token(self) -> str | None:
-        return self.inner.seat_token
-
-    @property
-    def seat_kept(self) -> bool:
-        return self.inner.seat_kept
-
-    async def game_record(self) -> dict[str, Any]:
-        return await self.inner.game_record()
-
-    @property
-    def can_chat(self) -> bool:
-        return self.inner.can_chat
-
-    async def send_chat(self, text: str) -> None:
-        await self.inner.send_chat(text)
-
-
-def open_table_screen(screen: Screen[Any], connection: TableConnection) -> None:
-    """Replace ``screen`` with the table screen for ``connection``."""
-    from .table import TableScreen
-
-    screen.app.switch_screen(TableScreen(connection))
-
-
-class WaitingScreen(SteadyScreen[None]):
+class WaitingScreen(AtTableScreen):
     """Seats filling up. The creator adds bots (b) and starts (s) once every seat is taken."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", N_("Start")),
         Binding("b", "add_bot", N_("Add a bot")),
-        Binding("c", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat")),
-        Binding("m", "unmute_chat", N_("Unmute chat")),
+        *CHAT_KEYS,
         Binding("q", "leave", N_("Leave")),
     ]
     AUTO_FOCUS = None  # nothing to focus until the chat line opens
-
-    class Arrived(Message):
-        def __init__(self, event: TableEvent) -> None:
-            super().__init__()
-            self.event = event
+    LAST = (TableUpdate, Closed)
 
     def __init__(
         self, connection: TableConnection, join_hint: list[str] | None = None, creator: bool | None = None
     ) -> None:
         """``creator``: this player set the table up (True), joined it (False), or came back to it (None: not known
         until the host says so, by letting them start or refusing their bot)."""
-        super().__init__()
-        self.connection = connection
+        super().__init__(connection, [])
         self.join_hint = join_hint or []
         self.creator = creator
         self.waiting: TableWaiting | None = None
-        self._handed_over = False
         self._gone = False  # gone back (``_go_back``) already
         self._chat: list[ChatLine | ChatHistory] = []  # said before the game: handed to the table screen with it
 
@@ -141,31 +53,22 @@ class WaitingScreen(SteadyScreen[None]):
         yield Static("", id="waiting-message")
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
-        yield ChatLines(id="waiting-chat")
-        yield ChatInput(id="chat-input")
+        yield ChatLines(id="waiting-chat").data_bind(muted=WaitingScreen.chat_muted)
+        yield self.chat_input
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(ChatLines).muted = bool(getattr(self.app, "chat_muted", False))
         self.query_one(ChatLines).display = self.connection.can_chat
-        self.read_events()
 
-    @work(exclusive=True, group="waiting-events")
-    async def read_events(self) -> None:
-        while True:
-            event = await self.connection.next_event()
-            self.post_message(self.Arrived(event))
-            if isinstance(event, TableUpdate | Closed):
-                return
-
-    def on_waiting_screen_arrived(self, message: Arrived) -> None:
+    def on_at_table_screen_table_event_arrived(self, message: AtTableScreen.TableEventArrived) -> None:
         event = message.event
         if isinstance(event, TableWaiting):
             self.waiting = event
             self._draw(event)
         elif isinstance(event, TableUpdate):
-            self._handed_over = True
-            open_table_screen(self, PrefilledConnection(self.connection, [event, *self._chat]))
+            from .table import TableScreen
+
+            self.app.switch_screen(TableScreen(self.connection, [event, *self._chat]))
         elif isinstance(event, ChatLine | ChatHistory):
             self._chat = [event] if isinstance(event, ChatHistory) else [*self._chat, event][-CHAT_HISTORY:]
             said: list[ChatLine] = []
@@ -229,12 +132,8 @@ class WaitingScreen(SteadyScreen[None]):
         self.query_one("#waiting-message", Static).update(Text(clean_message(text)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.is_mounted and self.query_one(ChatInput).display:
-            return False  # keys type into the chat line
-        if action in ("chat", "mute_chat", "unmute_chat"):
-            if not self.connection.can_chat:
-                return False
-            return action == "chat" or self.query_one(ChatLines).muted == (action == "unmute_chat")
+        if self.chat_input.display or action in CHAT_ACTIONS:
+            return self.check_chat(action)
         if action == "start":
             return self.waiting is not None and self.waiting.can_start
         if action == "add_bot":
@@ -245,32 +144,6 @@ class WaitingScreen(SteadyScreen[None]):
                 and any(seat.empty for seat in self.waiting.seats)
             )
         return True
-
-    def action_chat(self) -> None:
-        if self.connection.can_chat:
-            self.query_one(ChatInput).open()
-            self.refresh_bindings()
-
-    def action_mute_chat(self) -> None:
-        self._mute(True)
-
-    def action_unmute_chat(self) -> None:
-        self._mute(False)
-
-    def _mute(self, muted: bool) -> None:
-        self.query_one(ChatLines).muted = muted
-        remember = getattr(self.app, "remember_chat_muted", None)
-        if callable(remember):
-            remember(muted)
-        self.refresh_bindings()
-
-    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
-        await self.connection.send_chat(message.text)
-
-    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
-        if isinstance(self.focused, ChatInput):
-            self.set_focus(None)
-        self.refresh_bindings()
 
     async def action_start(self) -> None:
         await self.connection.start_game()
@@ -294,10 +167,8 @@ class WaitingScreen(SteadyScreen[None]):
         self._go_back(_("You left the table."))
 
     def _go_back(self, reason: str) -> None:
-        """Back to the lobby below, or (when this is the first screen) to the start screen it came from, or out of
-        the app. Once only: leaving closes the connection, whose own ``Closed`` then reaches this screen after it
-        was dismissed, when the lobby is the only screen left (and going back from there would end the app: over
-        SSH, the player's session)."""
+        """Back to the lobby below, the start screen it came from, or out of the app. Once only: the ``Closed`` of
+        our leaving comes after, when going back from the lobby would end the app (over SSH, the session)."""
         if self._gone:
             return
         self._gone = True

@@ -1,8 +1,5 @@
-"""The first screen of a player who arrived without the game installed (over SSH): the game's name, a display name
-to play under, then the lobby; or straight back to a seat the host still holds for them.
-
-The screen knows nothing of SSH or of the host: whoever runs it gives it a ``Doorway`` (the SSH front's session).
-"""
+"""The first screen over SSH: a display name to play under, then the lobby, or straight back to a held seat.
+It knows nothing of SSH: the session gives it a ``Doorway``."""
 
 from __future__ import annotations
 
@@ -36,16 +33,14 @@ class Doorway(Protocol):
     def held_seat(self) -> tuple[str, str] | None:
         """(display name, seat token) of a seat the host may still hold for this player, or None."""
 
-    def forget_seat(self) -> None:
-        """That seat is gone."""
+    def forget_seat(self) -> None: ...  # (that seat is gone)
 
     def lobby(self, name: str) -> LobbyConnection:
         """A new, unstarted lobby connection under ``name`` (the doorway closes it when the session ends)."""
 
     @property
     def keeps_seats(self) -> bool:
-        """Can this player be given their seat back when they come again (an SSH key login)? A doorway without this
-        is taken to say yes."""
+        """Can this player have their seat back when they come again (an SSH key login)? Missing: yes."""
 
 
 class NameInput(Input):
@@ -59,26 +54,10 @@ class NameInput(Input):
         self.cursor_blink = False
 
 
-def no_key_advice() -> str:
-    """What a player who logged in without a key should know before they sit down (see ``Doorway.keeps_seats``)."""
-    return _(
-        "You came in without an SSH key: if your connection drops, your seat cannot be given back to you. To have it "
-        "kept, make a key once (ssh-keygen) and come in with it."
-    )
-
-
-def language_line() -> str:
-    """ "Language: English (Ctrl-L: Français, Español)", in the language it names first."""
-    language = current_language()
-    others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
-    return _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
-
-
 class WelcomeScreen(SteadyScreen[None]):
     """The game's name and a display name to play under."""
 
-    # Ctrl-C quits here (a priority binding: the name field would take it as "copy"), as a newcomer expects of a
-    # terminal program, and the footer says so; Esc too, and Ctrl-Q as everywhere in the app.
+    # Ctrl-C quits, as a newcomer expects (priority: the name field would take it as "copy"), Esc too.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "language", N_("Language")),
         Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
@@ -112,8 +91,15 @@ class WelcomeScreen(SteadyScreen[None]):
             )
             yield Static("", id="welcome-message")
             if not getattr(self.door, "keeps_seats", True):
-                yield Static(no_key_advice(), id="welcome-no-key", markup=False)
-            yield Static(language_line(), id="welcome-language", markup=False)
+                no_key = _(
+                    "You came in without an SSH key: if your connection drops, your seat cannot be given back to you. "
+                    "To have it kept, make a key once (ssh-keygen) and come in with it."
+                )
+                yield Static(no_key, id="welcome-no-key", markup=False)
+            language = current_language()  # "Language: English (Ctrl-L: Français, Español)"
+            others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
+            line = _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
+            yield Static(line, id="welcome-language", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -126,12 +112,9 @@ class WelcomeScreen(SteadyScreen[None]):
 
     async def action_language(self) -> None:
         """The next language: this screen is drawn again in it, with the name typed so far."""
-        change = getattr(self.app, "change_language", None)
-        following = getattr(self.app, "next_language", None)
-        if not callable(change) or not callable(following):
-            return
         name = self.query_one("#name", Input).value
-        change(following())
+        if not self.next_language():
+            return
         await self.recompose()
         field = self.query_one("#name", Input)
         field.value = name
@@ -154,8 +137,7 @@ class WelcomeScreen(SteadyScreen[None]):
                 )
             )
             return
-        # The lobby below the table, as when the player sits down from it: leaving the table goes back there (the
-        # seat offered back if it is still theirs), rather than ending the session.
+        # The lobby below the table, as when sitting down from it: leaving goes back there, not out of the session.
         table_id = getattr(connection, "table_id", None)
         held = {table_id: token} if isinstance(table_id, str) and table_id else None
         self.app.switch_screen(LobbyScreen(lobby, held=held))

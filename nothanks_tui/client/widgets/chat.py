@@ -1,11 +1,5 @@
-"""The one-line input a player types a chat line into, under the table (opened by the chat key), and the waiting
-room's few lines of chat.
-
-Enter sends; Esc or Ctrl-G closes it. GNU screen can hold a lone Esc back for seconds while the game has mouse
-reporting on, so the input must close with a key that is not Esc, and letters type text here: Ctrl-G (the
-"give up" key of Emacs and readline) is that key, shown in the footer with Enter. Losing the focus (a dialog
-opening over the table, say at the end of a game) closes it too, keeping what was typed for the next time.
-"""
+"""The line a player types chat into (Enter sends; Ctrl-G or Esc closes: GNU screen can hold a lone Esc back for
+seconds), and the waiting room's few lines of chat. Losing the focus closes it, keeping what was typed."""
 
 from __future__ import annotations
 
@@ -22,7 +16,7 @@ from textual.widgets import Input
 from ...i18n import N_, _
 from ...link import ChatLine
 from ...link.chat import MAX_CHAT
-from ..chat_view import chat_content, chat_rows
+from ..seat_log import chat_content, chat_rows
 
 PLACEHOLDER = N_("Say something to the table (Enter sends, Ctrl-G or Esc closes)")
 
@@ -70,10 +64,8 @@ class ChatInput(Input):
         self._put_away()
 
     def _on_paste(self, event: events.Paste) -> None:
-        """A paste longer than the room left is cut to fit (``Input`` would drop it whole), first line only.
-
-        Textual calls ``Input``'s own paste handler after this one (each class's in turn) unless told not to: a
-        paste that fits is left to it alone (passing it on as well typed it twice)."""
+        """A paste longer than the room left is cut to fit, first line only (``Input`` would drop it whole); one that
+        fits is left to ``Input``'s own handler, which Textual calls next."""
         lines = event.text.splitlines()
         room = MAX_CHAT - len(self.value) + abs(self.selection.end - self.selection.start)
         if lines and len(lines[0]) > room:

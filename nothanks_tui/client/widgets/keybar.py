@@ -1,13 +1,8 @@
 """The footer line of every screen: each key the screen binds, greyed when it does nothing right now.
 
-Textual's own ``Footer`` rebuilds itself (one child widget per key, each restyled) whenever the bindings are
-refreshed, which the table does on most moves. On the host, where every SSH player's app runs, that rebuild was
-the largest single cost of a move. This bar is one widget drawing one line; it redraws only when what it shows
-changes. It reads the screen's active bindings exactly as ``Footer`` does, so ``BINDINGS`` stays the one place a
-key is declared, and a click on a key presses it.
-
-Descriptions are translated here, as the bar is drawn: ``BINDINGS`` are class attributes, made once per process
-(marked with ``N_``), while the language is each player's (nothanks_tui.i18n).
+Textual's ``Footer`` rebuilds a widget per key on every bindings refresh, the largest cost of a move on an SSH host;
+this is one widget drawing one line from the same active bindings, redrawn only when it changes; a click presses a
+key. Descriptions (marked ``N_`` in ``BINDINGS``) are translated as it is drawn, in each player's language.
 """
 
 from __future__ import annotations
@@ -47,11 +42,9 @@ def primary_key(display: str) -> str:
 
 
 def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, ShownKey]]:
-    """The bar's entries as (key text, description text, key), in the roomiest form that fits ``width`` cells, so
-    that a narrow terminal, a longer language or a table that offers every key at once still shows every key:
-    first each key padded and all its alternatives (" n/space No thanks! "), then only the first alternative
-    (the others still work), then the keys unpadded, then the longest descriptions cut short ("Unmute c…"), the
-    later of two equally long ones first."""
+    """The bar's entries as (key text, description text, key), in the roomiest form that fits ``width`` cells: keys
+    padded with every alternative, then the first alternative only, then unpadded, then the longest descriptions
+    cut short ("Unmute c…"), the later of two equally long ones first."""
 
     def total(entries: list[tuple[str, str, ShownKey]]) -> int:
         return sum(cell_len(key) + cell_len(description) for key, description, _shown in entries)
@@ -70,7 +63,6 @@ def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, Sh
 
     entries = unpadded()
     while total(entries) > width:
-        # The longest description first; among equals the later one, as screens bind their main keys first.
         longest = max(range(len(descriptions)), key=lambda i: (cell_len(descriptions[i]), i))
         description = descriptions[longest]
         if cell_len(description) <= MIN_DESCRIPTION:
@@ -133,8 +125,7 @@ class KeyBar(Widget, can_focus=False):
         return Content.assemble(*parts)
 
     def render_line(self, y: int) -> Strip:
-        """The bar as one strip, kept per keys shown: on the table the bar flips between two states (your turn
-        or not) on most moves, and building it again each time was a real part of what a move costs the host."""
+        """The bar as one strip, kept per keys shown: on the table it flips between two states on most moves."""
         width = self.content_region.width
         key = (self._shown, width, self.app.current_theme.name, self.app.ansi_color)
         kept = self._strips.get(key)

@@ -1,11 +1,5 @@
-"""The end-of-game chart: every player's score after each card taken, a line per player.
-
-Drawn by plotext through Textual's own wrapper (``textual-plotext``), a maintained plotting widget, rather than by
-hand: axes, ticks, scaling and line drawing at any terminal size come with it. Each player's line has its own marker
-as well as its own colour (one of the 16 basic ones), so the chart reads in 16 colours, on a monochrome terminal and
-with ``NO_COLOR``. The legend, each marker beside the player's name, is drawn under the plot by ``legend`` (inside
-the plot, plotext's own crossed the lines and hid their last points; and it counted a wide character as one cell).
-"""
+"""The end-of-game chart: every player's score after each card taken, drawn by ``textual-plotext``. Each line has
+its own marker as well as one of the 16 basic colours, so it reads without colour; the legend is drawn under it."""
 
 from __future__ import annotations
 
@@ -63,8 +57,7 @@ def legend(labels: Sequence[str]) -> Text:
 
 
 def score_ticks(scores: Sequence[int], most: int = 6) -> list[int]:
-    """Whole-number marks for the score axis (scores are whole points: plotext's own marks read '89.8'), a round
-    step apart, at most ``most`` of them, covering ``scores``."""
+    """At most ``most`` whole-number marks a round step apart covering ``scores`` (plotext's own read '89.8')."""
     if not scores:
         return []
     low, high = min(scores), max(scores)

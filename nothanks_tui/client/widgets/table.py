@@ -1,8 +1,5 @@
-"""The table screen's widgets. Each holds the latest ``TableUpdate`` (bound from the screen) and draws it.
-
-No game logic lives here: the words and numbers come from ``presentation`` (which asks the engine's pure
-scoring functions). Player names are drawn as literal text.
-"""
+"""The table screen's widgets: each draws the latest ``TableUpdate`` bound from the screen, with the words of
+``presentation`` (no game logic here). Player names are drawn as literal text."""
 
 from __future__ import annotations
 
@@ -23,29 +20,38 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ...engine import Action, PlayerView
+from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
-from ..chat_view import LoggedChat, chat_content, chat_rows, log_items
-from ..coaching import choice_mark
-from ..next_game import asked_by_me, next_game_text
 from ..presentation import (
     HIDDEN_CHIPS,
     TURN_MARKER,
+    asked_by_me,
     cards_count,
     chips_count,
-    chips_text,
+    choice_mark,
     hand_lines,
     indented_lines,
     my_score_content,
+    next_game_text,
     pass_choice,
-    public_points,
     seat_name,
     take_choice,
     turn_content,
     you_tag,
 )
-from ..seat_log import LogEntry, away_turn_text, entry_key, entry_line, log_entries, stand_in_turn_text
+from ..seat_log import (
+    LogEntry,
+    LoggedChat,
+    away_turn_text,
+    chat_content,
+    chat_rows,
+    entry_key,
+    entry_line,
+    log_entries,
+    log_items,
+    stand_in_turn_text,
+)
 
 HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
@@ -61,16 +67,9 @@ def big_digits(text: str) -> tuple[str, ...]:
 
 
 class TableView(Widget):
-    """A widget that draws the latest ``TableUpdate`` line by line, repainting only the lines that changed.
-
-    Every update of the table reaches every widget, and most lines of most widgets show the same thing as before.
-    On the host, where each SSH player's app runs, drawing and repainting cost real time per line and bytes on
-    every player's connection. So ``draw_lines`` gives the widget's lines (``Content``, player names as plain
-    text), an update asks Textual to repaint only the lines whose text or style changed, and ``render_line``
-    (Textual's line API) turns just those lines into strips: no full re-render of the widget per update. Lines
-    that depend on a few values are kept in a small cache (``cached``), so an unchanged line is the same
-    object as before and costs neither building nor comparing. A line wider than the widget ends in an ellipsis.
-    """
+    """A widget that draws the latest ``TableUpdate`` line by line (``draw_lines``) and repaints only the lines that
+    changed: on an SSH host each repainted line costs time and bytes per player. Lines that depend on a few values
+    are cached (``cached``), so an unchanged line is the same object and costs neither building nor comparing."""
 
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
 
@@ -83,10 +82,6 @@ class TableView(Widget):
     def draw_lines(self) -> list[Content]:
         """What the widget shows for ``self.table`` at its current size, one ``Content`` per line."""
         raise NotImplementedError
-
-    def draw(self) -> Content:
-        """``draw_lines()`` as one ``Content``."""
-        return Content("\n").join(self.draw_lines())
 
     def cached(self, key: Hashable, build: Callable[[], Drawn]) -> Drawn:
         """What was drawn for ``key`` last time (``key`` must hold everything it shows), else ``build()``."""
@@ -112,8 +107,7 @@ class TableView(Widget):
             self.refresh(*regions)
 
     def changed_lines(self, new_lines: list[Content]) -> list[Region] | None:
-        """One region per line (relative to the content) that differs from what is shown; ``None`` when the
-        lines cannot be compared one to one (their count changed)."""
+        """A region per line that differs from what is shown; None when the line count changed."""
         if len(new_lines) != len(self._lines):
             return None
         width = self._lines_size.width
@@ -133,7 +127,7 @@ class TableView(Widget):
 
     def render(self) -> Content:
         """The whole drawing (Textual measures a widget of ``height: auto`` with it)."""
-        return self.draw()
+        return Content("\n").join(self.draw_lines())
 
 
 def label_cell(label: str, cells: int = 7) -> str:
@@ -179,11 +173,8 @@ class FaceUpCard(TableView):
 
 
 class TableStatus(TableView):
-    """Deck, chips on the card, whose turn: for an away player's turn, the countdown to a bot playing it.
-
-    The countdown runs here, from the seconds the host said were left when it sent the update (``bot_in``), on
-    this widget's own clock and a timer that redraws the line once a second while a turn waits.
-    """
+    """Deck, chips on the card, whose turn; for an away player's turn, the countdown (from the host's ``bot_in``)
+    to a bot playing it, redrawn once a second."""
 
     clock: Callable[[], float] = staticmethod(time.monotonic)  # tests drive the countdown with their own
     host_away: reactive[bool] = reactive(False, repaint=False)  # the connection to the host is down: no turn now
@@ -203,11 +194,9 @@ class TableStatus(TableView):
             self._ticking = None
         super().watch_table()
 
-    def watch_host_away(self) -> None:
-        super().watch_table()
+    watch_host_away = TableView.watch_table  # (not this class's: the countdown's deadline stays)
 
     def tick(self) -> None:
-        """Once a second while a turn waits for an away player: the countdown's line anew."""
         if self._deadline is not None:
             super().watch_table()
 
@@ -265,10 +254,8 @@ class TableStatus(TableView):
 
 
 class MoveLog(TableView):
-    """One line per card, newest at the bottom: who took each card (a stand-in bot's moves as the bot's), the
-    players' comings and goings between them, and the latest entry, marked ``›`` (older lines dimmed). See
-    ``presentation.logged_moves`` and ``seat_log.log_entries``. Chat lines said at the table go between them, in
-    the order things happened, unless chat is muted (``chat_view``)."""
+    """One line per card, newest at the bottom and marked ``›``, the players' comings and goings and the chat
+    lines between them, in the order things happened (``seat_log.log_entries``, ``seat_log.log_items``)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
 
@@ -276,11 +263,7 @@ class MoveLog(TableView):
     chat_muted: reactive[bool] = reactive(False, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # the game the chat lines are placed in
 
-    def watch_chat(self) -> None:
-        self.watch_table()
-
-    def watch_chat_muted(self) -> None:
-        self.watch_table()
+    watch_chat = watch_chat_muted = TableView.watch_table
 
     def draw_lines(self) -> list[Content]:
         chat = () if self.chat_muted else self.chat
@@ -293,10 +276,7 @@ class MoveLog(TableView):
         seats = self.table.seats
         last = len(entries) - 1
         return [
-            self.cached(
-                (*entry_key(entry, seats), index == last),
-                partial(self._draw_entry, entry, index == last),
-            )
+            self.cached((*entry_key(entry, seats), index == last), partial(self._draw_entry, entry, index == last))
             for index, entry in enumerate(entries)
         ]
 
@@ -391,24 +371,15 @@ class PlayersPanel(TableView):
                     name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " ({})".format(_("bot"))
-            row = (
-                marker,
-                name,
-                tag,
-                seat == view.seat,
-                chips_text(view, seat),
-                public_points(view, seat),
-                view.hands[seat],
-                width,
-                chips_cells,
-            )
-            rows.append(self.cached(row, partial(self._draw_seat, *row)))
+            mine, hand = seat == view.seat, view.hands[seat]
+            chips = HIDDEN_CHIPS if view.chips[seat] is None else str(view.chips[seat])
+            row = (marker, name, tag, mine, chips, card_points(hand), hand, width, chips_cells)  # (points: cards alone)
+            rows.append(self.cached(row, partial(self._draw_seat, row)))
         return self._fit(lines[0], rows, view)
 
     def _fit(self, header: Content, rows: list[list[Content]], view: PlayerView) -> list[Content]:
-        """The header and every seat's lines if they fit the panel's height; else one line a seat (the cards cut
-        at the edge), then without the header, then the seats that fit (yours and the one to move first) and a
-        line saying how many are not shown: a short terminal never hides a player without saying so."""
+        """Every seat's lines if they fit; else one line a seat, then without the header, then the seats that fit
+        (yours and the mover's first) and how many are not shown."""
         height = self.content_region.height
         if not height or 1 + sum(len(row) for row in rows) <= height:
             return [header, *(line for row in rows for line in row)]
@@ -431,18 +402,8 @@ class PlayersPanel(TableView):
         ).format(count=hidden)
         return [*(firsts[seat] for seat in sorted(shown)), Content.styled(more, "dim")][-height:]
 
-    def _draw_seat(
-        self,
-        marker: str,
-        name: str,
-        tag: str,
-        mine: bool,
-        chips: str,
-        points: int,
-        hand: tuple[int, ...],
-        width: int,
-        chips_cells: int = 5,
-    ) -> list[Content]:
+    def _draw_seat(self, row: tuple[str, str, str, bool, str, int, tuple[int, ...], int, int]) -> list[Content]:
+        marker, name, tag, mine, chips, points, hand, width, chips_cells = row
         label_cells = self.LABEL_CELLS
         label = f"{name}{tag}" if cell_len(name) + len(tag) < label_cells else name
         prefix = Content.assemble(
@@ -458,8 +419,7 @@ class PlayersPanel(TableView):
 
 
 class PrivatePanel(TableView):
-    """Your own area: your chips, cards and score, and what each choice means for you now (with the coach's
-    answer, when you asked for it, after each choice until the position changes)."""
+    """Your chips, cards and score, and what each choice means for you now (with the coach's answer, if asked)."""
 
     advice: reactive[CoachAdvice | None] = reactive(None, repaint=False)
     compact: reactive[bool] = reactive(False, repaint=False)  # a very short terminal: the two choices alone
@@ -500,11 +460,4 @@ class PrivatePanel(TableView):
             return [take, pass_]
         return [*lines, take, pass_]
 
-    def watch_advice(self) -> None:
-        self.watch_table()
-
-    def watch_compact(self) -> None:
-        self.watch_table()
-
-    def watch_host_away(self) -> None:
-        self.watch_table()
+    watch_advice = watch_compact = watch_host_away = TableView.watch_table
