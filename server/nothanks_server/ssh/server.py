@@ -9,10 +9,13 @@ connections past their first auth request is capped across every worker (``Admis
 Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
 network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
 below ``max_sessions``) a newcomer closes the oldest login of the network holding the most logins; at the sessions
-cap it takes the place of what the network holding the most holds that is least in use: a login in progress first,
-then a connection logged in without a session. Players in a session are never closed for a newcomer, and a
-newcomer whose own network holds the most is told the host is full. A connection logged in has
-``session_timeout`` seconds to ask for its session, a login ``login_timeout`` (asyncssh's option) to finish.
+cap it takes the place of what the network holding the most holds that is least in use (``_Gate.tier``): a login in
+progress first, then a connection logged in without a session, in this worker or, through the front, in another
+(``want_room``). Players in a session are never closed for a newcomer, and a newcomer whose own network holds the
+most is told the host is full, unless it proves a key: a key's player then takes the place of any stranger's
+connection but another key's (authenticated players first). The front closes connections for its own totals the
+same way (``evict``). A connection logged in has ``session_timeout`` seconds to ask for its session, a login
+``login_timeout`` (asyncssh's option) to finish.
 
 Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
 password is logged (address and user name stripped of control characters), the next try on that connection waits
@@ -118,8 +121,12 @@ class SessionServer:
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
         self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
         self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
-        self.on_connection_closed: Callable[[str, bool], None] | None = None  # (address, had it logged in)
-        self._logging_in: set[tuple[str, int]] = set()  # peers of connections served and not yet logged in
+        self.on_connection_closed: Callable[[str, int], None] | None = None  # (address, its tier: _Gate.tier)
+        self.on_session: Callable[[str], None] | None = None  # a connection from this address opened its session
+        # Asks the front to close a place in another worker for a newcomer of this network (True: one was closed);
+        # the flag: the newcomer proved a key (any stranger's connection but a key's may go).
+        self.want_room: Callable[[str, bool], Awaitable[bool]] | None = None
+        self._tiers: dict[tuple[str, int], int] = {}  # peers of connections served -> how far they got (_Gate.tier)
         # Connections from a load balancer: the socket's own peer (the balancer's end) -> the client's, as the
         # front read it from the PROXY header. Everything here names a connection by the client's.
         self._clients: dict[tuple[str, int], tuple[str, int]] = {}
@@ -173,10 +180,15 @@ class SessionServer:
 
     def login_done(self, peer: tuple[str, int]) -> None:
         """The connection from ``peer`` logged in (or gave up before): no longer a login in progress."""
-        if peer in self._logging_in:
-            self._logging_in.discard(peer)
+        if self._tiers.get(peer) == 0:
+            self._tiers[peer] = 1
             if self.on_login_done is not None:
                 self.on_login_done(peer[0])
+
+    def session_started(self, peer: tuple[str, int], tier: int) -> None:
+        self._tiers[peer] = tier
+        if self.on_session is not None:
+            self.on_session(peer[0])
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -193,7 +205,7 @@ class SessionServer:
         peer = own
         if client is not None:
             self._clients[own] = peer = client
-        self._logging_in.add(peer)
+        self._tiers[peer] = 0
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
             self._conns.add(conn)
@@ -208,10 +220,9 @@ class SessionServer:
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
             if client is not None:
                 self._clients.pop(own, None)
-            logged_in = peer not in self._logging_in
-            self._logging_in.discard(peer)
+            tier = self._tiers.pop(peer, 0)
             if self.on_connection_closed is not None:
-                self.on_connection_closed(peer[0], logged_in)
+                self.on_connection_closed(peer[0], tier)
             self._connection_closed()
 
     def _connection_closed(self) -> None:
@@ -302,18 +313,27 @@ class SessionServer:
         self._admitted = max(0, self._admitted - 1)
         self._changed.set()
 
-    def make_room(self, newcomer: _Gate) -> _Gate | None:
-        """At the sessions cap: the connection ``newcomer`` takes the place of (see the module docstring), or None."""
+    async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
+        """Count ``newcomer`` against ``max_sessions``, making room at the cap (the module docstring) here or, through
+        the front, in another worker; ``key``: it proved a key, so any stranger's connection but a key's may go."""
+        if self.admit():
+            return True
         held = Counter(gate.network for gate in self._holders)
-        mine = held[newcomer.network]
+        mine = -1 if key else held[newcomer.network]
+        places = [gate for gate in self._holders if gate.tier < 2 + key and held[gate.network] > mine]
+        victim = min(places, key=lambda gate: (-held[gate.network], gate.tier), default=None)  # the oldest first
+        if victim is not None:
+            victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
+            return True
+        return self.want_room is not None and await self.want_room(newcomer.network, key) and self.admit()
 
-        def least_in_use(gate: _Gate) -> tuple[int, bool]:
-            return (-held[gate.network], gate not in self._logins)  # (sorted() is stable: the oldest first)
-
-        for gate in sorted(self._holders, key=least_in_use):
-            if held[gate.network] > mine and not gate.has_session:
-                return gate
-        return None
+    def evict(self, network: str, below: int) -> bool:
+        """For the front's totals: close the connection of ``network`` least in use here, of a tier below ``below``
+        (1: logins only); False if there is none."""
+        gates = [gate for gate in (*self._logins, *self._holders) if gate.network == network and gate.tier < below]
+        if gates:
+            min(gates, key=lambda gate: gate.tier).give_way(BUSY_MESSAGE if below == 1 else ROOM_MESSAGE)
+        return bool(gates)
 
     def login_to_close(self, newcomer: _Gate) -> _Gate:
         """At the logins cap: the oldest login of the network holding the most logins in progress."""
@@ -398,17 +418,13 @@ class _Gate(asyncssh.SSHServer):
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
         self._session_deadline: asyncio.TimerHandle | None = None
 
-    @property
-    def has_session(self) -> bool:
-        return self._has_session
-
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         settings = self._server.settings
         self.network = settings.network(self._peer_address()[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
-            self._server.login_to_close(self)._give_way()
+            self._server.login_to_close(self).give_way(BUSY_MESSAGE)
         logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
@@ -426,18 +442,29 @@ class _Gate(asyncssh.SSHServer):
             self._server._changed.set()
         self._server.login_done(self._peer_address())
 
-    def _give_way(self) -> None:
-        """Too many logins in progress: this one, the oldest of the network holding the most, is closed, so that
-        idle connections held open by someone cannot keep newcomers out (a real login takes well under a second)."""
+    @property
+    def tier(self) -> int:
+        """How much this connection is in use, least first: 0 logging in, 1 logged in without a session, 2 in a
+        session, 3 in a session with a key."""
+        if self in self._server._logins:
+            return 0
+        return 1 + self._has_session + (self._has_session and self._fingerprint is not None)
+
+    def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
+        """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
+        count (passed over without a release, else released as it closes)."""
+        server = self._server
+        if message is BUSY_MESSAGE:
+            server.logins_evicted += 1
+        else:
+            server.made_room += 1
+        log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
         self._logged_in()
-        self._server.logins_evicted += 1
-        log.info(
-            "closed %s: %d logins in progress is the limit, and it was the oldest",
-            self._peer(),
-            self._server.settings.login_limit,
-        )
+        if newcomer is not None:
+            self._admitted = False
+            server._holders.pop(self, None)
         if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
         self._logged_in()
@@ -457,40 +484,29 @@ class _Gate(asyncssh.SSHServer):
             self._server._holders.pop(self, None)
             self._server.release()
 
-    def begin_auth(self, username: str) -> bool:
+    async def begin_auth(self, username: str) -> bool:
         self._username = username
-        if not self._admitted:
-            server = self._server
-            if not server.admit():
-                assert self._conn is not None
-                victim = server.make_room(self)
-                if victim is None:
-                    log.info("refused %s: %d sessions is the limit", self._peer(), server.settings.max_sessions)
-                    self._conn.disconnect(
-                        asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                        FULL_MESSAGE.format(limit=_players(server.settings.max_sessions)),
-                    )
-                    return True
-                victim._give_place(self)
-            self._admitted = True
-            server._holders[self] = None
-        return True
+        await self._take_place()
+        return True  # always ask for one auth step, so that a client holding a key can be recognised by it
 
-    def _give_place(self, newcomer: _Gate) -> None:
-        """The sessions cap is reached and this connection is what the biggest holder holds that is least in use:
-        its place goes to ``newcomer`` (the count against max_sessions passes over without a release)."""
-        server = self._server
-        self._admitted = False
-        server._holders.pop(self, None)
-        server.made_room += 1
-        log.info(
-            "closed %s for %s: %d sessions is the limit", self._peer(), newcomer._peer(), server.settings.max_sessions
-        )
-        self._logged_in()
+    async def _take_place(self, key: bool = False) -> bool:
+        """Counted against max_sessions (making room at the cap), or False: no place for a stranger now, and the
+        connection is refused unless it proves a key (``key``: it did; if still no place, it is refused)."""
+        if not self._admitted and await self._server.take_place(self, key):
+            self._admitted = True
+            self._server._holders[self] = None
+        return self._admitted
+
+    def _full(self) -> bool:
+        """True (and the connection is refused) if it has no place: its password is not even looked at."""
+        if self._admitted:
+            return False
+        settings = self._server.settings
+        log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
         if self._conn is not None:
-            self._conn.disconnect(
-                asyncssh.DISC_TOO_MANY_CONNECTIONS, ROOM_MESSAGE
-            )  # always ask for one auth step, so a client holding a key can be recognised by it
+            limit = _players(settings.max_sessions)
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
+        return True
 
     # Public keys: the last key validated is the one a successful publickey login signed with.
     def public_key_auth_supported(self) -> bool:
@@ -509,7 +525,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def validate_password(self, username: str, password: str) -> bool:
         self._candidate_fingerprint = None
-        return await self._check_password(username, password)
+        return not self._full() and await self._check_password(username, password)
 
     async def _check_password(self, username: str, password: str) -> bool:
         await self._wait_turn()  # a try sent ahead waits for the delay the last failure set
@@ -560,6 +576,8 @@ class _Gate(asyncssh.SSHServer):
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
         self._candidate_fingerprint = None
+        if self._full():
+            return False
         if self._server.open_door:
             return True
         return ("", "", "", [("Password: ", False)])
@@ -570,9 +588,12 @@ class _Gate(asyncssh.SSHServer):
             return True
         return len(responses) == 1 and await self._check_password(username, str(responses[0]))
 
-    def auth_completed(self) -> None:
+    async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
         self._logged_in()
+        if not await self._take_place(key=self._fingerprint is not None):  # a key proved: its place is made now
+            self._full()
+            return
         if not self._has_session:
             delay = self._server.settings.session_timeout
             self._session_deadline = asyncio.get_running_loop().call_later(delay, self._no_session)
@@ -589,9 +610,10 @@ class _Gate(asyncssh.SSHServer):
 
     # Channels: one game session per connection, nothing else.
     def session_requested(self) -> Any:
-        if self._has_session:
+        if self._has_session or not self._admitted:
             return False
         self._has_session = True
+        self._server.session_started(self._peer_address(), self.tier)
         if self._session_deadline is not None:
             self._session_deadline.cancel()
             self._session_deadline = None

@@ -51,6 +51,7 @@ class SSHSettings:
     authorized_keys: Path | None = None  # only these public keys get in
     max_sessions: int = 100
     max_logins: int = 64  # logins in progress at once (below max_sessions); one more: the biggest holder gives way
+    max_connections: int = 1000  # connections at once at the front; one more: the biggest holder gives way
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication (OpenSSH's LoginGraceTime)
     session_timeout: float = 10.0  # seconds from authentication to the session's request, then disconnected
     password_rate: float = 10.0  # passwords looked at per second over every address (a key login never waits)
@@ -62,6 +63,7 @@ class SSHSettings:
     worker_sessions: int = 200  # logins a worker takes before it drains (gets no more, exits when empty)
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
     max_workers: int = 4  # worker processes alive at once (taking, or draining their last players)
+    memory_mib: int = 1024  # the workers' resident memory in all: each recycles past its share, none starts past it
     inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
     inbound_burst: int = INBOUND_BURST
     auth_tries: int = 6  # failed passwords on one connection, then it is disconnected (OpenSSH's MaxAuthTries)
@@ -80,6 +82,11 @@ class SSHSettings:
         """Logins in progress allowed at once: below ``max_sessions``, so that logins held open by strangers give
         way before they fill the sessions (a login counts against ``max_sessions`` from its first auth request)."""
         return max(1, min(self.max_logins, self.max_sessions - 1))
+
+    @property
+    def worker_limit_mib(self) -> int:
+        """A worker's memory past which it is recycled: ``worker_mib``, or its share of ``memory_mib``."""
+        return min(self.worker_mib, self.memory_mib // max(1, self.max_workers))
 
     def network(self, address: str) -> str:
         """The share ``address`` counts in (``network_of`` with these prefixes)."""
