@@ -83,7 +83,7 @@ SSH_LIMITS = (
     (
         "--ssh-memory-mib",
         "memory_mib",
-        N_("the SSH workers' memory in all, in MiB: past it no worker starts and newcomers are turned away ({default})"),
+        N_("the SSH workers' memory in all (MiB): past it no worker starts and newcomers are turned away ({default})"),
         "MIB",
     ),
 )
