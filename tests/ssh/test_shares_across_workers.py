@@ -5,6 +5,7 @@ player takes a stranger's place; the workers' count and memory are bounded, and 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import asyncssh
 
@@ -14,7 +15,9 @@ from nothanks_server.ssh.server import BUSY_MESSAGE, ROOM_MESSAGE
 from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import PROBE, until
+from .test_auth_limits import Guesser
 from .test_fair_shares import open_from
+from .test_front import _write_authorized
 
 LOOSE = {"per_address": 16, "logins_per_address": 16, "connect_burst": 16, "app": PROBE}  # one address may hold many
 
@@ -149,3 +152,26 @@ async def test_a_worker_whose_memory_grew_is_recycled_once_idle(start_host, monk
     player = await TerminalClient().connect(front.port, "after")
     await player.wait_for("name: after")
     await player.close()
+
+
+async def test_password_guesses_never_delay_a_key_login(start_sessions, tmp_path):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    keys = _write_authorized(tmp_path / "authorized_keys", key)
+    sessions = await start_sessions(password="sesame", authorized_keys=keys, auth_delay=0.0, password_rate=2)
+    turn = asyncio.Event()  # the password queue does not move until the end: a key that waited in it never gets in
+    sessions.server.sleep = lambda _delay: turn.wait()
+
+    async def guesses_from(source: str) -> None:
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await open_from(source, sessions.port, preferred_auth="password", client_factory=lambda: Guesser(["x"] * 6))
+
+    guessing = [asyncio.create_task(guesses_from("127.0.0.2")) for _ in range(4)]
+    await sessions.wait_until(lambda: len(sessions.server._password_queue) >= 3, timeout=10)
+    async with asyncio.timeout(5):
+        conn = await open_from("127.0.0.3", sessions.port, client_keys=[key])  # straight past the queue
+    assert len(sessions.server._password_queue) >= 3  # the guesses still wait their turn
+    conn.close()
+    turn.set()
+    for task in guessing:
+        task.cancel()
+    await asyncio.gather(*guessing, return_exceptions=True)

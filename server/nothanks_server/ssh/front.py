@@ -62,7 +62,7 @@ from typing import Any
 
 from ..limits import TokenBucket
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import SSHSettings, WorkerPlan
+from .settings import SSHSettings, WorkerPlan, remember
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,10 @@ class Worker:
 
 
 class SSHFront:
-    """The SSH port of a host, its admission and its worker processes (see the module docstring)."""
+    """The SSH port of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``, its admission and its worker
+    processes (the module docstring). With the host's ``proxy_key``, each player counts against their own address
+    in the host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load
+    balancers whose connections open with a PROXY v2 header naming the client."""
 
     def __init__(
         self,
@@ -307,24 +310,17 @@ class SSHFront:
         return worker
 
     def _message(self, worker: Worker) -> None:
-        try:
-            data = worker.control.recv(256)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        self._handle(worker, data)
-
-    def _last_words(self, worker: Worker) -> None:
-        """Read what an exited worker sent and was not read yet (why it could not start, its last closings)."""
+        """Handle what a worker sent (an exited worker's last words too: why it could not start, its closings)."""
         while worker.state != "gone" and worker.control.fileno() >= 0:
             try:
                 data = worker.control.recv(256)
-            except OSError:  # (BlockingIOError: nothing more)
+            except (BlockingIOError, InterruptedError):
                 return
+            except OSError:
+                data = b""
+            self._handle(worker, data)
             if not data:
                 return
-            self._handle(worker, data)
 
     def _handle(self, worker: Worker, data: bytes) -> None:
         """One control message from a worker (worker.py names them)."""
@@ -364,7 +360,7 @@ class SSHFront:
 
     def _exited(self, worker: Worker) -> None:
         worker.process.join(0)
-        self._last_words(worker)
+        self._message(worker)
         was = worker.state
         self._gone(worker)
         if not worker.ready.done():
@@ -557,15 +553,15 @@ class SSHFront:
         return None
 
     def _evict(self, name: str, newcomer: str, mine: int, below: int) -> str | None:
-        """Ask the worker holding the most of the network holding the most (in the ``name`` counts, and more than
-        ``mine``, the newcomer's) to close what that network uses least there, below tier ``below`` (2: not a
+        """Ask the worker holding the most of the network holding the most (in the ``name`` counts, and two more
+        than ``mine``, the newcomer's) to close what that network uses least there, below tier ``below`` (2: not a
         session); the network asked, or None if there is none."""
         counts: Counter[str] = getattr(self, name)
         spare = self.open - self.playing if below == 2 else counts.copy()  # what may be closed, by network
         spare[newcomer] = 0
         held = {net: count - self._asked[net] for net, count in counts.items() if spare[net] > self._asked[net]}
         network = max(held, key=held.__getitem__, default=None)
-        if network is None or held[network] <= mine:
+        if network is None or held[network] <= mine + 1:  # a move must even the shares, not swap them
             return None
 
         def spare_in(worker: Worker) -> int:
@@ -608,10 +604,7 @@ class SSHFront:
         if bucket is None:
             rate = self.settings.connect_rate
             bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
-        self._connects[address] = bucket  # the most recent last: the oldest are forgotten first
-        if len(self._connects) > REMEMBERED:
-            del self._connects[next(iter(self._connects))]
-        return bucket
+        return remember(self._connects, address, bucket, REMEMBERED)
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address)
@@ -627,13 +620,10 @@ class SSHFront:
 
     def _auth_failed(self, address: str) -> None:
         already_out = self._failures_of(address) >= self.settings.auth_failures
-        failures = self._failures.pop(address, None) or deque()
+        failures = remember(self._failures, address, self._failures.get(address) or deque(), REMEMBERED)
         failures.append(self.clock())
-        self._failures[address] = failures  # the most recent last: the oldest are forgotten first
         while len(failures) > self.settings.auth_failures:
             failures.popleft()  # no more are needed to know it is past its budget
-        if len(self._failures) > REMEMBERED:
-            del self._failures[next(iter(self._failures))]
         if not already_out and self._failures_of(address) >= self.settings.auth_failures:
             log.warning(
                 "SSH: %s is shut out for %.0f s: %d failed passwords",
@@ -671,10 +661,7 @@ class SSHFront:
             self._logged_refusals[key] = (last, since + 1)
             return
         log.warning("SSH: turned away %s: %s (%d more since the last line)", address, reason, since)
-        self._logged_refusals.pop(key, None)
-        self._logged_refusals[key] = (now, 0)
-        if len(self._logged_refusals) > REMEMBERED:
-            del self._logged_refusals[next(iter(self._logged_refusals))]
+        remember(self._logged_refusals, key, (now, 0), REMEMBERED)
 
     def _taking(self) -> list[Worker]:
         return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
@@ -754,17 +741,8 @@ def _stop(process: BaseProcess) -> None:
         process.join(2.0)
 
 
-async def start_ssh_front(
-    settings: SSHSettings,
-    lobby_host: str,
-    lobby_port: int,
-    proxy_key: str | None = None,
-    proxy_from: ProxySources | None = None,
-) -> SSHFront:
-    """Start the SSH front of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``; ``close(reason)``
-    it when the host stops. With the host's ``proxy_key``, each player counts against their own address in the
-    host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load balancers
-    whose connections open with a PROXY v2 header naming the client."""
-    front = SSHFront(settings, lobby_host, lobby_port, proxy_key, proxy_from)
+async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
+    """``SSHFront(*args, **kwargs)``, started; ``close(reason)`` it when the host stops."""
+    front = SSHFront(*args, **kwargs)
     await front.start()
     return front

@@ -4,18 +4,19 @@ The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by defau
 password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
 player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
 besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past their first auth request is capped across every worker (``Admission``, counted by the front).
+connections past their first auth request is capped across every worker (``SharedAdmission``).
 
 Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
 network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
 below ``max_sessions``) a newcomer closes the oldest login of the network holding the most logins; at the sessions
-cap it takes the place of what the network holding the most holds that is least in use (``_Gate.tier``): a login in
-progress first, then a connection logged in without a session, in this worker or, through the front, in another
-(``want_room``). Players in a session are never closed for a newcomer, and a newcomer whose own network holds the
-most is told the host is full, unless it proves a key: a key's player then takes the place of any stranger's
-connection but another key's (authenticated players first). The front closes connections for its own totals the
-same way (``evict``). A connection logged in has ``session_timeout`` seconds to ask for its session, a login
-``login_timeout`` (asyncssh's option) to finish.
+cap it takes the place of what the network holding the most (two more than its own: a move evens the shares, never
+swaps them) holds that is least in use (``_Gate.tier``): a login in progress first, then a connection logged in
+without a session, in this worker or, through the front, in another (``want_room``). Players in a session are never
+closed for a newcomer, and a newcomer whose own network holds the most is told the host is full, unless it proves
+a key: a key's player then takes the place of any stranger's connection (authenticated players first), and is never
+closed for a stranger once logged in. The front closes connections for its own totals the same way (``evict``).
+A connection logged in has ``session_timeout`` seconds to ask for its session, a login ``login_timeout``
+(asyncssh's option) to finish.
 
 Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
 password is logged (address and user name stripped of control characters), the next try on that connection waits
@@ -39,11 +40,13 @@ import contextlib
 import contextvars
 import hmac
 import logging
+import multiprocessing
 import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Protocol
+from multiprocessing.sharedctypes import SynchronizedArray
+from typing import Any
 
 import asyncssh
 from textual.app import App
@@ -54,7 +57,7 @@ from .inbound_shaper import InboundShaper
 from .input_gate import INPUT_WINDOW
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, GameSession
-from .settings import SSHSettings, failure_delay, printable
+from .settings import SSHSettings, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -68,38 +71,37 @@ PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (fo
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
 
 
-class Admission(Protocol):
-    """Counts the sessions let in against ``max_sessions``, across every worker of the host."""
+class SharedAdmission:
+    """The session cap across worker processes: one count per worker in shared memory, summed under its lock (a
+    count of its own for a server alone: tests)."""
 
-    def admit(self) -> bool: ...
-    def release(self) -> None: ...
-
-
-class LocalAdmission:
-    """``Admission`` for one process on its own (tests)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.count = 0
+    def __init__(self, limit: int, counts: SynchronizedArray[int] | None = None, slot: int = 0) -> None:
+        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
+        self._slot = slot
+        self._limit = limit
 
     def admit(self) -> bool:
-        if self.count >= self.limit:
-            return False
-        self.count += 1
-        return True
+        with self._counts.get_lock():
+            if sum(self._counts[:]) >= self._limit:
+                return False
+            self._counts[self._slot] += 1
+            return True
 
     def release(self) -> None:
-        self.count = max(0, self.count - 1)
+        with self._counts.get_lock():
+            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
 
 
 class SessionServer:
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
-    def __init__(self, settings: SSHSettings, app_factory: AppFactory, admission: Admission | None = None) -> None:
+    def __init__(
+        self, settings: SSHSettings, app_factory: AppFactory, admission: SharedAdmission | None = None
+    ) -> None:
         check_patches()  # fail at startup, not on the first connection, if a library changed underneath
         self.settings = settings
         self.app_factory = app_factory
-        self._admission = admission or LocalAdmission(settings.max_sessions)
+        self._admission = admission or SharedAdmission(settings.max_sessions)
         self._host_key = load_or_create_host_key(settings.host_key_path)
         self._authorized = (
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
@@ -320,7 +322,7 @@ class SessionServer:
             return True
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
-        places = [gate for gate in self._holders if gate.tier < 2 + key and held[gate.network] > mine]
+        places = [gate for gate in self._holders if gate.tier < 2 + key and held[gate.network] > mine + 1]
         victim = min(places, key=lambda gate: (-held[gate.network], gate.tier), default=None)  # the oldest first
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
@@ -374,9 +376,7 @@ class SessionServer:
             self._password_pump = None
 
     def password_failed(self, network: str) -> None:
-        self.password_failures[network] = self.password_failures.pop(network, 0) + 1  # the latest last
-        if len(self.password_failures) > PASSWORD_NETWORKS:
-            del self.password_failures[next(iter(self.password_failures))]
+        remember(self.password_failures, network, self.password_failures.get(network, 0) + 1, PASSWORD_NETWORKS)
 
     # Authentication policy -------------------------------------------------------------------------------------
 
@@ -417,6 +417,7 @@ class _Gate(asyncssh.SSHServer):
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
         self._session_deadline: asyncio.TimerHandle | None = None
+        self._placing: asyncio.Future[bool] | None = None  # taking its place once logged in (a key's: room made)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -445,10 +446,10 @@ class _Gate(asyncssh.SSHServer):
     @property
     def tier(self) -> int:
         """How much this connection is in use, least first: 0 logging in, 1 logged in without a session, 2 in a
-        session, 3 in a session with a key."""
+        session, 3 logged in with a key (never closed for a stranger's place)."""
         if self in self._server._logins:
             return 0
-        return 1 + self._has_session + (self._has_session and self._fingerprint is not None)
+        return 3 if self._fingerprint is not None else 1 + self._has_session
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
         """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
@@ -591,7 +592,8 @@ class _Gate(asyncssh.SSHServer):
     async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
         self._logged_in()
-        if not await self._take_place(key=self._fingerprint is not None):  # a key proved: its place is made now
+        self._placing = asyncio.ensure_future(self._take_place(key=self._fingerprint is not None))  # a key: room made
+        if not await self._placing:
             self._full()
             return
         if not self._has_session:
@@ -608,9 +610,9 @@ class _Gate(asyncssh.SSHServer):
             )
             self._conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, NO_SESSION_MESSAGE)
 
-    # Channels: one game session per connection, nothing else.
+    # Channels: one game session per connection, nothing else (asyncssh's SSHServer refuses every forwarding).
     def session_requested(self) -> Any:
-        if self._has_session or not self._admitted:
+        if self._has_session or self._placing is None:
             return False
         self._has_session = True
         self._server.session_started(self._peer_address(), self.tier)
@@ -620,19 +622,15 @@ class _Gate(asyncssh.SSHServer):
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
-        return chan, GameSession(self._server, self._username, self._fingerprint, self._peer())
+        session = GameSession(self._server, self._username, self._fingerprint, self._peer())
+        return chan, session if self._admitted else self._when_placed(session)
 
-    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
-        return False
-
-    def server_requested(self, listen_host: str, listen_port: int) -> bool:
-        return False
-
-    def unix_connection_requested(self, dest_path: str) -> bool:
-        return False
-
-    def unix_server_requested(self, listen_path: str) -> bool:
-        return False
+    async def _when_placed(self, session: GameSession) -> GameSession:
+        """The session, once its place is made (room in another worker takes a moment), else refused."""
+        assert self._placing is not None
+        if not await self._placing:
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_CONNECT_FAILED, "No Thanks! is full right now")
+        return session
 
     def _peer_address(self) -> tuple[str, int]:
         """The client's address and port (behind a load balancer: the one its PROXY header named)."""

@@ -6,6 +6,10 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
 INBOUND_BURST = 32 * 1024  # ... and at once
@@ -17,6 +21,15 @@ def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> f
     if failures <= 0 or first <= 0:
         return 0.0
     return min(cap, first * 2 ** min(failures - 1, 32))
+
+
+def remember(table: dict[K, V], key: K, value: V, most: int) -> V:
+    """``table[key] = value`` as the most recent entry; past ``most`` entries the oldest is forgotten."""
+    table.pop(key, None)
+    table[key] = value
+    if len(table) > most:
+        del table[next(iter(table))]
+    return value
 
 
 def printable(text: str, limit: int = 64) -> str:

@@ -48,7 +48,7 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from .freezer import FREEZE_INTERVAL, Freezer
 from .hostkey import HostKeyError
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .server import SessionServer
+from .server import SessionServer, SharedAdmission
 from .session import AppFactory
 from .settings import WorkerPlan
 
@@ -73,26 +73,6 @@ WANT_ROOM = b"w"
 ROOM = b"m"
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 START_FAILED = b"k"  # + one sentence: why this worker cannot serve (a host key it cannot use), just before it exits
-
-
-class SharedAdmission:
-    """The session cap across worker processes: one count per worker in shared memory, summed under its lock."""
-
-    def __init__(self, counts: SynchronizedArray[int], slot: int, limit: int) -> None:
-        self._counts = counts
-        self._slot = slot
-        self._limit = limit
-
-    def admit(self) -> bool:
-        with self._counts.get_lock():
-            if sum(self._counts[:]) >= self._limit:
-                return False
-            self._counts[self._slot] += 1
-            return True
-
-    def release(self) -> None:
-        with self._counts.get_lock():
-            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
 
 
 def load_app_factory(plan: WorkerPlan) -> AppFactory:
@@ -127,7 +107,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(counts, plan.slot, plan.ssh.max_sessions))
+    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(plan.ssh.max_sessions, counts, plan.slot))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     reason = [STOPPED]
