@@ -166,7 +166,7 @@ async def test_password_guesses_never_delay_a_key_login(start_sessions, tmp_path
             await open_from(source, sessions.port, preferred_auth="password", client_factory=lambda: Guesser(["x"] * 6))
 
     guessing = [asyncio.create_task(guesses_from("127.0.0.2")) for _ in range(4)]
-    await sessions.wait_until(lambda: len(sessions.server._password_queue) >= 3, timeout=10)
+    await until(lambda: len(sessions.server._password_queue) >= 3, timeout=10)
     async with asyncio.timeout(5):
         conn = await open_from("127.0.0.3", sessions.port, client_keys=[key])  # straight past the queue
     assert len(sessions.server._password_queue) >= 3  # the guesses still wait their turn

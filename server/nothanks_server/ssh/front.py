@@ -31,9 +31,10 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   message saying why (``disconnect_packet``: before key exchange a packet is plain bytes, so the front needs no SSH
   library for it; ``ssh`` prints it) and is closed; the address is logged once per ``LOG_INTERVAL``, not once per
   connection.
-- shares its totals fairly (issue 31): at ``max_connections`` connections, or ``login_limit`` logins in progress,
-  in all, a newcomer is not refused: the worker holding the most of the network holding the most is told to close
-  what that network uses least (``v``: ``SessionServer.evict``), unless the newcomer's own network holds the most.
+- shares its totals fairly (issue 31): at ``max_connections`` connections in all a newcomer is not refused: the
+  worker holding the most of the network holding the most is told to close what that network uses least (``v``:
+  ``SessionServer.evict``), unless the newcomer's own network holds the most; at ``login_limit`` logins in progress
+  in all, the worker with the most closes its login least in use (the least far along of the biggest holder's).
   At the sessions cap a worker with nothing to close for a newcomer asks the front (``w``), which has the biggest
   holder's connection least in use closed in whichever worker holds it, a player's session never for a stranger.
 
@@ -340,14 +341,15 @@ class SSHFront:
             self._count(worker, self._network(data[1:]), "playing", 1)
         elif data[:1] == b"x":  # its tier says which counts it leaves (server.py: _Gate.tier)
             network = self._network(data[2:])
-            self._count(worker, network, ("open logging_in", "open", "open playing", "open playing")[int(data[1:2])])
+            tier = int(data[1:2])
+            self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
             number, _, network = data[2:].decode(errors="replace").partition(" ")
-            below, mine = (3, -1) if data[1:2] == b"k" else (2, self.open[network] - 1)
-            asked = self._evict("open", network, mine, below)
+            below, mine = (4, 0) if data[1:2] == b"k" else (3, self.open[network])  # (with the newcomer: +1)
+            asked = self._evict(network, mine, below)
             if asked is None:
                 self._send(worker, b"m" + number.encode() + b" 0")  # nothing to close for it: refused
             else:
@@ -406,14 +408,17 @@ class SSHFront:
     def _replace(self) -> None:
         """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
         are alive or their memory is at ``memory_mib`` (until then a retiring worker goes on taking players)."""
-        if len(self._workers) + self._starting >= self.max_workers or self.memory >= self.settings.memory_mib:
-            if self._wanted == 0:
+        if not self._room_for_a_worker():
+            if self._wanted == 0 and not self._closing:
                 log.warning("%d SSH workers alive, %.0f MiB: the next starts later", len(self._workers), self.memory)
             self._wanted += 1
             return
         self._starting += 1  # (several may be asked for before the first task runs)
         task = asyncio.get_running_loop().create_task(self._start_replacement(), name="ssh worker start")
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    def _room_for_a_worker(self) -> bool:
+        return len(self._workers) + self._starting < self.max_workers and self.memory < self.settings.memory_mib
 
     async def _start_replacement(self) -> None:
         self._starting -= 1
@@ -428,10 +433,13 @@ class SSHFront:
         """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
         for worker in self._workers:
             if worker.state == "retiring":
-                worker.state = "draining"
-                self._send(worker, b"d")
-                self._changed.set()
+                self._drain(worker)
                 return
+
+    def _drain(self, worker: Worker) -> None:
+        worker.state = "draining"
+        self._send(worker, b"d")
+        self._changed.set()
 
     def _empty(self, worker: Worker) -> None:
         """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
@@ -457,7 +465,7 @@ class SSHFront:
         while not self._closing:
             await asyncio.sleep(WATCH_INTERVAL)  # memory has no event to wait on: a look every second
             self.memory = sum(resident_mib(worker.pid) for worker in self._workers)
-            if self._wanted > 0 and self.memory < self.settings.memory_mib:
+            if self._wanted > 0 and self._room_for_a_worker():  # its memory went back
                 self._wanted -= 1
                 self._replace()
             for worker in list(self._workers):
@@ -465,6 +473,8 @@ class SSHFront:
                 if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
                     worker.idle = 0
                     self._empty(worker)  # what churn left in its frozen heap goes back with it
+                elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
+                    self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
 
     # Connections -----------------------------------------------------------------------------------------------
@@ -540,34 +550,32 @@ class SSHFront:
 
     def _make_room(self, network: str) -> str | None:
         """At a total, have the biggest holder's connection least in use closed for a newcomer from ``network``
-        (the module docstring); why the newcomer is turned away instead, if it is."""
+        (the module docstring); why the newcomer is turned away instead: its own network holds the most."""
         settings = self.settings
         if self.memory >= settings.memory_mib:
             return MEMORY_FULL
-        for name, limit, below, reason in (
-            ("open", settings.max_connections, 4, "too many connections"),
-            ("logging_in", settings.login_limit, 1, "too many logins in progress"),
-        ):
-            if self.total[name] >= limit and self._evict(name, network, getattr(self, name)[network], below) is None:
-                return reason
+        if self.total["open"] >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
+            if self.open[network] >= max(self.open.values()):  # else what was asked to close is on its way out
+                return "too many connections"
+        if self.total["logging_in"] >= settings.login_limit:
+            if 0 < self.logging_in[network] >= max(self.logging_in.values()):
+                return "too many logins in progress"
+            # The worker with the most logins closes its least in use (server.py: least_in_use), not the front: it
+            # knows how far each got, so that a slow login is not closed for a flood of ones that never get far.
+            self._send(max(self._workers, key=lambda worker: worker.logging_in.total()), b"v2")
         return None
 
-    def _evict(self, name: str, newcomer: str, mine: int, below: int) -> str | None:
-        """Ask the worker holding the most of the network holding the most (in the ``name`` counts, and two more
-        than ``mine``, the newcomer's) to close what that network uses least there, below tier ``below`` (2: not a
-        session); the network asked, or None if there is none."""
-        counts: Counter[str] = getattr(self, name)
-        spare = self.open - self.playing if below == 2 else counts.copy()  # what may be closed, by network
+    def _evict(self, newcomer: str, mine: int, below: int) -> str | None:
+        """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
+        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session); the
+        network asked, or None if there is none."""
+        spare = self.open - self.playing if below == 3 else self.open.copy()  # what may be closed, by network
         spare[newcomer] = 0
-        held = {net: count - self._asked[net] for net, count in counts.items() if spare[net] > self._asked[net]}
+        held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
         network = max(held, key=held.__getitem__, default=None)
-        if network is None or held[network] <= mine + 1:  # a move must even the shares, not swap them
+        if network is None or held[network] <= mine:
             return None
-
-        def spare_in(worker: Worker) -> int:
-            return getattr(worker, name)[network] - (worker.playing[network] if below == 2 else 0)
-
-        worker = max(self._workers, key=spare_in)
+        worker = max(self._workers, key=lambda w: w.open[network] - (w.playing[network] if below == 3 else 0))
         self._send(worker, b"v" + str(below).encode() + network.encode())
         self._asked[network] += 1
         return network

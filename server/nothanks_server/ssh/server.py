@@ -181,9 +181,9 @@ class SessionServer:
         return self._clients.get(peer, peer)
 
     def login_done(self, peer: tuple[str, int]) -> None:
-        """The connection from ``peer`` logged in (or gave up before): no longer a login in progress."""
-        if self._tiers.get(peer) == 0:
-            self._tiers[peer] = 1
+        """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
+        if self._tiers.get(peer, 2) < 2:
+            self._tiers[peer] = 2
             if self.on_login_done is not None:
                 self.on_login_done(peer[0])
 
@@ -322,27 +322,21 @@ class SessionServer:
             return True
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
-        places = [gate for gate in self._holders if gate.tier < 2 + key and held[gate.network] > mine + 1]
-        victim = min(places, key=lambda gate: (-held[gate.network], gate.tier), default=None)  # the oldest first
+        places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
+        victim = least_in_use(places, held)
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
             return True
         return self.want_room is not None and await self.want_room(newcomer.network, key) and self.admit()
 
     def evict(self, network: str, below: int) -> bool:
-        """For the front's totals: close the connection of ``network`` least in use here, of a tier below ``below``
-        (1: logins only); False if there is none."""
-        gates = [gate for gate in (*self._logins, *self._holders) if gate.network == network and gate.tier < below]
-        if gates:
-            min(gates, key=lambda gate: gate.tier).give_way(BUSY_MESSAGE if below == 1 else ROOM_MESSAGE)
-        return bool(gates)
-
-    def login_to_close(self, newcomer: _Gate) -> _Gate:
-        """At the logins cap: the oldest login of the network holding the most logins in progress."""
-        held = Counter(gate.network for gate in self._logins)
-        held[newcomer.network] += 1
-        most = max(held.values())
-        return next(gate for gate in self._logins if held[gate.network] == most)
+        """For the front's totals: close the connection least in use here of ``network`` (or of any, "": the logins
+        cap's), of a tier below ``below`` (2: logins only); False if there is none."""
+        gates = {gate: None for gate in (*self._logins, *self._holders) if network in ("", gate.network)}
+        victim = least_in_use([gate for gate in gates if gate.tier < below])
+        if victim is not None:
+            victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
+        return victim is not None
 
     async def password_turn(self, network: str) -> None:
         """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
@@ -397,6 +391,12 @@ class SessionServer:
         return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
 
 
+def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate | None:
+    """Of ``gates`` (oldest first), the one least in use of the network holding the most (of them, or ``held``)."""
+    held = held or Counter(gate.network for gate in gates)
+    return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
+
+
 def _players(count: int) -> str:
     return f"{count} player" if count == 1 else f"{count} players"
 
@@ -417,6 +417,7 @@ class _Gate(asyncssh.SSHServer):
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
         self._session_deadline: asyncio.TimerHandle | None = None
+        self._authenticating = False
         self._placing: asyncio.Future[bool] | None = None  # taking its place once logged in (a key's: room made)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -425,7 +426,9 @@ class _Gate(asyncssh.SSHServer):
         self.network = settings.network(self._peer_address()[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
-            self._server.login_to_close(self).give_way(BUSY_MESSAGE)
+            held = Counter(gate.network for gate in logins)
+            held[self.network] += 1
+            least_in_use(list(logins), held).give_way(BUSY_MESSAGE)  # type: ignore[union-attr]
         logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
@@ -436,20 +439,22 @@ class _Gate(asyncssh.SSHServer):
         self._server.connections_held += 1
         log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._server.settings.inbound_rate / 1000)
 
-    def _logged_in(self) -> None:
+    def _login_over(self, logged_in: bool = False) -> None:
+        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is closing."""
         logins = self._server._logins
         if self in logins:
             del logins[self]
             self._server._changed.set()
-        self._server.login_done(self._peer_address())
+        if logged_in:
+            self._server.login_done(self._peer_address())
 
     @property
     def tier(self) -> int:
-        """How much this connection is in use, least first: 0 logging in, 1 logged in without a session, 2 in a
-        session, 3 logged in with a key (never closed for a stranger's place)."""
+        """How much this connection is in use, least first: 0 before authentication (key exchange), 1 in it, 2
+        logged in without a session, 3 in a session, 4 logged in with a key (never closed for a stranger)."""
         if self in self._server._logins:
-            return 0
-        return 3 if self._fingerprint is not None else 1 + self._has_session
+            return int(self._authenticating)
+        return 4 if self._fingerprint is not None else 2 + self._has_session
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
         """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
@@ -460,7 +465,7 @@ class _Gate(asyncssh.SSHServer):
         else:
             server.made_room += 1
         log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
-        self._logged_in()
+        self._login_over()
         if newcomer is not None:
             self._admitted = False
             server._holders.pop(self, None)
@@ -468,12 +473,12 @@ class _Gate(asyncssh.SSHServer):
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
-        self._logged_in()
+        self._login_over()
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._logged_in()  # or gave up: either way no longer a login in progress
+        self._login_over()
         if self._session_deadline is not None:
             self._session_deadline.cancel()
             self._session_deadline = None
@@ -487,6 +492,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def begin_auth(self, username: str) -> bool:
         self._username = username
+        self._authenticating = True
         await self._take_place()
         return True  # always ask for one auth step, so that a client holding a key can be recognised by it
 
@@ -591,7 +597,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
-        self._logged_in()
+        self._login_over(logged_in=True)
         self._placing = asyncio.ensure_future(self._take_place(key=self._fingerprint is not None))  # a key: room made
         if not await self._placing:
             self._full()

@@ -8,8 +8,9 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
 - ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
 - ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed;
-- ``v`` + a tier + a network: close the connection of that network least in use here, below that tier (the front's
-  totals: ``SessionServer.evict``); ``m`` + ``NUMBER 1`` / ``NUMBER 0``: room request NUMBER was met / cannot be.
+- ``v`` + a tier + a network (or none: any): close the connection of that network least in use here, below that
+  tier (the front's totals: ``SessionServer.evict``); ``m`` + ``NUMBER 1`` / ``NUMBER 0``: room request NUMBER
+  was met / cannot be.
 
 To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
 app has run in it since it started. For the front's per-address limits, with the client's address after the
