@@ -42,7 +42,7 @@ from collections import Counter
 from pathlib import Path
 
 import asyncssh
-from bench_attacks import stop_server, tree_rss  # scripts/ is on sys.path when a script there runs
+from bench_attacks import process_tree, rss_mib, stop_server, tree_rss  # scripts/ is on sys.path
 
 from tools.loadgen.terminal_client import TerminalClient
 
@@ -218,6 +218,7 @@ async def run(args: argparse.Namespace) -> None:
                     settled = time.monotonic() - ended
                     break
                 await asyncio.sleep(1.0)
+            by_process = [f"{rss_mib(pid):.0f}" for pid in process_tree(server.pid)]
             host_log = (Path(data) / "host.log").read_text(errors="replace")
             tracebacks = host_log.count("Traceback")
             if args.log:
@@ -238,6 +239,7 @@ async def run(args: argparse.Namespace) -> None:
         print(f"  turned away {count}x: {why}")
     after = "not within" if settled is None else f"{settled:.0f} s after"
     print(f"server memory: {idle:.0f} MiB idle, {peak:.0f} MiB peak, back to idle: {after} (of {args.settle:.0f} s)")
+    print(f"  at the end, by process (host, then its children): {' '.join(by_process)} MiB")
     print(f"tracebacks in the host's log: {tracebacks}")
 
 
