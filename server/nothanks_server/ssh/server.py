@@ -8,7 +8,8 @@ connections past their first auth request is capped across every worker (``Share
 
 Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
 network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
-below ``max_sessions``) a newcomer closes the oldest login of the network holding the most logins; at the sessions
+below ``max_sessions``) a newcomer closes the login least far along (still in key exchange before one in
+authentication), the oldest first, of the network holding the most connections here; at the sessions
 cap it takes the place of what the network holding the most (two more than its own: a move evens the shares, never
 swaps them) holds that is least in use (``_Gate.tier``): a login in progress first, then a connection logged in
 without a session, in this worker or, through the front, in another (``want_room``). Players in a session are never
@@ -332,8 +333,9 @@ class SessionServer:
     def evict(self, network: str, below: int) -> bool:
         """For the front's totals: close the connection least in use here of ``network`` (or of any, "": the logins
         cap's), of a tier below ``below`` (2: logins only); False if there is none."""
-        gates = {gate: None for gate in (*self._logins, *self._holders) if network in ("", gate.network)}
-        victim = least_in_use([gate for gate in gates if gate.tier < below])
+        gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
+        held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
+        victim = least_in_use([gate for gate in gates if gate.tier < below and network in ("", gate.network)], held)
         if victim is not None:
             victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
         return victim is not None
@@ -426,9 +428,7 @@ class _Gate(asyncssh.SSHServer):
         self.network = settings.network(self._peer_address()[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
-            held = Counter(gate.network for gate in logins)
-            held[self.network] += 1
-            least_in_use(list(logins), held).give_way(BUSY_MESSAGE)  # type: ignore[union-attr]
+            self._server.evict("", 2)
         logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
