@@ -175,3 +175,18 @@ async def test_password_guesses_never_delay_a_key_login(start_sessions, tmp_path
     for task in guessing:
         task.cancel()
     await asyncio.gather(*guessing, return_exceptions=True)
+
+
+async def test_a_network_whose_connections_close_before_logging_in_is_penalised(start_host):
+    front = await start_host(connect_rate=100, **LOOSE)
+    for _ in range(11):  # eleven closed before authenticating: a second of penalty each, past the ten allowed
+        _reader, writer = await hold_from("127.0.12.1", front.port)
+        writer.close()
+    await until(lambda: not front.open)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.12.1", 0))
+    async with asyncio.timeout(10):
+        assert b"too many connections closed before logging in from your address" in await reader.read()
+    writer.close()
+    player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.12.2", 0))  # another network: in
+    await player.wait_for("name: new")
+    await player.close()

@@ -25,12 +25,13 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
 - limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
   connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
-  of ``connect_burst``), and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures`` passwords failed
-  from it in that time (on any connection, in any worker: each worker reports its failures, its logins and its closed
-  connections over its control socket). A connection past a limit gets the server's version line and an SSH disconnect
-  message saying why (``disconnect_packet``: before key exchange a packet is plain bytes, so the front needs no SSH
-  library for it; ``ssh`` prints it) and is closed; the address is logged once per ``LOG_INTERVAL``, not once per
-  connection.
+  of ``connect_burst``), none while it owes more than ``PENALTY_LIMIT`` seconds of penalty (``NOAUTH_PENALTY``
+  for each connection closed before authenticating), and no connection at all for ``AUTH_WINDOW`` seconds once
+  ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker reports
+  its failures, its logins and its closed connections over its control socket). A connection past a limit gets the
+  server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
+  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
+  logged once per ``LOG_INTERVAL``, not once per connection.
 - shares its totals fairly (issue 31): at ``max_connections`` connections in all a newcomer is not refused: the
   worker holding the most of the network holding the most is told to close what that network uses least (``v``:
   ``SessionServer.evict``), unless the newcomer's own network holds the most; at ``login_limit`` logins in progress
@@ -78,6 +79,8 @@ LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turn
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
 REFUSED = "No Thanks!: {reason} from your address. Please try again later."
 MEMORY_FULL = "No Thanks! has no memory left for one more player right now. Please try again in a few minutes."
+NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authenticating costs its network (OpenSSH's
+PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
 COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
@@ -185,6 +188,7 @@ class SSHFront:
         self.memory = 0.0  # the workers' resident memory in all (MiB), at the last look
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
         self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
+        self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
@@ -342,6 +346,9 @@ class SSHFront:
         elif data[:1] == b"x":  # its tier says which counts it leaves (server.py: _Gate.tier)
             network = self._network(data[2:])
             tier = int(data[1:2])
+            if tier == 0:  # closed before authenticating: churn, a scan (or a newcomer closed for another)
+                owed = max(self._penalties.get(network, 0), self.clock()) + NOAUTH_PENALTY
+                remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
         elif data[:1] == b"u":
@@ -540,6 +547,8 @@ class SSHFront:
         settings = self.settings
         if self._failures_of(address) >= settings.auth_failures:
             return "too many failed passwords"
+        if self._penalties.get(address, 0) - self.clock() > PENALTY_LIMIT:
+            return "too many connections closed before logging in"
         if self.open[address] >= settings.per_address:
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
