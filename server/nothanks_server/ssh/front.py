@@ -571,7 +571,9 @@ class SSHFront:
                 return "too many logins in progress"
             # The worker with the most logins closes its least in use (server.py: least_in_use), not the front: it
             # knows how far each got, so that a slow login is not closed for a flood of ones that never get far.
-            self._send(max(self._workers, key=lambda worker: worker.logging_in.total()), b"v2")
+            busiest = max(self._workers, key=lambda worker: worker.logging_in.total(), default=None)
+            if busiest is not None:
+                self._send(busiest, b"v2")
         return None
 
     def _evict(self, newcomer: str, mine: int, below: int) -> str | None:
@@ -584,7 +586,10 @@ class SSHFront:
         network = max(held, key=held.__getitem__, default=None)
         if network is None or held[network] <= mine:
             return None
-        worker = max(self._workers, key=lambda w: w.open[network] - (w.playing[network] if below == 3 else 0))
+        spare_in = (lambda w: w.open[network] - w.playing[network]) if below == 3 else (lambda w: w.open[network])
+        worker = max(self._workers, key=spare_in, default=None)
+        if worker is None:
+            return None
         self._send(worker, b"v" + str(below).encode() + network.encode())
         self._asked[network] += 1
         return network
