@@ -360,7 +360,7 @@ class SSHFront:
             if asked is None:
                 self._send(worker, b"m" + number.encode() + b" 0")  # nothing to close for it: refused
             else:
-                self._rooms.append((worker, number.encode(), asked))
+                self._rooms = [*self._rooms[-255:], (worker, number.encode(), asked)]  # (its worker waits 2 s at most)
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
 
