@@ -8,12 +8,15 @@ socket to a source address 127.0.A.B (``--addresses`` of them, ``--per-address``
 - stall: each connection reaches the password prompt (the host asks for ``--ssh-password``) and never answers;
 - idle: each connection logs in (no password) and never asks for a session;
 - churn: each connection says its version line and closes, as fast as it can;
-- guess: each connection tries wrong passwords (``--tries`` a connection) as fast as the host answers.
+- guess: each connection tries wrong passwords (``--tries`` a connection) as fast as the host answers;
+- hold: each connection says its version line and then nothing (the front's totals of connections and logins);
+- session: each connection logs in, opens a pty session and sits in the lobby (the sessions cap).
 
 Every ``--every`` seconds a newcomer from an address no attacker uses (127.1.0.N) connects with a pty and waits
-for the welcome screen. Reported: how many newcomers saw it within 2 s, their p50 and worst times, what they read
-when turned away, the attacker's tally, the server's peak memory (its process tree) and how long after the attack
-it took to come back within 10 % (or 20 MiB) of its memory before the attack (at most ``--settle`` seconds).
+for the welcome screen; with ``--key``, holding an SSH key (a player the host knows goes first). Reported: how
+many newcomers saw it within 2 s, their p50 and worst times, what they read when turned away, the attacker's
+tally, the server's peak memory (its process tree) and how long after the attack it took to come back within 10 %
+(or 20 MiB) of its memory before the attack (at most ``--settle`` seconds).
 
 Loopback only, bounded in count (``--addresses`` <= 5,000) and time (``--seconds``), stops by itself.
 
@@ -39,15 +42,15 @@ from collections import Counter
 from pathlib import Path
 
 import asyncssh
-from bench_attacks import stop_server, tree_rss  # scripts/ is on sys.path when a script there runs
+from bench_attacks import process_tree, rss_mib, stop_server, tree_rss  # scripts/ is on sys.path
 
 from tools.loadgen.terminal_client import TerminalClient
 
 HOST = "127.0.0.1"
 PASSWORD = "a long shared password nobody guesses"
 WITHIN = 2.0  # seconds a newcomer may take to its first screen
-ATTACKS = ("stall", "idle", "churn", "guess")
-OPTIONS = {"stall": ["--ssh-password", PASSWORD], "guess": ["--ssh-password", PASSWORD], "idle": [], "churn": []}
+ATTACKS = ("stall", "idle", "churn", "guess", "hold", "session")
+OPTIONS = {"stall": ["--ssh-password", PASSWORD], "guess": ["--ssh-password", PASSWORD]}
 
 
 def attacker_address(index: int) -> str:
@@ -87,10 +90,17 @@ TALLY: Counter[str] = Counter()
 
 async def _one(attack: str, port: int, source: str, tries: int) -> None:
     """One attacking connection from ``source``, until the host ends it."""
-    if attack == "churn":
-        _reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
+    if attack in ("churn", "hold"):
+        reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
         writer.write(b"SSH-2.0-churn\r\n")
+        if attack == "hold":
+            await reader.read()  # until the host closes it
         writer.close()
+        return
+    if attack == "session":
+        client = await TerminalClient().connect(port, "bot", local_addr=(source, 0))
+        TALLY["sessions"] += 1
+        await client.closed.wait()  # until the host closes it
         return
     options = client_options(source)
     if attack == "stall":
@@ -136,13 +146,14 @@ async def attacker(attack: str, port: int, addresses: int, per_address: int, tri
     print(json.dumps(dict(TALLY)), flush=True)
 
 
-async def newcomer(port: int, number: int, password: str | None) -> tuple[float | None, str]:
+async def newcomer(port: int, number: int, password: str | None, key: object = None) -> tuple[float | None, str]:
     """Seconds from connecting to the welcome screen (None: not within 10 s), and what went wrong."""
     started = time.monotonic()
     client = TerminalClient()
     try:
         async with asyncio.timeout(10):
             extra = {"password": password} if password else {}
+            extra |= {"client_keys": [key]} if key else {}
             await client.connect(port, "newcomer", local_addr=(f"127.1.0.{1 + number % 250}", 0), **extra)
             await client.wait_for("No Thanks!")
         return time.monotonic() - started, ""
@@ -175,7 +186,7 @@ async def start_server(data: str, options: list[str]) -> tuple[subprocess.Popen[
 async def run(args: argparse.Namespace) -> None:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as data:
-        server, port = await start_server(data, OPTIONS[args.attack] + args.server_option)
+        server, port = await start_server(data, OPTIONS.get(args.attack, []) + args.server_option)
         try:
             await asyncio.sleep(1.0)
             idle = tree_rss(server.pid)
@@ -184,13 +195,14 @@ async def run(args: argparse.Namespace) -> None:
                 str(args.addresses), "--per-address", str(args.per_address), "--tries", str(args.tries),
                 "--seconds", str(args.seconds), stdout=subprocess.PIPE,
             )  # fmt: skip
-            password = PASSWORD if "--ssh-password" in OPTIONS[args.attack] else None
+            password = PASSWORD if args.attack in OPTIONS else None
+            key = asyncssh.generate_private_key("ssh-ed25519") if args.key else None
             times: list[float | None] = []
             refusals: Counter[str] = Counter()
             peak, started, number = idle, time.monotonic(), 0
             await asyncio.sleep(min(3.0, args.seconds / 4))  # the attack under way first
             while time.monotonic() - started < args.seconds:
-                took, why = await newcomer(port, number, password)
+                took, why = await newcomer(port, number, password, key)
                 number += 1
                 times.append(took)
                 if why:
@@ -206,6 +218,7 @@ async def run(args: argparse.Namespace) -> None:
                     settled = time.monotonic() - ended
                     break
                 await asyncio.sleep(1.0)
+            by_process = [f"{rss_mib(pid):.0f}" for pid in process_tree(server.pid)]
             host_log = (Path(data) / "host.log").read_text(errors="replace")
             tracebacks = host_log.count("Traceback")
             if args.log:
@@ -214,7 +227,8 @@ async def run(args: argparse.Namespace) -> None:
             stop_server(server)
     seen = sorted(t for t in times if t is not None)
     within = sum(t <= WITHIN for t in seen)
-    print(f"attack {args.attack}: {args.addresses} addresses x {args.per_address} for {args.seconds:.0f} s")
+    who = "newcomers with a key" if args.key else "newcomers"
+    print(f"attack {args.attack}: {args.addresses} addresses x {args.per_address} for {args.seconds:.0f} s; {who}")
     print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (a shared machine: indicative only)")
     print(f"attacker: {said.decode().strip().splitlines()[-1] if said.strip() else '{}'}")
     print(
@@ -225,6 +239,7 @@ async def run(args: argparse.Namespace) -> None:
         print(f"  turned away {count}x: {why}")
     after = "not within" if settled is None else f"{settled:.0f} s after"
     print(f"server memory: {idle:.0f} MiB idle, {peak:.0f} MiB peak, back to idle: {after} (of {args.settle:.0f} s)")
+    print(f"  at the end, by process (host, then its children): {' '.join(by_process)} MiB")
     print(f"tracebacks in the host's log: {tracebacks}")
 
 
@@ -236,6 +251,7 @@ def main() -> None:
     parser.add_argument("--tries", type=int, default=6, help="guess: passwords a connection (6)")
     parser.add_argument("--seconds", type=float, default=20.0, help="how long the attack runs (20, at most 300)")
     parser.add_argument("--every", type=float, default=1.0, help="seconds between two newcomers (1)")
+    parser.add_argument("--key", action="store_true", help="newcomers log in with an SSH key")
     parser.add_argument("--settle", type=float, default=60.0, help="seconds to wait for memory after (60)")
     parser.add_argument("--server-option", action="append", default=[], help="passed to nothanks server")
     parser.add_argument("--log", help="keep the host's log in this file")

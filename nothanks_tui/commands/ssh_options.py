@@ -38,6 +38,12 @@ SSH_LIMITS = (
     ),
     ("--ssh-logins-per-address", "logins_per_address", N_("... of which logging in at once ({default})"), "N"),
     (
+        "--ssh-max-connections",
+        "max_connections",
+        N_("SSH connections at once in all; one more closes the biggest holder's least in use ({default})"),
+        "N",
+    ),
+    (
         "--ssh-ipv4-prefix",
         "v4_prefix",
         N_("IPv4 addresses in one /PREFIX count as one address in the SSH limits ({default})"),
@@ -74,6 +80,12 @@ SSH_LIMITS = (
         "max_workers",
         N_("SSH worker processes alive at once, draining ones included ({default})"),
         "N",
+    ),
+    (
+        "--ssh-memory-mib",
+        "memory_mib",
+        N_("the SSH workers' memory in all (MiB): past it no worker starts and newcomers are turned away ({default})"),
+        "MIB",
     ),
 )
 # ... and those that are times or rates (any number >= 0), the same way.

@@ -162,11 +162,13 @@ def test_the_command_line_sets_the_deadlines_rate_shares_and_worker_cap():
     settings = ssh_settings_for(
         ["--ssh-port", "0", "--ssh-login-grace", "20", "--ssh-session-grace", "5", "--ssh-password-rate", "3"]
         + ["--ssh-ipv4-prefix", "24", "--ssh-ipv6-prefix", "56", "--ssh-max-workers", "4", "--ssh-connect-rate", "1.5"]
+        + ["--ssh-max-connections", "500", "--ssh-memory-mib", "512"]
     )
     assert settings is not None
     assert (settings.login_timeout, settings.session_timeout, settings.password_rate) == (20, 5, 3)
     assert (settings.v4_prefix, settings.v6_prefix, settings.max_workers) == (24, 56, 4)
     assert settings.network("10.1.2.3") == "10.1.2.0/24" and settings.connect_rate == 1.5
+    assert (settings.max_connections, settings.memory_mib, settings.worker_limit_mib) == (500, 512, 128)
 
 
 async def test_the_fronts_per_address_limits_count_a_network_as_one(start_host):

@@ -10,9 +10,12 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   logins (connections closed before logging in do not count), or whose resident memory passed ``worker_mib``, or whose
   last player has left, gets no more players once its replacement is ready (it keeps taking them until then: a
   newcomer never waits for a worker to start); it exits when its last player leaves;
-- keeps at most ``max_workers`` workers alive, draining ones included (connection churn from many addresses used
-  to start a worker every ``worker_sessions`` connections until a RuntimeError at 64): at the cap a retiring worker
-  goes on taking players, and its replacement starts once a draining one has exited;
+- keeps at most ``max_workers`` workers alive, draining ones included, and their resident memory in all under
+  ``memory_mib`` (connection churn from many addresses used to start a worker every ``worker_sessions`` connections
+  until a RuntimeError at 64, 2.1 GB): a worker retires past its share (``worker_limit_mib``), a retiring worker goes
+  on taking players until its replacement can start, no worker starts past the ceiling, and there a newcomer is
+  turned away with one sentence (``MEMORY_FULL``); a worker idle for ``IDLE_LOOKS`` seconds whose memory grew by a
+  tenth since it was ready (what churn left in its frozen heap) is recycled, so memory goes back after an attack;
 - replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
   is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
   store, found again from any worker, and after a restart of the host: game.py).
@@ -22,12 +25,19 @@ Every SSH player's app runs in a worker process (worker.py), never in the host. 
   client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
 - limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
   connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
-  of ``connect_burst``), and no connection at all for ``AUTH_WINDOW`` seconds once ``auth_failures`` passwords failed
-  from it in that time (on any connection, in any worker: each worker reports its failures, its logins and its closed
-  connections over its control socket). A connection past a limit gets the server's version line and an SSH disconnect
-  message saying why (``disconnect_packet``: before key exchange a packet is plain bytes, so the front needs no SSH
-  library for it; ``ssh`` prints it) and is closed; the address is logged once per ``LOG_INTERVAL``, not once per
-  connection.
+  of ``connect_burst``), none while it owes more than ``PENALTY_LIMIT`` seconds of penalty (``NOAUTH_PENALTY``
+  for each connection closed before authenticating), and no connection at all for ``AUTH_WINDOW`` seconds once
+  ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker reports
+  its failures, its logins and its closed connections over its control socket). A connection past a limit gets the
+  server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
+  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
+  logged once per ``LOG_INTERVAL``, not once per connection.
+- shares its totals fairly (issue 31): at ``max_connections`` connections in all a newcomer is not refused: the
+  worker holding the most of the network holding the most is told to close what that network uses least (``v``:
+  ``SessionServer.evict``), unless the newcomer's own network holds the most; at ``login_limit`` logins in progress
+  in all, the worker with the most closes its login least in use (the least far along of the biggest holder's).
+  At the sessions cap a worker with nothing to close for a newcomer asks the front (``w``), which has the biggest
+  holder's connection least in use closed in whichever worker holds it, a player's session never for a stranger.
 
 Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
 a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
@@ -54,7 +64,7 @@ from typing import Any
 
 from ..limits import TokenBucket
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import SSHSettings, WorkerPlan
+from .settings import SSHSettings, WorkerPlan, remember
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +78,11 @@ AUTH_WINDOW = 600.0  # seconds over which an address's failed passwords count ag
 LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turned away for the same reason
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
 REFUSED = "No Thanks!: {reason} from your address. Please try again later."
+MEMORY_FULL = "No Thanks! has no memory left for one more player right now. Please try again in a few minutes."
+NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authenticating costs its network (OpenSSH's
+PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
+IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
+COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
 DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
 LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
@@ -123,8 +138,11 @@ class Worker:
     handed: int = 0  # connections handed to it
     logins: int = 0  # ... that logged in (what counts against worker_sessions)
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    open: Counter[str] = field(default_factory=Counter)  # its connections, by address
+    open: Counter[str] = field(default_factory=Counter)  # its connections, by network
     logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
+    playing: Counter[str] = field(default_factory=Counter)  # ... in a session
+    ready_mib: float = 0.0  # its resident memory once ready
+    idle: int = 0  # looks since it was last seen with a connection
     start_error: str | None = None  # why it could not start, as it said before exiting
 
     @property
@@ -133,7 +151,10 @@ class Worker:
 
 
 class SSHFront:
-    """The SSH port of a host, its admission and its worker processes (see the module docstring)."""
+    """The SSH port of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``, its admission and its worker
+    processes (the module docstring). With the host's ``proxy_key``, each player counts against their own address
+    in the host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load
+    balancers whose connections open with a PROXY v2 header naming the client."""
 
     def __init__(
         self,
@@ -158,10 +179,16 @@ class SSHFront:
         # Accepted, not yet handed to a worker: the socket, the client's address, and its (address, port) if a
         # load balancer's PROXY header named it (else the worker asks the socket).
         self._waiting: deque[tuple[socket.socket, str, tuple[str, int] | None]] = deque()
-        self.open: Counter[str] = Counter()  # connections by address (waiting or in a worker)
+        self.open: Counter[str] = Counter()  # connections by network (waiting or in a worker)
         self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
+        self.playing: Counter[str] = Counter()  # ... in a session
+        self.total: Counter[str] = Counter()  # each of the three in all
+        self._asked: Counter[str] = Counter()  # connections asked to close for a newcomer, by network, not yet seen
+        self._rooms: list[tuple[Worker, bytes, str]] = []  # room requests met by a closing: (worker, number, network)
+        self.memory = 0.0  # the workers' resident memory in all (MiB), at the last look
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
         self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
+        self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
@@ -172,6 +199,7 @@ class SSHFront:
         self._changed = asyncio.Event()
         self.restarts = 0  # workers that died and were replaced
         self._wanted = 0  # replacements not started because max_workers were alive: started as workers exit
+        self._starting = 0  # replacements asked for and not yet started
         self.recycled = 0  # workers that drained and exited
 
     # Lifecycle --------------------------------------------------------------------------------------------------
@@ -281,29 +309,23 @@ class SSHFront:
         if worker.state == "gone":  # it said ready, then exited before this task ran again: never bring it back
             raise SSHFrontError(f"SSH worker {slot} exited as it started (code {process.exitcode})")
         worker.state = "taking"
+        worker.ready_mib = resident_mib(worker.pid)
         self._changed.set()
         self._hand_waiting()
         return worker
 
     def _message(self, worker: Worker) -> None:
-        try:
-            data = worker.control.recv(256)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        self._handle(worker, data)
-
-    def _last_words(self, worker: Worker) -> None:
-        """Read what an exited worker sent and was not read yet (why it could not start, its last closings)."""
+        """Handle what a worker sent (an exited worker's last words too: why it could not start, its closings)."""
         while worker.state != "gone" and worker.control.fileno() >= 0:
             try:
                 data = worker.control.recv(256)
-            except OSError:  # (BlockingIOError: nothing more)
+            except (BlockingIOError, InterruptedError):
                 return
+            except OSError:
+                data = b""
+            self._handle(worker, data)
             if not data:
                 return
-            self._handle(worker, data)
 
     def _handle(self, worker: Worker, data: bytes) -> None:
         """One control message from a worker (worker.py names them)."""
@@ -316,11 +338,29 @@ class SSHFront:
         elif data[:1] == b"f":
             self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
-            self._forget(worker, self._network(data[1:]), opened=False)
+            self._count(worker, self._network(data[1:]), "logging_in")
             worker.logins += 1
             self._check_recycle(worker)
-        elif data[:2] in (b"x0", b"x1"):
-            self._forget(worker, self._network(data[2:]), opened=True, logging_in=data[:2] == b"x0")
+        elif data[:1] == b"o":
+            self._count(worker, self._network(data[1:]), "playing", 1)
+        elif data[:1] == b"x":  # its tier says which counts it leaves (server.py: _Gate.tier)
+            network = self._network(data[2:])
+            tier = int(data[1:2])
+            if tier == 0:  # closed before authenticating: churn, a scan (or a newcomer closed for another)
+                owed = max(self._penalties.get(network, 0), self.clock()) + NOAUTH_PENALTY
+                remember(self._penalties, network, owed, REMEMBERED)
+            self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
+            self._seen(network, met=True)
+        elif data[:1] == b"u":
+            self._seen(data[1:].decode(errors="replace"), met=False)
+        elif data[:1] == b"w":
+            number, _, network = data[2:].decode(errors="replace").partition(" ")
+            below, mine = (4, 0) if data[1:2] == b"k" else (3, self.open[network])  # (with the newcomer: +1)
+            asked = self._evict(network, mine, below)
+            if asked is None:
+                self._send(worker, b"m" + number.encode() + b" 0")  # nothing to close for it: refused
+            else:
+                self._rooms = [*self._rooms[-255:], (worker, number.encode(), asked)]  # (its worker waits 2 s at most)
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
 
@@ -329,7 +369,7 @@ class SSHFront:
 
     def _exited(self, worker: Worker) -> None:
         worker.process.join(0)
-        self._last_words(worker)
+        self._message(worker)
         was = worker.state
         self._gone(worker)
         if not worker.ready.done():
@@ -359,10 +399,11 @@ class SSHFront:
             worker.control.close()
         with self._counts.get_lock():
             self._counts[worker.slot] = 0  # its sessions are gone with it
-        self.open -= worker.open  # ... and its connections
-        self.logging_in -= worker.logging_in
-        worker.open.clear()
-        worker.logging_in.clear()
+        for name in COUNTS:  # ... and its connections
+            own = getattr(worker, name)
+            setattr(self, name, getattr(self, name) - own)
+            self.total[name] -= own.total()
+            own.clear()
         if worker in self._workers:
             self._workers.remove(worker)
         self._changed.set()
@@ -373,16 +414,21 @@ class SSHFront:
 
     def _replace(self) -> None:
         """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
-        are alive (until then a retiring worker goes on taking players: nobody is refused for it)."""
-        if len(self._workers) >= self.max_workers:
-            if self._wanted == 0:
-                log.warning("%d SSH workers alive: the next starts once one has exited", len(self._workers))
+        are alive or their memory is at ``memory_mib`` (until then a retiring worker goes on taking players)."""
+        if not self._room_for_a_worker():
+            if self._wanted == 0 and not self._closing:
+                log.warning("%d SSH workers alive, %.0f MiB: the next starts later", len(self._workers), self.memory)
             self._wanted += 1
             return
+        self._starting += 1  # (several may be asked for before the first task runs)
         task = asyncio.get_running_loop().create_task(self._start_replacement(), name="ssh worker start")
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
+    def _room_for_a_worker(self) -> bool:
+        return len(self._workers) + self._starting < self.max_workers and self.memory < self.settings.memory_mib
+
     async def _start_replacement(self) -> None:
+        self._starting -= 1
         try:
             await self._start_worker()
         except Exception:
@@ -394,10 +440,13 @@ class SSHFront:
         """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
         for worker in self._workers:
             if worker.state == "retiring":
-                worker.state = "draining"
-                self._send(worker, b"d")
-                self._changed.set()
+                self._drain(worker)
                 return
+
+    def _drain(self, worker: Worker) -> None:
+        worker.state = "draining"
+        self._send(worker, b"d")
+        self._changed.set()
 
     def _empty(self, worker: Worker) -> None:
         """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
@@ -410,7 +459,8 @@ class SSHFront:
     def _past_limits(self, worker: Worker) -> bool:
         # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
         # the frozen heap, so counting those started a worker every 200 of them.
-        return worker.logins >= self.settings.worker_sessions or resident_mib(worker.pid) >= self.settings.worker_mib
+        settings = self.settings
+        return worker.logins >= settings.worker_sessions or resident_mib(worker.pid) >= settings.worker_limit_mib
 
     def _check_recycle(self, worker: Worker) -> None:
         if worker.state == "taking" and not self._closing and self._past_limits(worker):
@@ -421,7 +471,17 @@ class SSHFront:
     async def _watch(self) -> None:
         while not self._closing:
             await asyncio.sleep(WATCH_INTERVAL)  # memory has no event to wait on: a look every second
+            self.memory = sum(resident_mib(worker.pid) for worker in self._workers)
+            if self._wanted > 0 and self._room_for_a_worker():  # its memory went back
+                self._wanted -= 1
+                self._replace()
             for worker in list(self._workers):
+                worker.idle = worker.idle + 1 if not worker.open else 0
+                if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
+                    worker.idle = 0
+                    self._empty(worker)  # what churn left in its frozen heap goes back with it
+                elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
+                    self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
 
     # Connections -----------------------------------------------------------------------------------------------
@@ -445,12 +505,11 @@ class SSHFront:
     def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
         """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
         address = self.settings.network(address)  # every count below is by network (an IPv6 /64...)
-        refusal = self._refusal(address)
+        refusal = self._refusal(address) or self._make_room(address)
         if refusal is not None:
             self._refuse(connection, address, refusal)
             return
-        self.open[address] += 1
-        self.logging_in[address] += 1
+        self._count(None, address, "open logging_in", 1)
         self._waiting.append((connection, address, client))
         self._hand_waiting()
 
@@ -488,6 +547,8 @@ class SSHFront:
         settings = self.settings
         if self._failures_of(address) >= settings.auth_failures:
             return "too many failed passwords"
+        if self._penalties.get(address, 0) - self.clock() > PENALTY_LIMIT:
+            return "too many connections closed before logging in"
         if self.open[address] >= settings.per_address:
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
@@ -496,15 +557,76 @@ class SSHFront:
             return "too many new connections"  # churn: turned away here costs far less than an SSH handshake
         return None
 
+    def _make_room(self, network: str) -> str | None:
+        """At a total, have the biggest holder's connection least in use closed for a newcomer from ``network``
+        (the module docstring); why the newcomer is turned away instead: its own network holds the most."""
+        settings = self.settings
+        if self.memory >= settings.memory_mib:
+            return MEMORY_FULL
+        if self.total["open"] >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
+            if self.open[network] >= max(self.open.values()):  # else what was asked to close is on its way out
+                return "too many connections"
+        if self.total["logging_in"] >= settings.login_limit:
+            if 0 < self.logging_in[network] >= max(self.logging_in.values()):
+                return "too many logins in progress"
+            # The worker with the most logins closes its least in use (server.py: least_in_use), not the front: it
+            # knows how far each got, so that a slow login is not closed for a flood of ones that never get far.
+            busiest = max(self._workers, key=lambda worker: worker.logging_in.total(), default=None)
+            if busiest is not None:
+                self._send(busiest, b"v2")
+        return None
+
+    def _evict(self, newcomer: str, mine: int, below: int) -> str | None:
+        """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
+        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session); the
+        network asked, or None if there is none."""
+        spare = self.open - self.playing if below == 3 else self.open.copy()  # what may be closed, by network
+        spare[newcomer] = 0
+        held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
+        network = max(held, key=held.__getitem__, default=None)
+        if network is None or held[network] <= mine:
+            return None
+        spare_in = (lambda w: w.open[network] - w.playing[network]) if below == 3 else (lambda w: w.open[network])
+        worker = max(self._workers, key=spare_in, default=None)
+        if worker is None:
+            return None
+        self._send(worker, b"v" + str(below).encode() + network.encode())
+        self._asked[network] += 1
+        return network
+
+    def _seen(self, network: str, met: bool) -> None:
+        """A connection of ``network`` closed (``met``), or a worker had none to close: one asked is answered, and
+        so is the oldest room request that waited on that network."""
+        if self._asked[network] <= 1:
+            self._asked.pop(network, None)
+        else:
+            self._asked[network] -= 1
+        for index, (worker, number, asked) in enumerate(self._rooms):
+            if asked == network:
+                del self._rooms[index]
+                self._send(worker, b"m" + number + (b" 1" if met else b" 0"))
+                return
+
+    def _count(self, worker: Worker | None, network: str, names: str, step: int = -1) -> None:
+        """Count a connection of ``network`` in (``step`` 1) or out of the ``names`` counts: the front's, and
+        ``worker``'s if it holds it (a worker's once gone are dropped: never counted out twice)."""
+        for name in names.split():
+            own: Counter[str] | None = getattr(worker, name, None)
+            if own is not None and own[network] + step < 0:
+                continue
+            for counts in (getattr(self, name), own):
+                if counts is not None:
+                    counts[network] += step
+                    if counts[network] <= 0:
+                        del counts[network]
+            self.total[name] += step
+
     def _connect_bucket(self, address: str) -> TokenBucket:
         bucket = self._connects.pop(address, None)
         if bucket is None:
             rate = self.settings.connect_rate
             bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
-        self._connects[address] = bucket  # the most recent last: the oldest are forgotten first
-        if len(self._connects) > REMEMBERED:
-            del self._connects[next(iter(self._connects))]
-        return bucket
+        return remember(self._connects, address, bucket, REMEMBERED)
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address)
@@ -520,13 +642,10 @@ class SSHFront:
 
     def _auth_failed(self, address: str) -> None:
         already_out = self._failures_of(address) >= self.settings.auth_failures
-        failures = self._failures.pop(address, None) or deque()
+        failures = remember(self._failures, address, self._failures.get(address) or deque(), REMEMBERED)
         failures.append(self.clock())
-        self._failures[address] = failures  # the most recent last: the oldest are forgotten first
         while len(failures) > self.settings.auth_failures:
             failures.popleft()  # no more are needed to know it is past its budget
-        if len(self._failures) > REMEMBERED:
-            del self._failures[next(iter(self._failures))]
         if not already_out and self._failures_of(address) >= self.settings.auth_failures:
             log.warning(
                 "SSH: %s is shut out for %.0f s: %d failed passwords",
@@ -542,25 +661,12 @@ class SSHFront:
         self._lingering.discard(connection)
         connection.close()
 
-    def _forget(self, worker: Worker, address: str, opened: bool, logging_in: bool = True) -> None:
-        """A worker's connection from ``address`` logged in (``opened`` False) or closed."""
-        counts = [(worker.logging_in, self.logging_in)] if logging_in else []
-        if opened:
-            counts.append((worker.open, self.open))
-        for own, total in counts:
-            if own[address] > 0:
-                own[address] -= 1
-                total[address] -= 1
-            if own[address] <= 0:
-                del own[address]
-            if total[address] <= 0:
-                del total[address]
-
     def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
         self.refused[reason] += 1
         try:
             connection.setblocking(False)
-            connection.send(SERVER_VERSION + disconnect_packet(REFUSED.format(reason=reason)))
+            text = reason if reason == MEMORY_FULL else REFUSED.format(reason=reason)
+            connection.send(SERVER_VERSION + disconnect_packet(text))
             connection.shutdown(socket.SHUT_WR)
         except OSError:
             connection.close()
@@ -577,10 +683,7 @@ class SSHFront:
             self._logged_refusals[key] = (last, since + 1)
             return
         log.warning("SSH: turned away %s: %s (%d more since the last line)", address, reason, since)
-        self._logged_refusals.pop(key, None)
-        self._logged_refusals[key] = (now, 0)
-        if len(self._logged_refusals) > REMEMBERED:
-            del self._logged_refusals[next(iter(self._logged_refusals))]
+        remember(self._logged_refusals, key, (now, 0), REMEMBERED)
 
     def _taking(self) -> list[Worker]:
         return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
@@ -602,10 +705,7 @@ class SSHFront:
                 return
             except OSError as error:
                 log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
-                self.open[address] -= 1
-                self.logging_in[address] -= 1
-                self.open += Counter()  # drops the counts at zero
-                self.logging_in += Counter()
+                self._count(None, address, "open logging_in")
             else:
                 worker.handed += 1
                 worker.open[address] += 1
@@ -663,17 +763,8 @@ def _stop(process: BaseProcess) -> None:
         process.join(2.0)
 
 
-async def start_ssh_front(
-    settings: SSHSettings,
-    lobby_host: str,
-    lobby_port: int,
-    proxy_key: str | None = None,
-    proxy_from: ProxySources | None = None,
-) -> SSHFront:
-    """Start the SSH front of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``; ``close(reason)``
-    it when the host stops. With the host's ``proxy_key``, each player counts against their own address in the
-    host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load balancers
-    whose connections open with a PROXY v2 header naming the client."""
-    front = SSHFront(settings, lobby_host, lobby_port, proxy_key, proxy_from)
+async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
+    """``SSHFront(*args, **kwargs)``, started; ``close(reason)`` it when the host stops."""
+    front = SSHFront(*args, **kwargs)
     await front.start()
     return front

@@ -4,15 +4,20 @@ The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by defau
 password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
 player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
 besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past their first auth request is capped across every worker (``Admission``, counted by the front).
+connections past their first auth request is capped across every worker (``SharedAdmission``).
 
 Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
 network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
-below ``max_sessions``) a newcomer closes the oldest login of the network holding the most logins; at the sessions
-cap it takes the place of what the network holding the most holds that is least in use: a login in progress first,
-then a connection logged in without a session. Players in a session are never closed for a newcomer, and a
-newcomer whose own network holds the most is told the host is full. A connection logged in has
-``session_timeout`` seconds to ask for its session, a login ``login_timeout`` (asyncssh's option) to finish.
+below ``max_sessions``) a newcomer closes the login least far along (still in key exchange before one in
+authentication), the oldest first, of the network holding the most connections here; at the sessions
+cap it takes the place of what the network holding the most (two more than its own: a move evens the shares, never
+swaps them) holds that is least in use (``_Gate.tier``): a login in progress first, then a connection logged in
+without a session, in this worker or, through the front, in another (``want_room``). Players in a session are never
+closed for a newcomer, and a newcomer whose own network holds the most is told the host is full, unless it proves
+a key: a key's player then takes the place of any stranger's connection (authenticated players first), and is never
+closed for a stranger once logged in. The front closes connections for its own totals the same way (``evict``).
+A connection logged in has ``session_timeout`` seconds to ask for its session, a login ``login_timeout``
+(asyncssh's option) to finish.
 
 Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
 password is logged (address and user name stripped of control characters), the next try on that connection waits
@@ -36,11 +41,13 @@ import contextlib
 import contextvars
 import hmac
 import logging
+import multiprocessing
 import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Protocol
+from multiprocessing.sharedctypes import SynchronizedArray
+from typing import Any
 
 import asyncssh
 from textual.app import App
@@ -51,7 +58,7 @@ from .inbound_shaper import InboundShaper
 from .input_gate import INPUT_WINDOW
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, GameSession
-from .settings import SSHSettings, failure_delay, printable
+from .settings import SSHSettings, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -65,38 +72,37 @@ PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (fo
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
 
 
-class Admission(Protocol):
-    """Counts the sessions let in against ``max_sessions``, across every worker of the host."""
+class SharedAdmission:
+    """The session cap across worker processes: one count per worker in shared memory, summed under its lock (a
+    count of its own for a server alone: tests)."""
 
-    def admit(self) -> bool: ...
-    def release(self) -> None: ...
-
-
-class LocalAdmission:
-    """``Admission`` for one process on its own (tests)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.count = 0
+    def __init__(self, limit: int, counts: SynchronizedArray[int] | None = None, slot: int = 0) -> None:
+        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
+        self._slot = slot
+        self._limit = limit
 
     def admit(self) -> bool:
-        if self.count >= self.limit:
-            return False
-        self.count += 1
-        return True
+        with self._counts.get_lock():
+            if sum(self._counts[:]) >= self._limit:
+                return False
+            self._counts[self._slot] += 1
+            return True
 
     def release(self) -> None:
-        self.count = max(0, self.count - 1)
+        with self._counts.get_lock():
+            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
 
 
 class SessionServer:
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
-    def __init__(self, settings: SSHSettings, app_factory: AppFactory, admission: Admission | None = None) -> None:
+    def __init__(
+        self, settings: SSHSettings, app_factory: AppFactory, admission: SharedAdmission | None = None
+    ) -> None:
         check_patches()  # fail at startup, not on the first connection, if a library changed underneath
         self.settings = settings
         self.app_factory = app_factory
-        self._admission = admission or LocalAdmission(settings.max_sessions)
+        self._admission = admission or SharedAdmission(settings.max_sessions)
         self._host_key = load_or_create_host_key(settings.host_key_path)
         self._authorized = (
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
@@ -118,8 +124,12 @@ class SessionServer:
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
         self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
         self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
-        self.on_connection_closed: Callable[[str, bool], None] | None = None  # (address, had it logged in)
-        self._logging_in: set[tuple[str, int]] = set()  # peers of connections served and not yet logged in
+        self.on_connection_closed: Callable[[str, int], None] | None = None  # (address, its tier: _Gate.tier)
+        self.on_session: Callable[[str], None] | None = None  # a connection from this address opened its session
+        # Asks the front to close a place in another worker for a newcomer of this network (True: one was closed);
+        # the flag: the newcomer proved a key (any stranger's connection but a key's may go).
+        self.want_room: Callable[[str, bool], Awaitable[bool]] | None = None
+        self._tiers: dict[tuple[str, int], int] = {}  # peers of connections served -> how far they got (_Gate.tier)
         # Connections from a load balancer: the socket's own peer (the balancer's end) -> the client's, as the
         # front read it from the PROXY header. Everything here names a connection by the client's.
         self._clients: dict[tuple[str, int], tuple[str, int]] = {}
@@ -172,11 +182,16 @@ class SessionServer:
         return self._clients.get(peer, peer)
 
     def login_done(self, peer: tuple[str, int]) -> None:
-        """The connection from ``peer`` logged in (or gave up before): no longer a login in progress."""
-        if peer in self._logging_in:
-            self._logging_in.discard(peer)
+        """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
+        if self._tiers.get(peer, 2) < 2:
+            self._tiers[peer] = 2
             if self.on_login_done is not None:
                 self.on_login_done(peer[0])
+
+    def session_started(self, peer: tuple[str, int], tier: int) -> None:
+        self._tiers[peer] = tier
+        if self.on_session is not None:
+            self.on_session(peer[0])
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -193,7 +208,7 @@ class SessionServer:
         peer = own
         if client is not None:
             self._clients[own] = peer = client
-        self._logging_in.add(peer)
+        self._tiers[peer] = 0
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
             self._conns.add(conn)
@@ -208,10 +223,9 @@ class SessionServer:
             sock.close()  # asyncssh's transport closed its own; this one is ours (a no-op if already closed)
             if client is not None:
                 self._clients.pop(own, None)
-            logged_in = peer not in self._logging_in
-            self._logging_in.discard(peer)
+            tier = self._tiers.pop(peer, 0)
             if self.on_connection_closed is not None:
-                self.on_connection_closed(peer[0], logged_in)
+                self.on_connection_closed(peer[0], tier)
             self._connection_closed()
 
     def _connection_closed(self) -> None:
@@ -302,25 +316,29 @@ class SessionServer:
         self._admitted = max(0, self._admitted - 1)
         self._changed.set()
 
-    def make_room(self, newcomer: _Gate) -> _Gate | None:
-        """At the sessions cap: the connection ``newcomer`` takes the place of (see the module docstring), or None."""
+    async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
+        """Count ``newcomer`` against ``max_sessions``, making room at the cap (the module docstring) here or, through
+        the front, in another worker; ``key``: it proved a key, so any stranger's connection but a key's may go."""
+        if self.admit():
+            return True
         held = Counter(gate.network for gate in self._holders)
-        mine = held[newcomer.network]
+        mine = -1 if key else held[newcomer.network]
+        places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
+        victim = least_in_use(places, held)
+        if victim is not None:
+            victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
+            return True
+        return self.want_room is not None and await self.want_room(newcomer.network, key) and self.admit()
 
-        def least_in_use(gate: _Gate) -> tuple[int, bool]:
-            return (-held[gate.network], gate not in self._logins)  # (sorted() is stable: the oldest first)
-
-        for gate in sorted(self._holders, key=least_in_use):
-            if held[gate.network] > mine and not gate.has_session:
-                return gate
-        return None
-
-    def login_to_close(self, newcomer: _Gate) -> _Gate:
-        """At the logins cap: the oldest login of the network holding the most logins in progress."""
-        held = Counter(gate.network for gate in self._logins)
-        held[newcomer.network] += 1
-        most = max(held.values())
-        return next(gate for gate in self._logins if held[gate.network] == most)
+    def evict(self, network: str, below: int) -> bool:
+        """For the front's totals: close the connection least in use here of ``network`` (or of any, "": the logins
+        cap's), of a tier below ``below`` (2: logins only); False if there is none."""
+        gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
+        held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
+        victim = least_in_use([gate for gate in gates if gate.tier < below and network in ("", gate.network)], held)
+        if victim is not None:
+            victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
+        return victim is not None
 
     async def password_turn(self, network: str) -> None:
         """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
@@ -354,9 +372,7 @@ class SessionServer:
             self._password_pump = None
 
     def password_failed(self, network: str) -> None:
-        self.password_failures[network] = self.password_failures.pop(network, 0) + 1  # the latest last
-        if len(self.password_failures) > PASSWORD_NETWORKS:
-            del self.password_failures[next(iter(self.password_failures))]
+        remember(self.password_failures, network, self.password_failures.get(network, 0) + 1, PASSWORD_NETWORKS)
 
     # Authentication policy -------------------------------------------------------------------------------------
 
@@ -375,6 +391,12 @@ class SessionServer:
             return True  # clients without keyboard-interactive fall back to a password prompt: any answer will do
         expected = self.settings.password
         return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
+
+
+def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate | None:
+    """Of ``gates`` (oldest first), the one least in use of the network holding the most (of them, or ``held``)."""
+    held = held or Counter(gate.network for gate in gates)
+    return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
 
 
 def _players(count: int) -> str:
@@ -397,10 +419,8 @@ class _Gate(asyncssh.SSHServer):
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
         self._session_deadline: asyncio.TimerHandle | None = None
-
-    @property
-    def has_session(self) -> bool:
-        return self._has_session
+        self._authenticating = False
+        self._placing: asyncio.Future[bool] | None = None  # taking its place once logged in (a key's: room made)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
@@ -408,7 +428,7 @@ class _Gate(asyncssh.SSHServer):
         self.network = settings.network(self._peer_address()[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
-            self._server.login_to_close(self)._give_way()
+            self._server.evict("", 2)
         logins[self] = None  # a login in progress until auth_completed or connection_lost
         if settings.inbound_rate > 0:
             self._inbound = shape_inbound(
@@ -419,33 +439,46 @@ class _Gate(asyncssh.SSHServer):
         self._server.connections_held += 1
         log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._server.settings.inbound_rate / 1000)
 
-    def _logged_in(self) -> None:
+    def _login_over(self, logged_in: bool = False) -> None:
+        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is closing."""
         logins = self._server._logins
         if self in logins:
             del logins[self]
             self._server._changed.set()
-        self._server.login_done(self._peer_address())
+        if logged_in:
+            self._server.login_done(self._peer_address())
 
-    def _give_way(self) -> None:
-        """Too many logins in progress: this one, the oldest of the network holding the most, is closed, so that
-        idle connections held open by someone cannot keep newcomers out (a real login takes well under a second)."""
-        self._logged_in()
-        self._server.logins_evicted += 1
-        log.info(
-            "closed %s: %d logins in progress is the limit, and it was the oldest",
-            self._peer(),
-            self._server.settings.login_limit,
-        )
+    @property
+    def tier(self) -> int:
+        """How much this connection is in use, least first: 0 before authentication (key exchange), 1 in it, 2
+        logged in without a session, 3 in a session, 4 logged in with a key (never closed for a stranger)."""
+        if self in self._server._logins:
+            return int(self._authenticating)
+        return 4 if self._fingerprint is not None else 2 + self._has_session
+
+    def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
+        """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
+        count (passed over without a release, else released as it closes)."""
+        server = self._server
+        if message is BUSY_MESSAGE:
+            server.logins_evicted += 1
+        else:
+            server.made_room += 1
+        log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
+        self._login_over()
+        if newcomer is not None:
+            self._admitted = False
+            server._holders.pop(self, None)
         if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, BUSY_MESSAGE)
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
-        self._logged_in()
+        self._login_over()
         if self._conn is not None:
             self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._logged_in()  # or gave up: either way no longer a login in progress
+        self._login_over()
         if self._session_deadline is not None:
             self._session_deadline.cancel()
             self._session_deadline = None
@@ -457,40 +490,30 @@ class _Gate(asyncssh.SSHServer):
             self._server._holders.pop(self, None)
             self._server.release()
 
-    def begin_auth(self, username: str) -> bool:
+    async def begin_auth(self, username: str) -> bool:
         self._username = username
-        if not self._admitted:
-            server = self._server
-            if not server.admit():
-                assert self._conn is not None
-                victim = server.make_room(self)
-                if victim is None:
-                    log.info("refused %s: %d sessions is the limit", self._peer(), server.settings.max_sessions)
-                    self._conn.disconnect(
-                        asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                        FULL_MESSAGE.format(limit=_players(server.settings.max_sessions)),
-                    )
-                    return True
-                victim._give_place(self)
-            self._admitted = True
-            server._holders[self] = None
-        return True
+        self._authenticating = True
+        await self._take_place()
+        return True  # always ask for one auth step, so that a client holding a key can be recognised by it
 
-    def _give_place(self, newcomer: _Gate) -> None:
-        """The sessions cap is reached and this connection is what the biggest holder holds that is least in use:
-        its place goes to ``newcomer`` (the count against max_sessions passes over without a release)."""
-        server = self._server
-        self._admitted = False
-        server._holders.pop(self, None)
-        server.made_room += 1
-        log.info(
-            "closed %s for %s: %d sessions is the limit", self._peer(), newcomer._peer(), server.settings.max_sessions
-        )
-        self._logged_in()
+    async def _take_place(self, key: bool = False) -> bool:
+        """Counted against max_sessions (making room at the cap), or False: no place for a stranger now, and the
+        connection is refused unless it proves a key (``key``: it did; if still no place, it is refused)."""
+        if not self._admitted and await self._server.take_place(self, key):
+            self._admitted = True
+            self._server._holders[self] = None
+        return self._admitted
+
+    def _full(self) -> bool:
+        """True (and the connection is refused) if it has no place: its password is not even looked at."""
+        if self._admitted:
+            return False
+        settings = self._server.settings
+        log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
         if self._conn is not None:
-            self._conn.disconnect(
-                asyncssh.DISC_TOO_MANY_CONNECTIONS, ROOM_MESSAGE
-            )  # always ask for one auth step, so a client holding a key can be recognised by it
+            limit = _players(settings.max_sessions)
+            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
+        return True
 
     # Public keys: the last key validated is the one a successful publickey login signed with.
     def public_key_auth_supported(self) -> bool:
@@ -509,7 +532,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def validate_password(self, username: str, password: str) -> bool:
         self._candidate_fingerprint = None
-        return await self._check_password(username, password)
+        return not self._full() and await self._check_password(username, password)
 
     async def _check_password(self, username: str, password: str) -> bool:
         await self._wait_turn()  # a try sent ahead waits for the delay the last failure set
@@ -560,6 +583,8 @@ class _Gate(asyncssh.SSHServer):
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
         self._candidate_fingerprint = None
+        if self._full():
+            return False
         if self._server.open_door:
             return True
         return ("", "", "", [("Password: ", False)])
@@ -570,9 +595,13 @@ class _Gate(asyncssh.SSHServer):
             return True
         return len(responses) == 1 and await self._check_password(username, str(responses[0]))
 
-    def auth_completed(self) -> None:
+    async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
-        self._logged_in()
+        self._login_over(logged_in=True)
+        self._placing = asyncio.ensure_future(self._take_place(key=self._fingerprint is not None))  # a key: room made
+        if not await self._placing:
+            self._full()
+            return
         if not self._has_session:
             delay = self._server.settings.session_timeout
             self._session_deadline = asyncio.get_running_loop().call_later(delay, self._no_session)
@@ -587,30 +616,27 @@ class _Gate(asyncssh.SSHServer):
             )
             self._conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, NO_SESSION_MESSAGE)
 
-    # Channels: one game session per connection, nothing else.
+    # Channels: one game session per connection, nothing else (asyncssh's SSHServer refuses every forwarding).
     def session_requested(self) -> Any:
-        if self._has_session:
+        if self._has_session or self._placing is None:
             return False
         self._has_session = True
+        self._server.session_started(self._peer_address(), self.tier)
         if self._session_deadline is not None:
             self._session_deadline.cancel()
             self._session_deadline = None
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
-        return chan, GameSession(self._server, self._username, self._fingerprint, self._peer())
+        session = GameSession(self._server, self._username, self._fingerprint, self._peer())
+        return chan, session if self._admitted else self._when_placed(session)
 
-    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
-        return False
-
-    def server_requested(self, listen_host: str, listen_port: int) -> bool:
-        return False
-
-    def unix_connection_requested(self, dest_path: str) -> bool:
-        return False
-
-    def unix_server_requested(self, listen_path: str) -> bool:
-        return False
+    async def _when_placed(self, session: GameSession) -> GameSession:
+        """The session, once its place is made (room in another worker takes a moment), else refused."""
+        assert self._placing is not None
+        if not await self._placing:
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_CONNECT_FAILED, "No Thanks! is full right now")
+        return session
 
     def _peer_address(self) -> tuple[str, int]:
         """The client's address and port (behind a load balancer: the one its PROXY header named)."""

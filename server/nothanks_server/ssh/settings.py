@@ -6,6 +6,10 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
 INBOUND_BURST = 32 * 1024  # ... and at once
@@ -17,6 +21,15 @@ def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> f
     if failures <= 0 or first <= 0:
         return 0.0
     return min(cap, first * 2 ** min(failures - 1, 32))
+
+
+def remember(table: dict[K, V], key: K, value: V, most: int) -> V:
+    """``table[key] = value`` as the most recent entry; past ``most`` entries the oldest is forgotten."""
+    table.pop(key, None)
+    table[key] = value
+    if len(table) > most:
+        del table[next(iter(table))]
+    return value
 
 
 def printable(text: str, limit: int = 64) -> str:
@@ -51,6 +64,7 @@ class SSHSettings:
     authorized_keys: Path | None = None  # only these public keys get in
     max_sessions: int = 100
     max_logins: int = 64  # logins in progress at once (below max_sessions); one more: the biggest holder gives way
+    max_connections: int = 1000  # connections at once at the front; one more: the biggest holder gives way
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication (OpenSSH's LoginGraceTime)
     session_timeout: float = 10.0  # seconds from authentication to the session's request, then disconnected
     password_rate: float = 10.0  # passwords looked at per second over every address (a key login never waits)
@@ -62,6 +76,7 @@ class SSHSettings:
     worker_sessions: int = 200  # logins a worker takes before it drains (gets no more, exits when empty)
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
     max_workers: int = 4  # worker processes alive at once (taking, or draining their last players)
+    memory_mib: int = 1024  # the workers' resident memory in all: each recycles past its share, none starts past it
     inbound_rate: float = INBOUND_RATE  # 0: no budget (to compare)
     inbound_burst: int = INBOUND_BURST
     auth_tries: int = 6  # failed passwords on one connection, then it is disconnected (OpenSSH's MaxAuthTries)
@@ -80,6 +95,11 @@ class SSHSettings:
         """Logins in progress allowed at once: below ``max_sessions``, so that logins held open by strangers give
         way before they fill the sessions (a login counts against ``max_sessions`` from its first auth request)."""
         return max(1, min(self.max_logins, self.max_sessions - 1))
+
+    @property
+    def worker_limit_mib(self) -> int:
+        """A worker's memory past which it is recycled: ``worker_mib``, or its share of ``memory_mib``."""
+        return min(self.worker_mib, self.memory_mib // max(1, self.max_workers))
 
     def network(self, address: str) -> str:
         """The share ``address`` counts in (``network_of`` with these prefixes)."""

@@ -7,12 +7,16 @@ process runs asyncssh on it (``SessionServer.serve``). Messages from the front, 
   client is at that address (a load balancer's PROXY header said so: the socket's own peer is the balancer);
 - ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
 - ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
-- ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed.
+- ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed;
+- ``v`` + a tier + a network (or none: any): close the connection of that network least in use here, below that
+  tier (the front's totals: ``SessionServer.evict``); ``m`` + ``NUMBER 1`` / ``NUMBER 0``: room request NUMBER
+  was met / cannot be.
 
 To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
 app has run in it since it started. For the front's per-address limits, with the client's address after the
-letter: ``f`` a failed password, ``a`` a connection logged in, ``x0`` / ``x1`` a connection closed before / after
-logging in.
+letter: ``f`` a failed password, ``a`` a connection logged in, ``o`` one that opened its session, ``x`` + its tier
+(``_Gate.tier``) one closed; ``u`` + a network: nothing of it to close here; ``w`` + ``k`` (a key's player) or
+``-`` + ``NUMBER NETWORK``: a newcomer of that network wants room at the sessions cap (``SessionServer.want_room``).
 
 Memory: the apps of a worker live in one heap. Every ``FREEZE_INTERVAL`` seconds the worker collects what is not
 frozen yet (the last second's survivors only) and moves everything alive into Python's permanent generation
@@ -34,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import itertools
 import logging
 import os
 import signal
@@ -44,7 +49,7 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from .freezer import FREEZE_INTERVAL, Freezer
 from .hostkey import HostKeyError
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .server import SessionServer
+from .server import SessionServer, SharedAdmission
 from .session import AppFactory
 from .settings import WorkerPlan
 
@@ -62,27 +67,13 @@ EMPTY = b"e"
 AUTH_FAILED = b"f"
 LOGGED_IN = b"a"
 CLOSED = b"x"
+SESSION = b"o"
+EVICT = b"v"
+NOTHING_TO_EVICT = b"u"
+WANT_ROOM = b"w"
+ROOM = b"m"
+ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 START_FAILED = b"k"  # + one sentence: why this worker cannot serve (a host key it cannot use), just before it exits
-
-
-class SharedAdmission:
-    """The session cap across worker processes: one count per worker in shared memory, summed under its lock."""
-
-    def __init__(self, counts: SynchronizedArray[int], slot: int, limit: int) -> None:
-        self._counts = counts
-        self._slot = slot
-        self._limit = limit
-
-    def admit(self) -> bool:
-        with self._counts.get_lock():
-            if sum(self._counts[:]) >= self._limit:
-                return False
-            self._counts[self._slot] += 1
-            return True
-
-    def release(self) -> None:
-        with self._counts.get_lock():
-            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
 
 
 def load_app_factory(plan: WorkerPlan) -> AppFactory:
@@ -117,11 +108,13 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(counts, plan.slot, plan.ssh.max_sessions))
+    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(plan.ssh.max_sessions, counts, plan.slot))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     reason = [STOPPED]
     draining = False
+    rooms: dict[int, asyncio.Future[bool]] = {}  # room requests to the front, by number, unanswered
+    numbers = itertools.count()
 
     def idle() -> None:
         if draining:
@@ -155,6 +148,13 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                     stop.set()
             elif kind == SHUT_OUT:
                 server.shut_out(data[1:].decode(errors="replace"))
+            elif kind == EVICT and not server.evict(data[2:].decode(errors="replace"), int(data[1:2] or 0)):
+                tell(NOTHING_TO_EVICT + data[2:])
+            elif kind == ROOM:
+                number, _, met = data[1:].decode(errors="replace").partition(" ")
+                room = rooms.pop(int(number), None) if number.isdigit() else None
+                if room is not None and not room.done():
+                    room.set_result(met == "1")
             elif kind == STOP:
                 reason[0] = data[1:].decode("utf-8", "replace") or STOPPED
                 stop.set()
@@ -166,9 +166,22 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     server.on_idle = idle
     server.on_auth_failure = lambda address: tell(AUTH_FAILED + address.encode())
     server.on_login_done = lambda address: tell(LOGGED_IN + address.encode())
-    server.on_connection_closed = lambda address, logged_in: tell(
-        CLOSED + (b"1" if logged_in else b"0") + address.encode()
-    )
+    server.on_connection_closed = lambda address, tier: tell(CLOSED + str(tier).encode() + address.encode())
+    server.on_session = lambda address: tell(SESSION + address.encode())
+
+    async def want_room(network: str, key: bool) -> bool:
+        number = next(numbers)
+        rooms[number] = room = loop.create_future()
+        tell(WANT_ROOM + (b"k" if key else b"-") + f"{number} {network}".encode())
+        try:
+            async with asyncio.timeout(ROOM_WAIT):
+                return await room
+        except TimeoutError:
+            return False
+        finally:
+            rooms.pop(number, None)
+
+    server.want_room = want_room
     control.setblocking(False)
     loop.add_reader(control.fileno(), receive)
     with contextlib.suppress(NotImplementedError, RuntimeError):

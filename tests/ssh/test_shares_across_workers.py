@@ -1,0 +1,192 @@
+"""A public host under a botnet, across the front's workers (issue 31): the totals of connections and logins are
+the front's, shared by network; the sessions cap makes room in whichever worker holds the biggest share; a key's
+player takes a stranger's place; the workers' count and memory are bounded, and memory goes back when idle."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncssh
+
+from nothanks_server.ssh import front as front_module
+from nothanks_server.ssh.front import MEMORY_FULL
+from nothanks_server.ssh.server import BUSY_MESSAGE, ROOM_MESSAGE
+from tools.loadgen.terminal_client import TerminalClient
+
+from .conftest import PROBE, until
+from .test_auth_limits import Guesser
+from .test_fair_shares import open_from
+from .test_front import _write_authorized
+
+LOOSE = {"per_address": 16, "logins_per_address": 16, "connect_burst": 16, "app": PROBE}  # one address may hold many
+
+
+async def hold_from(source: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection from ``source`` that says it speaks SSH and then nothing more (a login in progress)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(b"SSH-2.0-idle\r\n")
+    await reader.readline()  # the host's version line: a worker has it
+    return reader, writer
+
+
+async def closed_with(held: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]], message: str) -> int:
+    """How many of ``held`` the host closed once the first was, each with ``message``; all are closed after."""
+    reads = [asyncio.ensure_future(reader.read()) for reader, _ in held]
+    done, pending = await asyncio.wait(reads, timeout=10, return_when=asyncio.FIRST_COMPLETED)
+    for read in pending:
+        read.cancel()
+    for _, writer in held:
+        writer.close()
+    assert all(message.encode() in read.result() for read in done)
+    return len(done)
+
+
+async def test_the_fronts_connection_total_makes_room_for_a_newcomer_from_another_network(start_host):
+    front = await start_host(max_connections=4, **LOOSE)
+    held = [await hold_from("127.0.8.1", front.port) for _ in range(4)]
+    await until(lambda: front.total["open"] == 4)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.8.1", 0))
+    async with asyncio.timeout(10):  # the biggest holder itself: turned away
+        assert b"too many connections from your address" in await reader.read()
+    writer.close()
+    player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.8.2", 0))
+    await player.wait_for("name: new")
+    assert await closed_with(held, ROOM_MESSAGE) == 1  # the oldest of the biggest holder's gave way
+    await until(lambda: front.total["open"] == 1)
+    await player.close()
+
+
+async def test_logins_in_progress_are_capped_in_all_not_per_worker(start_host):
+    front = await start_host(workers=2, max_logins=4, **LOOSE)
+    held = [await hold_from("127.0.9.1", front.port) for _ in range(4)]  # two in each worker
+    await until(lambda: front.total["logging_in"] == 4 and all(len(w.logging_in) for w in front.workers()))
+    player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.9.2", 0))
+    await player.wait_for("name: new")
+    assert await closed_with(held, BUSY_MESSAGE) == 1
+    await player.close()
+
+
+async def test_the_sessions_cap_makes_room_in_the_worker_holding_the_biggest_share(start_host):
+    front = await start_host(workers=1, worker_sessions=4, max_sessions=4, session_timeout=60, **LOOSE)
+    idle = [await open_from("127.0.10.1", front.port, password="") for _ in range(4)]  # logged in, no session
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["draining", "taking"])
+    assert front.sessions == 4  # all in the draining worker: the fresh one has nothing of its own to close
+    player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.10.2", 0))
+    await player.wait_for("name: new")
+    async with asyncio.timeout(10):
+        await idle[0].wait_closed()  # the oldest, in the other worker
+    assert [conn.is_closed() for conn in idle] == [True, False, False, False]
+    await player.close()
+    for conn in idle:
+        conn.close()
+
+
+async def test_a_players_session_is_never_closed_for_a_stranger_in_another_worker(start_host):
+    front = await start_host(workers=1, worker_sessions=2, max_sessions=2, **LOOSE)
+    players = [await TerminalClient().connect(front.port, f"p{n}", local_addr=("127.0.11.1", 0)) for n in range(2)]
+    for number, player in enumerate(players):
+        await player.wait_for(f"name: p{number}")
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["draining", "taking"])
+    try:
+        await TerminalClient().connect(front.port, "new", local_addr=("127.0.11.2", 0))
+    except asyncssh.DisconnectError as error:
+        assert "full" in error.reason
+    else:
+        raise AssertionError("a stranger got in past a cap of 2 players in sessions")
+    for player in players:
+        player.send("z")
+        await player.wait_for("last: z")
+        await player.close()
+
+
+async def test_a_players_key_takes_a_strangers_place_at_the_sessions_cap(start_sessions):
+    sessions = await start_sessions(max_sessions=2)
+    strangers = [await TerminalClient().connect(sessions.port, local_addr=("127.0.0.2", 0)) for _ in range(2)]
+    for stranger in strangers:
+        await stranger.wait_for("No Thanks!")
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    player = await TerminalClient().connect(sessions.port, "keyed", client_keys=[key], local_addr=("127.0.0.3", 0))
+    await player.wait_for("No Thanks!")  # not "full": a key's player goes first
+    assert sessions.made_room == 1 and sessions.admitted == 2
+    await sessions.wait_until(lambda: sessions.running_apps == 2, timeout=10)
+    other = TerminalClient().connect(sessions.port, "other", client_keys=[key], local_addr=("127.0.0.4", 0))
+    await (await other).wait_for("No Thanks!")  # another key: the remaining stranger's place, never a key's
+    assert sessions.made_room == 2
+    player.send("z")
+    await player.wait_for("last: z")
+    for client in (*strangers, player):
+        await client.close()
+
+
+async def test_replacements_asked_for_at_once_never_pass_max_workers(start_host, caplog):
+    front = await start_host(workers=1, max_workers=2, app=PROBE)
+    for _ in range(3):  # in one tick, as a sweep over retiring workers does: each task had seen one worker alive
+        front._replace()
+    await front.wait_until(lambda: len(front.workers()) == 2 and front._wanted == 2)
+    await front.wait_until(lambda: all(worker.state != "starting" for worker in front.workers()))
+    assert len(front.workers()) == 2
+    assert not [record for record in caplog.records if record.exc_info]  # no traceback in the log
+
+
+async def test_past_the_memory_ceiling_no_worker_starts_and_a_newcomer_is_told_why(start_host, caplog):
+    front = await start_host(workers=1, memory_mib=1, app=PROBE)  # one worker alone is past it
+    await until(lambda: front.memory > 1)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port)
+    async with asyncio.timeout(10):
+        assert MEMORY_FULL.encode() in await reader.read()
+    writer.close()
+    assert len(front.workers()) == 1  # retiring past its share, it keeps going: none can start in its place
+    assert not [record for record in caplog.records if record.exc_info]
+
+
+async def test_a_worker_whose_memory_grew_is_recycled_once_idle(start_host, monkeypatch):
+    monkeypatch.setattr(front_module, "IDLE_LOOKS", 1)
+    front = await start_host(workers=1, app=PROBE)
+    (first,) = front.workers()
+    _reader, writer = await hold_from("127.0.0.2", front.port)  # a port probe: no login, no app
+    writer.close()
+    await until(lambda: not front.open)
+    first.ready_mib = 1.0  # as if what it served had grown its memory (churn's frozen garbage)
+    await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["taking"] and first.state == "gone")
+    player = await TerminalClient().connect(front.port, "after")
+    await player.wait_for("name: after")
+    await player.close()
+
+
+async def test_password_guesses_never_delay_a_key_login(start_sessions, tmp_path):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    keys = _write_authorized(tmp_path / "authorized_keys", key)
+    sessions = await start_sessions(password="sesame", authorized_keys=keys, auth_delay=0.0, password_rate=2)
+    turn = asyncio.Event()  # the password queue does not move until the end: a key that waited in it never gets in
+    sessions.server.sleep = lambda _delay: turn.wait()
+
+    async def guesses_from(source: str) -> None:
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await open_from(source, sessions.port, preferred_auth="password", client_factory=lambda: Guesser(["x"] * 6))
+
+    guessing = [asyncio.create_task(guesses_from("127.0.0.2")) for _ in range(4)]
+    await until(lambda: len(sessions.server._password_queue) >= 3, timeout=10)
+    async with asyncio.timeout(5):
+        conn = await open_from("127.0.0.3", sessions.port, client_keys=[key])  # straight past the queue
+    assert len(sessions.server._password_queue) >= 3  # the guesses still wait their turn
+    conn.close()
+    turn.set()
+    for task in guessing:
+        task.cancel()
+    await asyncio.gather(*guessing, return_exceptions=True)
+
+
+async def test_a_network_whose_connections_close_before_logging_in_is_penalised(start_host):
+    front = await start_host(connect_rate=100, **LOOSE)
+    for _ in range(11):  # eleven closed before authenticating: a second of penalty each, past the ten allowed
+        _reader, writer = await hold_from("127.0.12.1", front.port)
+        writer.close()
+    await until(lambda: not front.open)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.12.1", 0))
+    async with asyncio.timeout(10):
+        assert b"too many connections closed before logging in from your address" in await reader.read()
+    writer.close()
+    player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.12.2", 0))  # another network: in
+    await player.wait_for("name: new")
+    await player.close()
