@@ -114,7 +114,6 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     records = None if game.records_dir is None else LocalRecords(game.records_dir)
     table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
     seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
-    index, token = table.join(seat)
+    seat.seated(table, *table.join(seat))
     table.seat_bots(bots, game.bot_names or ())  # (by default the table names them: ana, bo...)
-    seat.seated(table, index, token)
     return seat

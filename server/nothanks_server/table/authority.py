@@ -1,16 +1,10 @@
 """One table's authority: the only place a seat changes hands or a move is accepted. Every transport talks to it.
 
-A member (a TCP connection, an in-process connection, a test) joins a seat or watches. Every intent goes
-through ``submit`` (a bot's through ``bot_plays``, from the driver), which checks it with the engine and refuses
-a stale ``state_id``. After every change each member gets, through ``Member.deliver``, the view filtered for its
-seat at that moment (never the deck, the removed cards, the seed, or hidden chip counts). Who plays for a bot or
-an away player, and when, is the driver's (driver.py); what is remembered of the games, the recorder's
-(recorder.py).
-
-With a store (store.py), every change is committed there before anyone hears of it: a seat before the
-``waiting`` that shows it, the deal before the first ``update``, each accepted move before its broadcast, and a
-game's last move together with its record. ``Table.restore`` rebuilds a table from the store after a restart,
-replaying the current game's moves through the engine from its seed.
+A member (a TCP or in-process connection, a test) joins a seat or watches. Every move goes through ``submit`` (a
+bot's through ``bot_plays``), checked by the engine, a stale ``state_id`` refused. After every change each member
+gets the view filtered for its seat then (``Member.deliver``: never the deck, the removed cards, the seed or hidden
+chips). With a store (store.py), every change is committed before anyone hears of it (a game's last move with its
+record); ``Table.restore`` replays a stored table's game from its seed after a restart.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
@@ -59,49 +53,45 @@ _AWAY_IN_GAME = f"this game is under way and a seat is kept for a player who is 
 _AWAY_NO_FREE_SEAT = f"no seat is free and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 
 
-@dataclass
-class _Game:
-    state: GameState
-    started_at: float = field(default_factory=time.time)
+class TableParts(TypedDict, total=False):
+    """What a table is given beside its settings: ``store``, where every change is committed before anyone hears
+    of it; ``commits``, the group commit its moves go through (a host's tables share it); ``records``, finished
+    games' files; ``on_idle`` and ``on_summary``, the lobby told that it is idle or that its line changed."""
+
+    store: TableStore | None
+    records: RecordStore | None
+    commits: GroupCommit | None
+    on_idle: Callable[[Table], None] | None
+    on_summary: Callable[[Table], None] | None
 
 
 class Table:
     """Seats, members and one game. All methods run on the event loop; refusals raise ``HostError``/``IllegalMove``."""
 
     def __init__(
-        self,
-        table_id: str,
-        settings: TableSettings,
-        *,
-        store: TableStore | None = None,
-        records: RecordStore | None = None,
-        commits: GroupCommit | None = None,
-        rng: random.Random | None = None,
-        on_idle: Callable[[Table], None] | None = None,
-        on_summary: Callable[[Table], None] | None = None,
+        self, table_id: str, settings: TableSettings, *, rng: random.Random | None = None, **parts: Unpack[TableParts]
     ) -> None:
-        """``store``: where every change is committed before anyone hears of it; ``commits``: moves go through this
-        group commit (shared by a host's tables) instead of one commit each; ``records``: finished games' files."""
         self.table_id = table_id
         self.settings = settings
         self.config = settings.config()  # validates players/variant (IllegalMove bad_config)
         self.seats = [Seat() for _ in range(self.config.players)]
         self.members: dict[Member, int | None] = {}  # member -> seat, None for a spectator
         self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
-        self.game: _Game | None = None
+        self.state: GameState | None = None  # the game (None before the first deal)
+        self.started_at = 0.0  # when it was dealt (time.time)
         self.games_played = 0
-        self.recorder = Recorder(table_id, self.config.players, store, records)
+        self._store = parts.get("store")
+        self._commits = parts.get("commits")
+        self.recorder = Recorder(table_id, self.config.players, self._store, parts.get("records"))
         self.driver = BotDriver(self)
         self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
         self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
-        self._store = store
-        self._commits = commits
         # A move is being committed: views show the last durable state, moves are refused as stale, bots wait.
         self.saving = False
         self._rng = rng
-        self._on_idle = on_idle
-        self._on_summary = on_summary  # told when the lobby's line for this table changes
+        self._on_idle = parts.get("on_idle")
+        self._on_summary = parts.get("on_summary")
         self._summary: TableSummary | None = None
         self.created_at = time.monotonic()
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
@@ -112,15 +102,11 @@ class Table:
 
     @property
     def started(self) -> bool:
-        return self.game is not None
+        return self.state is not None
 
     @property
     def finished(self) -> bool:
-        return self.game is not None and self.game.state.finished
-
-    @property
-    def state(self) -> GameState | None:
-        return None if self.game is None else self.game.state
+        return self.state is not None and self.state.finished
 
     def summary(self) -> TableSummary:
         return TableSummary(
@@ -158,30 +144,13 @@ class Table:
         )
 
     @classmethod
-    def restore(
-        cls,
-        stored: StoredTable,
-        settings: TableSettings,
-        *,
-        store: TableStore | None = None,
-        records: RecordStore | None = None,
-        commits: GroupCommit | None = None,
-        on_idle: Callable[[Table], None] | None = None,
-        on_summary: Callable[[Table], None] | None = None,
-    ) -> Table:
+    def restore(cls, stored: StoredTable, settings: TableSettings, **parts: Unpack[TableParts]) -> Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
         seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
         their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
         """
-        table = cls(
-            stored.table_id,
-            settings,
-            store=store,
-            records=records,
-            commits=commits,
-            on_idle=on_idle,
-            on_summary=on_summary,
-        )
+        table = cls(stored.table_id, settings, **parts)
+        store = table._store
         resumed_at = len(stored.moves)
         for index, seat in enumerate(stored.seats):
             if seat is None or index >= len(table.seats):
@@ -203,11 +172,12 @@ class Table:
             table.creator_seat = stored.creator_seat
         table.games_played = stored.game_no
         finished = None
+        table.started_at = stored.started_at or time.time()
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
                 state = apply(state, action, seat_index)
-            table.game = _Game(state, started_at=stored.started_at or time.time())
+            table.state = state
         elif stored.game_no > 0 and stored.finished:
             # A finished game comes back too (its players may have been reading the scores, voting for the next
             # one), from its record: the store keeps no moves of a finished game.
@@ -217,8 +187,7 @@ class Table:
                 raise ValueError(f"its finished game's record cannot be read: {error}") from None
             if record is None:
                 raise ValueError(f"no record of its finished game {stored.game_no}")
-            finished = replay_record(record)
-            table.game = _Game(finished, started_at=stored.started_at or time.time())
+            table.state = finished = replay_record(record)
         table.recorder.restored(stored, finished)
         return table
 
@@ -379,10 +348,7 @@ class Table:
         a bot play for the away player in seat ``index`` now, until they come back."""
         self._check_open()
         self._check_seated_as(member, self.acting_creator())
-        if self.game is None:
-            raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        if self.game.state.finished:
-            raise HostError(errors.GAME_OVER, "the game is over")
+        self._game_on()
         if not isinstance(index, int) or not 0 <= index < len(self.seats):
             raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
         seat = self.seats[index]
@@ -416,8 +382,8 @@ class Table:
 
     def _note(self, index: int, kind: str) -> None:
         """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
-        if self.game is not None:
-            self.recorder.note(len(self.game.state.moves), index, kind)
+        if self.state is not None:
+            self.recorder.note(len(self.state.moves), index, kind)
 
     def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
         """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
@@ -505,9 +471,9 @@ class Table:
         seat = self.members.get(member)
         if seat is None:
             raise HostError(errors.NOT_SEATED, "spectators cannot play")
-        if self.game is None:
+        state = self.state
+        if state is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        state = self.game.state
         if state_id != state.state_id or self.saving:
             raise HostError(
                 errors.STALE_STATE,
@@ -519,18 +485,19 @@ class Table:
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
         """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id`` (the driver): played
         if the table is still there and the bot still plays the seat; an illegal choice takes the card instead."""
-        if not self.current(state_id) or self.seats[index].player is not bot or self.game is None:
+        state = self.state
+        if not self.current(state_id) or self.seats[index].player is not bot or state is None:
             return
         try:
-            state = apply(self.game.state, action, index)
+            state = apply(state, action, index)
         except IllegalMove as error:
             log.error("table %s: bot %s chose an illegal move (%s); taking instead", self.table_id, bot, error)
-            state = apply(self.game.state, Action.TAKE, index)
+            state = apply(state, Action.TAKE, index)
         self._apply(state)
 
     def current(self, state_id: int) -> bool:
         """The table is open, at state ``state_id``, and no move is being saved."""
-        return not self.closed and not self.saving and self.game is not None and self.game.state.state_id == state_id
+        return not self.closed and not self.saving and self.state is not None and self.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
         """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
@@ -540,7 +507,7 @@ class Table:
             raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
         seat = self.members[member]
         name = self.seats[seat].name if seat is not None else None
-        at = len(self.game.state.moves) if self.game is not None else 0
+        at = len(self.state.moves) if self.state is not None else 0
         told = self.recorder.events_at(at)  # the seat events this line comes after
         line = self.chat.say(name or member.name, seat, text, self.games_played, at, told)
         for listener in list(self.members):
@@ -561,11 +528,7 @@ class Table:
         seat = self.members.get(member)
         if seat is None:
             raise HostError(errors.NOT_SEATED, "only players at this table can ask the coach")
-        if self.game is None:
-            raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        state = self.game.state
-        if state.finished:
-            raise HostError(errors.GAME_OVER, "the game is over")
+        state = self._game_on()
         if state_id != state.state_id or self.saving:
             raise HostError(errors.STALE_STATE, "the table moved on: ask again")
         if state.to_move != seat:
@@ -581,7 +544,7 @@ class Table:
             advice = await coaching.advise(engine_view_for(state, seat))
         finally:
             self._asking.discard(seat)
-        if self.game is not None and self.game.state is state:  # still the table's state: kept for a second ask
+        if self.state is state:  # still the table's state: kept for a second ask
             self._advice[key] = advice
         return advice
 
@@ -603,7 +566,8 @@ class Table:
         """What a member at ``seat`` (None: spectator) sees right now."""
         if infos is None:
             infos = tuple(s.info() for s in self.seats)
-        if self.game is None:
+        state = self.state
+        if state is None:
             return TableWaiting(
                 table_id=self.table_id,
                 seats=infos,
@@ -616,7 +580,6 @@ class Table:
                 variant=self.config.variant,
                 coach=self.settings.coach,
             )
-        state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
         deadline = self.driver.deadline()
         return TableUpdate(
@@ -666,6 +629,14 @@ class Table:
         if self.closed:
             raise HostError(errors.NO_TABLE, "this table has closed")
 
+    def _game_on(self) -> GameState:
+        """The game being played (``not_started`` before the deal, ``game_over`` once it is over)."""
+        if self.state is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        if self.state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        return self.state
+
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
         """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
         if self.members.get(member) is None:
@@ -684,9 +655,9 @@ class Table:
 
     def _deal(self) -> None:
         seed = self._rng.randrange(2**63) if self._rng is not None else secrets.randbits(63)
-        game = _Game(new_game(self.config, seed))
-        self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
-        self.game = game
+        state, started_at = new_game(self.config, seed), time.time()
+        self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, started_at))
+        self.state, self.started_at = state, started_at
         self.games_played += 1
         self._again.clear()
         self.recorder.dealt()
@@ -703,10 +674,10 @@ class Table:
         """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
         commit the table waits for it (``saving``: views still show the last durable state, moves are refused as
         stale, bots wait); ``member``, who played it, hears if the store refused it."""
-        assert self.game is not None
+        assert self.state is not None
         move = state.moves[-1]
-        record = self.recorder.record(state, self.seats, self.game.started_at) if state.finished else None
-        played_in = self.game.state.state_id
+        record = self.recorder.record(state, self.seats, self.started_at) if state.finished else None
+        played_in = self.state.state_id
         stored = StoredMove(self.table_id, self.games_played, played_in, move.seat, move.action.value, record)
         if self._commits is None:
             self._persist(lambda store: store.add_moves([stored]))
@@ -732,8 +703,7 @@ class Table:
 
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
-        assert self.game is not None
-        self.game.state = state
+        self.state = state
         self._advice.clear()  # the coach's answers were for the state before
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)

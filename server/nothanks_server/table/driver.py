@@ -48,10 +48,9 @@ class BotDriver:
     def deadline(self) -> float | None:
         """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
         turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
-        table = self.table
-        if table.game is None or table.game.state.finished or table.settings.turn_timer is None:
+        table, state = self.table, self.table.state
+        if state is None or state.finished or table.settings.turn_timer is None:
             return None
-        state = table.game.state
         seat = table.seats[state.to_move]
         if not seat.away or seat.stand_in is not None:
             return None
@@ -65,13 +64,12 @@ class BotDriver:
 
     def drive(self) -> None:
         """Make sure the turn the table is at is being played, if a bot plays it or a timer waits on it."""
-        table = self.table
+        table, state = self.table, self.table.state
         if table.saving:
             return  # the move being saved decides who is next; the table drives once it is accepted
-        if table.closed or table.game is None or table.game.state.finished:
+        if table.closed or state is None or state.finished:
             self.cancel()
             return
-        state = table.game.state
         seat = table.seats[state.to_move]
         if seat.player is not None:
             key = (state.state_id, state.to_move, False)
@@ -110,9 +108,9 @@ class BotDriver:
             elif table.settings.bot_delay > 0:
                 await asyncio.sleep(self.wait())
             bot = table.seats[index].player
-            if not table.current(state_id) or bot is None or table.game is None:
+            if not table.current(state_id) or bot is None or table.state is None:
                 return
-            view = engine_view_for(table.game.state, index)
+            view = engine_view_for(table.state, index)
             try:
                 action = await thinking.choose(bot, view)  # a search: in a worker process if the host uses them
             except Exception:  # a broken bot must not stall the table: it takes the card
