@@ -1,27 +1,21 @@
 """Where the bots' searches and the coach run: in worker processes when the host asks for them, else in threads.
 
-A table's bots decide off the event loop, in threads (``asyncio.to_thread``). But a thread holds Python's one
-interpreter while it searches, and the loop that serves every player of the host waits for it: about 5 ms a wake-up
-per searching thread, p99 100-165 ms with four (scripts/bench_bot_gil.py, docs/benchmarks.md). So ``nothanks
-server`` and ``nothanks host`` send the searches (``PubMctsBot``: ``hard``, ``expert``, ``pubmcts:N``;
-``IsmctsBot``: ``ismcts:N``; and the coach, which asks ``hard``) to a pool of worker processes at a lower priority
-than the host (nice +10): players are served first, the bots take the CPU that is left. A search is a pure function
-of (seed, view), so it plays the same move in any process (tests/test_thinking.py). The quick bots stay in threads:
-a process would cost them more than they cost, and ``easy`` and ``random`` keep their random state in the bot object
-itself.
+A thread that searches holds Python's one interpreter, and the loop serving every player waits for it (p99
+100-165 ms with four: scripts/bench_bot_gil.py). So ``nothanks server`` and ``nothanks host`` send the searches
+(``PubMctsBot``, ``IsmctsBot``, and the coach, which asks ``hard``) to worker processes at a lower priority (nice
++10): players first. A search is a pure function of (seed, view): the same move in any process. Quick bots stay
+in threads. Workers are spawned afresh (nothing of the host inherited; an entry point keeps its work under
+``if __name__ == "__main__"``), end with the host, and a broken pool is replaced at the next search (the one that
+saw it runs in a thread). ``use_processes(0)``, the default, keeps everything in threads (tests, ``nothanks play``).
 
-The pool starts with the first search, in processes started afresh (``spawn``: none of the host's threads,
-sockets or event loop is inherited; as Python's spawn does, a worker runs the host's main script as
-``__mp_main__``, so an entry point must keep its work under ``if __name__ == "__main__"``, as the ``nothanks``
-command does; a package's ``__main__``, ``python -m nothanks_tui``'s, is not run again). A worker ends when the
-host does, however it ends. If the pool breaks (a worker killed), a new one is started for the next search, and
-the search that saw it break runs in a thread instead. ``use_processes(0)``, the default, keeps everything in
-threads: tests, and ``nothanks play``, where nobody else waits for the loop.
+The coach: what ``hard`` would play in a player's place, from that seat's own view (``Table.ask_coach``), in the
+workers or else its own few threads; a few at a time host-wide, beyond that refused (``slow_down``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import multiprocessing
 import os
@@ -29,32 +23,39 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
 from typing import TypeVar
 
 from nothanks_tui.bots import Bot
+from nothanks_tui.bots.coaching import coach
 from nothanks_tui.bots.ismcts import IsmctsBot
 from nothanks_tui.bots.pubmcts import PubMctsBot
 from nothanks_tui.engine import Action, PlayerView
+from nothanks_tui.link import CoachAdvice, errors
+
+from .errors import HostError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PROCESSES = min(max(1, (os.cpu_count() or 1) // 2), 8)  # half the cores: SSH workers need some
 WORKER_NICENESS = 10  # below the host: a player's message is read before a bot's search goes on
 PARENT_CHECK = 1.0  # seconds between a worker's looks at whether the host is still there
+COACH_THREADS = 2  # coach searches running at once in threads, host-wide (one is 1-35 ms of one core)
+COACH_QUEUE = 16  # coach searches waiting or running, host-wide, before a request is refused
 Argument = TypeVar("Argument")
 Result = TypeVar("Result")
 
 _processes = 0
-_pool: ProcessPoolExecutor | None = None
+_pool: concurrent.futures.ProcessPoolExecutor | None = None
+_coach_threads: concurrent.futures.ThreadPoolExecutor | None = None
+_coach_lock = threading.Lock()
+_coaching = 0
 
 
 def use_processes(processes: int) -> None:
     """Searches run in ``processes`` worker processes from now on (0: in threads). The pool starts when needed;
-    multiprocessing's resource tracker starts now (``_start_resource_tracker``: also from inside a running app,
-    the start screen's "Host a game")."""
+    multiprocessing's resource tracker starts now (also from inside a running app: the start screen's "Host")."""
     global _processes
     if processes != _processes:
         stop()
@@ -68,9 +69,8 @@ def use_processes(processes: int) -> None:
 
 
 def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker (the pool needs it) with a standard error of its own: under a
-    running Textual app ``sys.stderr`` has no file descriptor, and the tracker would not start (the start screen's
-    "Host a game" thought in threads because of it); and a terminal that an app draws on must get nothing of it."""
+    """Start the pool's resource tracker with a standard error of its own: under a Textual app ``sys.stderr`` has
+    no file descriptor (the tracker would not start), and the terminal an app draws on must get nothing of it."""
     try:
         descriptor = sys.stderr.fileno()  # -1 from Textual's capture of standard error
         own = descriptor >= 0 and not os.isatty(descriptor) and os.fstat(descriptor) is not None
@@ -102,13 +102,13 @@ def stop() -> None:
 
 
 def _start_worker() -> None:
-    """In each worker as it starts: below the host's priority, and gone when the host is (a host killed with
-    SIGKILL cannot stop its pool, and a worker waiting for work would wait forever)."""
+    """In each worker: below the host's priority, silent on the host's terminal, and gone when the host is (a
+    host killed with SIGKILL cannot stop its pool)."""
     try:
         os.nice(WORKER_NICENESS)
     except OSError:  # (not allowed here: the search runs at the host's priority)
         pass
-    if os.isatty(2):  # the terminal an app draws on (``nothanks host``): nothing of a worker's may land there
+    if os.isatty(2):  # the terminal an app draws on (``nothanks host``)
         quiet = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(quiet, descriptor)
@@ -123,11 +123,10 @@ def _start_worker() -> None:
     threading.Thread(target=end_with_the_host, name="end-with-the-host", daemon=True).start()
 
 
-def _executor() -> ProcessPoolExecutor:
+def _executor() -> concurrent.futures.ProcessPoolExecutor:
     global _pool
     if _pool is None:
-        context = multiprocessing.get_context("spawn")
-        _pool = ProcessPoolExecutor(max_workers=_processes, mp_context=context, initializer=_start_worker)
+        _pool = concurrent.futures.ProcessPoolExecutor(_processes, multiprocessing.get_context("spawn"), _start_worker)
     return _pool
 
 
@@ -152,8 +151,30 @@ async def run_search(search: Callable[[Argument], Result], argument: Argument) -
 
 
 async def choose(bot: Bot, view: PlayerView) -> Action:
-    """``bot.choose(view)`` off the event loop: a search in the worker processes (if used), a quick bot in a
-    thread."""
+    """``bot.choose(view)`` off the event loop: a search in the workers (if used), a quick bot in a thread."""
     if isinstance(bot, (IsmctsBot, PubMctsBot)):
         return await run_search(bot.choose, view)
     return await asyncio.to_thread(bot.choose, view)
+
+
+def advise_now(view: PlayerView) -> CoachAdvice:
+    """The coach's answer for ``view``'s seat (blocking: call it off the loop)."""
+    advice = coach(view)
+    return CoachAdvice(view.state_id, advice.action.value, advice.take_score, advice.pass_score)
+
+
+async def advise(view: PlayerView) -> CoachAdvice:
+    """``advise_now(view)`` in the workers or the coach's threads; ``HostError(slow_down)`` when too many wait."""
+    global _coaching, _coach_threads
+    if _coaching >= COACH_QUEUE:
+        raise HostError(errors.SLOW_DOWN, "the coach is busy with other players: ask again in a moment")
+    _coaching += 1
+    try:
+        if _processes > 0:
+            return await run_search(advise_now, view)
+        with _coach_lock:
+            if _coach_threads is None:
+                _coach_threads = concurrent.futures.ThreadPoolExecutor(COACH_THREADS, "coach")
+        return await asyncio.get_running_loop().run_in_executor(_coach_threads, advise_now, view)
+    finally:
+        _coaching -= 1

@@ -35,7 +35,7 @@ from nothanks_tui.link import (
 )
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
 
-from .. import coach as coaching
+from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
 from ..storage import RecordStore
@@ -541,7 +541,7 @@ class Table:
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
         self._asking.add(seat)
         try:
-            advice = await coaching.advise(engine_view_for(state, seat))
+            advice = await thinking.advise(engine_view_for(state, seat))
         finally:
             self._asking.discard(seat)
         if self.state is state:  # still the table's state: kept for a second ask
