@@ -46,17 +46,15 @@ from .seats import HostEvent, Member, Seat, TableSettings, bot_name, unique_name
 
 log = logging.getLogger(__name__)
 
-# What a newcomer's ``join`` is told when an away player's seat is in the way (``seat_away``; the reference client
-# words it from the code, other clients show these).
+# A newcomer's ``join`` refused for an away player's seat (``seat_away``; the reference client words the code).
 _AWAY_WAYS_BACK = "only their seat token or SSH key takes it back; watch the table instead"
 _AWAY_IN_GAME = f"this game is under way and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 _AWAY_NO_FREE_SEAT = f"no seat is free and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 
 
 class TableParts(TypedDict, total=False):
-    """What a table is given beside its settings: ``store``, where every change is committed before anyone hears
-    of it; ``commits``, the group commit its moves go through (a host's tables share it); ``records``, finished
-    games' files; ``on_idle`` and ``on_summary``, the lobby told that it is idle or that its line changed."""
+    """Beside a table's settings: its ``store``, the group ``commits`` its moves go through (a host's tables share
+    it), finished games' ``records``; ``on_idle``/``on_summary`` tell the lobby it is idle, or its line changed."""
 
     store: TableStore | None
     records: RecordStore | None
@@ -97,8 +95,6 @@ class Table:
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
-
-    # ----------------------------------------------------------------- lobby-facing facts
 
     @property
     def started(self) -> bool:
@@ -145,10 +141,8 @@ class Table:
 
     @classmethod
     def restore(cls, stored: StoredTable, settings: TableSettings, **parts: Unpack[TableParts]) -> Table:
-        """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
-        seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
-        their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
-        """
+        """The table ``stored`` describes, at its last accepted move: its game replayed from the seed, its humans
+        away until they resume, its bots made again (same kind, reseeded). ``resume_play`` then, on the loop."""
         table = cls(stored.table_id, settings, **parts)
         store = table._store
         resumed_at = len(stored.moves)
@@ -179,8 +173,7 @@ class Table:
                 state = apply(state, action, seat_index)
             table.state = state
         elif stored.game_no > 0 and stored.finished:
-            # A finished game comes back too (its players may have been reading the scores, voting for the next
-            # one), from its record: the store keeps no moves of a finished game.
+            # A finished game comes back from its record (its players may be voting for the next one).
             try:
                 record = store.game_record(stored.table_id, stored.game_no) if store is not None else None
             except StoreError as error:
@@ -196,15 +189,12 @@ class Table:
         self.driver.drive()
 
     def release_away_seats(self) -> None:
-        """Before the game only: free the seats of players who did not come back (a restored waiting table's
-        players have a grace period to resume; then their seats free up as if they had left). A restored finished
-        table nobody came back to closes then, as it would have when its last player went."""
-        if self.closed:
+        """A restored table's grace period is over: before the game, the seats of players who did not come back
+        free up as if they had left; a finished table nobody came back to closes."""
+        if self.closed or (self.started and not self.finished):
             return
         if self.finished:
             self._check_idle()
-            return
-        if self.started:
             return
         away = self._away_seats()
         for index in away:
@@ -250,15 +240,13 @@ class Table:
         return seat, token
 
     def _away_seats(self) -> list[int]:
-        """The seats kept for players who are not here (dropped out, left a running game, or not back since a
-        restart): only their token or SSH key gives them back (``resume_seat``), never a ``join``."""
+        """The seats kept for players who are not here: only their token or SSH key gives them back, never a join."""
         return [index for index, seat in enumerate(self.seats) if seat.away]
 
     def _free_seats(self) -> list[int]:
         return [index for index, seat in enumerate(self.seats) if seat.empty]
 
-    def _present(self) -> list[int]:
-        """The seats of the players who are at the table now."""
+    def _present(self) -> list[int]:  # the seats of the players at the table now
         return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
 
     def spectate(self, member: Member) -> None:
@@ -272,8 +260,8 @@ class Table:
         self._summary_changed()
 
     def resume_seat(self, index: int, member: Member) -> int:
-        """Give seat ``index`` (a human's) back to ``member``, whose right to it the caller checked (a token, or an
-        SSH key bound to the seat); returns the seat."""
+        """Give seat ``index`` (a human's) back to ``member``, whose right to it (a token, an SSH key) the caller
+        checked; returns the seat."""
         self._check_open()
         if not 0 <= index < len(self.seats) or not self.seats[index].human:
             raise HostError(errors.BAD_TOKEN, "no player's seat there")
@@ -303,14 +291,13 @@ class Table:
         return index
 
     def leave(self, member: Member) -> None:
-        """``member`` leaves on purpose. Before the game, or once it is over, the seat frees up for good (the next
-        game does not wait for them; their token no longer seats them). During it a bot plays the seat at once,
-        until they come back (their token, or the lobby, gives it back)."""
+        """``member`` leaves on purpose: before the game, or once it is over, the seat frees up for good; during it a
+        bot plays the seat at once, until they come back."""
         self._part(member, on_purpose=True)
 
     def drop(self, member: Member) -> None:
-        """``member``'s connection ended without a word. Before the game the seat frees up; during it, and after
-        it, the seat waits for them (away; on their turn the turn timer runs, then a bot plays for them)."""
+        """``member``'s connection ended: before the game the seat frees up; during it and after it, the seat waits
+        for them (away: on their turn the turn timer runs, then a bot plays for them)."""
         self._part(member, on_purpose=False)
 
     def _part(self, member: Member, *, on_purpose: bool) -> None:
@@ -344,8 +331,7 @@ class Table:
         self._check_idle()
 
     def stand_in_for(self, member: Member, index: object) -> None:
-        """The creator (or, while the creator is not at the table, the first player who is: ``acting_creator``) lets
-        a bot play for the away player in seat ``index`` now, until they come back."""
+        """The (acting) creator lets a bot play for the away player in seat ``index`` now, until they come back."""
         self._check_open()
         self._check_seated_as(member, self.acting_creator())
         self._game_on()
@@ -360,8 +346,7 @@ class Table:
         self.driver.drive()
 
     def stand_in(self, index: int, *, note: bool = False) -> None:
-        """A bot plays for seat ``index``'s away player from now on, until they come back (kept in the store: a
-        restart keeps it there); ``note``: the log says so (a turn timer ran out, or the creator asked)."""
+        """A bot plays for seat ``index``'s away player until they come back (stored); ``note``: the log says so."""
         seat = self.seats[index]
         seat.stand_in = self._stand_in_bot()
         self._put_seat(index, seat)
@@ -369,8 +354,8 @@ class Table:
             self._note(index, SEAT_STAND_IN)
 
     def acting_creator(self) -> int | None:
-        """Who may let a bot play for an away player: the creator while they are at the table; while they are not
-        (they left, or dropped out), the first player who is, so that a game never waits on an absent creator."""
+        """Who may let a bot play for an away player: the creator while at the table, else the first player who
+        is (a game never waits on an absent creator)."""
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
@@ -381,7 +366,7 @@ class Table:
         return self._make_bot(self.settings.default_bot)[0]
 
     def _note(self, index: int, kind: str) -> None:
-        """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
+        """A seat's coming or going, in this game's log (everyone's, between the moves)."""
         if self.state is not None:
             self.recorder.note(len(self.state.moves), index, kind)
 
@@ -402,14 +387,13 @@ class Table:
         return seat
 
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
-        """Fill up to ``count`` empty seats with bots (host set-up, no creator check). ``labels`` names them in
-        order; without one a bot gets a first name as at a local table ("ana", "bo": ``seats.bot_name``)."""
+        """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
         kind = bot_name or self.settings.default_bot
         free = self._free_seats()[: max(0, count)]
         self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
     def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
-        """Put these bots in the empty seats, in order (host set-up: a local table, a test's scripted bot)."""
+        """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
         free = self._free_seats()
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
@@ -438,9 +422,8 @@ class Table:
         self._deal()
 
     def play_again(self, member: Member) -> None:
-        """A seated player asks for a new game at the same seats once this one is over. It is dealt when every
-        player at the table has asked (away players are not waited for; a lone player with bots gets it at once),
-        so nobody's score screen is taken from them by someone quicker; until then every update says who asked."""
+        """A seated player asks for a new game at the same seats once this one is over: dealt when every player
+        present has asked (nobody's score screen is taken by someone quicker); until then updates say who asked."""
         self._check_open()
         seat = self.members.get(member)
         if seat is None:
@@ -454,7 +437,7 @@ class Table:
             self._broadcast()
 
     def _deal_again_if_everyone_asked(self) -> bool:
-        """Deal the next game if the game is over, someone asked, and every player still here has; True if dealt."""
+        """Deal the next game if it is over, someone asked and every player still here has; True if dealt."""
         if self.closed or not self.finished or not self._again:
             return False
         present = self._present()
@@ -483,8 +466,8 @@ class Table:
         self._apply(apply(state, action, seat), member)
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
-        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id`` (the driver): played
-        if the table is still there and the bot still plays the seat; an illegal choice takes the card instead."""
+        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id``: played if it still
+        plays the seat there; an illegal choice takes the card instead."""
         state = self.state
         if not self.current(state_id) or self.seats[index].player is not bot or state is None:
             return
@@ -500,8 +483,7 @@ class Table:
         return not self.closed and not self.saving and self.state is not None and self.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
-        """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
-        ``HostError`` (not_at_table, chat_empty, chat_too_long). The sender hears their line back like everyone."""
+        """``member`` (a player or a spectator) says ``text`` to everyone at the table, the sender too."""
         self._check_open()
         if member not in self.members:
             raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
@@ -520,8 +502,8 @@ class Table:
             self._deliver(member, history)
 
     async def ask_coach(self, member: Member, state_id: int) -> CoachAdvice:
-        """What the coach would play for ``member``'s seat in state ``state_id``, from that seat's view alone (at a
-        table that allows it, on the seat's turn). Worked out off the event loop, once per state and seat."""
+        """What the coach would play for ``member``'s seat in state ``state_id``, on its turn, from its view alone;
+        worked out off the event loop, once per state and seat."""
         self._check_open()
         if not self.settings.coach:
             raise HostError(errors.COACH_OFF, "this table does not allow the coach")
@@ -597,8 +579,7 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        """Every member gets the view for its seat; one event per distinct view, shared by the members that see
-        it (a transport encodes each event once), whatever the number of watchers."""
+        """Every member gets the view for its seat: one event per distinct view, shared (encoded once)."""
         cache: dict[tuple[int | None, bool], HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         creator = None if self.creator_seat is None else self.seats[self.creator_seat].member
@@ -612,14 +593,11 @@ class Table:
     def _deliver(self, member: Member, event: HostEvent) -> None:
         try:
             member.deliver(event)
-        except Exception:  # one broken transport must not keep the others from hearing about the move
+        except Exception:  # one broken transport must not keep the others from hearing
             log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
 
     def _summary_changed(self) -> None:
-        if self._on_summary is None:
-            return
-        summary = self.summary()
-        if summary != self._summary:
+        if self._on_summary is not None and (summary := self.summary()) != self._summary:
             self._summary = summary
             self._on_summary(self)
 
@@ -645,8 +623,7 @@ class Table:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
 
     def _make_bot(self, name: str) -> tuple[Bot, str, int]:
-        """A new bot of kind ``name``, its kind, and the seed it was made with (kept: a restored table makes it
-        again)."""
+        """A new bot of kind ``name``, its kind, and its seed (a restored table makes it again)."""
         seed = self._rng.randrange(2**32) if self._rng is not None else secrets.randbits(32)
         try:
             return make_bot(name, seed), name, seed
@@ -671,9 +648,8 @@ class Table:
         self.driver.drive()
 
     def _apply(self, state: GameState, member: Member | None = None) -> None:
-        """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
-        commit the table waits for it (``saving``: views still show the last durable state, moves are refused as
-        stale, bots wait); ``member``, who played it, hears if the store refused it."""
+        """Accept ``state`` (one move on): stored first, then shown. With a group commit the table is ``saving``
+        meanwhile; ``member``, who played it, hears if the store refused it."""
         assert self.state is not None
         move = state.moves[-1]
         record = self.recorder.record(state, self.seats, self.started_at) if state.finished else None
@@ -714,8 +690,7 @@ class Table:
         self.driver.drive()
 
     def _persist(self, write: Callable[[TableStore], None]) -> None:
-        """Commit ``write`` to the store before the change it describes happens; refuse the change if the store
-        cannot (nobody may see what the store did not keep)."""
+        """Commit ``write`` before the change it describes happens, or refuse the change (``not_saved``)."""
         if self._store is None:
             return
         try:
@@ -737,17 +712,14 @@ class Table:
 
     def _reassign_creator(self) -> None:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
-        humans = [i for i, seat in enumerate(self.seats) if seat.human]
-        candidates = self._present() or humans
+        candidates = self._present() or [i for i, seat in enumerate(self.seats) if seat.human]
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
-        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
-        before the game as after a restart, and during it)."""
-        if self._on_idle is None or self.members:
-            return
-        if self.finished or not any(seat.human for seat in self.seats):
-            self._on_idle(self)
+        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits)."""
+        if self._on_idle is not None and not self.members:
+            if self.finished or not any(seat.human for seat in self.seats):
+                self._on_idle(self)
 
 
 def _reseed(seed: int | None, game_no: int, state_id: int) -> int:
