@@ -82,7 +82,7 @@ class Table:
         self._commits = parts.get("commits")
         self.recorder = Recorder(table_id, self.config.players, self._store, parts.get("records"))
         self.driver = BotDriver(self)
-        self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
+        self._advice: CoachAdvice | None = None  # the coach's answer in this state (only its mover may ask)
         self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
         # A move is being committed: views show the last durable state, moves are refused as stale, bots wait.
@@ -144,13 +144,11 @@ class Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed from the seed, its humans
         away until they resume, its bots made again (same kind, reseeded). ``resume_play`` then, on the loop."""
         table = cls(stored.table_id, settings, **parts)
-        store = table._store
-        resumed_at = len(stored.moves)
-        for index, seat in enumerate(stored.seats):
-            if seat is None or index >= len(table.seats):
+        for index, seat in enumerate(stored.seats[: len(table.seats)]):
+            if seat is None:
                 continue
-            if seat.bot_kind is not None:
-                seed = _reseed(seat.bot_seed, stored.game_no, resumed_at)
+            if seat.bot_kind is not None:  # reseeded: the same for the same table, game and move, in any process
+                seed = random.Random(f"{seat.bot_seed}/{stored.game_no}/{len(stored.moves)}").randrange(2**32)
                 try:
                     bot = make_bot(seat.bot_kind, seed)
                 except ValueError:  # a bot this version no longer has: the table's default plays the seat
@@ -164,9 +162,7 @@ class Table:
                     table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
-        table.games_played = stored.game_no
-        finished = None
-        table.started_at = stored.started_at or time.time()
+        table.games_played, table.started_at, finished = stored.game_no, stored.started_at or time.time(), None
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
@@ -175,7 +171,7 @@ class Table:
         elif stored.game_no > 0 and stored.finished:
             # A finished game comes back from its record (its players may be voting for the next one).
             try:
-                record = store.game_record(stored.table_id, stored.game_no) if store is not None else None
+                record = None if table._store is None else table._store.game_record(stored.table_id, stored.game_no)
             except StoreError as error:
                 raise ValueError(f"its finished game's record cannot be read: {error}") from None
             if record is None:
@@ -209,9 +205,7 @@ class Table:
 
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
-        self._check_open()
-        if member in self.members:
-            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
+        self._check_newcomer(member)
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             if self._away_seats():
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
@@ -250,12 +244,10 @@ class Table:
         return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
 
     def spectate(self, member: Member) -> None:
-        self._check_open()
-        if member in self.members:
-            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
+        self._check_newcomer(member)
         self.members[member] = None
         # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
-        self._deliver(member, self.update_for(None, member))
+        self._deliver(member, self.update_for(None))
         self._tell_chat_history(member)
         self._summary_changed()
 
@@ -515,10 +507,8 @@ class Table:
             raise HostError(errors.STALE_STATE, "the table moved on: ask again")
         if state.to_move != seat:
             raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
-        key = (state_id, seat)
-        advice = self._advice.get(key)
-        if advice is not None:
-            return advice
+        if self._advice is not None and self._advice.state_id == state_id:
+            return self._advice
         if seat in self._asking:
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
         self._asking.add(seat)
@@ -527,7 +517,7 @@ class Table:
         finally:
             self._asking.discard(seat)
         if self.state is state:  # still the table's state: kept for a second ask
-            self._advice[key] = advice
+            self._advice = advice
         return advice
 
     def close(self, reason: str) -> None:
@@ -542,22 +532,16 @@ class Table:
 
     # ----------------------------------------------------------------- views
 
-    def update_for(
-        self, seat: int | None, member: Member | None = None, infos: tuple[SeatInfo, ...] | None = None
-    ) -> HostEvent:
-        """What a member at ``seat`` (None: spectator) sees right now."""
-        if infos is None:
-            infos = tuple(s.info() for s in self.seats)
+    def update_for(self, seat: int | None, infos: tuple[SeatInfo, ...] | None = None) -> HostEvent:
+        """What the member at ``seat`` (None: a spectator) sees right now."""
+        infos = tuple(s.info() for s in self.seats) if infos is None else infos
         state = self.state
         if state is None:
             return TableWaiting(
                 table_id=self.table_id,
                 seats=infos,
                 my_seat=seat,
-                can_start=seat is not None
-                and member is not None
-                and seat == self.creator_seat
-                and not self._free_seats(),
+                can_start=seat is not None and seat == self.creator_seat and not self._free_seats(),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
@@ -579,15 +563,14 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        """Every member gets the view for its seat: one event per distinct view, shared (encoded once)."""
-        cache: dict[tuple[int | None, bool], HostEvent] = {}
+        """Every member gets the view for its seat: one event per seat (one member each) and one for all the
+        spectators, shared (a transport encodes it once)."""
+        views: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
-        creator = None if self.creator_seat is None else self.seats[self.creator_seat].member
         for member, seat in list(self.members.items()):
-            key = (seat, member is creator)  # the creator's view differs (the waiting room's start, ``creator``)
-            if key not in cache:
-                cache[key] = self.update_for(seat, member, infos)
-            self._deliver(member, cache[key])
+            if seat not in views:
+                views[seat] = self.update_for(seat, infos)
+            self._deliver(member, views[seat])
         self._summary_changed()
 
     def _deliver(self, member: Member, event: HostEvent) -> None:
@@ -606,6 +589,11 @@ class Table:
     def _check_open(self) -> None:
         if self.closed:
             raise HostError(errors.NO_TABLE, "this table has closed")
+
+    def _check_newcomer(self, member: Member) -> None:
+        self._check_open()
+        if member in self.members:
+            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
 
     def _game_on(self) -> GameState:
         """The game being played (``not_started`` before the deal, ``game_over`` once it is over)."""
@@ -680,7 +668,7 @@ class Table:
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
         self.state = state
-        self._advice.clear()  # the coach's answers were for the state before
+        self._advice = None  # the coach's answer was for the state before
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)
         self._broadcast()
@@ -720,8 +708,3 @@ class Table:
         if self._on_idle is not None and not self.members:
             if self.finished or not any(seat.human for seat in self.seats):
                 self._on_idle(self)
-
-
-def _reseed(seed: int | None, game_no: int, state_id: int) -> int:
-    """A restored bot's seed: the same for the same table, game and move, whichever process restores it."""
-    return random.Random(f"{seed}/{game_no}/{state_id}").randrange(2**32)
