@@ -1,21 +1,17 @@
 """Where the bots' searches and the coach run: in worker processes when the host asks for them, else in threads.
 
-A thread that searches holds Python's one interpreter, and the loop serving every player waits for it (p99
-100-165 ms with four: scripts/bench_bot_gil.py). So ``nothanks server`` and ``nothanks host`` send the searches
-(``PubMctsBot``, ``IsmctsBot``, and the coach, which asks ``hard``) to worker processes at a lower priority (nice
-+10): players first. A search is a pure function of (seed, view): the same move in any process. Quick bots stay
-in threads. Workers are spawned afresh (nothing of the host inherited; an entry point keeps its work under
-``if __name__ == "__main__"``), end with the host, and a broken pool is replaced at the next search (the one that
-saw it runs in a thread). ``use_processes(0)``, the default, keeps everything in threads (tests, ``nothanks play``).
-
-The coach: what ``hard`` would play in a player's place, from that seat's own view (``Table.ask_coach``), in the
-workers or else its own few threads; a few at a time host-wide, beyond that refused (``slow_down``).
+A searching thread holds Python's one interpreter while the loop serving every player waits (p99 100-165 ms with
+four: scripts/bench_bot_gil.py). So a host sends the searches (``PubMctsBot``, ``IsmctsBot``, the coach) to
+workers below its priority; a search is a pure function of (seed, view), the same move in any process. Workers
+are spawned afresh (an entry point keeps its work under ``if __name__ == "__main__"``), end with the host, and a
+broken pool is replaced at the next search. ``use_processes(0)``, the default, keeps all in threads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -79,13 +75,8 @@ def _start_resource_tracker() -> None:
     if own:  # a log file or a pipe (``nothanks server``): the tracker's rare warnings go there
         resource_tracker.ensure_running()
         return
-    own_stderr = sys.stderr
-    with open(os.devnull, "w") as quiet:
-        sys.stderr = quiet
-        try:
-            resource_tracker.ensure_running()
-        finally:
-            sys.stderr = own_stderr
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet):
+        resource_tracker.ensure_running()
 
 
 def processes() -> int:
@@ -104,10 +95,8 @@ def stop() -> None:
 def _start_worker() -> None:
     """In each worker: below the host's priority, silent on the host's terminal, and gone when the host is (a
     host killed with SIGKILL cannot stop its pool)."""
-    try:
+    with contextlib.suppress(OSError):  # (not allowed here: the search runs at the host's priority)
         os.nice(WORKER_NICENESS)
-    except OSError:  # (not allowed here: the search runs at the host's priority)
-        pass
     if os.isatty(2):  # the terminal an app draws on (``nothanks host``)
         quiet = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
@@ -164,7 +153,8 @@ def advise_now(view: PlayerView) -> CoachAdvice:
 
 
 async def advise(view: PlayerView) -> CoachAdvice:
-    """``advise_now(view)`` in the workers or the coach's threads; ``HostError(slow_down)`` when too many wait."""
+    """What ``hard`` would play in the seat of ``view`` (``Table.ask_coach``), in the workers or the coach's few
+    threads; ``HostError(slow_down)`` when too many wait, host-wide."""
     global _coaching, _coach_threads
     if _coaching >= COACH_QUEUE:
         raise HostError(errors.SLOW_DOWN, "the coach is busy with other players: ask again in a moment")

@@ -351,8 +351,7 @@ class Table:
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
-        present = self._present()
-        return present[0] if present else None
+        return next(iter(self._present()), None)
 
     def _stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
@@ -362,21 +361,17 @@ class Table:
         if self.state is not None:
             self.recorder.note(len(self.state.moves), index, kind)
 
-    def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
-        """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
+    def add_bot(self, member: Member, bot_name: str | None = None) -> int:
+        """Fill the first empty seat with a bot (the creator, before the game starts); returns the seat."""
         self._check_open()
         self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        free = self._free_seats()
-        if seat is None:
-            if not free:
-                raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
-            seat = free[0]
-        elif seat not in free:
-            raise HostError(errors.SEAT_TAKEN, f"seat {seat} is not free")
-        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), [seat])
-        return seat
+        free = self._free_seats()[:1]
+        if not free:
+            raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
+        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
+        return free[0]
 
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
         """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
@@ -384,12 +379,12 @@ class Table:
         free = self._free_seats()[: max(0, count)]
         self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
-    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
+    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
         """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
         free = self._free_seats()
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        self._seat_bots([(bot, kind or bot.name, None) for bot in bots], labels, free)
+        self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
 
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
