@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nothanks_tui.engine import Action, IllegalMove, to_record
+from nothanks_tui.engine import Action, IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import (
     Closed,
@@ -100,16 +99,13 @@ class InProcessTable(HostSide, TableConnection):
         return True
 
     async def game_record(self) -> dict[str, Any]:
-        """The finished game at this table, as its record (nothing is hidden from the host's own code, and the game
-        is over)."""
-        state = None if self.table is None else self.table.state
-        if self.table is None or state is None:
+        """The finished game at this table, as its record (the host's own code sees it all; the game is over)."""
+        table = self.table
+        if table is None or table.state is None:
             raise LobbyError(errors.NO_GAME, "no game at this table")
-        if not state.finished:
+        if not table.state.finished:
             raise LobbyError(errors.NOT_FINISHED, "the game is still being played")
-        seats = self.table.seats
-        names, bots = [seat.name or "?" for seat in seats], [seat.bot is not None for seat in seats]
-        return to_record(state, names, table=self.table_id, bots=bots, finished_at=time.time())
+        return table.recorder.record(table.state, table.seats, table.started_at)
 
     async def close(self) -> None:
         if not self._closed:

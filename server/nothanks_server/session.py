@@ -149,8 +149,7 @@ class ProtocolSession:
 
     def _drop_slow_reader(self) -> None:
         self.server.log.info("%s left its frames unread for too long; dropping it", self.peer)
-        self._backlog.clear()
-        self._backlog_view = None
+        self._backlog, self._backlog_view = [], None
         if not self.writer.transport.is_closing():
             self.writer.transport.write(
                 encode({"type": "error", "code": errors.SLOW_READER, "message": "you did not read", "fatal": True})
@@ -158,10 +157,9 @@ class ProtocolSession:
         self.abort()
 
     def error(self, code: str, message: str, request_id: int | None = None, fatal: bool = False) -> None:
-        frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if fatal:
-            frame["fatal"] = True
-        self.reply(frame, request_id)
+        self.reply(
+            {"type": "error", "code": code, "message": message, **({"fatal": True} if fatal else {})}, request_id
+        )
 
     def say_closing(self, reason: str, *, restart: bool = False) -> None:
         """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept); nothing
@@ -309,11 +307,8 @@ class ProtocolSession:
             self.key = message.key[:MAX_KEY]
         self.name = name
         self.features = features_of(message.features)
-        welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
         held = await self.held_seat() if self.key else None
-        if held is not None:
-            welcome["held"] = held
-        return welcome
+        return {"type": "welcome", "name": self.name, **({"held": held} if held is not None else {})}
 
     async def held_seat(self) -> dict[str, Any] | None:
         """The seat the hello's SSH key holds (``welcome``'s ``held``: table, seat, name), if any."""
