@@ -36,7 +36,6 @@ from .table import HostEvent
 from .tcp import HostSide
 
 Result = TypeVar("Result")
-Message = TypeVar("Message", bound=m.ClientMessage)
 
 
 class InProcessTable(HostSide, TableConnection):
@@ -66,25 +65,25 @@ class InProcessTable(HostSide, TableConnection):
         return await self._events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
-        self._send(self.on_action, m.Act(action=action, state_id=state_id))
+        self._send(m.Act(action=action, state_id=state_id))
 
     async def play_again(self) -> None:
-        self._send(self.on_play_again, m.PlayAgain())
+        self._send(m.PlayAgain())
 
     async def start_game(self) -> None:
-        self._send(self.on_start, m.Start())
+        self._send(m.Start())
 
     async def add_bot(self, bot: str | None = None) -> None:
-        self._send(self.on_add_bot, m.AddBot(bot=bot))
+        self._send(m.AddBot(bot=bot))
 
     async def stand_in_for(self, seat: int) -> None:
-        self._send(self.on_stand_in, m.StandIn(seat=seat))
+        self._send(m.StandIn(seat=seat))
 
     async def send_chat(self, text: str) -> None:
-        self._send(self.on_chat, m.Chat(text=text))
+        self._send(m.Chat(text=text))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
-        _refusing(lambda: self.on_coach(m.Coach(state_id=state_id)))
+        _refusing(lambda: self.handle(m.Coach(state_id=state_id)))
         try:
             return await self._coaching  # type: ignore[misc]
         except IllegalMove as error:
@@ -113,10 +112,10 @@ class InProcessTable(HostSide, TableConnection):
             self.on_leave(m.Leave())
             self._events.put_nowait(Closed(N_("left the table")))
 
-    def _send(self, handler: Callable[[Message], object], message: Message) -> None:
+    def _send(self, message: m.ClientMessage) -> None:
         """A table's intent: its refusal comes back as a ``Rejected`` event, as a TCP client's ``error`` frame."""
         try:
-            handler(message)
+            self.handle(message)
         except IllegalMove as error:
             self._events.put_nowait(Rejected(error.code, error.message))
 
@@ -168,7 +167,7 @@ class InProcessLobby(LobbyConnection):
         if not self.name:
             raise LobbyError(errors.HELLO_FIRST, "call start() first")
         member = InProcessTable(self.name, self.info, self.lobby)
-        _refusing(lambda: getattr(member, "on_" + m.kind_of(message))(message))
+        _refusing(lambda: member.handle(message))
         return member
 
 

@@ -67,6 +67,10 @@ class HostSide:
         """What its table tells it (``Member``): the transport's to pass on."""
         raise NotImplementedError
 
+    def handle(self, message: m.ClientMessage) -> Reply:
+        """What ``message`` does here: its handler, ``on_<type>``."""
+        return getattr(self, "on_" + m.kind_of(message))(message)
+
     # ---------------------------------------------------------------- sitting down and leaving
 
     def on_create_table(self, message: m.CreateTable) -> Reply:

@@ -270,11 +270,7 @@ class Table:
         if seat.member is None and self.started and not self.finished and not quiet:
             self._note(index, SEAT_BACK)
         seat.member = member
-        stood_in = seat.stand_in is not None or seat.left
-        seat.stand_in = None
-        seat.left = False
-        if stood_in:
-            self._put_seat(index, seat)  # (a restart must not put the bot back in their place)
+        self._no_stand_in(index)
         self.driver.restart_timer()  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
@@ -622,11 +618,8 @@ class Table:
         self._again.clear()
         self.recorder.dealt()
         self.driver.restart_timer()
-        for index, seat in enumerate(self.seats):
-            if seat.stand_in is not None or seat.left:
-                seat.stand_in = None
-                seat.left = False
-                self._put_seat(index, seat)
+        for index in range(len(self.seats)):
+            self._no_stand_in(index)
         self._broadcast()
         self.driver.drive()
 
@@ -687,6 +680,14 @@ class Table:
         stored = seat.stored()
         self._persist(lambda store: store.set_seat(self.table_id, index, stored))
         self.seats[index] = seat
+
+    def _no_stand_in(self, index: int) -> None:
+        """Seat ``index``'s player plays it again: no stand-in, not left (stored: a restart must not bring the bot
+        back in their place)."""
+        seat = self.seats[index]
+        if seat.stand_in is not None or seat.left:
+            seat.stand_in, seat.left = None, False
+            self._put_seat(index, seat)
 
     def _set_creator(self, index: int | None) -> None:
         if index != self.creator_seat:
