@@ -14,20 +14,10 @@ from typing import Any, TypeVar
 
 from nothanks_tui.engine import Action, IllegalMove
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import (
-    Closed,
-    CoachAdvice,
-    ConnectionInfo,
-    LobbyConnection,
-    LobbyError,
-    NewTable,
-    Rejected,
-    TableConnection,
-    TableEvent,
-    TableSummary,
-    errors,
-)
+from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
+from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
+from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 

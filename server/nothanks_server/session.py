@@ -21,30 +21,10 @@ import msgpack
 
 from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import TableSummary, errors
-from nothanks_tui.link.messages import (
-    ClientMessage,
-    Hello,
-    ListTables,
-    decode_client,
-    features_of,
-    kind_of,
-    request_id_of,
-)
+from nothanks_tui.link import TableSummary, errors, wire
+from nothanks_tui.link import messages as m
 from nothanks_tui.link.names import BadName, clean_name
-from nothanks_tui.link.wire import (
-    CLIENT_MAX_DEPTH,
-    CLIENT_MAX_FRAME,
-    FEATURES,
-    PROTOCOL_VERSION,
-    FrameReader,
-    FrameTooBig,
-    ProtocolError,
-    encode,
-    host_unpacker,
-    summary_to_wire,
-    with_entry,
-)
+from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, encode
 
 from .cluster.membership import new_nonce, proves
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
@@ -68,7 +48,7 @@ Reply = dict[str, Any] | None
 class ProtocolSession:
     """One client: its hello, its rate budgets, what waits for it to read; subclasses handle its messages."""
 
-    offered: ClassVar[tuple[str, ...]] = FEATURES  # the features our hello lists
+    offered: ClassVar[tuple[str, ...]] = wire.FEATURES  # the features our hello lists
 
     def __init__(self, server: ProtocolServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  peer: object = None) -> None:  # fmt: skip
@@ -179,7 +159,7 @@ class ProtocolSession:
         self.writer.transport.abort()
 
     async def run(self) -> None:
-        frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
+        frames = wire.FrameReader(wire.host_unpacker(), wire.CLIENT_MAX_FRAME, wire.CLIENT_MAX_DEPTH)
         self.send(
             {
                 "type": "hello",
@@ -207,7 +187,7 @@ class ProtocolSession:
                 try:
                     frames.feed(data)
                 except msgpack.BufferFull:
-                    self.error(errors.TOO_BIG, f"a frame is at most {CLIENT_MAX_FRAME} bytes", fatal=True)
+                    self.error(errors.TOO_BIG, f"a frame is at most {wire.CLIENT_MAX_FRAME} bytes", fatal=True)
                     break
                 if not await self._drain(frames):
                     break
@@ -219,12 +199,12 @@ class ProtocolSession:
             await self.ended()
             await self.close_writer()
 
-    async def _drain(self, frames: FrameReader) -> bool:
+    async def _drain(self, frames: wire.FrameReader) -> bool:
         """Handle every complete frame read; False once the connection must close."""
         while True:
             try:
                 message = frames.next_frame()
-            except FrameTooBig as error:
+            except wire.FrameTooBig as error:
                 self.error(errors.TOO_BIG, f"a frame is at most {error.limit} bytes", fatal=True)
                 return False
             except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as error:
@@ -242,19 +222,19 @@ class ProtocolSession:
     async def _handle(self, frame: object) -> bool:
         """Decode one frame into its message and handle it; False once the connection must close."""
         try:
-            message = decode_client(frame)
-            if not self.name and not isinstance(message, Hello):
+            message = m.decode_client(frame)
+            if not self.name and not isinstance(message, m.Hello):
                 raise ProtocolError(errors.HELLO_FIRST, "the first message is hello", fatal=True)
         except ProtocolError as error:
-            self.error(error.code, error.message, request_id_of(frame), fatal=error.fatal)
+            self.error(error.code, error.message, m.request_id_of(frame), fatal=error.fatal)
             return not error.fatal and self.soft_error()
         return await self.handle_message(message)
 
-    async def handle_message(self, message: ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
+    async def handle_message(self, message: m.ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
         """Run the message's handler (``on_<type>``, or ``handler``) and send its reply or refusal with its ``id``;
         False once the connection must close."""
         try:
-            run: Callable[[Any], Any] = getattr(self, "on_" + kind_of(message), self.on_other)
+            run: Callable[[Any], Any] = getattr(self, "on_" + m.kind_of(message), self.on_other)
             reply = (handler or run)(message)
             if inspect.isawaitable(reply):
                 reply = await reply
@@ -276,10 +256,10 @@ class ProtocolSession:
             return False
         return True
 
-    async def on_other(self, message: ClientMessage) -> Reply:
-        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {kind_of(message)!r}")
+    async def on_other(self, message: m.ClientMessage) -> Reply:
+        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {m.kind_of(message)!r}")
 
-    async def on_hello(self, message: Hello) -> Reply:
+    async def on_hello(self, message: m.Hello) -> Reply:
         if self.name:
             raise ProtocolError(errors.BAD_FIELD, "hello only once")
         if message.protocol != PROTOCOL_VERSION:
@@ -306,7 +286,7 @@ class ProtocolSession:
                 raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
             self.key = message.key[:MAX_KEY]
         self.name = name
-        self.features = features_of(message.features)
+        self.features = m.features_of(message.features)
         held = await self.held_seat() if self.key else None
         return {"type": "welcome", "name": self.name, **({"held": held} if held is not None else {})}
 
@@ -314,14 +294,14 @@ class ProtocolSession:
         """The seat the hello's SSH key holds (``welcome``'s ``held``: table, seat, name), if any."""
         return None
 
-    def on_ping(self, message: ClientMessage) -> Reply:
+    def on_ping(self, message: m.ClientMessage) -> Reply:
         return {"type": "pong"}
 
-    def on_bye(self, message: ClientMessage) -> Reply:
+    def on_bye(self, message: m.ClientMessage) -> Reply:
         self._closing = True
         return None
 
-    def on_list_tables(self, message: ListTables) -> Reply:
+    def on_list_tables(self, message: m.ListTables) -> Reply:
         self.take_lobby_read("list the tables")
         self.send_raw(self.server.tables.frame(message.offset, message.id))
         return None
@@ -368,11 +348,11 @@ class TablePages:
         page = self._pages.get(offset)
         if page is None:
             listed = self._listing()
-            tables = [summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
+            tables = [wire.summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
             page = encode({"type": "tables", "tables": tables, "total": len(listed), "offset": offset})
             if len(self._pages) < 64:
                 self._pages[offset] = page
-        return page if request_id is None else with_entry(page, "re", request_id)
+        return page if request_id is None else wire.with_entry(page, "re", request_id)
 
 
 def address_of(peer: object) -> str:

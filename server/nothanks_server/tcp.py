@@ -15,19 +15,10 @@ import time
 from typing import Any, Unpack
 
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import (
-    ChatHistory,
-    ChatLine,
-    Closed,
-    CoachAdvice,
-    NewTable,
-    Rejected,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
+from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import CHAT
+from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 

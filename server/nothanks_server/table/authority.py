@@ -22,18 +22,8 @@ from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import (
-    ChatLine,
-    Closed,
-    CoachAdvice,
-    Rejected,
-    SeatInfo,
-    TableSummary,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
-from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
+from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 
 from .. import thinking
 from ..chat import ChatRoom
