@@ -50,7 +50,6 @@ class HostSide:
         self.table_id = ""  # the table it sat at last (kept after leaving it)
         self.seat: int | None = None
         self.token: str | None = None
-        self.spectating = False
         self._chats = chat_bucket(time.monotonic(), stalls)
         self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
 
@@ -84,7 +83,6 @@ class HostSide:
         except BaseException:
             self._watching(False)
             raise
-        self.spectating = True
         return self.seated(table, None, None)
 
     def on_resume(self, message: m.Resume) -> Reply:
@@ -166,10 +164,9 @@ class HostSide:
 
     def _at_no_table(self) -> None:
         """No longer at its table (it left, was dropped, or the table closed)."""
+        if self.table is not None and self.seat is None:
+            self._watching(False)  # it watched that table
         self.table = None
-        if self.spectating:
-            self.spectating = False
-            self._watching(False)
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
