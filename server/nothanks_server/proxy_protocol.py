@@ -1,13 +1,10 @@
 """PROXY protocol v2: the client's own address, told by a trusted TCP load balancer in front of the host.
 
-Behind a balancer (HAProxy ``mode tcp``) every connection comes from its address: the per-address limits would
-count the whole internet as one, and the logs name nobody. With ``send-proxy-v2`` the balancer opens each
-connection with a binary header naming the client. It is read only from the addresses the host trusts
-(``--proxy-from``), where it is required; a header that is malformed, truncated, too long or late closes that
-connection only. The header (the spec, "proxy-protocol.txt", 2.2): a 12-byte signature, version (2) and command (0
-LOCAL: the balancer's own connection, e.g. a health check; 1 PROXY), address family and transport, a 2-byte
-length, the addresses (TCP over IPv4: 12 bytes; IPv6: 36) and TLVs, checked for shape and ignored. Exactly its
-length is read, never a byte of the client's own stream.
+Behind a balancer every connection comes from its address: the per-address limits would count the whole internet
+as one. With ``send-proxy-v2`` it opens each connection with a binary header naming the client, read only from
+the addresses the host trusts (``--proxy-from``), where it is required; a bad or late header closes that
+connection only. The header ("proxy-protocol.txt", 2.2): a signature, version 2 and command (LOCAL: e.g. a
+health check; PROXY), family and transport, a length, the addresses and TLVs (checked for shape, ignored).
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ class BadProxyHeader(ValueError):
 
 @dataclass(frozen=True)
 class ProxyHeader:
-    """``source``: the client's (address, port); None when the connection's own peer is the one to use (a LOCAL
-    connection such as a health check, or an unnamed address family)."""
+    """``source``: the client's (address, port); None: the connection's own peer (LOCAL, or no family named)."""
 
     source: tuple[str, int] | None
     destination: tuple[str, int] | None = None
@@ -93,9 +89,8 @@ def parse(data: bytes) -> ProxyHeader:
 
 
 async def read_header(read_exactly: Callable[[int], Awaitable[bytes]], timeout: float | None = None) -> ProxyHeader:
-    """Read one header with ``read_exactly(n)`` (n bytes, or it raises) within ``timeout`` seconds (default
-    ``READ_TIMEOUT``). Raises ``BadProxyHeader``, ``TimeoutError``, ``IncompleteReadError`` or ``OSError``: the
-    caller closes the connection."""
+    """Read one header, exactly, with ``read_exactly(n)`` within ``timeout`` seconds (``READ_TIMEOUT``); raises
+    ``BadProxyHeader``, ``TimeoutError``, ``IncompleteReadError`` or ``OSError``: close the connection."""
     async with asyncio.timeout(READ_TIMEOUT if timeout is None else timeout):
         fixed = await read_exactly(FIXED_LENGTH)
         length = body_length(fixed)
