@@ -357,9 +357,7 @@ class TablePages:
 
 def address_of(peer: object) -> str:
     """The address a connection comes from (its IP), whatever the socket family reports."""
-    if isinstance(peer, tuple) and peer:
-        return str(peer[0])
-    return str(peer)
+    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
 
 class PortOptions(TypedDict, total=False):
