@@ -14,14 +14,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import msgpack
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.proxy_protocol import ProxySources, header_bytes, parse, read_header
+from nothanks_server.proxy_protocol import ProxySources, parse, read_header
 from nothanks_server.tcp import TcpHost
 from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (a balancer's header) is not installed
+from tools.proxy_header import header_bytes
 
 BALANCER = "127.0.0.2"
 

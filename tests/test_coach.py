@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from nothanks_server import coach as host_coach
+from nothanks_server import thinking as host_coach
 from nothanks_tui.bots.coaching import coach
 from nothanks_tui.engine import Action, GameConfig, PlayerView, apply, new_game, view_for
 from nothanks_tui.link import errors

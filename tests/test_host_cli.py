@@ -111,7 +111,7 @@ def test_host_refuses_more_bots_than_free_seats(capsys):
 def test_lan_addresses_are_ipv4_and_never_loopback():
     import ipaddress
 
-    from nothanks_server.addresses import lan_addresses
+    from nothanks_tui.commands.addresses import lan_addresses
 
     for address in lan_addresses():
         parsed = ipaddress.IPv4Address(address)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nothanks_server.open_files import SPARE_FILES, raise_open_file_limit
+from nothanks_server.host import SPARE_FILES, raise_open_file_limit
 from nothanks_server.tcp import MAX_CONNECTIONS
 
 from .net_helpers import WAIT, local_server_process

@@ -13,7 +13,7 @@ import tempfile
 import pytest
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.inprocess import InProcessLobby
+from nothanks_server.inprocess import InProcessLobby, InProcessTable
 from nothanks_server.storage import RecordStore
 from nothanks_server.store import (
     DATABASE_NAME,
@@ -247,11 +247,11 @@ async def test_a_seat_bound_to_an_ssh_key_is_found_again_after_a_restart(tmp_pat
     second.start()
     member = InProcessLobby(second, "alice")
     await member.start()
-    seat = member._seat()
+    seat = InProcessTable(member.name, lobby=second)
     table, index = second.resume_key("SHA256:alice-key", seat)
     assert (table.table_id, index) == ("t1", 0) and not table.seats[0].away
     with pytest.raises(Exception, match="no seat is bound"):
-        second.resume_key("SHA256:someone-else", member._seat())
+        second.resume_key("SHA256:someone-else", InProcessTable(member.name, lobby=second))
     second.close(forget=True)  # tables ended for good (nothanks host's own player left): nothing comes back
     third = Lobby(settings(tmp_path))
     assert third.tables() == [] and third.store.seat_for_key("SHA256:alice-key") is None

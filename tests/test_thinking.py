@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nothanks_server import thinking
-from nothanks_server.coach import advise, advise_now
+from nothanks_server.thinking import advise, advise_now
 from nothanks_tui.bots import make_bot
 from nothanks_tui.engine import Action, GameConfig, PlayerView, apply, legal_actions, new_game, view_for
 

@@ -1,11 +1,9 @@
 """A host made visible on the local network: DNS-SD over multicast DNS, so ``nothanks join`` finds it by itself.
 
-A plug-in of the ``Host`` (host.py, ``plugins=``), composed by the command line: ``nothanks host`` and ``nothanks
-server`` add one unless ``--no-advertise``. It registers a ``_nothanks._tcp`` service whose TXT record says the
-host's name, the protocol version and the free seats (link/dnssd.py), and keeps the seats up to date as tables
-fill, at most one update per ``min_interval`` seconds. Everything runs on the host's event loop through
-zeroconf's asyncio API, in a task of its own: the host never waits for the network, and a network without
-multicast (or with no interface at all) costs one line in the log, never the host's start.
+A ``Host`` plug-in (``nothanks host`` and ``server`` add one unless ``--no-advertise``): a ``_nothanks._tcp``
+service whose TXT record (link/dnssd.py) says the host's name, protocol and free seats, kept up to date at most
+once per ``min_interval``. It runs in a task of its own on zeroconf's asyncio API: the host never waits for the
+network, and a network without multicast costs one log line, never the host's start.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import ipaddress
 import logging
 import re
 import socket
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from nothanks_tui.link.dnssd import SERVICE_TYPE, txt_record
@@ -66,8 +63,7 @@ def advertised_addresses(bind: str) -> list[str]:
     from zeroconf import get_all_addresses
 
     addresses = sorted(set(get_all_addresses()))
-    outside = [a for a in addresses if not ipaddress.ip_address(a).is_loopback]
-    return outside or addresses
+    return [a for a in addresses if not ipaddress.ip_address(a).is_loopback] or addresses
 
 
 class Advertiser:
@@ -79,34 +75,18 @@ class Advertiser:
         self.registered = asyncio.Event()  # set once the service is on the network (then closing says goodbye)
         self.seats: int | None = None  # the free seats last advertised
         self._zeroconf: AsyncZeroconf | None = None
-        self._info: AsyncServiceInfo | None = None
-        self._service_info: Callable[[str, int], AsyncServiceInfo] | None = None
         self._task: asyncio.Task[None] | None = None
-        self._version = -1
 
     async def start(self, host: Host) -> None:
         """Begin advertising ``host`` in the background; returns at once."""
         self._task = asyncio.get_running_loop().create_task(self._run(host), name="advertise")
 
     async def _run(self, host: Host) -> None:
-        try:
-            await self._register(host)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # no multicast, no interface, a name taken: the host plays on unseen
-            log.warning("not advertised on the local network (join by address instead): %s", error or type(error))
-            await self._close_zeroconf()
-            return
-        await self._follow_seats(host.lobby)
-
-    async def _register(self, host: Host) -> None:
         from zeroconf import InterfaceChoice, IPVersion
         from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-        self._version = host.lobby.version  # the lobby as the seats below were counted
-        self.seats = free_seats(host.lobby)
+        lobby, addresses = host.lobby, advertised_addresses(host.bind)
         machine = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname().split(".")[0])[:MAX_LABEL] or "nothanks"
-        addresses = advertised_addresses(host.bind)
 
         def info(name: str, seats: int) -> AsyncServiceInfo:
             return AsyncServiceInfo(
@@ -118,31 +98,29 @@ class Advertiser:
                 server=f"{machine}.local.",
             )
 
-        self._service_info = info
-        self._info = info(f"{instance_name(self.name, host.port)}.{SERVICE_TYPE}", self.seats)
-        # Bound to one address (e.g. loopback): announced there only, where players can reach it; else everywhere.
-        interfaces = addresses if _specific(host.bind) else InterfaceChoice.All
-        self._zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
-        await (await self._zeroconf.async_register_service(self._info, allow_name_change=True))
+        seen, self.seats = lobby.version, free_seats(lobby)  # the lobby as these seats were counted
+        service = info(f"{instance_name(self.name, host.port)}.{SERVICE_TYPE}", self.seats)
+        try:  # bound to one address (e.g. loopback): announced there only, where players can reach it
+            interfaces = addresses if _specific(host.bind) else InterfaceChoice.All
+            self._zeroconf = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
+            await (await self._zeroconf.async_register_service(service, allow_name_change=True))
+        except Exception as error:  # no multicast, no interface, a name taken: the host plays on unseen
+            log.warning("not advertised on the local network (join by address instead): %s", error or type(error))
+            await self._close_zeroconf()
+            return
         self.registered.set()
-        log.info("advertised on the local network as %r", self._info.name)
-
-    async def _follow_seats(self, lobby: Lobby) -> None:
-        """Update the TXT record when the free seats change, at most once per ``min_interval``. (Registering takes a
-        second or two: a change meanwhile is caught at the first turn.)"""
-        seen = self._version
-        while True:
+        log.info("advertised on the local network as %r", service.name)
+        while True:  # the free seats, at most once per ``min_interval``
             await asyncio.sleep(self.min_interval)
             if lobby.version == seen:
                 continue
-            seen = lobby.version
-            seats = free_seats(lobby)
-            if seats == self.seats or self._zeroconf is None or self._info is None or self._service_info is None:
+            seen, seats = lobby.version, free_seats(lobby)
+            if seats == self.seats or self._zeroconf is None:
                 continue
             self.seats = seats
-            self._info = self._service_info(self._info.name, seats)  # the name as registered (it may have changed)
+            service = info(service.name, seats)  # the name as registered (it may have changed)
             try:
-                await (await self._zeroconf.async_update_service(self._info))
+                await (await self._zeroconf.async_update_service(service))
             except Exception as error:
                 log.warning("could not update the advertised free seats: %s", error)
 

@@ -1,14 +1,9 @@
 """A table's chat: who may speak, what they may say, and the recent lines a newcomer is shown.
 
-The table is the authority for its chat as for its game: a line is accepted only from a member of the table (a
-player's or a spectator's connection), cleaned once here as names are (``link.chat.clean_chat``), and sent to
-every member. Each connection's rate is its transport's to check (``chat_bucket``), as its message rate is; the
-table bounds its own rate too, whoever speaks: every line is drawn on every screen at the table (and, for SSH
-players, by the host's workers), so many connections chatting at once must not multiply that work.
-
-Chat is not game state: the last ``CHAT_HISTORY`` lines live in memory only, for whoever sits down, watches or
-comes back. They are not written to the store or into game records: a restart of the host forgets them, and a
-shared record never carries what people said.
+A line is accepted only from a member of the table, cleaned once (``link.chat.clean_chat``) and sent to every
+member. Each connection's rate is its transport's to check (``chat_bucket``); the table bounds its own too,
+whoever speaks, as every line is drawn on every screen at the table. The last ``CHAT_HISTORY`` lines live in
+memory only: never in the store nor in a game's record (a restart forgets them).
 """
 
 from __future__ import annotations
@@ -42,9 +37,8 @@ class ChatRoom:
         self._rate = TokenBucket(rate, burst, None, time.monotonic())
 
     def say(self, name: str, seat: int | None, raw: object, game: int = 0, at: int = 0, events: int = 0) -> ChatLine:
-        """The line ``raw`` as everyone will see it, kept; ``HostError`` (chat_empty, chat_too_long, or
-        chat_too_fast when the table as a whole is over its rate) if refused. ``game``, ``at``, ``events``: when it
-        was said (the table's game number, its moves and the seat events told since the last move)."""
+        """The line ``raw`` as everyone will see it, kept; ``HostError`` if refused. ``game``, ``at``, ``events``:
+        when it was said (the table's game, its moves, and the seat events since the last move)."""
         try:
             text = clean_chat(raw)
         except BadChat as error:
@@ -58,8 +52,8 @@ class ChatRoom:
         return line
 
     def history(self, game: int = 0) -> ChatHistory | None:
-        """The recent lines, or None when nobody has said anything yet; those said before game ``game`` lose
-        their place in it (``at`` None: a log shows them before this game's moves)."""
+        """The recent lines (None: nothing said yet); those said before game ``game`` lose their place in it
+        (``at`` None: a log shows them before this game's moves)."""
         if not self._lines:
             return None
         return ChatHistory(

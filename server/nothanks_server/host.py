@@ -1,14 +1,9 @@
 """A host: one lobby and the transports that serve it, started and stopped as one object; and ``serve``, which runs
-hosts until a signal: a single host, a cluster's front (cluster/front_host.py), a table host, or a front and a table
-host in one process.
+hosts until a signal: a single host, a cluster's front (cluster/front_host.py), a table host, or both in one process.
 
-``nothanks server`` serves a ``Host`` until SIGINT/SIGTERM/SIGHUP; ``nothanks host`` and the start screen's Host tab run
-one while their own player sits at a table of it in this process (``Host.player``). Whoever started it closes it:
-every client is told why, and every table closes.
-
-A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back,
-and every table stays in the store for the next start. Only ``nothanks host``'s own player leaving ends the tables
-for good.
+A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and
+every table stays in the store for the next start. Only ``nothanks host``'s own player (``Host.player``, in this
+process) leaving ends the tables for good.
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ import logging
 import secrets
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
 
 from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
@@ -28,7 +23,6 @@ from . import thinking
 from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
-from .open_files import raise_open_file_limit
 from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, Session, TcpHost
 
@@ -43,17 +37,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Signals that stop a host as a restart: Ctrl-C, ``kill`` / systemd, and the terminal it ran in going away (SIGHUP,
-# e.g. the SSH connection to the machine dropped): each closes cleanly, tells the players, keeps every game.
+# Ctrl-C, ``kill`` / systemd, and the terminal going away (SIGHUP): each a restart that keeps every game.
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
 SHUTDOWN_REASON = N_("the host is shutting down")
 RESTART_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
+SPARE_FILES = 256  # descriptors beyond the connection caps: game records, logs, the event loop, worker pipes
 
 
 class CannotListen(OSError):
-    """A port the host was asked for cannot be had (in use, no such address...): which one, with the system's
-    errno, so that the command line says it in the player's words."""
+    """A port the host cannot have (in use, no such address...), with the system's errno, for the player's words."""
 
     def __init__(self, error: OSError, bind: str, port: int, *, ssh: bool = False) -> None:
         super().__init__(error.errno, error.strerror or str(error))
@@ -61,10 +53,8 @@ class CannotListen(OSError):
 
 
 class HostPlugin(Protocol):
-    """Something that runs beside a host while it serves, e.g. its advertisement on the LAN (advertise.py).
-
-    ``start`` is called once the host listens and must return promptly (long work goes in a task of its own);
-    ``close`` is called first when the host stops. A plug-in's failure never stops the host."""
+    """Something beside a host while it serves (its LAN advertisement: advertise.py). ``start``, once the host
+    listens, returns promptly; ``close`` comes first when it stops. A plug-in's failure never stops the host."""
 
     async def start(self, host: Host) -> None: ...
 
@@ -72,12 +62,21 @@ class HostPlugin(Protocol):
 
 
 class Servable(Protocol):
-    """What ``serve`` runs: a ``Host`` or a cluster's ``FrontHost``. ``close`` is safe to call twice; ``forget``
-    ends the tables for good (a part that holds none ignores it)."""
+    """What ``serve`` runs: a ``Host`` or a ``FrontHost``. ``close`` is safe twice; ``forget`` ends the tables."""
 
     async def start(self) -> None: ...
 
     async def close(self, reason: str = ..., *, restart: bool = False, forget: bool = False) -> None: ...
+
+
+class PlayerOptions(TypedDict, total=False):
+    """A players' port's options: ``ssh``, the SSH front beside it; the TCP ``rate`` and ``limits``; ``proxy_from``,
+    the load balancers whose PROXY v2 headers name the client (proxy_protocol.py)."""
+
+    ssh: SSHSettings | None
+    rate: float
+    limits: ClientLimits | None
+    proxy_from: ProxySources | None
 
 
 class PlayerPorts:
@@ -88,7 +87,7 @@ class PlayerPorts:
     def __init__(self, bind: str, ssh: SSHSettings | None, proxy_from: ProxySources | None) -> None:
         self.bind = bind
         self.ssh_settings = ssh
-        self.proxy_from = proxy_from  # load balancers whose PROXY v2 headers name the client (proxy_protocol.py)
+        self.proxy_from = proxy_from
         self.proxy_key = secrets.token_urlsafe(24)
         self.ssh_front: SSHFront | None = None
 
@@ -119,7 +118,8 @@ class PlayerPorts:
 
 
 class Host(PlayerPorts):
-    """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all."""
+    """The lobby, its TCP transport and, with ``ssh``, its SSH front. ``start`` binds; ``close`` ends it all. With
+    ``cluster``, a table host: its tables in Redis under leases, its port for the cluster's members only."""
 
     def __init__(
         self,
@@ -127,27 +127,22 @@ class Host(PlayerPorts):
         bind: str,
         port: int,
         *,
-        ssh: SSHSettings | None = None,
-        rate: float = RATE_PER_SECOND,
-        limits: ClientLimits | None = None,
-        proxy_from: ProxySources | None = None,
         cluster: ClusterSettings | None = None,
         plugins: Sequence[HostPlugin] = (),
+        **options: Unpack[PlayerOptions],
     ) -> None:
-        super().__init__(bind, ssh, proxy_from)
+        super().__init__(bind, options.get("ssh"), options.get("proxy_from"))
         self.settings = settings
         self.lobby = Lobby(settings, store=self._table_store(cluster, settings))
-        # In a cluster, this is a table host: its port is for members only (a hello must prove the secret).
-        member_secret = (cluster.secret or None) if cluster is not None else None
         self.tcp = TcpHost(
             self.lobby,
             bind,
             port,
-            rate=rate,
-            limits=limits,
+            rate=options.get("rate", RATE_PER_SECOND),
+            limits=options.get("limits"),
             proxy_key=self.proxy_key,
-            proxy_from=proxy_from,
-            member_secret=member_secret,
+            proxy_from=self.proxy_from,
+            member_secret=(cluster.secret or None) if cluster is not None else None,
         )
         self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
         self.presence: Presence | None = None
@@ -183,12 +178,19 @@ class Host(PlayerPorts):
             except Exception:
                 log.exception("%s did not start; the host runs without it", type(plugin).__name__)
 
+    # A table host's part of a cluster (cluster/redis_store.py, leases.py, takeover.py): its tables are in Redis,
+    # each under a lease this host renews; it takes over the tables of hosts that died or stopped.
+
     async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
         from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
         from .cluster.presence import Presence
+        from .cluster.redis_store import RedisTableStore
+        from .cluster.takeover import Takeover
 
         cluster = self.cluster = cluster.resolved(self.bind, self.port)
-        self._own_tables_as(cluster.host_id)
+        store = self.lobby.store if isinstance(self.lobby.store, RedisTableStore) else None
+        if store is not None:
+            store.leases.owner = cluster.host_id  # before any table is made: the leases carry it
         directory = await Directory.connect(cluster.redis_url, cluster.prefix)
         presence = Presence(directory, self.lobby, cluster.host_id, cluster.address)
         try:
@@ -197,11 +199,10 @@ class Host(PlayerPorts):
             await directory.close()
             raise
         log.info("in the cluster as %s (%s), listed in Redis", cluster.host_id, cluster.address)
-        self._start_table_host()
+        if store is not None:
+            self.takeover = Takeover(self.lobby, store, self._tell_moving)
+            self.takeover.start()
         return presence
-
-    # The table host's part of a cluster (cluster/redis_store.py, leases.py, takeover.py): its tables are in Redis,
-    # each under a lease this host renews; it takes over the tables of hosts that died or stopped.
 
     @staticmethod
     def _table_store(cluster: ClusterSettings | None, settings: LobbySettings) -> TableStore | None:
@@ -211,20 +212,6 @@ class Host(PlayerPorts):
         from .cluster.redis_store import open_redis_store
 
         return open_redis_store(cluster.redis_url, cluster.prefix, settings.data_dir)
-
-    def _own_tables_as(self, host_id: str) -> None:
-        from .cluster.redis_store import RedisTableStore
-
-        if isinstance(self.lobby.store, RedisTableStore):
-            self.lobby.store.leases.owner = host_id  # before any table is made: the leases carry it
-
-    def _start_table_host(self) -> None:
-        from .cluster.redis_store import RedisTableStore
-        from .cluster.takeover import Takeover
-
-        if isinstance(self.lobby.store, RedisTableStore):
-            self.takeover = Takeover(self.lobby, self.lobby.store, self._tell_moving)
-            self.takeover.start()
 
     @staticmethod
     def _tell_moving(table: Table) -> None:
@@ -237,13 +224,10 @@ class Host(PlayerPorts):
                 member.say_closing(_(MOVED_REASON), restart=True)
                 member.abort_after_send()
 
-    async def _stop_table_host(self) -> None:
+    async def _leave_cluster(self) -> None:
         if self.takeover is not None:
             await self.takeover.close()  # (the store gives the leases up as the lobby closes it)
             self.takeover = None
-
-    async def _leave_cluster(self) -> None:
-        await self._stop_table_host()
         if self.presence is not None:
             await self.presence.close()
             await self.presence.directory.close()
@@ -259,10 +243,8 @@ class Host(PlayerPorts):
             session.say_closing(reason, restart=restart)
 
     async def close(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False, forget: bool = False) -> None:
-        """Close every table (their players are told ``reason``) and every transport; safe to call twice.
-
-        The tables stay in the store for the next start unless ``forget``; ``restart`` tells TCP clients to come
-        back (``closing`` with ``restart: true``)."""
+        """Close every table (their players are told ``reason``) and every transport; safe to call twice. The
+        tables stay in the store for the next start unless ``forget``; ``restart``: TCP clients come back."""
         if self._closed:
             return
         self._closed = True
@@ -274,6 +256,34 @@ class Host(PlayerPorts):
         await self.tcp.close(reason, restart=restart, forget=forget)  # closes the lobby (and its store)
         await self._close_ssh(reason)
         thinking.stop()
+
+
+def raise_open_file_limit(connections: int) -> int | None:
+    """Lift the soft open-file limit (often 1,024) to ``connections`` plus ``SPARE_FILES``, never above the hard
+    limit, logging when it cannot: 1,100 idle connections once left a host unable to open a game record. The soft
+    limit after; None where there is no such limit (not POSIX)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no per-process limit of this kind
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if target > soft:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+                soft = target
+            except (ValueError, OSError) as error:
+                log.warning("could not raise the open-file limit from %d to %d: %s", soft, target, error)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        log.warning(
+            "the open-file limit is %d, below the %d the connection caps allow: raise it (ulimit -n, or "
+            "LimitNOFILE= in a systemd unit), or a crowd of connections can leave the host unable to open files",
+            soft,
+            wanted,
+        )
+    return None if soft == resource.RLIM_INFINITY else int(soft)
 
 
 async def start(parts: Sequence[Servable]) -> None:
@@ -301,8 +311,7 @@ async def serve(
 
     A signal is a restart: every game is kept, clients are told to come back; ``stop_main`` (e.g. ``app.exit``)
     first asks ``main`` to finish, so the host's own player sees why. When ``main`` returns (``nothanks host``'s
-    player left), the tables end with it. ``ready`` is called once the signals are handled (a supervisor may stop
-    the host from then on).
+    player left), the tables end with it. ``ready`` is called once the signals are handled.
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -311,9 +320,9 @@ async def serve(
             loop.add_signal_handler(signum, stop.set)
     if ready is not None:
         ready()
-    waiters: list[asyncio.Task[object]] = [loop.create_task(stop.wait())]
+    waiters: list[asyncio.Future[object]] = [loop.create_task(stop.wait())]
     if main is not None:
-        waiters.append(loop.create_task(_run(main)))
+        waiters.append(asyncio.ensure_future(main()))
     signalled = False
     try:
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
@@ -336,7 +345,3 @@ async def serve(
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)
-
-
-async def _run(main: Callable[[], Awaitable[object]]) -> None:
-    await main()

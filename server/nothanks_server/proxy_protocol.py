@@ -1,18 +1,10 @@
 """PROXY protocol v2: the client's own address, told by a trusted TCP load balancer in front of the host.
 
-Behind a load balancer (HAProxy ``mode tcp``) every connection comes from the balancer's address, so the
-per-address limits would count the whole internet as one address and the logs would name nobody. With
-``send-proxy-v2`` the balancer opens each connection to the host with a binary header naming the client's
-address and port; this module reads it. It is read only on connections from the addresses the host was told
-to trust (``--proxy-from``): anyone else could claim any address with it. From those, the header is required
-(the protocol forbids guessing whether it is there); a header that is malformed, truncated, too long or late
-closes that connection and nothing else.
-
-The header (the balancer's own spec, "proxy-protocol.txt", section 2.2): a 12-byte signature, one byte of
-version (2) and command (0 LOCAL: the balancer's own connection, e.g. a health check, whose endpoints are the
-real ones; 1 PROXY: a relayed client), one byte of address family and transport, a 2-byte length, then the
-addresses (TCP over IPv4: 12 bytes; over IPv6: 36) and optional TLVs, which are checked for shape and ignored.
-Only version 2 is read: it is binary, so exactly its length is read and not a byte of the client's own stream.
+Behind a balancer every connection comes from its address: the per-address limits would count the whole internet
+as one. With ``send-proxy-v2`` it opens each connection with a binary header naming the client, read only from
+the addresses the host trusts (``--proxy-from``), where it is required; a bad or late header closes that
+connection only. The header ("proxy-protocol.txt", 2.2): a signature, version 2 and command (LOCAL: e.g. a
+health check; PROXY), family and transport, a length, the addresses and TLVs (checked for shape, ignored).
 """
 
 from __future__ import annotations
@@ -30,8 +22,10 @@ MAX_BODY = 1024  # bytes after the fixed part we accept (addresses and TLVs); HA
 READ_TIMEOUT = 5.0  # seconds a trusted connection has to send its whole header
 LOCAL, PROXY = 0x0, 0x1
 TCP_OVER_IPV4, TCP_OVER_IPV6, UNSPEC = 0x11, 0x21, 0x00
-_IPV4_BLOCK = struct.Struct(">4s4sHH")  # source, destination, source port, destination port
-_IPV6_BLOCK = struct.Struct(">16s16sHH")
+BLOCKS = {  # source, destination, source port, destination port
+    TCP_OVER_IPV4: (struct.Struct(">4s4sHH"), socket.AF_INET),
+    TCP_OVER_IPV6: (struct.Struct(">16s16sHH"), socket.AF_INET6),
+}
 
 
 class BadProxyHeader(ValueError):
@@ -40,8 +34,7 @@ class BadProxyHeader(ValueError):
 
 @dataclass(frozen=True)
 class ProxyHeader:
-    """What the balancer said: ``source`` is the client's (address, port), None when the connection's own peer
-    is the one to use (a LOCAL connection such as a health check, or an address family it did not name)."""
+    """``source``: the client's (address, port); None: the connection's own peer (LOCAL, or no family named)."""
 
     source: tuple[str, int] | None
     destination: tuple[str, int] | None = None
@@ -67,38 +60,27 @@ def parse_body(fixed: bytes, body: bytes) -> ProxyHeader:
     """The header whose first ``FIXED_LENGTH`` bytes are ``fixed`` and the rest ``body`` (raises ``BadProxyHeader``)."""
     if len(body) != body_length(fixed):
         raise BadProxyHeader("the PROXY header's length does not match its body")
-    if fixed[12] & 0x0F == LOCAL:
-        return ProxyHeader(None)  # the real endpoints count; the address block, whatever it holds, is ignored
     family = fixed[13]
-    if family == UNSPEC:
-        return ProxyHeader(None)
-    if family == TCP_OVER_IPV4:
-        block, socket_family = _IPV4_BLOCK, socket.AF_INET
-    elif family == TCP_OVER_IPV6:
-        block, socket_family = _IPV6_BLOCK, socket.AF_INET6
-    else:
+    if fixed[12] & 0x0F == LOCAL or family == UNSPEC:
+        return ProxyHeader(None)  # the real endpoints count; the address block, whatever it holds, is ignored
+    if family not in BLOCKS:
         raise BadProxyHeader(f"PROXY address family and transport 0x{family:02x}: only TCP over IPv4 or IPv6")
+    block, socket_family = BLOCKS[family]
     if len(body) < block.size:
         raise BadProxyHeader(f"a PROXY address block of {len(body)} bytes, not {block.size}")
     source, destination, source_port, destination_port = block.unpack_from(body)
-    _check_tlvs(body[block.size :])
+    at = block.size  # then TLVs (type, 2-byte length, value), which must fill the rest exactly
+    while at < len(body):
+        if len(body) - at < 3:
+            raise BadProxyHeader("a truncated TLV in the PROXY header")
+        at += 3 + struct.unpack_from(">H", body, at + 1)[0]
+        if at > len(body):
+            raise BadProxyHeader("a TLV runs past the end of the PROXY header")
     # inet_ntop: written as the socket would report it (getpeername), at a third of ipaddress's cost
     return ProxyHeader(
         (socket.inet_ntop(socket_family, source), source_port),
         (socket.inet_ntop(socket_family, destination), destination_port),
     )
-
-
-def _check_tlvs(rest: bytes) -> None:
-    """TLVs after the addresses (type, 2-byte length, value) must fill the rest exactly; their values are not used."""
-    at = 0
-    while at < len(rest):
-        if len(rest) - at < 3:
-            raise BadProxyHeader("a truncated TLV in the PROXY header")
-        (length,) = struct.unpack_from(">H", rest, at + 1)
-        at += 3 + length
-        if at > len(rest):
-            raise BadProxyHeader("a TLV runs past the end of the PROXY header")
 
 
 def parse(data: bytes) -> ProxyHeader:
@@ -107,11 +89,8 @@ def parse(data: bytes) -> ProxyHeader:
 
 
 async def read_header(read_exactly: Callable[[int], Awaitable[bytes]], timeout: float | None = None) -> ProxyHeader:
-    """Read one header with ``read_exactly(n)`` (which returns n bytes or raises), within ``timeout`` seconds
-    (``READ_TIMEOUT`` by default).
-
-    Raises ``BadProxyHeader`` (or ``TimeoutError``, ``asyncio.IncompleteReadError``, ``OSError``): the caller
-    closes the connection. Never reads past the header."""
+    """Read one header, exactly, with ``read_exactly(n)`` within ``timeout`` seconds (``READ_TIMEOUT``); raises
+    ``BadProxyHeader``, ``TimeoutError``, ``IncompleteReadError`` or ``OSError``: close the connection."""
     async with asyncio.timeout(READ_TIMEOUT if timeout is None else timeout):
         fixed = await read_exactly(FIXED_LENGTH)
         length = body_length(fixed)
@@ -161,19 +140,3 @@ class ProxySources:
 
     def __str__(self) -> str:
         return ",".join(str(network) for network in self.networks)
-
-
-def header_bytes(source: tuple[str, int] | None, destination: tuple[str, int] | None = None) -> bytes:
-    """A PROXY v2 header naming ``source`` (None: a LOCAL one), as a balancer sends it (tests, the benchmark)."""
-    if source is None:
-        return SIGNATURE + bytes([0x20, UNSPEC]) + struct.pack(">H", 0)
-    ip = ipaddress.ip_address(source[0])
-    to = ipaddress.ip_address(destination[0] if destination else ("0.0.0.0" if ip.version == 4 else "::"))
-    destination = destination or (str(to), 0)
-    if ip.version == 4:
-        body = _IPV4_BLOCK.pack(ip.packed, to.packed, source[1], destination[1])
-        family = TCP_OVER_IPV4
-    else:
-        body = _IPV6_BLOCK.pack(ip.packed, to.packed, source[1], destination[1])
-        family = TCP_OVER_IPV6
-    return SIGNATURE + bytes([0x21, family]) + struct.pack(">H", len(body)) + body

@@ -1,11 +1,9 @@
 """A client connection speaking docs/protocol.md, and the port that makes them: shared by a host and a front.
 
-A host's TCP port (tcp.py) and a cluster front's client port (cluster/gateway.py) read clients the same way:
-bounded frames, each decoded into its message type once (``nothanks_tui.link.messages``), the rate, the refused
-messages, the hello deadline, the idle time in the lobby, connections per address and PROXY v2 headers. What
-differs is what a message does: each session class has one handler per message type, ``on_<type>`` (a front
-routes what it does not answer itself to the table's owner). A handler returns the reply, which goes back with
-the request's ``id`` as ``re``, or None; a refusal is a ``ProtocolError`` or ``HostError``, answered with its code.
+A host's port (tcp.py) and a cluster front's (cluster/gateway.py) read clients alike: bounded frames, each decoded
+once into its message type (``link.messages``), rates, refusals, the hello deadline, lobby idling, connections per
+address, PROXY v2 headers. Each session class has one handler per message type, ``on_<type>``, returning the reply
+(sent with the request's ``id`` as ``re``) or None; a refusal is a ``ProtocolError`` or ``HostError``, by its code.
 """
 
 from __future__ import annotations
@@ -23,30 +21,10 @@ import msgpack
 
 from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import TableSummary, errors
-from nothanks_tui.link.messages import (
-    ClientMessage,
-    Hello,
-    ListTables,
-    decode_client,
-    features_of,
-    kind_of,
-    request_id_of,
-)
+from nothanks_tui.link import TableSummary, errors, wire
+from nothanks_tui.link import messages as m
 from nothanks_tui.link.names import BadName, clean_name
-from nothanks_tui.link.wire import (
-    CLIENT_MAX_DEPTH,
-    CLIENT_MAX_FRAME,
-    FEATURES,
-    PROTOCOL_VERSION,
-    FrameReader,
-    FrameTooBig,
-    ProtocolError,
-    encode,
-    host_unpacker,
-    summary_to_wire,
-    with_entry,
-)
+from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, encode
 
 from .cluster.membership import new_nonce, proves
 from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
@@ -70,7 +48,7 @@ Reply = dict[str, Any] | None
 class ProtocolSession:
     """One client: its hello, its rate budgets, what waits for it to read; subclasses handle its messages."""
 
-    offered: ClassVar[tuple[str, ...]] = FEATURES  # the features our hello lists
+    offered: ClassVar[tuple[str, ...]] = wire.FEATURES  # the features our hello lists
 
     def __init__(self, server: ProtocolServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                  peer: object = None) -> None:  # fmt: skip
@@ -102,9 +80,7 @@ class ProtocolSession:
         self.setup()
 
     def setup(self) -> None:
-        """What a kind of session keeps beyond these (called once, at the end of ``__init__``)."""
-
-    # ---------------------------------------------------------------- sending
+        """What a kind of session keeps beyond these (called at the end of ``__init__``)."""
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(encode(message))
@@ -115,8 +91,8 @@ class ProtocolSession:
         self.send(reply)
 
     def send_raw(self, frame: bytes, view: bool = False) -> None:
-        """Write ``frame``, or queue it while the client has not read what it was sent: a view replaces the view
-        still waiting (only the newest matters), so a slow or silent reader costs one view per table it is at."""
+        """Write ``frame``, or queue it while the client has not read what it was sent: a view replaces the one
+        waiting (only the newest matters), so a slow or silent reader costs one view."""
         if self._closing or self._said_closing or self.writer.is_closing():
             return
         limits = self.server.limits
@@ -136,7 +112,7 @@ class ProtocolSession:
             self._flusher = asyncio.get_running_loop().create_task(self._flush(), name=f"flush {self.peer}")
 
     async def _flush(self) -> None:
-        """Hand the backlog to the socket as the client reads; drop a client that reads nothing for too long."""
+        """Hand the backlog to the socket as the client reads; drop one that reads nothing for too long."""
         try:
             while self._backlog and not self._closing:
                 try:
@@ -153,8 +129,7 @@ class ProtocolSession:
 
     def _drop_slow_reader(self) -> None:
         self.server.log.info("%s left its frames unread for too long; dropping it", self.peer)
-        self._backlog.clear()
-        self._backlog_view = None
+        self._backlog, self._backlog_view = [], None
         if not self.writer.transport.is_closing():
             self.writer.transport.write(
                 encode({"type": "error", "code": errors.SLOW_READER, "message": "you did not read", "fatal": True})
@@ -162,20 +137,16 @@ class ProtocolSession:
         self.abort()
 
     def error(self, code: str, message: str, request_id: int | None = None, fatal: bool = False) -> None:
-        frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
-        if fatal:
-            frame["fatal"] = True
-        self.reply(frame, request_id)
+        self.reply(
+            {"type": "error", "code": code, "message": message, **({"fatal": True} if fatal else {})}, request_id
+        )
 
     def say_closing(self, reason: str, *, restart: bool = False) -> None:
-        """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept)."""
-        if self._said_closing:
-            return
-        message: dict[str, Any] = {"type": "closing", "reason": reason}
-        if restart:
-            message["restart"] = True
-        self.send(message)
-        self._said_closing = True  # nothing after it: no table_closed while the tables shut down
+        """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept); nothing
+        after it, no ``table_closed`` while the tables shut down."""
+        if not self._said_closing:
+            self.send({"type": "closing", "reason": reason, **({"restart": True} if restart else {})})
+            self._said_closing = True
 
     def abort_after_send(self) -> None:
         """Close once what was written is sent (the reader task then ends): for a last error frame."""
@@ -183,15 +154,12 @@ class ProtocolSession:
         self.writer.close()
 
     def abort(self) -> None:
-        """Close now. What the connection held is let go by the read loop as it ends (``ended``), as when the
-        client hangs up; not here, where a table may be in the middle of sending."""
+        """Close now; what it held is let go as the read loop ends (``ended``), not here (a table may be sending)."""
         self._closing = True
         self.writer.transport.abort()
 
-    # ---------------------------------------------------------------- the read loop
-
     async def run(self) -> None:
-        frames = FrameReader(host_unpacker(), CLIENT_MAX_FRAME, CLIENT_MAX_DEPTH)
+        frames = wire.FrameReader(wire.host_unpacker(), wire.CLIENT_MAX_FRAME, wire.CLIENT_MAX_DEPTH)
         self.send(
             {
                 "type": "hello",
@@ -219,7 +187,7 @@ class ProtocolSession:
                 try:
                     frames.feed(data)
                 except msgpack.BufferFull:
-                    self.error(errors.TOO_BIG, f"a frame is at most {CLIENT_MAX_FRAME} bytes", fatal=True)
+                    self.error(errors.TOO_BIG, f"a frame is at most {wire.CLIENT_MAX_FRAME} bytes", fatal=True)
                     break
                 if not await self._drain(frames):
                     break
@@ -231,12 +199,12 @@ class ProtocolSession:
             await self.ended()
             await self.close_writer()
 
-    async def _drain(self, frames: FrameReader) -> bool:
-        """Handle every complete frame in the buffer; False once the connection must close."""
+    async def _drain(self, frames: wire.FrameReader) -> bool:
+        """Handle every complete frame read; False once the connection must close."""
         while True:
             try:
                 message = frames.next_frame()
-            except FrameTooBig as error:
+            except wire.FrameTooBig as error:
                 self.error(errors.TOO_BIG, f"a frame is at most {error.limit} bytes", fatal=True)
                 return False
             except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, ValueError, TypeError) as error:
@@ -254,19 +222,19 @@ class ProtocolSession:
     async def _handle(self, frame: object) -> bool:
         """Decode one frame into its message and handle it; False once the connection must close."""
         try:
-            message = decode_client(frame)
-            if not self.name and not isinstance(message, Hello):
+            message = m.decode_client(frame)
+            if not self.name and not isinstance(message, m.Hello):
                 raise ProtocolError(errors.HELLO_FIRST, "the first message is hello", fatal=True)
         except ProtocolError as error:
-            self.error(error.code, error.message, request_id_of(frame), fatal=error.fatal)
+            self.error(error.code, error.message, m.request_id_of(frame), fatal=error.fatal)
             return not error.fatal and self.soft_error()
         return await self.handle_message(message)
 
-    async def handle_message(self, message: ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
-        """Run the message's handler (``on_<type>``, or ``handler``) and send its reply, or the refusal, with the
-        message's ``id``; False once the connection must close."""
+    async def handle_message(self, message: m.ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
+        """Run the message's handler (``on_<type>``, or ``handler``) and send its reply or refusal with its ``id``;
+        False once the connection must close."""
         try:
-            run: Callable[[Any], Any] = getattr(self, "on_" + kind_of(message), self.on_other)
+            run: Callable[[Any], Any] = getattr(self, "on_" + m.kind_of(message), self.on_other)
             reply = (handler or run)(message)
             if inspect.isawaitable(reply):
                 reply = await reply
@@ -288,12 +256,10 @@ class ProtocolSession:
             return False
         return True
 
-    # ---------------------------------------------------------------- the messages every session answers
+    async def on_other(self, message: m.ClientMessage) -> Reply:
+        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {m.kind_of(message)!r}")
 
-    async def on_other(self, message: ClientMessage) -> Reply:
-        raise ProtocolError(errors.UNKNOWN_TYPE, f"unknown message type {kind_of(message)!r}")
-
-    async def on_hello(self, message: Hello) -> Reply:
+    async def on_hello(self, message: m.Hello) -> Reply:
         if self.name:
             raise ProtocolError(errors.BAD_FIELD, "hello only once")
         if message.protocol != PROTOCOL_VERSION:
@@ -320,25 +286,22 @@ class ProtocolSession:
                 raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
             self.key = message.key[:MAX_KEY]
         self.name = name
-        self.features = features_of(message.features)
-        welcome: dict[str, Any] = {"type": "welcome", "name": self.name}
+        self.features = m.features_of(message.features)
         held = await self.held_seat() if self.key else None
-        if held is not None:
-            welcome["held"] = held
-        return welcome
+        return {"type": "welcome", "name": self.name, **({"held": held} if held is not None else {})}
 
     async def held_seat(self) -> dict[str, Any] | None:
         """The seat the hello's SSH key holds (``welcome``'s ``held``: table, seat, name), if any."""
         return None
 
-    def on_ping(self, message: ClientMessage) -> Reply:
+    def on_ping(self, message: m.ClientMessage) -> Reply:
         return {"type": "pong"}
 
-    def on_bye(self, message: ClientMessage) -> Reply:
+    def on_bye(self, message: m.ClientMessage) -> Reply:
         self._closing = True
         return None
 
-    def on_list_tables(self, message: ListTables) -> Reply:
+    def on_list_tables(self, message: m.ListTables) -> Reply:
         self.take_lobby_read("list the tables")
         self.send_raw(self.server.tables.frame(message.offset, message.id))
         return None
@@ -348,10 +311,8 @@ class ProtocolSession:
         if not self._lists.take(time.monotonic()):
             raise ProtocolError(errors.SLOW_DOWN, f"{what} at most {self.server.limits.list_rate:g} times a second")
 
-    # ---------------------------------------------------------------- the end
-
     async def ended(self) -> None:
-        """The connection ended (the client hung up, was dropped, or the port closes): let go of what it held."""
+        """The connection ended (hung up, dropped, or the port closes): let go of what it held."""
 
     async def close_writer(self) -> None:
         self._closing = True
@@ -364,7 +325,7 @@ class ProtocolSession:
 
 
 class TablePages:
-    """The ``tables`` reply, page by page: each page encoded once per change of the listing (``version``)."""
+    """The ``tables`` reply, page by page: each encoded once per change of the listing (``version``)."""
 
     def __init__(
         self,
@@ -387,22 +348,20 @@ class TablePages:
         page = self._pages.get(offset)
         if page is None:
             listed = self._listing()
-            tables = [summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
+            tables = [wire.summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
             page = encode({"type": "tables", "tables": tables, "total": len(listed), "offset": offset})
             if len(self._pages) < 64:
                 self._pages[offset] = page
-        return page if request_id is None else with_entry(page, "re", request_id)
+        return page if request_id is None else wire.with_entry(page, "re", request_id)
 
 
 def address_of(peer: object) -> str:
     """The address a connection comes from (its IP), whatever the socket family reports."""
-    if isinstance(peer, tuple) and peer:
-        return str(peer[0])
-    return str(peer)
+    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
 
 class PortOptions(TypedDict, total=False):
-    """What a port may be given beyond its address (``ProtocolServer`` says what each one does)."""
+    """What a port may be given beyond its address (``ProtocolServer`` says what each does)."""
 
     rate: float
     limits: ClientLimits | None
@@ -412,16 +371,11 @@ class PortOptions(TypedDict, total=False):
 
 
 class ProtocolServer:
-    """A listening port of ``ProtocolSession``s. ``start()`` binds (port 0 picks a free port); ``close()`` tells
-    every client ``closing``.
-
-    ``proxy_key``: the secret a trusted front (the SSH front's workers, on this machine) sends in its ``hello``
-    with ``via``, the address of the player it speaks for; that address is then the one the limits count.
-    ``proxy_from``: the load balancers (``--proxy-from``) whose connections open with a PROXY v2 header naming
-    the client (proxy_protocol.py); their clients are counted and logged by that address.
-    ``member_secret``: a cluster's table port; every hello must carry the ``proof`` that its sender knows the
-    secret (cluster/membership.py), else ``not_member``. A member may speak for a player (``via``, ``key``).
-    """
+    """A listening port of ``ProtocolSession``s. ``start()`` binds (port 0: any free one); ``close()`` tells every
+    client ``closing``. ``proxy_key``: the secret a trusted front (the SSH workers) sends in its ``hello`` with
+    ``via``, the player's address, then counted by the limits; ``proxy_from``: load balancers whose connections
+    open with a PROXY v2 header naming the client; ``member_secret``: a cluster's table port, where every hello
+    proves it knows the secret (cluster/membership.py), else ``not_member``, and may speak for a player."""
 
     session_class: ClassVar[type[ProtocolSession]]
     what: ClassVar[str] = "host"  # what a client is told is full
@@ -495,8 +449,7 @@ class ProtocolServer:
     async def _proxied_peer(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, balancer: object
     ) -> object | None:
-        """The client a load balancer's connection carries, from its PROXY header; None (and the connection
-        closed, nothing sent) if the header is bad, truncated or late."""
+        """The client a balancer's connection carries, from its PROXY header; None (closed) if it is bad or late."""
         self._reading_headers.add(writer)
         try:
             header = await read_header(reader.readexactly)
@@ -514,8 +467,8 @@ class ProtocolServer:
         return header.source
 
     def speak_for(self, session: ProtocolSession, address: str, key: object, *, member: bool = False) -> None:
-        """A trusted front says whom ``session`` carries: count it against ``address`` from now on. Trusted: the
-        port's own front (its ``proxy_key``), or a cluster member (``member``: its proof was checked)."""
+        """A trusted front (its ``proxy_key``, or a checked cluster ``member``) says whom ``session`` carries: count
+        it against ``address`` from now on."""
         own = self.proxy_key is not None and isinstance(key, str) and hmac.compare_digest(key, self.proxy_key)
         if not (own or member):
             raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
@@ -525,8 +478,7 @@ class ProtocolServer:
         self.count(session, address)
 
     def count(self, session: ProtocolSession, address: str) -> None:
-        """Count ``session`` against ``address`` (instead of whatever it was counted against); fatal ``too_many``
-        if that address holds its limit already."""
+        """Count ``session`` against ``address`` instead; fatal ``too_many`` if that address is at its limit."""
         if not self.connections.take(address, self.limits.per_address_connections):
             raise ProtocolError(errors.TOO_MANY, self._too_many(), fatal=True)
         if session.counted is not None:
@@ -544,21 +496,16 @@ class ProtocolServer:
 
     def close_idle(self, now: float) -> int:
         """Close every connection idle in the lobby (at no table) for ``limits.lobby_idle`` seconds; how many."""
-        closed = 0
-        for session in list(self.sessions):
-            if session.idle_since is not None and now - session.idle_since >= self.limits.lobby_idle:
-                session.error(
-                    errors.IDLE,
-                    f"you stayed in the lobby for {self.limits.lobby_idle / 60:g} minutes without a table",
-                    fatal=True,
-                )
-                session.abort_after_send()
-                closed += 1
-        return closed
+        idle = self.limits.lobby_idle
+        closing = [s for s in self.sessions if s.idle_since is not None and now - s.idle_since >= idle]
+        for session in closing:
+            session.error(errors.IDLE, f"you stayed in the lobby for {idle / 60:g} minutes without a table", fatal=True)
+            session.abort_after_send()
+        return len(closing)
 
     async def close(self, reason: str | None = None, *, restart: bool | None = None, forget: bool = False) -> None:
-        """Stop accepting, tell every client ``reason`` in a ``closing`` frame (``restart``: with ``restart: true``,
-        come back; by default, ``restarts``), let go of what the port holds (``closed``), hang up."""
+        """Stop accepting, tell every client ``reason`` in ``closing`` (``restart``: come back; by default
+        ``restarts``), let go of what the port holds (``closed``), hang up."""
         reason = reason or self.closing_reason
         restart = self.restarts if restart is None else restart
         if self._housekeeping is not None:

@@ -1,10 +1,8 @@
-"""One player against bots in this process: ``nothanks play`` and the start screen's first tab, on the host's Table.
+"""One player against bots in this process: ``nothanks play`` and the start screen's first tab.
 
-Local play is a host table with one human seat: the same ``Table`` checks every intent (a stale ``state_id``, a
-pass with no chips), paces the bots, runs their thinking in a thread and takes the card for a bot that fails,
-exactly as at a network host. Only the set-up differs: the table is nobody else's, its bots have people's names
-(ana, bo, cy...), a seed makes its deals reproducible, and it closes when its player leaves. Given a data dir
-(``records_dir``), its finished games are kept there as a host keeps its own (history.py ``LocalRecords``).
+Local play is a host ``Table`` with one human seat, checked, paced and played exactly as at a network host. Only
+the set-up differs: the table is nobody else's, a seed makes its deals reproducible, it closes when its player
+leaves, and given a data dir (``records_dir``) its finished games are kept there (history.py ``LocalRecords``).
 """
 
 from __future__ import annotations
@@ -85,12 +83,9 @@ class SoloSeat(InProcessTable):
 
 
 def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
-    """A new solo table with the player seated; its first game is dealt when the connection starts.
-
-    ``bots`` (tests: scripted bots) replaces the bots named by ``game.bot``; one per other seat. Raises
-    ``ValueError`` for a bad name, an unknown bot or a wrong number of bots, and ``IllegalMove`` (code
-    ``bad_config``) for a table the rules do not allow.
-    """
+    """A new solo table with the player seated; its first game is dealt when the connection starts. ``bots``
+    (tests' scripted bots) replaces ``game.bot``'s, one per other seat. Raises ``ValueError`` (a bad name, an
+    unknown bot, a wrong number of bots) or ``IllegalMove`` (``bad_config``: a table the rules do not allow)."""
     name = clean_name(game.name)  # BadName is a ValueError
     if bots is None:
         bot_seeds = random.Random(game.seed)
@@ -114,7 +109,6 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     records = None if game.records_dir is None else LocalRecords(game.records_dir)
     table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
     seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
-    index, token = table.join(seat)
+    seat.seated(table, *table.join(seat))
     table.seat_bots(bots, game.bot_names or ())  # (by default the table names them: ana, bo...)
-    seat.seated(table, index, token)
     return seat

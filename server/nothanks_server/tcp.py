@@ -1,149 +1,105 @@
-"""A host's TCP port: one ``Session`` per connection, each client message a call on the Lobby or its Table.
+"""What each client message does at a host, and the host's TCP port.
 
-The transport knows no rules. The reading (limits, decoding each frame into its message type, refusals answered
-with their stable codes) is session.py's, shared with a cluster's front; here is what each message does on a host,
-one handler each (``on_<type>``). A connection that sends garbage, oversize frames or floods is closed; nobody
-else notices. Each member gets the view filtered for its seat at the moment it is sent (``deliver``).
+``HostSide`` has one handler per message type (``on_<type>``), each a call on the Lobby or its Table: a TCP
+``Session`` and an in-process connection (inprocess.py) both go through them, so one place decides what a message
+does at a host. The reading (limits, decoding each frame into its message, refusals answered with their codes) is
+session.py's, shared with a cluster's front. Each member gets the view filtered for its seat when it is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from typing import Any, Unpack
 
 from nothanks_tui.engine import IllegalMove
-from nothanks_tui.link import (
-    ChatHistory,
-    ChatLine,
-    Closed,
-    NewTable,
-    Rejected,
-    TableSummary,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
+from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import CHAT
+from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
 from .chat import chat_bucket, too_fast
 from .errors import HostError
-from .limits import AddressCounts
+from .limits import AddressCounts, LoopStalls
 from .lobby import Lobby
-from .session import (
-    MAX_CONNECTIONS,
-    RATE_PER_SECOND,
-    PortOptions,
-    ProtocolServer,
-    ProtocolSession,
-    Reply,
-    TablePages,
-)
+from .session import MAX_CONNECTIONS, RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .table import HostEvent, Table
 
-__all__ = ["MAX_CONNECTIONS", "RATE_PER_SECOND", "Session", "TcpHost"]
+__all__ = ["MAX_CONNECTIONS", "RATE_PER_SECOND", "HostSide", "Session", "TcpHost"]
 
 log = logging.getLogger(__name__)
 
 
-class Session(ProtocolSession):
-    """One TCP client of a host: its place at one table (seat or spectator), and what each message does there."""
+class HostSide:
+    """A client of a host: its place at one table (a seat, or watching) and its handlers. A handler returns the
+    reply (None: none) or raises the host's refusal (``HostError``)."""
 
-    server: TcpHost
+    lobby: Lobby
+    name: str
+    address = ""  # whom the per-address limits count ("": nobody, in-process)
+    key: str | None = None  # the SSH key a host's own front vouched for: the seats taken are bound to it
+    idle_since: float | None = None  # in the lobby (at no table) since then
 
-    def setup(self) -> None:
+    def begin(self, stalls: LoopStalls | None = None) -> None:
+        """At no table yet (``stalls``: the loop's, not charged to its chat budget)."""
         self.table: Table | None = None
-        self.spectating = False
-        self._chats = chat_bucket(time.monotonic(), self.server.stalls)
-        self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
-
-    # ---------------------------------------------------------------- Member (called by the Table)
+        self.table_id = ""  # the table it sat at last (kept after leaving it)
+        self.seat: int | None = None
+        self.token: str | None = None
+        self._chats = chat_bucket(time.monotonic(), stalls)
+        self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
 
     def deliver(self, event: HostEvent) -> None:
-        if isinstance(event, TableUpdate | TableWaiting):
-            self.send_raw(_encoded(event), view=True)
-        elif isinstance(event, Closed):
-            self._at_no_table()
-            self.send({"type": "table_closed", "reason": event.reason})
-        elif isinstance(event, Rejected):
-            self.send({"type": "error", "code": event.code, "message": event.message})
-        elif isinstance(event, ChatLine | ChatHistory):
-            if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
-                self.send(chat_to_wire(event))
+        """What its table tells it (``Member``): the transport's to pass on."""
+        raise NotImplementedError
 
-    # ---------------------------------------------------------------- the lobby's messages
+    def handle(self, message: m.ClientMessage) -> Reply:
+        """What ``message`` does here: its handler, ``on_<type>``."""
+        return getattr(self, "on_" + m.kind_of(message))(message)
 
-    async def held_seat(self) -> dict[str, Any] | None:
-        held = self.server.lobby.key_seat(self.key) if self.key else None
-        if held is None:
-            return None
-        table, seat = held
-        return {"table": table.table_id, "seat": seat, "name": table.seats[seat].name}
-
-    def on_history(self, message: m.History) -> Reply:
-        """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
-        self.take_lobby_read("ask for the history")
-        return page_to_wire(self.server.lobby.history(message.offset, message.limit))
-
-    def on_replay(self, message: m.Replay) -> Reply:
-        self.take_lobby_read("ask for the history")
-        return {"type": "record", "game": message.game, "record": self.server.lobby.game_record(message.game)}
-
-    def on_stats(self, message: m.Stats) -> Reply:
-        self.take_lobby_read("ask for the history")
-        return stats_to_wire(self.server.lobby.stats(self.key))
+    # ---------------------------------------------------------------- sitting down and leaving
 
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
-        lobby = self.server.lobby
-        bot = message.bot if isinstance(message.bot, str) else lobby.settings.default_bot
+        bot = message.bot if isinstance(message.bot, str) else self.lobby.settings.default_bot
         new = NewTable(message.players, message.bots, bot, message.open_chips, message.variant, message.coach)
-        table, seat, token = lobby.create_table(new, self, owner=self.address)
-        return self._seated(table, seat, token)
+        return self.seated(*self.lobby.create_table(new, self, owner=self.address or None))
 
     def on_join(self, message: m.Join) -> Reply:
         self._not_at_table()
-        table = self.server.lobby.table(message.table)
-        seat, token = table.join(self, message.seat)
-        return self._seated(table, seat, token)
+        table = self.lobby.table(message.table)
+        return self.seated(table, *table.join(self, message.seat))
 
     def on_spectate(self, message: m.Spectate) -> Reply:
         self._not_at_table()
-        table = self.server.lobby.table(message.table)
-        limit = self.server.limits.per_address_spectating
-        if not self.server.spectating.take(self.address, limit):
-            raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
+        table = self.lobby.table(message.table)
+        self._watching(True)
         try:
             table.spectate(self)
         except BaseException:
-            self.server.spectating.give_back(self.address)
+            self._watching(False)
             raise
-        self.spectating = True
-        self._at(table)
-        return {"type": "joined", "table": table.table_id, "seat": None, "token": None}
+        return self.seated(table, None, None)
 
     def on_resume(self, message: m.Resume) -> Reply:
         self._not_at_table()
-        table, seat = self.server.lobby.resume(message.token, self)
-        return self._seated(table, seat, message.token)
+        return self.seated(*self.lobby.resume(message.token, self), message.token)
 
     def on_resume_key(self, message: m.ResumeKey) -> Reply:
         self._not_at_table()
         if not self.key:
             raise ProtocolError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
-        table, seat = self.server.lobby.resume_key(self.key, self)
-        self._at(table)
-        return {"type": "joined", "table": table.table_id, "seat": seat, "token": None}
+        return self.seated(*self.lobby.resume_key(self.key, self), None)
 
     def on_leave(self, message: m.Leave) -> Reply:
         self._leave_table(on_purpose=True)
         return {"type": "left"}
 
-    # ---------------------------------------------------------------- the table's messages
+    # ---------------------------------------------------------------- at the table
 
     def on_action(self, message: m.Act) -> Reply:
         self._current_table().submit(self, message.action, message.state_id)
@@ -173,34 +129,29 @@ class Session(ProtocolSession):
         return None
 
     def on_coach(self, message: m.Coach) -> Reply:
-        """Answered when the search is done (the table goes on meanwhile): ``advice`` to this connection only, or
-        an ``error`` with the request's id. One request at a time per connection."""
+        """Worked out in a task (the table goes on meanwhile; ``_coaching``, its answer), one at a time."""
         table = self._current_table()
         if self._coaching is not None and not self._coaching.done():
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
-
-        async def answer() -> None:
-            try:
-                advice = await table.ask_coach(self, message.state_id)
-            except IllegalMove as error:
-                self.error(error.code, error.message, message.id)
-                return
-            self.reply(advice_to_wire(advice), message.id)
-
-        self._coaching = asyncio.get_running_loop().create_task(answer(), name=f"coach {self.peer}")
+        self._coaching = asyncio.get_running_loop().create_task(table.ask_coach(self, message.state_id))
+        self._coaching.add_done_callback(functools.partial(self.advised, message.id))
         return None
 
-    # ---------------------------------------------------------------- a seat
+    def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
+        """The coach answered or refused (``task`` is done): a TCP client is told (in-process, the asker awaits)."""
 
-    def _seated(self, table: Table, seat: int, token: str | None) -> dict[str, Any]:
-        self._at(table)
-        self._bind(table, seat)
+    # ---------------------------------------------------------------- its place
+
+    def seated(self, table: Table, seat: int | None, token: str | None) -> dict[str, Any]:
+        """At ``table`` now (``seat`` None: watching), with ``token`` to come back; a seat taken with a token by a
+        player a front vouched for by their SSH key is bound to that key (store.py), which finds it again."""
+        self.table, self.table_id, self.seat, self.token, self.idle_since = table, table.table_id, seat, token, None
+        if self.key and token and seat is not None:
+            self.lobby.bind_key(self.key, table.table_id, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
-    def _bind(self, table: Table, seat: int) -> None:
-        """A seat taken by a player a front vouched for by their SSH key: the key finds it again (store.py)."""
-        if self.key:
-            self.server.lobby.bind_key(self.key, table.table_id, seat)
+    def _watching(self, more: bool) -> None:
+        """Count one more (or one fewer) table watched from this address (raises ``too_many``); in-process: none."""
 
     def _not_at_table(self) -> None:
         if self.table is not None:
@@ -211,28 +162,79 @@ class Session(ProtocolSession):
             raise HostError(errors.NOT_AT_TABLE, "join a table first")
         return self.table
 
-    def _at(self, table: Table) -> None:
-        self.table = table
-        self.idle_since = None
-
     def _at_no_table(self) -> None:
-        """Bookkeeping when this connection is no longer at its table (it left, was dropped, or the table closed)."""
+        """No longer at its table (it left, was dropped, or the table closed)."""
+        if self.table is not None and self.seat is None:
+            self._watching(False)  # it watched that table
         self.table = None
-        if self.spectating:
-            self.spectating = False
-            self.server.spectating.give_back(self.address)
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
     def _leave_table(self, *, on_purpose: bool) -> None:
-        """Off our table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
+        """Off its table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
         table = self.table
         self._at_no_table()
         if table is not None:
-            if on_purpose:
-                table.leave(self)
-            else:
-                table.drop(self)
+            (table.leave if on_purpose else table.drop)(self)
+
+
+class Session(HostSide, ProtocolSession):
+    """One TCP client of a host."""
+
+    server: TcpHost
+
+    def setup(self) -> None:
+        self.lobby = self.server.lobby
+        self.begin(self.server.stalls)
+
+    def deliver(self, event: HostEvent) -> None:
+        """What the table tells this member, as its frame (a view encoded once for every member it goes to)."""
+        if isinstance(event, TableUpdate | TableWaiting):
+            self.send_raw(_encoded(event), view=True)
+        elif isinstance(event, Closed):
+            self._at_no_table()
+            self.send({"type": "table_closed", "reason": event.reason})
+        elif isinstance(event, Rejected):
+            self.send({"type": "error", "code": event.code, "message": event.message})
+        elif isinstance(event, ChatLine | ChatHistory):
+            if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
+                self.send(chat_to_wire(event))
+
+    async def held_seat(self) -> dict[str, Any] | None:
+        held = self.lobby.key_seat(self.key) if self.key else None
+        if held is None:
+            return None
+        table, seat = held
+        return {"table": table.table_id, "seat": seat, "name": table.seats[seat].name}
+
+    def on_history(self, message: m.History) -> Reply:
+        """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
+        self.take_lobby_read("ask for the history")
+        return page_to_wire(self.lobby.history(message.offset, message.limit))
+
+    def on_replay(self, message: m.Replay) -> Reply:
+        self.take_lobby_read("ask for the history")
+        return {"type": "record", "game": message.game, "record": self.lobby.game_record(message.game)}
+
+    def on_stats(self, message: m.Stats) -> Reply:
+        self.take_lobby_read("ask for the history")
+        return stats_to_wire(self.lobby.stats(self.key))
+
+    def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
+        error = None if task.cancelled() else task.exception()
+        if isinstance(error, IllegalMove):
+            self.error(error.code, error.message, request_id)
+        elif error is not None:
+            log.error("the coach failed", exc_info=error)
+        elif not task.cancelled():
+            self.reply(advice_to_wire(task.result()), request_id)
+
+    def _watching(self, more: bool) -> None:
+        counts, limit = self.server.spectating, self.server.limits.per_address_spectating
+        if not more:
+            counts.give_back(self.address)
+        elif not counts.take(self.address, limit):
+            raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
 
     async def ended(self) -> None:
         self._leave_table(on_purpose=False)  # the connection ended: a seat in a game waits for its player
@@ -244,28 +246,22 @@ _last_event: tuple[object, bytes] | None = None
 def _encoded(event: TableUpdate | TableWaiting) -> bytes:
     """Encode an event once for every member it goes to (a table hands the same object to one seat's watchers)."""
     global _last_event
-    if _last_event is not None and _last_event[0] is event:
-        return _last_event[1]
-    frame = encode_event(event)
-    _last_event = (event, frame)
-    return frame
-
-
-def _listing_order(table: Table) -> tuple[bool, bool, float]:
-    """Tables that can still be joined first, then games under way, then finished ones; oldest first in each."""
-    return (table.started, table.finished, table.created_at)
+    if _last_event is None or _last_event[0] is not event:
+        _last_event = (event, encode_event(event))
+    return _last_event[1]
 
 
 class TcpHost(ProtocolServer):
-    """Serves a ``Lobby`` over TCP (session.py's ``ProtocolServer``: ``proxy_key``, ``proxy_from`` and
-    ``member_secret`` are said there)."""
+    """Serves a ``Lobby`` over TCP (session.py's ``ProtocolServer`` says what the options do)."""
 
     session_class = Session
     log = log
 
     def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777, **options: Unpack[PortOptions]) -> None:
-        pages = TablePages(lambda: sorted(lobby.all_tables(), key=_listing_order), _summary, lambda: lobby.version)
-        super().__init__(pages, bind, port, **options)
+        def listed() -> list[Table]:  # the joinable first, then games under way, then finished; oldest first in each
+            return sorted(lobby.all_tables(), key=lambda table: (table.started, table.finished, table.created_at))
+
+        super().__init__(TablePages(listed, Table.summary, lambda: lobby.version), bind, port, **options)
         self.lobby = lobby
         self.spectating = AddressCounts()
 
@@ -274,7 +270,3 @@ class TcpHost(ProtocolServer):
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         self.lobby.close(reason, forget=forget)  # every table (kept in the store for the next start unless forget)
-
-
-def _summary(table: Table) -> TableSummary:
-    return table.summary()

@@ -324,7 +324,8 @@ async def test_a_table_connection_lost_without_a_word_is_taken_back_at_the_same_
 
 
 async def test_a_balancers_header_names_the_client_the_table_host_counts(cluster, caplog):
-    from nothanks_server.proxy_protocol import ProxySources, header_bytes
+    from nothanks_server.proxy_protocol import ProxySources
+    from tools.proxy_header import header_bytes
 
     from .conftest import BALANCER
 

@@ -12,10 +12,11 @@ import asyncssh
 import pytest
 
 from nothanks_server import proxy_protocol
-from nothanks_server.proxy_protocol import SIGNATURE, header_bytes
+from nothanks_server.proxy_protocol import SIGNATURE
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import PROTOCOL_VERSION
 from tools.loadgen.terminal_client import TerminalClient
+from tools.proxy_header import header_bytes
 
 from ..net_helpers import RawClient, of_type
 from .conftest import BALANCER, WAIT, until

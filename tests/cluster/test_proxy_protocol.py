@@ -17,10 +17,10 @@ from nothanks_server.proxy_protocol import (
     BadProxyHeader,
     ProxyHeader,
     ProxySources,
-    header_bytes,
     parse,
     read_header,
 )
+from tools.proxy_header import header_bytes
 
 # HAProxy's header for a client 192.0.2.7:51000 reaching 198.51.100.1:2222, byte by byte (spec, section 2.2).
 IPV4 = (

@@ -1,16 +1,10 @@
 """One table's authority: the only place a seat changes hands or a move is accepted. Every transport talks to it.
 
-A member (a TCP connection, an in-process connection, a test) joins a seat or watches. Every intent goes
-through ``submit`` (a bot's through ``bot_plays``, from the driver), which checks it with the engine and refuses
-a stale ``state_id``. After every change each member gets, through ``Member.deliver``, the view filtered for its
-seat at that moment (never the deck, the removed cards, the seed, or hidden chip counts). Who plays for a bot or
-an away player, and when, is the driver's (driver.py); what is remembered of the games, the recorder's
-(recorder.py).
-
-With a store (store.py), every change is committed there before anyone hears of it: a seat before the
-``waiting`` that shows it, the deal before the first ``update``, each accepted move before its broadcast, and a
-game's last move together with its record. ``Table.restore`` rebuilds a table from the store after a restart,
-replaying the current game's moves through the engine from its seed.
+A member (a TCP or in-process connection, a test) joins a seat or watches. Every move goes through ``submit`` (a
+bot's through ``bot_plays``), checked by the engine, a stale ``state_id`` refused. After every change each member
+gets the view filtered for its seat then (``Member.deliver``: never the deck, the removed cards, the seed or hidden
+chips). With a store (store.py), every change is committed before anyone hears of it (a game's last move with its
+record); ``Table.restore`` replays a stored table's game from its seed after a restart.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
@@ -28,20 +22,10 @@ from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import (
-    ChatLine,
-    Closed,
-    CoachAdvice,
-    Rejected,
-    SeatInfo,
-    TableSummary,
-    TableUpdate,
-    TableWaiting,
-    errors,
-)
-from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
+from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 
-from .. import coach as coaching
+from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
 from ..storage import RecordStore
@@ -52,75 +36,63 @@ from .seats import HostEvent, Member, Seat, TableSettings, bot_name, unique_name
 
 log = logging.getLogger(__name__)
 
-# What a newcomer's ``join`` is told when an away player's seat is in the way (``seat_away``; the reference client
-# words it from the code, other clients show these).
+# A newcomer's ``join`` refused for an away player's seat (``seat_away``; the reference client words the code).
 _AWAY_WAYS_BACK = "only their seat token or SSH key takes it back; watch the table instead"
 _AWAY_IN_GAME = f"this game is under way and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 _AWAY_NO_FREE_SEAT = f"no seat is free and a seat is kept for a player who is away: {_AWAY_WAYS_BACK}"
 
 
-@dataclass
-class _Game:
-    state: GameState
-    started_at: float = field(default_factory=time.time)
+class TableParts(TypedDict, total=False):
+    """Beside a table's settings: its ``store``, the group ``commits`` its moves go through (a host's tables share
+    it), finished games' ``records``; ``on_idle``/``on_summary`` tell the lobby it is idle, or its line changed."""
+
+    store: TableStore | None
+    records: RecordStore | None
+    commits: GroupCommit | None
+    on_idle: Callable[[Table], None] | None
+    on_summary: Callable[[Table], None] | None
 
 
 class Table:
     """Seats, members and one game. All methods run on the event loop; refusals raise ``HostError``/``IllegalMove``."""
 
     def __init__(
-        self,
-        table_id: str,
-        settings: TableSettings,
-        *,
-        store: TableStore | None = None,
-        records: RecordStore | None = None,
-        commits: GroupCommit | None = None,
-        rng: random.Random | None = None,
-        on_idle: Callable[[Table], None] | None = None,
-        on_summary: Callable[[Table], None] | None = None,
+        self, table_id: str, settings: TableSettings, *, rng: random.Random | None = None, **parts: Unpack[TableParts]
     ) -> None:
-        """``store``: where every change is committed before anyone hears of it; ``commits``: moves go through this
-        group commit (shared by a host's tables) instead of one commit each; ``records``: finished games' files."""
         self.table_id = table_id
         self.settings = settings
         self.config = settings.config()  # validates players/variant (IllegalMove bad_config)
         self.seats = [Seat() for _ in range(self.config.players)]
         self.members: dict[Member, int | None] = {}  # member -> seat, None for a spectator
         self.creator_seat: int | None = None  # the seat of who set the table up (adds bots, starts)
-        self.game: _Game | None = None
+        self.state: GameState | None = None  # the game (None before the first deal)
+        self.started_at = 0.0  # when it was dealt (time.time)
         self.games_played = 0
-        self.recorder = Recorder(table_id, self.config.players, store, records)
+        self._store = parts.get("store")
+        self._commits = parts.get("commits")
+        self.recorder = Recorder(table_id, self.config.players, self._store, parts.get("records"))
         self.driver = BotDriver(self)
-        self._advice: dict[tuple[int, int], CoachAdvice] = {}  # the coach's answers now, by (state_id, seat)
+        self._advice: CoachAdvice | None = None  # the coach's answer in this state (only its mover may ask)
         self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
-        self._store = store
-        self._commits = commits
         # A move is being committed: views show the last durable state, moves are refused as stale, bots wait.
         self.saving = False
         self._rng = rng
-        self._on_idle = on_idle
-        self._on_summary = on_summary  # told when the lobby's line for this table changes
+        self._on_idle = parts.get("on_idle")
+        self._on_summary = parts.get("on_summary")
         self._summary: TableSummary | None = None
         self.created_at = time.monotonic()
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
 
-    # ----------------------------------------------------------------- lobby-facing facts
-
     @property
     def started(self) -> bool:
-        return self.game is not None
+        return self.state is not None
 
     @property
     def finished(self) -> bool:
-        return self.game is not None and self.game.state.finished
-
-    @property
-    def state(self) -> GameState | None:
-        return None if self.game is None else self.game.state
+        return self.state is not None and self.state.finished
 
     def summary(self) -> TableSummary:
         return TableSummary(
@@ -158,36 +130,15 @@ class Table:
         )
 
     @classmethod
-    def restore(
-        cls,
-        stored: StoredTable,
-        settings: TableSettings,
-        *,
-        store: TableStore | None = None,
-        records: RecordStore | None = None,
-        commits: GroupCommit | None = None,
-        on_idle: Callable[[Table], None] | None = None,
-        on_summary: Callable[[Table], None] | None = None,
-    ) -> Table:
-        """The table ``stored`` describes, at its last accepted move: its game replayed through the engine from the
-        seed, its humans away until they resume with their tokens, its bots made again (same kind, reseeded from
-        their seed and the move they resume at). Call ``resume_play`` on the event loop to set bots and timers going.
-        """
-        table = cls(
-            stored.table_id,
-            settings,
-            store=store,
-            records=records,
-            commits=commits,
-            on_idle=on_idle,
-            on_summary=on_summary,
-        )
-        resumed_at = len(stored.moves)
-        for index, seat in enumerate(stored.seats):
-            if seat is None or index >= len(table.seats):
+    def restore(cls, stored: StoredTable, settings: TableSettings, **parts: Unpack[TableParts]) -> Table:
+        """The table ``stored`` describes, at its last accepted move: its game replayed from the seed, its humans
+        away until they resume, its bots made again (same kind, reseeded). ``resume_play`` then, on the loop."""
+        table = cls(stored.table_id, settings, **parts)
+        for index, seat in enumerate(stored.seats[: len(table.seats)]):
+            if seat is None:
                 continue
-            if seat.bot_kind is not None:
-                seed = _reseed(seat.bot_seed, stored.game_no, resumed_at)
+            if seat.bot_kind is not None:  # reseeded: the same for the same table, game and move, in any process
+                seed = random.Random(f"{seat.bot_seed}/{stored.game_no}/{len(stored.moves)}").randrange(2**32)
                 try:
                     bot = make_bot(seat.bot_kind, seed)
                 except ValueError:  # a bot this version no longer has: the table's default plays the seat
@@ -201,24 +152,21 @@ class Table:
                     table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
-        table.games_played = stored.game_no
-        finished = None
+        table.games_played, table.started_at, finished = stored.game_no, stored.started_at or time.time(), None
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
                 state = apply(state, action, seat_index)
-            table.game = _Game(state, started_at=stored.started_at or time.time())
+            table.state = state
         elif stored.game_no > 0 and stored.finished:
-            # A finished game comes back too (its players may have been reading the scores, voting for the next
-            # one), from its record: the store keeps no moves of a finished game.
+            # A finished game comes back from its record (its players may be voting for the next one).
             try:
-                record = store.game_record(stored.table_id, stored.game_no) if store is not None else None
+                record = None if table._store is None else table._store.game_record(stored.table_id, stored.game_no)
             except StoreError as error:
                 raise ValueError(f"its finished game's record cannot be read: {error}") from None
             if record is None:
                 raise ValueError(f"no record of its finished game {stored.game_no}")
-            finished = replay_record(record)
-            table.game = _Game(finished, started_at=stored.started_at or time.time())
+            table.state = finished = replay_record(record)
         table.recorder.restored(stored, finished)
         return table
 
@@ -227,15 +175,12 @@ class Table:
         self.driver.drive()
 
     def release_away_seats(self) -> None:
-        """Before the game only: free the seats of players who did not come back (a restored waiting table's
-        players have a grace period to resume; then their seats free up as if they had left). A restored finished
-        table nobody came back to closes then, as it would have when its last player went."""
-        if self.closed:
+        """A restored table's grace period is over: before the game, the seats of players who did not come back
+        free up as if they had left; a finished table nobody came back to closes."""
+        if self.closed or (self.started and not self.finished):
             return
         if self.finished:
             self._check_idle()
-            return
-        if self.started:
             return
         away = self._away_seats()
         for index in away:
@@ -250,9 +195,7 @@ class Table:
 
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
-        self._check_open()
-        if member in self.members:
-            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
+        self._check_newcomer(member)
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             if self._away_seats():
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
@@ -281,30 +224,26 @@ class Table:
         return seat, token
 
     def _away_seats(self) -> list[int]:
-        """The seats kept for players who are not here (dropped out, left a running game, or not back since a
-        restart): only their token or SSH key gives them back (``resume_seat``), never a ``join``."""
+        """The seats kept for players who are not here: only their token or SSH key gives them back, never a join."""
         return [index for index, seat in enumerate(self.seats) if seat.away]
 
     def _free_seats(self) -> list[int]:
         return [index for index, seat in enumerate(self.seats) if seat.empty]
 
-    def _present(self) -> list[int]:
-        """The seats of the players who are at the table now."""
+    def _present(self) -> list[int]:  # the seats of the players at the table now
         return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
 
     def spectate(self, member: Member) -> None:
-        self._check_open()
-        if member in self.members:
-            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
+        self._check_newcomer(member)
         self.members[member] = None
         # Nothing the others see changes when someone watches: only the newcomer hears, and the lobby's line.
-        self._deliver(member, self.update_for(None, member))
+        self._deliver(member, self.update_for(None))
         self._tell_chat_history(member)
         self._summary_changed()
 
     def resume_seat(self, index: int, member: Member) -> int:
-        """Give seat ``index`` (a human's) back to ``member``, whose right to it the caller checked (a token, or an
-        SSH key bound to the seat); returns the seat."""
+        """Give seat ``index`` (a human's) back to ``member``, whose right to it (a token, an SSH key) the caller
+        checked; returns the seat."""
         self._check_open()
         if not 0 <= index < len(self.seats) or not self.seats[index].human:
             raise HostError(errors.BAD_TOKEN, "no player's seat there")
@@ -321,11 +260,7 @@ class Table:
         if seat.member is None and self.started and not self.finished and not quiet:
             self._note(index, SEAT_BACK)
         seat.member = member
-        stood_in = seat.stand_in is not None or seat.left
-        seat.stand_in = None
-        seat.left = False
-        if stood_in:
-            self._put_seat(index, seat)  # (a restart must not put the bot back in their place)
+        self._no_stand_in(index)
         self.driver.restart_timer()  # (should they drop again on this turn, their timer starts afresh)
         self.members[member] = index
         self._broadcast()
@@ -334,14 +269,13 @@ class Table:
         return index
 
     def leave(self, member: Member) -> None:
-        """``member`` leaves on purpose. Before the game, or once it is over, the seat frees up for good (the next
-        game does not wait for them; their token no longer seats them). During it a bot plays the seat at once,
-        until they come back (their token, or the lobby, gives it back)."""
+        """``member`` leaves on purpose: before the game, or once it is over, the seat frees up for good; during it a
+        bot plays the seat at once, until they come back."""
         self._part(member, on_purpose=True)
 
     def drop(self, member: Member) -> None:
-        """``member``'s connection ended without a word. Before the game the seat frees up; during it, and after
-        it, the seat waits for them (away; on their turn the turn timer runs, then a bot plays for them)."""
+        """``member``'s connection ended: before the game the seat frees up; during it and after it, the seat waits
+        for them (away: on their turn the turn timer runs, then a bot plays for them)."""
         self._part(member, on_purpose=False)
 
     def _part(self, member: Member, *, on_purpose: bool) -> None:
@@ -375,14 +309,10 @@ class Table:
         self._check_idle()
 
     def stand_in_for(self, member: Member, index: object) -> None:
-        """The creator (or, while the creator is not at the table, the first player who is: ``acting_creator``) lets
-        a bot play for the away player in seat ``index`` now, until they come back."""
+        """The (acting) creator lets a bot play for the away player in seat ``index`` now, until they come back."""
         self._check_open()
         self._check_seated_as(member, self.acting_creator())
-        if self.game is None:
-            raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        if self.game.state.finished:
-            raise HostError(errors.GAME_OVER, "the game is over")
+        self._game_on()
         if not isinstance(index, int) or not 0 <= index < len(self.seats):
             raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
         seat = self.seats[index]
@@ -394,8 +324,7 @@ class Table:
         self.driver.drive()
 
     def stand_in(self, index: int, *, note: bool = False) -> None:
-        """A bot plays for seat ``index``'s away player from now on, until they come back (kept in the store: a
-        restart keeps it there); ``note``: the log says so (a turn timer ran out, or the creator asked)."""
+        """A bot plays for seat ``index``'s away player until they come back (stored); ``note``: the log says so."""
         seat = self.seats[index]
         seat.stand_in = self._stand_in_bot()
         self._put_seat(index, seat)
@@ -403,51 +332,45 @@ class Table:
             self._note(index, SEAT_STAND_IN)
 
     def acting_creator(self) -> int | None:
-        """Who may let a bot play for an away player: the creator while they are at the table; while they are not
-        (they left, or dropped out), the first player who is, so that a game never waits on an absent creator."""
+        """Who may let a bot play for an away player: the creator while at the table, else the first player who
+        is (a game never waits on an absent creator)."""
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
-        present = self._present()
-        return present[0] if present else None
+        return next(iter(self._present()), None)
 
     def _stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
 
     def _note(self, index: int, kind: str) -> None:
-        """Put a seat's coming or going in this game's log (what everyone's log shows, between the moves)."""
-        if self.game is not None:
-            self.recorder.note(len(self.game.state.moves), index, kind)
+        """A seat's coming or going, in this game's log (everyone's, between the moves)."""
+        if self.state is not None:
+            self.recorder.note(len(self.state.moves), index, kind)
 
-    def add_bot(self, member: Member, bot_name: str | None = None, seat: int | None = None) -> int:
-        """Fill an empty seat with a bot (the creator, before the game starts); returns the seat."""
+    def add_bot(self, member: Member, bot_name: str | None = None) -> int:
+        """Fill the first empty seat with a bot (the creator, before the game starts); returns the seat."""
         self._check_open()
         self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        free = self._free_seats()
-        if seat is None:
-            if not free:
-                raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
-            seat = free[0]
-        elif seat not in free:
-            raise HostError(errors.SEAT_TAKEN, f"seat {seat} is not free")
-        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), [seat])
-        return seat
+        free = self._free_seats()[:1]
+        if not free:
+            raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
+        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
+        return free[0]
 
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
-        """Fill up to ``count`` empty seats with bots (host set-up, no creator check). ``labels`` names them in
-        order; without one a bot gets a first name as at a local table ("ana", "bo": ``seats.bot_name``)."""
+        """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
         kind = bot_name or self.settings.default_bot
         free = self._free_seats()[: max(0, count)]
         self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
-    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = (), kind: str | None = None) -> None:
-        """Put these bots in the empty seats, in order (host set-up: a local table, a test's scripted bot)."""
+    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
+        """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
         free = self._free_seats()
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        self._seat_bots([(bot, kind or bot.name, None) for bot in bots], labels, free)
+        self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
 
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
@@ -472,9 +395,8 @@ class Table:
         self._deal()
 
     def play_again(self, member: Member) -> None:
-        """A seated player asks for a new game at the same seats once this one is over. It is dealt when every
-        player at the table has asked (away players are not waited for; a lone player with bots gets it at once),
-        so nobody's score screen is taken from them by someone quicker; until then every update says who asked."""
+        """A seated player asks for a new game at the same seats once this one is over: dealt when every player
+        present has asked (nobody's score screen is taken by someone quicker); until then updates say who asked."""
         self._check_open()
         seat = self.members.get(member)
         if seat is None:
@@ -488,7 +410,7 @@ class Table:
             self._broadcast()
 
     def _deal_again_if_everyone_asked(self) -> bool:
-        """Deal the next game if the game is over, someone asked, and every player still here has; True if dealt."""
+        """Deal the next game if it is over, someone asked and every player still here has; True if dealt."""
         if self.closed or not self.finished or not self._again:
             return False
         present = self._present()
@@ -505,9 +427,9 @@ class Table:
         seat = self.members.get(member)
         if seat is None:
             raise HostError(errors.NOT_SEATED, "spectators cannot play")
-        if self.game is None:
+        state = self.state
+        if state is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        state = self.game.state
         if state_id != state.state_id or self.saving:
             raise HostError(
                 errors.STALE_STATE,
@@ -517,30 +439,30 @@ class Table:
         self._apply(apply(state, action, seat), member)
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
-        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id`` (the driver): played
-        if the table is still there and the bot still plays the seat; an illegal choice takes the card instead."""
-        if not self.current(state_id) or self.seats[index].player is not bot or self.game is None:
+        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id``: played if it still
+        plays the seat there; an illegal choice takes the card instead."""
+        state = self.state
+        if not self.current(state_id) or self.seats[index].player is not bot or state is None:
             return
         try:
-            state = apply(self.game.state, action, index)
+            state = apply(state, action, index)
         except IllegalMove as error:
             log.error("table %s: bot %s chose an illegal move (%s); taking instead", self.table_id, bot, error)
-            state = apply(self.game.state, Action.TAKE, index)
+            state = apply(state, Action.TAKE, index)
         self._apply(state)
 
     def current(self, state_id: int) -> bool:
         """The table is open, at state ``state_id``, and no move is being saved."""
-        return not self.closed and not self.saving and self.game is not None and self.game.state.state_id == state_id
+        return not self.closed and not self.saving and self.state is not None and self.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
-        """``member`` (a player or a spectator here) says ``text`` to everyone at the table; refusals raise
-        ``HostError`` (not_at_table, chat_empty, chat_too_long). The sender hears their line back like everyone."""
+        """``member`` (a player or a spectator) says ``text`` to everyone at the table, the sender too."""
         self._check_open()
         if member not in self.members:
             raise HostError(errors.NOT_AT_TABLE, "only players and spectators at this table can chat here")
         seat = self.members[member]
         name = self.seats[seat].name if seat is not None else None
-        at = len(self.game.state.moves) if self.game is not None else 0
+        at = len(self.state.moves) if self.state is not None else 0
         told = self.recorder.events_at(at)  # the seat events this line comes after
         line = self.chat.say(name or member.name, seat, text, self.games_played, at, told)
         for listener in list(self.members):
@@ -553,36 +475,30 @@ class Table:
             self._deliver(member, history)
 
     async def ask_coach(self, member: Member, state_id: int) -> CoachAdvice:
-        """What the coach would play for ``member``'s seat in state ``state_id``, from that seat's view alone (at a
-        table that allows it, on the seat's turn). Worked out off the event loop, once per state and seat."""
+        """What the coach would play for ``member``'s seat in state ``state_id``, on its turn, from its view alone;
+        worked out off the event loop, once per state and seat."""
         self._check_open()
         if not self.settings.coach:
             raise HostError(errors.COACH_OFF, "this table does not allow the coach")
         seat = self.members.get(member)
         if seat is None:
             raise HostError(errors.NOT_SEATED, "only players at this table can ask the coach")
-        if self.game is None:
-            raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        state = self.game.state
-        if state.finished:
-            raise HostError(errors.GAME_OVER, "the game is over")
+        state = self._game_on()
         if state_id != state.state_id or self.saving:
             raise HostError(errors.STALE_STATE, "the table moved on: ask again")
         if state.to_move != seat:
             raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
-        key = (state_id, seat)
-        advice = self._advice.get(key)
-        if advice is not None:
-            return advice
+        if self._advice is not None and self._advice.state_id == state_id:
+            return self._advice
         if seat in self._asking:
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
         self._asking.add(seat)
         try:
-            advice = await coaching.advise(engine_view_for(state, seat))
+            advice = await thinking.advise(engine_view_for(state, seat))
         finally:
             self._asking.discard(seat)
-        if self.game is not None and self.game.state is state:  # still the table's state: kept for a second ask
-            self._advice[key] = advice
+        if self.state is state:  # still the table's state: kept for a second ask
+            self._advice = advice
         return advice
 
     def close(self, reason: str) -> None:
@@ -597,26 +513,20 @@ class Table:
 
     # ----------------------------------------------------------------- views
 
-    def update_for(
-        self, seat: int | None, member: Member | None = None, infos: tuple[SeatInfo, ...] | None = None
-    ) -> HostEvent:
-        """What a member at ``seat`` (None: spectator) sees right now."""
-        if infos is None:
-            infos = tuple(s.info() for s in self.seats)
-        if self.game is None:
+    def update_for(self, seat: int | None, infos: tuple[SeatInfo, ...] | None = None) -> HostEvent:
+        """What the member at ``seat`` (None: a spectator) sees right now."""
+        infos = tuple(s.info() for s in self.seats) if infos is None else infos
+        state = self.state
+        if state is None:
             return TableWaiting(
                 table_id=self.table_id,
                 seats=infos,
                 my_seat=seat,
-                can_start=seat is not None
-                and member is not None
-                and seat == self.creator_seat
-                and not self._free_seats(),
+                can_start=seat is not None and seat == self.creator_seat and not self._free_seats(),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
             )
-        state = self.game.state
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
         deadline = self.driver.deadline()
         return TableUpdate(
@@ -634,29 +544,24 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        """Every member gets the view for its seat; one event per distinct view, shared by the members that see
-        it (a transport encodes each event once), whatever the number of watchers."""
-        cache: dict[tuple[int | None, bool], HostEvent] = {}
+        """Every member gets the view for its seat: one event per seat (one member each) and one for all the
+        spectators, shared (a transport encodes it once)."""
+        views: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
-        creator = None if self.creator_seat is None else self.seats[self.creator_seat].member
         for member, seat in list(self.members.items()):
-            key = (seat, member is creator)  # the creator's view differs (the waiting room's start, ``creator``)
-            if key not in cache:
-                cache[key] = self.update_for(seat, member, infos)
-            self._deliver(member, cache[key])
+            if seat not in views:
+                views[seat] = self.update_for(seat, infos)
+            self._deliver(member, views[seat])
         self._summary_changed()
 
     def _deliver(self, member: Member, event: HostEvent) -> None:
         try:
             member.deliver(event)
-        except Exception:  # one broken transport must not keep the others from hearing about the move
+        except Exception:  # one broken transport must not keep the others from hearing
             log.exception("table %s: delivering to %s failed", self.table_id, getattr(member, "name", "?"))
 
     def _summary_changed(self) -> None:
-        if self._on_summary is None:
-            return
-        summary = self.summary()
-        if summary != self._summary:
+        if self._on_summary is not None and (summary := self.summary()) != self._summary:
             self._summary = summary
             self._on_summary(self)
 
@@ -666,6 +571,19 @@ class Table:
         if self.closed:
             raise HostError(errors.NO_TABLE, "this table has closed")
 
+    def _check_newcomer(self, member: Member) -> None:
+        self._check_open()
+        if member in self.members:
+            raise HostError(errors.ALREADY_AT_TABLE, "you are already at this table")
+
+    def _game_on(self) -> GameState:
+        """The game being played (``not_started`` before the deal, ``game_over`` once it is over)."""
+        if self.state is None:
+            raise HostError(errors.NOT_STARTED, "the game has not started yet")
+        if self.state.finished:
+            raise HostError(errors.GAME_OVER, "the game is over")
+        return self.state
+
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
         """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
         if self.members.get(member) is None:
@@ -674,8 +592,7 @@ class Table:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
 
     def _make_bot(self, name: str) -> tuple[Bot, str, int]:
-        """A new bot of kind ``name``, its kind, and the seed it was made with (kept: a restored table makes it
-        again)."""
+        """A new bot of kind ``name``, its kind, and its seed (a restored table makes it again)."""
         seed = self._rng.randrange(2**32) if self._rng is not None else secrets.randbits(32)
         try:
             return make_bot(name, seed), name, seed
@@ -684,29 +601,25 @@ class Table:
 
     def _deal(self) -> None:
         seed = self._rng.randrange(2**63) if self._rng is not None else secrets.randbits(63)
-        game = _Game(new_game(self.config, seed))
-        self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, game.started_at))
-        self.game = game
+        state, started_at = new_game(self.config, seed), time.time()
+        self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, started_at))
+        self.state, self.started_at = state, started_at
         self.games_played += 1
         self._again.clear()
         self.recorder.dealt()
         self.driver.restart_timer()
-        for index, seat in enumerate(self.seats):
-            if seat.stand_in is not None or seat.left:
-                seat.stand_in = None
-                seat.left = False
-                self._put_seat(index, seat)
+        for index in range(len(self.seats)):
+            self._no_stand_in(index)
         self._broadcast()
         self.driver.drive()
 
     def _apply(self, state: GameState, member: Member | None = None) -> None:
-        """Accept ``state`` (one move on from the current one): stored first, then shown to everyone. With a group
-        commit the table waits for it (``saving``: views still show the last durable state, moves are refused as
-        stale, bots wait); ``member``, who played it, hears if the store refused it."""
-        assert self.game is not None
+        """Accept ``state`` (one move on): stored first, then shown. With a group commit the table is ``saving``
+        meanwhile; ``member``, who played it, hears if the store refused it."""
+        assert self.state is not None
         move = state.moves[-1]
-        record = self.recorder.record(state, self.seats, self.game.started_at) if state.finished else None
-        played_in = self.game.state.state_id
+        record = self.recorder.record(state, self.seats, self.started_at) if state.finished else None
+        played_in = self.state.state_id
         stored = StoredMove(self.table_id, self.games_played, played_in, move.seat, move.action.value, record)
         if self._commits is None:
             self._persist(lambda store: store.add_moves([stored]))
@@ -732,9 +645,8 @@ class Table:
 
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
-        assert self.game is not None
-        self.game.state = state
-        self._advice.clear()  # the coach's answers were for the state before
+        self.state = state
+        self._advice = None  # the coach's answer was for the state before
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)
         self._broadcast()
@@ -744,8 +656,7 @@ class Table:
         self.driver.drive()
 
     def _persist(self, write: Callable[[TableStore], None]) -> None:
-        """Commit ``write`` to the store before the change it describes happens; refuse the change if the store
-        cannot (nobody may see what the store did not keep)."""
+        """Commit ``write`` before the change it describes happens, or refuse the change (``not_saved``)."""
         if self._store is None:
             return
         try:
@@ -760,6 +671,14 @@ class Table:
         self._persist(lambda store: store.set_seat(self.table_id, index, stored))
         self.seats[index] = seat
 
+    def _no_stand_in(self, index: int) -> None:
+        """Seat ``index``'s player plays it again: no stand-in, not left (stored: a restart must not bring the bot
+        back in their place)."""
+        seat = self.seats[index]
+        if seat.stand_in is not None or seat.left:
+            seat.stand_in, seat.left = None, False
+            self._put_seat(index, seat)
+
     def _set_creator(self, index: int | None) -> None:
         if index != self.creator_seat:
             self._persist(lambda store: store.set_creator(self.table_id, index))
@@ -767,19 +686,11 @@ class Table:
 
     def _reassign_creator(self) -> None:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
-        humans = [i for i, seat in enumerate(self.seats) if seat.human]
-        candidates = self._present() or humans
+        candidates = self._present() or [i for i, seat in enumerate(self.seats) if seat.human]
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
-        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
-        before the game as after a restart, and during it)."""
-        if self._on_idle is None or self.members:
-            return
-        if self.finished or not any(seat.human for seat in self.seats):
-            self._on_idle(self)
-
-
-def _reseed(seed: int | None, game_no: int, state_id: int) -> int:
-    """A restored bot's seed: the same for the same table, game and move, whichever process restores it."""
-    return random.Random(f"{seed}/{game_no}/{state_id}").randrange(2**32)
+        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits)."""
+        if self._on_idle is not None and not self.members:
+            if self.finished or not any(seat.human for seat in self.seats):
+                self._on_idle(self)

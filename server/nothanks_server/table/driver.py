@@ -1,10 +1,7 @@
 """Who plays a seat no connected human plays, and when: a table's bots at their pace, and for an away player a
-stand-in bot once their turn timer runs out.
-
-The driver only decides: a bot's choice goes to the table's authority (``Table.bot_plays``), which accepts it as
-it accepts a player's, and a stand-in is seated by it (``Table.stand_in``). One task at a time, for the turn the
-table is at; any change at the table calls ``drive`` again, which keeps the task if it is still for that turn.
-Bots choose off the event loop (thinking.py), each in the table's own context, never a caller's.
+stand-in bot once their turn timer runs out. It only decides: the table's authority plays the move
+(``Table.bot_plays``) or seats the stand-in (``Table.stand_in``). One task at a time, for the turn the table is at;
+bots choose off the event loop (thinking.py), in the table's own context, never a caller's.
 """
 
 from __future__ import annotations
@@ -38,20 +35,19 @@ class BotDriver:
         self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
 
     def wait(self) -> float:
-        """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it. The
-        draw comes from a generator of its own, so a bot's timing says nothing about the deal or its seed."""
+        """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it (its own
+        generator: a bot's timing says nothing about the deal)."""
         settings = self.table.settings
         delay = max(0.0, settings.bot_delay)
         spread = delay * min(1.0, max(0.0, settings.bot_delay_spread))
         return self._pace.uniform(delay - spread, delay + spread)
 
     def deadline(self) -> float | None:
-        """When (``time.monotonic``) a bot plays the turn of the away player whose turn it is, or None if no
-        turn waits for an away player's timer. Set once per turn: every view and the timer itself read it."""
-        table = self.table
-        if table.game is None or table.game.state.finished or table.settings.turn_timer is None:
+        """When (``time.monotonic``) a bot plays the away player's turn now due, None if none waits; set once per
+        turn, for every view and the timer."""
+        table, state = self.table, self.table.state
+        if state is None or state.finished or table.settings.turn_timer is None:
             return None
-        state = table.game.state
         seat = table.seats[state.to_move]
         if not seat.away or seat.stand_in is not None:
             return None
@@ -65,13 +61,12 @@ class BotDriver:
 
     def drive(self) -> None:
         """Make sure the turn the table is at is being played, if a bot plays it or a timer waits on it."""
-        table = self.table
+        table, state = self.table, self.table.state
         if table.saving:
             return  # the move being saved decides who is next; the table drives once it is accepted
-        if table.closed or table.game is None or table.game.state.finished:
+        if table.closed or state is None or state.finished:
             self.cancel()
             return
-        state = table.game.state
         seat = table.seats[state.to_move]
         if seat.player is not None:
             key = (state.state_id, state.to_move, False)
@@ -110,9 +105,9 @@ class BotDriver:
             elif table.settings.bot_delay > 0:
                 await asyncio.sleep(self.wait())
             bot = table.seats[index].player
-            if not table.current(state_id) or bot is None or table.game is None:
+            if not table.current(state_id) or bot is None or table.state is None:
                 return
-            view = engine_view_for(table.game.state, index)
+            view = engine_view_for(table.state, index)
             try:
                 action = await thinking.choose(bot, view)  # a search: in a worker process if the host uses them
             except Exception:  # a broken bot must not stall the table: it takes the card

@@ -1,14 +1,7 @@
-"""What a table remembers of its games, for its players and for the record: this game's comings and goings (the
-seat events every log shows between the moves), a finished game's score timeline, the match across "play again",
-and each finished game's record and JSON file.
-
-Players who press "play again" want to know who is ahead over the evening, not only in the last game; and at the
-end of a game, how the scores moved card by card. Both are worked out from the host's own record of the game, and
-both only once a game is over: a score mid-game would reveal chip counts a table may hide.
-
-The authority (authority.py) tells it what happened: a seat's event, a game dealt, a move accepted that ended the
-game; it never decides anything. The record is made before the last move is stored (the store keeps them in one
-transaction), the JSON file written after the broadcast (storage.py).
+"""What a table remembers of its games: this game's comings and goings (the seat events every log shows between
+the moves), a finished game's score timeline, the match across "play again", and each finished game's record and
+JSON file. The timeline and the match are worked out only once a game is over: a score mid-game would reveal chip
+counts a table may hide. The authority (authority.py) tells it what happened; it decides nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from nothanks_tui.engine import Action, GameState, score, to_record, winners
@@ -80,41 +72,34 @@ class Recorder:
         self.match.add(state.scores())
 
     def export(self, record: dict[str, object], game_no: int) -> None:
-        """The finished game's JSON file, after its record is committed in the store (and the broadcast: a host
-        killed before the file is written writes it on its next start, ``RecordStore.export_pending``)."""
-        if self._records is None:
-            return
-        if self._records.save(record, self.table_id, game_no) is not None and self._store is not None:
+        """The finished game's JSON file, after its record is committed and broadcast (a host killed before the
+        file is written writes it on its next start, ``RecordStore.export_pending``)."""
+        if self._records is not None and self._records.save(record, self.table_id, game_no) and self._store is not None:
             try:
                 self._store.mark_exported(self.table_id, game_no)
             except StoreError:
                 log.exception("table %s: could not mark game %d exported", self.table_id, game_no)
 
     def restored(self, stored: StoredTable, finished: GameState | None) -> None:
-        """A table brought back from its store: its match from the records of the games it finished before (so a
-        restart keeps it), and the timeline of ``finished``, its game that was over."""
-        self.match = MatchTally.from_records(self.match.players, self._earlier_records(stored))
-        if finished is not None:
-            self.timeline = score_timeline(finished)
-
-    def _earlier_records(self, stored: StoredTable) -> list[dict[str, Any]]:
-        if self._store is None:
-            return []
+        """A table brought back from its store: its match from the records of the games it finished before, and
+        the timeline of ``finished``, its game that was over."""
+        store, records = self._store, []
         last = stored.game_no if stored.finished else stored.game_no - 1
-        records = []
         for game_no in range(max(1, last - MATCH_RECORDS_READ + 1), last + 1):
             try:
-                record = self._store.game_record(stored.table_id, game_no)
+                record = None if store is None else store.game_record(stored.table_id, game_no)
             except StoreError:
                 continue
             if record is not None:
                 records.append(record)
-        return records
+        self.match = MatchTally.from_records(self.match.players, records)
+        if finished is not None:
+            self.timeline = score_timeline(finished)
 
 
 def score_timeline(state: GameState) -> tuple[tuple[int, ...], ...]:
-    """Every seat's score (cards as the rules count them, less chips) after each card taken, in order: one row per
-    card taken, one score per seat. From the host's record of the game; send it only once the game is over."""
+    """Every seat's score (cards as the rules count them, less chips) after each card taken, one row per card: from
+    the host's record of the game; send it only once the game is over."""
     players = state.config.players
     chips = [state.config.chips] * players
     hands: list[list[int]] = [[] for _ in range(players)]
@@ -129,19 +114,15 @@ def score_timeline(state: GameState) -> tuple[tuple[int, ...], ...]:
     return tuple(rows)
 
 
-@dataclass
 class MatchTally:
-    """A table's running totals across "play again", per seat: games won (a shared win counts for each winner)
-    and the sum of final scores. Seats keep their numbers for the table's life, so the totals are per seat."""
+    """A table's running totals across "play again", per seat (seats keep their numbers for the table's life):
+    games won (a shared win counts for each winner) and the sum of final scores."""
 
-    players: int
-    games: int = 0
-    wins: list[int] = field(default_factory=list)
-    scores: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.wins = self.wins or [0] * self.players
-        self.scores = self.scores or [0] * self.players
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.games = 0
+        self.wins = [0] * players
+        self.scores = [0] * players
 
     def add(self, final_scores: tuple[int, ...]) -> None:
         """Count one finished game, given each seat's final score."""
@@ -153,14 +134,12 @@ class MatchTally:
 
     def totals(self) -> MatchTotals | None:
         """What the views carry (None before the first game is over)."""
-        if self.games == 0:
-            return None
-        return MatchTotals(games=self.games, wins=tuple(self.wins), scores=tuple(self.scores))
+        return MatchTotals(self.games, tuple(self.wins), tuple(self.scores)) if self.games else None
 
     @classmethod
     def from_records(cls, players: int, records: Iterable[dict[str, Any]]) -> MatchTally:
-        """The totals of the finished games ``records`` (``nothanks-record/1`` dicts) of a table brought back from
-        its store: a restart keeps the match. A record that does not fit (damaged, another size) is not counted."""
+        """The totals of finished games' records (``nothanks-record/1``): a restart keeps the match. A record that
+        does not fit (damaged, another size) is not counted."""
         tally = cls(players)
         for record in records:
             try:

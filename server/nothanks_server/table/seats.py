@@ -1,8 +1,5 @@
-"""What a table is made of, apart from its game: its settings, its chairs, and who may sit at it (a ``Member``).
-
-The authority (authority.py), the bot driver (driver.py) and the recorder (recorder.py) all read these; only the
-authority changes them. The names a seat gets are here too: a player's, kept distinct from the others at the
-table, and a bot's, a first name as at a local table ("ana", "bo"), never its kind ("medium 2").
+"""What a table is made of beside its game: its settings, its chairs, who may sit at it (a ``Member``), and the
+names a seat gets. The authority, the bot driver and the recorder read these; only the authority changes them.
 """
 
 from __future__ import annotations
@@ -32,13 +29,9 @@ class Member(Protocol):
 
 @dataclass(frozen=True)
 class TableSettings:
-    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving (0 in tests), give or
-    take ``bot_delay_spread`` of it at random: bots that always answered in exactly the same time would keep
-    tables that started together (a full house arriving at once) moving in step for the whole game, every table's
-    screens redrawn in the same instant on the host; a little spread lets them drift apart.
-
-    ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays for them (until they
-    come back); None waits forever.
+    """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving, give or take
+    ``bot_delay_spread`` of it (tables started together would otherwise move in step, every screen redrawn in the
+    same instant). ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays (None: forever).
     """
 
     players: int = 4
@@ -52,12 +45,7 @@ class TableSettings:
     coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
 
     def config(self) -> GameConfig:
-        return GameConfig(
-            players=self.players,
-            open_chips=self.open_chips,
-            variant=self.variant,
-            chips_per_player=self.chips_per_player,
-        )
+        return GameConfig(self.players, self.chips_per_player, self.open_chips, self.variant)
 
 
 @dataclass
