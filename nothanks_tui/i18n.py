@@ -113,8 +113,3 @@ class InContext(str):
 def NC_(context: str, message: str) -> str:
     """``N_`` for a word that needs its ``context`` to be translated; ``_`` then translates it in that context."""
     return InContext(context, message)
-
-
-def pgettext(context: str, message: str) -> str:
-    """``message`` as meant in ``context``, in the current language."""
-    return catalog(_active.get(_PROCESS).language).pgettext(context, message)

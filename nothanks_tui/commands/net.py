@@ -12,7 +12,6 @@ import logging
 import math
 import os
 import socket
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,9 +37,9 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
-from . import cluster_options, proxy_options, run_app
+from . import cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
+from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -117,12 +116,6 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     add_ssh_options(parser)
 
 
-def _failed(command: str, message: str, code: int = 1) -> int:
-    """Say why ``nothanks COMMAND`` stops, on stderr; returns ``code``, its exit status (2: the options are wrong)."""
-    print(f"nothanks {command}: {message}", file=sys.stderr)
-    return code
-
-
 def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
     if args.no_advertise:
@@ -132,7 +125,7 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     return [Advertiser(name)]
 
 
-def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
+def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
     _host_options(server)
     server.add_argument("-v", "--verbose", action="store_true", help=_("log every connection"))
@@ -142,12 +135,12 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
         metavar="N",
         help=_("messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)"),
     )
-    proxy_options.add_proxy_options(server)
+    cluster_options.add_proxy_options(server)
     cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
     _host_options(host, keeps=_(", and its log (host.log)"))
-    host.add_argument("--players", type=players_type, default=3, help=_("seats at your table (2..7, default 3)"))
+    host.add_argument("--players", type=players, default=3, help=_("seats at your table (2..7, default 3)"))
     host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
     host.add_argument("--name", default="host", help=_("your display name"))
     host.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
@@ -210,7 +203,7 @@ def run_join(args: argparse.Namespace) -> int:
         try:
             clean_name(args.name)
         except BadName:
-            return _failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
+            return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -291,16 +284,16 @@ def log_file_handler(path: Path) -> logging.FileHandler:
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
-        return _failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
+        return failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
     data_dir = settings.data_dir or paths.records_dir()
     if (problem := data_dir_problem(data_dir)) is not None:
-        return _failed("host", problem)
+        return failed("host", problem)
     log_file = data_dir / "host.log"  # (the terminal is the app's)
     try:
         handler = log_file_handler(log_file)
     except OSError as error:
         message = _("cannot write the log {path} (a symbolic link is never followed): {error}")
-        return _failed("host", message.format(path=log_file, error=error.strerror))
+        return failed("host", message.format(path=log_file, error=error.strerror))
     logging.basicConfig(handlers=[handler], level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = msgspec.convert(args, NewTable, from_attributes=True)  # --players, --bots, --bot, --open-chips...
     try:
@@ -313,7 +306,7 @@ def run_host(args: argparse.Namespace) -> int:
             plugins=_plugins(args, args.name),
         )
     except StoreError as error:
-        return _failed("host", str(error))
+        return failed("host", str(error))
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
@@ -325,9 +318,9 @@ def run_host(args: argparse.Namespace) -> int:
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
     except SSHFrontError as error:
-        return _failed("host", str(error))
+        return failed("host", str(error))
     except OSError as error:
-        return _failed("host", cannot_listen(error, args.bind, args.port))
+        return failed("host", cannot_listen(error, args.bind, args.port))
     if code != 1:  # (1: it said why it did not start)
         print(_("nothanks host stopped."))
     return code
@@ -339,20 +332,18 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    complaint = proxy_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
+    complaint = cluster_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
     if complaint is not None:
-        return _failed("server", complaint, 2)
+        return failed("server", complaint, 2)
     if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
-        return _failed("server", problem)
+        return failed("server", problem)
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     players: PlayerPorts | None
     tables: Host | None
     try:
         if cluster is not None:
-            from .cluster_server import member
-
-            players, tables = member(args, settings, cluster, _limits(args), rate)
+            players, tables = cluster_options.member(args, settings, cluster, _limits(args), rate)
         else:
             players = tables = Host(
                 settings,
@@ -365,7 +356,7 @@ def run_server(args: argparse.Namespace) -> int:
                 plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
             )
     except StoreError as error:
-        return _failed("server", str(error))
+        return failed("server", str(error))
     # Started in this order, closed in the other: a member's front stops before its table host.
     parts: list[Servable] = [part for part in dict.fromkeys([tables, players]) if part is not None]
 
@@ -394,8 +385,8 @@ def run_server(args: argparse.Namespace) -> int:
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        return _failed("server", cluster_options.without_passwords(str(error)))  # no password
+        return failed("server", cluster_options.without_passwords(str(error)))  # no password
     except OSError as error:
-        return _failed("server", cannot_listen(error, args.bind, args.port))
+        return failed("server", cannot_listen(error, args.bind, args.port))
     print("nothanks server stopped.", flush=True)
     return 0

@@ -21,24 +21,3 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
-
-__all__ = [
-    "ChatHistory",
-    "ChatLine",
-    "Closed",
-    "CoachAdvice",
-    "ConnectionInfo",
-    "LobbyConnection",
-    "LobbyError",
-    "MatchTotals",
-    "NewTable",
-    "Rejected",
-    "SeatEvent",
-    "SeatInfo",
-    "TableConnection",
-    "TableEvent",
-    "TableMoving",
-    "TableSummary",
-    "TableUpdate",
-    "TableWaiting",
-]
