@@ -1,8 +1,7 @@
 """``nothanks advise``: one JSON position per line in, one JSON answer per line out (see docs/advise.md).
 
-A companion for a real table and a way for other programs to play against our bots. Every line is validated
-against the rules before any bot sees it; a malformed or impossible position gets a one-line JSON error and the
-loop goes on reading.
+A companion for a real table and a way for other programs to play our bots. Every line is checked against the
+rules before any bot sees it; a bad one gets a one-line JSON error and the loop reads on.
 """
 
 from __future__ import annotations
@@ -15,17 +14,13 @@ from .bots import Bot, make_bot
 from .bots.knowledge import InfoSet, make_info
 from .engine import CARDS_PLAYED, CARDS_REMOVED, IllegalMove, PlayerView, choices, variant_of
 from .engine.config import ALL_CARDS, MAX_PLAYERS, MIN_PLAYERS, STANDARD, TOTAL_CHIPS, VARIANTS
+from .engine.errors import CodedError
 
 MAX_LINE = 65_536
 
 
-class BadPosition(ValueError):
+class BadPosition(CodedError, ValueError):
     """A position that is not valid JSON, not well formed, or impossible under the rules."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _int(data: dict[str, Any], key: str, low: int, high: int) -> int:

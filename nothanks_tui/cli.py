@@ -1,8 +1,5 @@
-"""``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting.
-
-The commands' modules are imported when the parser is built or a command runs: a bot worker process (spawned)
-imports this module again as ``__mp_main__`` and needs none of the host, the SSH front or the client.
-"""
+"""``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting. The commands' modules
+are imported when used: a spawned bot worker imports this module again and needs none of the host or the client."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Headless bot games (``nothanks simulate``): many games fast, seats rotated, optional records, a summary.
 
-Bots with a fast ``decide`` play through the fast playout core; any other bot plays through the reference
-engine and its views. Either way a written record replays through the reference engine.
-Bots are labelled by name, with ``#2``, ``#3``... when the same bot sits more than once.
+Bots with a fast ``decide`` play through the fast playout core, others through the reference engine's views; a
+written record always replays through the reference engine. A bot that sits twice is labelled ``name#2``.
 """
 
 from __future__ import annotations

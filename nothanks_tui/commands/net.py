@@ -1,8 +1,5 @@
 """``nothanks server``, ``nothanks host`` and ``nothanks join``: wiring between argparse and the host and client.
-
-The command line is the one place that composes a client and a host: ``nothanks host`` starts a ``Host`` and
-runs the client app at a table of it in this process.
-"""
+The command line is the one place that composes both: ``nothanks host`` plays at a table of its own ``Host``."""
 
 from __future__ import annotations
 
@@ -175,11 +172,8 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
 
 
 def _limits(args: argparse.Namespace) -> ClientLimits:
-    return ClientLimits(
-        per_address_connections=args.per_address_connections,
-        per_address_spectating=args.per_address_spectating,
-        lobby_idle=args.lobby_idle,
-    )
+    """The limits ``_limit_options`` set (named as ``ClientLimits``'s fields), the others at their defaults."""
+    return msgspec.convert(args, ClientLimits, from_attributes=True)
 
 
 def _limit_options(parser: argparse.ArgumentParser) -> None:

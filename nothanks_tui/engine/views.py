@@ -1,9 +1,6 @@
 """What one seat (or a spectator) may know about a game, and nothing more: never the deck order, the removed cards
-or the seed; others' chips only with open chips. Bots and clients see the game only through views.
-
-A view also says what its recipient may play now and the refusal code of the rest (``legal``, ``refused``), from
-the rule function ``apply`` uses: so no client, bot or widget derives a move rule again.
-"""
+or the seed; others' chips only with open chips. A view also says what its recipient may play now and why not the
+rest (``legal``, ``refused``, from ``apply``'s own rule), so no client, bot or widget derives a move rule again."""
 
 from __future__ import annotations
 

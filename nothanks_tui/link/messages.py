@@ -1,10 +1,6 @@
-"""The messages a client may send, as types: each one a msgspec Struct, decoded and checked once at the edge.
-
-A host and a cluster's front read a client's frame with ``decode_client`` (a wrong field is ``bad_field``, an
-unknown type ``unknown_type``), then run its one handler, ``on_<type>``. A client sends the same Structs with
-``encode_message`` (fields left at their default are not sent); a field whose absence means something no value says
-is ``UNSET`` (nil is then refused). Adding a message: docs/architecture.md, "Adding a message".
-"""
+"""The messages a client may send, as msgspec Structs: decoded and checked once at the edge (``decode_client``:
+``bad_field``, ``unknown_type``), then each run by its one handler, ``on_<type>``; ``UNSET`` marks a field whose
+absence means something no value says. Adding a message: docs/architecture.md, "Adding a message"."""
 
 from __future__ import annotations
 
