@@ -177,26 +177,14 @@ def member(
     args: argparse.Namespace, settings: LobbySettings, cluster: ClusterSettings, limits: ClientLimits, rate: float
 ) -> tuple[FrontHost | None, Host | None]:
     """(the front, the table host) of this member: either may be None, as its role says."""
-    from nothanks_server.cluster.front_host import FrontHost  # (only a member of a cluster loads it)
+    front: FrontHost | None = None
+    table: Host | None = None
+    if cluster.fronts:
+        from nothanks_server.cluster.front_host import FrontHost  # (only a member of a cluster loads it)
 
-    front = (
-        FrontHost(
-            cluster, args.bind, args.port, ssh=ssh_settings_from(args), rate=rate, limits=limits,
-            proxy_from=args.proxy_from,
-        )
-        if cluster.fronts
-        else None
-    )  # fmt: skip
-    table = (
-        Host(
-            settings,
-            args.bind,
-            args.port if cluster.role == "table" else cluster.table_port,
-            rate=rate,
-            limits=limits,
-            cluster=cluster,
-        )
-        if cluster.hosts_tables
-        else None
-    )
+        ssh, proxy_from = ssh_settings_from(args), args.proxy_from
+        front = FrontHost(cluster, args.bind, args.port, ssh=ssh, rate=rate, limits=limits, proxy_from=proxy_from)
+    if cluster.hosts_tables:
+        port = args.port if cluster.role == "table" else cluster.table_port
+        table = Host(settings, args.bind, port, rate=rate, limits=limits, cluster=cluster)
     return front, table

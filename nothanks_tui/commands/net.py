@@ -11,7 +11,7 @@ import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -113,13 +113,15 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     add_ssh_options(parser)
 
 
-def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
-    """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
-    if args.no_advertise:
-        return []
-    from nothanks_server.advertise import Advertiser
+def _host(args: argparse.Namespace, name: str, **more: Any) -> Host:
+    """The host the options describe, advertised on the LAN as ``name`` unless ``--no-advertise``."""
+    plugins: list[HostPlugin] = []
+    if not args.no_advertise:
+        from nothanks_server.advertise import Advertiser
 
-    return [Advertiser(name)]
+        plugins.append(Advertiser(name))
+    ssh, limits = ssh_settings_from(args), _limits(args)
+    return Host(_settings(args), args.bind, args.port, ssh=ssh, limits=limits, plugins=plugins, **more)
 
 
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
@@ -291,14 +293,7 @@ def run_host(args: argparse.Namespace) -> int:
     logging.basicConfig(handlers=[handler], level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = msgspec.convert(args, NewTable, from_attributes=True)  # --players, --bots, --bot, --open-chips...
     try:
-        host = Host(
-            settings,
-            args.bind,
-            args.port,
-            ssh=ssh_settings_from(args),
-            limits=_limits(args),
-            plugins=_plugins(args, args.name),
-        )
+        host = _host(args, args.name)
     except StoreError as error:
         return failed("host", str(error))
 
@@ -339,16 +334,8 @@ def run_server(args: argparse.Namespace) -> int:
         if cluster is not None:
             players, tables = cluster_options.member(args, settings, cluster, _limits(args), rate)
         else:
-            players = tables = Host(
-                settings,
-                args.bind,
-                args.port,
-                ssh=ssh_settings_from(args),
-                rate=rate,
-                limits=_limits(args),
-                proxy_from=args.proxy_from,
-                plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
-            )
+            name = socket.gethostname().split(".")[0] or "nothanks server"
+            players = tables = _host(args, name, rate=rate, proxy_from=args.proxy_from)
     except StoreError as error:
         return failed("server", str(error))
     # Started in this order, closed in the other: a member's front stops before its table host.
