@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module, function = COMMANDS[args.command]
         command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module, __package__), function)
         return command(args)
-    from .commands.play import run_start_screen
+    from .commands.launchers import run_start_screen
 
     return run_start_screen()
 
@@ -129,7 +129,7 @@ def lang_in(arguments: Sequence[str]) -> str | None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .commands.play import run_local_game
+    from .commands.launchers import run_local_game
 
     return run_local_game(
         players=args.players,

@@ -35,9 +35,8 @@ from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
 from . import cluster_options, failed, run_app
-from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
-from .host_errors import cannot_listen, data_dir_problem
+from .hosting import cannot_listen, data_dir_problem, hosting_lines, join_lines, ssh_lines
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
@@ -114,14 +113,18 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
 
 
 def _host(args: argparse.Namespace, name: str, **more: Any) -> Host:
-    """The host the options describe, advertised on the LAN as ``name`` unless ``--no-advertise``."""
-    plugins: list[HostPlugin] = []
-    if not args.no_advertise:
-        from nothanks_server.advertise import Advertiser
-
-        plugins.append(Advertiser(name))
+    """The host the options describe, advertised on the LAN as ``name``."""
     ssh, limits = ssh_settings_from(args), _limits(args)
-    return Host(_settings(args), args.bind, args.port, ssh=ssh, limits=limits, plugins=plugins, **more)
+    return Host(_settings(args), args.bind, args.port, ssh=ssh, limits=limits, plugins=_plugins(args, name), **more)
+
+
+def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
+    """What runs beside the host: its advertisement on the LAN, unless ``--no-advertise``."""
+    if args.no_advertise:
+        return []
+    from nothanks_server.advertise import Advertiser
+
+    return [Advertiser(name)]
 
 
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:

@@ -125,10 +125,7 @@ class Stats(ClientMessage, tag="stats"):
     pass
 
 
-CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in ClientMessage.__subclasses__()
-}
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {kind_of(cls): cls for cls in ClientMessage.__subclasses__()}
 SIT = (CreateTable, Join, Spectate, Resume, ResumeKey)  # the requests that seat (or place) a client at a table
 LOBBY_READS = (History, Replay, Stats)  # the host's store, read: counted like list_tables
 
