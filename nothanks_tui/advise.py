@@ -48,10 +48,8 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         rules = variant_of(variant)
     except IllegalMove:
         raise BadPosition("bad_position", f"'variant' must be one of {', '.join(map(repr, VARIANTS))}") from None
-    chips_each = data.get("chips_per_player")
-    if chips_each is None:
-        chips_each = rules.chips(players)
-    else:
+    chips_each = rules.chips(players)
+    if data.get("chips_per_player") is not None:
         chips_each = _int(data, "chips_per_player", 0, TOTAL_CHIPS // players)
     total = chips_each * players
     card = _int(data, "card", ALL_CARDS[0], ALL_CARDS[-1])

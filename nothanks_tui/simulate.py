@@ -10,7 +10,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .bots import Bot, make_bot
 from .engine import Action, GameConfig, GameState, apply, deal, new_game, to_record, view_for, write_record
@@ -64,7 +63,7 @@ class BotTally:
 class SimulationResult:
     players: int
     games: int
-    seconds: float
+    seconds: float = 0.0
     tallies: dict[str, BotTally] = field(default_factory=dict)
 
     @property
@@ -103,9 +102,7 @@ def simulate(
     bots = [make_bot(name, seed=seed * 7919 + index) for index, name in enumerate(bot_names)]
     # Hidden chips change nothing for bots that read only the public facts the fast core gives them.
     fast = all(hasattr(bot, "decide") for bot in bots)
-    result = SimulationResult(
-        players=players, games=games, seconds=0.0, tallies={label: BotTally() for label in labels}
-    )
+    result = SimulationResult(players=players, games=games, tallies={label: BotTally() for label in labels})
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -131,8 +128,7 @@ def simulate(
         if records_dir is not None:
             if state is None:
                 state = replay_fast_moves(config, game_seed, moves)
-            extra: dict[str, Any] = {"bots": [bot_names[i] for i in order]}
-            record = to_record(state, [labels[i] for i in order], **extra)
+            record = to_record(state, [labels[i] for i in order], bots=[bot_names[i] for i in order])
             write_record(record, records_dir / f"game-{seed}-{game:06d}.json")
     result.seconds = time.perf_counter() - started
     return result

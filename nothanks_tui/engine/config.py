@@ -22,11 +22,7 @@ MAX_PLAYERS = 7
 
 def standard_chips(players: int) -> int:
     """Chips each player starts with under the published rules: 11 for 2-5 players, 9 for 6, 7 for 7."""
-    if players <= 5:
-        return 11
-    if players == 6:
-        return 9
-    return 7
+    return 11 if players <= 5 else 9 if players == 6 else 7
 
 
 def N_(text: str) -> str:

@@ -58,10 +58,7 @@ class PlayerView:
 
     def refusal(self, action: Action) -> str | None:
         """The code the table would refuse ``action`` with now, or None when it is legal."""
-        for candidate, code in self.refused:
-            if candidate is action:
-                return code
-        return None
+        return dict(self.refused).get(action)
 
     def take_cost(self, seat: int | None = None) -> int | None:
         """Change in card points if ``seat`` (default: this seat) took the face-up card, chips not counted."""
