@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nothanks_server.history import StoreHistory
 
@@ -16,17 +15,8 @@ from ..link import LobbyError
 from . import run_app
 from .translated_parser import TranslatedParser
 
-if TYPE_CHECKING:
-    from ..client.replaying import Replay
-
 # The screens are imported where they are opened: `nothanks server` reads this module for its parser and should not
 # load Textual screens it never shows (they cost the host about 18 MiB and 0.2 s at start).
-
-
-def data_dir(args: argparse.Namespace) -> Path:
-    """Where the games are: ``--data-dir``, else where ``nothanks play`` and the hosts keep them by default."""
-    given: Path | None = getattr(args, "data_dir", None)
-    return given if given is not None else paths.records_dir()
 
 
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
@@ -42,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
 
 def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
     """Say so if ``--data-dir`` names no directory (a mistyped path is not "no finished game yet")."""
-    given: Path | None = getattr(args, "data_dir", None)
+    given: Path | None = args.data_dir
     if given is None or given.is_dir():
         return False
     print(f"nothanks {command}: " + _("--data-dir {path}: no such directory").format(path=given))
@@ -56,23 +46,14 @@ def run_history(args: argparse.Namespace) -> int:
 
     if missing_data_dir(args, "history"):
         return 2
-    source = StoreHistory(data_dir(args))
+    source = StoreHistory(args.data_dir or paths.records_dir())
     screen = StatsScreen if args.stats else HistoryScreen
     return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True))
 
 
-def load(args: argparse.Namespace) -> Replay:
-    """The game ``nothanks replay`` was asked for; ``ReplayError`` or ``LobbyError`` (readable) if there is none."""
-    from ..client.replaying import load_replay, read_record_file
-
-    if args.file is not None:
-        return load_replay(read_record_file(args.file))
-    return load_replay(asyncio.run(StoreHistory(data_dir(args)).latest_game()))
-
-
 def run_replay(args: argparse.Namespace) -> int:
     from ..client.history_app import HistoryApp
-    from ..client.replaying import ReplayError
+    from ..client.replaying import ReplayError, load_replay, read_record_file
     from ..client.safe_text import clean_message
     from ..client.screens.replay import ReplayScreen
 
@@ -85,7 +66,10 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.file is None and missing_data_dir(args, "replay"):
         return 2
     try:
-        replay = load(args)
+        if args.file is not None:
+            replay = load_replay(read_record_file(args.file))
+        else:
+            replay = load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
     except ReplayError as error:
         print(f"nothanks replay: {error}")
         return 1

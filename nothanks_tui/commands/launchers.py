@@ -5,6 +5,7 @@ host; this layer may)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 from nothanks_server.advertise import Advertiser
@@ -29,24 +30,16 @@ from .hosting import cannot_listen, join_lines
 from .levels import offered_bots
 
 
+@dataclass
 class LocalLaunchers:
     """Solo tables and hosts in this process, with the command line's settings (bot pace, data dir)."""
 
-    def __init__(
-        self,
-        bot_pace: float = BOT_PACE,
-        seed: int | None = None,
-        records_dir: Path | None = None,
-        *,
-        advertise: bool = True,
-        bot_processes: int = 0,
-    ) -> None:
-        """``records_dir``: the data dir where local games are kept and the history is read (None: none kept)."""
-        self.bot_pace = bot_pace
-        self.seed = seed
-        self.records_dir = records_dir
-        self.advertise = advertise  # a game hosted from the start screen is announced on the LAN
-        self.bot_processes = bot_processes  # for a hosted game (thinking.py); 0: in threads
+    bot_pace: float = BOT_PACE
+    seed: int | None = None
+    records_dir: Path | None = None  # where local games are kept and the history is read (None: none kept)
+    _: KW_ONLY
+    advertise: bool = True  # a game hosted from the start screen is announced on the LAN
+    bot_processes: int = 0  # for a hosted game (thinking.py); 0: in threads
 
     def history(self) -> HistorySource | None:
         """This machine's finished games (the start screen's history and statistics), if any are kept."""
