@@ -131,15 +131,9 @@ def lang_in(arguments: Sequence[str]) -> str | None:
 def _play(args: argparse.Namespace) -> int:
     from .commands.launchers import run_local_game
 
-    return run_local_game(
-        players=args.players,
-        bot=args.bot,
-        seed=args.seed,
-        open_chips=args.open_chips,
-        variant=args.variant,
-        name=args.name or _remembered().name or _("you"),  # the start screen's name: its games count under it
-        bot_pace=args.bot_pace,
-    )
+    options = {key: getattr(args, key) for key in ("players", "bot", "seed", "open_chips", "variant", "bot_pace")}
+    name = args.name or _remembered().name or _("you")  # the start screen's name: its games count under it
+    return run_local_game(**options, name=name)
 
 
 def _remembered() -> Remembered:

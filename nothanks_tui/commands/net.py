@@ -303,8 +303,7 @@ def run_host(args: argparse.Namespace) -> int:
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
         fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
-        for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
-            print(line, flush=True)
+        print(*hosting_lines(args.bind, host.port, host.ssh_port, fingerprint), sep="\n", flush=True)
         print(_("The host's log: {path}").format(path=log_file), flush=True)
 
     try:
@@ -351,13 +350,10 @@ def run_server(args: argparse.Namespace) -> int:
             print(f"table port {args.bind}:{tables.port}", flush=True)
             print(f"  in the cluster as {tables.cluster.host_id} ({tables.cluster.role})", flush=True)
         if players is not None:
-            print("Players join with:", flush=True)
-            for line in join_lines(args.bind, players.port):
-                print(line, flush=True)
+            print("Players join with:", *join_lines(args.bind, players.port), sep="\n", flush=True)
         if players is not None and players.ssh_front is not None:  # scripts/bench_ssh.py reads `ssh -p PORT`
-            print("Over SSH, with nothing to install:", flush=True)
-            for line in ssh_lines(args.bind, players.ssh_front.port):
-                print(line, flush=True)
+            ssh = ssh_lines(args.bind, players.ssh_front.port)
+            print("Over SSH, with nothing to install:", *ssh, sep="\n", flush=True)
             print(f"SSH host key fingerprint: {players.ssh_front.host_key_fingerprint()}", flush=True)
             print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
         print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)

@@ -173,6 +173,4 @@ def with_id(message: ClientMessage, request_id: int | None) -> ClientMessage:
 
 def features_of(value: object) -> frozenset[str]:
     """The feature names a ``hello`` lists (its ``features``): strings only, anything else left out."""
-    if not isinstance(value, list):
-        return frozenset()
-    return frozenset(item for item in value if isinstance(item, str))
+    return frozenset(item for item in value if isinstance(item, str)) if isinstance(value, list) else frozenset()
