@@ -58,15 +58,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             why = _("not a directory") if args.records.exists() else error.strerror
             return failed("simulate", f"--records {args.records}: {why}", 2)
     try:
-        result = simulate(
-            players=args.players,
-            games=args.games,
-            seed=args.seed,
-            bot_names=args.bot or [DEFAULT_BOT],
-            records_dir=args.records,
-            open_chips=args.open_chips,
-            variant=args.variant,
-        )
+        same = {key: getattr(args, key) for key in ("players", "games", "seed", "open_chips", "variant")}
+        result = simulate(**same, bot_names=args.bot or [DEFAULT_BOT], records_dir=args.records)
     except ValueError as error:
         return failed("simulate", str(error), 2)
     try:
@@ -126,13 +119,7 @@ def run_tournament(args: argparse.Namespace) -> int:
     report: MixedReport | TournamentReport
     if args.json is not None and (problem := unwritable(args.json)) is not None:  # before hours of games, not after
         return failed("tournament", f"--json {args.json}: {problem}", 2)
-    common = {
-        "players": args.players,
-        "games": args.games,
-        "seed": args.seed,
-        "jobs": args.jobs,
-        "open_chips": args.open_chips,
-    }
+    common = {key: getattr(args, key) for key in ("players", "games", "seed", "jobs", "open_chips")}
     try:
         if args.mixed:
             if len(args.bots) != 2:

@@ -5,7 +5,7 @@ host; this layer may)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass
 from pathlib import Path
 
 from nothanks_server.advertise import Advertiser
@@ -56,16 +56,8 @@ class LocalLaunchers:
     def solo_game(self, choice: SoloChoice, seed: int | None = None) -> SoloGame:
         """The solo table ``choice`` asks for, at this pace, kept in the data dir, dealt from ``seed`` (None: this
         launcher's own seed, if it has one)."""
-        return SoloGame(
-            players=choice.players,
-            bot=choice.bot,
-            name=choice.name,
-            seed=self.seed if seed is None else seed,
-            open_chips=choice.open_chips,
-            variant=choice.variant,
-            bot_pace=self.bot_pace,
-            records_dir=self.records_dir,
-        )
+        seed = self.seed if seed is None else seed
+        return SoloGame(**asdict(choice), seed=seed, bot_pace=self.bot_pace, records_dir=self.records_dir)
 
     async def open_solo_table(self, choice: SoloChoice) -> TableConnection:
         try:
