@@ -26,7 +26,8 @@ from ..link import LobbyError, TableConnection, errors
 from ..link.history import HistorySource
 from ..link.names import BadName
 from . import run_app
-from .hosting import cannot_listen, join_lines
+from .addresses import join_lines
+from .host_errors import cannot_listen
 from .levels import offered_bots
 
 

@@ -35,8 +35,9 @@ from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
 from . import cluster_options, failed, run_app
+from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
-from .hosting import cannot_listen, data_dir_problem, hosting_lines, join_lines, ssh_lines
+from .host_errors import cannot_listen, data_dir_problem
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
