@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nothanks_server.history import StoreHistory
 
@@ -14,6 +15,9 @@ from ..i18n import _
 from ..link import LobbyError
 from . import run_app
 from .translated_parser import TranslatedParser
+
+if TYPE_CHECKING:
+    from ..client.replaying import Replay
 
 # The screens are imported where they are opened: `nothanks server` reads this module for its parser and should not
 # load Textual screens it never shows (they cost the host about 18 MiB and 0.2 s at start).
@@ -51,9 +55,18 @@ def run_history(args: argparse.Namespace) -> int:
     return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True))
 
 
+def load(args: argparse.Namespace) -> Replay:
+    """The game ``nothanks replay`` was asked for; ``ReplayError`` or ``LobbyError`` (readable) if there is none."""
+    from ..client.replaying import load_replay, read_record_file
+
+    if args.file is not None:
+        return load_replay(read_record_file(args.file))
+    return load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
+
+
 def run_replay(args: argparse.Namespace) -> int:
     from ..client.history_app import HistoryApp
-    from ..client.replaying import ReplayError, load_replay, read_record_file
+    from ..client.replaying import ReplayError
     from ..client.safe_text import clean_message
     from ..client.screens.replay import ReplayScreen
 
@@ -66,10 +79,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.file is None and missing_data_dir(args, "replay"):
         return 2
     try:
-        if args.file is not None:
-            replay = load_replay(read_record_file(args.file))
-        else:
-            replay = load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
+        replay = load(args)
     except ReplayError as error:
         print(f"nothanks replay: {error}")
         return 1
