@@ -1,8 +1,7 @@
 """``nothanks advise``: one JSON position per line in, one JSON answer per line out (see docs/advise.md).
 
-A companion for a real table and a way for other programs to play against our bots. Every line is validated
-against the rules before any bot sees it; a malformed or impossible position gets a one-line JSON error and the
-loop goes on reading.
+A companion for a real table and a way for other programs to play our bots. Every line is checked against the
+rules before any bot sees it; a bad one gets a one-line JSON error and the loop reads on.
 """
 
 from __future__ import annotations
@@ -15,17 +14,13 @@ from .bots import Bot, make_bot
 from .bots.knowledge import InfoSet, make_info
 from .engine import CARDS_PLAYED, CARDS_REMOVED, IllegalMove, PlayerView, choices, variant_of
 from .engine.config import ALL_CARDS, MAX_PLAYERS, MIN_PLAYERS, STANDARD, TOTAL_CHIPS, VARIANTS
+from .engine.errors import CodedError
 
 MAX_LINE = 65_536
 
 
-class BadPosition(ValueError):
+class BadPosition(CodedError, ValueError):
     """A position that is not valid JSON, not well formed, or impossible under the rules."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _int(data: dict[str, Any], key: str, low: int, high: int) -> int:
@@ -53,10 +48,8 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         rules = variant_of(variant)
     except IllegalMove:
         raise BadPosition("bad_position", f"'variant' must be one of {', '.join(map(repr, VARIANTS))}") from None
-    chips_each = data.get("chips_per_player")
-    if chips_each is None:
-        chips_each = rules.chips(players)
-    else:
+    chips_each = rules.chips(players)
+    if data.get("chips_per_player") is not None:
         chips_each = _int(data, "chips_per_player", 0, TOTAL_CHIPS // players)
     total = chips_each * players
     card = _int(data, "card", ALL_CARDS[0], ALL_CARDS[-1])

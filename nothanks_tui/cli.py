@@ -1,8 +1,5 @@
-"""``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting.
-
-The commands' modules are imported when the parser is built or a command runs: a bot worker process (spawned)
-imports this module again as ``__mp_main__`` and needs none of the host, the SSH front or the client.
-"""
+"""``nothanks`` and its subcommands: the one entry point for playing, simulating and hosting. The commands' modules
+are imported when used: a spawned bot worker imports this module again and needs none of the host or the client."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .commands.argtypes import add_variant_options, bot_name, non_negative, players, positive
+from .commands.argtypes import add_variant_options, bot_name, non_negative, players
 from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
@@ -43,11 +40,7 @@ def add_lang_option(parser: argparse.ArgumentParser, *, top: bool = False) -> No
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``nothanks``, in the current language (``main`` chooses it first)."""
-    from .commands import advise as advise_command
-    from .commands import history as history_command
-    from .commands import net as net_command
-    from .commands import simulate as simulate_command
-    from .commands import tournament as tournament_command
+    from .commands import bot_games, history, net
 
     parser = TranslatedParser(
         prog="nothanks",
@@ -91,11 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         ).format(pace=BOT_PACE, round=SOLO_BOTS_ROUND, least=MIN_BOT_PACE),
     )
 
-    simulate_command.add_parser(sub, players, positive)
-    tournament_command.add_parser(sub, players, positive)
-    advise_command.add_parser(sub)
-    net_command.add_parsers(sub, players)
-    history_command.add_parsers(sub)
+    bot_games.add_simulate(sub)
+    bot_games.add_tournament(sub)
+    bot_games.add_advise(sub)
+    net.add_parsers(sub)
+    history.add_parsers(sub)
     for command in sub.choices.values():
         add_lang_option(command)
     return parser
@@ -113,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module, function = COMMANDS[args.command]
         command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module, __package__), function)
         return command(args)
-    from .commands.play import run_start_screen
+    from .commands.launchers import run_start_screen
 
     return run_start_screen()
 
@@ -136,17 +129,11 @@ def lang_in(arguments: Sequence[str]) -> str | None:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .commands.play import run_local_game
+    from .commands.launchers import run_local_game
 
-    return run_local_game(
-        players=args.players,
-        bot=args.bot,
-        seed=args.seed,
-        open_chips=args.open_chips,
-        variant=args.variant,
-        name=args.name or _remembered().name or _("you"),  # the start screen's name: its games count under it
-        bot_pace=args.bot_pace,
-    )
+    options = {key: getattr(args, key) for key in ("players", "bot", "seed", "open_chips", "variant", "bot_pace")}
+    name = args.name or _remembered().name or _("you")  # the start screen's name: its games count under it
+    return run_local_game(**options, name=name)
 
 
 def _remembered() -> Remembered:
@@ -156,9 +143,9 @@ def _remembered() -> Remembered:
 
 
 COMMANDS: dict[str, tuple[str, str]] = {  # a subcommand's (module, function), imported when it runs
-    "simulate": (".commands.simulate", "run"),
-    "tournament": (".commands.tournament", "run"),
-    "advise": (".commands.advise", "run"),
+    "simulate": (".commands.bot_games", "run_simulate"),
+    "tournament": (".commands.bot_games", "run_tournament"),
+    "advise": (".commands.bot_games", "run_advise"),
     "server": (".commands.net", "run_server"),
     "host": (".commands.net", "run_host"),
     "join": (".commands.net", "run_join"),

@@ -1,9 +1,6 @@
 """Every default the game's parts share, in one place: the ports, the bots' pace, the turn timer, the default bot.
-
-A leaf module: it imports nothing, so every layer (bots, link, client, host, command line) may read it. Change a
-default here and the command line's help, the host, the start screen and the docs' numbers follow (the README's
-are checked by tests/test_defaults.py).
-"""
+A leaf module, so every layer may read it; the command line's help, the host and the screens follow a change here
+(the README's numbers are checked by tests/test_defaults.py)."""
 
 from __future__ import annotations
 

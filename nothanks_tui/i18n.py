@@ -1,9 +1,8 @@
 """The words players read, in their language (English, French, Spanish), from gettext catalogs.
 
-Every string shown goes through ``_`` (or ``ngettext``); one written where no language is known yet is marked
-``N_`` and translated where shown. The language is per player, not per process (an SSH worker runs many apps on
-one loop): a context variable holds each app's ``Speaking``, which its tasks inherit and ``switch_language``
-changes in place. A leaf module. Catalogs: ``locale/<lang>/LC_MESSAGES/nothanks.po`` and the compiled ``.mo``.
+Shown strings go through ``_`` (or ``ngettext``); one written before a language is known is marked ``N_``. The
+language is per player, not per process (an SSH worker runs many apps on one loop): a context variable holds each
+app's ``Speaking``, inherited by its tasks. A leaf module. Catalogs: ``locale/<lang>/LC_MESSAGES/nothanks.po``.
 """
 
 from __future__ import annotations
@@ -113,8 +112,3 @@ class InContext(str):
 def NC_(context: str, message: str) -> str:
     """``N_`` for a word that needs its ``context`` to be translated; ``_`` then translates it in that context."""
     return InContext(context, message)
-
-
-def pgettext(context: str, message: str) -> str:
-    """``message`` as meant in ``context``, in the current language."""
-    return catalog(_active.get(_PROCESS).language).pgettext(context, message)

@@ -1,9 +1,5 @@
-"""Where the game keeps its files on this machine: the platform's own places, from ``platformdirs``.
-
-On Linux these follow the XDG base directories (``$XDG_DATA_HOME``, ``$XDG_STATE_HOME``, ``$XDG_CONFIG_HOME``,
-with the usual ``~/.local/share``, ``~/.local/state`` and ``~/.config`` fallbacks); elsewhere, the platform's
-conventions. One place, so the client, the host and the command line never disagree about a path.
-"""
+"""Where the game keeps its files on this machine: the platform's own places, from ``platformdirs`` (on Linux the
+XDG base directories). One place, so the client, the host and the command line never disagree about a path."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Headless bot games (``nothanks simulate``): many games fast, seats rotated, optional records, a summary.
 
-Bots with a fast ``decide`` play through the fast playout core; any other bot plays through the reference
-engine and its views. Either way a written record replays through the reference engine.
-Bots are labelled by name, with ``#2``, ``#3``... when the same bot sits more than once.
+Bots with a fast ``decide`` play through the fast playout core, others through the reference engine's views; a
+written record always replays through the reference engine. A bot that sits twice is labelled ``name#2``.
 """
 
 from __future__ import annotations
@@ -11,7 +10,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .bots import Bot, make_bot
 from .engine import Action, GameConfig, GameState, apply, deal, new_game, to_record, view_for, write_record
@@ -65,7 +63,7 @@ class BotTally:
 class SimulationResult:
     players: int
     games: int
-    seconds: float
+    seconds: float = 0.0
     tallies: dict[str, BotTally] = field(default_factory=dict)
 
     @property
@@ -104,9 +102,7 @@ def simulate(
     bots = [make_bot(name, seed=seed * 7919 + index) for index, name in enumerate(bot_names)]
     # Hidden chips change nothing for bots that read only the public facts the fast core gives them.
     fast = all(hasattr(bot, "decide") for bot in bots)
-    result = SimulationResult(
-        players=players, games=games, seconds=0.0, tallies={label: BotTally() for label in labels}
-    )
+    result = SimulationResult(players=players, games=games, tallies={label: BotTally() for label in labels})
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -132,8 +128,7 @@ def simulate(
         if records_dir is not None:
             if state is None:
                 state = replay_fast_moves(config, game_seed, moves)
-            extra: dict[str, Any] = {"bots": [bot_names[i] for i in order]}
-            record = to_record(state, [labels[i] for i in order], **extra)
+            record = to_record(state, [labels[i] for i in order], bots=[bot_names[i] for i in order])
             write_record(record, records_dir / f"game-{seed}-{game:06d}.json")
     result.seconds = time.perf_counter() - started
     return result

@@ -22,8 +22,8 @@ import pytest
 from nothanks_tui import i18n
 from nothanks_tui.bots import bot_names
 from nothanks_tui.cli import lang_in, main
-from nothanks_tui.commands import argparse_words
-from nothanks_tui.commands.argparse_words import placeholders, translate_message
+from nothanks_tui.commands import translated_parser as argparse_words
+from nothanks_tui.commands.translated_parser import placeholders, translate_message
 
 from .test_cli_help import subcommands
 
@@ -190,7 +190,7 @@ def _argparse_words() -> set[str]:
 def test_each_of_argparse_words_we_translate_is_still_argparse_own():
     missing = [word for word in argparse_words.WORDS if word not in _argparse_words()]
     assert not missing, (
-        f"this Python's argparse no longer says {missing}: update nothanks_tui/commands/argparse_words.py"
+        f"this Python's argparse no longer says {missing}: update nothanks_tui/commands/translated_parser.py"
     )
 
 

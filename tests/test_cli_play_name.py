@@ -10,7 +10,7 @@ import pytest
 
 from nothanks_tui import cli
 from nothanks_tui.client.remembered import Remembered
-from nothanks_tui.commands import play
+from nothanks_tui.commands import launchers as play
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_each_level_fits_an_80_column_form() -> None:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
-    add_parsers(sub, int)
+    add_parsers(sub)
     return parser.parse_args(argv)
 
 

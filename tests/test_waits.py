@@ -26,7 +26,7 @@ def test_at_a_big_local_table_the_bots_between_your_turns_are_quicker_but_each_m
 
 def test_play_takes_a_bot_pace(monkeypatch):
     seen = {}
-    monkeypatch.setattr("nothanks_tui.commands.play.run_local_game", lambda **options: seen.update(options) or 0)
+    monkeypatch.setattr("nothanks_tui.commands.launchers.run_local_game", lambda **options: seen.update(options) or 0)
     assert cli.main(["play", "--bot-pace", "0.3"]) == 0
     assert seen["bot_pace"] == 0.3
 

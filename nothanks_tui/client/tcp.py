@@ -193,31 +193,11 @@ class TcpLobby(LobbyConnection):
         try:
             async with asyncio.timeout(HANDSHAKE_TIMEOUT):
                 return await self._handshake(where)
-        except LobbyError:
+        except (LobbyError, OSError, msgpack.UnpackException, ValueError, TypeError) as error:
             self._drop_socket()
-            raise
-        except TimeoutError:
-            self._drop_socket()
-            raise LobbyError(
-                errors.TIMEOUT,
-                _("{where} did not answer as a nothanks host within {seconds:g} s: check the address and port").format(
-                    where=where, seconds=HANDSHAKE_TIMEOUT
-                ),
-            ) from None
-        except ConnectionRefusedError:
-            self._drop_socket()
-            raise LobbyError(
-                errors.UNREACHABLE, _("cannot reach {where}: nothing is listening on that port").format(where=where)
-            ) from None
-        except OSError as error:
-            self._drop_socket()
-            reason = os_reason(error)
-            raise LobbyError(
-                errors.UNREACHABLE, _("cannot reach {where}: {reason}").format(where=where, reason=reason)
-            ) from None
-        except (msgpack.UnpackException, ValueError, TypeError):
-            self._drop_socket()
-            raise LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)") from None
+            if isinstance(error, LobbyError):
+                raise
+            raise _unreached(error, where) from None
 
     async def _handshake(self, where: str) -> msgpack.Unpacker:
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
@@ -531,6 +511,21 @@ def _expected(frame: w.HostFrame | None, expect: type[Reply], otherwise: str) ->
     if isinstance(frame, w.Error):
         raise LobbyError(frame.code, frame.message)
     raise LobbyError(errors.BAD_FRAME, otherwise)
+
+
+def _unreached(error: Exception, where: str) -> LobbyError:
+    """Why a handshake with ``where`` failed, in one readable sentence."""
+    if isinstance(error, TimeoutError):
+        message = _("{where} did not answer as a nothanks host within {seconds:g} s: check the address and port")
+        return LobbyError(errors.TIMEOUT, message.format(where=where, seconds=HANDSHAKE_TIMEOUT))
+    if isinstance(error, ConnectionRefusedError):
+        message = _("cannot reach {where}: nothing is listening on that port")
+        return LobbyError(errors.UNREACHABLE, message.format(where=where))
+    if isinstance(error, OSError):
+        return LobbyError(
+            errors.UNREACHABLE, _("cannot reach {where}: {reason}").format(where=where, reason=os_reason(error))
+        )
+    return LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
 
 
 def _client() -> str:

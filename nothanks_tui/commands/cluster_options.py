@@ -1,8 +1,10 @@
-"""``--redis``, ``--host-id``, ``--advertise``, ``--role``, ``--cluster-secret-file``, ``--table-port``:
-``nothanks server`` as one member of a cluster (docs/scaling.md): a front, a table host, or both.
+"""``nothanks server``'s options for a host among others (docs/scaling.md): ``--proxy-from``, the load balancers
+whose PROXY v2 headers it believes (docs/load-balancer.md), and ``--redis`` and the rest, a member of a cluster (a
+front, a table host, or both), composed here by ``member``.
 
-Without ``--redis`` nothing of Redis is imported; a wrong combination is said before anything starts. Redis's
-password may come from ``NOTHANKS_REDIS_PASSWORD`` rather than the URL: a command line is anyone's to read (``ps``).
+A balancer listed by mistake could claim to be any client, so a wrong combination stops the server before anything
+starts. Without ``--redis`` nothing of Redis is imported. Redis's password may come from ``NOTHANKS_REDIS_PASSWORD``
+rather than the URL: a command line is anyone's to read (``ps``).
 """
 
 from __future__ import annotations
@@ -11,12 +13,22 @@ import argparse
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from nothanks_server.cluster.settings import ROLES, BadClusterSecret, ClusterSettings, read_secret
+from nothanks_server.host import Host
+from nothanks_server.limits import ClientLimits
+from nothanks_server.lobby import LobbySettings
+from nothanks_server.proxy_protocol import ProxySources
+from nothanks_server.ssh.front import loopback_for
 
 from ..i18n import _
 from .argtypes import port
+from .ssh_options import ssh_settings_from
+
+if TYPE_CHECKING:
+    from nothanks_server.cluster.front_host import FrontHost
 
 REDIS_PASSWORD = "NOTHANKS_REDIS_PASSWORD"  # Redis's password, when the --redis URL names none
 
@@ -125,3 +137,54 @@ def with_password(url: str, password: str | None) -> str:
 def without_passwords(text: str) -> str:
     """``text`` (an error naming a Redis URL) with any password in a URL shown as ``***``."""
     return re.sub(r"(password=)[^&\s]*", r"\1***", re.sub(r"(://[^/\s:@]*:)[^@\s]*@", r"\1***@", text))
+
+
+def sources(text: str) -> ProxySources:
+    """``ADDR[,ADDR...]``, each an address or a network."""
+    try:
+        return ProxySources.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(_("not addresses or networks: {error}").format(error=error)) from None
+
+
+def add_proxy_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(_('behind a TCP load balancer (README, "More than one machine")'))
+    group.add_argument(
+        "--proxy-from",
+        type=sources,
+        metavar="ADDR[,ADDR]",
+        help=_(
+            "connections from these load balancers (addresses or networks) open with a PROXY v2 header naming "
+            "the client, on the TCP and SSH ports: limits and logs then see the client's address (HAProxy's "
+            "send-proxy-v2)"
+        ),
+    )
+
+
+def proxy_complaint(args: argparse.Namespace) -> str | None:
+    """Why ``--proxy-from`` cannot be used as given, or None. This host's own SSH workers reach its TCP port
+    from ``loopback_for(--bind)`` without a header: that address must not be taken for a balancer's."""
+    proxy_from: ProxySources | None = args.proxy_from
+    if proxy_from is not None and args.ssh_port is not None and proxy_from.trusts(loopback_for(args.bind)):
+        return (
+            f"--proxy-from {proxy_from} includes {loopback_for(args.bind)}, where this host's own SSH workers come "
+            "from: give the load balancer an address of its own (HAProxy: `source 127.0.0.2` on the server line)"
+        )
+    return None
+
+
+def member(
+    args: argparse.Namespace, settings: LobbySettings, cluster: ClusterSettings, limits: ClientLimits, rate: float
+) -> tuple[FrontHost | None, Host | None]:
+    """(the front, the table host) of this member: either may be None, as its role says."""
+    front: FrontHost | None = None
+    table: Host | None = None
+    if cluster.fronts:
+        from nothanks_server.cluster.front_host import FrontHost  # (only a member of a cluster loads it)
+
+        ssh, proxy_from = ssh_settings_from(args), args.proxy_from
+        front = FrontHost(cluster, args.bind, args.port, ssh=ssh, rate=rate, limits=limits, proxy_from=proxy_from)
+    if cluster.hosts_tables:
+        port = args.port if cluster.role == "table" else cluster.table_port
+        table = Host(settings, args.bind, port, rate=rate, limits=limits, cluster=cluster)
+    return front, table

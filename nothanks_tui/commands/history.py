@@ -23,12 +23,6 @@ if TYPE_CHECKING:
 # load Textual screens it never shows (they cost the host about 18 MiB and 0.2 s at start).
 
 
-def data_dir(args: argparse.Namespace) -> Path:
-    """Where the games are: ``--data-dir``, else where ``nothanks play`` and the hosts keep them by default."""
-    given: Path | None = getattr(args, "data_dir", None)
-    return given if given is not None else paths.records_dir()
-
-
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     where = _("the data dir holding the games (default {path})").format(path=paths.records_dir())
     history = sub.add_parser("history", help=_("list finished games, newest first, and replay any of them"))
@@ -42,7 +36,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
 
 def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
     """Say so if ``--data-dir`` names no directory (a mistyped path is not "no finished game yet")."""
-    given: Path | None = getattr(args, "data_dir", None)
+    given: Path | None = args.data_dir
     if given is None or given.is_dir():
         return False
     print(f"nothanks {command}: " + _("--data-dir {path}: no such directory").format(path=given))
@@ -56,7 +50,7 @@ def run_history(args: argparse.Namespace) -> int:
 
     if missing_data_dir(args, "history"):
         return 2
-    source = StoreHistory(data_dir(args))
+    source = StoreHistory(args.data_dir or paths.records_dir())
     screen = StatsScreen if args.stats else HistoryScreen
     return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True))
 
@@ -67,7 +61,7 @@ def load(args: argparse.Namespace) -> Replay:
 
     if args.file is not None:
         return load_replay(read_record_file(args.file))
-    return load_replay(asyncio.run(StoreHistory(data_dir(args)).latest_game()))
+    return load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
 
 
 def run_replay(args: argparse.Namespace) -> int:

@@ -1,8 +1,5 @@
 """``nothanks server``, ``nothanks host`` and ``nothanks join``: wiring between argparse and the host and client.
-
-The command line is the one place that composes a client and a host: ``nothanks host`` starts a ``Host`` and
-runs the client app at a table of it in this process.
-"""
+The command line is the one place that composes both: ``nothanks host`` plays at a table of its own ``Host``."""
 
 from __future__ import annotations
 
@@ -12,10 +9,9 @@ import logging
 import math
 import os
 import socket
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -38,9 +34,9 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
-from . import cluster_options, proxy_options, run_app
+from . import cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, add_variant_options, number, port, processes, whole_number, within
+from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -117,10 +113,10 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
     add_ssh_options(parser)
 
 
-def _failed(command: str, message: str, code: int = 1) -> int:
-    """Say why ``nothanks COMMAND`` stops, on stderr; returns ``code``, its exit status (2: the options are wrong)."""
-    print(f"nothanks {command}: {message}", file=sys.stderr)
-    return code
+def _host(args: argparse.Namespace, name: str, **more: Any) -> Host:
+    """The host the options describe, advertised on the LAN as ``name``."""
+    ssh, limits = ssh_settings_from(args), _limits(args)
+    return Host(_settings(args), args.bind, args.port, ssh=ssh, limits=limits, plugins=_plugins(args, name), **more)
 
 
 def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
@@ -132,7 +128,7 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
     return [Advertiser(name)]
 
 
-def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type: Callable[[str], int]) -> None:
+def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
     _host_options(server)
     server.add_argument("-v", "--verbose", action="store_true", help=_("log every connection"))
@@ -142,12 +138,12 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser], players_type:
         metavar="N",
         help=_("messages per second one connection may send before it is closed as a flood (50; benchmarks raise it)"),
     )
-    proxy_options.add_proxy_options(server)
+    cluster_options.add_proxy_options(server)
     cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
     _host_options(host, keeps=_(", and its log (host.log)"))
-    host.add_argument("--players", type=players_type, default=3, help=_("seats at your table (2..7, default 3)"))
+    host.add_argument("--players", type=players, default=3, help=_("seats at your table (2..7, default 3)"))
     host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
     host.add_argument("--name", default="host", help=_("your display name"))
     host.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
@@ -182,11 +178,8 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
 
 
 def _limits(args: argparse.Namespace) -> ClientLimits:
-    return ClientLimits(
-        per_address_connections=args.per_address_connections,
-        per_address_spectating=args.per_address_spectating,
-        lobby_idle=args.lobby_idle,
-    )
+    """The limits ``_limit_options`` set (named as ``ClientLimits``'s fields), the others at their defaults."""
+    return msgspec.convert(args, ClientLimits, from_attributes=True)
 
 
 def _limit_options(parser: argparse.ArgumentParser) -> None:
@@ -210,7 +203,7 @@ def run_join(args: argparse.Namespace) -> int:
         try:
             clean_name(args.name)
         except BadName:
-            return _failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
+            return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -291,43 +284,35 @@ def log_file_handler(path: Path) -> logging.FileHandler:
 def run_host(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if not 0 <= args.bots < args.players:
-        return _failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
+        return failed("host", _("--bots must be 0..{most} (one seat is yours)").format(most=args.players - 1), 2)
     data_dir = settings.data_dir or paths.records_dir()
     if (problem := data_dir_problem(data_dir)) is not None:
-        return _failed("host", problem)
+        return failed("host", problem)
     log_file = data_dir / "host.log"  # (the terminal is the app's)
     try:
         handler = log_file_handler(log_file)
     except OSError as error:
         message = _("cannot write the log {path} (a symbolic link is never followed): {error}")
-        return _failed("host", message.format(path=log_file, error=error.strerror))
+        return failed("host", message.format(path=log_file, error=error.strerror))
     logging.basicConfig(handlers=[handler], level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     table = msgspec.convert(args, NewTable, from_attributes=True)  # --players, --bots, --bot, --open-chips...
     try:
-        host = Host(
-            settings,
-            args.bind,
-            args.port,
-            ssh=ssh_settings_from(args),
-            limits=_limits(args),
-            plugins=_plugins(args, args.name),
-        )
+        host = _host(args, args.name)
     except StoreError as error:
-        return _failed("host", str(error))
+        return failed("host", str(error))
 
     def ready(host: Host) -> None:
         # Called once both listen, before the app takes the terminal: the ports bound, never a requested 0.
         fingerprint = host.ssh_front.host_key_fingerprint() if host.ssh_front is not None else None
-        for line in hosting_lines(args.bind, host.port, host.ssh_port, fingerprint):
-            print(line, flush=True)
+        print(*hosting_lines(args.bind, host.port, host.ssh_port, fingerprint), sep="\n", flush=True)
         print(_("The host's log: {path}").format(path=log_file), flush=True)
 
     try:
         code = asyncio.run(host_and_play(host, args.name, table, ready))
     except SSHFrontError as error:
-        return _failed("host", str(error))
+        return failed("host", str(error))
     except OSError as error:
-        return _failed("host", cannot_listen(error, args.bind, args.port))
+        return failed("host", cannot_listen(error, args.bind, args.port))
     if code != 1:  # (1: it said why it did not start)
         print(_("nothanks host stopped."))
     return code
@@ -339,33 +324,23 @@ def run_server(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s: %(message)s"
     )
     settings = _settings(args)
-    complaint = proxy_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
+    complaint = cluster_options.proxy_complaint(args) or cluster_options.cluster_complaint(args)
     if complaint is not None:
-        return _failed("server", complaint, 2)
+        return failed("server", complaint, 2)
     if settings.data_dir is not None and (problem := data_dir_problem(settings.data_dir)) is not None:
-        return _failed("server", problem)
+        return failed("server", problem)
     cluster = cluster_options.cluster_settings_from(args)
     rate = args.rate_limit if args.rate_limit is not None else RATE_PER_SECOND
     players: PlayerPorts | None
     tables: Host | None
     try:
         if cluster is not None:
-            from .cluster_server import member
-
-            players, tables = member(args, settings, cluster, _limits(args), rate)
+            players, tables = cluster_options.member(args, settings, cluster, _limits(args), rate)
         else:
-            players = tables = Host(
-                settings,
-                args.bind,
-                args.port,
-                ssh=ssh_settings_from(args),
-                rate=rate,
-                limits=_limits(args),
-                proxy_from=args.proxy_from,
-                plugins=_plugins(args, socket.gethostname().split(".")[0] or "nothanks server"),
-            )
+            name = socket.gethostname().split(".")[0] or "nothanks server"
+            players = tables = _host(args, name, rate=rate, proxy_from=args.proxy_from)
     except StoreError as error:
-        return _failed("server", str(error))
+        return failed("server", str(error))
     # Started in this order, closed in the other: a member's front stops before its table host.
     parts: list[Servable] = [part for part in dict.fromkeys([tables, players]) if part is not None]
 
@@ -376,13 +351,10 @@ def run_server(args: argparse.Namespace) -> int:
             print(f"table port {args.bind}:{tables.port}", flush=True)
             print(f"  in the cluster as {tables.cluster.host_id} ({tables.cluster.role})", flush=True)
         if players is not None:
-            print("Players join with:", flush=True)
-            for line in join_lines(args.bind, players.port):
-                print(line, flush=True)
+            print("Players join with:", *join_lines(args.bind, players.port), sep="\n", flush=True)
         if players is not None and players.ssh_front is not None:  # scripts/bench_ssh.py reads `ssh -p PORT`
-            print("Over SSH, with nothing to install:", flush=True)
-            for line in ssh_lines(args.bind, players.ssh_front.port):
-                print(line, flush=True)
+            ssh = ssh_lines(args.bind, players.ssh_front.port)
+            print("Over SSH, with nothing to install:", *ssh, sep="\n", flush=True)
             print(f"SSH host key fingerprint: {players.ssh_front.host_key_fingerprint()}", flush=True)
             print("  (what players' ssh shows on their first visit: tell them, so they can check it)", flush=True)
         print("Ctrl-C (or SIGTERM, SIGHUP) stops it; clients are told to come back; every game is kept.", flush=True)
@@ -394,8 +366,8 @@ def run_server(args: argparse.Namespace) -> int:
     try:
         asyncio.run(run())
     except (DirectoryUnavailable, SSHFrontError) as error:
-        return _failed("server", cluster_options.without_passwords(str(error)))  # no password
+        return failed("server", cluster_options.without_passwords(str(error)))  # no password
     except OSError as error:
-        return _failed("server", cannot_listen(error, args.bind, args.port))
+        return failed("server", cannot_listen(error, args.bind, args.port))
     print("nothanks server stopped.", flush=True)
     return 0

@@ -1,9 +1,7 @@
 """What a table agrees on before the deal: player count, chips, open or hidden chips, variant.
 
-Kept apart from the game state so the host, the CLI and records can build and validate a config on their own. The
-game owns its numbers: the deck, the chips and every variant (``VARIANTS``, the one registry the engine, the bots,
-``advise``, the command line, the wire and the screens read) are here and nowhere else. Adding a variant is adding
-one ``register(Variant(...))`` below and its two words in the catalogs (docs/architecture.md, "Adding a variant").
+The deck, the chips and every variant (``VARIANTS``, the one registry every layer reads) are here and nowhere else.
+Adding a variant: one ``register(Variant(...))`` below and its two words in the catalogs (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -24,11 +22,7 @@ MAX_PLAYERS = 7
 
 def standard_chips(players: int) -> int:
     """Chips each player starts with under the published rules: 11 for 2-5 players, 9 for 6, 7 for 7."""
-    if players <= 5:
-        return 11
-    if players == 6:
-        return 9
-    return 7
+    return 11 if players <= 5 else 9 if players == 6 else 7
 
 
 def N_(text: str) -> str:

@@ -20,10 +20,14 @@ ERROR_CODES = frozenset(
 )
 
 
-class IllegalMove(Exception):
-    """A move, config or record that the rules do not allow. ``code`` is one of ``ERROR_CODES``."""
+class CodedError(Exception):
+    """A refusal: a stable ``code`` that programs match on, and a readable ``message`` (every layer's refusals)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class IllegalMove(CodedError):
+    """A move, config or record that the rules do not allow. ``code`` is one of ``ERROR_CODES``."""

@@ -35,15 +35,10 @@ def take_cost(cards: Iterable[int] | set[int] | frozenset[int], card: int) -> in
     """How much card points change if this hand takes ``card`` (chips not counted): +card alone, 0 extending a run
     upwards, -1 downwards, -(card+1) bridging two runs (holding 24 and 26, taking 25 lowers the score by 26)."""
     held = cards if isinstance(cards, (set, frozenset)) else set(cards)
-    below = card - 1 in held
-    above = card + 1 in held
-    if below and above:
-        return -(card + 1)
+    below, above = card - 1 in held, card + 1 in held
     if below:
-        return 0
-    if above:
-        return -1
-    return card
+        return -(card + 1) if above else 0
+    return -1 if above else card
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,6 @@
-"""The authoritative game: the deal, whose turn, chips and cards, and the two moves (take, pass).
-
-Pure and deterministic: a game is built from a config and a seed (or an explicit deal, for replays), every
-move returns a new frozen state, and an illegal move raises ``IllegalMove``. No I/O, no global randomness.
-"""
+"""The authoritative game: the deal, whose turn, chips and cards, and the two moves (take, pass). Pure and
+deterministic: built from a config and a seed (or a deal, for replays); each move returns a new frozen state, and
+an illegal one raises ``IllegalMove``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """What one seat (or a spectator) may know about a game, and nothing more: never the deck order, the removed cards
-or the seed; others' chips only with open chips. Bots and clients see the game only through views.
-
-A view also says what its recipient may play now and the refusal code of the rest (``legal``, ``refused``), from
-the rule function ``apply`` uses: so no client, bot or widget derives a move rule again.
-"""
+or the seed; others' chips only with open chips. A view also says what its recipient may play now and why not the
+rest (``legal``, ``refused``, from ``apply``'s own rule), so no client, bot or widget derives a move rule again."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .config import CARDS_PLAYED, CARDS_REMOVED, GameConfig
+from .config import CARDS_REMOVED, GameConfig
 from .errors import NOT_SEATED
 from .scoring import take_cost
 from .state import Action, GameState, Move, refusal
@@ -61,10 +58,7 @@ class PlayerView:
 
     def refusal(self, action: Action) -> str | None:
         """The code the table would refuse ``action`` with now, or None when it is legal."""
-        for candidate, code in self.refused:
-            if candidate is action:
-                return code
-        return None
+        return dict(self.refused).get(action)
 
     def take_cost(self, seat: int | None = None) -> int | None:
         """Change in card points if ``seat`` (default: this seat) took the face-up card, chips not counted."""
@@ -119,18 +113,12 @@ def choices(seat: int | None, *, players: int, to_move: int, mover_chips: int, f
 
 def _view(state: GameState, seat: int | None) -> PlayerView:
     config: GameConfig = state.config
-    finished = state.taken >= CARDS_PLAYED
-    if config.open_chips or finished:
-        # At the end every chip is counted in the open, as at a real table.
-        chips: tuple[int | None, ...] = state.chips
-    else:
+    finished = state.finished
+    chips: tuple[int | None, ...] = state.chips  # (at the end every chip is counted in the open, as at a real table)
+    if not config.open_chips and not finished:
         chips = tuple(c if i == seat else None for i, c in enumerate(state.chips))
     legal, refused = choices(
-        seat,
-        players=config.players,
-        to_move=state.to_move,
-        mover_chips=state.chips[state.to_move],
-        finished=finished,
+        seat, players=config.players, to_move=state.to_move, mover_chips=state.chips[state.to_move], finished=finished
     )
     return PlayerView(
         players=config.players,
@@ -138,14 +126,14 @@ def _view(state: GameState, seat: int | None) -> PlayerView:
         open_chips=config.open_chips,
         chips_per_player=config.chips,
         variant=config.variant,
-        card=None if finished else state.deck[state.taken],
+        card=state.card,
         pot=state.pot,
-        deck_left=max(0, CARDS_PLAYED - state.taken - 1),
+        deck_left=state.deck_left,
         hands=state.hands,
         chips=chips,
         to_move=state.to_move,
         finished=finished,
-        state_id=len(state.moves),
+        state_id=state.state_id,
         moves=state.moves,
         legal=legal,
         refused=refused,

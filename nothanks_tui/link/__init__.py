@@ -1,8 +1,6 @@
-"""The link layer: everything a client and a host share, and nothing either does on its own: events (events.py),
-the connection interfaces (connections.py), the wire protocol (wire.py, messages.py), error codes (errors.py), and
-names and chat lines cleaned the same way at every door. It imports only the engine; the client and the host
-import it, never each other.
-"""
+"""The link layer: all a client and a host share (events, the connection interfaces, the wire protocol, error
+codes, names and chat lines cleaned the same way at every door). It imports only the engine; the client and the
+host import it, never each other."""
 
 from .connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 from .events import (
@@ -21,24 +19,3 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
-
-__all__ = [
-    "ChatHistory",
-    "ChatLine",
-    "Closed",
-    "CoachAdvice",
-    "ConnectionInfo",
-    "LobbyConnection",
-    "LobbyError",
-    "MatchTotals",
-    "NewTable",
-    "Rejected",
-    "SeatEvent",
-    "SeatInfo",
-    "TableConnection",
-    "TableEvent",
-    "TableMoving",
-    "TableSummary",
-    "TableUpdate",
-    "TableWaiting",
-]

@@ -1,9 +1,7 @@
 """What a chat line at a table is, on both sides: its limits, and the one way its text is made safe.
 
-Chat lines are typed by strangers and shown on everyone's terminal at the table, so they are cleaned exactly as
-names are (``names.printable_text``: no escape sequences, control or format characters; whitespace runs made one
-space) by the host before anyone sees them, and drawn as plain text (never markup) by the client. The client
-checks the same limits before sending, so a player is told at once instead of being refused.
+Typed by strangers and shown on everyone's terminal, a line is cleaned as names are (``names.printable_text``) by
+the host and drawn as plain text by the client, which checks the same limits first so a player is told at once.
 """
 
 from __future__ import annotations

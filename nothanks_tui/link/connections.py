@@ -1,8 +1,6 @@
 """The interfaces between a client and a host: a seat at a table, and a host's lobby, whatever carries them.
-
 The app sends intents through a ``TableConnection`` and renders the events that come back; the host implements
-both in-process (``nothanks play``, ``nothanks host``'s own player), the client over TCP (``join``, SSH workers).
-"""
+both in-process (``nothanks play``, ``nothanks host``'s own player), the client over TCP (``join``, SSH workers)."""
 
 from __future__ import annotations
 
@@ -11,18 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import Action
+from ..engine.errors import CodedError
 from . import errors
 from .events import CoachAdvice, NewTable, TableEvent, TableSummary
 from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
 
-class LobbyError(Exception):
+class LobbyError(CodedError):
     """The host refused a lobby request (``code`` is the host's stable error code)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 @dataclass

@@ -1,10 +1,6 @@
-"""What a host says about itself on the local network (DNS-SD over multicast DNS), shared by both ends.
-
-A host advertises a ``_nothanks._tcp`` service whose TXT record holds its name, the protocol version it speaks and
-its free seats (server/nothanks_server/advertise.py); clients browse for it (client/discovery.py). The TXT values
-come from anyone on the network, so reading them is the hostile side: every value is bounded, cleaned as names
-are (``names.printable_text``), and a value that cannot be read is left out rather than trusted.
-"""
+"""What a host says about itself on the LAN (DNS-SD over mDNS): its name, protocol version and free seats in a TXT
+record (server/nothanks_server/advertise.py; client/discovery.py browses). Anyone on the network may write one, so
+every value read is bounded and cleaned as names are, and one that cannot be read is left out rather than trusted."""
 
 from __future__ import annotations
 

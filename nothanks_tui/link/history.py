@@ -1,8 +1,5 @@
-"""Finished games, as a client asks for them: a page of the history, one game's record, players' statistics.
-
-The client reads them through ``HistorySource``: in-process from the store, or over TCP (``history``, ``replay``,
-``stats``). Only finished games are ever listed or opened: a record holds the deal, hidden while the game is played.
-"""
+"""Finished games, as a client asks for them (``HistorySource``, in-process or over TCP): a page of the history,
+one game's record, players' statistics. Only finished games: a record holds the deal, hidden while it is played."""
 
 from __future__ import annotations
 

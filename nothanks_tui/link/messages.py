@@ -1,10 +1,6 @@
-"""The messages a client may send, as types: each one a msgspec Struct, decoded and checked once at the edge.
-
-A host and a cluster's front read a client's frame with ``decode_client`` (a wrong field is ``bad_field``, an
-unknown type ``unknown_type``), then run its one handler, ``on_<type>``. A client sends the same Structs with
-``encode_message`` (fields left at their default are not sent); a field whose absence means something no value says
-is ``UNSET`` (nil is then refused). Adding a message: docs/architecture.md, "Adding a message".
-"""
+"""The messages a client may send, as msgspec Structs: decoded and checked once at the edge (``decode_client``:
+``bad_field``, ``unknown_type``), then each run by its one handler, ``on_<type>``; ``UNSET`` marks a field whose
+absence means something no value says. Adding a message: docs/architecture.md, "Adding a message"."""
 
 from __future__ import annotations
 
@@ -129,10 +125,7 @@ class Stats(ClientMessage, tag="stats"):
     pass
 
 
-CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {
-    cls.__struct_config__.tag: cls  # type: ignore[misc]
-    for cls in ClientMessage.__subclasses__()
-}
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {kind_of(cls): cls for cls in ClientMessage.__subclasses__()}
 SIT = (CreateTable, Join, Spectate, Resume, ResumeKey)  # the requests that seat (or place) a client at a table
 LOBBY_READS = (History, Replay, Stats)  # the host's store, read: counted like list_tables
 
@@ -180,6 +173,4 @@ def with_id(message: ClientMessage, request_id: int | None) -> ClientMessage:
 
 def features_of(value: object) -> frozenset[str]:
     """The feature names a ``hello`` lists (its ``features``): strings only, anything else left out."""
-    if not isinstance(value, list):
-        return frozenset()
-    return frozenset(item for item in value if isinstance(item, str))
+    return frozenset(item for item in value if isinstance(item, str)) if isinstance(value, list) else frozenset()

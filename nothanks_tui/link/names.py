@@ -1,8 +1,7 @@
 """Player names are untrusted text typed by strangers: clean them once, at the door, the same way everywhere.
 
-A name is 1..20 printable characters. Terminal escape sequences and control characters are stripped (never
-interpreted), whitespace runs become one space. Rich markup such as ``[red]`` stays literal text: every place
-that shows a name must render it as plain text (``rich.text.Text`` / ``markup=False``), never as markup.
+A name is 1..20 printable characters: escape sequences and control characters stripped (never interpreted),
+whitespace runs made one space. Markup such as ``[red]`` stays literal: names are always drawn as plain text.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The wire protocol between a host and its clients: msgpack maps, one per frame, checked before use.
 
-Both ends import this module: the limits for decoding untrusted bytes, the host's frames (encoded here from table
-events; typed as msgspec Structs for the client, which decodes each once); what a client sends is typed in
-messages.py. docs/protocol.md describes the same thing for people writing other clients.
+Both ends import it: the limits for decoding untrusted bytes, and the host's frames (encoded here from table
+events; msgspec Structs the client decodes once). A client's messages: messages.py. For people: docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import msgpack
 import msgspec
 
 from ..engine import Action, Move, PlayerView
+from ..engine.errors import CodedError
 from ..i18n import N_
 from .events import (
     SEAT_EVENT_KINDS,
@@ -47,13 +47,11 @@ HOST_MAX_MAP = 64
 CLIENT_READ_SIZE = 16 * 1024
 
 
-class ProtocolError(Exception):
+class ProtocolError(CodedError):
     """A message the receiver refuses; ``code`` is sent back in an ``error`` frame, ``fatal`` closes the link."""
 
     def __init__(self, code: str, message: str, fatal: bool = False) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.fatal = fatal
 
 
