@@ -1,13 +1,9 @@
 """A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
-Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
-and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
-its work on the event loop: bytes from the channel are decoded and parsed here (``feed``, paced by the session's
-``InputGate``), window changes arrive as ``resize`` calls, and output is gathered per loop turn and written to the
-channel in one piece, its colours brought down to the session's terminal (terminal.py).
-
-Things that would act on the server machine are refused: opening a URL, suspending the process, saving
-"delivered" files to the server's disk.
+Textual's Linux driver owns the process (reader and writer threads, termios, SIGWINCH and SIGTSTP handlers): not
+possible in a server. Here everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the
+``InputGate``), window changes come as ``resize``, output is gathered per loop turn and written in one piece with its
+colours brought down to the terminal's (terminal.py). Opening URLs, suspending and delivering files are refused.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The SSH host key's fingerprint, as ``ssh-keygen -lf`` and a connecting ``ssh`` show it, for the start-up banner.
-
-Players check it against what their ``ssh`` shows on the first connection ("ED25519 key fingerprint is
-SHA256:..."), so nobody in between can pretend to be the host. The host process reads it from the public key file
-(``.pub``, written next to the key), or for a key given without its ``.pub`` from the public half an OpenSSH
-private key file keeps in the clear: the host process never imports the SSH library the workers use (the import
-contract in pyproject.toml).
+"""The SSH host key's fingerprint as ``ssh-keygen -lf`` and a first ``ssh`` show it, for the start-up banner (players
+check it). Read from the ``.pub``, or from the public half an OpenSSH private key keeps in the clear: the host
+process never imports the workers' SSH library (pyproject.toml's import contract).
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """A worker's heap, frozen every second so that no automatic collection walks the players' apps.
 
-Each ``tick`` (every ``FREEZE_INTERVAL`` seconds, worker.py) does two things, in one loop callback:
-
-1. ``gc.collect()``: a collection of what is not frozen yet, that is what the last second made and kept (never the
-   rest of the heap: frozen objects are not walked). Without it, cycles that were garbage already but had not met a
-   collection yet were frozen with the rest. Textual makes one at every layout (the compositor's recursive
-   ``add_widget`` closure, holding the set of the screen's widgets), so a screen's widgets stayed referred to from
-   a frozen cycle.
-2. ``gc.freeze()``: everything alive moves to the permanent generation, where automatic collections never look.
-
-What dies in a cycle after it was frozen (a screen a player has left, the app of a player who has gone) stays until
-the worker exits: the front recycles workers (front.py, ``SSHSettings.worker_sessions`` / ``worker_mib``) and the
-system gets the memory back then. Nothing walks the heap to find it (docs/benchmarks.md, "Closed screens given back
-in a frozen heap": a walk from each closed screen saved about 4 % of a player's PSS for pauses of 51-137 ms).
-
-``stats`` keeps the ticks and the longest collection (the pause it adds), logged when the worker stops.
+Each tick (``FREEZE_INTERVAL``, worker.py): ``gc.collect()`` of what is not frozen yet (the last second's survivors:
+without it, cycles already garbage, as Textual makes at every layout, were frozen with a screen's widgets), then
+``gc.freeze()``. What dies in a frozen cycle stays until the worker exits (the front recycles workers); walking the
+heap for it saved about 4 % of a player's PSS for pauses of 51-137 ms (docs/benchmarks.md, "Closed screens given
+back in a frozen heap"). The longest tick is logged when the worker stops.
 """
 
 from __future__ import annotations

@@ -1,48 +1,27 @@
-"""The SSH front in the host process: it owns the listening socket and hands each connection to a worker process.
+"""The SSH front in the host process: it owns the listening socket and hands each connection to a worker process
+(worker.py), where every SSH player's app runs. It imports neither Textual nor asyncssh: the host stays small.
 
-Every SSH player's app runs in a worker process (worker.py), never in the host. The front:
+- Hand-over: each accepted socket goes (``send_fds``) to a worker taking players, ``settings.workers`` in turn; the
+  players let in are counted across workers against ``max_sessions`` (shared memory, one entry per worker).
+- Recycling, so memory goes back by processes ending: a worker past ``worker_sessions`` logins or ``worker_mib``,
+  or whose last player left, retires once its replacement is ready (a newcomer never waits for a start) and exits
+  when empty. At most ``max_workers`` alive and ``memory_mib`` in all (churn once started a worker every
+  ``worker_sessions`` connections, to 64 and 2.1 GB): past it no worker starts and a newcomer hears ``MEMORY_FULL``;
+  an idle worker whose memory grew by a tenth is recycled. A worker that dies is replaced (its players' seats wait:
+  each is a TCP client of the host, a key's seat found again from any worker: game.py).
+- A trusted load balancer's PROXY v2 header (``proxy_from``) is read first, so limits and logs see the client.
+- Per network (``SSHSettings.network``), before any SSH: ``per_address`` connections, ``logins_per_address`` logging
+  in, ``connect_rate`` new a second, a penalty of ``NOAUTH_PENALTY`` per connection closed before authenticating
+  (OpenSSH's PerSourcePenalties; turned away past ``PENALTY_LIMIT``), none for ``AUTH_WINDOW`` after
+  ``auth_failures`` failed passwords (reported by every worker). A refusal is the version line and a disconnect
+  packet saying why (``disconnect_packet``: plain bytes before key exchange), logged once per ``LOG_INTERVAL``.
+- Fair shares (issue 31): at ``max_connections`` the worker holding most of the biggest network closes what it uses
+  least (``v``: ``SessionServer.evict``), unless the newcomer's network is the biggest; at ``login_limit`` the
+  worker with most logins closes its least far along; at the sessions cap a worker asks here (``w``) for the
+  biggest holder's connection least in use, in any worker (never a player's session for a stranger).
 
-- accepts TCP connections on the SSH port and sends each socket to the worker taking players now (``send_fds``
-  over a Unix socket pair); ``settings.workers`` workers take players at once, in turn;
-- counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
-  incremented by the workers as a login begins);
-- recycles workers, so memory goes back to the system by processes ending: a worker that has taken ``worker_sessions``
-  logins (connections closed before logging in do not count), or whose resident memory passed ``worker_mib``, or whose
-  last player has left, gets no more players once its replacement is ready (it keeps taking them until then: a
-  newcomer never waits for a worker to start); it exits when its last player leaves;
-- keeps at most ``max_workers`` workers alive, draining ones included, and their resident memory in all under
-  ``memory_mib`` (connection churn from many addresses used to start a worker every ``worker_sessions`` connections
-  until a RuntimeError at 64, 2.1 GB): a worker retires past its share (``worker_limit_mib``), a retiring worker goes
-  on taking players until its replacement can start, no worker starts past the ceiling, and there a newcomer is
-  turned away with one sentence (``MEMORY_FULL``); a worker idle for ``IDLE_LOOKS`` seconds whose memory grew by a
-  tenth since it was ready (what churn left in its frozen heap) is recycled, so memory goes back after an attack;
-- replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
-  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
-  store, found again from any worker, and after a restart of the host: game.py).
-
-- reads the PROXY v2 header that opens each connection from a trusted load balancer (``proxy_from``,
-  ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
-  client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
-- limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
-  connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
-  of ``connect_burst``), none while it owes more than ``PENALTY_LIMIT`` seconds of penalty (``NOAUTH_PENALTY``
-  for each connection closed before authenticating), and no connection at all for ``AUTH_WINDOW`` seconds once
-  ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker reports
-  its failures, its logins and its closed connections over its control socket). A connection past a limit gets the
-  server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
-  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
-  logged once per ``LOG_INTERVAL``, not once per connection.
-- shares its totals fairly (issue 31): at ``max_connections`` connections in all a newcomer is not refused: the
-  worker holding the most of the network holding the most is told to close what that network uses least (``v``:
-  ``SessionServer.evict``), unless the newcomer's own network holds the most; at ``login_limit`` logins in progress
-  in all, the worker with the most closes its login least in use (the least far along of the biggest holder's).
-  At the sessions cap a worker with nothing to close for a newcomer asks the front (``w``), which has the biggest
-  holder's connection least in use closed in whichever worker holds it, a player's session never for a stranger.
-
-Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
-a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
-the session code (nor asyncssh: the workers read, or the first makes, the host key), so the host process stays
-small.
+Workers fork from a forkserver that imported what they need once (``set_forkserver_preload``): ready in
+milliseconds, and sharing those pages.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The SSH host key: generated once (ed25519) into the data dir, then reused on every start.
-
-Clients remember a host's key; a key that changed between restarts makes OpenSSH refuse to connect with a loud
-"REMOTE HOST IDENTIFICATION HAS CHANGED" warning. So the key is written once, readable only by its owner, and read
-back on every later start. Losing or replacing the file is the only way players see that warning.
-
-Nothing is written through a symbolic link: one planted at the key's or the ``.pub``'s name before the first start
-(pointing at a file the host may write) is refused with an error naming it, and both files are opened with
-``O_NOFOLLOW`` besides, for a link planted in between.
+"""The SSH host key: generated once (ed25519, owner-only) into the data dir, then reused on every start, since a
+changed key makes OpenSSH refuse with "REMOTE HOST IDENTIFICATION HAS CHANGED". Nothing is written through a
+symbolic link: one planted at the key's or ``.pub``'s name is refused, and both are opened with ``O_NOFOLLOW``.
 """
 
 from __future__ import annotations

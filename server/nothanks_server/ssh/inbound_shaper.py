@@ -1,23 +1,11 @@
 """How fast one SSH connection's bytes reach asyncssh: a budget per connection, below the SSH protocol itself.
 
-The input gate (input_gate.py) budgets the keys of a session, but everything else a client sends is decrypted and
-parsed on the worker's one event loop before any budget sees it: SSH_MSG_IGNORE and SSH_MSG_DEBUG packets, channel
-requests, authentication attempts before login. Measured on loopback (docs/benchmarks.md, eighth pass), one client
-sending empty SSH_MSG_IGNORE packets as fast as its socket takes them (about 43,000 a second) held the host's CPU at
-98 % and put another player's keys at 171 ms p50 and 2.1 s p99, before it had even logged in. So every connection's
-incoming bytes pass through an ``InboundShaper`` before asyncssh sees them:
-
-- a token bucket: ``INBOUND_RATE`` bytes a second sustained, ``INBOUND_BURST`` at once. A login (key exchange,
-  a few public keys tried, the pty and shell requests: under 20 kB), typing, pastes up to the input gate's own
-  burst and mouse motion stay far inside it;
-- bytes over the budget are held here, not dropped (SSH cannot lose a byte), and the socket stops being read
-  while any are held (TCP flow control: the client's own buffers fill, not the host's memory). They are handed on
-  as the bucket refills, at most ``INBOUND_SLICE`` bytes per turn of the loop, so a read of 256 KiB of tiny packets
-  never becomes one long step that everyone waits for.
-
-So a flooding client costs the host about ``INBOUND_RATE`` bytes of SSH processing a second and holds at most one
-socket read in memory; the other sessions do not notice it. The hook that puts a connection under its shaper is in
-patches.py (the one module where private asyncssh names are touched).
+The input gate budgets keys, but everything else a client sends (SSH_MSG_IGNORE, requests, auth attempts before
+login) is decrypted on the worker's loop first: one client sending 43,000 empty IGNORE packets a second held 98 % of
+the CPU and put another player's keys at 171 ms p50, 2.1 s p99 (docs/benchmarks.md, eighth pass). So a connection's
+bytes pass an ``InboundShaper``: a token bucket (``INBOUND_RATE``, ``INBOUND_BURST``: a login is under 20 kB);
+bytes over it are held, never dropped (SSH cannot lose one), the socket unread meanwhile (TCP flow control), and
+handed on as the bucket refills, at most ``INBOUND_SLICE`` a loop turn. The hook is in patches.py.
 """
 
 from __future__ import annotations

@@ -1,26 +1,14 @@
 """How fast one SSH session's keys reach its app: a budget per session, so one client cannot starve the others.
 
-Every session's app of a worker runs on the worker's one event loop, and Textual handles the events queued for
-an app without yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked
-(2 MB is two million key events, minutes of work) would stall every other session for as long as its app chews
-on them. So input passes through an ``InputGate``:
-
-- a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
-  (50 keys/s is 650 B/s even as 13-byte kitty key sequences like shift+a's) and mouse clicks stay inside it;
-- a bounded queue: at most ``MAX_QUEUED_INPUT`` bytes accepted but not yet handled by the app, handed to the app
-  ``INPUT_SLICE`` bytes at a time, the next slice only once the app has handled the previous one (a marker posted
-  behind it comes back). The loop is never held by more than one slice of one session's keys.
-
-Input over the budget is dropped, and the channel is paused for ``HOLD_OFF`` seconds (SSH flow control: the
-client may then send no more than the channel's window, ``INPUT_WINDOW``, until reading resumes). Pausing alone
-would keep every byte, but the backlog would reach the app at the budget's pace: after a 2 MB flood the session
-would be replaying stale keys for half an hour, and a huge paste would freeze it as long. Dropping alone would
-leave the host decrypting whatever the client sends (a loopback flood of ~50 MB/s took 60 % of a core). Together:
-the host takes at most about ``INPUT_WINDOW / HOLD_OFF`` bytes a second from a flooding client and throws away what
-is over the budget, its memory for the session stays bounded by the window and ``MAX_QUEUED_INPUT``, and the
-session is usable again as soon as the client's own backlog is through. A drop discards whole packets plus
-whatever was still queued, and the session's key parser starts afresh (no half escape sequence, no unfinished
-bracketed paste is carried over); the player sees a notice, at most once every ``NOTICE_INTERVAL`` seconds.
+Every app of a worker shares one event loop, and Textual handles an app's queued events without yielding: 2 MB of
+pasted keys would stall every other session for minutes. So input passes an ``InputGate``: a token bucket
+(``INPUT_RATE`` sustained, ``INPUT_BURST`` at once: typing, key repeat and clicks stay inside) and a bounded queue
+(``MAX_QUEUED_INPUT``), handed to the app ``INPUT_SLICE`` bytes at a time once it handled the last slice.
+Input over the budget is dropped (queue included; the key parser starts afresh; a notice at most every
+``NOTICE_INTERVAL``) and the channel paused ``HOLD_OFF`` seconds (SSH flow control: at most ``INPUT_WINDOW`` more).
+Pausing alone would replay stale keys for half an hour after a flood; dropping alone would leave the host
+decrypting a ~50 MB/s flood (60 % of a core). Together a flood costs about ``INPUT_WINDOW / HOLD_OFF`` bytes a
+second, bounded memory, and the session is usable again once the client's backlog is through.
 """
 
 from __future__ import annotations

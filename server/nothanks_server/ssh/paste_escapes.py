@@ -1,10 +1,6 @@
-"""Escape characters inside a bracketed paste are dropped before the key parser sees them.
-
-Textual's parser reads an ESC inside a paste as the start of a key sequence: one it does not know is given back as
-keys, the Escape key first. A chat line pasted with an escape code in it (text copied with its colours) then
-closed the chat line at that point, and the rest of the pasted text went to the table as key presses, where
-``t`` takes the card. Pasted text is text: without its escape characters it reaches the chat line whole (the host
-cleans what is left of the codes, as for any chat line). Only the paste's own end marker keeps its ESC.
+"""Escape characters inside a bracketed paste are dropped before the key parser sees them: Textual reads an ESC in a
+paste as a key sequence, so a chat line pasted with colour codes closed the chat there and the rest went to the table
+as keys (``t`` takes the card). Only the paste's own end marker keeps its ESC; the host cleans the rest of the codes.
 """
 
 from __future__ import annotations

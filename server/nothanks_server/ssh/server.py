@@ -1,37 +1,20 @@
 """The SSH sessions of one worker process: an asyncssh server on each connection the front hands over.
 
-The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by default, or holders of a shared
-password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
-player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
-besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past their first auth request is capped across every worker (``SharedAdmission``).
+A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key; a proven key
+is the player's identity (its fingerprint finds the seat again). Shell, exec, forwarding, SFTP and SCP are off.
 
-Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
-network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
-below ``max_sessions``) a newcomer closes the login least far along (still in key exchange before one in
-authentication), the oldest first, of the network holding the most connections here; at the sessions
-cap it takes the place of what the network holding the most (two more than its own: a move evens the shares, never
-swaps them) holds that is least in use (``_Gate.tier``): a login in progress first, then a connection logged in
-without a session, in this worker or, through the front, in another (``want_room``). Players in a session are never
-closed for a newcomer, and a newcomer whose own network holds the most is told the host is full, unless it proves
-a key: a key's player then takes the place of any stranger's connection (authenticated players first), and is never
-closed for a stranger once logged in. The front closes connections for its own totals the same way (``evict``).
-A connection logged in has ``session_timeout`` seconds to ask for its session, a login ``login_timeout``
-(asyncssh's option) to finish.
+Fair shares, not first come: a connection counts in its network's share (``SSHSettings.network``). At the logins
+cap (``login_limit``) a newcomer closes the login least far along of the network holding the most here; at the
+sessions cap (``SharedAdmission``, across workers) it takes the place least in use (``_Gate.tier``) of a network
+holding two more than its own, here or through the front (``want_room``); a session is never closed for a
+newcomer, and a newcomer whose network holds the most is refused unless it proves a key (then any stranger's
+connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
 
-Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
-password is logged (address and user name stripped of control characters), the next try on that connection waits
-``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker serves its players
-meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time the last failure set),
-and after ``auth_tries`` failures the connection is disconnected. Passwords are looked at ``password_rate`` a second
-at most over every address (a token bucket each worker shares among its connections, the rate split among the
-workers taking players); while passwords wait, those of the network with the fewest failures go first, so a botnet's
-guesses queue behind a newcomer's password; a key login never waits at all. Every failure is also reported
-(``on_auth_failure``) to the front, which shuts out an address past its budget across connections and workers
-(front.py).
-
-Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
-``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
+Password guessing is bounded as OpenSSH's ``MaxAuthTries`` / ``PerSourcePenalties`` do: each failure is logged and
+reported to the front (``on_auth_failure``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
+tries sent ahead gain nothing), ``auth_tries`` failures disconnect; passwords are looked at ``password_rate`` a
+second over all addresses, the network with the fewest failures first; a key never waits. Private asyncssh names:
+only those of patches.py.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""What the SSH client's terminal can do, from what the client sent: TERM, optional COLORTERM, pty size; and the
-session's colours brought down to what its terminal shows.
+"""What the SSH client's terminal can do (TERM, COLORTERM, pty size), and the session's colours brought down to it.
 
-Textual builds an app's console from the server process's environment. A server started from a systemd unit has
-no TERM at all, and every player would get the server's colours instead of their own terminal's; so each session's
-app gets a console built from the client's pty request instead.
-
-Colours are drawn in 24-bit by every session's app and brought down to the session's own colour system as its
-output leaves (``downgrade_colors``, called by the driver). Textual caches the escape codes of a style on the style
-itself (``Style._ansi``, computed for the colour system of whichever app drew it first), and styles are shared
-between the apps of one process: drawn at different colour systems, a 16-colour player got the 256-colour codes of
-a style a 256-colour player had drawn first, and the reverse. All apps drawing at one colour system makes that cache
-right for all of them; the translation is rich's own (``Color.downgrade``), so the codes are those the app would
-have written, and it is cached per (colour system, escape sequence).
+Textual builds a console from the process's environment (a systemd unit has no TERM): each app gets one built from
+the client's pty request instead. Every app draws in 24-bit and ``downgrade_colors`` (rich's ``Color.downgrade``,
+cached) brings the output down as it leaves: Textual caches a style's escape codes on the style, shared by the apps
+of a process, so apps drawing at different colour systems gave one another's codes.
 """
 
 from __future__ import annotations

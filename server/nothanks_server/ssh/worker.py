@@ -1,36 +1,18 @@
-"""A worker process of the SSH front: it runs SSH and a game app for each connection the front hands it.
+"""A worker process of the SSH front: asyncssh and a game app for each connection the front hands it (front.py).
 
-The front (front.py) accepts every TCP connection and sends its socket here over a Unix socket (``send_fds``); this
-process runs asyncssh on it (``SessionServer.serve``). Messages from the front, one per datagram:
+From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a PROXY header named the client); ``d``
+drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
+end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
+``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
+ran; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
+``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
+cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
 
-- ``c`` with one file descriptor: a new connection, this worker's from now on; ``c`` + ``ADDRESS PORT``: one whose
-  client is at that address (a load balancer's PROXY header said so: the socket's own peer is the balancer);
-- ``d``: drain: no more connections will come; exit once the last one has closed (at once if there is none);
-- ``s`` + a reason: stop now, telling each player the reason. End of file (the front is gone) stops too;
-- ``b`` + an address: it is shut out (too many failed passwords): its connections still logging in are closed;
-- ``v`` + a tier + a network (or none: any): close the connection of that network least in use here, below that
-  tier (the front's totals: ``SessionServer.evict``); ``m`` + ``NUMBER 1`` / ``NUMBER 0``: room request NUMBER
-  was met / cannot be.
-
-To the front: ``r`` once ready, and ``e`` each time its last connection has closed (it is empty) if a player's
-app has run in it since it started. For the front's per-address limits, with the client's address after the
-letter: ``f`` a failed password, ``a`` a connection logged in, ``o`` one that opened its session, ``x`` + its tier
-(``_Gate.tier``) one closed; ``u`` + a network: nothing of it to close here; ``w`` + ``k`` (a key's player) or
-``-`` + ``NUMBER NETWORK``: a newcomer of that network wants room at the sessions cap (``SessionServer.want_room``).
-
-Memory: the apps of a worker live in one heap. Every ``FREEZE_INTERVAL`` seconds the worker collects what is not
-frozen yet (the last second's survivors only) and moves everything alive into Python's permanent generation
-(``gc.freeze``, a public API that costs a list splice), so that automatic collections only ever walk what is newer
-and no player waits for a collection of the whole heap (freezer.py). What dies in frozen cycles afterwards (a
-screen a player has left, a departed player's app) stays until the worker exits: the front stops giving a worker
-players after a number of connections or megabytes, and it exits when its last player leaves. The system gets the
-memory back then; nothing walks the heap for it.
-At play a session makes almost no garbage in cycles once Textual's ``Strip.divide`` stops making each line refer to
-itself (patch 3 in patches.py): measured at 40 players, the host's memory then grows about 0.06 MiB/s instead of
-2 MiB/s, and keys p99 went from 302 to 114 ms (docs/benchmarks.md, "SSH front, worker processes"). Without the
-periodic freeze memory stays flat without that patch too, but the collections of the whole heap stall the worker
-(keys p99 745 ms, a 7.9 s stall, in the same hour). What the collection before each freeze is worth:
-docs/benchmarks.md, "Closed screens given back in a frozen heap".
+Memory: every ``FREEZE_INTERVAL`` the worker collects what is young and freezes the rest (freezer.py), so no
+collection walks every player's app. What dies in frozen cycles stays until the worker exits (the front recycles
+it). With patch 3 (patches.py) play makes almost no cyclic garbage: at 40 players memory grows 0.06 instead of
+2 MiB/s, keys p99 114 instead of 302 ms; without the freeze, whole-heap collections put keys p99 at 745 ms, a 7.9 s
+stall (docs/benchmarks.md, "SSH front, worker processes").
 """
 
 from __future__ import annotations
