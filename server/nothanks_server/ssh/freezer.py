@@ -29,17 +29,14 @@ class Freezer:
     def __init__(self, interval: float = FREEZE_INTERVAL) -> None:
         self.interval = interval
         self.stats = FreezeStats()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         gc.collect()  # what starting up left (imports, the first parse of everything) goes once, before any player
         gc.freeze()
-        self._loop = loop
-        self._handle = loop.call_later(self.interval, self._again)
+        self._handle = loop.call_later(self.interval, self._again, loop)
 
     def tick(self) -> None:
-        """Steps 1-2."""
         started = time.perf_counter()
         gc.collect()
         gc.freeze()
@@ -52,9 +49,7 @@ class Freezer:
     def stop(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
-            self._handle = None
 
-    def _again(self) -> None:
+    def _again(self, loop: asyncio.AbstractEventLoop) -> None:
         self.tick()
-        assert self._loop is not None
-        self._handle = self._loop.call_later(self.interval, self._again)
+        self._handle = loop.call_later(self.interval, self._again, loop)

@@ -40,22 +40,7 @@ log = logging.getLogger(__name__)
 LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
 STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
 STOPPED = "the host stopped"
-READY = b"r"
-CONNECTION = b"c"
-DRAIN = b"d"
-STOP = b"s"
-SHUT_OUT = b"b"
-EMPTY = b"e"
-AUTH_FAILED = b"f"
-LOGGED_IN = b"a"
-CLOSED = b"x"
-SESSION = b"o"
-EVICT = b"v"
-NOTHING_TO_EVICT = b"u"
-WANT_ROOM = b"w"
-ROOM = b"m"
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
-START_FAILED = b"k"  # + one sentence: why this worker cannot serve (a host key it cannot use), just before it exits
 
 
 def load_app_factory(plan: WorkerPlan) -> AppFactory:
@@ -82,7 +67,7 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
         asyncio.run(_serve(plan, control, counts))
     except HostKeyError as error:  # the front says it in one sentence and stops; a traceback here would say less
         with contextlib.suppress(OSError):
-            control.send(START_FAILED + str(error).encode("utf-8", "replace")[:240])
+            control.send(b"k" + str(error).encode("utf-8", "replace")[:240])
         raise SystemExit(1) from None
 
 
@@ -98,12 +83,15 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     rooms: dict[int, asyncio.Future[bool]] = {}  # room requests to the front, by number, unanswered
     numbers = itertools.count()
 
+    def tell(message: bytes) -> None:
+        with contextlib.suppress(OSError):
+            control.send(message)
+
     def idle() -> None:
         if draining:
             stop.set()
         elif server.apps_started:  # a player's app ran here (a port probe or a failed login leaves nothing)
-            with contextlib.suppress(OSError):
-                control.send(EMPTY)  # the front may recycle this worker now that nobody is in it
+            tell(b"e")  # the front may recycle this worker now that nobody is in it
 
     def receive() -> None:
         nonlocal draining
@@ -120,41 +108,37 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
             if not data:  # the front is gone
                 stop.set()
                 return
-            kind = data[:1]
-            if kind == CONNECTION and fds:
-                server.serve(socket.socket(fileno=fds[0]), _client(data[1:]))
-            elif kind == DRAIN:
+            kind, text = data[:1], data[1:].decode("utf-8", "replace")
+            if kind == b"c" and fds:
+                server.serve(socket.socket(fileno=fds[0]), _client(text))
+            elif kind == b"d":
                 draining = True
                 log.info("draining: %d connections left", server.connections)
                 if server.connections == 0:
                     stop.set()
-            elif kind == SHUT_OUT:
-                server.shut_out(data[1:].decode(errors="replace"))
-            elif kind == EVICT and not server.evict(data[2:].decode(errors="replace"), int(data[1:2] or 0)):
-                tell(NOTHING_TO_EVICT + data[2:])
-            elif kind == ROOM:
-                number, _, met = data[1:].decode(errors="replace").partition(" ")
+            elif kind == b"b":
+                server.shut_out(text)
+            elif kind == b"v" and not server.evict(text[1:], int(text[:1] or 0)):
+                tell(b"u" + data[2:])
+            elif kind == b"m":
+                number, _, met = text.partition(" ")
                 room = rooms.pop(int(number), None) if number.isdigit() else None
                 if room is not None and not room.done():
                     room.set_result(met == "1")
-            elif kind == STOP:
-                reason[0] = data[1:].decode("utf-8", "replace") or STOPPED
+            elif kind == b"s":
+                reason[0] = text or STOPPED
                 stop.set()
 
-    def tell(message: bytes) -> None:
-        with contextlib.suppress(OSError):
-            control.send(message)
-
     server.on_idle = idle
-    server.on_auth_failure = lambda address: tell(AUTH_FAILED + address.encode())
-    server.on_login_done = lambda address: tell(LOGGED_IN + address.encode())
-    server.on_connection_closed = lambda address, tier: tell(CLOSED + str(tier).encode() + address.encode())
-    server.on_session = lambda address: tell(SESSION + address.encode())
+    server.on_auth_failure = lambda address: tell(b"f" + address.encode())
+    server.on_login_done = lambda address: tell(b"a" + address.encode())
+    server.on_connection_closed = lambda address, tier: tell(b"x" + str(tier).encode() + address.encode())
+    server.on_session = lambda address: tell(b"o" + address.encode())
 
     async def want_room(network: str, key: bool) -> bool:
         number = next(numbers)
         rooms[number] = room = loop.create_future()
-        tell(WANT_ROOM + (b"k" if key else b"-") + f"{number} {network}".encode())
+        tell(b"w" + (b"k" if key else b"-") + f"{number} {network}".encode())
         try:
             async with asyncio.timeout(ROOM_WAIT):
                 return await room
@@ -171,15 +155,15 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     await server.prepare()
     freezer = Freezer(FREEZE_INTERVAL)
     freezer.start(loop)
-    lag = _LagWatch(loop)
+    lag = loop.create_task(_watch_lag(loop), name="lag watch")
     try:
         try:
-            control.send(READY)
+            control.send(b"r")
         except OSError:  # the front died while this worker started: nobody to serve, nothing to say
             return
         await stop.wait()
     finally:
-        lag.stop()
+        lag.cancel()
         freezer.stop()
         log.info("frozen heap: %s", freezer.summary())
         loop.remove_reader(control.fileno())
@@ -187,28 +171,16 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
         control.close()
 
 
-def _client(told: bytes) -> tuple[str, int] | None:
+def _client(told: str) -> tuple[str, int] | None:
     """The client's (address, port) the front read from a PROXY header, if it sent one with the connection."""
-    address, _, port = told.decode(errors="replace").partition(" ")
+    address, _, port = told.partition(" ")
     return (address, int(port)) if address and port.isdigit() else None
 
 
-class _LagWatch:
-    """Logs every time the worker's event loop ran more than ``STALL_LOGGED`` late: a pause every player here saw."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._due = loop.time() + LAG_TICK
-        self._handle: asyncio.TimerHandle | None = loop.call_at(self._due, self._tick)
-
-    def _tick(self) -> None:
-        late = self._loop.time() - self._due
-        if late > STALL_LOGGED:
-            log.info("event loop stalled %.0f ms", 1000 * late)
-        self._due = self._loop.time() + LAG_TICK
-        self._handle = self._loop.call_at(self._due, self._tick)
-
-    def stop(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
+async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
+    """Logs every time the event loop ran more than ``STALL_LOGGED`` late: a pause every player here saw."""
+    while True:
+        due = loop.time() + LAG_TICK
+        await asyncio.sleep(LAG_TICK)
+        if loop.time() - due > STALL_LOGGED:
+            log.info("event loop stalled %.0f ms", 1000 * (loop.time() - due))
