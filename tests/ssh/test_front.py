@@ -13,9 +13,8 @@ import asyncssh
 import pytest
 
 from nothanks_server.ssh.driver import LEAVE_SEQUENCES
-from nothanks_server.ssh.hostkey import load_or_create_host_key
-from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL
+from nothanks_server.ssh.server import load_or_create_host_key
+from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL, SSHPlayer
 from nothanks_server.ssh.terminal import MAX_SIZE
 from tools.loadgen.probe_app import ProbeApp
 from tools.loadgen.terminal_client import TerminalClient

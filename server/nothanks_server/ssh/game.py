@@ -21,8 +21,7 @@ from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.i18n import N_, catalog
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .player import SSHPlayer
-from .session import AppFactory
+from .session import AppFactory, SSHPlayer
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)

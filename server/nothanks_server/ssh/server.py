@@ -11,7 +11,7 @@ newcomer, and a newcomer whose network holds the most is refused unless it prove
 connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
 
 Password guessing is bounded as OpenSSH's ``MaxAuthTries`` / ``PerSourcePenalties`` do: each failure is logged and
-reported to the front (``on_auth_failure``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
+reported to the front (``tell``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
 tries sent ahead gain nothing), ``auth_tries`` failures disconnect; passwords are looked at ``password_rate`` a
 second over all addresses, the network with the fewest failures first; a key never waits. Private asyncssh names:
 only those of patches.py.
@@ -25,18 +25,19 @@ import contextvars
 import hmac
 import logging
 import multiprocessing
+import os
 import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from multiprocessing.sharedctypes import SynchronizedArray
+from pathlib import Path
 from typing import Any
 
 import asyncssh
 from textual.app import App
 
 from ..limits import TokenBucket
-from .hostkey import load_or_create_host_key
 from .inbound_shaper import InboundShaper
 from .input_gate import INPUT_WINDOW
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
@@ -53,6 +54,52 @@ TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
+
+
+class HostKeyError(RuntimeError):
+    """The host key file exists but cannot be used (unreadable, corrupt, or not a private key)."""
+
+
+def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
+    """Read the private key at ``path``; if there is no file yet, generate an ed25519 key and write it (0600): once,
+    since a changed key makes OpenSSH refuse with "REMOTE HOST IDENTIFICATION HAS CHANGED". Nothing is written
+    through a symbolic link: one planted at the key's or ``.pub``'s name is refused, both opened ``O_NOFOLLOW``."""
+    path = Path(path)
+    public = path.with_name(path.name + ".pub")
+    if not path.exists():  # (a link to an existing key is the owner's choice: it is only read)
+        for written in (path, public):
+            if written.is_symlink():
+                raise HostKeyError(f"refusing to write the SSH host key through the symbolic link {written}")
+    if path.exists():
+        try:
+            key = asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError, ValueError) as error:
+            raise HostKeyError(f"cannot use the SSH host key {path}: {error}") from error
+        log.info("SSH host key %s (%s)", path, key.get_fingerprint())
+        return key
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="nothanks host key")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(key.export_private_key("openssh"))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # never replaces a key another process wrote meanwhile
+        except FileExistsError:
+            return load_or_create_host_key(path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    try:
+        descriptor = os.open(public, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as error:  # ELOOP: a symbolic link appeared there since the check above
+        raise HostKeyError(f"cannot write the SSH public host key {public}: {error}") from error
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.export_public_key("openssh"))
+    log.info("generated SSH host key %s (%s)", path, key.get_fingerprint())
+    return key
 
 
 class SharedAdmission:
@@ -105,10 +152,8 @@ class SessionServer:
         self.made_room = 0  # connections closed for a newcomer at the sessions cap
         self.logins_evicted = 0
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
-        self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
-        self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
-        self.on_connection_closed: Callable[[str, int], None] | None = None  # (address, its tier: _Gate.tier)
-        self.on_session: Callable[[str], None] | None = None  # a connection from this address opened its session
+        # Tells the front of each failed password, login, session and closing, with the client's address (worker.py).
+        self.tell: Callable[[bytes], None] = lambda message: None
         # Asks the front to close a place in another worker for a newcomer of this network (True: one was closed);
         # the flag: the newcomer proved a key (any stranger's connection but a key's may go).
         self.want_room: Callable[[str, bool], Awaitable[bool]] | None = None
@@ -168,13 +213,11 @@ class SessionServer:
         """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
         if self._tiers.get(peer, 2) < 2:
             self._tiers[peer] = 2
-            if self.on_login_done is not None:
-                self.on_login_done(peer[0])
+            self.tell(b"a" + peer[0].encode())
 
     def session_started(self, peer: tuple[str, int], tier: int) -> None:
         self._tiers[peer] = tier
-        if self.on_session is not None:
-            self.on_session(peer[0])
+        self.tell(b"o" + peer[0].encode())
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -207,8 +250,7 @@ class SessionServer:
             if client is not None:
                 self._clients.pop(own, None)
             tier = self._tiers.pop(peer, 0)
-            if self.on_connection_closed is not None:
-                self.on_connection_closed(peer[0], tier)
+            self.tell(b"x" + str(tier).encode() + peer[0].encode())
             self._connection_closed()
 
     def _connection_closed(self) -> None:
@@ -549,8 +591,7 @@ class _Gate(asyncssh.SSHServer):
         )
         if what == "password":
             server.password_failed(self.network)
-        if what == "password" and server.on_auth_failure is not None:
-            server.on_auth_failure(address)
+            server.tell(b"f" + address.encode())
         if self._failures >= settings.auth_tries:
             if self._conn is not None:
                 self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)

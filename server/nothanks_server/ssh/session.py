@@ -13,6 +13,7 @@ import contextvars
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
@@ -22,7 +23,6 @@ from nothanks_tui.i18n import language_from_environment
 
 from .driver import ChannelDriver
 from .input_gate import HOLD_OFF, InputGate
-from .player import SSHPlayer
 from .terminal import color_system_for, session_console, terminal_size
 
 if TYPE_CHECKING:
@@ -37,8 +37,39 @@ NO_PTY_MESSAGE = (
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
 EXIT_GRACE = 30.0  # seconds an app gets to finish after its client went away, before it is cancelled
+ANONYMOUS_USERS = frozenset({"play", "nothanks", "guest", "anonymous"})
 RESIZE_INTERVAL = 0.2  # seconds between two window sizes passed to the app: each costs a whole new layout and
 # screen, and a window being dragged (or a hostile client) sends dozens a second; the last size always arrives
+
+
+@dataclass(frozen=True, slots=True)
+class SSHPlayer:
+    """One SSH login. ``key_fingerprint`` is set only when the client proved it holds that public key."""
+
+    username: str
+    key_fingerprint: str | None
+    peer: str
+    term: str
+    color_system: str
+    language: str = "en"  # from the LC_ALL / LC_MESSAGES / LANG the client sent (nothanks_tui.i18n)
+
+    @property
+    def suggested_name(self) -> str:
+        """The display name to prefill: the SSH user name, unless it is the generic ``play`` (then empty)."""
+        name = self.username.strip()
+        return "" if name.lower() in ANONYMOUS_USERS else name
+
+    @property
+    def address(self) -> str:
+        """The client's address without its port (what per-address limits count)."""
+        host, _, port = self.peer.rpartition(":")
+        return host if host and port.isdigit() else self.peer
+
+    @property
+    def identity(self) -> str | None:
+        """A stable identity for finding this player's seat again after a reconnect (key logins only)."""
+        return f"ssh-key:{self.key_fingerprint}" if self.key_fingerprint else None
+
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 

@@ -13,6 +13,7 @@ V = TypeVar("V")
 
 INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
 INBOUND_BURST = 32 * 1024  # ... and at once
+HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless --ssh-host-key says where
 AUTH_DELAY_CAP = 8.0  # seconds: the longest pause after a failed password
 
 

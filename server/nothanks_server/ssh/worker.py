@@ -29,9 +29,8 @@ from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
 from .freezer import FREEZE_INTERVAL, Freezer
-from .hostkey import HostKeyError
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .server import SessionServer, SharedAdmission
+from .server import HostKeyError, SessionServer, SharedAdmission
 from .session import AppFactory
 from .settings import WorkerPlan
 
@@ -130,10 +129,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                 stop.set()
 
     server.on_idle = idle
-    server.on_auth_failure = lambda address: tell(b"f" + address.encode())
-    server.on_login_done = lambda address: tell(b"a" + address.encode())
-    server.on_connection_closed = lambda address, tier: tell(b"x" + str(tier).encode() + address.encode())
-    server.on_session = lambda address: tell(b"o" + address.encode())
+    server.tell = tell
 
     async def want_room(network: str, key: bool) -> bool:
         number = next(numbers)
