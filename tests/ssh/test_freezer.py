@@ -1,4 +1,4 @@
-"""A worker's tick (ssh/freezer.py) collects the cycles that died young, then freezes what is alive, so automatic
+"""A worker's tick (ssh/worker.py) collects the cycles that died young, then freezes what is alive, so automatic
 collections never walk the players' apps."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nothanks_server.ssh.freezer import Freezer
+from nothanks_server.ssh.worker import Freezer
 
 
 @pytest.fixture

@@ -118,16 +118,13 @@ class PasteEscapes:
 
 
 class ChannelLink(Protocol):
-    """What the driver needs from the SSH session it draws on."""
+    """What the driver needs from the SSH session it draws on: output to the client, the news that the driver is
+    ready for input (what came earlier is handed over), and whether input not fed yet is waiting (a pending escape
+    sequence may go on in it)."""
 
-    def send_output(self, text: str) -> None:
-        """Write terminal output to the client."""
-
-    def driver_started(self, driver: ChannelDriver) -> None:
-        """The app's driver is ready for input (the session hands over anything that arrived earlier)."""
-
-    def input_waiting(self) -> bool:
-        """More input has arrived that the driver has not been fed yet (a pending escape sequence may go on)."""
+    def send_output(self, text: str) -> None: ...
+    def driver_started(self, driver: ChannelDriver) -> None: ...
+    def input_waiting(self) -> bool: ...
 
 
 class ChannelDriver(Driver):
@@ -159,8 +156,6 @@ class ChannelDriver(Driver):
     @property
     def can_suspend(self) -> bool:
         return False  # suspending would stop the whole host, every table with it
-
-    # Input ---------------------------------------------------------------------------------------------------
 
     def feed(self, data: bytes) -> None:
         """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
@@ -246,8 +241,6 @@ class ChannelDriver(Driver):
             return  # sizes come from the SSH window-change requests
         super().process_message(message)
 
-    # Output --------------------------------------------------------------------------------------------------
-
     def write(self, data: str) -> None:
         self._output.append(data)
         if self._flush_handle is None:
@@ -261,8 +254,6 @@ class ChannelDriver(Driver):
             text = downgrade_colors("".join(self._output), self._color_system)
             self._output.clear()
             self._link.send_output(text)
-
-    # Application mode ----------------------------------------------------------------------------------------
 
     def start_application_mode(self) -> None:
         # Called inside the app's context: parse input there too, so events carry this app (never another's).
@@ -293,8 +284,6 @@ class ChannelDriver(Driver):
         self.disable_input()
         self.flush()
         self._app_context = None
-
-    # Nothing may act on the server machine -------------------------------------------------------------------
 
     def open_url(self, url: str, new_tab: bool = True) -> None:
         log.info("refused to open a URL on the host for an SSH session: %r", url[:200])

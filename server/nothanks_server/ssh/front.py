@@ -27,7 +27,10 @@ milliseconds, and sharing those pages.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -39,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
+from pathlib import Path
 from typing import Any
 
 from ..limits import TokenBucket
@@ -68,6 +72,9 @@ LINGER = 1.0  # seconds a refused connection stays open for its client to read w
 MAX_LINGERING = 256  # refused connections lingering at once; more are closed at once
 MAX_HEADERS = 1024  # load balancer connections whose PROXY header is being read at once; more are closed at once
 PRELOAD = ["nothanks_server.ssh.preload"]
+OPENSSH_PRIVATE = "OPENSSH PRIVATE KEY"
+OPENSSH_MAGIC = b"openssh-key-v1\0"
+KEY_TYPES = {"ssh-ed25519": ("ED25519", 256)}  # the key type as ssh-keygen names it, and its bits
 
 
 class SSHFrontError(RuntimeError):
@@ -181,8 +188,6 @@ class SSHFront:
         self._starting = 0  # replacements asked for and not yet started
         self.recycled = 0  # workers that drained and exited
 
-    # Lifecycle --------------------------------------------------------------------------------------------------
-
     async def start(self) -> None:
         self._context.set_forkserver_preload(PRELOAD)
         listener = socket.create_server(
@@ -208,8 +213,6 @@ class SSHFront:
 
     def host_key_fingerprint(self) -> str:
         """The host key's fingerprint as ``ssh-keygen -lf`` shows it (the workers made the key if it was new)."""
-        from .fingerprint import host_key_fingerprint
-
         return host_key_fingerprint(self.settings.host_key_path)
 
     async def close(self, reason: str = STOPPED) -> None:
@@ -240,8 +243,6 @@ class SSHFront:
         await asyncio.gather(*(loop.run_in_executor(None, _stop, worker.process) for worker in workers))
         for worker in workers:
             self._gone(worker)
-
-    # Workers --------------------------------------------------------------------------------------------------
 
     def _free_slot(self) -> int:
         used = {worker.slot for worker in self._workers if worker.state != "gone"}
@@ -463,8 +464,6 @@ class SSHFront:
                     self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
 
-    # Connections -----------------------------------------------------------------------------------------------
-
     def _accept(self) -> None:
         listener = self._listener
         while listener is not None:
@@ -518,8 +517,6 @@ class SSHFront:
         else:
             log.info("SSH: connection from %s:%d through load balancer %s", *header.source, balancer)
             self._admit(connection, header.source[0], header.source)
-
-    # Per-address limits ---------------------------------------------------------------------------------------
 
     def _refusal(self, address: str) -> str | None:
         """Why a new connection from ``address`` is turned away, or None."""
@@ -696,8 +693,6 @@ class SSHFront:
         with contextlib.suppress(OSError, ValueError):
             worker.control.send(message)
 
-    # Looking in (tests, the benchmark) -----------------------------------------------------------------------
-
     @property
     def sessions(self) -> int:
         """Players let in (past key exchange) across every worker now."""
@@ -747,3 +742,58 @@ async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
     front = SSHFront(*args, **kwargs)
     await front.start()
     return front
+
+
+def public_key_fingerprint(line: str) -> tuple[str, str]:
+    """(``SHA256:...``, key type) of one OpenSSH public key line (``ssh-ed25519 AAAA... comment``)."""
+    kind, blob = line.split()[:2]
+    digest = hashlib.sha256(base64.b64decode(blob)).digest()
+    name = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))[0]
+    return "SHA256:" + base64.b64encode(digest).decode().rstrip("="), name
+
+
+def host_key_fingerprint(private_key: Path) -> str:
+    """``256 SHA256:... (ED25519)`` for the host key at ``private_key``, as ``ssh-keygen -lf`` and a first ``ssh``
+    show it (players check it): from its ``.pub``, else from the public half an OpenSSH private key keeps in the
+    clear (the host process never imports asyncssh)."""
+    public = private_key.with_name(private_key.name + ".pub")
+    try:
+        line = public.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        line = public_line_of_private_key(private_key.read_text(encoding="ascii", errors="replace"))
+    kind = line.split()[0]
+    fingerprint, name = public_key_fingerprint(line)
+    bits = KEY_TYPES.get(kind, ("", 0))[1]
+    return f"{bits} {fingerprint} ({name})" if bits else f"{fingerprint} ({name})"
+
+
+def public_line_of_private_key(text: str) -> str:
+    """The public key line (``ssh-ed25519 AAAA...``) of an OpenSSH private key file, read from its unencrypted
+    header (``PROTOCOL.key`` in OpenSSH: magic, cipher, KDF, KDF options, key count, then the first public key),
+    so even a passphrase-protected key says it. ``ValueError`` for any other file."""
+    lines = text.strip().splitlines()
+    if (
+        len(lines) < 3
+        or lines[0] != f"-----BEGIN {OPENSSH_PRIVATE}-----"
+        or lines[-1] != f"-----END {OPENSSH_PRIVATE}-----"
+    ):
+        raise ValueError("not an OpenSSH private key")
+    try:
+        data = base64.b64decode("".join(lines[1:-1]), validate=True)
+    except binascii.Error:
+        raise ValueError("not an OpenSSH private key (its base64 is broken)") from None
+    if not data.startswith(OPENSSH_MAGIC):
+        raise ValueError("not an OpenSSH private key (no openssh-key-v1 header)")
+    offset = len(OPENSSH_MAGIC)
+    for index in range(4):  # cipher, KDF, KDF options, then (after the key count) the first public key
+        blob, offset = _ssh_string(data, offset + 4 * (index == 3), "cut short")
+    kind, _ = _ssh_string(blob, 0, "its public key is broken")
+    return f"{kind.decode('ascii', 'replace')} {base64.b64encode(blob).decode()}"
+
+
+def _ssh_string(data: bytes, offset: int, problem: str) -> tuple[bytes, int]:
+    """The SSH string (a 4-byte length, then as many bytes) at ``offset``, and the offset after it."""
+    size = struct.unpack_from(">I", data, offset)[0] if offset + 4 <= len(data) else len(data)
+    if offset + 4 + size > len(data):
+        raise ValueError(f"not an OpenSSH private key ({problem})")
+    return data[offset + 4 : offset + 4 + size], offset + 4 + size

@@ -33,16 +33,11 @@ DROP_NOTICE = "Too much input at once: some keys were ignored."
 
 
 class InputSink(Protocol):
-    """Where a gate's input goes: the session's Textual driver."""
+    """Where a gate's input goes: the session's Textual driver (driver.py says what each does)."""
 
-    def feed(self, data: bytes) -> None:
-        """Parse ``data`` and post its events to the app."""
-
-    def call_when_processed(self, callback: Callable[[], None]) -> bool:
-        """Have the app call ``callback`` once it handled every event posted so far; False if it takes no more."""
-
-    def input_dropped(self, notice: str | None) -> None:
-        """Input was dropped: forget any half-parsed sequence; show ``notice`` to the player unless None."""
+    def feed(self, data: bytes) -> None: ...
+    def call_when_processed(self, callback: Callable[[], None]) -> bool: ...
+    def input_dropped(self, notice: str | None) -> None: ...
 
 
 class InputGate:

@@ -138,7 +138,6 @@ class SessionServer:
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
         )
         self._options: asyncssh.SSHServerConnectionOptions | None = None
-        self._admitted = 0
         self._connections = 0  # connections handed to serve() and not yet closed
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -168,8 +167,6 @@ class SessionServer:
         self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
         self._password_pump: asyncio.Task[None] | None = None
         self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
-
-    # Connections ------------------------------------------------------------------------------------------------
 
     async def prepare(self) -> None:
         """Build what every connection shares (asyncssh's options: its algorithms, the host key) before the first
@@ -264,8 +261,6 @@ class SessionServer:
         """Connections being served now (logged in or not)."""
         return self._connections
 
-    # Lifecycle --------------------------------------------------------------------------------------------------
-
     async def close(self, reason: str = "the host stopped") -> None:
         """End every session's app (each player is told ``reason``) and wait for them."""
         self.farewell = reason
@@ -287,8 +282,6 @@ class SessionServer:
                 task.cancel()
             if pending:
                 await asyncio.wait(pending, timeout=2)
-
-    # Sessions ------------------------------------------------------------------------------------------------
 
     def spawn(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """Run a session in a fresh context (nothing of whatever started this server leaks into it)."""
@@ -325,20 +318,15 @@ class SessionServer:
 
     @property
     def admitted(self) -> int:
-        """Connections past key exchange and not yet closed."""
-        return self._admitted
+        """Connections counted against ``max_sessions`` here and not yet closed."""
+        return len(self._holders)
 
     def admit(self) -> bool:
-        if not self._admission.admit():
-            return False
-        self._admitted += 1
         self._changed.set()
-        return True
+        return self._admission.admit()
 
     def release(self) -> None:
-        if self._admitted > 0:
-            self._admission.release()
-        self._admitted = max(0, self._admitted - 1)
+        self._admission.release()
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
@@ -398,8 +386,6 @@ class SessionServer:
 
     def password_failed(self, network: str) -> None:
         remember(self.password_failures, network, self.password_failures.get(network, 0) + 1, PASSWORD_NETWORKS)
-
-    # Authentication policy -------------------------------------------------------------------------------------
 
     @property
     def open_door(self) -> bool:

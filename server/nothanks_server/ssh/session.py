@@ -100,8 +100,6 @@ class GameSession(asyncssh.SSHServerSession):
         self._resized_at = float("-inf")  # loop time the app was last given a window size
         self._pending_resize: asyncio.TimerHandle | None = None  # gives it the latest size once the interval is over
 
-    # asyncssh callbacks ---------------------------------------------------------------------------------------
-
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self._chan = chan
 
@@ -189,8 +187,6 @@ class GameSession(asyncssh.SSHServerSession):
         self._closed = True
         self._client_gone()
 
-    # Driver link ----------------------------------------------------------------------------------------------
-
     def send_output(self, text: str) -> None:
         chan = self._chan
         if self._closed or chan is None or chan.is_closing():
@@ -213,8 +209,6 @@ class GameSession(asyncssh.SSHServerSession):
 
     def input_waiting(self) -> bool:
         return self.input_gate.waiting
-
-    # The app --------------------------------------------------------------------------------------------------
 
     def player(self) -> SSHPlayer:
         return SSHPlayer(

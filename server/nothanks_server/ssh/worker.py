@@ -8,7 +8,7 @@ ran; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` se
 ``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
 cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
 
-Memory: every ``FREEZE_INTERVAL`` the worker collects what is young and freezes the rest (freezer.py), so no
+Memory: every ``FREEZE_INTERVAL`` the worker collects what is young and freezes the rest (``Freezer``), so no
 collection walks every player's app. What dies in frozen cycles stays until the worker exits (the front recycles
 it). With patch 3 (patches.py) play makes almost no cyclic garbage: at 40 players memory grows 0.06 instead of
 2 MiB/s, keys p99 114 instead of 302 ms; without the freeze, whole-heap collections put keys p99 at 745 ms, a 7.9 s
@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import itertools
 import logging
 import os
 import signal
 import socket
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.sharedctypes import SynchronizedArray
 
-from .freezer import FREEZE_INTERVAL, Freezer
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
 from .server import HostKeyError, SessionServer, SharedAdmission
 from .session import AppFactory
@@ -39,6 +41,7 @@ log = logging.getLogger(__name__)
 LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
 STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
 STOPPED = "the host stopped"
+FREEZE_INTERVAL = 1.0  # seconds between two ticks
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 
 
@@ -180,3 +183,45 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
         await asyncio.sleep(LAG_TICK)
         if loop.time() - due > STALL_LOGGED:
             log.info("event loop stalled %.0f ms", 1000 * (loop.time() - due))
+
+
+@dataclass
+class FreezeStats:
+    ticks: int = 0
+    longest_tick: float = 0.0  # seconds, steps 1-2
+
+
+class Freezer:
+    """Every ``interval`` seconds: ``gc.collect()`` of what is not frozen yet (the last second's survivors: without
+    it, cycles already garbage, as Textual makes at every layout, were frozen with a screen's widgets), then
+    ``gc.freeze()``. What dies in a frozen cycle stays until the worker exits; walking the heap for it saved about
+    4 % of a player's PSS for pauses of 51-137 ms (docs/benchmarks.md, "Closed screens given back in a frozen
+    heap"). The longest tick is logged when the worker stops."""
+
+    def __init__(self, interval: float = FREEZE_INTERVAL) -> None:
+        self.interval = interval
+        self.stats = FreezeStats()
+        self._handle: asyncio.TimerHandle | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        gc.collect()  # what starting up left (imports, the first parse of everything) goes once, before any player
+        gc.freeze()
+        self._handle = loop.call_later(self.interval, self._again, loop)
+
+    def tick(self) -> None:
+        started = time.perf_counter()
+        gc.collect()
+        gc.freeze()
+        self.stats.ticks += 1
+        self.stats.longest_tick = max(self.stats.longest_tick, time.perf_counter() - started)
+
+    def summary(self) -> str:
+        return f"{self.stats.ticks} freezes, each with its collection at most {1000 * self.stats.longest_tick:.0f} ms"
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+
+    def _again(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.tick()
+        self._handle = loop.call_later(self.interval, self._again, loop)
