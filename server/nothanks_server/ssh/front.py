@@ -89,11 +89,7 @@ def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
 
 def loopback_for(bind: str) -> str:
     """Where a worker reaches the host's TCP port bound to ``bind``."""
-    if bind in ("", "0.0.0.0"):
-        return "127.0.0.1"
-    if bind == "::":
-        return "::1"
-    return bind
+    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(bind, bind)
 
 
 def _log_file() -> str | None:
@@ -418,10 +414,9 @@ class SSHFront:
 
     def _retire_one(self) -> None:
         """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
-        for worker in self._workers:
-            if worker.state == "retiring":
-                self._drain(worker)
-                return
+        retiring = next((worker for worker in self._workers if worker.state == "retiring"), None)
+        if retiring is not None:
+            self._drain(retiring)
 
     def _drain(self, worker: Worker) -> None:
         worker.state = "draining"

@@ -46,7 +46,7 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.strip import Strip
 
-from .inbound_shaper import INBOUND_SLICE, InboundShaper
+from .input_gate import INBOUND_SLICE, InboundShaper
 from .settings import INBOUND_BURST, INBOUND_RATE
 
 log = logging.getLogger(__name__)

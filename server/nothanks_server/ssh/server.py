@@ -38,11 +38,10 @@ import asyncssh
 from textual.app import App
 
 from ..limits import TokenBucket
-from .inbound_shaper import InboundShaper
-from .input_gate import INPUT_WINDOW
+from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, GameSession
-from .settings import SSHSettings, failure_delay, printable, remember
+from .settings import SSHSettings, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +144,7 @@ class SessionServer:
         self._running_apps: set[App[Any]] = set()
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
-        self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
+        self.connections_held = 0  # connections that went over their inbound budget (input_gate.py)
         self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (settings.login_limit)
         self._holders: dict[_Gate, None] = {}  # connections counted against max_sessions here, oldest first
         self.made_room = 0  # connections closed for a newcomer at the sessions cap
@@ -410,10 +409,6 @@ def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate 
     return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
 
 
-def _players(count: int) -> str:
-    return f"{count} player" if count == 1 else f"{count} players"
-
-
 class _Gate(asyncssh.SSHServer):
     """One TCP connection: the cap, authentication, and at most one game session."""
 
@@ -490,9 +485,7 @@ class _Gate(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._login_over()
-        if self._session_deadline is not None:
-            self._session_deadline.cancel()
-            self._session_deadline = None
+        self._session_deadline = cancel(self._session_deadline)
         if self._inbound is not None and self._conn is not None:
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
@@ -522,7 +515,7 @@ class _Gate(asyncssh.SSHServer):
         settings = self._server.settings
         log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
         if self._conn is not None:
-            limit = _players(settings.max_sessions)
+            limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
         return True
 
@@ -586,10 +579,9 @@ class _Gate(asyncssh.SSHServer):
             self._not_before = server.clock() + failure_delay(self._failures, settings.auth_delay)
         return True
 
-    def kbdint_auth_supported(self) -> bool:
-        # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt.
-        # With a password: asyncssh asks for it through keyboard-interactive as well.
-        return self._server.open_door or self._server.settings.password is not None
+    # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt. With a
+    # password: asyncssh asks for it through keyboard-interactive as well.
+    kbdint_auth_supported = password_auth_supported
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
         self._candidate_fingerprint = None
@@ -632,9 +624,7 @@ class _Gate(asyncssh.SSHServer):
             return False
         self._has_session = True
         self._server.session_started(self._peer_address(), self.tier)
-        if self._session_deadline is not None:
-            self._session_deadline.cancel()
-            self._session_deadline = None
+        self._session_deadline = cancel(self._session_deadline)
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours

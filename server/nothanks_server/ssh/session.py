@@ -21,9 +21,9 @@ from textual.app import App
 
 from nothanks_tui.i18n import language_from_environment
 
-from .driver import ChannelDriver
+from .driver import ChannelDriver, color_system_for, session_console, terminal_size
 from .input_gate import HOLD_OFF, InputGate
-from .terminal import color_system_for, session_console, terminal_size
+from .settings import cancel
 
 if TYPE_CHECKING:
     from .server import SessionServer
@@ -255,19 +255,13 @@ class GameSession(asyncssh.SSHServerSession):
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
-            if self._grace is not None:
-                self._grace.cancel()
-                self._grace = None
+            self._grace = cancel(self._grace)
             self._task = None
             self._driver = None
             self._app = None
             self.input_gate.detach()
-            if self._held_off is not None:
-                self._held_off.cancel()
-                self._held_off = None
-            if self._pending_resize is not None:
-                self._pending_resize.cancel()
-                self._pending_resize = None
+            self._held_off = cancel(self._held_off)
+            self._pending_resize = cancel(self._pending_resize)
             chan = self._chan
             if not self._closed and chan is not None:
                 if chan.is_closing():
