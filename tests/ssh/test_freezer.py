@@ -47,7 +47,7 @@ def test_a_tick_collects_young_cycles_before_it_freezes(frozen: None) -> None:
 
         assert ref() is None  # garbage already: not frozen with the rest
         assert unfrozen == 0 and kept.other.other is kept  # the rest is frozen, and whole
-        assert freezer.stats.ticks == 1 and "1 freezes" in freezer.summary()
+        assert freezer.ticks == 1 and "1 freezes" in freezer.summary()
     finally:
         gc.enable()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextvars
+import io
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -54,25 +55,14 @@ ESC = "\x1b"
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"
 
-ENTER_SEQUENCES = (
-    "\x1b[?1049h"  # alternate screen
-    "\x1b[?25l"  # hide cursor
-    "\x1b[?1000h"  # mouse button presses
-    "\x1b[?1006h"  # ... reported as SGR sequences (no motion tracking: it costs every session bandwidth)
-    "\x1b[?1004h"  # focus in/out
-    "\x1b[?2004h"  # bracketed paste
-    "\x1b[?7l"  # no line wrap
-    "\x1b[?2026$p"  # does the terminal do synchronized output?
-)
+# Alternate screen, cursor hidden, mouse presses as SGR (no motion tracking: it costs every session bandwidth), focus
+# events, bracketed paste, no line wrap; and a question: does the terminal do synchronized output?
+ENTER_SEQUENCES = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1006h\x1b[?1004h\x1b[?2004h\x1b[?7l\x1b[?2026$p"
+# Bracketed paste off, line wrap on, every mouse mode off, the kitty keyboard mode popped (ignored by terminals
+# without it), the alternate screen left, the cursor shown, focus events off, default colours.
 LEAVE_SEQUENCES = (
-    "\x1b[?2004l"  # bracketed paste off
-    "\x1b[?7h"  # line wrap back on
-    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"  # every mouse mode off
-    "\x1b[<u"  # pop the kitty keyboard mode (ignored by terminals without it)
-    "\x1b[?1049l"  # leave the alternate screen
-    "\x1b[?25h"  # show the cursor
-    "\x1b[?1004l"  # focus events off
-    "\x1b[0m"  # default colours
+    "\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"
+    "\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l\x1b[0m"
 )
 
 
@@ -340,14 +330,11 @@ def terminal_size(width: int, height: int) -> tuple[int, int]:
     )
 
 
-class _Discard:
+class _Discard(io.TextIOBase):
     """A file that swallows writes (an app's console renders to strings, never to a file)."""
 
     def write(self, text: str) -> int:
         return len(text)
-
-    def flush(self) -> None:
-        pass
 
     def isatty(self) -> bool:
         return True

@@ -133,10 +133,9 @@ class Worker:
 
 
 class SSHFront:
-    """The SSH port of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``, its admission and its worker
-    processes (the module docstring). With the host's ``proxy_key``, each player counts against their own address
-    in the host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load
-    balancers whose connections open with a PROXY v2 header naming the client."""
+    """The SSH port of a host whose TCP lobby is at ``lobby_host``:``lobby_port`` (the module docstring). With the
+    host's ``proxy_key`` each player counts against their own address in the host's limits, not the workers'
+    loopback; ``proxy_from``: load balancers whose connections open with a PROXY v2 header naming the client."""
 
     def __init__(
         self,
@@ -600,30 +599,21 @@ class SSHFront:
         return remember(self._connects, address, bucket, REMEMBERED)
 
     def _failures_of(self, address: str) -> int:
-        failures = self._failures.get(address)
-        if failures is None:
-            return 0
-        since = self.clock() - AUTH_WINDOW
-        while failures and failures[0] < since:
+        failures = self._failures.get(address, deque())
+        while failures and failures[0] < self.clock() - AUTH_WINDOW:
             failures.popleft()
         if not failures:
-            del self._failures[address]
-            return 0
+            self._failures.pop(address, None)
         return len(failures)
 
     def _auth_failed(self, address: str) -> None:
-        already_out = self._failures_of(address) >= self.settings.auth_failures
-        failures = remember(self._failures, address, self._failures.get(address) or deque(), REMEMBERED)
-        failures.append(self.clock())
-        while len(failures) > self.settings.auth_failures:
-            failures.popleft()  # no more are needed to know it is past its budget
-        if not already_out and self._failures_of(address) >= self.settings.auth_failures:
-            log.warning(
-                "SSH: %s is shut out for %.0f s: %d failed passwords",
-                address,
-                AUTH_WINDOW,
-                self.settings.auth_failures,
-            )
+        limit = self.settings.auth_failures
+        already_out = self._failures_of(address) >= limit
+        # (at most ``limit`` kept: no more are needed to know it is past its budget)
+        remember(self._failures, address, self._failures.get(address) or deque(maxlen=limit), REMEMBERED)
+        self._failures[address].append(self.clock())
+        if not already_out and self._failures_of(address) >= limit:
+            log.warning("SSH: %s is shut out for %.0f s: %d failed passwords", address, AUTH_WINDOW, limit)
             for worker in self._workers:  # its logins under way end too, in every worker
                 if worker.state != "gone":
                     self._send(worker, b"b" + address.encode())

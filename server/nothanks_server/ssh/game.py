@@ -13,15 +13,13 @@ import contextvars
 import logging
 from typing import Any
 
-from textual.screen import Screen
-
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.i18n import N_, catalog
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .session import AppFactory, SSHPlayer
+from .session import SSHPlayer
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)
@@ -58,6 +56,8 @@ class SSHDoorway:
 
     def __init__(self, player: SSHPlayer, host: str, port: int, proxy_key: str | None = None) -> None:
         self.player = player
+        self.suggested_name = player.suggested_name
+        self.keeps_seats = player.key_fingerprint is not None  # only a key finds a seat again (README)
         self.host = host
         self.port = port
         self.proxy_key = proxy_key
@@ -79,16 +79,8 @@ class SSHDoorway:
         finally:
             await probe.close()
 
-    @property
-    def suggested_name(self) -> str:
-        return self.player.suggested_name
-
     def held_seat(self) -> tuple[str, str] | None:
         return (self._held, KEY_SEAT) if self._held is not None else None
-
-    @property
-    def keeps_seats(self) -> bool:
-        return self.player.key_fingerprint is not None  # only a key finds a seat again (README)
 
     def forget_seat(self) -> None:
         self._held = None
@@ -114,10 +106,7 @@ class SSHGameApp(NetApp):
     """The game app for one SSH session; ``ssh_session_ended`` leaves its tables when the session is over."""
 
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
-        def first_screen() -> Screen[Any]:
-            return WelcomeScreen(door)
-
-        super().__init__(first_screen, **kwargs)
+        super().__init__(lambda: WelcomeScreen(door), **kwargs)
         self.door = door
 
     async def ssh_session_starting(self) -> None:
@@ -169,6 +158,4 @@ async def draw_first_screen(size: tuple[int, int] = (80, 24)) -> str:
         return type(app.screen).__name__
 
 
-def make_app_factory(plan: WorkerPlan) -> AppFactory:
-    """The worker's ``AppFactory`` (``SSHSettings.app``): a ``GameAppFactory``."""
-    return GameAppFactory(plan)
+make_app_factory = GameAppFactory  # the worker's ``AppFactory`` from its plan (``SSHSettings.app``)

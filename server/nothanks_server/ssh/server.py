@@ -201,10 +201,6 @@ class SessionServer:
         self._connections += 1
         self.spawn(self._serve(sock, client), name="ssh-connection")
 
-    def client_of(self, peer: tuple[str, int]) -> tuple[str, int]:
-        """The client's (address, port) of the connection whose socket's peer is ``peer``."""
-        return self._clients.get(peer, peer)
-
     def login_done(self, peer: tuple[str, int]) -> None:
         """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
         if self._tiers.get(peer, 2) < 2:
@@ -643,10 +639,8 @@ class _Gate(asyncssh.SSHServer):
         if self._conn is None:
             return ("?", 0)
         peer = self._conn.get_extra_info("peername") or ("?", 0)
-        return self._server.client_of((str(peer[0]), int(peer[1])))
+        peer = (str(peer[0]), int(peer[1]))
+        return self._server._clients.get(peer, peer)
 
     def _peer(self) -> str:
-        if self._conn is None:
-            return "?"
-        address, port = self._peer_address()
-        return f"{address}:{port}"
+        return "?" if self._conn is None else "{}:{}".format(*self._peer_address())

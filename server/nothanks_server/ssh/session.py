@@ -180,9 +180,6 @@ class GameSession(asyncssh.SSHServerSession):
         self._client_gone()
         return False
 
-    def break_received(self, msec: int) -> bool:
-        return False
-
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
         self._client_gone()

@@ -28,13 +28,12 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from multiprocessing.sharedctypes import SynchronizedArray
 
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
 from .server import HostKeyError, SessionServer, SharedAdmission
 from .session import AppFactory
-from .settings import WorkerPlan
+from .settings import WorkerPlan, cancel
 
 log = logging.getLogger(__name__)
 
@@ -185,12 +184,6 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
             log.info("event loop stalled %.0f ms", 1000 * (loop.time() - due))
 
 
-@dataclass
-class FreezeStats:
-    ticks: int = 0
-    longest_tick: float = 0.0  # seconds, steps 1-2
-
-
 class Freezer:
     """Every ``interval`` seconds: ``gc.collect()`` of what is not frozen yet (the last second's survivors: without
     it, cycles already garbage, as Textual makes at every layout, were frozen with a screen's widgets), then
@@ -200,7 +193,8 @@ class Freezer:
 
     def __init__(self, interval: float = FREEZE_INTERVAL) -> None:
         self.interval = interval
-        self.stats = FreezeStats()
+        self.ticks = 0
+        self.longest_tick = 0.0  # seconds
         self._handle: asyncio.TimerHandle | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -212,15 +206,14 @@ class Freezer:
         started = time.perf_counter()
         gc.collect()
         gc.freeze()
-        self.stats.ticks += 1
-        self.stats.longest_tick = max(self.stats.longest_tick, time.perf_counter() - started)
+        self.ticks += 1
+        self.longest_tick = max(self.longest_tick, time.perf_counter() - started)
 
     def summary(self) -> str:
-        return f"{self.stats.ticks} freezes, each with its collection at most {1000 * self.stats.longest_tick:.0f} ms"
+        return f"{self.ticks} freezes, each with its collection at most {1000 * self.longest_tick:.0f} ms"
 
     def stop(self) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
+        self._handle = cancel(self._handle)
 
     def _again(self, loop: asyncio.AbstractEventLoop) -> None:
         self.tick()
