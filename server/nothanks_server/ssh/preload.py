@@ -4,8 +4,8 @@ Imports are inherited by every worker. The first screen is drawn once headless (
 Textual computes the first time in a process is inherited too: a fresh worker's first screen p50 169 -> 125 ms
 (107 with asyncssh's options built early), against 110 on a worker that served before; each worker draws it once
 more before it says ready (``warm_up``). Then ``gc.freeze()`` keeps collections from writing to (and unsharing)
-those pages, as Python's documentation recommends before forking: idle host PSS 123 -> 98 MiB.
-Never imported by the host process or the tests.
+those pages, as Python's documentation recommends before forking: idle host PSS 123 -> 98 MiB. Never imported
+by the host process or the tests.
 """
 
 import asyncio
