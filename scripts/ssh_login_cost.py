@@ -229,7 +229,7 @@ async def _serve_logins(
 
     server.app_factory = marked_app_factory
     closed = asyncio.Event()
-    server.on_connection_closed = lambda address, logged_in: closed.set()
+    server.tell = lambda message: closed.set() if message[:1] == b"x" else None
     loop = asyncio.get_running_loop()
     profiler = cProfile.Profile() if profile else None
     gc.collect()
@@ -286,13 +286,13 @@ async def _serve_together(server: Any, listener: socket.socket, pipe: Connection
     closed = 0
     all_closed = asyncio.Event()
 
-    def one_closed(address: str, logged_in: bool) -> None:
+    def one_closed(message: bytes) -> None:
         nonlocal closed
-        closed += 1
+        closed += message[:1] == b"x"
         if closed >= count:
             all_closed.set()
 
-    server.on_connection_closed = one_closed
+    server.tell = one_closed
     late = [0.0]
 
     async def watch() -> None:

@@ -324,8 +324,8 @@ async def serve(args: argparse.Namespace) -> None:
     )  # fmt: skip
     factory = load_app_factory(plan)
     freezer: Any = None
-    try:  # a tree whose workers collect before each freeze (ssh/freezer.py) does here as they do
-        from nothanks_server.ssh.freezer import Freezer
+    try:  # a tree whose workers collect before each freeze (ssh/worker.py) does here as they do
+        from nothanks_server.ssh.worker import Freezer
     except ImportError:
         pass
     else:

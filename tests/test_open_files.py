@@ -65,3 +65,22 @@ async def test_a_server_started_with_a_low_limit_raises_it(tmp_path):
     finally:
         process.terminate()
         await process.wait()
+
+
+async def test_the_limit_covers_every_connection_the_ssh_front_may_hold(tmp_path):
+    """Not only its sessions and logins: up to ``--ssh-max-connections`` connections, which its workers hold."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    wanted = MAX_CONNECTIONS + 3000 + SPARE_FILES
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        pytest.skip(f"this system's hard limit ({hard}) is below what the server asks for")
+    arguments = ("--ssh-port", "0", "--ssh-max-connections", "3000", "--ssh-host-key", str(tmp_path / "key"))
+    process = await local_server_process(
+        tmp_path, *arguments, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    )
+    try:
+        await asyncio.wait_for(process.stdout.readline(), WAIT)  # serving by now
+        limits = Path(f"/proc/{process.pid}/limits").read_text()
+        assert int(re.search(r"Max open files\s+(\d+)", limits).group(1)) >= wanted
+    finally:
+        process.terminate()
+        await process.wait()

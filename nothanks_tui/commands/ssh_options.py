@@ -7,8 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from nothanks_server.ssh.hostkey import HOST_KEY_NAME
-from nothanks_server.ssh.settings import SSHSettings
+from nothanks_server.ssh.settings import HOST_KEY_NAME, SSHSettings
 
 from .. import paths
 from ..defaults import DEFAULT_BOT

@@ -96,9 +96,9 @@ class PlayerPorts:
         return None if self.ssh_front is None else self.ssh_front.port
 
     def _raise_open_files(self, per_client: int) -> None:
-        """Room for ``per_client`` sockets per TCP client, and the SSH front's sessions and logins."""
+        """Room for ``per_client`` sockets per TCP client, and the SSH front's connections (its workers inherit it)."""
         ssh = self.ssh_settings
-        raise_open_file_limit(per_client * MAX_CONNECTIONS + (ssh.max_sessions + ssh.login_limit if ssh else 0))
+        raise_open_file_limit(per_client * MAX_CONNECTIONS + (ssh.max_connections if ssh else 0))
 
     async def _start_ssh(self, port: int) -> None:
         """The SSH front, if asked, its workers' players reaching TCP ``port``."""

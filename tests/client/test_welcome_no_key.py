@@ -7,7 +7,7 @@ import pytest
 from textual.widgets import Static
 
 from nothanks_server.ssh.game import SSHDoorway
-from nothanks_server.ssh.player import SSHPlayer
+from nothanks_server.ssh.session import SSHPlayer
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 

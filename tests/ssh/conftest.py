@@ -22,9 +22,8 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.ssh.front import SSHFront, start_ssh_front
 from nothanks_server.ssh.game import make_app_factory
-from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.server import SessionServer
-from nothanks_server.ssh.session import AppFactory
+from nothanks_server.ssh.session import AppFactory, SSHPlayer
 from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
 from nothanks_server.tcp import TcpHost
 from tools.loadgen.probe_app import ProbeApp

@@ -1,4 +1,4 @@
-"""The host key's fingerprint the server prints (ssh/fingerprint.py) is what a connecting ``ssh`` shows, read from
+"""The host key's fingerprint the server prints (ssh/front.py) is what a connecting ``ssh`` shows, read from
 the ``.pub`` or, without one, from the private key's own header: the host process never imports asyncssh."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from nothanks_server.ssh.fingerprint import host_key_fingerprint, public_line_of_private_key
+from nothanks_server.ssh.front import host_key_fingerprint, public_line_of_private_key
 
 
 def test_a_key_without_its_pub_gives_the_fingerprint_ssh_shows(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A worker's tick (ssh/freezer.py) collects the cycles that died young, then freezes what is alive, so automatic
+"""A worker's tick (ssh/worker.py) collects the cycles that died young, then freezes what is alive, so automatic
 collections never walk the players' apps."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nothanks_server.ssh.freezer import Freezer
+from nothanks_server.ssh.worker import Freezer
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_a_tick_collects_young_cycles_before_it_freezes(frozen: None) -> None:
 
         assert ref() is None  # garbage already: not frozen with the rest
         assert unfrozen == 0 and kept.other.other is kept  # the rest is frozen, and whole
-        assert freezer.stats.ticks == 1 and "1 freezes" in freezer.summary()
+        assert freezer.ticks == 1 and "1 freezes" in freezer.summary()
     finally:
         gc.enable()
 

@@ -12,11 +12,9 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from nothanks_server.ssh.driver import LEAVE_SEQUENCES
-from nothanks_server.ssh.hostkey import load_or_create_host_key
-from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL
-from nothanks_server.ssh.terminal import MAX_SIZE
+from nothanks_server.ssh.driver import LEAVE_SEQUENCES, MAX_SIZE
+from nothanks_server.ssh.server import load_or_create_host_key
+from nothanks_server.ssh.session import NO_PTY_MESSAGE, RESIZE_INTERVAL, SSHPlayer
 from tools.loadgen.probe_app import ProbeApp
 from tools.loadgen.terminal_client import TerminalClient
 
@@ -386,7 +384,7 @@ def test_colours_brought_down_are_the_codes_rich_writes_for_that_terminal(system
     from rich.color import Color, ColorSystem
     from rich.style import Style
 
-    from nothanks_server.ssh.terminal import downgrade_colors
+    from nothanks_server.ssh.driver import downgrade_colors
 
     rich_system = {"256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}[system]
     for red, green, blue in [(255, 128, 0), (16, 32, 64), (0, 0, 0), (250, 250, 250), (30, 200, 90)]:

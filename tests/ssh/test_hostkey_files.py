@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nothanks_server.ssh.hostkey import HostKeyError, load_or_create_host_key
+from nothanks_server.ssh.server import HostKeyError, load_or_create_host_key
 
 
 def test_a_link_planted_at_the_public_key_is_refused_and_its_target_untouched(tmp_path):

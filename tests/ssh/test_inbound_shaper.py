@@ -1,4 +1,4 @@
-"""A connection's incoming bytes reach asyncssh at most at its budget's pace, whole and in order (inbound_shaper.py)."""
+"""A connection's incoming bytes reach asyncssh at most at its budget's pace, whole and in order (input_gate.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from asyncssh.constants import MSG_IGNORE
 from asyncssh.packet import String
 
 from nothanks_server.ssh import patches, server
-from nothanks_server.ssh.inbound_shaper import InboundShaper
+from nothanks_server.ssh.input_gate import InboundShaper
 from tools.loadgen.terminal_client import TerminalClient
 
 from .test_input_limits import RESPONSIVE, Flooder

@@ -1,5 +1,5 @@
 """A paste with escape codes in it reaches the app as one paste, never as key presses (the SSH driver's filter,
-server/nothanks_server/ssh/paste_escapes.py): pasted into the chat line, an escape code closed the line and
+server/nothanks_server/ssh/driver.py, PasteEscapes): pasted into the chat line, an escape code closed the line and
 sent the rest of the text to the table as keys, where t takes the card."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual import events
 from textual._xterm_parser import XTermParser
 
-from nothanks_server.ssh.paste_escapes import PasteEscapes
+from nothanks_server.ssh.driver import PasteEscapes
 
 HOSTILE = "hi \x1b[31mred\x1b[0m \x1b]0;title\x07 t t n \x1b"
 PASTED = "\x1b[200~" + HOSTILE + "\x1b[201~"

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from nothanks_server.ssh.game import GameAppFactory, SSHGameApp, make_app_factory
-from nothanks_server.ssh.player import SSHPlayer
 from nothanks_server.ssh.server import SessionServer
+from nothanks_server.ssh.session import SSHPlayer
 from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
 from tools.loadgen.terminal_client import TerminalClient
 

@@ -16,7 +16,7 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.ssh.front import SSHFrontError, loopback_for
 from nothanks_server.ssh.game import SSHDoorway
-from nothanks_server.ssh.player import SSHPlayer
+from nothanks_server.ssh.session import SSHPlayer
 from nothanks_server.tcp import TcpHost
 from tools.loadgen.terminal_client import TerminalClient
 

@@ -11,8 +11,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from nothanks_server.ssh.player import SSHPlayer
-from nothanks_server.ssh.session import AppFactory
+from nothanks_server.ssh.session import AppFactory, SSHPlayer
 from nothanks_server.ssh.settings import WorkerPlan
 
 

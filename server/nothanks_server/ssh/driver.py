@@ -1,13 +1,15 @@
 """A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
-Textual's Linux driver owns the process: it reads stdin in a thread, writes stdout in another, changes termios
-and installs signal handlers (SIGWINCH, SIGTSTP). None of that may happen in a server. This driver does all of
-its work on the event loop: bytes from the channel are decoded and parsed here (``feed``, paced by the session's
-``InputGate``), window changes arrive as ``resize`` calls, and output is gathered per loop turn and written to the
-channel in one piece, its colours brought down to the session's terminal (terminal.py).
+Textual's Linux driver owns the process (reader and writer threads, termios, SIGWINCH and SIGTSTP handlers): not
+possible in a server. Here everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the
+``InputGate``), window changes come as ``resize``, output is gathered per loop turn and written in one piece with its
+colours brought down to the terminal's. Opening URLs, suspending and delivering files are refused.
 
-Things that would act on the server machine are refused: opening a URL, suspending the process, saving
-"delivered" files to the server's disk.
+The client's terminal: Textual builds a console from the process's environment (a systemd unit has no TERM), so each
+app gets one from the client's pty request (``session_console``, ``color_system_for``). Every app draws in 24-bit and
+``downgrade_colors`` (rich's ``Color.downgrade``, cached) brings the output down as it leaves: Textual caches a
+style's escape codes on the style, shared by the apps of a process, so apps at different colour systems gave one
+another's codes.
 """
 
 from __future__ import annotations
@@ -15,26 +17,33 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextvars
+import io
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
 
+from rich.color import Color, ColorSystem
+from rich.console import Console
 from textual import constants, events
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.message import Message
 from textual.messages import InBandWindowResize
 
-from .paste_escapes import PasteEscapes
 from .patches import escape_pending, new_key_parser
-from .terminal import downgrade_colors, terminal_size
+from .settings import cancel
 
 if TYPE_CHECKING:
     from textual.app import App
 
 log = logging.getLogger(__name__)
 
+DEFAULT_SIZE = (80, 24)
+MAX_SIZE = (400, 150)  # a 4K screen with a small font is about 380x100; beyond this a size is only a way to make
+# the host draw (and keep) a screen of millions of cells for one player: it is cut down to this
+_TRUECOLOR_TERMS = ("truecolor", "24bit", "direct", "kitty", "wezterm", "alacritty", "foot", "ghostty", "iterm")
 _TICK_MARGIN = 0.005  # seconds after the escape delay, so the parser's deadline has surely passed
 _KITTY_FLAGS = 0b1 | 0b1000 | 0b10000  # disambiguate escapes, report all keys as codes, report associated text
 # Characters the parser may take in without producing an event: a bracketed paste collects in the parser until
@@ -42,40 +51,83 @@ _KITTY_FLAGS = 0b1 | 0b1000 | 0b10000  # disambiguate escapes, report all keys a
 # budget: 1 KiB/s, 88 MB a day) for the life of the session. Past this, the paste is dropped and parsing restarts.
 MAX_UNFINISHED_INPUT = 64 * 1024
 TOO_LONG_NOTICE = "Pasted text too long: ignored."
+ESC = "\x1b"
+PASTE_START = "\x1b[200~"
+PASTE_END = "\x1b[201~"
 
-ENTER_SEQUENCES = (
-    "\x1b[?1049h"  # alternate screen
-    "\x1b[?25l"  # hide cursor
-    "\x1b[?1000h"  # mouse button presses
-    "\x1b[?1006h"  # ... reported as SGR sequences (no motion tracking: it costs every session bandwidth)
-    "\x1b[?1004h"  # focus in/out
-    "\x1b[?2004h"  # bracketed paste
-    "\x1b[?7l"  # no line wrap
-    "\x1b[?2026$p"  # does the terminal do synchronized output?
-)
+# Alternate screen, cursor hidden, mouse presses as SGR (no motion tracking: it costs every session bandwidth), focus
+# events, bracketed paste, no line wrap; and a question: does the terminal do synchronized output?
+ENTER_SEQUENCES = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1006h\x1b[?1004h\x1b[?2004h\x1b[?7l\x1b[?2026$p"
+# Bracketed paste off, line wrap on, every mouse mode off, the kitty keyboard mode popped (ignored by terminals
+# without it), the alternate screen left, the cursor shown, focus events off, default colours.
 LEAVE_SEQUENCES = (
-    "\x1b[?2004l"  # bracketed paste off
-    "\x1b[?7h"  # line wrap back on
-    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"  # every mouse mode off
-    "\x1b[<u"  # pop the kitty keyboard mode (ignored by terminals without it)
-    "\x1b[?1049l"  # leave the alternate screen
-    "\x1b[?25h"  # show the cursor
-    "\x1b[?1004l"  # focus events off
-    "\x1b[0m"  # default colours
+    "\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"
+    "\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l\x1b[0m"
 )
+
+
+class PasteEscapes:
+    """Escape characters inside a bracketed paste dropped before the key parser sees them: Textual reads an ESC in a
+    paste as a key sequence, so a chat line pasted with colour codes closed the chat there and the rest went to the
+    table as keys (``t`` takes the card). Only the paste's end marker keeps its ESC; the host cleans the rest. Fed
+    chunk by chunk as input arrives (a marker may be split between two chunks)."""
+
+    def __init__(self) -> None:
+        self.in_paste = False
+        self._seen = ""  # the last few characters passed on outside a paste (to find a start marker split in two)
+        self._held = ""  # inside a paste: the chunk's end, which may be the start of the end marker
+
+    def feed(self, text: str) -> str:
+        """``text`` as the parser should get it."""
+        out: list[str] = []
+        text = self._held + text
+        self._held = ""
+        position = 0
+        while position < len(text):
+            if not self.in_paste:
+                window = self._seen + text[position:]
+                found = window.find(PASTE_START)
+                if found < 0:
+                    out.append(text[position:])
+                    self._seen = window[-(len(PASTE_START) - 1) :]
+                    break
+                end = found + len(PASTE_START) - len(self._seen)  # where the marker ends, in text
+                out.append(text[position : position + end])
+                position += end
+                self._seen = ""
+                self.in_paste = True
+                continue
+            found = text.find(ESC, position)
+            if found < 0:
+                out.append(text[position:])
+                break
+            out.append(text[position:found])
+            rest = text[found : found + len(PASTE_END)]
+            if rest == PASTE_END:
+                out.append(PASTE_END)
+                position = found + len(PASTE_END)
+                self.in_paste = False
+            elif PASTE_END.startswith(rest):  # perhaps the end marker, cut short by the chunk's end: wait
+                self._held = rest
+                break
+            else:  # an escape code in the pasted text: its ESC goes, the rest stays text
+                position = found + 1
+        return "".join(out)
+
+    def reset(self) -> None:
+        self.in_paste = False
+        self._seen = ""
+        self._held = ""
 
 
 class ChannelLink(Protocol):
-    """What the driver needs from the SSH session it draws on."""
+    """What the driver needs from the SSH session it draws on: output to the client, the news that the driver is
+    ready for input (what came earlier is handed over), and whether input not fed yet is waiting (a pending escape
+    sequence may go on in it)."""
 
-    def send_output(self, text: str) -> None:
-        """Write terminal output to the client."""
-
-    def driver_started(self, driver: ChannelDriver) -> None:
-        """The app's driver is ready for input (the session hands over anything that arrived earlier)."""
-
-    def input_waiting(self) -> bool:
-        """More input has arrived that the driver has not been fed yet (a pending escape sequence may go on)."""
+    def send_output(self, text: str) -> None: ...
+    def driver_started(self, driver: ChannelDriver) -> None: ...
+    def input_waiting(self) -> bool: ...
 
 
 class ChannelDriver(Driver):
@@ -108,8 +160,6 @@ class ChannelDriver(Driver):
     def can_suspend(self) -> bool:
         return False  # suspending would stop the whole host, every table with it
 
-    # Input ---------------------------------------------------------------------------------------------------
-
     def feed(self, data: bytes) -> None:
         """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
         if not self._input_enabled or self._app_context is None:
@@ -136,9 +186,7 @@ class ChannelDriver(Driver):
 
     def _schedule_tick(self) -> None:
         """A lone ESC is only known to be the Escape key once no more bytes follow within the escape delay."""
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-            self._tick_handle = None
+        self._tick_handle = cancel(self._tick_handle)
         if self._input_enabled and escape_pending(self._parser):  # a lone ESC
             self._tick_handle = self._loop.call_later(constants.ESCAPE_DELAY + _TICK_MARGIN, self._on_tick)
 
@@ -168,9 +216,7 @@ class ChannelDriver(Driver):
 
     def _reset_parser(self) -> None:
         """Forget any half-parsed escape sequence or unfinished paste."""
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-            self._tick_handle = None
+        self._tick_handle = cancel(self._tick_handle)
         self._parser = new_key_parser()
         self._parser.terminal_size = self._size or terminal_size(0, 0)
         self._paste_escapes.reset()
@@ -194,23 +240,17 @@ class ChannelDriver(Driver):
             return  # sizes come from the SSH window-change requests
         super().process_message(message)
 
-    # Output --------------------------------------------------------------------------------------------------
-
     def write(self, data: str) -> None:
         self._output.append(data)
         if self._flush_handle is None:
             self._flush_handle = self._loop.call_soon(self.flush)
 
     def flush(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        self._flush_handle = cancel(self._flush_handle)
         if self._output:
             text = downgrade_colors("".join(self._output), self._color_system)
             self._output.clear()
             self._link.send_output(text)
-
-    # Application mode ----------------------------------------------------------------------------------------
 
     def start_application_mode(self) -> None:
         # Called inside the app's context: parse input there too, so events carry this app (never another's).
@@ -228,9 +268,7 @@ class ChannelDriver(Driver):
 
     def disable_input(self) -> None:
         self._input_enabled = False
-        if self._tick_handle is not None:
-            self._tick_handle.cancel()
-            self._tick_handle = None
+        self._tick_handle = cancel(self._tick_handle)
 
     def stop_application_mode(self) -> None:
         self.disable_input()
@@ -241,8 +279,6 @@ class ChannelDriver(Driver):
         self.disable_input()
         self.flush()
         self._app_context = None
-
-    # Nothing may act on the server machine -------------------------------------------------------------------
 
     def open_url(self, url: str, new_tab: bool = True) -> None:
         log.info("refused to open a URL on the host for an SSH session: %r", url[:200])
@@ -265,3 +301,108 @@ class ChannelDriver(Driver):
                 key=delivery_key, exception=PermissionError("files are not saved on the host"), name=name
             )
         )
+
+
+def color_system_for(term: str | None, environment: Mapping[str, str] | None = None) -> str:
+    """Rich's colour system name for a client: "truecolor", "256" or "standard" (never None).
+
+    COLORTERM=truecolor/24bit (sent when the client's ssh is configured with ``SendEnv COLORTERM``) wins; otherwise
+    the TERM name decides: ``*-256color`` is 256 colours, a handful of terminals known to do 24-bit colour are
+    truecolor, anything else (``xterm``, ``screen``, ``vt100``, unknown, none) gets the 16 standard colours.
+    """
+    colorterm = (environment or {}).get("COLORTERM", "").strip().lower()
+    if colorterm in ("truecolor", "24bit"):
+        return "truecolor"
+    name = (term or "").strip().lower()
+    if any(marker in name for marker in _TRUECOLOR_TERMS):
+        return "truecolor"
+    if "256color" in name or "256" in name.rsplit("-", 1)[-1]:
+        return "256"
+    return "standard"
+
+
+def terminal_size(width: int, height: int) -> tuple[int, int]:
+    """The size to draw at: the client's, 80x24 when it reports 0 (``ssh -tt`` without a local terminal), and at
+    most ``MAX_SIZE``."""
+    return (
+        min(width, MAX_SIZE[0]) if width > 0 else DEFAULT_SIZE[0],
+        min(height, MAX_SIZE[1]) if height > 0 else DEFAULT_SIZE[1],
+    )
+
+
+class _Discard(io.TextIOBase):
+    """A file that swallows writes (an app's console renders to strings, never to a file)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return True
+
+
+def session_console(term: str | None, size: tuple[int, int]) -> Console:
+    """A console like the one ``textual.app.App`` builds, but for the client's terminal instead of ours (in 24-bit
+    colour: the driver brings the output down to the terminal's colours, see the module docstring)."""
+    width, height = size
+    return Console(
+        color_system="truecolor",
+        file=_Discard(),  # type: ignore[arg-type]
+        markup=True,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+        _environ={"TERM": term or "xterm", "COLUMNS": str(width), "LINES": str(height)},
+        force_terminal=True,
+        safe_box=False,
+        soft_wrap=False,
+    )
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_SYSTEMS = {"256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}
+_MAX_CACHED = 8192  # distinct escape sequences remembered per colour system (a game uses a few hundred)
+_downgraded: dict[str, dict[str, str]] = {name: {} for name in _SYSTEMS}
+
+
+def _downgrade_parameters(parameters: str, system: ColorSystem) -> str:
+    parts = parameters.split(";")
+    out: list[str] = []
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        kind = parts[index + 1] if part in ("38", "48") and index + 1 < len(parts) else None
+        if kind == "2" and index + 4 < len(parts):
+            red, green, blue = (int(value or 0) for value in parts[index + 2 : index + 5])
+            color = Color.from_rgb(red, green, blue)
+            out.extend(color.downgrade(system).get_ansi_codes(foreground=part == "38"))
+            index += 5
+        elif kind == "5" and index + 2 < len(parts) and system == ColorSystem.STANDARD:
+            color = Color.from_ansi(int(parts[index + 2] or 0))
+            out.extend(color.downgrade(system).get_ansi_codes(foreground=part == "38"))
+            index += 3
+        else:
+            out.append(part)
+            index += 1
+    return f"\x1b[{';'.join(out)}m"
+
+
+def downgrade_colors(text: str, color_system: str) -> str:
+    """``text`` (terminal output drawn in 24-bit colour) with its colours in ``color_system`` ("truecolor", "256"
+    or "standard")."""
+    system = _SYSTEMS.get(color_system)
+    if system is None or "\x1b[" not in text:
+        return text
+    cache = _downgraded[color_system]
+
+    def replace(match: re.Match[str]) -> str:
+        parameters = match.group(1)
+        if "8;" not in parameters:
+            return match.group(0)
+        found = cache.get(parameters)
+        if found is None:
+            if len(cache) >= _MAX_CACHED:
+                cache.clear()
+            found = cache[parameters] = _downgrade_parameters(parameters, system)
+        return found
+
+    return _SGR.sub(replace, text)

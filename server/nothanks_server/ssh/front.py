@@ -1,54 +1,36 @@
-"""The SSH front in the host process: it owns the listening socket and hands each connection to a worker process.
+"""The SSH front in the host process: it owns the listening socket and hands each connection to a worker process
+(worker.py), where every SSH player's app runs. It imports neither Textual nor asyncssh: the host stays small.
 
-Every SSH player's app runs in a worker process (worker.py), never in the host. The front:
+- Hand-over: each accepted socket goes (``send_fds``) to a worker taking players, ``settings.workers`` in turn; the
+  players let in are counted across workers against ``max_sessions`` (shared memory, one entry per worker).
+- Recycling, so memory goes back by processes ending: a worker past ``worker_sessions`` logins or ``worker_mib``,
+  or whose last player left, retires once its replacement is ready (a newcomer never waits for a start) and exits
+  when empty. At most ``max_workers`` alive and ``memory_mib`` in all (churn once started a worker every
+  ``worker_sessions`` connections, to 64 and 2.1 GB): past it no worker starts and a newcomer hears ``MEMORY_FULL``;
+  an idle worker whose memory grew by a tenth is recycled. A worker that dies is replaced (its players' seats wait:
+  each is a TCP client of the host, a key's seat found again from any worker: game.py).
+- A trusted load balancer's PROXY v2 header (``proxy_from``) is read first, so limits and logs see the client.
+- Per network (``SSHSettings.network``), before any SSH: ``per_address`` connections, ``logins_per_address`` logging
+  in, ``connect_rate`` new a second, a penalty of ``NOAUTH_PENALTY`` per connection closed before authenticating
+  (OpenSSH's PerSourcePenalties; turned away past ``PENALTY_LIMIT``), none for ``AUTH_WINDOW`` after
+  ``auth_failures`` failed passwords (reported by every worker). A refusal is the version line and a disconnect
+  packet saying why (``disconnect_packet``: plain bytes before key exchange), logged once per ``LOG_INTERVAL``.
+- Fair shares (issue 31): at ``max_connections`` the worker holding most of the biggest network closes what it uses
+  least (``v``: ``SessionServer.evict``), unless the newcomer's network is the biggest; at ``login_limit`` the
+  worker with most logins closes its least far along; at the sessions cap a worker asks here (``w``) for the
+  biggest holder's connection least in use, in any worker (never a player's session for a stranger).
 
-- accepts TCP connections on the SSH port and sends each socket to the worker taking players now (``send_fds``
-  over a Unix socket pair); ``settings.workers`` workers take players at once, in turn;
-- counts the players let in across every worker against ``max_sessions`` (shared memory, one entry per worker,
-  incremented by the workers as a login begins);
-- recycles workers, so memory goes back to the system by processes ending: a worker that has taken ``worker_sessions``
-  logins (connections closed before logging in do not count), or whose resident memory passed ``worker_mib``, or whose
-  last player has left, gets no more players once its replacement is ready (it keeps taking them until then: a
-  newcomer never waits for a worker to start); it exits when its last player leaves;
-- keeps at most ``max_workers`` workers alive, draining ones included, and their resident memory in all under
-  ``memory_mib`` (connection churn from many addresses used to start a worker every ``worker_sessions`` connections
-  until a RuntimeError at 64, 2.1 GB): a worker retires past its share (``worker_limit_mib``), a retiring worker goes
-  on taking players until its replacement can start, no worker starts past the ceiling, and there a newcomer is
-  turned away with one sentence (``MEMORY_FULL``); a worker idle for ``IDLE_LOOKS`` seconds whose memory grew by a
-  tenth since it was ready (what churn left in its frozen heap) is recycled, so memory goes back after an attack;
-- replaces a worker that dies (its players' connections are lost; their seats wait for them, since every SSH player
-  is a TCP client of the host like any ``nothanks join`` player, and a key's seat is bound to the key in the host's
-  store, found again from any worker, and after a restart of the host: game.py).
-
-- reads the PROXY v2 header that opens each connection from a trusted load balancer (``proxy_from``,
-  ``--proxy-from``: proxy_protocol.py) before anything else, so the limits below, the logs and the worker see the
-  client's own address; the worker is told it with the socket (``c`` + ``ADDRESS PORT``);
-- limits each address (its network: ``SSHSettings.network``), before any SSH is spoken: at most ``per_address``
-  connections at once, of which ``logins_per_address`` logging in, ``connect_rate`` new connections a second (bursts
-  of ``connect_burst``), none while it owes more than ``PENALTY_LIMIT`` seconds of penalty (``NOAUTH_PENALTY``
-  for each connection closed before authenticating), and no connection at all for ``AUTH_WINDOW`` seconds once
-  ``auth_failures`` passwords failed from it in that time (on any connection, in any worker: each worker reports
-  its failures, its logins and its closed connections over its control socket). A connection past a limit gets the
-  server's version line and an SSH disconnect message saying why (``disconnect_packet``: before key exchange a
-  packet is plain bytes, so the front needs no SSH library for it; ``ssh`` prints it) and is closed; the address is
-  logged once per ``LOG_INTERVAL``, not once per connection.
-- shares its totals fairly (issue 31): at ``max_connections`` connections in all a newcomer is not refused: the
-  worker holding the most of the network holding the most is told to close what that network uses least (``v``:
-  ``SessionServer.evict``), unless the newcomer's own network holds the most; at ``login_limit`` logins in progress
-  in all, the worker with the most closes its login least in use (the least far along of the biggest holder's).
-  At the sessions cap a worker with nothing to close for a newcomer asks the front (``w``), which has the biggest
-  holder's connection least in use closed in whichever worker holds it, a player's session never for a stranger.
-
-Workers are forked from a forkserver that has imported everything a worker needs once (``set_forkserver_preload``):
-a new worker is ready in milliseconds, and the workers share those pages. This module imports neither Textual nor
-the session code (nor asyncssh: the workers read, or the first makes, the host key), so the host process stays
-small.
+Workers fork from a forkserver that imported what they need once (``set_forkserver_preload``): ready in
+milliseconds, and sharing those pages.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -60,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
+from pathlib import Path
 from typing import Any
 
 from ..limits import TokenBucket
@@ -89,6 +72,9 @@ LINGER = 1.0  # seconds a refused connection stays open for its client to read w
 MAX_LINGERING = 256  # refused connections lingering at once; more are closed at once
 MAX_HEADERS = 1024  # load balancer connections whose PROXY header is being read at once; more are closed at once
 PRELOAD = ["nothanks_server.ssh.preload"]
+OPENSSH_PRIVATE = "OPENSSH PRIVATE KEY"
+OPENSSH_MAGIC = b"openssh-key-v1\0"
+KEY_TYPES = {"ssh-ed25519": ("ED25519", 256)}  # the key type as ssh-keygen names it, and its bits
 
 
 class SSHFrontError(RuntimeError):
@@ -103,11 +89,7 @@ def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
 
 def loopback_for(bind: str) -> str:
     """Where a worker reaches the host's TCP port bound to ``bind``."""
-    if bind in ("", "0.0.0.0"):
-        return "127.0.0.1"
-    if bind == "::":
-        return "::1"
-    return bind
+    return {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(bind, bind)
 
 
 def _log_file() -> str | None:
@@ -151,10 +133,9 @@ class Worker:
 
 
 class SSHFront:
-    """The SSH port of a host whose TCP lobby listens on ``lobby_host``:``lobby_port``, its admission and its worker
-    processes (the module docstring). With the host's ``proxy_key``, each player counts against their own address
-    in the host's per-address limits, not all against the workers' loopback one. ``proxy_from``: the load
-    balancers whose connections open with a PROXY v2 header naming the client."""
+    """The SSH port of a host whose TCP lobby is at ``lobby_host``:``lobby_port`` (the module docstring). With the
+    host's ``proxy_key`` each player counts against their own address in the host's limits, not the workers'
+    loopback; ``proxy_from``: load balancers whose connections open with a PROXY v2 header naming the client."""
 
     def __init__(
         self,
@@ -202,8 +183,6 @@ class SSHFront:
         self._starting = 0  # replacements asked for and not yet started
         self.recycled = 0  # workers that drained and exited
 
-    # Lifecycle --------------------------------------------------------------------------------------------------
-
     async def start(self) -> None:
         self._context.set_forkserver_preload(PRELOAD)
         listener = socket.create_server(
@@ -229,8 +208,6 @@ class SSHFront:
 
     def host_key_fingerprint(self) -> str:
         """The host key's fingerprint as ``ssh-keygen -lf`` shows it (the workers made the key if it was new)."""
-        from .fingerprint import host_key_fingerprint
-
         return host_key_fingerprint(self.settings.host_key_path)
 
     async def close(self, reason: str = STOPPED) -> None:
@@ -261,8 +238,6 @@ class SSHFront:
         await asyncio.gather(*(loop.run_in_executor(None, _stop, worker.process) for worker in workers))
         for worker in workers:
             self._gone(worker)
-
-    # Workers --------------------------------------------------------------------------------------------------
 
     def _free_slot(self) -> int:
         used = {worker.slot for worker in self._workers if worker.state != "gone"}
@@ -438,10 +413,9 @@ class SSHFront:
 
     def _retire_one(self) -> None:
         """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
-        for worker in self._workers:
-            if worker.state == "retiring":
-                self._drain(worker)
-                return
+        retiring = next((worker for worker in self._workers if worker.state == "retiring"), None)
+        if retiring is not None:
+            self._drain(retiring)
 
     def _drain(self, worker: Worker) -> None:
         worker.state = "draining"
@@ -483,8 +457,6 @@ class SSHFront:
                 elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
                     self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
-
-    # Connections -----------------------------------------------------------------------------------------------
 
     def _accept(self) -> None:
         listener = self._listener
@@ -539,8 +511,6 @@ class SSHFront:
         else:
             log.info("SSH: connection from %s:%d through load balancer %s", *header.source, balancer)
             self._admit(connection, header.source[0], header.source)
-
-    # Per-address limits ---------------------------------------------------------------------------------------
 
     def _refusal(self, address: str) -> str | None:
         """Why a new connection from ``address`` is turned away, or None."""
@@ -629,30 +599,21 @@ class SSHFront:
         return remember(self._connects, address, bucket, REMEMBERED)
 
     def _failures_of(self, address: str) -> int:
-        failures = self._failures.get(address)
-        if failures is None:
-            return 0
-        since = self.clock() - AUTH_WINDOW
-        while failures and failures[0] < since:
+        failures = self._failures.get(address, deque())
+        while failures and failures[0] < self.clock() - AUTH_WINDOW:
             failures.popleft()
         if not failures:
-            del self._failures[address]
-            return 0
+            self._failures.pop(address, None)
         return len(failures)
 
     def _auth_failed(self, address: str) -> None:
-        already_out = self._failures_of(address) >= self.settings.auth_failures
-        failures = remember(self._failures, address, self._failures.get(address) or deque(), REMEMBERED)
-        failures.append(self.clock())
-        while len(failures) > self.settings.auth_failures:
-            failures.popleft()  # no more are needed to know it is past its budget
-        if not already_out and self._failures_of(address) >= self.settings.auth_failures:
-            log.warning(
-                "SSH: %s is shut out for %.0f s: %d failed passwords",
-                address,
-                AUTH_WINDOW,
-                self.settings.auth_failures,
-            )
+        limit = self.settings.auth_failures
+        already_out = self._failures_of(address) >= limit
+        # (at most ``limit`` kept: no more are needed to know it is past its budget)
+        remember(self._failures, address, self._failures.get(address) or deque(maxlen=limit), REMEMBERED)
+        self._failures[address].append(self.clock())
+        if not already_out and self._failures_of(address) >= limit:
+            log.warning("SSH: %s is shut out for %.0f s: %d failed passwords", address, AUTH_WINDOW, limit)
             for worker in self._workers:  # its logins under way end too, in every worker
                 if worker.state != "gone":
                     self._send(worker, b"b" + address.encode())
@@ -717,8 +678,6 @@ class SSHFront:
         with contextlib.suppress(OSError, ValueError):
             worker.control.send(message)
 
-    # Looking in (tests, the benchmark) -----------------------------------------------------------------------
-
     @property
     def sessions(self) -> int:
         """Players let in (past key exchange) across every worker now."""
@@ -768,3 +727,58 @@ async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
     front = SSHFront(*args, **kwargs)
     await front.start()
     return front
+
+
+def public_key_fingerprint(line: str) -> tuple[str, str]:
+    """(``SHA256:...``, key type) of one OpenSSH public key line (``ssh-ed25519 AAAA... comment``)."""
+    kind, blob = line.split()[:2]
+    digest = hashlib.sha256(base64.b64decode(blob)).digest()
+    name = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))[0]
+    return "SHA256:" + base64.b64encode(digest).decode().rstrip("="), name
+
+
+def host_key_fingerprint(private_key: Path) -> str:
+    """``256 SHA256:... (ED25519)`` for the host key at ``private_key``, as ``ssh-keygen -lf`` and a first ``ssh``
+    show it (players check it): from its ``.pub``, else from the public half an OpenSSH private key keeps in the
+    clear (the host process never imports asyncssh)."""
+    public = private_key.with_name(private_key.name + ".pub")
+    try:
+        line = public.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        line = public_line_of_private_key(private_key.read_text(encoding="ascii", errors="replace"))
+    kind = line.split()[0]
+    fingerprint, name = public_key_fingerprint(line)
+    bits = KEY_TYPES.get(kind, ("", 0))[1]
+    return f"{bits} {fingerprint} ({name})" if bits else f"{fingerprint} ({name})"
+
+
+def public_line_of_private_key(text: str) -> str:
+    """The public key line (``ssh-ed25519 AAAA...``) of an OpenSSH private key file, read from its unencrypted
+    header (``PROTOCOL.key`` in OpenSSH: magic, cipher, KDF, KDF options, key count, then the first public key),
+    so even a passphrase-protected key says it. ``ValueError`` for any other file."""
+    lines = text.strip().splitlines()
+    if (
+        len(lines) < 3
+        or lines[0] != f"-----BEGIN {OPENSSH_PRIVATE}-----"
+        or lines[-1] != f"-----END {OPENSSH_PRIVATE}-----"
+    ):
+        raise ValueError("not an OpenSSH private key")
+    try:
+        data = base64.b64decode("".join(lines[1:-1]), validate=True)
+    except binascii.Error:
+        raise ValueError("not an OpenSSH private key (its base64 is broken)") from None
+    if not data.startswith(OPENSSH_MAGIC):
+        raise ValueError("not an OpenSSH private key (no openssh-key-v1 header)")
+    offset = len(OPENSSH_MAGIC)
+    for index in range(4):  # cipher, KDF, KDF options, then (after the key count) the first public key
+        blob, offset = _ssh_string(data, offset + 4 * (index == 3), "cut short")
+    kind, _ = _ssh_string(blob, 0, "its public key is broken")
+    return f"{kind.decode('ascii', 'replace')} {base64.b64encode(blob).decode()}"
+
+
+def _ssh_string(data: bytes, offset: int, problem: str) -> tuple[bytes, int]:
+    """The SSH string (a 4-byte length, then as many bytes) at ``offset``, and the offset after it."""
+    size = struct.unpack_from(">I", data, offset)[0] if offset + 4 <= len(data) else len(data)
+    if offset + 4 + size > len(data):
+        raise ValueError(f"not an OpenSSH private key ({problem})")
+    return data[offset + 4 : offset + 4 + size], offset + 4 + size

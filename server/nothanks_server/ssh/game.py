@@ -1,13 +1,9 @@
-"""What an SSH player gets: the game's own app, opening on the welcome screen, then the host's lobby.
+"""What an SSH player gets: the game's own app, from the welcome screen to the host's lobby.
 
-The session's app reaches the host's tables only through the lobby and table connection interfaces, over the
-host's TCP port (``TcpLobby``), exactly as ``nothanks join`` does: the front could run on another machine than its
-tables. A player who logged in with a public key is remembered by its fingerprint, in the host's store: the
-session's hello carries it (``key``, with the ``via`` and ``proxy_key`` of the host's own fronts), the host binds
-every seat that connection takes to it, and says in its welcome which seat it holds for the key. So when they come
-back while their seat is still held (a dropped connection, a dead worker, a restarted host: the store keeps games
-and bindings), they go straight back to it (``resume_key``), whichever worker serves them. No seat token is kept
-on this side.
+The app reaches the tables only over the host's TCP port (``TcpLobby``), as ``nothanks join`` does. A key's player
+is remembered by its fingerprint in the host's store: the hello carries it (``key``, with the fronts' ``via`` and
+``proxy_key``), the host binds the seats taken to it and names the one held, so a player back after a dropped
+connection, a dead worker or a restart goes straight to it (``resume_key``). No seat token is kept here.
 """
 
 from __future__ import annotations
@@ -17,24 +13,13 @@ import contextvars
 import logging
 from typing import Any
 
-from textual.screen import Screen
-
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.i18n import N_, catalog
-from nothanks_tui.link import (
-    ConnectionInfo,
-    LobbyConnection,
-    LobbyError,
-    NewTable,
-    TableConnection,
-    TableSummary,
-)
-from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
+from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .player import SSHPlayer
-from .session import AppFactory
+from .session import SSHPlayer
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)
@@ -48,63 +33,20 @@ RESTART_SEATED = N_("the host is restarting: your seat and your game are kept, c
 RESTART_UNSEATED = N_("the host is restarting: come back in a moment")
 
 
-class SessionLobby(LobbyConnection):
-    """A session's lobby connection (over TCP to the host, on behalf of the SSH player).
-
-    When the session ends, the connection to the host closes without a ``leave``: a seat in a running game waits
-    for its player ("away"), so a player who dropped can come back to it.
-    """
+class SessionLobby(TcpLobby):
+    """A session's lobby connection to the host, for the SSH player. The session's end closes it without a
+    ``leave``: a seat in a running game waits for its player (away), as for any dropped connection."""
 
     def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
+        super().__init__(host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint)
         self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
-        self.inner = TcpLobby(host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint)
-        self.inner.info = self.info  # the title bar says "this host over SSH", not the loopback address
-
-    @property
-    def name(self) -> str:
-        return str(getattr(self.inner, "name", ""))
-
-    @property
-    def closed_reason(self) -> str | None:
-        return getattr(self.inner, "closed_reason", None)
-
-    async def start(self) -> None:
-        await self.inner.start()
-
-    async def list_tables(self) -> list[TableSummary]:
-        return await self.inner.list_tables()
-
-    async def create_table(self, settings: NewTable) -> TableConnection:
-        return await self.inner.create_table(settings)  # (the host binds the seat to the key, if any)
-
-    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return await self.inner.join(table_id, seat)
-
-    async def spectate(self, table_id: str) -> TableConnection:
-        return await self.inner.spectate(table_id)
 
     async def resume(self, token: str) -> TableConnection:
-        if token == KEY_SEAT:
-            return await self.inner.resume_key()
-        return await self.inner.resume(token)
-
-    # The host's history, through the same connection (finished games only: the host refuses any other).
-
-    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        return await self.inner.list_games(offset, limit)
-
-    async def open_game(self, game_id: str) -> dict[str, Any]:
-        return await self.inner.open_game(game_id)
-
-    async def player_stats(self) -> list[PlayerStats]:
-        return await self.inner.player_stats()
+        return await (self.resume_key() if token == KEY_SEAT else super().resume(token))
 
     async def close(self) -> None:
-        """Hang up: the session ended (the player's connection is gone, or they quit). A seat in a running game
-        then waits for them, away, as for any dropped connection: only a player who leaves a table on purpose
-        (``q`` at the table) hands it to a bot at once, and that is the table connection's own ``close``."""
         try:
-            await self.inner.close()
+            await super().close()
         except Exception:
             log.exception("closing the lobby connection of an SSH session")
 
@@ -114,6 +56,8 @@ class SSHDoorway:
 
     def __init__(self, player: SSHPlayer, host: str, port: int, proxy_key: str | None = None) -> None:
         self.player = player
+        self.suggested_name = player.suggested_name
+        self.keeps_seats = player.key_fingerprint is not None  # only a key finds a seat again (README)
         self.host = host
         self.port = port
         self.proxy_key = proxy_key
@@ -127,7 +71,7 @@ class SSHDoorway:
         probe = SessionLobby(self.host, self.port, "player", self.player, self.proxy_key)
         try:
             await probe.start()
-            held = probe.inner.held
+            held = probe.held
             if held is not None:
                 self._held = str(held.get("name") or self.player.suggested_name or "player")
         except (LobbyError, OSError) as error:
@@ -135,16 +79,8 @@ class SSHDoorway:
         finally:
             await probe.close()
 
-    @property
-    def suggested_name(self) -> str:
-        return self.player.suggested_name
-
     def held_seat(self) -> tuple[str, str] | None:
         return (self._held, KEY_SEAT) if self._held is not None else None
-
-    @property
-    def keeps_seats(self) -> bool:
-        return self.player.key_fingerprint is not None  # only a key finds a seat again (README)
 
     def forget_seat(self) -> None:
         self._held = None
@@ -157,7 +93,7 @@ class SSHDoorway:
     @property
     def seated(self) -> bool:
         """Whether the player holds a seat now, through any of the session's lobby connections."""
-        return any(getattr(getattr(lobby.inner, "table", None), "seat", None) is not None for lobby in self.lobbies)
+        return any(getattr(lobby.table, "seat", None) is not None for lobby in self.lobbies)
 
     async def close(self) -> None:
         """Hang up every lobby connection (a seat in a running game then waits for us, away)."""
@@ -170,10 +106,7 @@ class SSHGameApp(NetApp):
     """The game app for one SSH session; ``ssh_session_ended`` leaves its tables when the session is over."""
 
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
-        def first_screen() -> Screen[Any]:
-            return WelcomeScreen(door)
-
-        super().__init__(first_screen, **kwargs)
+        super().__init__(lambda: WelcomeScreen(door), **kwargs)
         self.door = door
 
     async def ssh_session_starting(self) -> None:
@@ -192,14 +125,9 @@ class SSHGameApp(NetApp):
 
 class GameAppFactory:
     """A worker's ``AppFactory``: each session gets the game, at the tables of the host on its TCP port.
-
-    ``warm_up`` (awaited by ``SessionServer.prepare`` before the worker says it is ready) draws the first screen
-    once, headless, in the worker itself. A worker is forked from the forkserver, which drew it too (preload.py),
-    but the first app a worker runs still writes to thousands of the pages it shares with the forkserver (reference
-    counts, caches filled on first use), and each write copies a page: measured (scripts/ssh_login_cost.py), a fresh
-    worker's first login took about 2,000 page faults and 66 ms of CPU, a worker's later logins 110 and 42 ms. A
-    fresh worker is started before anyone needs it (front.py), so that cost is now paid off the newcomer's path.
-    """
+    ``warm_up`` draws the first screen once in the worker before it says ready: its first app copies thousands of
+    pages shared with the forkserver (a fresh worker's first login 2,000 page faults and 66 ms of CPU, later ones
+    110 and 42 ms: scripts/ssh_login_cost.py), now off the newcomer's path."""
 
     def __init__(self, plan: WorkerPlan) -> None:
         self.plan = plan
@@ -230,6 +158,4 @@ async def draw_first_screen(size: tuple[int, int] = (80, 24)) -> str:
         return type(app.screen).__name__
 
 
-def make_app_factory(plan: WorkerPlan) -> AppFactory:
-    """The worker's ``AppFactory`` (``SSHSettings.app``): a ``GameAppFactory``."""
-    return GameAppFactory(plan)
+make_app_factory = GameAppFactory  # the worker's ``AppFactory`` from its plan (``SSHSettings.app``)

@@ -1,26 +1,22 @@
-"""How fast one SSH session's keys reach its app: a budget per session, so one client cannot starve the others.
+"""How fast one SSH session's keys reach its app, and one connection's bytes asyncssh: budgets, so that one client
+cannot starve the others.
 
-Every session's app of a worker runs on the worker's one event loop, and Textual handles the events queued for
-an app without yielding to the loop while the queue is not empty. A client that pastes or floods keys unchecked
-(2 MB is two million key events, minutes of work) would stall every other session for as long as its app chews
-on them. So input passes through an ``InputGate``:
+Every app of a worker shares one event loop, and Textual handles an app's queued events without yielding: 2 MB of
+pasted keys would stall every other session for minutes. So input passes an ``InputGate``: a token bucket
+(``INPUT_RATE`` sustained, ``INPUT_BURST`` at once: typing, key repeat and clicks stay inside) and a bounded queue
+(``MAX_QUEUED_INPUT``), handed to the app ``INPUT_SLICE`` bytes at a time once it handled the last slice.
+Input over the budget is dropped (queue included; the key parser starts afresh; a notice at most every
+``NOTICE_INTERVAL``) and the channel paused ``HOLD_OFF`` seconds (SSH flow control: at most ``INPUT_WINDOW`` more).
+Pausing alone would replay stale keys for half an hour after a flood; dropping alone would leave the host
+decrypting a ~50 MB/s flood (60 % of a core). Together a flood costs about ``INPUT_WINDOW / HOLD_OFF`` bytes a
+second, bounded memory, and the session is usable again once the client's backlog is through.
 
-- a token bucket: ``INPUT_RATE`` bytes a second sustained, ``INPUT_BURST`` at once. Typing, fast key repeat
-  (50 keys/s is 650 B/s even as 13-byte kitty key sequences like shift+a's) and mouse clicks stay inside it;
-- a bounded queue: at most ``MAX_QUEUED_INPUT`` bytes accepted but not yet handled by the app, handed to the app
-  ``INPUT_SLICE`` bytes at a time, the next slice only once the app has handled the previous one (a marker posted
-  behind it comes back). The loop is never held by more than one slice of one session's keys.
-
-Input over the budget is dropped, and the channel is paused for ``HOLD_OFF`` seconds (SSH flow control: the
-client may then send no more than the channel's window, ``INPUT_WINDOW``, until reading resumes). Pausing alone
-would keep every byte, but the backlog would reach the app at the budget's pace: after a 2 MB flood the session
-would be replaying stale keys for half an hour, and a huge paste would freeze it as long. Dropping alone would
-leave the host decrypting whatever the client sends (a loopback flood of ~50 MB/s took 60 % of a core). Together:
-the host takes at most about ``INPUT_WINDOW / HOLD_OFF`` bytes a second from a flooding client and throws away what
-is over the budget, its memory for the session stays bounded by the window and ``MAX_QUEUED_INPUT``, and the
-session is usable again as soon as the client's own backlog is through. A drop discards whole packets plus
-whatever was still queued, and the session's key parser starts afresh (no half escape sequence, no unfinished
-bracketed paste is carried over); the player sees a notice, at most once every ``NOTICE_INTERVAL`` seconds.
+Below the SSH protocol the gate sees nothing: everything else a client sends (SSH_MSG_IGNORE, requests, auth
+attempts) is decrypted on the worker's loop first; 43,000 empty IGNORE packets a second held 98 % of the CPU and
+another player's keys at 171 ms p50, 2.1 s p99 (docs/benchmarks.md, eighth pass). So a connection's bytes pass an
+``InboundShaper`` (a token bucket: ``INBOUND_RATE``, ``INBOUND_BURST``; a login is under 20 kB): bytes over it are
+held, never dropped (SSH cannot lose one), the socket unread meanwhile (TCP flow control), and handed on as the
+bucket refills, at most ``INBOUND_SLICE`` a loop turn. patches.py puts it in place.
 """
 
 from __future__ import annotations
@@ -30,7 +26,9 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
+
+from .settings import INBOUND_BURST, INBOUND_RATE, cancel
 
 log = logging.getLogger(__name__)
 
@@ -41,20 +39,16 @@ INPUT_SLICE = 64  # bytes handed to the app before waiting for it to handle them
 INPUT_WINDOW = 256 * 1024  # bytes the client may send ahead of what the session has taken (asyncssh: 2 MiB)
 HOLD_OFF = 0.1  # seconds the channel stays paused after a drop
 NOTICE_INTERVAL = 5.0  # seconds between two "input ignored" notices to one player
+INBOUND_SLICE = 4 * 1024  # bytes handed to asyncssh per turn of the loop once over the budget
 DROP_NOTICE = "Too much input at once: some keys were ignored."
 
 
 class InputSink(Protocol):
-    """Where a gate's input goes: the session's Textual driver."""
+    """Where a gate's input goes: the session's Textual driver (driver.py says what each does)."""
 
-    def feed(self, data: bytes) -> None:
-        """Parse ``data`` and post its events to the app."""
-
-    def call_when_processed(self, callback: Callable[[], None]) -> bool:
-        """Have the app call ``callback`` once it handled every event posted so far; False if it takes no more."""
-
-    def input_dropped(self, notice: str | None) -> None:
-        """Input was dropped: forget any half-parsed sequence; show ``notice`` to the player unless None."""
+    def feed(self, data: bytes) -> None: ...
+    def call_when_processed(self, callback: Callable[[], None]) -> bool: ...
+    def input_dropped(self, notice: str | None) -> None: ...
 
 
 class InputGate:
@@ -126,9 +120,7 @@ class InputGate:
         self._sink = None
         self._backlog.clear()
         self.in_flight = 0
-        if self._pump_handle is not None:
-            self._pump_handle.cancel()
-            self._pump_handle = None
+        self._pump_handle = cancel(self._pump_handle)
 
     def _pump(self) -> None:
         self._pump_handle = None
@@ -164,3 +156,104 @@ class InputGate:
             log.info("dropping input from %s: over its budget (%d bytes dropped so far)", self.peer, self.dropped)
         if self._sink is not None:
             self._sink.input_dropped(DROP_NOTICE if notice else None)
+
+
+class InboundShaper:
+    """The incoming-byte budget of one SSH connection (the module docstring), put in place by patches.py."""
+
+    def __init__(
+        self,
+        deliver: Callable[[bytes], None],
+        transport: asyncio.Transport,
+        *,
+        rate: float = INBOUND_RATE,
+        burst: int = INBOUND_BURST,
+        slice_size: int = INBOUND_SLICE,
+        loop: asyncio.AbstractEventLoop | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_held: Callable[[], None] | None = None,
+    ) -> None:
+        if rate <= 0 or burst < slice_size or slice_size < 1:
+            raise ValueError("an inbound budget needs rate > 0 and burst >= slice_size >= 1")
+        self._deliver = deliver
+        self._transport = transport
+        self._rate = float(rate)
+        self._burst = float(burst)
+        self._slice = slice_size
+        self._loop = loop or asyncio.get_running_loop()
+        self._clock = clock
+        self._on_held = on_held  # called the first time this connection goes over its budget
+        self._tokens = float(burst)
+        self._last = self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self._pending = bytearray()
+        self._paused = False
+        self._scheduled: asyncio.Handle | None = None
+        self.delivered = 0  # bytes handed to asyncssh so far
+        self.held_count = 0  # times bytes had to wait for the budget to refill
+
+    @property
+    def pending(self) -> int:
+        """Bytes read from the socket and not yet handed on."""
+        return len(self._pending)
+
+    def data_received(self, data: bytes, datatype: Any = None) -> None:
+        """What the transport calls with every read."""
+        if not self._pending and self._scheduled is None and len(data) <= self._slice:
+            self._refill()
+            if self._tokens >= len(data):  # the usual case, a player's keys: straight through, no copy
+                self._tokens -= len(data)
+                self.delivered += len(data)
+                self._deliver(data)
+                return
+        self._pending += data
+        if self._scheduled is None:
+            self._pump()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+
+    def _pump(self) -> None:
+        self._scheduled = None
+        if self._transport.is_closing():
+            self._pending.clear()  # the connection is going: nobody will read what is left
+            return
+        self._refill()
+        over_budget = False
+        while self._pending:
+            wanted = min(len(self._pending), self._slice)
+            if self._tokens < wanted:
+                over_budget = True
+                break
+            chunk = bytes(self._pending[:wanted])
+            del self._pending[:wanted]
+            self._tokens -= wanted
+            self.delivered += wanted
+            self._deliver(chunk)
+            if self._transport.is_closing():
+                self._pending.clear()
+                return
+            if self._pending:
+                break  # a slice per turn of the loop: the other sessions run in between
+        if not self._pending:
+            if self._paused:
+                self._paused = False
+                self._transport.resume_reading()
+            return
+        if not self._paused:
+            self._paused = True
+            self._transport.pause_reading()
+        if over_budget:
+            self.held_count += 1
+            if self.held_count == 1 and self._on_held is not None:
+                self._on_held()
+            wait = (min(len(self._pending), self._slice) - self._tokens) / self._rate
+            self._scheduled = self._loop.call_later(wait, self._pump)
+        else:
+            self._scheduled = self._loop.call_soon(self._pump)
+
+    def close(self) -> None:
+        """Forget what is held (the connection is gone)."""
+        self._scheduled = cancel(self._scheduled)
+        self._pending.clear()

@@ -1,59 +1,32 @@
-"""Every place the SSH front reaches into a third-party library's private names, in one list, each with what it
-buys and a check run at startup (``check_patches``) that fails loudly when a release changes what it relies on.
-textual and asyncssh are pinned to the exact versions checked (pyproject.toml).
+"""Every private name of a third-party library the SSH front relies on, each with why and its measured figure, and a
+startup check (``check_patches``) that fails loudly if a release changed it. textual and asyncssh are pinned to the
+versions checked (pyproject.toml); otherwise only public API (Textual's ``Driver``/``App``, asyncssh's
+``run_server``, ``SSHServer``, ``SSHServerSession``).
 
-The SSH front otherwise uses only public extension points: Textual's ``Driver`` and ``App`` API, asyncssh's
-``run_server`` and its ``SSHServer`` / ``SSHServerSession`` callbacks. What is left here, and why:
+1. asyncssh ``SSHServerChannel._env`` (``limit_environment``): asyncssh keeps every ``env`` request, with no hook to
+   refuse one (thousands of 32 KiB names kept a session's life). Only COLORTERM, LANG, LC_ALL, LC_CTYPE and
+   LC_MESSAGES with short values are kept: of 5,000 requests, 4 (tests/ssh/test_input_limits.py). A security bound.
+2. asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``): bytes are decrypted and parsed
+   before any budget sees them; an ``InboundShaper`` goes in front. One IGNORE flood took 98 % of a core and another
+   player's keys to 1.0-2.1 s; with it 7 % and 8 / 36 ms p50 / p99 (docs/benchmarks.md, "SSH front, eighth pass").
+3. textual ``Strip.divide`` (``divide_without_cycles``): for a cut at the line's own end Textual caches ``[self]`` in
+   the strip, a self-reference the per-second freeze (worker.py) kept for ever. A fresh ``[self]`` there: at 40
+   players memory grows 0.06 MiB/s instead of 2, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
+4. textual ``_xterm_parser.XTermParser`` and ``_timeout_time`` (``new_key_parser``, ``escape_pending``): Textual has
+   no public key parser; the SSH driver needs one. Not a saving: what a driver needs.
+5. textual ``Stylesheet._parse_rules`` (``share_parsed_css``): every app parsed the same CSS into rule sets of its
+   own; they are only read once parsed, so one table per process (keyed on source, origin, scope and the CSS
+   variables) shares them, parsed in the forkserver (preload.py). The parser's ~0.8 MiB per player is gone; with the
+   smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made
+   of"; for CPU alone it was noise: "Tried, not kept").
+6. textual ``Strip.__init__`` (``lazy_strip_caches``): each drawn line made seven small caches it seldom uses; they
+   are made when first asked for (``__getattr__``), at Textual's sizes: a strip 1,249 -> 353 bytes.
 
-1. **asyncssh ``SSHServerChannel._env`` (``limit_environment``).** asyncssh keeps every ``env`` request of a
-   session channel in that dict, with no callback to refuse one: a client may send thousands of distinct names of
-   up to 32 KiB each and the worker would keep them for the session's life. The swap keeps only COLORTERM, LANG,
-   LC_ALL, LC_CTYPE and LC_MESSAGES with short values. Figure: a session's memory stays bounded under an env flood
-   (tests/ssh/test_input_limits.py sends 5,000 requests and finds 4 kept); without it, what a client sends is kept.
-   A security bound, not a speed-up: it stays while asyncssh has no public hook.
-2. **asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``).** Every byte a connection
-   sends is decrypted and parsed on the worker's loop before any budget sees it (SSH_MSG_IGNORE floods, auth
-   attempts before login). An instance attribute puts the connection's bytes behind an ``InboundShaper``
-   (inbound_shaper.py). Figure (docs/benchmarks.md, "SSH front, eighth pass"): one client flooding IGNORE packets
-   took 98 % of a core and put another player's keys at 1.0-2.1 s; with the budget 7 % and 8 / 36 ms (p50 / p99).
-   tests/ssh/test_inbound_shaper.py checks that a flood is still paced and the others play on.
-3. **textual ``Strip.divide`` (``divide_without_cycles``).** When the only cut is a line's own end (the usual
-   case), Textual returns ``[self]`` and stores that list in the strip's own cache: every rendered line refers to
-   itself and only a garbage collection frees it. A worker freezes its heap every second (worker.py), so such lines
-   were never freed. Figure (``bench_ssh.py crowd --players 40``, load 4.8-5.1, same hour): with it the host's
-   memory grows 0.06 MiB/s at play instead of 2 MiB/s, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
-   The replacement returns a fresh ``[self]`` in that one case and calls Textual's method otherwise; the check
-   compares both on a set of cuts.
-4. **textual ``_xterm_parser.XTermParser`` and its ``_timeout_time`` (``new_key_parser``, ``escape_pending``).**
-   Textual's own drivers parse keys with it and there is no public parser: the SSH driver (driver.py) gets it only
-   through these two functions, and the check looks for the pieces it calls. Not a saving: what a driver needs.
-5. **textual ``Stylesheet._parse_rules`` (``share_parsed_css``).** Each app parses every CSS source it meets (our
-   .tcss files, every widget's ``DEFAULT_CSS``) into rule sets of its own, the same for every player, and parses
-   them again when its cache of 64 sources is full. The rule sets are only read once parsed, so a process-wide
-   table keyed on the source, where it came from, its scope and the app's CSS variables gives every app of a worker
-   the same ones, parsed in the forkserver's warm-up (preload.py) for the first screens. Figure
-   (scripts/ssh_memory_sites.py, 8 players: docs/benchmarks.md, "What an SSH player's memory is made of"): the
-   allocations of the CSS parser held per player, about 0.8 MiB by tracemalloc's count, are gone; with the client's
-   smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB. Earlier tried for CPU alone, where it was within the
-   noise (docs/benchmarks.md, "Tried, not kept"). tests/ssh/test_shared_css.py checks what it shares and when not.
-6. **textual ``Strip.__init__`` (``lazy_strip_caches``).** Every line Textual draws is a ``Strip`` that makes seven
-   small caches (crop, style, divide, ...) as it is made, about 0.9 KiB, though most lines never use one. The
-   replacement makes each cache the first time it is asked for (``__getattr__``, only called for a slot not yet
-   set), with Textual's sizes; the check compares a strip made by Textual's ``__init__`` with one made here. Figure:
-   a strip 1,249 -> 353 bytes; per player see docs/benchmarks.md, "What an SSH player's memory is made of".
-
-Removed (docs/benchmarks.md, "SSH front, worker processes"): the sweeper and the session task factory, the freezing
-collector, the component-style rewrite, the lru-cache clearing, the uncached key parser and the stdout guard
-(patches 5 and 6 bring back, measured, two that had gone: the shared parsed CSS and the lazy ``Strip`` caches).
-Each worker's memory comes back when it exits (front.py).
-
-Outside this file, one Textual name is left, in the client (which may not import the host): ``first_screen``'s
-``Screen._push_result_callback`` (nothanks_tui/client/app.py): it lets the first screen be the bottom of the stack
-instead of over a blank default screen, which cost every SSH arrival a layout and a frame of its own, a third of the
-CPU to its first frame (tests/client/test_screens_below.py fails if Textual changes it). Replacing it with public API
-means the client's screens no longer counting on being alone on the stack (``len(screen_stack) == 1``).
-The app's override of ``App._background_screens`` is gone: once the lobby stopped polling while covered, a table over
-a lobby drew the same frames with and without it (42 in 8 s of play; 0 idle after a resize).
+Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
+freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
+Outside this file one Textual name is left, in the client: ``Screen._push_result_callback`` (client/app.py,
+``first_screen``) makes the first screen the stack's bottom, saving every SSH arrival a layout and a frame (a third of
+its first frame's CPU; tests/client/test_screens_below.py fails if Textual changes it).
 """
 
 from __future__ import annotations
@@ -73,7 +46,7 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.strip import Strip
 
-from .inbound_shaper import INBOUND_SLICE, InboundShaper
+from .input_gate import INBOUND_SLICE, InboundShaper
 from .settings import INBOUND_BURST, INBOUND_RATE
 
 log = logging.getLogger(__name__)

@@ -1,37 +1,20 @@
 """The SSH sessions of one worker process: an asyncssh server on each connection the front hands over.
 
-The gate (one ``_Gate`` per TCP connection) decides who gets in: anyone by default, or holders of a shared
-password, or of a key listed in an authorized-keys file. A public key that the client proves it holds becomes the
-player's identity (its fingerprint), so a reconnect can find the same seat. Everything an SSH server could do
-besides running our session is switched off: shell, exec, port/agent/X11 forwarding, SFTP and SCP. The number of
-connections past their first auth request is capped across every worker (``SharedAdmission``).
+A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key; a proven key
+is the player's identity (its fingerprint finds the seat again). Shell, exec, forwarding, SFTP and SCP are off.
 
-Fair shares, not first come (as OpenSSH's MaxStartups drops early starts): a connection counts in the share of its
-network (``SSHSettings.network``: the address for IPv4, its /64 for IPv6). At the logins cap (``login_limit``,
-below ``max_sessions``) a newcomer closes the login least far along (still in key exchange before one in
-authentication), the oldest first, of the network holding the most connections here; at the sessions
-cap it takes the place of what the network holding the most (two more than its own: a move evens the shares, never
-swaps them) holds that is least in use (``_Gate.tier``): a login in progress first, then a connection logged in
-without a session, in this worker or, through the front, in another (``want_room``). Players in a session are never
-closed for a newcomer, and a newcomer whose own network holds the most is told the host is full, unless it proves
-a key: a key's player then takes the place of any stranger's connection (authenticated players first), and is never
-closed for a stranger once logged in. The front closes connections for its own totals the same way (``evict``).
-A connection logged in has ``session_timeout`` seconds to ask for its session, a login ``login_timeout``
-(asyncssh's option) to finish.
+Fair shares, not first come: a connection counts in its network's share (``SSHSettings.network``). At the logins
+cap (``login_limit``) a newcomer closes the login least far along of the network holding the most here; at the
+sessions cap (``SharedAdmission``, across workers) it takes the place least in use (``_Gate.tier``) of a network
+holding two more than its own, here or through the front (``want_room``); a session is never closed for a
+newcomer, and a newcomer whose network holds the most is refused unless it proves a key (then any stranger's
+connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
 
-Guessing a password is slowed and bounded like OpenSSH's ``MaxAuthTries`` and ``PerSourcePenalties`` do: each failed
-password is logged (address and user name stripped of control characters), the next try on that connection waits
-``auth_delay`` seconds, doubling after every failure (``failure_delay``, awaited, so the worker serves its players
-meanwhile; a client sending its tries ahead gains nothing, since each one waits for the time the last failure set),
-and after ``auth_tries`` failures the connection is disconnected. Passwords are looked at ``password_rate`` a second
-at most over every address (a token bucket each worker shares among its connections, the rate split among the
-workers taking players); while passwords wait, those of the network with the fewest failures go first, so a botnet's
-guesses queue behind a newcomer's password; a key login never waits at all. Every failure is also reported
-(``on_auth_failure``) to the front, which shuts out an address past its budget across connections and workers
-(front.py).
-
-Only documented asyncssh entry points are used (``run_server`` on an accepted socket, ``SSHServer`` and
-``SSHServerSession`` callbacks), plus the few private names listed in patches.py.
+Password guessing is bounded as OpenSSH's ``MaxAuthTries`` / ``PerSourcePenalties`` do: each failure is logged and
+reported to the front (``tell``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
+tries sent ahead gain nothing), ``auth_tries`` failures disconnect; passwords are looked at ``password_rate`` a
+second over all addresses, the network with the fewest failures first; a key never waits. Private asyncssh names:
+only those of patches.py.
 """
 
 from __future__ import annotations
@@ -42,23 +25,23 @@ import contextvars
 import hmac
 import logging
 import multiprocessing
+import os
 import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from multiprocessing.sharedctypes import SynchronizedArray
+from pathlib import Path
 from typing import Any
 
 import asyncssh
 from textual.app import App
 
 from ..limits import TokenBucket
-from .hostkey import load_or_create_host_key
-from .inbound_shaper import InboundShaper
-from .input_gate import INPUT_WINDOW
+from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, GameSession
-from .settings import SSHSettings, failure_delay, printable, remember
+from .settings import SSHSettings, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +53,52 @@ TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
+
+
+class HostKeyError(RuntimeError):
+    """The host key file exists but cannot be used (unreadable, corrupt, or not a private key)."""
+
+
+def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
+    """Read the private key at ``path``; if there is no file yet, generate an ed25519 key and write it (0600): once,
+    since a changed key makes OpenSSH refuse with "REMOTE HOST IDENTIFICATION HAS CHANGED". Nothing is written
+    through a symbolic link: one planted at the key's or ``.pub``'s name is refused, both opened ``O_NOFOLLOW``."""
+    path = Path(path)
+    public = path.with_name(path.name + ".pub")
+    if not path.exists():  # (a link to an existing key is the owner's choice: it is only read)
+        for written in (path, public):
+            if written.is_symlink():
+                raise HostKeyError(f"refusing to write the SSH host key through the symbolic link {written}")
+    if path.exists():
+        try:
+            key = asyncssh.read_private_key(str(path))
+        except (OSError, asyncssh.KeyImportError, ValueError) as error:
+            raise HostKeyError(f"cannot use the SSH host key {path}: {error}") from error
+        log.info("SSH host key %s (%s)", path, key.get_fingerprint())
+        return key
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="nothanks host key")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(key.export_private_key("openssh"))
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # never replaces a key another process wrote meanwhile
+        except FileExistsError:
+            return load_or_create_host_key(path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    try:
+        descriptor = os.open(public, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as error:  # ELOOP: a symbolic link appeared there since the check above
+        raise HostKeyError(f"cannot write the SSH public host key {public}: {error}") from error
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(key.export_public_key("openssh"))
+    log.info("generated SSH host key %s (%s)", path, key.get_fingerprint())
+    return key
 
 
 class SharedAdmission:
@@ -108,7 +137,6 @@ class SessionServer:
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
         )
         self._options: asyncssh.SSHServerConnectionOptions | None = None
-        self._admitted = 0
         self._connections = 0  # connections handed to serve() and not yet closed
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -116,16 +144,14 @@ class SessionServer:
         self._running_apps: set[App[Any]] = set()
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
-        self.connections_held = 0  # connections that went over their inbound budget (inbound_shaper.py)
+        self.connections_held = 0  # connections that went over their inbound budget (input_gate.py)
         self._logins: dict[_Gate, None] = {}  # connections not yet logged in, oldest first (settings.login_limit)
         self._holders: dict[_Gate, None] = {}  # connections counted against max_sessions here, oldest first
         self.made_room = 0  # connections closed for a newcomer at the sessions cap
         self.logins_evicted = 0
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
-        self.on_auth_failure: Callable[[str], None] | None = None  # called with the address of each failure
-        self.on_login_done: Callable[[str], None] | None = None  # a connection from this address logged in
-        self.on_connection_closed: Callable[[str, int], None] | None = None  # (address, its tier: _Gate.tier)
-        self.on_session: Callable[[str], None] | None = None  # a connection from this address opened its session
+        # Tells the front of each failed password, login, session and closing, with the client's address (worker.py).
+        self.tell: Callable[[bytes], None] = lambda message: None
         # Asks the front to close a place in another worker for a newcomer of this network (True: one was closed);
         # the flag: the newcomer proved a key (any stranger's connection but a key's may go).
         self.want_room: Callable[[str, bool], Awaitable[bool]] | None = None
@@ -140,8 +166,6 @@ class SessionServer:
         self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
         self._password_pump: asyncio.Task[None] | None = None
         self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
-
-    # Connections ------------------------------------------------------------------------------------------------
 
     async def prepare(self) -> None:
         """Build what every connection shares (asyncssh's options: its algorithms, the host key) before the first
@@ -177,21 +201,15 @@ class SessionServer:
         self._connections += 1
         self.spawn(self._serve(sock, client), name="ssh-connection")
 
-    def client_of(self, peer: tuple[str, int]) -> tuple[str, int]:
-        """The client's (address, port) of the connection whose socket's peer is ``peer``."""
-        return self._clients.get(peer, peer)
-
     def login_done(self, peer: tuple[str, int]) -> None:
         """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
         if self._tiers.get(peer, 2) < 2:
             self._tiers[peer] = 2
-            if self.on_login_done is not None:
-                self.on_login_done(peer[0])
+            self.tell(b"a" + peer[0].encode())
 
     def session_started(self, peer: tuple[str, int], tier: int) -> None:
         self._tiers[peer] = tier
-        if self.on_session is not None:
-            self.on_session(peer[0])
+        self.tell(b"o" + peer[0].encode())
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -224,8 +242,7 @@ class SessionServer:
             if client is not None:
                 self._clients.pop(own, None)
             tier = self._tiers.pop(peer, 0)
-            if self.on_connection_closed is not None:
-                self.on_connection_closed(peer[0], tier)
+            self.tell(b"x" + str(tier).encode() + peer[0].encode())
             self._connection_closed()
 
     def _connection_closed(self) -> None:
@@ -238,8 +255,6 @@ class SessionServer:
     def connections(self) -> int:
         """Connections being served now (logged in or not)."""
         return self._connections
-
-    # Lifecycle --------------------------------------------------------------------------------------------------
 
     async def close(self, reason: str = "the host stopped") -> None:
         """End every session's app (each player is told ``reason``) and wait for them."""
@@ -262,8 +277,6 @@ class SessionServer:
                 task.cancel()
             if pending:
                 await asyncio.wait(pending, timeout=2)
-
-    # Sessions ------------------------------------------------------------------------------------------------
 
     def spawn(self, coroutine: Coroutine[Any, Any, None], name: str) -> asyncio.Task[None]:
         """Run a session in a fresh context (nothing of whatever started this server leaks into it)."""
@@ -300,20 +313,15 @@ class SessionServer:
 
     @property
     def admitted(self) -> int:
-        """Connections past key exchange and not yet closed."""
-        return self._admitted
+        """Connections counted against ``max_sessions`` here and not yet closed."""
+        return len(self._holders)
 
     def admit(self) -> bool:
-        if not self._admission.admit():
-            return False
-        self._admitted += 1
         self._changed.set()
-        return True
+        return self._admission.admit()
 
     def release(self) -> None:
-        if self._admitted > 0:
-            self._admission.release()
-        self._admitted = max(0, self._admitted - 1)
+        self._admission.release()
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
@@ -374,8 +382,6 @@ class SessionServer:
     def password_failed(self, network: str) -> None:
         remember(self.password_failures, network, self.password_failures.get(network, 0) + 1, PASSWORD_NETWORKS)
 
-    # Authentication policy -------------------------------------------------------------------------------------
-
     @property
     def open_door(self) -> bool:
         """Anyone gets in (no password, no authorized-keys file)."""
@@ -397,10 +403,6 @@ def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate 
     """Of ``gates`` (oldest first), the one least in use of the network holding the most (of them, or ``held``)."""
     held = held or Counter(gate.network for gate in gates)
     return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
-
-
-def _players(count: int) -> str:
-    return f"{count} player" if count == 1 else f"{count} players"
 
 
 class _Gate(asyncssh.SSHServer):
@@ -479,9 +481,7 @@ class _Gate(asyncssh.SSHServer):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._login_over()
-        if self._session_deadline is not None:
-            self._session_deadline.cancel()
-            self._session_deadline = None
+        self._session_deadline = cancel(self._session_deadline)
         if self._inbound is not None and self._conn is not None:
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
@@ -511,7 +511,7 @@ class _Gate(asyncssh.SSHServer):
         settings = self._server.settings
         log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
         if self._conn is not None:
-            limit = _players(settings.max_sessions)
+            limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
         return True
 
@@ -566,8 +566,7 @@ class _Gate(asyncssh.SSHServer):
         )
         if what == "password":
             server.password_failed(self.network)
-        if what == "password" and server.on_auth_failure is not None:
-            server.on_auth_failure(address)
+            server.tell(b"f" + address.encode())
         if self._failures >= settings.auth_tries:
             if self._conn is not None:
                 self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
@@ -576,10 +575,9 @@ class _Gate(asyncssh.SSHServer):
             self._not_before = server.clock() + failure_delay(self._failures, settings.auth_delay)
         return True
 
-    def kbdint_auth_supported(self) -> bool:
-        # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt.
-        # With a password: asyncssh asks for it through keyboard-interactive as well.
-        return self._server.open_door or self._server.settings.password is not None
+    # Open door: keyboard-interactive with no questions lets key-less clients in without a prompt. With a
+    # password: asyncssh asks for it through keyboard-interactive as well.
+    kbdint_auth_supported = password_auth_supported
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
         self._candidate_fingerprint = None
@@ -622,9 +620,7 @@ class _Gate(asyncssh.SSHServer):
             return False
         self._has_session = True
         self._server.session_started(self._peer_address(), self.tier)
-        if self._session_deadline is not None:
-            self._session_deadline.cancel()
-            self._session_deadline = None
+        self._session_deadline = cancel(self._session_deadline)
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
@@ -643,10 +639,8 @@ class _Gate(asyncssh.SSHServer):
         if self._conn is None:
             return ("?", 0)
         peer = self._conn.get_extra_info("peername") or ("?", 0)
-        return self._server.client_of((str(peer[0]), int(peer[1])))
+        peer = (str(peer[0]), int(peer[1]))
+        return self._server._clients.get(peer, peer)
 
     def _peer(self) -> str:
-        if self._conn is None:
-            return "?"
-        address, port = self._peer_address()
-        return f"{address}:{port}"
+        return "?" if self._conn is None else "{}:{}".format(*self._peer_address())

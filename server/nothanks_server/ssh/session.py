@@ -13,6 +13,7 @@ import contextvars
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
@@ -20,10 +21,9 @@ from textual.app import App
 
 from nothanks_tui.i18n import language_from_environment
 
-from .driver import ChannelDriver
+from .driver import ChannelDriver, color_system_for, session_console, terminal_size
 from .input_gate import HOLD_OFF, InputGate
-from .player import SSHPlayer
-from .terminal import color_system_for, session_console, terminal_size
+from .settings import cancel
 
 if TYPE_CHECKING:
     from .server import SessionServer
@@ -37,8 +37,39 @@ NO_PTY_MESSAGE = (
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
 EXIT_GRACE = 30.0  # seconds an app gets to finish after its client went away, before it is cancelled
+ANONYMOUS_USERS = frozenset({"play", "nothanks", "guest", "anonymous"})
 RESIZE_INTERVAL = 0.2  # seconds between two window sizes passed to the app: each costs a whole new layout and
 # screen, and a window being dragged (or a hostile client) sends dozens a second; the last size always arrives
+
+
+@dataclass(frozen=True, slots=True)
+class SSHPlayer:
+    """One SSH login. ``key_fingerprint`` is set only when the client proved it holds that public key."""
+
+    username: str
+    key_fingerprint: str | None
+    peer: str
+    term: str
+    color_system: str
+    language: str = "en"  # from the LC_ALL / LC_MESSAGES / LANG the client sent (nothanks_tui.i18n)
+
+    @property
+    def suggested_name(self) -> str:
+        """The display name to prefill: the SSH user name, unless it is the generic ``play`` (then empty)."""
+        name = self.username.strip()
+        return "" if name.lower() in ANONYMOUS_USERS else name
+
+    @property
+    def address(self) -> str:
+        """The client's address without its port (what per-address limits count)."""
+        host, _, port = self.peer.rpartition(":")
+        return host if host and port.isdigit() else self.peer
+
+    @property
+    def identity(self) -> str | None:
+        """A stable identity for finding this player's seat again after a reconnect (key logins only)."""
+        return f"ssh-key:{self.key_fingerprint}" if self.key_fingerprint else None
+
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 
@@ -68,8 +99,6 @@ class GameSession(asyncssh.SSHServerSession):
         self._grace: asyncio.TimerHandle | None = None  # cancels an app still running long after its client left
         self._resized_at = float("-inf")  # loop time the app was last given a window size
         self._pending_resize: asyncio.TimerHandle | None = None  # gives it the latest size once the interval is over
-
-    # asyncssh callbacks ---------------------------------------------------------------------------------------
 
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self._chan = chan
@@ -151,14 +180,9 @@ class GameSession(asyncssh.SSHServerSession):
         self._client_gone()
         return False
 
-    def break_received(self, msec: int) -> bool:
-        return False
-
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
         self._client_gone()
-
-    # Driver link ----------------------------------------------------------------------------------------------
 
     def send_output(self, text: str) -> None:
         chan = self._chan
@@ -182,8 +206,6 @@ class GameSession(asyncssh.SSHServerSession):
 
     def input_waiting(self) -> bool:
         return self.input_gate.waiting
-
-    # The app --------------------------------------------------------------------------------------------------
 
     def player(self) -> SSHPlayer:
         return SSHPlayer(
@@ -230,19 +252,13 @@ class GameSession(asyncssh.SSHServerSession):
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
-            if self._grace is not None:
-                self._grace.cancel()
-                self._grace = None
+            self._grace = cancel(self._grace)
             self._task = None
             self._driver = None
             self._app = None
             self.input_gate.detach()
-            if self._held_off is not None:
-                self._held_off.cancel()
-                self._held_off = None
-            if self._pending_resize is not None:
-                self._pending_resize.cancel()
-                self._pending_resize = None
+            self._held_off = cancel(self._held_off)
+            self._pending_resize = cancel(self._pending_resize)
             chan = self._chan
             if not self._closed and chan is not None:
                 if chan.is_closing():

@@ -3,6 +3,7 @@ Textual or asyncssh, so that the host process can hold it without loading what o
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,9 +11,11 @@ from typing import TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
+H = TypeVar("H", bound=asyncio.Handle)
 
-INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (inbound_shaper.py)
+INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (input_gate.py)
 INBOUND_BURST = 32 * 1024  # ... and at once
+HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless --ssh-host-key says where
 AUTH_DELAY_CAP = 8.0  # seconds: the longest pause after a failed password
 
 
@@ -21,6 +24,13 @@ def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> f
     if failures <= 0 or first <= 0:
         return 0.0
     return min(cap, first * 2 ** min(failures - 1, 32))
+
+
+def cancel(handle: H | None) -> H | None:
+    """Cancel ``handle`` if there is one; None, for ``self._handle = cancel(self._handle)``."""
+    if handle is not None:
+        handle.cancel()
+    return None
 
 
 def remember(table: dict[K, V], key: K, value: V, most: int) -> V:
