@@ -61,8 +61,6 @@ class HostSide:
         """What ``message`` does here: its handler, ``on_<type>``."""
         return getattr(self, "on_" + m.kind_of(message))(message)
 
-    # ---------------------------------------------------------------- sitting down and leaving
-
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
         bot = message.bot if isinstance(message.bot, str) else self.lobby.settings.default_bot
@@ -99,48 +97,37 @@ class HostSide:
         self._leave_table(on_purpose=True)
         return {"type": "left"}
 
-    # ---------------------------------------------------------------- at the table
-
-    def on_action(self, message: m.Act) -> Reply:
+    def on_action(self, message: m.Act) -> None:
         self._current_table().submit(self, message.action, message.state_id)
-        return None
 
-    def on_start(self, message: m.Start) -> Reply:
+    def on_start(self, message: m.Start) -> None:
         self._current_table().start(self)
-        return None
 
-    def on_add_bot(self, message: m.AddBot) -> Reply:
+    def on_add_bot(self, message: m.AddBot) -> None:
         self._current_table().add_bot(self, message.bot)
-        return None
 
-    def on_play_again(self, message: m.PlayAgain) -> Reply:
+    def on_play_again(self, message: m.PlayAgain) -> None:
         self._current_table().play_again(self)
-        return None
 
-    def on_chat(self, message: m.Chat) -> Reply:
+    def on_chat(self, message: m.Chat) -> None:
         table = self._current_table()
         if not self._chats.take(time.monotonic()):
             raise too_fast()
         table.say(self, message.text)
-        return None
 
-    def on_stand_in(self, message: m.StandIn) -> Reply:
+    def on_stand_in(self, message: m.StandIn) -> None:
         self._current_table().stand_in_for(self, message.seat)
-        return None
 
-    def on_coach(self, message: m.Coach) -> Reply:
+    def on_coach(self, message: m.Coach) -> None:
         """Worked out in a task (the table goes on meanwhile; ``_coaching``, its answer), one at a time."""
         table = self._current_table()
         if self._coaching is not None and not self._coaching.done():
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
         self._coaching = asyncio.get_running_loop().create_task(table.ask_coach(self, message.state_id))
         self._coaching.add_done_callback(functools.partial(self.advised, message.id))
-        return None
 
     def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
         """The coach answered or refused (``task`` is done): a TCP client is told (in-process, the asker awaits)."""
-
-    # ---------------------------------------------------------------- its place
 
     def seated(self, table: Table, seat: int | None, token: str | None) -> dict[str, Any]:
         """At ``table`` now (``seat`` None: watching), with ``token`` to come back; a seat taken with a token by a
@@ -175,7 +162,7 @@ class HostSide:
         table = self.table
         self._at_no_table()
         if table is not None:
-            (table.leave if on_purpose else table.drop)(self)
+            table.part(self, on_purpose=on_purpose)
 
 
 class Session(HostSide, ProtocolSession):

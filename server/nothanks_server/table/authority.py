@@ -191,8 +191,6 @@ class Table:
         self._broadcast()
         self._check_idle()
 
-    # ----------------------------------------------------------------- joining and leaving
-
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
@@ -268,17 +266,10 @@ class Table:
         self.driver.drive()
         return index
 
-    def leave(self, member: Member) -> None:
-        """``member`` leaves on purpose: before the game, or once it is over, the seat frees up for good; during it a
-        bot plays the seat at once, until they come back."""
-        self._part(member, on_purpose=True)
-
-    def drop(self, member: Member) -> None:
-        """``member``'s connection ended: before the game the seat frees up; during it and after it, the seat waits
-        for them (away: on their turn the turn timer runs, then a bot plays for them)."""
-        self._part(member, on_purpose=False)
-
-    def _part(self, member: Member, *, on_purpose: bool) -> None:
+    def part(self, member: Member, *, on_purpose: bool) -> None:
+        """``member`` leaves (``on_purpose``) or its connection ended. Before the game the seat frees up; once it is
+        over, a leaver's seat frees up too; else the seat waits for them, a leaver's played by a bot at once, an
+        away player's on their turn once the turn timer runs out."""
         if member not in self.members:
             return
         index = self.members.pop(member)
@@ -380,8 +371,6 @@ class Table:
             label = labels[number] if number < len(labels) else bot_name(self.seats)
             self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
         self._broadcast()
-
-    # ----------------------------------------------------------------- the game
 
     def start(self, member: Member | None) -> None:
         """Deal and start (the creator; ``None`` for the host itself). Every seat must be filled."""
@@ -511,8 +500,6 @@ class Table:
             self._deliver(member, Closed(reason))
         self.members.clear()
 
-    # ----------------------------------------------------------------- views
-
     def update_for(self, seat: int | None, infos: tuple[SeatInfo, ...] | None = None) -> HostEvent:
         """What the member at ``seat`` (None: a spectator) sees right now."""
         infos = tuple(s.info() for s in self.seats) if infos is None else infos
@@ -564,8 +551,6 @@ class Table:
         if self._on_summary is not None and (summary := self.summary()) != self._summary:
             self._summary = summary
             self._on_summary(self)
-
-    # ----------------------------------------------------------------- internals
 
     def _check_open(self) -> None:
         if self.closed:
