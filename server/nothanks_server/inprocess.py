@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
@@ -60,24 +60,6 @@ class InProcessTable(HostSide, TableConnection):
             return Closed(N_("left the table"))
         return await self._events.get()
 
-    async def send_action(self, action: Action, state_id: int) -> None:
-        self._send(m.Act(action=action, state_id=state_id))
-
-    async def play_again(self) -> None:
-        self._send(m.PlayAgain())
-
-    async def start_game(self) -> None:
-        self._send(m.Start())
-
-    async def add_bot(self, bot: str | None = None) -> None:
-        self._send(m.AddBot(bot=bot))
-
-    async def stand_in_for(self, seat: int) -> None:
-        self._send(m.StandIn(seat=seat))
-
-    async def send_chat(self, text: str) -> None:
-        self._send(m.Chat(text=text))
-
     async def ask_coach(self, state_id: int) -> CoachAdvice:
         _refusing(lambda: self.handle(m.Coach(state_id=state_id)))
         try:
@@ -110,8 +92,8 @@ class InProcessTable(HostSide, TableConnection):
             if self.solo and table is not None:
                 table.close(N_("you left the table"))
 
-    def _send(self, message: m.ClientMessage) -> None:
-        """A table's intent: its refusal comes back as a ``Rejected`` event, as a TCP client's ``error`` frame."""
+    async def send_intent(self, message: m.ClientMessage) -> None:
+        """Its refusal comes back as a ``Rejected`` event, as a TCP client's ``error`` frame."""
         try:
             self.handle(message)
         except IllegalMove as error:
