@@ -179,35 +179,30 @@ class Table:
         free up as if they had left; a finished table nobody came back to closes."""
         if self.closed or (self.started and not self.finished):
             return
-        if self.finished:
-            self._check_idle()
-            return
-        away = self._away_seats()
+        away = [] if self.finished else self._where("away")
         for index in away:
             self._put_seat(index, Seat())
-        if not away:
-            return
-        self._reassign_creator()
-        self._broadcast()
-        self._check_idle()
+        if away:
+            self._reassign_creator()
+            self._broadcast()
+        if away or self.finished:
+            self._check_idle()
 
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
-            if self._away_seats():
+            if self._where("away"):
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
-            free = self._free_seats()
+            free = self._where("empty")
             if not free:
-                if self._away_seats():
+                if self._where("away"):
                     raise HostError(errors.SEAT_AWAY, _AWAY_NO_FREE_SEAT)
                 raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
             seat = free[0]
-        elif not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
-        elif self.seats[seat].away:
+        elif self.seats[self._check_index(seat)].away:
             raise HostError(errors.SEAT_AWAY, f"seat {seat} is kept for its player, who is away: {_AWAY_WAYS_BACK}")
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
@@ -221,15 +216,10 @@ class Table:
         self._tell_chat_history(member)
         return seat, token
 
-    def _away_seats(self) -> list[int]:
-        """The seats kept for players who are not here: only their token or SSH key gives them back, never a join."""
-        return [index for index, seat in enumerate(self.seats) if seat.away]
-
-    def _free_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.empty]
-
-    def _present(self) -> list[int]:  # the seats of the players at the table now
-        return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+    def _where(self, kind: str) -> list[int]:
+        """The seats that are ``kind`` (a ``Seat`` property: "empty", "away" (only a token or SSH key takes such a
+        seat back, never a join), "present", "human")."""
+        return [index for index, seat in enumerate(self.seats) if getattr(seat, kind)]
 
     def spectate(self, member: Member) -> None:
         self._check_newcomer(member)
@@ -299,14 +289,12 @@ class Table:
         self.driver.drive()
         self._check_idle()
 
-    def stand_in_for(self, member: Member, index: object) -> None:
-        """The (acting) creator lets a bot play for the away player in seat ``index`` now, until they come back."""
+    def stand_in_for(self, member: Member, asked: object) -> None:
+        """The (acting) creator lets a bot play for the away player in seat ``asked`` now, until they come back."""
         self._check_open()
         self._check_seated_as(member, self.acting_creator())
         self._game_on()
-        if not isinstance(index, int) or not 0 <= index < len(self.seats):
-            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
-        seat = self.seats[index]
+        seat = self.seats[index := self._check_index(asked)]
         if not seat.away or seat.stand_in is not None:
             raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
         self.stand_in(index, note=True)
@@ -328,7 +316,7 @@ class Table:
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
-        return next(iter(self._present()), None)
+        return next(iter(self._where("present")), None)
 
     def _stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
@@ -344,7 +332,7 @@ class Table:
         self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        free = self._free_seats()[:1]
+        free = self._where("empty")[:1]
         if not free:
             raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
         self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
@@ -353,12 +341,12 @@ class Table:
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
         """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
         kind = bot_name or self.settings.default_bot
-        free = self._free_seats()[: max(0, count)]
+        free = self._where("empty")[: max(0, count)]
         self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
     def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
         """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
-        free = self._free_seats()
+        free = self._where("empty")
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
         self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
@@ -379,7 +367,7 @@ class Table:
             self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "the game has already started")
-        if self._free_seats():
+        if self._where("empty"):
             raise HostError(errors.SEATS_EMPTY, "fill every seat (players or bots) before starting")
         self._deal()
 
@@ -402,10 +390,10 @@ class Table:
         """Deal the next game if it is over, someone asked and every player still here has; True if dealt."""
         if self.closed or not self.finished or not self._again:
             return False
-        present = self._present()
+        present = self._where("present")
         if not present or any(index not in self._again for index in present):
             return False
-        if freed := len(self._free_seats()):  # players who left after the game: bots take their seats
+        if freed := len(self._where("empty")):  # players who left after the game: bots take their seats
             self.add_bots(freed)
         self._deal()
         return True
@@ -509,7 +497,7 @@ class Table:
                 table_id=self.table_id,
                 seats=infos,
                 my_seat=seat,
-                can_start=seat is not None and seat == self.creator_seat and not self._free_seats(),
+                can_start=seat is not None and seat == self.creator_seat and not self._where("empty"),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
@@ -568,6 +556,11 @@ class Table:
         if self.state.finished:
             raise HostError(errors.GAME_OVER, "the game is over")
         return self.state
+
+    def _check_index(self, index: object) -> int:
+        if not isinstance(index, int) or not 0 <= index < len(self.seats):
+            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
+        return index
 
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
         """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
@@ -671,7 +664,7 @@ class Table:
 
     def _reassign_creator(self) -> None:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
-        candidates = self._present() or [i for i, seat in enumerate(self.seats) if seat.human]
+        candidates = self._where("present") or self._where("human")
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:

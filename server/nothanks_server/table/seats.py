@@ -75,6 +75,10 @@ class Seat:
         return self.human and self.member is None
 
     @property
+    def present(self) -> bool:  # a player at the table now
+        return self.human and self.member is not None
+
+    @property
     def player(self) -> Bot | None:
         """The bot that plays this seat now (its own, or a stand-in for its away player), if any."""
         return self.bot or self.stand_in
