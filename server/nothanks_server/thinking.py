@@ -79,11 +79,6 @@ def _start_resource_tracker() -> None:
         resource_tracker.ensure_running()
 
 
-def processes() -> int:
-    """How many worker processes searches may use (0: they run in threads)."""
-    return _processes
-
-
 def stop() -> None:
     """End the worker processes (a search still running there is given up): the host is closing."""
     global _pool

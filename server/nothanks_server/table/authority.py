@@ -179,14 +179,17 @@ class Table:
         free up as if they had left; a finished table nobody came back to closes."""
         if self.closed or (self.started and not self.finished):
             return
-        away = [] if self.finished else self._where("away")
+        if self.finished:
+            self._check_idle()
+            return
+        away = self._where("away")
         for index in away:
             self._put_seat(index, Seat())
-        if away:
-            self._reassign_creator()
-            self._broadcast()
-        if away or self.finished:
-            self._check_idle()
+        if not away:
+            return
+        self._reassign_creator()
+        self._broadcast()
+        self._check_idle()
 
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
@@ -217,8 +220,7 @@ class Table:
         return seat, token
 
     def _where(self, kind: str) -> list[int]:
-        """The seats that are ``kind`` (a ``Seat`` property: "empty", "away" (only a token or SSH key takes such a
-        seat back, never a join), "present", "human")."""
+        """The seats whose ``Seat`` property ``kind`` holds ("away": only a token or SSH key takes it back)."""
         return [index for index, seat in enumerate(self.seats) if getattr(seat, kind)]
 
     def spectate(self, member: Member) -> None:
