@@ -17,14 +17,13 @@ from typing import Any, Unpack
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
-from nothanks_tui.link.chat import CHAT
+from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
-from .chat import chat_bucket, too_fast
 from .errors import HostError
-from .limits import AddressCounts, LoopStalls
+from .limits import AddressCounts, LoopStalls, TokenBucket
 from .lobby import Lobby
 from .session import MAX_CONNECTIONS, RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .table import HostEvent, Table
@@ -50,7 +49,7 @@ class HostSide:
         self.table_id = ""  # the table it sat at last (kept after leaving it)
         self.seat: int | None = None
         self.token: str | None = None
-        self._chats = chat_bucket(time.monotonic(), stalls)
+        self._chats = TokenBucket(CHAT_RATE, CHAT_BURST, stalls, time.monotonic())  # its own lines
         self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
 
     def deliver(self, event: HostEvent) -> None:
@@ -112,7 +111,8 @@ class HostSide:
     def on_chat(self, message: m.Chat) -> None:
         table = self._current_table()
         if not self._chats.take(time.monotonic()):
-            raise too_fast()
+            slower = f"at most {CHAT_BURST:g} chat lines at once, then {CHAT_RATE:g} a second: wait a moment"
+            raise HostError(errors.CHAT_TOO_FAST, slower)
         table.say(self, message.text)
 
     def on_stand_in(self, message: m.StandIn) -> None:
