@@ -330,11 +330,9 @@ async def serve(
     finally:
         for waiter in waiters:
             waiter.cancel()
-        for part in reversed(parts):
-            if signalled:  # a restart (systemd, a deploy, Ctrl-C): every game is kept for the next start
-                await part.close(RESTART_REASON, restart=True)
-            else:  # the host's own player left (nothanks host): the host's tables end with it
-                await part.close(SHUTDOWN_REASON, forget=main is not None)
+        for part in reversed(parts):  # (a signal: every game kept; the host's own player left: the tables end)
+            reason = RESTART_REASON if signalled else SHUTDOWN_REASON
+            await part.close(reason, restart=signalled, forget=not signalled and main is not None)
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)
