@@ -70,8 +70,7 @@ class Servable(Protocol):
 
 
 class PlayerOptions(TypedDict, total=False):
-    """A players' port's options: ``ssh``, the SSH front beside it; the TCP ``rate`` and ``limits``; ``proxy_from``,
-    the load balancers whose PROXY v2 headers name the client (proxy_protocol.py)."""
+    """A players' port's options beside its address (``PlayerPorts``; ``proxy_from``: proxy_protocol.py)."""
 
     ssh: SSHSettings | None
     rate: float
@@ -237,8 +236,7 @@ class Host(PlayerPorts):
         return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
 
     async def close(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False, forget: bool = False) -> None:
-        """Close every table (their players are told ``reason``) and every transport; safe to call twice. The
-        tables stay in the store for the next start unless ``forget``; ``restart``: TCP clients come back."""
+        """Close every table and transport (``Servable.close``: the tables stay in the store unless ``forget``)."""
         if self._closed:
             return
         self._closed = True

@@ -53,9 +53,8 @@ def solo_bot_pace(pace: float, bots: int) -> float:
 
 
 def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
-    """A new solo table with the player seated; its first game is dealt when the connection starts. ``bots``
-    (tests' scripted bots) replaces ``game.bot``'s, one per other seat. Raises ``ValueError`` (a bad name, an
-    unknown bot, a wrong number of bots) or ``IllegalMove`` (``bad_config``: a table the rules do not allow)."""
+    """A new solo table with the player seated, dealt when the connection starts; ``bots``: tests' scripted ones.
+    Raises ``ValueError`` (a bad name or bot, a wrong number of bots) or ``IllegalMove`` (``bad_config``)."""
     name = clean_name(game.name)  # BadName is a ValueError
     if bots is None:
         bot_seeds = random.Random(game.seed)

@@ -34,8 +34,7 @@ log = logging.getLogger(__name__)
 
 
 class HostSide:
-    """A client of a host: its place at one table (a seat, or watching) and its handlers. A handler returns the
-    reply (None: none) or raises the host's refusal (``HostError``)."""
+    """A client of a host: its place at one table (a seat, or watching) and its handlers (session.py's rules)."""
 
     lobby: Lobby
     name: str

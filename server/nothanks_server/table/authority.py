@@ -232,8 +232,7 @@ class Table:
         self._summary_changed()
 
     def resume_seat(self, index: int, member: Member) -> int:
-        """Give seat ``index`` (a human's) back to ``member``, whose right to it (a token, an SSH key) the caller
-        checked; returns the seat."""
+        """Give seat ``index`` (a human's) back to ``member``, whose token or SSH key the caller checked."""
         self._check_open()
         if not 0 <= index < len(self.seats) or not self.seats[index].human:
             raise HostError(errors.BAD_TOKEN, "no player's seat there")
@@ -521,8 +520,7 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        """Every member gets the view for its seat: one event per seat (one member each) and one for all the
-        spectators, shared (a transport encodes it once)."""
+        """Every member gets the view for its seat, one event per seat (the spectators share theirs: encoded once)."""
         views: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
