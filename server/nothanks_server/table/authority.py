@@ -18,7 +18,6 @@ from typing import TypedDict, Unpack
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
-from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
@@ -152,22 +151,13 @@ class Table:
                     table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
-        table.games_played, table.started_at, finished = stored.game_no, stored.started_at or time.time(), None
+        table.games_played, table.started_at = stored.game_no, stored.started_at or time.time()
+        table.state = table.recorder.restored(stored)  # a finished game, from its record
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
                 state = apply(state, action, seat_index)
             table.state = state
-        elif stored.game_no > 0 and stored.finished:
-            # A finished game comes back from its record (its players may be voting for the next one).
-            try:
-                record = None if table._store is None else table._store.game_record(stored.table_id, stored.game_no)
-            except StoreError as error:
-                raise ValueError(f"its finished game's record cannot be read: {error}") from None
-            if record is None:
-                raise ValueError(f"no record of its finished game {stored.game_no}")
-            table.state = finished = replay_record(record)
-        table.recorder.restored(stored, finished)
         return table
 
     def resume_play(self) -> None:
