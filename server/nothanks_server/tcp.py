@@ -12,6 +12,7 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Unpack
 
 from nothanks_tui.engine import IllegalMove
@@ -41,6 +42,7 @@ class HostSide:
     address = ""  # whom the per-address limits count ("": nobody, in-process)
     key: str | None = None  # the SSH key a host's own front vouched for: the seats taken are bound to it
     idle_since: float | None = None  # in the lobby (at no table) since then
+    deliver: Callable[[HostEvent], None]  # what its table tells it (``Member``): the transport's to pass on
 
     def begin(self, stalls: LoopStalls | None = None) -> None:
         """At no table yet (``stalls``: the loop's, not charged to its chat budget)."""
@@ -50,10 +52,6 @@ class HostSide:
         self.token: str | None = None
         self._chats = TokenBucket(CHAT_RATE, CHAT_BURST, stalls, time.monotonic())  # its own lines
         self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
-
-    def deliver(self, event: HostEvent) -> None:
-        """What its table tells it (``Member``): the transport's to pass on."""
-        raise NotImplementedError
 
     def handle(self, message: m.ClientMessage) -> Reply:
         """What ``message`` does here: its handler, ``on_<type>``."""
