@@ -78,21 +78,21 @@ async def test_a_lone_player_with_bots_gets_the_next_game_at_once():
 async def test_the_last_player_who_had_not_asked_leaving_deals_the_game_with_a_bot_in_their_seat():
     table, (alice, bob) = await finished_table()
     table.play_again(alice)
-    table.leave(bob)
+    table.part(bob, on_purpose=True)
     assert not table.finished and table.seats[1].bot is not None
     assert alice.last.view.seat == 0 and not alice.last.view.finished
 
 
 async def test_a_player_who_dropped_out_is_not_waited_for():
     table, (alice, bob) = await finished_table()
-    table.drop(bob)  # away: the seat waits for bob, but the next game does not
+    table.part(bob, on_purpose=False)  # away: the seat waits for bob, but the next game does not
     table.play_again(alice)
     assert not table.finished and table.seats[1].away
 
 
 async def test_a_returning_player_must_ask_too():
     table, (alice, bob) = await finished_table()
-    table.drop(bob)
+    table.part(bob, on_purpose=False)
     back = Player("bob")
     table.resume_seat(1, back)
     table.play_again(alice)
@@ -104,7 +104,7 @@ async def test_a_returning_player_must_ask_too():
 async def test_an_ask_is_forgotten_when_its_player_drops_out():
     table, (alice, bob, carol) = await finished_table(players=4, humans=3)
     table.play_again(bob)
-    table.drop(bob)  # bob's ask goes with bob; alice and carol are still to ask
+    table.part(bob, on_purpose=False)  # bob's ask goes with bob; alice and carol are still to ask
     assert alice.last.again == ()
     table.play_again(alice)
     assert table.finished

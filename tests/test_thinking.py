@@ -136,7 +136,7 @@ async def test_a_pool_that_cannot_start_leaves_the_bots_thinking_in_threads(proc
     bot = make_bot("hard", 4)
     views = some_views(3)
     assert [await thinking.choose(bot, view) for view in views] == [bot.choose(view) for view in views]
-    assert thinking.processes() == 0
+    assert thinking._processes == 0
 
 
 def worker_pid(_: object) -> int:
@@ -162,7 +162,7 @@ async def test_a_host_started_inside_a_running_app_searches_in_worker_processes(
             seen["stderr has a descriptor"] = _has_descriptor(sys.stderr)
             hosting = await launchers.host_game(HostChoice("zoe", 0, NewTable(players=3), bind="127.0.0.1"))
             try:
-                seen["processes"] = thinking.processes()
+                seen["processes"] = thinking._processes
                 seen["searched in"] = await thinking.run_search(worker_pid, None)
             finally:
                 await hosting.close()

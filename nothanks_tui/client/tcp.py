@@ -20,7 +20,6 @@ import msgspec
 
 from .. import __version__
 from ..defaults import DEFAULT_PORT
-from ..engine import Action
 from ..i18n import N_, _
 from ..link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection, errors
 from ..link import messages as m
@@ -88,20 +87,8 @@ class TcpTable(TableConnection):
             return Closed(N_("left the table"))
         return await self.events.get()
 
-    async def send_action(self, action: Action, state_id: int) -> None:
-        await self.lobby.send(m.Act(action=Action(action).value, state_id=state_id))
-
-    async def play_again(self) -> None:
-        await self.lobby.send(m.PlayAgain())
-
-    async def start_game(self) -> None:
-        await self.lobby.send(m.Start())
-
-    async def add_bot(self, bot: str | None = None) -> None:
-        await self.lobby.send(m.AddBot(bot=bot))
-
-    async def stand_in_for(self, seat: int) -> None:
-        await self.lobby.send(m.StandIn(seat=seat))
+    async def send_intent(self, message: m.ClientMessage) -> None:
+        await self.lobby.send(message)
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
         return (await self.lobby.request(m.Coach(state_id=state_id), w.Advice)).event()
@@ -128,7 +115,7 @@ class TcpTable(TableConnection):
             message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
             self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
             return
-        await self.lobby.send(m.Chat(text=text))
+        await super().send_chat(text)
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""

@@ -11,6 +11,7 @@ from typing import Any
 from ..engine import Action
 from ..engine.errors import CodedError
 from . import errors
+from . import messages as m
 from .events import CoachAdvice, NewTable, TableEvent, TableSummary
 from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
@@ -40,30 +41,34 @@ class TableConnection(ABC):
     async def next_event(self) -> TableEvent:
         """Wait for the next event. After a ``Closed`` event no more come."""
 
-    @abstractmethod
+    async def send_intent(self, message: m.ClientMessage) -> None:
+        """Send one of the intents below as its protocol message; a refusal comes back as a ``Rejected`` event."""
+        raise NotImplementedError
+
     async def send_action(self, action: Action, state_id: int) -> None:
         """Ask to play ``action`` in the state numbered ``state_id`` (a stale id is refused, not replayed)."""
+        await self.send_intent(m.Act(action=Action(action).value, state_id=state_id))
 
-    @abstractmethod
     async def play_again(self) -> None:
         """Ask for a new game at the same table once this one is over."""
+        await self.send_intent(m.PlayAgain())
 
     @abstractmethod
     async def close(self) -> None:
         """Leave the table on purpose (during a game a bot plays the seat until we come back); safe to call twice."""
 
-    # Host tables only (a local table starts at once and has no empty seats): defaults refuse.
+    # Host tables only (a local table starts at once and has no empty seats).
     async def start_game(self) -> None:
         """Start the game (the table's creator, once every seat is filled)."""
-        raise NotImplementedError
+        await self.send_intent(m.Start())
 
     async def add_bot(self, bot: str | None = None) -> None:
         """Fill the next empty seat with a bot (``None``: the host's default bot)."""
-        raise NotImplementedError
+        await self.send_intent(m.AddBot(bot=bot))
 
     async def stand_in_for(self, seat: int) -> None:
         """Let a bot play for the away player in ``seat`` until they come back (the table's creator, in a game)."""
-        raise NotImplementedError
+        await self.send_intent(m.StandIn(seat=seat))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
         """What the coach would play for this seat in state ``state_id``; ``LobbyError`` if refused (``coach_off``)."""
@@ -91,7 +96,7 @@ class TableConnection(ABC):
 
     async def send_chat(self, text: str) -> None:
         """Say ``text`` to everyone at the table; a refusal comes back as a ``Rejected`` event."""
-        raise NotImplementedError
+        await self.send_intent(m.Chat(text=text))
 
 
 class LobbyConnection(HistorySource):

@@ -2,7 +2,7 @@
 
 A ``Host`` plug-in (``nothanks host`` and ``server`` add one unless ``--no-advertise``): a ``_nothanks._tcp``
 service whose TXT record (link/dnssd.py) says the host's name, protocol and free seats, kept up to date at most
-once per ``min_interval``. It runs in a task of its own on zeroconf's asyncio API: the host never waits for the
+once per ``MIN_INTERVAL``. It runs in a task of its own on zeroconf's asyncio API: the host never waits for the
 network, and a network without multicast costs one log line, never the host's start.
 """
 
@@ -69,9 +69,8 @@ def advertised_addresses(bind: str) -> list[str]:
 class Advertiser:
     """The host's DNS-SD service, from ``start`` (the host listens) to ``close`` (it stops)."""
 
-    def __init__(self, name: str, *, min_interval: float = MIN_INTERVAL) -> None:
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.min_interval = min_interval
         self.registered = asyncio.Event()  # set once the service is on the network (then closing says goodbye)
         self.seats: int | None = None  # the free seats last advertised
         self._zeroconf: AsyncZeroconf | None = None
@@ -110,8 +109,8 @@ class Advertiser:
             return
         self.registered.set()
         log.info("advertised on the local network as %r", service.name)
-        while True:  # the free seats, at most once per ``min_interval``
-            await asyncio.sleep(self.min_interval)
+        while True:  # the free seats, at most once per ``MIN_INTERVAL``
+            await asyncio.sleep(MIN_INTERVAL)
             if lobby.version == seen:
                 continue
             seen, seats = lobby.version, free_seats(lobby)

@@ -1,7 +1,7 @@
 """A table's chat: who may speak, what they may say, and the recent lines a newcomer is shown.
 
 A line is accepted only from a member of the table, cleaned once (``link.chat.clean_chat``) and sent to every
-member. Each connection's rate is its transport's to check (``chat_bucket``); the table bounds its own too,
+member. Each connection's rate is checked where its messages are handled (tcp.py); the table bounds its own too,
 whoever speaks, as every line is drawn on every screen at the table. The last ``CHAT_HISTORY`` lines live in
 memory only: never in the store nor in a game's record (a restart forgets them).
 """
@@ -13,18 +13,10 @@ import time
 from collections import deque
 
 from nothanks_tui.link import ChatHistory, ChatLine, errors
-from nothanks_tui.link.chat import (
-    CHAT_BURST,
-    CHAT_HISTORY,
-    CHAT_RATE,
-    TABLE_CHAT_BURST,
-    TABLE_CHAT_RATE,
-    BadChat,
-    clean_chat,
-)
+from nothanks_tui.link.chat import CHAT_HISTORY, TABLE_CHAT_BURST, TABLE_CHAT_RATE, BadChat, clean_chat
 
 from .errors import HostError
-from .limits import LoopStalls, TokenBucket
+from .limits import TokenBucket
 
 
 class ChatRoom:
@@ -62,14 +54,3 @@ class ChatRoom:
                 for said_in, line in self._lines
             )
         )
-
-
-def chat_bucket(now: float, stalls: LoopStalls | None = None) -> TokenBucket:
-    """One connection's chat budget: ``CHAT_BURST`` lines at once, ``CHAT_RATE`` a second after that."""
-    return TokenBucket(CHAT_RATE, CHAT_BURST, stalls, now)
-
-
-def too_fast() -> HostError:
-    return HostError(
-        errors.CHAT_TOO_FAST, f"at most {CHAT_BURST:g} chat lines at once, then {CHAT_RATE:g} a second: wait a moment"
-    )

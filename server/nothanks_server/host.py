@@ -70,8 +70,7 @@ class Servable(Protocol):
 
 
 class PlayerOptions(TypedDict, total=False):
-    """A players' port's options: ``ssh``, the SSH front beside it; the TCP ``rate`` and ``limits``; ``proxy_from``,
-    the load balancers whose PROXY v2 headers name the client (proxy_protocol.py)."""
+    """A players' port's options beside its address (``PlayerPorts``; ``proxy_from``: proxy_protocol.py)."""
 
     ssh: SSHSettings | None
     rate: float
@@ -151,8 +150,7 @@ class Host(PlayerPorts):
         self._closed = False
 
     @property
-    def port(self) -> int:
-        """The TCP port bound (``0`` asked for any free one)."""
+    def port(self) -> int:  # the TCP port bound (``0`` asked for any free one)
         return self.tcp.port
 
     async def start(self) -> None:
@@ -206,7 +204,7 @@ class Host(PlayerPorts):
 
     @staticmethod
     def _table_store(cluster: ClusterSettings | None, settings: LobbySettings) -> TableStore | None:
-        """The store of a host that holds tables in a cluster: Redis (None: the lobby's own, SQLite)."""
+        """A cluster's table host keeps its tables in Redis (None: the lobby's own store, SQLite)."""
         if cluster is None or getattr(cluster, "role", "both") not in ("table", "both"):
             return None
         from .cluster.redis_store import open_redis_store
@@ -237,14 +235,8 @@ class Host(PlayerPorts):
         """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
         return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
 
-    def announce_closing(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False) -> None:
-        """Tell every TCP client the host is about to stop, before it does (they hear it while it winds down)."""
-        for session in list(self.tcp.sessions):
-            session.say_closing(reason, restart=restart)
-
     async def close(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False, forget: bool = False) -> None:
-        """Close every table (their players are told ``reason``) and every transport; safe to call twice. The
-        tables stay in the store for the next start unless ``forget``; ``restart``: TCP clients come back."""
+        """Close every table and transport (``Servable.close``: the tables stay in the store unless ``forget``)."""
         if self._closed:
             return
         self._closed = True
@@ -267,23 +259,22 @@ def raise_open_file_limit(connections: int) -> int | None:
     except ImportError:  # Windows: no per-process limit of this kind
         return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = connections + SPARE_FILES
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
-        if target > soft:
-            try:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-                soft = target
-            except (ValueError, OSError) as error:
-                log.warning("could not raise the open-file limit from %d to %d: %s", soft, target, error)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
+    wanted, infinite = connections + SPARE_FILES, resource.RLIM_INFINITY
+    if soft != infinite and soft < wanted:
+        target = wanted if hard == infinite else min(wanted, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as error:
+            log.warning("could not raise the open-file limit from %d to %d: %s", soft, target, error)
+    if soft != infinite and soft < wanted:
         log.warning(
             "the open-file limit is %d, below the %d the connection caps allow: raise it (ulimit -n, or "
             "LimitNOFILE= in a systemd unit), or a crowd of connections can leave the host unable to open files",
             soft,
             wanted,
         )
-    return None if soft == resource.RLIM_INFINITY else int(soft)
+    return None if soft == infinite else int(soft)
 
 
 async def start(parts: Sequence[Servable]) -> None:
@@ -328,20 +319,18 @@ async def serve(
         await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
         signalled = stop.is_set()
         if main is not None and not waiters[1].done():
-            for part in parts:
-                if isinstance(part, Host):
-                    part.announce_closing(RESTART_REASON, restart=True)
+            for part in parts:  # every TCP client hears it before the host stops, while it winds down
+                for session in list(part.tcp.sessions) if isinstance(part, Host) else ():
+                    session.say_closing(RESTART_REASON, restart=True)
             if stop_main is not None:
                 stop_main()
             await asyncio.wait([waiters[1]], timeout=5.0)
     finally:
         for waiter in waiters:
             waiter.cancel()
-        for part in reversed(parts):
-            if signalled:  # a restart (systemd, a deploy, Ctrl-C): every game is kept for the next start
-                await part.close(RESTART_REASON, restart=True)
-            else:  # the host's own player left (nothanks host): the host's tables end with it
-                await part.close(SHUTDOWN_REASON, forget=main is not None)
+        for part in reversed(parts):  # (a signal: every game kept; the host's own player left: the tables end)
+            reason = RESTART_REASON if signalled else SHUTDOWN_REASON
+            await part.close(reason, restart=signalled, forget=not signalled and main is not None)
         for signum in STOP_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(signum)

@@ -1,7 +1,8 @@
 """The link's connection interfaces on a ``Lobby`` or ``Table`` of this very process, with no socket between.
 
 ``nothanks host`` gives its own player an ``InProcessLobby``; ``nothanks play`` a seat at a table of its own
-(solo.py); tests drive tables with them. Each request is the message a TCP client would send, handed as a Struct
+(solo.py: a seat with no lobby, whose game is dealt when the app starts reading and which closes the table when it
+leaves); tests drive tables with them. Each request is the message a TCP client would send, handed as a Struct
 (never bytes) to the host's own handler for it (tcp.py ``HostSide``): the same checks, events and refusals.
 """
 
@@ -12,12 +13,12 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nothanks_tui.engine import Action, IllegalMove
+from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
-from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
+from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary, TableWaiting
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 
@@ -34,7 +35,8 @@ class InProcessTable(HostSide, TableConnection):
     def __init__(self, name: str, info: ConnectionInfo | None = None, lobby: Lobby | None = None) -> None:
         self.name = name
         self.info = info or ConnectionInfo(description=N_("host"))
-        if lobby is not None:  # (a solo table's seat has none)
+        self.solo = lobby is None  # a solo table's seat: nobody else is there to wait for, or to talk to
+        if lobby is not None:
             self.lobby = lobby
         self._events: asyncio.Queue[HostEvent] = asyncio.Queue()
         self._closed = False
@@ -43,34 +45,20 @@ class InProcessTable(HostSide, TableConnection):
     def deliver(self, event: HostEvent) -> None:
         if isinstance(event, Closed):
             self._at_no_table()
+        elif self.solo and isinstance(event, TableWaiting):
+            return  # a solo table has no waiting room: its game is dealt as soon as the app reads
         self._events.put_nowait(event)
 
     async def start(self) -> None:
         if self.table is None and not self._closed:
             raise RuntimeError("join a table through InProcessLobby first")
+        if self.solo and self.table is not None and not self.table.started:
+            self.table.start(None)
 
     async def next_event(self) -> TableEvent:
         if self._closed and self._events.empty():
             return Closed(N_("left the table"))
         return await self._events.get()
-
-    async def send_action(self, action: Action, state_id: int) -> None:
-        self._send(m.Act(action=action, state_id=state_id))
-
-    async def play_again(self) -> None:
-        self._send(m.PlayAgain())
-
-    async def start_game(self) -> None:
-        self._send(m.Start())
-
-    async def add_bot(self, bot: str | None = None) -> None:
-        self._send(m.AddBot(bot=bot))
-
-    async def stand_in_for(self, seat: int) -> None:
-        self._send(m.StandIn(seat=seat))
-
-    async def send_chat(self, text: str) -> None:
-        self._send(m.Chat(text=text))
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
         _refusing(lambda: self.handle(m.Coach(state_id=state_id)))
@@ -85,7 +73,7 @@ class InProcessTable(HostSide, TableConnection):
 
     @property
     def can_chat(self) -> bool:
-        return True
+        return not self.solo
 
     async def game_record(self) -> dict[str, Any]:
         """The finished game at this table, as its record (the host's own code sees it all; the game is over)."""
@@ -98,12 +86,14 @@ class InProcessTable(HostSide, TableConnection):
 
     async def close(self) -> None:
         if not self._closed:
-            self._closed = True
+            table, self._closed = self.table, True
             self.on_leave(m.Leave())
             self._events.put_nowait(Closed(N_("left the table")))
+            if self.solo and table is not None:
+                table.close(N_("you left the table"))
 
-    def _send(self, message: m.ClientMessage) -> None:
-        """A table's intent: its refusal comes back as a ``Rejected`` event, as a TCP client's ``error`` frame."""
+    async def send_intent(self, message: m.ClientMessage) -> None:
+        """Its refusal comes back as a ``Rejected`` event, as a TCP client's ``error`` frame."""
         try:
             self.handle(message)
         except IllegalMove as error:

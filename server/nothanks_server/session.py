@@ -297,14 +297,12 @@ class ProtocolSession:
     def on_ping(self, message: m.ClientMessage) -> Reply:
         return {"type": "pong"}
 
-    def on_bye(self, message: m.ClientMessage) -> Reply:
+    def on_bye(self, message: m.ClientMessage) -> None:
         self._closing = True
-        return None
 
-    def on_list_tables(self, message: m.ListTables) -> Reply:
+    def on_list_tables(self, message: m.ListTables) -> None:
         self.take_lobby_read("list the tables")
         self.send_raw(self.server.tables.frame(message.offset, message.id))
-        return None
 
     def take_lobby_read(self, what: str) -> None:
         """Count a read of the lobby or the history (``slow_down`` past ``limits.list_rate`` a second)."""

@@ -15,12 +15,12 @@ from pathlib import Path
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import ConnectionInfo, TableConnection, TableWaiting
+from nothanks_tui.link import ConnectionInfo, TableConnection
 from nothanks_tui.link.names import clean_name
 
 from .history import LocalRecords
 from .inprocess import InProcessTable
-from .table import HostEvent, Table, TableSettings
+from .table import Table, TableSettings
 
 SOLO_TABLE_ID = "local"
 
@@ -52,40 +52,9 @@ def solo_bot_pace(pace: float, bots: int) -> float:
     return min(pace, max(MIN_BOT_PACE, SOLO_BOTS_ROUND / bots))
 
 
-class SoloSeat(InProcessTable):
-    """The player's seat at a solo table: the game is dealt when the app starts reading (``start``, on the loop
-    the app runs on, where the table's bots will play), and leaving closes the table (nobody else waits for it)."""
-
-    def deliver(self, event: HostEvent) -> None:
-        if isinstance(event, TableWaiting):
-            return  # a solo table has no waiting room: its game is dealt as soon as the app reads
-        super().deliver(event)
-
-    @property
-    def can_chat(self) -> bool:
-        return False  # nobody but bots to talk to
-
-    @property
-    def seat_kept(self) -> bool:
-        return False  # leaving closes the table: the seat's token would resume nothing
-
-    async def start(self) -> None:
-        table = self.table
-        if table is not None and not table.started:
-            table.start(None)
-        await super().start()
-
-    async def close(self) -> None:
-        table = self.table
-        await super().close()
-        if table is not None:
-            table.close(N_("you left the table"))
-
-
 def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnection:
-    """A new solo table with the player seated; its first game is dealt when the connection starts. ``bots``
-    (tests' scripted bots) replaces ``game.bot``'s, one per other seat. Raises ``ValueError`` (a bad name, an
-    unknown bot, a wrong number of bots) or ``IllegalMove`` (``bad_config``: a table the rules do not allow)."""
+    """A new solo table with the player seated, dealt when the connection starts; ``bots``: tests' scripted ones.
+    Raises ``ValueError`` (a bad name or bot, a wrong number of bots) or ``IllegalMove`` (``bad_config``)."""
     name = clean_name(game.name)  # BadName is a ValueError
     if bots is None:
         bot_seeds = random.Random(game.seed)
@@ -108,7 +77,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     rng = None if game.seed is None else random.Random(game.seed)
     records = None if game.records_dir is None else LocalRecords(game.records_dir)
     table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
-    seat = SoloSeat(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
-    seat.seated(table, *table.join(seat))
+    seat = InProcessTable(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
+    seat.seated(table, table.join(seat)[0], None)  # no token: leaving closes the table, nothing to resume
     table.seat_bots(bots, game.bot_names or ())  # (by default the table names them: ana, bo...)
     return seat

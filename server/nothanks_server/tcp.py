@@ -12,19 +12,19 @@ import asyncio
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Unpack
 
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
-from nothanks_tui.link.chat import CHAT
+from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
-from .chat import chat_bucket, too_fast
 from .errors import HostError
-from .limits import AddressCounts, LoopStalls
+from .limits import AddressCounts, LoopStalls, TokenBucket
 from .lobby import Lobby
 from .session import MAX_CONNECTIONS, RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .table import HostEvent, Table
@@ -35,14 +35,14 @@ log = logging.getLogger(__name__)
 
 
 class HostSide:
-    """A client of a host: its place at one table (a seat, or watching) and its handlers. A handler returns the
-    reply (None: none) or raises the host's refusal (``HostError``)."""
+    """A client of a host: its place at one table (a seat, or watching) and its handlers (session.py's rules)."""
 
     lobby: Lobby
     name: str
     address = ""  # whom the per-address limits count ("": nobody, in-process)
     key: str | None = None  # the SSH key a host's own front vouched for: the seats taken are bound to it
     idle_since: float | None = None  # in the lobby (at no table) since then
+    deliver: Callable[[HostEvent], None]  # what its table tells it (``Member``): the transport's to pass on
 
     def begin(self, stalls: LoopStalls | None = None) -> None:
         """At no table yet (``stalls``: the loop's, not charged to its chat budget)."""
@@ -50,18 +50,12 @@ class HostSide:
         self.table_id = ""  # the table it sat at last (kept after leaving it)
         self.seat: int | None = None
         self.token: str | None = None
-        self._chats = chat_bucket(time.monotonic(), stalls)
+        self._chats = TokenBucket(CHAT_RATE, CHAT_BURST, stalls, time.monotonic())  # its own lines
         self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
-
-    def deliver(self, event: HostEvent) -> None:
-        """What its table tells it (``Member``): the transport's to pass on."""
-        raise NotImplementedError
 
     def handle(self, message: m.ClientMessage) -> Reply:
         """What ``message`` does here: its handler, ``on_<type>``."""
         return getattr(self, "on_" + m.kind_of(message))(message)
-
-    # ---------------------------------------------------------------- sitting down and leaving
 
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
@@ -99,48 +93,38 @@ class HostSide:
         self._leave_table(on_purpose=True)
         return {"type": "left"}
 
-    # ---------------------------------------------------------------- at the table
-
-    def on_action(self, message: m.Act) -> Reply:
+    def on_action(self, message: m.Act) -> None:
         self._current_table().submit(self, message.action, message.state_id)
-        return None
 
-    def on_start(self, message: m.Start) -> Reply:
+    def on_start(self, message: m.Start) -> None:
         self._current_table().start(self)
-        return None
 
-    def on_add_bot(self, message: m.AddBot) -> Reply:
+    def on_add_bot(self, message: m.AddBot) -> None:
         self._current_table().add_bot(self, message.bot)
-        return None
 
-    def on_play_again(self, message: m.PlayAgain) -> Reply:
+    def on_play_again(self, message: m.PlayAgain) -> None:
         self._current_table().play_again(self)
-        return None
 
-    def on_chat(self, message: m.Chat) -> Reply:
+    def on_chat(self, message: m.Chat) -> None:
         table = self._current_table()
         if not self._chats.take(time.monotonic()):
-            raise too_fast()
+            slower = f"at most {CHAT_BURST:g} chat lines at once, then {CHAT_RATE:g} a second: wait a moment"
+            raise HostError(errors.CHAT_TOO_FAST, slower)
         table.say(self, message.text)
-        return None
 
-    def on_stand_in(self, message: m.StandIn) -> Reply:
+    def on_stand_in(self, message: m.StandIn) -> None:
         self._current_table().stand_in_for(self, message.seat)
-        return None
 
-    def on_coach(self, message: m.Coach) -> Reply:
+    def on_coach(self, message: m.Coach) -> None:
         """Worked out in a task (the table goes on meanwhile; ``_coaching``, its answer), one at a time."""
         table = self._current_table()
         if self._coaching is not None and not self._coaching.done():
             raise HostError(errors.SLOW_DOWN, "the coach is still thinking about your last question")
         self._coaching = asyncio.get_running_loop().create_task(table.ask_coach(self, message.state_id))
         self._coaching.add_done_callback(functools.partial(self.advised, message.id))
-        return None
 
     def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
         """The coach answered or refused (``task`` is done): a TCP client is told (in-process, the asker awaits)."""
-
-    # ---------------------------------------------------------------- its place
 
     def seated(self, table: Table, seat: int | None, token: str | None) -> dict[str, Any]:
         """At ``table`` now (``seat`` None: watching), with ``token`` to come back; a seat taken with a token by a
@@ -175,7 +159,7 @@ class HostSide:
         table = self.table
         self._at_no_table()
         if table is not None:
-            (table.leave if on_purpose else table.drop)(self)
+            table.part(self, on_purpose=on_purpose)
 
 
 class Session(HostSide, ProtocolSession):

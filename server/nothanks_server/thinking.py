@@ -72,16 +72,9 @@ def _start_resource_tracker() -> None:
         own = descriptor >= 0 and not os.isatty(descriptor) and os.fstat(descriptor) is not None
     except (AttributeError, OSError, ValueError):
         own = False
-    if own:  # a log file or a pipe (``nothanks server``): the tracker's rare warnings go there
+    # Own: a log file or a pipe (``nothanks server``), where the tracker's rare warnings go.
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(sys.stderr if own else quiet):
         resource_tracker.ensure_running()
-        return
-    with open(os.devnull, "w") as quiet, contextlib.redirect_stderr(quiet):
-        resource_tracker.ensure_running()
-
-
-def processes() -> int:
-    """How many worker processes searches may use (0: they run in threads)."""
-    return _processes
 
 
 def stop() -> None:

@@ -14,6 +14,7 @@ from .ui_helpers import local_app, my_turn, wait_until
 async def test_leaving_a_local_game_does_not_promise_the_seat_back():
     app, connection = local_app(seed=3)
     assert not connection.seat_kept  # the table closes when its one player leaves
+    assert connection.seat_token is None and not connection.can_chat  # no token to resume, nobody to talk to
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: my_turn(app), "my turn")
         await pilot.press("q")

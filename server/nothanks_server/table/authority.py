@@ -18,7 +18,6 @@ from typing import TypedDict, Unpack
 
 from nothanks_tui.bots import Bot, make_bot
 from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
-from nothanks_tui.engine import replay as replay_record
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
@@ -152,22 +151,13 @@ class Table:
                     table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
-        table.games_played, table.started_at, finished = stored.game_no, stored.started_at or time.time(), None
+        table.games_played, table.started_at = stored.game_no, stored.started_at or time.time()
+        table.state = table.recorder.restored(stored)  # a finished game, from its record
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
             for seat_index, action in stored.moves:
                 state = apply(state, action, seat_index)
             table.state = state
-        elif stored.game_no > 0 and stored.finished:
-            # A finished game comes back from its record (its players may be voting for the next one).
-            try:
-                record = None if table._store is None else table._store.game_record(stored.table_id, stored.game_no)
-            except StoreError as error:
-                raise ValueError(f"its finished game's record cannot be read: {error}") from None
-            if record is None:
-                raise ValueError(f"no record of its finished game {stored.game_no}")
-            table.state = finished = replay_record(record)
-        table.recorder.restored(stored, finished)
         return table
 
     def resume_play(self) -> None:
@@ -182,7 +172,7 @@ class Table:
         if self.finished:
             self._check_idle()
             return
-        away = self._away_seats()
+        away = self._where("away")
         for index in away:
             self._put_seat(index, Seat())
         if not away:
@@ -191,25 +181,21 @@ class Table:
         self._broadcast()
         self._check_idle()
 
-    # ----------------------------------------------------------------- joining and leaving
-
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
-            if self._away_seats():
+            if self._where("away"):
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
             raise HostError(errors.ALREADY_STARTED, "this game has started: watch it, or pick another table")
         if seat is None:
-            free = self._free_seats()
+            free = self._where("empty")
             if not free:
-                if self._away_seats():
+                if self._where("away"):
                     raise HostError(errors.SEAT_AWAY, _AWAY_NO_FREE_SEAT)
                 raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
             seat = free[0]
-        elif not isinstance(seat, int) or not 0 <= seat < len(self.seats):
-            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
-        elif self.seats[seat].away:
+        elif self.seats[self._check_index(seat)].away:
             raise HostError(errors.SEAT_AWAY, f"seat {seat} is kept for its player, who is away: {_AWAY_WAYS_BACK}")
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
@@ -223,15 +209,9 @@ class Table:
         self._tell_chat_history(member)
         return seat, token
 
-    def _away_seats(self) -> list[int]:
-        """The seats kept for players who are not here: only their token or SSH key gives them back, never a join."""
-        return [index for index, seat in enumerate(self.seats) if seat.away]
-
-    def _free_seats(self) -> list[int]:
-        return [index for index, seat in enumerate(self.seats) if seat.empty]
-
-    def _present(self) -> list[int]:  # the seats of the players at the table now
-        return [index for index, seat in enumerate(self.seats) if seat.human and seat.member is not None]
+    def _where(self, kind: str) -> list[int]:
+        """The seats whose ``Seat`` property ``kind`` holds ("away": only a token or SSH key takes it back)."""
+        return [index for index, seat in enumerate(self.seats) if getattr(seat, kind)]
 
     def spectate(self, member: Member) -> None:
         self._check_newcomer(member)
@@ -242,8 +222,7 @@ class Table:
         self._summary_changed()
 
     def resume_seat(self, index: int, member: Member) -> int:
-        """Give seat ``index`` (a human's) back to ``member``, whose right to it (a token, an SSH key) the caller
-        checked; returns the seat."""
+        """Give seat ``index`` (a human's) back to ``member``, whose token or SSH key the caller checked."""
         self._check_open()
         if not 0 <= index < len(self.seats) or not self.seats[index].human:
             raise HostError(errors.BAD_TOKEN, "no player's seat there")
@@ -268,17 +247,10 @@ class Table:
         self.driver.drive()
         return index
 
-    def leave(self, member: Member) -> None:
-        """``member`` leaves on purpose: before the game, or once it is over, the seat frees up for good; during it a
-        bot plays the seat at once, until they come back."""
-        self._part(member, on_purpose=True)
-
-    def drop(self, member: Member) -> None:
-        """``member``'s connection ended: before the game the seat frees up; during it and after it, the seat waits
-        for them (away: on their turn the turn timer runs, then a bot plays for them)."""
-        self._part(member, on_purpose=False)
-
-    def _part(self, member: Member, *, on_purpose: bool) -> None:
+    def part(self, member: Member, *, on_purpose: bool) -> None:
+        """``member`` leaves (``on_purpose``) or its connection ended. Before the game the seat frees up; once it is
+        over, a leaver's seat frees up too; else the seat waits for them, a leaver's played by a bot at once, an
+        away player's on their turn once the turn timer runs out."""
         if member not in self.members:
             return
         index = self.members.pop(member)
@@ -308,14 +280,12 @@ class Table:
         self.driver.drive()
         self._check_idle()
 
-    def stand_in_for(self, member: Member, index: object) -> None:
-        """The (acting) creator lets a bot play for the away player in seat ``index`` now, until they come back."""
+    def stand_in_for(self, member: Member, asked: object) -> None:
+        """The (acting) creator lets a bot play for the away player in seat ``asked`` now, until they come back."""
         self._check_open()
         self._check_seated_as(member, self.acting_creator())
         self._game_on()
-        if not isinstance(index, int) or not 0 <= index < len(self.seats):
-            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
-        seat = self.seats[index]
+        seat = self.seats[index := self._check_index(asked)]
         if not seat.away or seat.stand_in is not None:
             raise HostError(errors.NOT_AWAY, f"seat {index} has its player, or a bot plays for them already")
         self.stand_in(index, note=True)
@@ -337,7 +307,7 @@ class Table:
         creator = self.creator_seat
         if creator is not None and self.seats[creator].member is not None:
             return creator
-        return next(iter(self._present()), None)
+        return next(iter(self._where("present")), None)
 
     def _stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
@@ -353,7 +323,7 @@ class Table:
         self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        free = self._free_seats()[:1]
+        free = self._where("empty")[:1]
         if not free:
             raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
         self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
@@ -362,12 +332,12 @@ class Table:
     def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
         """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
         kind = bot_name or self.settings.default_bot
-        free = self._free_seats()[: max(0, count)]
+        free = self._where("empty")[: max(0, count)]
         self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
 
     def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
         """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
-        free = self._free_seats()
+        free = self._where("empty")
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
         self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
@@ -381,8 +351,6 @@ class Table:
             self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
         self._broadcast()
 
-    # ----------------------------------------------------------------- the game
-
     def start(self, member: Member | None) -> None:
         """Deal and start (the creator; ``None`` for the host itself). Every seat must be filled."""
         self._check_open()
@@ -390,7 +358,7 @@ class Table:
             self._check_seated_as(member, self.creator_seat)
         if self.started:
             raise HostError(errors.ALREADY_STARTED, "the game has already started")
-        if self._free_seats():
+        if self._where("empty"):
             raise HostError(errors.SEATS_EMPTY, "fill every seat (players or bots) before starting")
         self._deal()
 
@@ -413,10 +381,10 @@ class Table:
         """Deal the next game if it is over, someone asked and every player still here has; True if dealt."""
         if self.closed or not self.finished or not self._again:
             return False
-        present = self._present()
+        present = self._where("present")
         if not present or any(index not in self._again for index in present):
             return False
-        if freed := len(self._free_seats()):  # players who left after the game: bots take their seats
+        if freed := len(self._where("empty")):  # players who left after the game: bots take their seats
             self.add_bots(freed)
         self._deal()
         return True
@@ -511,8 +479,6 @@ class Table:
             self._deliver(member, Closed(reason))
         self.members.clear()
 
-    # ----------------------------------------------------------------- views
-
     def update_for(self, seat: int | None, infos: tuple[SeatInfo, ...] | None = None) -> HostEvent:
         """What the member at ``seat`` (None: a spectator) sees right now."""
         infos = tuple(s.info() for s in self.seats) if infos is None else infos
@@ -522,7 +488,7 @@ class Table:
                 table_id=self.table_id,
                 seats=infos,
                 my_seat=seat,
-                can_start=seat is not None and seat == self.creator_seat and not self._free_seats(),
+                can_start=seat is not None and seat == self.creator_seat and not self._where("empty"),
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
@@ -544,8 +510,7 @@ class Table:
         )
 
     def _broadcast(self) -> None:
-        """Every member gets the view for its seat: one event per seat (one member each) and one for all the
-        spectators, shared (a transport encodes it once)."""
+        """Every member gets the view for its seat, one event per seat (the spectators share theirs: encoded once)."""
         views: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
@@ -565,8 +530,6 @@ class Table:
             self._summary = summary
             self._on_summary(self)
 
-    # ----------------------------------------------------------------- internals
-
     def _check_open(self) -> None:
         if self.closed:
             raise HostError(errors.NO_TABLE, "this table has closed")
@@ -583,6 +546,11 @@ class Table:
         if self.state.finished:
             raise HostError(errors.GAME_OVER, "the game is over")
         return self.state
+
+    def _check_index(self, index: object) -> int:
+        if not isinstance(index, int) or not 0 <= index < len(self.seats):
+            raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
+        return index
 
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
         """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
@@ -686,7 +654,7 @@ class Table:
 
     def _reassign_creator(self) -> None:
         """The creator's seat freed up: the next present player (or, failing one, an away one) takes the role."""
-        candidates = self._present() or [i for i, seat in enumerate(self.seats) if seat.human]
+        candidates = self._where("present") or self._where("human")
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:

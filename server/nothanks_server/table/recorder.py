@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from nothanks_tui.engine import Action, GameState, score, to_record, winners
+from nothanks_tui.engine import Action, GameState, replay, score, to_record, winners
 from nothanks_tui.link import MatchTotals, SeatEvent
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK
 
@@ -80,21 +80,28 @@ class Recorder:
             except StoreError:
                 log.exception("table %s: could not mark game %d exported", self.table_id, game_no)
 
-    def restored(self, stored: StoredTable, finished: GameState | None) -> None:
-        """A table brought back from its store: its match from the records of the games it finished before, and
-        the timeline of ``finished``, its game that was over."""
-        store, records = self._store, []
+    def restored(self, stored: StoredTable) -> GameState | None:
+        """A table brought back from its store: its match from the records of the games it finished before; and if
+        its last game is over (its players may be voting for the next one), that game from its record, with its
+        timeline (``ValueError`` if that record cannot be read)."""
+        records: dict[int, dict[str, Any] | StoreError | None] = {}
         last = stored.game_no if stored.finished else stored.game_no - 1
         for game_no in range(max(1, last - MATCH_RECORDS_READ + 1), last + 1):
             try:
-                record = None if store is None else store.game_record(stored.table_id, game_no)
-            except StoreError:
-                continue
-            if record is not None:
-                records.append(record)
-        self.match = MatchTally.from_records(self.match.players, records)
-        if finished is not None:
-            self.timeline = score_timeline(finished)
+                records[game_no] = None if self._store is None else self._store.game_record(stored.table_id, game_no)
+            except StoreError as error:
+                records[game_no] = error
+        self.match = MatchTally.from_records(self.match.players, [r for r in records.values() if isinstance(r, dict)])
+        if not stored.finished or last < 1:
+            return None
+        record = records[last]
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"its finished game's record cannot be read: {record}" if record else f"no record of game {last}"
+            )
+        finished = replay(record)
+        self.timeline = score_timeline(finished)
+        return finished
 
 
 def score_timeline(state: GameState) -> tuple[tuple[int, ...], ...]:

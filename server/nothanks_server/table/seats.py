@@ -75,6 +75,10 @@ class Seat:
         return self.human and self.member is None
 
     @property
+    def present(self) -> bool:  # a player at the table now
+        return self.human and self.member is not None
+
+    @property
     def player(self) -> Bot | None:
         """The bot that plays this seat now (its own, or a stand-in for its away player), if any."""
         return self.bot or self.stand_in
@@ -115,5 +119,4 @@ def bot_name(seats: Sequence[Seat]) -> str:
     """A new bot's name: the first of ``BOT_SEAT_NAMES`` nobody at the table has (a player called "Ana" keeps
     theirs), as a local table names its bots; the seat info says it is a bot, not its kind ("medium 2")."""
     taken = {seat.name.casefold() for seat in seats if seat.name is not None}
-    free = [name for name in BOT_SEAT_NAMES if name not in taken]
-    return free[0] if free else unique_name(seats, "bot")
+    return next((name for name in BOT_SEAT_NAMES if name not in taken), None) or unique_name(seats, "bot")
