@@ -56,8 +56,6 @@ class SSHDoorway:
 
     def __init__(self, player: SSHPlayer, host: str, port: int, proxy_key: str | None = None) -> None:
         self.player = player
-        self.suggested_name = player.suggested_name
-        self.keeps_seats = player.key_fingerprint is not None  # only a key finds a seat again (README)
         self.host = host
         self.port = port
         self.proxy_key = proxy_key
@@ -78,6 +76,14 @@ class SSHDoorway:
             log.info("could not ask the host for %s's seat: %s", self.player.peer, error)
         finally:
             await probe.close()
+
+    @property
+    def suggested_name(self) -> str:
+        return self.player.suggested_name
+
+    @property
+    def keeps_seats(self) -> bool:
+        return self.player.key_fingerprint is not None  # only a key finds a seat again (README)
 
     def held_seat(self) -> tuple[str, str] | None:
         return (self._held, KEY_SEAT) if self._held is not None else None
