@@ -51,8 +51,7 @@ def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
 
 def run_history(args: argparse.Namespace) -> int:
     from ..client.history_app import HistoryApp
-    from ..client.screens.history import HistoryScreen
-    from ..client.screens.stats import StatsScreen
+    from ..client.screens.history import HistoryScreen, StatsScreen
 
     if missing_data_dir(args, "history"):
         return 2

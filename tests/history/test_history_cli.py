@@ -16,7 +16,7 @@ from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.start import StartScreen
-from nothanks_tui.client.screens.stats import StatsScreen
+from nothanks_tui.client.screens.history import StatsScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 
 from ..client.ui_helpers import my_turn, table_screen, wait_until

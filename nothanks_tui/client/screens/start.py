@@ -23,8 +23,7 @@ from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
 from ..widgets.forms import bot_field, form_row, name_field, open_chips_box, variant_field
 from ..widgets.keybar import KeyBar
-from .history import HistoryScreen
-from .stats import StatsScreen
+from .history import HistoryScreen, StatsScreen
 from .steady import SteadyScreen
 
 TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
