@@ -12,11 +12,10 @@ from nothanks_server.store import SqliteStore
 from nothanks_tui.cli import main
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.history_app import HistoryApp
-from nothanks_tui.client.screens.history import HistoryScreen
+from nothanks_tui.client.screens.history import HistoryScreen, StatsScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.start import StartScreen
-from nothanks_tui.client.screens.history import StatsScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 
 from ..client.ui_helpers import my_turn, table_screen, wait_until

@@ -10,10 +10,9 @@ from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.store import SqliteStore
 from nothanks_tui.client.history_app import HistoryApp
 from nothanks_tui.client.replaying import ReplayError, load_replay
-from nothanks_tui.client.screens.history import HistoryScreen
+from nothanks_tui.client.screens.history import HistoryScreen, StatsScreen
 from nothanks_tui.client.screens.replay import MoveNumberScreen, ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
-from nothanks_tui.client.screens.history import StatsScreen
 from nothanks_tui.client.widgets.table import PlayersPanel
 from nothanks_tui.engine import breakdown, card_points
 
