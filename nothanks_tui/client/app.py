@@ -64,6 +64,9 @@ class Colourless(LineFilter):
         ]
 
 
+COLOURLESS = Colourless()
+
+
 def first_screen(screen: ScreenType) -> ScreenType:
     """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``), not pushed over
     Textual's blank default screen (on the SSH host a third of the CPU to a first frame). ``switch_screen`` pops a
@@ -127,8 +130,13 @@ class NoThanksApp(App[int]):
         self.host_browser = host_browser
         # A host gone, the Join tab opens (``host_gone``): for the start screen and ``nothanks join``, never over SSH.
         self.may_join_others = False
-        if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
-            self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """With ``NO_COLOR`` (Textual reads it at its start), no colour codes at all, not grey ones."""
+        filters = super().get_line_filters()
+        if not self.no_color:
+            return filters
+        return [COLOURLESS if isinstance(f, Monochrome | NoColor) else f for f in filters]
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted
