@@ -18,7 +18,8 @@ from ...link.history import HISTORY_PAGE, GameListing, HistorySource, PlayerStat
 from ..presentation import number
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
-from .replay import GUESS, WINNER_MARK, open_replay, when_text
+from .replay import GUESS, open_replay, when_text
+from .score import WINNER_MARK
 from .steady import SteadyScreen
 
 LOAD_MORE_WITHIN = 10  # rows from the end of what is shown at which the next page is fetched

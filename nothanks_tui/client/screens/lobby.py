@@ -391,7 +391,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", N_("Create")),
-        Binding("q,escape", "cancel", N_("Cancel"), key_display="q/Esc"),
+        Binding("q,escape", "dismiss", N_("Cancel"), key_display="q/Esc"),
     ]
 
     def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
@@ -423,6 +423,3 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     def action_create(self) -> None:
         self.dismiss(new_table(self))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -122,7 +122,7 @@ class ChartScreen(ModalScreen[None]):
     """The score chart over the whole terminal; any of its keys goes back to the scores."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc")
+        Binding("g,escape,q", "dismiss", N_("Back to the scores"), key_display="g/Esc")
     ]
 
     def __init__(self, table: TableUpdate) -> None:
@@ -139,9 +139,6 @@ class ChartScreen(ModalScreen[None]):
         yield Static(legend(labels), id="chart-legend")
         yield KeyBar()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
-
 
 class ScoreScreen(ModalScreen[str]):
     """Shown when a game ends; dismissed with "quit" or "table". ``a`` asks for another game and keeps it open until
@@ -149,9 +146,9 @@ class ScoreScreen(ModalScreen[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "play_again", N_("Play again")),
-        Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
+        Binding("t,escape", "dismiss('table')", N_("See the table"), key_display="t/Esc"),
         Binding("g", "chart", N_("Chart")),
-        Binding("q", "choose('quit')", N_("Quit")),
+        Binding("q", "dismiss('quit')", N_("Quit")),
         Binding("r", "replay", N_("Replay")),
     ]
 
@@ -213,9 +210,6 @@ class ScoreScreen(ModalScreen[str]):
         """Every player's score after each card, a line each (sent by the host once the game is over)."""
         if self.table.timeline:
             self.app.push_screen(ChartScreen(self.table))
-
-    def action_choose(self, choice: str) -> None:
-        self.dismiss(choice)
 
     @work(exclusive=True, group="replay", exit_on_error=False)
     async def action_replay(self) -> None:
