@@ -26,17 +26,7 @@ from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens, remember_and_resume
 from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import (
-    TickBox,
-    bot_field,
-    fit_bots_to_players,
-    form_row,
-    name_field,
-    new_table,
-    open_chips_box,
-    table_size_fields,
-    variant_field,
-)
+from ..widgets import forms
 from .start import HostStarted, StartForm
 
 log = logging.getLogger(__name__)
@@ -75,15 +65,15 @@ class JoinForm(StartForm):
     def compose(self) -> ComposeResult:
         if self.note:
             yield Static(Content(clean_message(self.note)), id="join-note")
-        yield from name_field(_("player"))
+        yield from forms.name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
             with Vertical(id="found"):
                 yield Static(_("Looking for hosts on this network…"), id="found-status")
                 yield OptionList(id="found-hosts")
         address = _("address or address:port (port {port})").format(port=DEFAULT_PORT)
-        yield from form_row(_("Host"), Input(placeholder=address, id="address"))
-        yield from form_row("", Button(_("Join"), id="join", variant="primary"))
+        yield from forms.form_row(_("Host"), Input(placeholder=address, id="address"))
+        yield from forms.form_row("", Button(_("Join"), id="join", variant="primary"))
 
     def on_mount(self) -> None:
         self.query_one("#found-hosts", OptionList).display = False
@@ -175,28 +165,28 @@ class HostForm(StartForm):
     BIND = "0.0.0.0"  # every interface, so others on the LAN can join (tests use loopback)
 
     def compose(self) -> ComposeResult:
-        yield from name_field(_("host"))
-        yield from table_size_fields()
-        yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
-        yield from variant_field(compact=True)
+        yield from forms.name_field(_("host"))
+        yield from forms.table_size_fields()
+        yield from forms.bot_field(self.launchers.bot_choices, self.launchers.default_bot)
+        yield from forms.variant_field(compact=True)
         with Horizontal(classes="field"):  # (``nothanks host --bind --port``)
             yield Label(_("Listen on"), classes="field-label")
             yield Input(value=self.BIND, id="bind", classes="bind")
             yield Label(_("port"), classes="port-label")
             yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
-        yield from form_row(
-            "", open_chips_box(), classes="field -first-of-two"
+        yield from forms.form_row(
+            "", forms.open_chips_box(), classes="field -first-of-two"
         )  # (the tick boxes together: fits 80x24)
-        yield from form_row("", TickBox(_(COACH_LABEL), id="coach", compact=True))
-        yield from form_row("", Button(_("Host"), id="host", variant="primary"))
+        yield from forms.form_row("", forms.TickBox(_(COACH_LABEL), id="coach", compact=True))
+        yield from forms.form_row("", Button(_("Host"), id="host", variant="primary"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        fit_bots_to_players(event, self)
+        forms.fit_bots_to_players(event, self)
 
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
-        table = new_table(self)
+        table = forms.new_table(self)
         try:
             port = int(self.query_one("#port", Input).value)
         except ValueError:
