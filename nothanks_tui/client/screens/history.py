@@ -84,6 +84,9 @@ class ListScreen(SteadyScreen[None]):
     def say(self, text: str) -> None:
         self.query_one(".screen-note", Static).update(Text(text))
 
+    def action_reload(self) -> object:
+        raise NotImplementedError  # (the rows from the source, again)
+
 
 class HistoryScreen(ListScreen):
     """Finished games, newest first; Enter opens one in the replay, s shows the players' statistics."""

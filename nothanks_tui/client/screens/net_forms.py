@@ -24,8 +24,7 @@ from ..error_sentences import error_sentence
 from ..launchers import HostChoice
 from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
-from ..seat_tokens import SeatTokens, remember_and_resume
-from ..tcp import TcpLobby, parse_address
+from ..seat_tokens import SeatTokens
 from ..widgets import forms
 from .start import HostStarted, StartForm
 
@@ -136,7 +135,7 @@ class JoinForm(StartForm):
         await self.screen.run_action("start")
 
     async def open(self, app: App[object]) -> None:
-        from ..netlaunch import first_screen_for
+        from ..netlaunch import first_screen_for, join_host
 
         address = self.query_one("#address", Input).value
         option = self.query_one("#found-hosts", OptionList).highlighted_option
@@ -144,15 +143,11 @@ class JoinForm(StartForm):
         if not address.strip() and found is not None and found.compatible:  # none typed: the host highlighted
             address = found.target
         try:
-            host, port = parse_address(address)
-        except ValueError:
-            raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
-        lobby = TcpLobby(host, port, self.query_one("#name", Input).value)
-        try:
-            await lobby.start()
+            lobby, connection = await join_host(address, self.query_one("#name", Input).value, SeatTokens())
         except LobbyError as error:
             raise ValueError(error_sentence(error.code, error.message)) from None
-        connection = await remember_and_resume(lobby, SeatTokens(), f"{host}:{port}")
+        except ValueError:
+            raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
         app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
