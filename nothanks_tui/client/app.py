@@ -30,7 +30,7 @@ from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
-from .screens.start import START_FORMS, HostStarted, StartForm, StartScreen, TableChosen
+from .screens.start import START_FORMS, Playing, StartForm, StartScreen
 from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
 
@@ -228,9 +228,13 @@ class NoThanksApp(App[int]):
         if self.bell_on:
             self.bell()
 
-    def on_table_chosen(self, message: TableChosen) -> None:
-        self.back_to_start = True
-        self.switch_screen(TableScreen(message.connection))
+    def on_playing(self, message: Playing) -> None:
+        self.back_to_start = True  # leaving the table (stopping the host) goes back to the start screen
+        if message.hosting is not None:
+            self.hosting = message.hosting
+            self.is_host = True
+        if message.connection is not None:
+            self.switch_screen(TableScreen(message.connection))
 
     def table_left(self) -> None:
         """The player left the table (or its waiting room) at the bottom of the screens: back to the start screen
@@ -253,11 +257,6 @@ class NoThanksApp(App[int]):
     def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
         self.switch_screen(StartScreen(forms, self.start_tab))  # on the tab the game was started from
-
-    def on_host_started(self, message: HostStarted) -> None:
-        self.hosting = message.hosting
-        self.is_host = True
-        self.back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
 
     @property
     def table_screen(self) -> TableScreen | None:

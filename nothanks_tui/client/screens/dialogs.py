@@ -45,18 +45,11 @@ LOBBY_KEYS = (
 )
 
 
-def rules_text(language: str) -> str:
-    """The rules in short, as written in ``language`` (locale/<lang>/rules.txt); English when there is none."""
-    for candidate in (language, "en"):
-        path = LOCALE_DIR / candidate / "rules.txt"
-        if path.exists():
-            return path.read_text(encoding="utf-8").strip()
-    return ""
-
-
 def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
-    """The help's text: the rules, what the table's variant changes in them, then the keys (the table's by default)."""
-    rules = [rules_text(current_language())]
+    """The help's text: the rules in short (locale/<lang>/rules.txt, else English), what the table's variant changes
+    in them, then the keys (the table's by default)."""
+    paths = [LOCALE_DIR / language / "rules.txt" for language in (current_language(), "en")]
+    rules = [next((path.read_text(encoding="utf-8").strip() for path in paths if path.exists()), "")]
     if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
         changes = _("This table plays the {variant} variant: {changes}.")
         rules += ["", changes.format(variant=_(known.label), changes=_(known.summary))]

@@ -26,7 +26,7 @@ from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
 from ..seat_tokens import SeatTokens
 from ..widgets import forms
-from .start import HostStarted, StartForm
+from .start import Playing, StartForm
 
 log = logging.getLogger(__name__)
 
@@ -190,5 +190,5 @@ class HostForm(StartForm):
         hosting = await self.launchers.host_game(
             HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=bind)
         )
-        app.post_message(HostStarted(hosting))  # the app stops it when it ends
+        app.post_message(Playing(hosting=hosting))  # the app stops it when it ends
         app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())

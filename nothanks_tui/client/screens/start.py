@@ -29,19 +29,13 @@ from .steady import SteadyScreen
 TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
 
 
-class TableChosen(Message):
-    """A start form built a table connection: the app leaves the start screen for that table."""
+class Playing(Message):
+    """A start form built a table ``connection`` (the app leaves the start screen for it), or started a host in this
+    process (``hosting``: the app keeps it, and stops it when the app ends)."""
 
-    def __init__(self, connection: TableConnection) -> None:
+    def __init__(self, connection: TableConnection | None = None, hosting: Hosting | None = None) -> None:
         super().__init__()
         self.connection = connection
-
-
-class HostStarted(Message):
-    """A start form started a host in this process: the app keeps it, and stops it when the app ends."""
-
-    def __init__(self, hosting: Hosting) -> None:
-        super().__init__()
         self.hosting = hosting
 
 
@@ -65,7 +59,7 @@ class StartForm(Vertical):
 
     async def open(self, app: App[object]) -> None:
         """Go play: by default open the table ``build_connection`` gives (network forms open a lobby instead)."""
-        app.post_message(TableChosen(await self.build_connection()))
+        app.post_message(Playing(await self.build_connection()))
 
 
 class BotGameForm(StartForm):

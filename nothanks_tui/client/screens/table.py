@@ -427,11 +427,8 @@ class TableScreen(AtTableScreen):
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
             return
-        self.app.push_screen(ScoreScreen(self.table, self.action_play_again), self._after_score)
-
-    def _after_score(self, choice: str | None) -> None:
-        if choice == "quit":
-            self._leave()
+        score = ScoreScreen(self.table, self.action_play_again)
+        self.app.push_screen(score, lambda choice: self._leave() if choice == "quit" else None)
 
     async def action_play_again(self) -> None:
         """Ask for another game: the host deals it once every player at the table has asked."""
