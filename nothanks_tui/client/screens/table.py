@@ -133,7 +133,6 @@ class TableScreen(AtTableScreen):
         Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
         Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
-    KEY_ACTIONS = tuple(dict.fromkeys(binding.action for binding in BINDINGS if isinstance(binding, Binding)))
 
     # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
