@@ -10,8 +10,8 @@ import pytest
 from nothanks_server.history import history_database
 from nothanks_server.store import SqliteStore
 from nothanks_tui.cli import main
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.history_app import HistoryApp
 from nothanks_tui.client.screens.history import HistoryScreen, StatsScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
