@@ -144,7 +144,8 @@ class LobbyScreen(SteadyScreen[None]):
         self.join_hint = join_hint or []
         self.held: dict[str, str] = dict(held or {})
         self.summaries: list[TableSummary] = []
-        self._listings = 0  # the host's answers to list_tables so far (the list is drawn from the first)
+        self._listed = False  # the table list has been drawn at least once
+        self._listings = 0  # the host's answers to list_tables so far
         self._refresh_timer: Timer | None = None
         # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
@@ -222,8 +223,9 @@ class LobbyScreen(SteadyScreen[None]):
             self.say(_("Cannot list tables: {reason}").format(reason=reason))
             return
         self._listings += 1
-        if summaries == self.summaries and self._listings > 1:
+        if summaries == self.summaries and self._listed:
             return  # nothing changed: redrawing would only send the same screen again (costly over SSH)
+        self._listed = True
         self.summaries = summaries
         listed = {summary.table_id for summary in summaries}
         self.held = {table_id: token for table_id, token in self.held.items() if table_id in listed}
@@ -238,7 +240,7 @@ class LobbyScreen(SteadyScreen[None]):
         return bool(host_gone(sentence.format(where=_(self.lobby.info.description), reason=reason)))
 
     def on_resize(self, _event: events.Resize) -> None:
-        if self._listings:
+        if self._listed:
             self._draw_tables()  # the seats' column follows the screen's width
 
     def _draw_tables(self) -> None:
