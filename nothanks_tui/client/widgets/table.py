@@ -328,15 +328,8 @@ class PlayersPanel(TableView):
         width = self.content_region.width or 80
         player, chips, points, cards = _("Player"), _("Chips"), _("Pts"), _("Cards")
         chips_cells = max(5, cell_len(chips))  # the column as wide as its heading, in any language
+        header = f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}"
         rows: list[list[Content]] = []
-        lines = [
-            self.cached(
-                "header",
-                lambda: Content.styled(
-                    f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}", "dim"
-                ),
-            )
-        ]
         for seat in range(view.players):
             marker = presentation.TURN_MARKER if (not view.finished and view.to_move == seat) else " "
             name = presentation.seat_name(seats, seat, self.NAME_CELLS)
@@ -354,7 +347,7 @@ class PlayersPanel(TableView):
             chips = presentation.HIDDEN_CHIPS if view.chips[seat] is None else str(view.chips[seat])
             row = (marker, name, tag, mine, chips, card_points(hand), hand, width, chips_cells)  # (points: cards alone)
             rows.append(self.cached(row, partial(self._draw_seat, row)))
-        return self._fit(lines[0], rows, view)
+        return self._fit(self.cached("header", lambda: Content.styled(header, "dim")), rows, view)
 
     def _fit(self, header: Content, rows: list[list[Content]], view: PlayerView) -> list[Content]:
         """Every seat's lines if they fit; else one line a seat, then without the header, then the seats that fit
