@@ -99,6 +99,10 @@ async def test_a_local_game_from_the_start_screen_is_kept_and_replayed_from_its_
         final = table_screen(app).table.view
         await pilot.press("q")  # leave the table: back to the start screen
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.press("ctrl+t")  # the statistics, then back
+        await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and bool(app.screen.rows), "statistics")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen again")
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen) and bool(app.screen.games), "history")
         [game] = app.screen.games

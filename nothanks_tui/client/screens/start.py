@@ -117,7 +117,7 @@ class StartScreen(SteadyScreen[None]):
         Binding("ctrl+s", "start", N_("Start")),
         Binding("ctrl+n", "next_mode", N_("Next tab")),
         Binding("ctrl+o", "history", N_("History")),
-        Binding("ctrl+t", "stats", N_("Statistics")),
+        Binding("ctrl+t", "history(True)", N_("Statistics")),
         Binding("ctrl+l", "language", N_("Language")),
         Binding("escape", "quit", N_("Quit")),
     ]
@@ -224,7 +224,7 @@ class StartScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_mode":
             return len(self.forms) > 1
-        if action in ("history", "stats"):
+        if action == "history":
             return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
 
@@ -233,9 +233,6 @@ class StartScreen(SteadyScreen[None]):
         source = history_of(getattr(self.app, "launchers", None))
         if source is not None:
             self.app.push_screen(StatsScreen(source) if stats else HistoryScreen(source))
-
-    def action_stats(self) -> None:
-        self.action_history(stats=True)
 
     def action_next_mode(self) -> None:
         self._show_tab((self.forms.index(self._active_form()) + 1) % len(self.forms))
