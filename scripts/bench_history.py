@@ -40,7 +40,7 @@ from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.lobby import Lobby, LobbySettings
 from nothanks_server.store import SqliteStore
 from nothanks_server.tcp import TcpHost
-from nothanks_tui.client.history_app import HistoryApp
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.replaying import load_replay
 from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen

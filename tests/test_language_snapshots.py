@@ -19,8 +19,8 @@ from textual.widgets import Input
 from nothanks_server.archive import LOCAL
 from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.store import SqliteStore
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.history_app import HistoryApp
 from nothanks_tui.client.screens.dialogs import HelpScreen
 from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen

@@ -30,7 +30,7 @@ from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
-from .screens.start import START_FORMS, HostStarted, StartForm, StartScreen, TableChosen
+from .screens.start import START_FORMS, Playing, StartForm, StartScreen
 from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
 
@@ -62,6 +62,9 @@ class Colourless(LineFilter):
         return [
             Segment(text, None if style is None else _colourless(style), control) for text, style, control in segments
         ]
+
+
+COLOURLESS = Colourless()
 
 
 def first_screen(screen: ScreenType) -> ScreenType:
@@ -127,8 +130,13 @@ class NoThanksApp(App[int]):
         self.host_browser = host_browser
         # A host gone, the Join tab opens (``host_gone``): for the start screen and ``nothanks join``, never over SSH.
         self.may_join_others = False
-        if self.no_color:  # (Textual reads NO_COLOR at its start): no colour codes at all, not grey ones
-            self._filters = [Colourless() if isinstance(f, Monochrome | NoColor) else f for f in self._filters]
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """With ``NO_COLOR`` (Textual reads it at its start), no colour codes at all, not grey ones."""
+        filters = super().get_line_filters()
+        if not self.no_color:
+            return filters
+        return [COLOURLESS if isinstance(f, Monochrome | NoColor) else f for f in filters]
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted
@@ -220,9 +228,13 @@ class NoThanksApp(App[int]):
         if self.bell_on:
             self.bell()
 
-    def on_table_chosen(self, message: TableChosen) -> None:
-        self.back_to_start = True
-        self.switch_screen(TableScreen(message.connection))
+    def on_playing(self, message: Playing) -> None:
+        self.back_to_start = True  # leaving the table (stopping the host) goes back to the start screen
+        if message.hosting is not None:
+            self.hosting = message.hosting
+            self.is_host = True
+        if message.connection is not None:
+            self.switch_screen(TableScreen(message.connection))
 
     def table_left(self) -> None:
         """The player left the table (or its waiting room) at the bottom of the screens: back to the start screen
@@ -245,11 +257,6 @@ class NoThanksApp(App[int]):
     def _show_start_again(self) -> None:
         forms = None if self._start_forms is None else [type(form)() for form in self._start_forms]
         self.switch_screen(StartScreen(forms, self.start_tab))  # on the tab the game was started from
-
-    def on_host_started(self, message: HostStarted) -> None:
-        self.hosting = message.hosting
-        self.is_host = True
-        self.back_to_start = True  # stopping the host (leaving its table) goes back to the start screen
 
     @property
     def table_screen(self) -> TableScreen | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ..link.dnssd import SERVICE_TYPE, read_txt
+from ..link.names import MAX_NAME
 from ..link.wire import PROTOCOL_VERSION
 from .safe_text import clean_name
 
@@ -57,7 +58,7 @@ def found_host(service: object, addresses: Iterable[object], port: object, prope
         return None
     txt = read_txt(properties)
     service = service[:MAX_SERVICE_NAME]
-    name = txt.name or clean_name(service.removesuffix("." + SERVICE_TYPE), max_input=64)[:20]
+    name = txt.name or clean_name(service.removesuffix("." + SERVICE_TYPE), max_input=64)[:MAX_NAME]
     return FoundHost(service, name, address, port, txt.protocol, txt.free_seats)
 
 

@@ -35,16 +35,21 @@ def first_screen_for(
     return lambda: LobbyScreen(lobby, join_hint, seats)
 
 
-async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
+async def join_host(address: str, name: str, tokens: SeatTokens) -> tuple[TcpLobby, TableConnection | None]:
+    """The lobby of the host at ``address`` (started), and the seat held there taken back, if any; ``ValueError``
+    for a bad address, ``LobbyError`` if the host refuses."""
     host, port = parse_address(address)
-    tokens = tokens or SeatTokens()
-    lobby = TcpLobby(host, port, name or login_name())
+    lobby = TcpLobby(host, port, name)
+    await lobby.start()
+    return lobby, await remember_and_resume(lobby, tokens, f"{host}:{port}")
+
+
+async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
     try:
-        await lobby.start()
+        lobby, connection = await join_host(address, name or login_name(), tokens or SeatTokens())
     except LobbyError as error:
         print("nothanks join: " + clean_message(error_sentence(error.code, error.message)))
         return 1
-    connection = await remember_and_resume(lobby, tokens, f"{host}:{port}")
     below = None if connection is None else first_screen_for(lobby, None, held=connection)  # (to leave the table to)
     app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)
     app.may_join_others = True  # the player's own terminal: a host gone, the Join tab opens

@@ -12,14 +12,15 @@ from typing import Any
 
 from .. import paths
 from ..i18n import LANGUAGES
+from ..link.names import MAX_NAME
 
 FieldValue = str | int | bool
 
 
 def login_name() -> str:
-    """The name to offer before any is remembered: the login name (at most 20 characters), else "player"."""
+    """The name to offer before any is remembered: the login name (at most ``MAX_NAME`` characters), else "player"."""
     try:
-        return getpass.getuser()[:20] or "player"
+        return getpass.getuser()[:MAX_NAME] or "player"
     except (KeyError, OSError):
         return "player"
 
@@ -56,7 +57,7 @@ class Remembered:
             return
         name = data.get("name")
         if isinstance(name, str) and name.strip():
-            self.name = name[:20]
+            self.name = name[:MAX_NAME]
         language = data.get("language")
         if isinstance(language, str) and language in LANGUAGES:
             self.language = language
@@ -68,7 +69,7 @@ class Remembered:
     def remember(self, name: str, form: str, fields: dict[str, FieldValue]) -> None:
         """Keep ``name`` and one tab's ``fields``, and write the file (quietly giving up if it cannot)."""
         if name.strip():
-            self.name = name[:20]
+            self.name = name[:MAX_NAME]
         self.choices[form] = dict(fields)
         self._save()
 

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.style import Style
 
 from ..engine import Action, Move
-from ..i18n import _, ngettext
+from ..i18n import N_, _, ngettext
 from ..link import ChatLine, SeatEvent, SeatInfo
 from ..link.chat import MAX_CHAT
 from ..link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
@@ -24,6 +24,12 @@ from .presentation import logged_moves, move_line, seat_name
 from .safe_text import clean_message, display_name
 
 BOT_PLAYS = frozenset({SEAT_LEFT, SEAT_STAND_IN})  # after these, a bot plays the seat (until SEAT_BACK)
+EVENT_WORDS = {
+    SEAT_LEFT: N_("{name} left: a bot plays for them"),
+    SEAT_AWAY: N_("{name} dropped out (away)"),
+    SEAT_STAND_IN: N_("a bot plays for {name} now"),
+    SEAT_BACK: N_("{name} is back"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +82,8 @@ def seat_event_line(event: SeatEvent, seats: Sequence[SeatInfo]) -> Content:
     name = seat_name(seats, event.seat, 10)
     if event.kind == SEAT_LEFT and 0 <= event.seat < len(seats) and seats[event.seat].empty:  # after the game
         return _with_name(_("{name} left the table: their seat is free for the next game."), name)
-    if event.kind == SEAT_LEFT:
-        return _with_name(_("{name} left: a bot plays for them"), name)
-    if event.kind == SEAT_AWAY:
-        return _with_name(_("{name} dropped out (away)"), name)
-    if event.kind == SEAT_STAND_IN:
-        return _with_name(_("a bot plays for {name} now"), name)
-    if event.kind == SEAT_BACK:
-        return _with_name(_("{name} is back"), name)
-    return Content("")
+    words = EVENT_WORDS.get(event.kind)
+    return _with_name(_(words), name) if words is not None else Content("")
 
 
 def entry_line(entry: LogEntry, seats: Sequence[SeatInfo]) -> Content:

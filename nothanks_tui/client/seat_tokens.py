@@ -16,15 +16,11 @@ from .tcp import TcpLobby
 log = logging.getLogger(__name__)
 
 
-def default_path() -> Path:
-    return paths.state_dir() / "seats.json"
-
-
 class SeatTokens:
     """Tokens by host address (``host:port``) and player name."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or default_path()
+        self.path = path or paths.state_dir() / "seats.json"
 
     def get(self, address: str, name: str) -> str | None:
         token = self._names(self._load(), address).get(name)

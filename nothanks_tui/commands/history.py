@@ -44,9 +44,8 @@ def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from ..client.history_app import HistoryApp
-    from ..client.screens.history import HistoryScreen
-    from ..client.screens.stats import StatsScreen
+    from ..client.app import NetApp as HistoryApp
+    from ..client.screens.history import HistoryScreen, StatsScreen
 
     if missing_data_dir(args, "history"):
         return 2
@@ -65,7 +64,7 @@ def load(args: argparse.Namespace) -> Replay:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from ..client.history_app import HistoryApp
+    from ..client.app import NetApp as HistoryApp
     from ..client.replaying import ReplayError
     from ..client.safe_text import clean_message
     from ..client.screens.replay import ReplayScreen

@@ -33,4 +33,6 @@ async def test_no_color_writes_no_colour_codes(tmp_path):
 
 def test_colour_stays_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert not any(type(line_filter).__name__ == "Colourless" for line_filter in NoThanksApp()._filters)
+    assert not any(type(line_filter).__name__ == "Colourless" for line_filter in NoThanksApp().get_line_filters())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert any(type(line_filter).__name__ == "Colourless" for line_filter in NoThanksApp().get_line_filters())

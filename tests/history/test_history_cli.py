@@ -10,13 +10,12 @@ import pytest
 from nothanks_server.history import history_database
 from nothanks_server.store import SqliteStore
 from nothanks_tui.cli import main
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.app import NoThanksApp
-from nothanks_tui.client.history_app import HistoryApp
-from nothanks_tui.client.screens.history import HistoryScreen
+from nothanks_tui.client.screens.history import HistoryScreen, StatsScreen
 from nothanks_tui.client.screens.replay import ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
 from nothanks_tui.client.screens.start import StartScreen
-from nothanks_tui.client.screens.stats import StatsScreen
 from nothanks_tui.commands.launchers import LocalLaunchers
 
 from ..client.ui_helpers import my_turn, table_screen, wait_until
@@ -100,6 +99,10 @@ async def test_a_local_game_from_the_start_screen_is_kept_and_replayed_from_its_
         final = table_screen(app).table.view
         await pilot.press("q")  # leave the table: back to the start screen
         await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen")
+        await pilot.press("ctrl+t")  # the statistics, then back
+        await wait_until(pilot, lambda: isinstance(app.screen, StatsScreen) and bool(app.screen.rows), "statistics")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, StartScreen), "the start screen again")
         await pilot.press("ctrl+o")
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen) and bool(app.screen.games), "history")
         [game] = app.screen.games

@@ -8,12 +8,11 @@ from rich.text import Text
 from nothanks_server.archive import LOCAL
 from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.store import SqliteStore
-from nothanks_tui.client.history_app import HistoryApp
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.replaying import ReplayError, load_replay
-from nothanks_tui.client.screens.history import HistoryScreen
+from nothanks_tui.client.screens.history import HistoryScreen, StatsScreen
 from nothanks_tui.client.screens.replay import MoveNumberScreen, ReplayScreen
 from nothanks_tui.client.screens.score import ScoreScreen
-from nothanks_tui.client.screens.stats import StatsScreen
 from nothanks_tui.client.widgets.table import PlayersPanel
 from nothanks_tui.engine import breakdown, card_points
 

@@ -13,7 +13,7 @@ import pytest
 from nothanks_server.archive import LOCAL
 from nothanks_server.history import StoreHistory, history_database
 from nothanks_server.store import SqliteStore
-from nothanks_tui.client.history_app import HistoryApp
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.replaying import load_replay
 from nothanks_tui.client.screens.history import HistoryScreen
 from nothanks_tui.client.screens.replay import ReplayScreen

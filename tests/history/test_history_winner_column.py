@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
-from nothanks_tui.client.history_app import HistoryApp
+from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.screens.history import HistoryScreen
 
 from ..client.ui_helpers import wait_until

@@ -45,18 +45,11 @@ LOBBY_KEYS = (
 )
 
 
-def rules_text(language: str) -> str:
-    """The rules in short, as written in ``language`` (locale/<lang>/rules.txt); English when there is none."""
-    for candidate in (language, "en"):
-        path = LOCALE_DIR / candidate / "rules.txt"
-        if path.exists():
-            return path.read_text(encoding="utf-8").strip()
-    return ""
-
-
 def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
-    """The help's text: the rules, what the table's variant changes in them, then the keys (the table's by default)."""
-    rules = [rules_text(current_language())]
+    """The help's text: the rules in short (locale/<lang>/rules.txt, else English), what the table's variant changes
+    in them, then the keys (the table's by default)."""
+    paths = [LOCALE_DIR / language / "rules.txt" for language in (current_language(), "en")]
+    rules = [next((path.read_text(encoding="utf-8").strip() for path in paths if path.exists()), "")]
     if variant != STANDARD and (known := VARIANTS.get(variant)) is not None:  # (a newer host's: the title names it)
         changes = _("This table plays the {variant} variant: {changes}.")
         rules += ["", changes.format(variant=_(known.label), changes=_(known.summary))]
@@ -67,8 +60,8 @@ class HelpScreen(ModalScreen[None]):
     """The rules in short (with what the table's variant changes), and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
-        Binding("question_mark,h", "close", N_("Close"), show=False),
+        Binding("q,escape", "dismiss", N_("Close"), key_display="q/Esc"),
+        Binding("question_mark,h", "dismiss", N_("Close"), show=False),
     ]
 
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
@@ -81,18 +74,15 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Content(help_text(self.keys, self.variant)), id="help-text")
         yield KeyBar()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
-
 
 class ConfirmQuitScreen(ModalScreen[bool]):
     """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # q says yes, and shows it: a hidden q that left surprised players who closed every other dialog with q.
-        Binding("y,q", "answer(True)", N_("Yes, leave"), key_display="y/q"),
-        Binding("n", "answer(False)", N_("No, keep playing"), key_display="n/Esc"),
-        Binding("escape", "answer(False)", N_("Back"), show=False),
+        Binding("y,q", "dismiss(True)", N_("Yes, leave"), key_display="y/q"),
+        Binding("n", "dismiss(False)", N_("No, keep playing"), key_display="n/Esc"),
+        Binding("escape", "dismiss(False)", N_("Back"), show=False),
     ]
 
     def __init__(self, title: str | None = None, text: str | None = None) -> None:
@@ -107,9 +97,6 @@ class ConfirmQuitScreen(ModalScreen[bool]):
             yield Static(Content(self.text), id="confirm-text")
         yield KeyBar()
 
-    def action_answer(self, leave: bool) -> None:
-        self.dismiss(leave)
-
 
 HOST_WARNING = N_(
     "You are the host: leaving stops it and ends the game for everyone who joined, at every table. "
@@ -121,8 +108,8 @@ class ClosedScreen(ModalScreen[None]):
     """The table (or, with another ``title``, the host) went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
-        Binding("enter", "close", N_("Close"), show=False),
+        Binding("q,escape", "dismiss", N_("Close"), key_display="q/Esc"),
+        Binding("enter", "dismiss", N_("Close"), show=False),
     ]
 
     def __init__(self, reason: str, title: str = N_("The table closed")) -> None:
@@ -136,6 +123,3 @@ class ClosedScreen(ModalScreen[None]):
             reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
             yield Static(Content(clean_message(reason)))
         yield KeyBar()
-
-    def action_close(self) -> None:
-        self.dismiss(None)

@@ -1,5 +1,6 @@
 """The history: finished games, newest first, each opened in the replay, from any ``HistorySource`` (this
-machine's or a host's), fetched a page at a time as the cursor nears the end. Names are drawn as literal text."""
+machine's or a host's), fetched a page at a time as the cursor nears the end; and the players' statistics from it.
+A player is a name locally; at a host an SSH key or a seat token. Names are drawn as literal text."""
 
 from __future__ import annotations
 
@@ -13,15 +14,16 @@ from textual.widgets import DataTable, Static
 
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
-from ...link.history import HISTORY_PAGE, GameListing, HistorySource
+from ...link.history import HISTORY_PAGE, GameListing, HistorySource, PlayerStats
 from ..presentation import number
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
-from .replay import GUESS, WINNER_MARK, open_replay, when_text
-from .stats import StatsScreen
+from .replay import GUESS, open_replay, when_text
+from .score import WINNER_MARK
 from .steady import SteadyScreen
 
 LOAD_MORE_WITHIN = 10  # rows from the end of what is shown at which the next page is fetched
+KINDS = {"bot": N_("bot"), "key": N_("SSH key"), "seat": N_("seat")}  # a name needs no tag
 
 
 def players_cell(game: GameListing) -> Text:
@@ -36,7 +38,57 @@ def players_cell(game: GameListing) -> Text:
     return text
 
 
-class HistoryScreen(SteadyScreen[None]):
+def player_cell(row: PlayerStats) -> Text:
+    """The name, then what it is: "ana (bot)", "carol (SSH key, you)"."""
+    tags = [_(KINDS[row.kind])] if row.kind in KINDS else []
+    if row.you:
+        tags.append(_("you"))
+    text = Text(display_name(row.name, 16), style="bold" if row.you else "")
+    if tags:
+        text.append(f" ({', '.join(tags)})", style="dim")
+    return text
+
+
+def stats_cells(row: PlayerStats) -> tuple[Text, ...]:
+    """One row of the table: player, games, wins, win share, mean (to one decimal, a real minus sign), best."""
+    mean = f"{abs(row.mean):.1f}"
+    mean = f"−{mean}" if row.mean < 0 and mean != "0.0" else mean
+    numbers = (str(row.games), str(row.wins), f"{row.win_share:.0%}", mean, number(row.best))
+    return (player_cell(row), *(Text(cell, justify="right") for cell in numbers))
+
+
+class ListScreen(SteadyScreen[None]):
+    """A title, a note under it and one table from a ``HistorySource``: the history's games, the statistics."""
+
+    TABLE_ID: ClassVar[str]
+    COLUMNS: ClassVar[tuple[tuple[str, str], ...]]  # (label, key)
+
+    def __init__(self, source: HistorySource, title: str) -> None:
+        super().__init__()
+        self.source = source
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.title_text, style="bold"), classes="screen-title")
+        yield Static(_("Loading…"), classes="screen-note")
+        table: DataTable[Text] = DataTable(id=self.TABLE_ID, cursor_type="row", zebra_stripes=True)
+        for label, key in self.COLUMNS:
+            table.add_column(_(label), key=key)
+        yield table
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.action_reload()
+
+    def say(self, text: str) -> None:
+        self.query_one(".screen-note", Static).update(Text(text))
+
+    def action_reload(self) -> object:
+        raise NotImplementedError  # (the rows from the source, again)
+
+
+class HistoryScreen(ListScreen):
     """Finished games, newest first; Enter opens one in the replay, s shows the players' statistics."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -45,31 +97,17 @@ class HistoryScreen(SteadyScreen[None]):
         Binding("r", "reload", N_("Refresh")),
         Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
     ]
+    TABLE_ID = "games"
+    # The winner before the players: a game of 6 or 7 players is wider than the screen, and pushed it off.
+    COLUMNS = ((N_("Date"), "date"), (N_("Winner"), "winner"), (N_("Players and scores"), "players"))
 
     def __init__(self, source: HistorySource, title: str | None = None, player: str | None = None) -> None:
         """``player``: this player's name at the host whose history this is (None: this machine's games)."""
-        super().__init__()
-        self.source = source
+        super().__init__(source, title or _("Game history"))
         self.player = player
-        self.title_text = title or _("Game history")
         self.games: list[GameListing] = []
         self.total = 0
         self._loading = False
-
-    def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_text, style="bold"), classes="screen-title", id="history-title")
-        yield Static(_("Loading…"), classes="screen-note", id="history-note")
-        table: DataTable[Text] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
-        table.add_column(_("Date"), key="date")
-        # The winner before the players: a game of 6 or 7 players is wider than the screen, and pushed it off.
-        table.add_column(_("Winner"), key="winner")
-        table.add_column(_("Players and scores"), key="players")
-        yield table
-        yield KeyBar()
-
-    def on_mount(self) -> None:
-        self.query_one("#games", DataTable).focus()
-        self.load_more()
 
     @work(exclusive=True, group="history-page", exit_on_error=False)
     async def load_more(self) -> None:
@@ -79,11 +117,11 @@ class HistoryScreen(SteadyScreen[None]):
         try:
             page = await self.source.list_games(len(self.games), HISTORY_PAGE)
         except LobbyError as error:
-            self._say(_("The history cannot be read: {reason}").format(reason=clean_message(error.message)))
+            self.say(_("The history cannot be read: {reason}").format(reason=clean_message(error.message)))
             return
         finally:
             self._loading = False
-        table = self.query_one("#games", DataTable)
+        table = self.query_one(DataTable)
         for game in page.games:
             if any(known.game_id == game.game_id for known in self.games[-HISTORY_PAGE:]):
                 continue  # a game finished meanwhile shifted the pages: never list one twice
@@ -93,14 +131,11 @@ class HistoryScreen(SteadyScreen[None]):
             table.add_row(Text(when_text(game.finished_at)), winner, players_cell(game), key=game.game_id)
         self.total = page.total
         if not self.games:
-            self._say(_("No finished game yet. Play one: it is kept here."))
+            self.say(_("No finished game yet. Play one: it is kept here."))
         else:
             shown = ngettext("{count} finished game", "{count} finished games", self.total).format(count=self.total)
-            self._say(shown + " · " + _("newest first; Enter replays the game under the cursor."))
+            self.say(shown + " · " + _("newest first; Enter replays the game under the cursor."))
         self.refresh_bindings()
-
-    def _say(self, text: str) -> None:
-        self.query_one("#history-note", Static).update(Text(text))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.cursor_row >= len(self.games) - LOAD_MORE_WITHIN and len(self.games) < self.total:
@@ -111,13 +146,10 @@ class HistoryScreen(SteadyScreen[None]):
         self.action_open_game()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "open_game":
-            return True if self.games else None
-        return True
+        return True if action != "open_game" or self.games else None
 
     def action_open_game(self) -> None:
-        table = self.query_one("#games", DataTable)
-        row = table.cursor_row
+        row = self.query_one(DataTable).cursor_row
         if 0 <= row < len(self.games):
             self.open_game(self.games[row].game_id)
 
@@ -131,5 +163,43 @@ class HistoryScreen(SteadyScreen[None]):
     def action_reload(self) -> None:
         self.games.clear()
         self.total = 0
-        self.query_one("#games", DataTable).clear()
+        self.query_one(DataTable).clear()
         self.load_more()
+
+
+class StatsScreen(ListScreen):
+    """Each player's games, wins, win share, mean and best score, most games first."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "reload", N_("Refresh")),
+        Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
+    ]
+    TABLE_ID = "stats"
+    COLUMNS = (
+        (N_("Player"), "player"),
+        (N_("Games"), "games"),
+        (N_("Wins"), "wins"),
+        (N_("Win share"), "share"),
+        (N_("Mean"), "mean"),
+        (N_("Best"), "best"),
+    )
+
+    def __init__(self, source: HistorySource) -> None:
+        super().__init__(source, _("Statistics"))
+        self.rows: list[PlayerStats] = []
+
+    @work(exclusive=True, group="stats", exit_on_error=False)
+    async def action_reload(self) -> None:
+        try:
+            self.rows = await self.source.player_stats()
+        except LobbyError as error:
+            self.say(_("The statistics cannot be read: {reason}").format(reason=clean_message(error.message)))
+            return
+        table = self.query_one(DataTable)
+        table.clear()
+        for row in self.rows:
+            table.add_row(*stats_cells(row))
+        if self.rows:
+            self.say(_("Most games first. Lower scores are better: best is the lowest final score."))
+        else:
+            self.say(_("No finished game yet."))

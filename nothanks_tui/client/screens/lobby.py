@@ -24,15 +24,7 @@ from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, Tabl
 from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
-from ..widgets.forms import (
-    TickBox,
-    bot_field,
-    fit_bots_to_players,
-    new_table,
-    open_chips_box,
-    table_size_fields,
-    variant_field,
-)
+from ..widgets import forms
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, HelpScreen
 from .history import HistoryScreen
@@ -391,7 +383,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "create", N_("Create")),
-        Binding("q,escape", "cancel", N_("Cancel"), key_display="q/Esc"),
+        Binding("q,escape", "dismiss", N_("Cancel"), key_display="q/Esc"),
     ]
 
     def __init__(self, bot_choices: Sequence[tuple[str, str]] = (), default_bot: str = "") -> None:
@@ -402,11 +394,11 @@ class NewTableScreen(ModalScreen[NewTable | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="new-table", classes="dialog"):
             yield Label(_("New table"))
-            yield from table_size_fields()
-            yield from bot_field(self.bot_choices, self.default_bot)
-            yield from variant_field(compact=True)
-            yield open_chips_box()
-            yield TickBox(_(COACH_LABEL), id="coach", compact=True)
+            yield from forms.table_size_fields()
+            yield from forms.bot_field(self.bot_choices, self.default_bot)
+            yield from forms.variant_field(compact=True)
+            yield forms.open_chips_box()
+            yield forms.TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
                 yield Button(_("Cancel"), id="cancel")
@@ -419,10 +411,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             self.dismiss(None)
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        fit_bots_to_players(event, self)
+        forms.fit_bots_to_players(event, self)
 
     def action_create(self) -> None:
-        self.dismiss(new_table(self))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss(forms.new_table(self))

@@ -24,20 +24,9 @@ from ..error_sentences import error_sentence
 from ..launchers import HostChoice
 from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
-from ..seat_tokens import SeatTokens, remember_and_resume
-from ..tcp import TcpLobby, parse_address
-from ..widgets.forms import (
-    TickBox,
-    bot_field,
-    fit_bots_to_players,
-    form_row,
-    name_field,
-    new_table,
-    open_chips_box,
-    table_size_fields,
-    variant_field,
-)
-from .start import HostStarted, StartForm
+from ..seat_tokens import SeatTokens
+from ..widgets import forms
+from .start import Playing, StartForm
 
 log = logging.getLogger(__name__)
 
@@ -75,15 +64,15 @@ class JoinForm(StartForm):
     def compose(self) -> ComposeResult:
         if self.note:
             yield Static(Content(clean_message(self.note)), id="join-note")
-        yield from name_field(_("player"))
+        yield from forms.name_field(_("player"))
         with Horizontal(classes="field", id="found-field"):
             yield Label(_("Found"), classes="field-label")
             with Vertical(id="found"):
                 yield Static(_("Looking for hosts on this network…"), id="found-status")
                 yield OptionList(id="found-hosts")
         address = _("address or address:port (port {port})").format(port=DEFAULT_PORT)
-        yield from form_row(_("Host"), Input(placeholder=address, id="address"))
-        yield from form_row("", Button(_("Join"), id="join", variant="primary"))
+        yield from forms.form_row(_("Host"), Input(placeholder=address, id="address"))
+        yield from forms.form_row("", Button(_("Join"), id="join", variant="primary"))
 
     def on_mount(self) -> None:
         self.query_one("#found-hosts", OptionList).display = False
@@ -146,7 +135,7 @@ class JoinForm(StartForm):
         await self.screen.run_action("start")
 
     async def open(self, app: App[object]) -> None:
-        from ..netlaunch import first_screen_for
+        from ..netlaunch import first_screen_for, join_host
 
         address = self.query_one("#address", Input).value
         option = self.query_one("#found-hosts", OptionList).highlighted_option
@@ -154,15 +143,11 @@ class JoinForm(StartForm):
         if not address.strip() and found is not None and found.compatible:  # none typed: the host highlighted
             address = found.target
         try:
-            host, port = parse_address(address)
-        except ValueError:
-            raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
-        lobby = TcpLobby(host, port, self.query_one("#name", Input).value)
-        try:
-            await lobby.start()
+            lobby, connection = await join_host(address, self.query_one("#name", Input).value, SeatTokens())
         except LobbyError as error:
             raise ValueError(error_sentence(error.code, error.message)) from None
-        connection = await remember_and_resume(lobby, SeatTokens(), f"{host}:{port}")
+        except ValueError:
+            raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
         app.switch_screen(first_screen_for(lobby, None, held=connection)())
         if connection is not None:  # back at our seat, with the lobby below for when we leave it
             app.push_screen(first_screen_for(lobby, connection)())
@@ -175,28 +160,28 @@ class HostForm(StartForm):
     BIND = "0.0.0.0"  # every interface, so others on the LAN can join (tests use loopback)
 
     def compose(self) -> ComposeResult:
-        yield from name_field(_("host"))
-        yield from table_size_fields()
-        yield from bot_field(self.launchers.bot_choices, self.launchers.default_bot)
-        yield from variant_field(compact=True)
+        yield from forms.name_field(_("host"))
+        yield from forms.table_size_fields()
+        yield from forms.bot_field(self.launchers.bot_choices, self.launchers.default_bot)
+        yield from forms.variant_field(compact=True)
         with Horizontal(classes="field"):  # (``nothanks host --bind --port``)
             yield Label(_("Listen on"), classes="field-label")
             yield Input(value=self.BIND, id="bind", classes="bind")
             yield Label(_("port"), classes="port-label")
             yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
-        yield from form_row(
-            "", open_chips_box(), classes="field -first-of-two"
+        yield from forms.form_row(
+            "", forms.open_chips_box(), classes="field -first-of-two"
         )  # (the tick boxes together: fits 80x24)
-        yield from form_row("", TickBox(_(COACH_LABEL), id="coach", compact=True))
-        yield from form_row("", Button(_("Host"), id="host", variant="primary"))
+        yield from forms.form_row("", forms.TickBox(_(COACH_LABEL), id="coach", compact=True))
+        yield from forms.form_row("", Button(_("Host"), id="host", variant="primary"))
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        fit_bots_to_players(event, self)
+        forms.fit_bots_to_players(event, self)
 
     async def open(self, app: App[object]) -> None:
         from ..netlaunch import first_screen_for
 
-        table = new_table(self)
+        table = forms.new_table(self)
         try:
             port = int(self.query_one("#port", Input).value)
         except ValueError:
@@ -205,5 +190,5 @@ class HostForm(StartForm):
         hosting = await self.launchers.host_game(
             HostChoice(name=self.query_one("#name", Input).value, port=port, table=table, bind=bind)
         )
-        app.post_message(HostStarted(hosting))  # the app stops it when it ends
+        app.post_message(Playing(hosting=hosting))  # the app stops it when it ends
         app.switch_screen(first_screen_for(hosting.lobby, hosting.table, hosting.join_lines)())

@@ -24,10 +24,10 @@ from ..replaying import Replay, ReplayError, load_replay, your_seat
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
+from .score import WINNER_MARK
 from .steady import SteadyScreen
 from .table import TitleBar
 
-WINNER_MARK = "★"
 GUESS = "\0guess"  # (no player is named so: names are cleaned of control characters)
 
 
@@ -171,7 +171,7 @@ class ReplayScreen(SteadyScreen[None]):
 class MoveNumberScreen(ModalScreen[int | None]):
     """The move to jump to (0: the deal), typed; Enter goes there, Esc does not."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Back"), key_display="Esc")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", N_("Back"), key_display="Esc")]
 
     def __init__(self, moves: int, step: int) -> None:
         super().__init__()
@@ -190,6 +190,3 @@ class MoveNumberScreen(ModalScreen[int | None]):
             self.dismiss(int(event.value))
         except ValueError:
             self.dismiss(None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -18,16 +18,7 @@ from textual.widgets import Static
 from ...engine import breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import MatchTotals, TableUpdate
-from ..presentation import (
-    asked_by_me,
-    hand_lines,
-    indented_lines,
-    next_game_text,
-    number,
-    points_text,
-    seat_name,
-    you_tag,
-)
+from .. import presentation
 from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
 from ..widgets.score_chart import ScoreChart, legend
@@ -43,18 +34,18 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
     view = table.view
     results = [breakdown(view.hands[seat], view.chips[seat] or 0) for seat in range(view.players)]
     best = winners([result.score for result in results])
-    names = [seat_name(table.seats, seat, 14) for seat in range(view.players)]
+    names = [presentation.seat_name(table.seats, seat, 14) for seat in range(view.players)]
     best_score = results[best[0]].score
     if len(best) == 1:
         who = _("You win") if best[0] == view.seat else _("{name} wins").format(name=names[best[0]])
         headline = Content.assemble(
-            (f"{WINNER_MARK} {who}", "bold"), _(" with {points}").format(points=points_text(best_score))
+            (f"{WINNER_MARK} {who}", "bold"), _(" with {points}").format(points=presentation.points_text(best_score))
         )
     else:
         tied = ", ".join(_("you") if seat == view.seat else names[seat] for seat in best)
         headline = Content.assemble(
             (f"{WINNER_MARK} " + _("Shared win"), "bold"),
-            _(": {names} tie with {points}").format(names=tied, points=points_text(best_score)),
+            _(": {names} tie with {points}").format(names=tied, points=presentation.points_text(best_score)),
         )
     match = table.match if table.match is not None and table.match.games > 1 else None  # one game: no match yet
     heads = _("Player"), _("Cards"), _("Chips"), _("Score")
@@ -75,25 +66,25 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 (label + " " * max(1, LABEL_CELLS - cell_len(label)), "bold" if seat in best else ""),
                 f"{result.card_total:>7}",
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
-                (f"{number(result.score):>7}", "bold"),
+                (f"{presentation.number(result.score):>7}", "bold"),
                 match_cells(match, seat),
                 ("  " + _("winner") if seat in best else "", "bold"),
             )
         )
-        cards = hand_lines(view.hands[seat], SCORE_LINE_CELLS)
+        cards = presentation.hand_lines(view.hands[seat], SCORE_LINE_CELLS)
         if len(result.runs) > 1:  # how the card total is made: each run's lowest card, added up
             explained = f"{' + '.join(str(run[0]) for run in result.runs)} = {result.card_total}"
             if len(cards) == 1 and cards[0].cell_length + 5 + len(explained) <= SCORE_LINE_CELLS:
                 cards[0] = Content.assemble(cards[0], (f"   ({explained})", "dim"))
             else:  # no room beside the cards: on lines of its own, never dropped
                 cards.extend(Content.styled(line, "dim") for line in sum_lines(explained, SCORE_LINE_CELLS))
-        lines.extend(indented_lines(Content("    "), cards))
+        lines.extend(presentation.indented_lines(Content("    "), cards))
     return headline, Content("\n").join(lines)
 
 
 def player_label(name: str, you: bool) -> str:
     """The name, and "(you)" after your own, cut to leave a space before the numbers."""
-    tag = you_tag(name) if you else ""
+    tag = presentation.you_tag(name) if you else ""
     room = LABEL_CELLS - 1 - cell_len(tag)
     return (name if cell_len(name) <= room else display_name(name, room)) + tag
 
@@ -102,7 +93,7 @@ def match_cells(match: MatchTotals | None, seat: int) -> str:
     """A seat's games won and total score over the match (empty without a match)."""
     if match is None or not 0 <= seat < len(match.wins):
         return ""
-    return f"{match.wins[seat]:>{MATCH_CELLS}}{number(match.scores[seat]):>{MATCH_CELLS}}"
+    return f"{match.wins[seat]:>{MATCH_CELLS}}{presentation.number(match.scores[seat]):>{MATCH_CELLS}}"
 
 
 def sum_lines(text: str, width: int) -> list[str]:
@@ -122,7 +113,7 @@ class ChartScreen(ModalScreen[None]):
     """The score chart over the whole terminal; any of its keys goes back to the scores."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g,escape,q", "close", N_("Back to the scores"), key_display="g/Esc")
+        Binding("g,escape,q", "dismiss", N_("Back to the scores"), key_display="g/Esc")
     ]
 
     def __init__(self, table: TableUpdate) -> None:
@@ -133,14 +124,11 @@ class ChartScreen(ModalScreen[None]):
         seat = self.table.view.seat
         labels = []
         for index in range(self.table.view.players):
-            name = seat_name(self.table.seats, index, 12)
-            labels.append(name + (you_tag(name) if index == seat else ""))
+            name = presentation.seat_name(self.table.seats, index, 12)
+            labels.append(name + (presentation.you_tag(name) if index == seat else ""))
         yield ScoreChart(self.table.timeline, labels, id="score-chart")
         yield Static(legend(labels), id="chart-legend")
         yield KeyBar()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 class ScoreScreen(ModalScreen[str]):
@@ -149,9 +137,9 @@ class ScoreScreen(ModalScreen[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "play_again", N_("Play again")),
-        Binding("t,escape", "choose('table')", N_("See the table"), key_display="t/Esc"),
+        Binding("t,escape", "dismiss('table')", N_("See the table"), key_display="t/Esc"),
         Binding("g", "chart", N_("Chart")),
-        Binding("q", "choose('quit')", N_("Quit")),
+        Binding("q", "dismiss('quit')", N_("Quit")),
         Binding("r", "replay", N_("Replay")),
     ]
 
@@ -174,7 +162,7 @@ class ScoreScreen(ModalScreen[str]):
 
     def _note(self) -> Content:
         """Who asked for another game, if someone has (in place of the reminder: seven players still fit 80x24)."""
-        again = next_game_text(self.table)
+        again = presentation.next_game_text(self.table)
         if again is not None:
             return Content.styled(again, "bold")
         reminder = _("Each run counts its lowest card; each chip is −1.")
@@ -195,7 +183,9 @@ class ScoreScreen(ModalScreen[str]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "play_again":
             return (
-                self.table.can_restart and self._ask_again is not None and not (self._asked or asked_by_me(self.table))
+                self.table.can_restart
+                and self._ask_again is not None
+                and not (self._asked or presentation.asked_by_me(self.table))
             )
         if action == "chart" and not self.table.timeline:
             return False  # a host too old to send the timeline
@@ -203,7 +193,7 @@ class ScoreScreen(ModalScreen[str]):
 
     async def action_play_again(self) -> None:
         """Ask for another game; the dialog stays until it is dealt (or the player looks at the table, or quits)."""
-        if self._ask_again is None or self._asked or asked_by_me(self.table):
+        if self._ask_again is None or self._asked or presentation.asked_by_me(self.table):
             return
         self._asked = True
         self.refresh_bindings()
@@ -213,9 +203,6 @@ class ScoreScreen(ModalScreen[str]):
         """Every player's score after each card, a line each (sent by the host once the game is over)."""
         if self.table.timeline:
             self.app.push_screen(ChartScreen(self.table))
-
-    def action_choose(self, choice: str) -> None:
-        self.dismiss(choice)
 
     @work(exclusive=True, group="replay", exit_on_error=False)
     async def action_replay(self) -> None:

@@ -23,26 +23,19 @@ from ..launchers import Hosting, Launchers, SoloChoice, history_of
 from ..remembered import Remembered, login_name
 from ..widgets.forms import bot_field, form_row, name_field, open_chips_box, variant_field
 from ..widgets.keybar import KeyBar
-from .history import HistoryScreen
-from .stats import StatsScreen
+from .history import HistoryScreen, StatsScreen
 from .steady import SteadyScreen
 
 TALL_START = 30  # from this many rows the start screen sits in the middle of the terminal
 
 
-class TableChosen(Message):
-    """A start form built a table connection: the app leaves the start screen for that table."""
+class Playing(Message):
+    """A start form built a table ``connection`` (the app leaves the start screen for it), or started a host in this
+    process (``hosting``: the app keeps it, and stops it when the app ends)."""
 
-    def __init__(self, connection: TableConnection) -> None:
+    def __init__(self, connection: TableConnection | None = None, hosting: Hosting | None = None) -> None:
         super().__init__()
         self.connection = connection
-
-
-class HostStarted(Message):
-    """A start form started a host in this process: the app keeps it, and stops it when the app ends."""
-
-    def __init__(self, hosting: Hosting) -> None:
-        super().__init__()
         self.hosting = hosting
 
 
@@ -66,7 +59,7 @@ class StartForm(Vertical):
 
     async def open(self, app: App[object]) -> None:
         """Go play: by default open the table ``build_connection`` gives (network forms open a lobby instead)."""
-        app.post_message(TableChosen(await self.build_connection()))
+        app.post_message(Playing(await self.build_connection()))
 
 
 class BotGameForm(StartForm):
@@ -124,7 +117,7 @@ class StartScreen(SteadyScreen[None]):
         Binding("ctrl+s", "start", N_("Start")),
         Binding("ctrl+n", "next_mode", N_("Next tab")),
         Binding("ctrl+o", "history", N_("History")),
-        Binding("ctrl+t", "stats", N_("Statistics")),
+        Binding("ctrl+t", "history(True)", N_("Statistics")),
         Binding("ctrl+l", "language", N_("Language")),
         Binding("escape", "quit", N_("Quit")),
     ]
@@ -231,7 +224,7 @@ class StartScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_mode":
             return len(self.forms) > 1
-        if action in ("history", "stats"):
+        if action == "history":
             return history_of(getattr(self.app, "launchers", None)) is not None  # hidden where nothing is kept
         return True
 
@@ -240,9 +233,6 @@ class StartScreen(SteadyScreen[None]):
         source = history_of(getattr(self.app, "launchers", None))
         if source is not None:
             self.app.push_screen(StatsScreen(source) if stats else HistoryScreen(source))
-
-    def action_stats(self) -> None:
-        self.action_history(stats=True)
 
     def action_next_mode(self) -> None:
         self._show_tab((self.forms.index(self._active_form()) + 1) % len(self.forms))

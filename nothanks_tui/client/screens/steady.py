@@ -129,10 +129,9 @@ class AtTableScreen(SteadyScreen[None]):
             remember(muted)
         self.refresh_bindings()
 
-    async def on_chat_input_send(self, message: ChatInput.Send) -> None:
-        await self.connection.send_chat(message.text)
-
-    def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
         if isinstance(self.focused, ChatInput):
             self.set_focus(None)
         self.refresh_bindings()
+        if message.text:
+            await self.connection.send_chat(message.text)

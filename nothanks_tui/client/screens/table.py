@@ -34,17 +34,8 @@ from ...link import (
     TableUpdate,
     errors,
 )
+from .. import presentation
 from ..error_sentences import error_sentence
-from ..presentation import (
-    REFUSAL_NOTICES,
-    advice_note,
-    advice_title,
-    asked_by_me,
-    new_askers,
-    next_game_text,
-    seat_name,
-    variant_label,
-)
 from ..safe_text import clean_message
 from ..seat_log import CHAT_KEPT, LoggedChat, chat_content
 from ..widgets.keybar import KeyBar
@@ -116,7 +107,7 @@ class TitleBar(TableView):
             if self.table.coach:
                 parts.append("  ·  " + _("coach"))
             if view.variant != STANDARD:
-                parts.append(f"  ·  {variant_label(view.variant)}")
+                parts.append(f"  ·  {presentation.variant_label(view.variant)}")
         line = Content.assemble(*parts)
         if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
             closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
@@ -142,7 +133,6 @@ class TableScreen(AtTableScreen):
         Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
         Binding("l", "unmute_bell", N_("Unmute bell")),
     ]
-    KEY_ACTIONS = tuple(dict.fromkeys(binding.action for binding in BINDINGS if isinstance(binding, Binding)))
 
     # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
     table: reactive[TableUpdate | None] = reactive(None, repaint=False)
@@ -280,14 +270,12 @@ class TableScreen(AtTableScreen):
     def _say_comings_and_goings(self, previous: TableUpdate, update: TableUpdate) -> None:
         """Another player left, dropped out or came back: say so once (the log keeps a line for it too)."""
         for seat, (before, now) in enumerate(zip(previous.seats, update.seats)):
+            name = presentation.seat_name(update.seats, seat)
             if seat != update.view.seat and now.empty and now.left and not before.empty:
                 text = _("{name} left the table: their seat is free for the next game.")
-                self.notify(text.format(name=seat_name(update.seats, seat)), title=_("Players"), markup=False)
+            elif seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
                 continue
-            if seat == update.view.seat or before.away == now.away or now.empty or now.is_bot:
-                continue
-            name = seat_name(update.seats, seat)
-            if now.left:
+            elif now.left:
                 text = _("{name} left the game: a bot plays their seat until they come back.")
             elif now.away:
                 text = _("{name} dropped out: their seat waits for them.")
@@ -302,8 +290,8 @@ class TableScreen(AtTableScreen):
         for screen in self.app.screen_stack:
             if isinstance(screen, ScoreScreen):
                 screen.table_changed(update)
-        if new_askers(previous, update) and not isinstance(self.app.screen, ScoreScreen):
-            text = next_game_text(update)
+        if presentation.new_askers(previous, update) and not isinstance(self.app.screen, ScoreScreen):
+            text = presentation.next_game_text(update)
             if text is not None:
                 self.notify(text, title=_("Next game"), markup=False)
 
@@ -321,7 +309,7 @@ class TableScreen(AtTableScreen):
             if notification.title == _("Next game"):
                 self.app._unnotify(notification)
         asked, self._asked_again = self._asked_again, False
-        if asked or (self.table is not None and asked_by_me(self.table)):
+        if asked or (self.table is not None and presentation.asked_by_me(self.table)):
             return
         self.notify(
             _("Game {number} has started: the scores of the last one are gone; it is time to play.").format(
@@ -359,8 +347,8 @@ class TableScreen(AtTableScreen):
         if action in ("show_score", "play_again"):
             if view is None or not view.finished:
                 return False
-            if action == "play_again" and not (self.table and self.table.can_restart and not asked_by_me(self.table)):
-                return False  # (once asked, the status line says who the next game waits for)
+            can_ask = self.table is not None and self.table.can_restart and not presentation.asked_by_me(self.table)
+            return action == "show_score" or can_ask  # (once asked, the status line says who the next game waits for)
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -377,7 +365,7 @@ class TableScreen(AtTableScreen):
             self._notice_once(_("The host is away: play once it is back (the table says so)."))
             event.stop()
             return
-        notice = REFUSAL_NOTICES.get(view.refusal(action) or "")
+        notice = presentation.REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
             self._notice_once(_(notice))
             event.stop()
@@ -418,8 +406,8 @@ class TableScreen(AtTableScreen):
         if self.table is None or self.table.view.state_id != advice.state_id:
             return  # advice for a position already gone
         self.advice = advice  # shown after each choice line until the position changes (no toast over them)
-        if (note := advice_note(advice)) is not None:
-            self.notify(note, title=advice_title(advice, card), markup=False)
+        if (note := presentation.advice_note(advice)) is not None:
+            self.notify(note, title=presentation.advice_title(advice, card), markup=False)
 
     def action_mute_bell(self) -> None:
         self._ring_bell(False)
@@ -438,11 +426,8 @@ class TableScreen(AtTableScreen):
     def action_show_score(self) -> None:
         if self.table is None or not self.table.view.finished:
             return
-        self.app.push_screen(ScoreScreen(self.table, self.action_play_again), self._after_score)
-
-    def _after_score(self, choice: str | None) -> None:
-        if choice == "quit":
-            self._leave()
+        score = ScoreScreen(self.table, self.action_play_again)
+        self.app.push_screen(score, lambda choice: self._leave() if choice == "quit" else None)
 
     async def action_play_again(self) -> None:
         """Ask for another game: the host deals it once every player at the table has asked."""
@@ -460,7 +445,7 @@ class TableScreen(AtTableScreen):
         for seat in seats:
             await self.connection.stand_in_for(seat)
         if seats:
-            names = ", ".join(seat_name(self.table.seats, seat) for seat in seats) if self.table else ""
+            names = ", ".join(presentation.seat_name(self.table.seats, seat) for seat in seats) if self.table else ""
             self.notify(_("A bot plays for {names} until they come back.").format(names=names), markup=False)
 
     def action_help(self) -> None:

@@ -62,15 +62,6 @@ class WelcomeScreen(SteadyScreen[None]):
         Binding("ctrl+l", "language", N_("Language")),
         Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
     ]
-    DEFAULT_CSS = """
-    WelcomeScreen { align: center middle; }
-    WelcomeScreen #welcome { width: 60; height: auto; border: round $accent; padding: 1 2; }
-    WelcomeScreen #welcome-title { text-style: bold; color: $accent; width: 100%; content-align: center middle; }
-    WelcomeScreen #welcome-rules { color: $text-muted; margin-bottom: 1; }
-    WelcomeScreen #welcome-message { color: $warning; height: auto; }
-    WelcomeScreen #welcome-language { color: $text-muted; margin-top: 1; }
-    WelcomeScreen #welcome-no-key { color: $text-muted; }
-    """
 
     def __init__(self, door: Doorway) -> None:
         super().__init__()

@@ -22,22 +22,19 @@ PLACEHOLDER = N_("Say something to the table (Enter sends, Ctrl-G or Esc closes)
 
 
 class ChatInput(Input):
-    """Hidden until opened; posts ``Send`` with the text on Enter and ``Closed`` when put away."""
+    """Hidden until opened; posts ``Closed`` when put away, with the text to send on Enter."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "send", N_("Send"), key_display="Enter"),
         Binding("ctrl+g,escape", "put_away", N_("Close"), key_display="^G/Esc"),
     ]
 
-    class Send(Message):
-        """The player pressed Enter on ``text``."""
+    class Closed(Message):
+        """The input was put away: ``text`` to send (Enter on it), else empty (cancelled, left, or nothing said)."""
 
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str = "") -> None:
             super().__init__()
             self.text = text
-
-    class Closed(Message):
-        """The input was put away (sent, cancelled or left)."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(max_length=MAX_CHAT, **kwargs)  # type: ignore[arg-type]
@@ -53,11 +50,8 @@ class ChatInput(Input):
         self.focus()
 
     def action_send(self) -> None:
-        text = self.value
-        self.value = ""
-        if text.strip():
-            self.post_message(self.Send(text))
-        self._put_away()
+        text, self.value = self.value, ""
+        self._put_away(text if text.strip() else "")
 
     def action_put_away(self) -> None:
         self.value = ""
@@ -79,12 +73,12 @@ class ChatInput(Input):
         if self.display:
             self._put_away()
 
-    def _put_away(self) -> None:
+    def _put_away(self, text: str = "") -> None:
         if not self.display:
             return
         self.display = False
         self.can_focus = False
-        self.post_message(self.Closed())
+        self.post_message(self.Closed(text))
 
 
 class ChatLines(Widget):

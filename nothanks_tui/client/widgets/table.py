@@ -23,35 +23,7 @@ from textual.widget import Widget
 from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
-from ..presentation import (
-    HIDDEN_CHIPS,
-    TURN_MARKER,
-    asked_by_me,
-    cards_count,
-    chips_count,
-    choice_mark,
-    hand_lines,
-    indented_lines,
-    my_score_content,
-    next_game_text,
-    pass_choice,
-    seat_name,
-    take_choice,
-    turn_content,
-    you_tag,
-)
-from ..seat_log import (
-    LogEntry,
-    LoggedChat,
-    away_turn_text,
-    chat_content,
-    chat_rows,
-    entry_key,
-    entry_line,
-    log_entries,
-    log_items,
-    stand_in_turn_text,
-)
+from .. import presentation, seat_log
 
 HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
@@ -207,15 +179,15 @@ class TableStatus(TableView):
             text = Content.styled(HOST_AWAY_MARKER + " " + _("Host away: reconnecting…"), "bold reverse")
             return [text] if text.cell_length <= width else [Content(line) for line in textwrap.wrap(text.plain, width)]
         mover = seats[view.to_move] if 0 <= view.to_move < len(seats) else None
-        name = seat_name(seats, view.to_move)
+        name = presentation.seat_name(seats, view.to_move)
         if view.finished or mover is None or not mover.away:
             key = ("turn", view.finished, view.legal, view.refusal(Action.PASS), name)
-            return [self.cached(key, lambda: turn_content(view, seats))]
+            return [self.cached(key, lambda: presentation.turn_content(view, seats))]
         if mover.stand_in:
-            text = stand_in_turn_text(name)
+            text = seat_log.stand_in_turn_text(name)
         else:
-            text = away_turn_text(name, None if self._deadline is None else self._deadline - self.clock())
-        marked = Content.assemble((f"{TURN_MARKER} ", "bold"), text)
+            text = seat_log.away_turn_text(name, None if self._deadline is None else self._deadline - self.clock())
+        marked = Content.assemble((f"{presentation.TURN_MARKER} ", "bold"), text)
         if marked.cell_length <= width:
             return [marked]
         return [Content(line) for line in textwrap.wrap(marked.plain, max(8, width))]
@@ -225,7 +197,7 @@ class TableStatus(TableView):
             return [Content(_("Waiting for the table…"))]
         view = self.table.view
         width, height = self.content_region.size
-        again = next_game_text(self.table)
+        again = presentation.next_game_text(self.table)
         if again is not None:  # the game is over and someone wants another: who waits for whom, in place of the deck
             wrapped = textwrap.wrap(again, max(8, width or 24))
             return [Content.styled(_("Game over"), "bold"), Content(""), *map(Content, wrapped)]
@@ -234,7 +206,8 @@ class TableStatus(TableView):
             self.cached(
                 ("deck", view.deck_left),
                 lambda: Content.assemble(
-                    (label_cell(_("Deck")), "dim"), _("{cards} left").format(cards=cards_count(view.deck_left))
+                    (label_cell(_("Deck")), "dim"),
+                    _("{cards} left").format(cards=presentation.cards_count(view.deck_left)),
                 ),
             ),
             self.cached(
@@ -259,7 +232,7 @@ class MoveLog(TableView):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
 
-    chat: reactive[tuple[LoggedChat, ...]] = reactive((), repaint=False)
+    chat: reactive[tuple[seat_log.LoggedChat, ...]] = reactive((), repaint=False)
     chat_muted: reactive[bool] = reactive(False, repaint=False)
     game_number: reactive[int] = reactive(0, repaint=False)  # the game the chat lines are placed in
 
@@ -272,15 +245,17 @@ class MoveLog(TableView):
         if self.table is None or not (self.table.view.moves or self.table.seat_events):
             return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
         rows = max(1, self.content_region.height or 6)
-        entries = log_entries(self.table.view.moves, self.table.seat_events, rows)
+        entries = seat_log.log_entries(self.table.view.moves, self.table.seat_events, rows)
         seats = self.table.seats
         last = len(entries) - 1
         return [
-            self.cached((*entry_key(entry, seats), index == last), partial(self._draw_entry, entry, index == last))
+            self.cached(
+                (*seat_log.entry_key(entry, seats), index == last), partial(self._draw_entry, entry, index == last)
+            )
             for index, entry in enumerate(entries)
         ]
 
-    def _draw_with_chat(self, chat: tuple[LoggedChat, ...]) -> list[Content]:
+    def _draw_with_chat(self, chat: tuple[seat_log.LoggedChat, ...]) -> list[Content]:
         width, height = self.content_region.size
         rows, width = max(1, height or 6), width or 40
         table = self.table
@@ -299,28 +274,32 @@ class MoveLog(TableView):
         chat = chat[len(chat) - len(drawn) :]
         by_line = {id(said): lines for said, lines in zip(chat, drawn)}
         lines: list[Content] = []
-        entries = log_entries(moves, events, rows)
-        for item in log_items(entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events):
-            if isinstance(item, LoggedChat):
+        entries = seat_log.log_entries(moves, events, rows)
+        for item in seat_log.log_items(
+            entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events
+        ):
+            if isinstance(item, seat_log.LoggedChat):
                 lines.extend(by_line[id(item)])
             else:
                 newest = item is entries[-1]
-                lines.append(self.cached((*entry_key(item, seats), newest), partial(self._draw_entry, item, newest)))
+                lines.append(
+                    self.cached((*seat_log.entry_key(item, seats), newest), partial(self._draw_entry, item, newest))
+                )
         return lines
 
-    def _chat_rows(self, said: LoggedChat, width: int, theme: str) -> list[Content]:
+    def _chat_rows(self, said: seat_log.LoggedChat, width: int, theme: str) -> list[Content]:
         def build() -> list[Content]:
             name_style = self.get_visual_style("movelog--chat-name")
             text_style = self.get_visual_style("movelog--chat")
-            return chat_rows(chat_content(said.line, name_style, text_style), width)
+            return seat_log.chat_rows(seat_log.chat_content(said.line, name_style, text_style), width)
 
         return self.cached(("chat", said, width, theme), build)
 
-    def _draw_entry(self, entry: LogEntry, newest: bool) -> Content:
+    def _draw_entry(self, entry: seat_log.LogEntry, newest: bool) -> Content:
         seats = self.table.seats if self.table else ()
         if newest:
-            return Content.assemble(("› ", "bold"), entry_line(entry, seats))
-        return Content.assemble("  ", entry_line(entry, seats)).stylize("dim")
+            return Content.assemble(("› ", "bold"), seat_log.entry_line(entry, seats))
+        return Content.assemble("  ", seat_log.entry_line(entry, seats)).stylize("dim")
 
 
 class LatestMove(TableView):
@@ -329,10 +308,10 @@ class LatestMove(TableView):
     def draw_lines(self) -> list[Content]:
         if self.table is None or not (self.table.view.moves or self.table.seat_events):
             return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
-        [entry] = log_entries(self.table.view.moves, self.table.seat_events, 1)
+        [entry] = seat_log.log_entries(self.table.view.moves, self.table.seat_events, 1)
         seats = self.table.seats
         line = partial(Content.assemble, ("› ", "bold"))
-        return [self.cached(entry_key(entry, seats), lambda: line(entry_line(entry, seats)))]
+        return [self.cached(seat_log.entry_key(entry, seats), lambda: line(seat_log.entry_line(entry, seats)))]
 
 
 class PlayersPanel(TableView):
@@ -349,33 +328,26 @@ class PlayersPanel(TableView):
         width = self.content_region.width or 80
         player, chips, points, cards = _("Player"), _("Chips"), _("Pts"), _("Cards")
         chips_cells = max(5, cell_len(chips))  # the column as wide as its heading, in any language
+        header = f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}"
         rows: list[list[Content]] = []
-        lines = [
-            self.cached(
-                "header",
-                lambda: Content.styled(
-                    f"  {player:<{self.LABEL_CELLS}}{chips:>{chips_cells}}  {points:>3}  {cards}", "dim"
-                ),
-            )
-        ]
         for seat in range(view.players):
-            marker = TURN_MARKER if (not view.finished and view.to_move == seat) else " "
-            name = seat_name(seats, seat, self.NAME_CELLS)
+            marker = presentation.TURN_MARKER if (not view.finished and view.to_move == seat) else " "
+            name = presentation.seat_name(seats, seat, self.NAME_CELLS)
             tag = ""
             if seat == view.seat:
-                tag = you_tag(name)
+                tag = presentation.you_tag(name)
             elif seat < len(seats) and (seats[seat].away or seats[seat].empty):  # a long name gives way to this tag
                 info = seats[seat]
                 tag = _(" (left)") if info.empty else _(" (bot playing)") if info.stand_in else _(" (away)")
                 if cell_len(name) + cell_len(tag) >= self.LABEL_CELLS:
-                    name = seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
+                    name = presentation.seat_name(seats, seat, max(4, self.LABEL_CELLS - cell_len(tag) - 1))
             elif seat < len(seats) and seats[seat].is_bot:
                 tag = " ({})".format(_("bot"))
             mine, hand = seat == view.seat, view.hands[seat]
-            chips = HIDDEN_CHIPS if view.chips[seat] is None else str(view.chips[seat])
+            chips = presentation.HIDDEN_CHIPS if view.chips[seat] is None else str(view.chips[seat])
             row = (marker, name, tag, mine, chips, card_points(hand), hand, width, chips_cells)  # (points: cards alone)
             rows.append(self.cached(row, partial(self._draw_seat, row)))
-        return self._fit(lines[0], rows, view)
+        return self._fit(self.cached("header", lambda: Content.styled(header, "dim")), rows, view)
 
     def _fit(self, header: Content, rows: list[list[Content]], view: PlayerView) -> list[Content]:
         """Every seat's lines if they fit; else one line a seat, then without the header, then the seats that fit
@@ -410,12 +382,12 @@ class PlayersPanel(TableView):
             (marker, "bold"),
             " ",
             (label + " " * (label_cells - cell_len(label)), "bold" if mine else ""),
-            (f"{chips:>{chips_cells}}", "dim" if chips == HIDDEN_CHIPS else ""),
+            (f"{chips:>{chips_cells}}", "dim" if chips == presentation.HIDDEN_CHIPS else ""),
             "  ",
             f"{points:>3}",
             "  ",
         )
-        return indented_lines(prefix, hand_lines(hand, width - prefix.cell_length, "—"))
+        return presentation.indented_lines(prefix, presentation.hand_lines(hand, width - prefix.cell_length, "—"))
 
 
 class PrivatePanel(TableView):
@@ -430,12 +402,14 @@ class PrivatePanel(TableView):
             return [Content(_("Watching"))]
         view = self.table.view
         chips = view.my_chips or 0
-        summary = Content.assemble((_("You: "), "bold"), (chips_count(chips), "bold"), " · ", my_score_content(view))
+        summary = Content.assemble(
+            (_("You: "), "bold"), (presentation.chips_count(chips), "bold"), " · ", presentation.my_score_content(view)
+        )
         prefix = Content(_("Your cards: "))
         width = (self.content_region.width or 80) - prefix.cell_length
-        lines = [summary, *indented_lines(prefix, hand_lines(view.my_hand, width))]
+        lines = [summary, *presentation.indented_lines(prefix, presentation.hand_lines(view.my_hand, width))]
         if view.finished:
-            if asked_by_me(self.table) or not self.table.can_restart:
+            if presentation.asked_by_me(self.table) or not self.table.can_restart:
                 return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
             return [*lines, Content.styled(_("Game over: s shows the scores, a to play again."), "dim")]
         if self.host_away:  # a choice could not reach the host: none is offered until it is back
@@ -444,20 +418,15 @@ class PrivatePanel(TableView):
         advice = self.advice
         if advice is None or advice.state_id != view.state_id or not view.legal:
             advice = None  # the coach's answer stands only for the position it was given for
-        take_mark = choice_mark(advice, "take") if advice else Content("")
-        pass_mark = choice_mark(advice, "pass") if advice else Content("")
         panel_width = self.content_region.width or 80
-        take = Content.assemble(("[t] ", "bold"), take_choice(view), take_mark)
-        if take.cell_length > panel_width:  # keep the score and the coach's mark in sight
-            take = Content.assemble(("[t] ", "bold"), take_choice(view, short=True), take_mark)
-        pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view), pass_mark)
-        if pass_.cell_length > panel_width:
-            pass_ = Content.assemble(("[n] ", "bold"), pass_choice(view, short=True), pass_mark)
-        if not view.legal:  # nothing is yours to play now: the choices are a preview
-            take = take.stylize("dim")
-            pass_ = pass_.stylize("dim")
-        if self.compact:  # (your chips, score and cards are in your row of the players' panel)
-            return [take, pass_]
-        return [*lines, take, pass_]
+        choices = []
+        for key, action, line in (("t", "take", presentation.take_choice), ("n", "pass", presentation.pass_choice)):
+            mark = presentation.choice_mark(advice, action) if advice else Content("")
+            choice = Content.assemble((f"[{key}] ", "bold"), line(view), mark)
+            if choice.cell_length > panel_width:  # keep the score and the coach's mark in sight
+                choice = Content.assemble((f"[{key}] ", "bold"), line(view, short=True), mark)
+            choices.append(choice if view.legal else choice.stylize("dim"))  # nothing yours to play now: a preview
+        # (compact: your chips, score and cards are in your row of the players' panel)
+        return choices if self.compact else [*lines, *choices]
 
     watch_advice = watch_compact = watch_host_away = TableView.watch_table
