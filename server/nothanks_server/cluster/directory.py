@@ -94,8 +94,10 @@ class Directory:
         """A directory on the Redis server at ``url`` (``redis://HOST:PORT/DB``, ``unix:///PATH``); pings it."""
         import redis.asyncio  # here, not at the top: a host without a Redis URL never pays for it
 
+        from .exchanges import reconnecting
+
         try:
-            client = redis.asyncio.Redis.from_url(url)
+            client = redis.asyncio.Redis.from_url(url, retry=reconnecting(asynchronous=True))
         except ValueError as error:
             raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
         try:

@@ -56,7 +56,7 @@ from ..store import (
     TablesRefused,
     open_store,
 )
-from .exchanges import Exchange, Lua, call, run, run_async
+from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
 from .redis_history import RedisHistory
@@ -109,8 +109,9 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
     Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
     (``DirectoryUnavailable``)."""
     try:  # (a Redis that hangs holds a blocking call this long at most)
-        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
-        aclient = redis.asyncio.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
+        timeouts = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}
+        client = redis.Redis.from_url(url, retry=reconnecting(asynchronous=False), **timeouts)
+        aclient = redis.asyncio.Redis.from_url(url, retry=reconnecting(asynchronous=True), **timeouts)
     except ValueError as error:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
     leases = LeaseBook(client, prefix, owner="", aclient=aclient)
