@@ -45,7 +45,7 @@ from ..link import (
 from ..link import messages as m
 from ..link.chat import CHAT
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, page_from_wire, stats_from_wire
-from ..link.resume import SeatRoute, climb
+from ..link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from ..link.wire import (
     CLIENT_MAX_STR,
     FEATURES,
@@ -116,7 +116,10 @@ class TcpTable(TableConnection):
         return await self.events.get()
 
     async def send_action(self, action: Action, state_id: int) -> None:
-        await self.lobby.send(m.Act(action=Action(action).value, state_id=state_id))
+        move = m.Act(action=Action(action).value, state_id=state_id)
+        if self.lobby.online:  # (sent again if the connection dies before its outcome is seen: link/resume.py)
+            self.lobby.last_move.move = move
+        await self.lobby.send(move)
 
     async def play_again(self) -> None:
         await self.lobby.send(m.PlayAgain())
@@ -206,6 +209,7 @@ class TcpLobby(LobbyConnection):
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.last_move = LastMove()
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
         self._restarting = False  # the host said it restarts: reconnect when the connection ends
@@ -405,6 +409,7 @@ class TcpLobby(LobbyConnection):
         return reply
 
     async def _sit(self, message: m.ClientMessage) -> TcpTable:
+        self.last_move.move = None
         if self.table is not None:
             await self.table.close()
         # The table's first events may arrive right behind the reply: route them to a table made in advance.
@@ -513,6 +518,8 @@ class TcpLobby(LobbyConnection):
         try:
             if back is not None:
                 await self.request(back)
+            if (again := self.last_move.again()) is not None:
+                await self._write(again)
         except LobbyError as error:
             if self.table is table:
                 self.table = None
@@ -535,6 +542,9 @@ class TcpLobby(LobbyConnection):
         """One frame from the host: a reply to its pending request, or an event for its type's handler (a type
         this client does not know is left alone); a closing reason if the host is done with us."""
         reply_to = message.get("re")
+        self.last_move.heard(message)
+        if reply_to == RESENT_MOVE_ID:  # our copy of a move, refused: it was played, or the game went on
+            return None
         if isinstance(reply_to, int) and reply_to in self._pending:
             future = self._pending.pop(reply_to)
             if not future.done():

@@ -97,7 +97,7 @@ class Directory:
         from .exchanges import reconnecting
 
         try:
-            client = redis.asyncio.Redis.from_url(url, retry=reconnecting(asynchronous=True))
+            client = redis.asyncio.Redis.from_url(url, retry=reconnecting(True))
         except ValueError as error:
             raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
         try:
