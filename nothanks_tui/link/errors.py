@@ -111,7 +111,7 @@ _CODES = (
     ErrorCode(NO_GAME, "no such finished game in the history (or its record is damaged)"),
     ErrorCode(
         NOT_SAVED,
-        "the host could not save the change to its store, so it did not happen, and will not (an `action`'s: see `action`)",
+        "the host could not save the change to its store, so it did not happen and never will (`action`: see there)",
     ),
     ErrorCode(COACH_OFF, "this table does not allow the coach"),
     ErrorCode(UNKNOWN_TYPE, "no such message type"),
