@@ -23,6 +23,7 @@ from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.engine import Action
 from nothanks_tui.link import errors
 from nothanks_tui.link.events import NewTable, TableUpdate
+from tools.cluster_log import MoveLog
 from tools.loadgen.terminal_client import TerminalClient
 from tools.loadgen.visitors import FIRST_BOT_SEAT, play_my_turn
 
@@ -80,8 +81,6 @@ async def table_of(cluster: Cluster, name: str) -> str:
 
 async def logged_moves(cluster: Cluster, table_id: str) -> list[tuple[int, str]]:
     """(seat, action) of every move in the fenced log of ``table_id``'s latest game."""
-    from nothanks_server.cluster.movelog import MoveLog
-
     directory = await cluster.directory_client()
     keys = [key.decode() for key in await directory.client.keys(f"{directory.prefix}:moves:{table_id}:*")]
     assert keys, f"no move log for {table_id}"
