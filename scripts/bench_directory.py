@@ -25,8 +25,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from nothanks_server.cluster.directory import Directory, HostInfo
-from nothanks_server.cluster.movelog import LoggedMove, MoveLog
+from nothanks_server.cluster.movelog import LoggedMove
 from nothanks_tui.link import SeatInfo, TableSummary
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (the log one call at a time) is not installed
+from tools.cluster_log import MoveLog, acquire, release, renew
 
 
 def lines(count: int) -> list[TableSummary]:
@@ -106,12 +109,12 @@ async def main() -> None:
                 directory,
             )
             await timed("read the lobby (10 hosts x 50)", calls // 20, lambda n: directory.lobby(), directory)
-            await timed("lease acquire", calls, lambda n: directory.acquire(f"table{n}", "h0"), directory)
+            await timed("lease acquire", calls, lambda n: acquire(directory, f"table{n}", "h0"), directory)
             leases = [await directory.holder(f"table{n}") for n in range(calls)]
-            await timed("lease renew", calls, lambda n: directory.renew(leases[n]), directory)  # type: ignore[arg-type]
-            await timed("lease release", calls, lambda n: directory.release(leases[n]), directory)  # type: ignore[arg-type]
+            await timed("lease renew", calls, lambda n: renew(directory, leases[n]), directory)  # type: ignore[arg-type]
+            await timed("lease release", calls, lambda n: release(directory, leases[n]), directory)  # type: ignore[arg-type]
             log = MoveLog(directory)
-            lease = await directory.acquire("game", "h0", ttl=600)
+            lease = await acquire(directory, "game", "h0", ttl=600)
             assert lease is not None
             await timed(
                 "append 1 move, no AOF", calls, lambda n: log.append(lease, 1, n, [LoggedMove(0, "pass", n)]), directory

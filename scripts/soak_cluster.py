@@ -389,8 +389,8 @@ async def moves_lost(cluster: Cluster, seen: dict[tuple[str, int], Seen]) -> tup
     """What players saw accepted against what the cluster kept: a finished game against its record (filed in Redis
     by the host that played its last move; the fenced log keeps only each table's current game), the game in
     progress against the fenced log. Problems, and counts."""
-    from nothanks_server.cluster.movelog import MoveLog
     from tools.chaos import read_store_records
+    from tools.cluster_log import MoveLog
 
     directory = await cluster.directory_client()
     filed: dict[tuple[str, int], dict[str, Any]] = {}  # the cluster's records in Redis (redis_history.py) ...

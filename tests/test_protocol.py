@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 from unittest.mock import ANY
 
 import msgpack
@@ -436,3 +438,109 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
         {"type": "stats", "players": [{"name": "a", "kind": "key", "games": 12, "wins": 5, "mean": 18.5, "best": -3,
                                        "you": True}]}
     )  # fmt: skip
+
+
+async def test_a_client_that_says_no_hello_in_time_gets_a_fatal_hello_first(monkeypatch):
+    monkeypatch.setattr(session, "HELLO_TIMEOUT", 0.2)  # (10 s as documented: the rule, not the wait, is tested)
+    async with live_host() as host:
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        silent = RawClient(reader, writer)
+        assert (await silent.next_frame())["type"] == "hello"
+        refused = await silent.next_frame()
+        assert refused["code"] == "hello_first" and refused["fatal"] and "re" not in refused
+        assert await silent.closed()
+
+
+async def test_at_the_hosts_totals_a_connection_gets_server_closing_alone_and_a_table_too_many_tables(monkeypatch):
+    monkeypatch.setattr(session, "MAX_CONNECTIONS", 2)
+    async with live_host(max_tables=1) as host:
+        ann = await RawClient.connect(host.port, "ann")
+        await ann.send({"type": "create_table", "players": 2, "id": 1})
+        assert (await ann.until(of_type("joined")))["re"] == 1
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "create_table", "players": 2, "id": 2})
+        refused = await bob.until(of_type("error"))
+        assert refused == {"type": "error", "code": "too_many_tables", "message": ANY, "re": 2}
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        third = RawClient(reader, writer)
+        turned_away = await third.next_frame()  # its only frame: no hello
+        assert turned_away["code"] == "server_closing" and turned_away["fatal"]
+        assert await third.closed()
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_ping_is_answered_pong_with_its_id_and_bye_ends_the_connection():
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        await ann.send({"type": "ping", "id": 7})
+        assert await ann.until(of_type("pong")) == {"type": "pong", "re": 7}
+        await ann.send({"type": "ping"})
+        assert (await ann.until(lambda frame: of_type("pong")(frame) and "re" not in frame)) == {"type": "pong"}
+        await ann.send({"type": "bye"})
+        assert await ann.closed()
+
+
+def conformance_references() -> list[tuple[str, str]]:
+    """(test file, test name) of every test docs/protocol.md's "Conformance" list names: a name's file is the last
+    one named before it in its line (``P``, ``W``, ``L`` or a ``tests/...py`` path)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    section = text.split("\n## Conformance\n", 1)[1].split("\n## ", 1)[0]
+    files = {"P": "tests/test_protocol.py", "W": "tests/test_host_wire.py", "L": "tests/test_host_limits.py"}
+    found = []
+    for rule in section.split("\n- ")[1:]:
+        current = ""
+        for match in re.finditer(r"`(tests/[\w/]+\.py)`|(?<![\w`])([PWL]) (?=`test_)|`(test_\w+)`", rule):
+            path, letter, name = match.groups()
+            if path or letter:
+                current = path or files[letter]
+            else:
+                assert current, f"no test file named before {name} in: {rule[:80]}"
+                found.append((current, name))
+    return found
+
+
+def test_every_test_the_conformance_list_names_exists_where_it_says():
+    references = conformance_references()
+    assert len(references) >= 60
+    root = Path(__file__).resolve().parents[1]
+    for path, name in references:
+        source = (root / path).read_text()
+        assert re.search(rf"^(async )?def {name}\(", source, re.M), f"{path} has no {name}"
+
+
+async def test_sitting_down_brings_the_tables_view_with_joined_and_a_connection_is_at_one_place_at_a_time():
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        await ann.send({"type": "create_table", "players": 3, "id": 1})
+        table = (await ann.until(of_type("joined")))["table"]
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "join", "table": table, "id": 2})
+        joined = await bob.until(of_type("joined"))
+        waiting = next(frame for frame in bob.frames if of_type("waiting")(frame))  # (pushed as the seat is taken:
+        assert joined["seat"] == 1 and waiting["your_seat"] == 1  # before `joined`)
+        for other in ({"type": "create_table", "players": 2}, {"type": "spectate", "table": table}):
+            await bob.send({**other, "id": 3})
+            refused = await bob.until(lambda frame: frame.get("re") == 3)
+            assert refused["code"] == "already_at_table"
+            bob.frames.clear()
+        for client in (ann, bob):
+            await client.close()
+
+
+async def test_the_table_list_puts_joinable_tables_before_games_under_way():
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        await ann.send({"type": "create_table", "players": 2, "bots": 1, "id": 1})
+        playing = (await ann.until(of_type("joined")))["table"]
+        await ann.send({"type": "start"})
+        await ann.until(of_type("update"))
+        bob = await RawClient.connect(host.port, "bob")
+        await bob.send({"type": "create_table", "players": 3, "id": 2})
+        joinable = (await bob.until(of_type("joined")))["table"]
+        await bob.send({"type": "list_tables", "id": 3})
+        listed = await bob.until(of_type("tables"))
+        assert [line["table"] for line in listed["tables"]] == [joinable, playing]
+        assert listed["total"] == 2 and listed["offset"] == 0
+        for client in (ann, bob):
+            await client.close()

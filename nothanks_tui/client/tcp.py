@@ -27,7 +27,7 @@ from ..link import wire as w
 from ..link.chat import CHAT
 from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats
-from ..link.resume import SeatRoute, climb
+from ..link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from ..link.wire import CLIENT_MAX_STR, FEATURES, MOVING, PROTOCOL_VERSION, client_unpacker
 from .error_sentences import error_sentence, os_reason
 
@@ -88,6 +88,8 @@ class TcpTable(TableConnection):
         return await self.events.get()
 
     async def send_intent(self, message: m.ClientMessage) -> None:
+        if isinstance(message, m.Act) and self.lobby.online:  # sent again if the connection dies before its outcome
+            self.lobby.last_move.move = message  # is seen (link/resume.py)
         await self.lobby.send(message)
 
     async def ask_coach(self, state_id: int) -> CoachAdvice:
@@ -160,6 +162,7 @@ class TcpLobby(LobbyConnection):
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._pending: dict[int, asyncio.Future[w.HostFrame | None]] = {}
+        self.last_move = LastMove()
         self._ids = itertools.count(1)
         self._read_task: asyncio.Task[None] | None = None
         self._restarting = False  # the host said it restarts: reconnect when the connection ends
@@ -302,6 +305,7 @@ class TcpLobby(LobbyConnection):
         return _expected(reply, expect, f"the host sent no readable answer to {m.kind_of(message)}")
 
     async def _sit(self, message: m.ClientMessage) -> TcpTable:
+        self.last_move.move = None
         if self.table is not None:
             await self.table.close()
         # The table's first events may arrive right behind the reply: route them to a table made in advance.
@@ -403,6 +407,8 @@ class TcpLobby(LobbyConnection):
         try:
             if back is not None:
                 await self.request(back, w.Joined)
+            if (again := self.last_move.again()) is not None:
+                await self._write(again)
         except LobbyError as error:
             if self.table is table:
                 self.table = None
@@ -426,6 +432,10 @@ class TcpLobby(LobbyConnection):
         this client does not know is left alone); a closing reason if the host is done with us. A malformed reply
         fails its request, a malformed chat line is dropped, any other malformed frame ends the connection."""
         reply_to, kind = (message.get("re"), message.get("type")) if isinstance(message, dict) else (None, None)
+        if isinstance(message, dict):
+            self.last_move.heard(message)
+        if reply_to == RESENT_MOVE_ID:  # our copy of a move, refused: it was played, or the game went on
+            return None
         future = self._pending.pop(reply_to, None) if isinstance(reply_to, int) else None
         try:
             frame = w.decode_host(message)

@@ -65,7 +65,7 @@ NOT_AT_TABLE = _code("not_at_table", "join a table first")
 TOO_MANY_TABLES = _code("too_many_tables", "the host is at its table limit")
 NOT_SAVED = _code(
     "not_saved",
-    "the host could not save the change to its store, so it did not happen there (an `action`'s: see `action`)",
+    "the host could not save the change to its store, so it did not happen and never will (`action`: see there)",
 )
 NO_GAME = _code("no_game", "no such finished game in the history (or its record is damaged)")
 COACH_OFF = _code("coach_off", "this table does not allow the coach")

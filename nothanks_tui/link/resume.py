@@ -1,6 +1,8 @@
 """Taking a seat back after its connection was lost: the one ladder a client (client/tcp.py) and a cluster's front
 (cluster/gateway.py) both climb: try again, waiting a little longer each time up to a ceiling, until a deadline;
 then ask for the seat back with what the host gave (its token, the SSH key of the hello, or the table to watch).
+Then both send again the last move whose outcome they did not see (``LastMove``): it may have been lost with
+the connection, and a copy of a move that was played is refused by its ``state_id``.
 """
 
 from __future__ import annotations
@@ -10,9 +12,38 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from .messages import ClientMessage, Resume, ResumeKey, Spectate
+from . import errors
+from .messages import MAX_ID, Act, ClientMessage, Resume, ResumeKey, Spectate, with_id
 
 T = TypeVar("T")
+
+# The id of a move sent again after a seat was taken back. Its refusal (``stale_state``: it was played before the
+# connection was lost, or the game went on) is the sender's own business, never shown (a client's ids stay lower).
+RESENT_MOVE_ID = MAX_ID
+
+
+class LastMove:
+    """The last move sent whose outcome was not seen yet: no update since that moved the game on, no ``not_saved``.
+    A move refused ``not_saved`` is never sent again: the player may choose another."""
+
+    def __init__(self) -> None:
+        self.move: Act | None = None
+
+    def heard(self, frame: dict[str, object]) -> None:
+        """A frame from the host: an update past the move's state, a ``waiting`` room or the move's ``not_saved``
+        settle it."""
+        kind, view = frame.get("type"), frame.get("view")
+        if self.move is None:
+            return
+        if kind == "waiting" or (kind == "error" and frame.get("code") == errors.NOT_SAVED and "re" not in frame):
+            self.move = None
+        elif kind == "update" and (not isinstance(view, dict) or view.get("state_id") != self.move.state_id):
+            self.move = None
+
+    def again(self) -> Act | None:
+        """The move to send again once the seat is back (once), with ``RESENT_MOVE_ID``; None if there is none."""
+        move, self.move = self.move, None
+        return None if move is None else with_id(move, RESENT_MOVE_ID)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

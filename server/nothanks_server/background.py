@@ -19,6 +19,15 @@ async def every(interval: float, beat: Callable[[], Awaitable[object]], failed: 
             failed(error)
 
 
+async def start_beating(
+    interval: float, beat: Callable[[], Awaitable[object]], failed: Callable[[Exception], None], name: str
+) -> asyncio.Task[None]:
+    """``beat()`` now (its error is the caller's: a start that fails), then on a task of its own ``every``
+    ``interval`` seconds."""
+    await beat()
+    return asyncio.get_running_loop().create_task(every(interval, beat, failed), name=name)
+
+
 async def stop_task(task: asyncio.Task[None] | None) -> None:
     """Cancel ``task`` (None: there is none) and return once it has stopped."""
     if task is not None:

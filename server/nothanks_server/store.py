@@ -45,7 +45,10 @@ DATABASE_NAME = "nothanks.sqlite3"
 
 
 class StoreError(Exception):
-    """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
+    """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written,
+    unless ``unsure``: the store could not tell (a cluster's Redis that did not answer), and the change may be kept."""
+
+    unsure = False
 
 
 class TablesRefused(StoreError):

@@ -66,6 +66,12 @@ class Cluster:
             await directory.close()
 
 
+def crash(host: Host) -> None:
+    """As if the host's process died: it stops beating and renewing, and says nothing to anyone."""
+    for task in (host.takeover._task, host.presence._task):
+        task.cancel()
+
+
 async def client(port: int, name: str, features: tuple[str, ...] = ("moving",), **hello: Any) -> RawClient:
     """A client of ``port`` whose hello lists ``features`` (and any other ``hello`` fields)."""
     raw = await RawClient.connect(port, None)

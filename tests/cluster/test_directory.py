@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from nothanks_server.cluster.directory import Directory, HostInfo, Lease
 from nothanks_tui.link import SeatInfo, TableSummary
+from tools.cluster_log import acquire, release, renew
 
 from .directory_helpers import eventually
 
@@ -73,30 +74,30 @@ async def test_every_front_reads_the_same_lobby(directory, redis_url):
 
 
 async def test_one_owner_at_a_time_each_under_a_higher_epoch(directory):
-    first = await directory.acquire("t1", "host-a")
+    first = await acquire(directory, "t1", "host-a")
     assert first == Lease("t1", "host-a", 1)
-    assert await directory.acquire("t1", "host-b") is None  # held: refused, and no epoch spent on it
-    assert await directory.renew(first)
+    assert await acquire(directory, "t1", "host-b") is None  # held: refused, and no epoch spent on it
+    assert await renew(directory, first)
     assert await directory.holder("t1") == first
-    assert await directory.release(first)
-    second = await directory.acquire("t1", "host-b")
+    assert await release(directory, first)
+    second = await acquire(directory, "t1", "host-b")
     assert second == Lease("t1", "host-b", 2)
     # The old owner's lease is gone: it can neither keep the table alive nor free it from under the new one.
-    assert not await directory.renew(first)
-    assert not await directory.release(first)
-    assert not await directory.renew(Lease("t1", "host-b", 1))  # the right owner with a stale epoch: fenced too
+    assert not await renew(directory, first)
+    assert not await release(directory, first)
+    assert not await renew(directory, Lease("t1", "host-b", 1))  # the right owner with a stale epoch: fenced too
     assert await directory.holder("t1") == second
-    assert await directory.acquire("t2", "host-a") == Lease("t2", "host-a", 1)  # epochs are per table
+    assert await acquire(directory, "t2", "host-a") == Lease("t2", "host-a", 1)  # epochs are per table
 
 
 async def test_a_lease_its_owner_stops_renewing_is_taken_over_under_the_next_epoch(directory):
-    lost = await directory.acquire("t1", "killed", ttl=0.3)
+    lost = await acquire(directory, "t1", "killed", ttl=0.3)
     assert lost is not None
 
     async def free() -> bool:
         return await directory.holder("t1") is None
 
     await eventually(free)
-    taken = await directory.acquire("t1", "survivor")
+    taken = await acquire(directory, "t1", "survivor")
     assert taken == Lease("t1", "survivor", lost.epoch + 1)
-    assert not await directory.renew(lost)
+    assert not await renew(directory, lost)

@@ -13,12 +13,17 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 
 import asyncssh
 import pytest
 import pytest_asyncio
 
+from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.engine import Action
 from nothanks_tui.link import errors
+from nothanks_tui.link.events import NewTable, TableUpdate
+from tools.cluster_log import MoveLog
 from tools.loadgen.terminal_client import TerminalClient
 from tools.loadgen.visitors import FIRST_BOT_SEAT, play_my_turn
 
@@ -76,8 +81,6 @@ async def table_of(cluster: Cluster, name: str) -> str:
 
 async def logged_moves(cluster: Cluster, table_id: str) -> list[tuple[int, str]]:
     """(seat, action) of every move in the fenced log of ``table_id``'s latest game."""
-    from nothanks_server.cluster.movelog import MoveLog
-
     directory = await cluster.directory_client()
     keys = [key.decode() for key in await directory.client.keys(f"{directory.prefix}:moves:{table_id}:*")]
     assert keys, f"no move log for {table_id}"
@@ -251,6 +254,36 @@ async def test_a_tcp_player_resumes_through_the_other_front_when_theirs_dies(clu
     final = await ann.play_to_the_end()
     assert public(final["moves"]) == await logged_moves(cluster, created["table"])
     await ann.close()
+
+
+async def test_a_move_sent_into_a_dying_front_is_played_once_when_the_client_is_back(cluster):
+    """Issue 32, point 34: the game's own client (client/tcp.py) sends a move to a front that dies before passing
+    it on (stopped, then killed). The client takes its seat back through the other front and sends the move again:
+    it is played, once."""
+    assert cluster.balancer is not None
+    lobby = TcpLobby("127.0.0.1", cluster.balancer.game_port, "una")
+    await lobby.start()
+    table = await lobby.create_table(NewTable(players=2, bots=1))
+    await table.start_game()
+
+    async def update(check: Callable[[TableUpdate], bool]) -> TableUpdate:
+        while not (isinstance(event := await asyncio.wait_for(table.next_event(), WAIT), TableUpdate) and check(event)):
+            pass
+        return event
+
+    turn = (await update(lambda event: event.view.my_turn)).view
+    front = await front_holding(cluster, "nothanks_tcp")
+    front.pause()  # the move waits in its socket, never passed on
+    await table.send_action(Action.TAKE, turn.state_id)
+    await front.kill()
+    after = (await update(lambda event: event.view.state_id > turn.state_id)).view
+    assert [(move.seat, move.action) for move in after.moves[: turn.state_id + 1]] == [
+        *[(move.seat, move.action) for move in turn.moves],
+        (turn.seat, Action.TAKE),
+    ]
+    logged = await logged_moves(cluster, table.table_id)
+    assert logged[: turn.state_id + 1] == [(m.seat, m.action.value) for m in after.moves[: turn.state_id + 1]]
+    await lobby.close()
 
 
 async def test_an_ssh_player_is_back_at_their_seat_through_the_other_front(cluster):

@@ -16,7 +16,7 @@ from nothanks_tui.link.wire import PROTOCOL_VERSION
 
 from ..net_helpers import RawClient, of_type
 from .conftest import until
-from .gateway_helpers import SECRET, Cluster, client
+from .gateway_helpers import SECRET, Cluster, client, crash
 
 
 @pytest.fixture
@@ -273,6 +273,35 @@ async def test_a_table_whose_host_stops_moves_and_its_player_plays_on(cluster):
     # (the old client watches on from the new host: it saw a pause)
     for raw in (ann, old):
         await raw.close()
+
+
+async def test_a_move_refused_not_saved_is_never_played_later_at_the_tables_new_host(cluster):
+    """Issue 32, point 25: the table's host, cut off, lost its lease; ann's move there is refused `not_saved` (its
+    store refused it: nothing was kept) and the table moves. The front does not send that move again at the new
+    host: ann, who chose differently, gets her new move played."""
+    await cluster.table_host("a")
+    await cluster.table_host("b")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann")
+    table = (await create(ann, players=2, bots=1))["table"]
+    old = cluster.hosts[holder_of(cluster, table)]
+    new = next(host for host in cluster.hosts.values() if host is not old)
+    await ann.send({"type": "start"})
+    turn = await ann.until(lambda f: f.get("type") == "update" and f["view"]["legal"])
+    decided = turn["view"]["state_id"]
+    crash(old)  # it stops renewing: its lease runs out, and the other host takes the table over
+    await until(lambda: table in new.lobby._tables)
+    await ann.send({"type": "action", "action": "take", "state_id": decided})
+    refused = await ann.until(of_type("error"))
+    assert refused["code"] == "not_saved" and "re" not in refused
+    await ann.until(of_type("table_moving"))
+    back = await ann.until(of_type("update"))  # at the new host: the same state, her turn still
+    assert back["view"]["state_id"] == decided and back["view"]["legal"]
+    await ann.send({"type": "action", "action": "pass", "state_id": decided, "id": 5})
+    after = await ann.until(lambda f: f.get("type") == "update" and f["view"]["state_id"] > decided)
+    assert after["view"]["moves"][decided][:2] == [turn["view"]["seat"], "pass"]
+    assert not any(frame.get("re") == 5 for frame in ann.frames)  # (not refused stale: played)
+    await ann.close()
 
 
 async def test_a_moving_table_that_finds_no_host_is_given_up_with_a_reason(cluster):

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from nothanks_server.cluster.directory import Directory
-from nothanks_server.cluster.movelog import Fenced, LoggedMove, MoveConflict, MoveLog
+from nothanks_server.cluster.movelog import LoggedMove
+from tools.cluster_log import Fenced, MoveConflict, MoveLog, acquire
 
 from .directory_helpers import eventually
 from .redis_server import running_redis
@@ -21,7 +22,7 @@ def moves(*actions: str, start: int = 0) -> list[LoggedMove]:
 
 async def test_the_holder_writes_in_order_and_a_resend_is_not_applied_twice(directory):
     log = MoveLog(directory)
-    lease = await directory.acquire("t1", "host-a")
+    lease = await acquire(directory, "t1", "host-a")
     assert await log.append(lease, 1, 0, moves(PASS, PASS, TAKE)) == 3
     assert await log.append(lease, 1, 2, moves(TAKE, PASS, start=2)) == 1  # index 2 again (no answer heard), then 3
     assert await log.moves("t1", 1) == moves(PASS, PASS, TAKE, PASS)
@@ -35,14 +36,14 @@ async def test_the_holder_writes_in_order_and_a_resend_is_not_applied_twice(dire
 
 async def test_an_old_owner_cut_off_past_its_lease_cannot_write_after_the_new_one(directory):
     log = MoveLog(directory)
-    old = await directory.acquire("t1", "host-a", ttl=0.3)
+    old = await acquire(directory, "t1", "host-a", ttl=0.3)
     await log.append(old, 1, 0, moves(PASS, PASS))
 
     async def expired() -> bool:  # host-a is cut off from Redis: it renews nothing
         return await directory.holder("t1") is None
 
     await eventually(expired)
-    new = await directory.acquire("t1", "host-b")
+    new = await acquire(directory, "t1", "host-b")
     assert new.epoch == old.epoch + 1
     replayed = await log.moves("t1", 1)  # host-b takes the table over at the last accepted move
     assert replayed == moves(PASS, PASS)
@@ -58,7 +59,7 @@ async def test_acknowledged_moves_survive_a_crash_of_redis(tmp_path):
     durable = ("--appendonly", "yes", "--appendfsync", "always")
     with running_redis(tmp_path, *durable) as url:
         directory = await Directory.connect(url)
-        lease = await directory.acquire("t1", "host-a")
+        lease = await acquire(directory, "t1", "host-a")
         await MoveLog(directory).append(lease, 1, 0, moves(PASS, TAKE, PASS))
         await directory.close()
     # redis-server was SIGKILLed on leaving the block: no shutdown, no save. Started again on the same files:

@@ -280,3 +280,34 @@ async def test_the_group_commit_serves_the_event_loop_while_redis_is_slow_to_ans
         other.close()
     assert ticks >= 10, "the loop stood still while Redis answered"
     assert store.load_table("t1").moves == ((0, "pass"),)
+
+
+async def test_a_move_redis_did_not_answer_is_sent_again_and_kept_once_or_refused_unsure(stores, redis_url):
+    """Issue 32, point 25: Redis holds the move's write past the client's time-out, then does it. The store
+    cannot tell whether it landed: it sends it again (a copy changes nothing) until Redis answers, and the move is
+    told durable, once in the log. A table whose lease is gone meanwhile is refused ``unsure``: its player is not
+    told ``not_saved`` for a move its next host may play."""
+    import redis
+
+    from nothanks_server.cluster.redis_store import REDIS_TIMEOUT
+
+    store = stores["a"]
+    store.create_table(a_table())
+    store.start_game("t1", 1, 5, 1.0)
+    other = redis.Redis.from_url(redis_url)
+    try:
+        told = asyncio.get_running_loop().create_future()
+        other.client_pause(round(REDIS_TIMEOUT * 1500), all=False)  # longer than the client waits
+        GroupCommit(store).add(StoredMove("t1", 1, 0, 0, "pass"), told.set_result)
+        assert await asyncio.wait_for(told, 10.0) is None
+        assert store.load_table("t1").moves == ((0, "pass"),)
+
+        other.client_pause(round(REDIS_TIMEOUT * 1500), all=False)
+        adding = asyncio.create_task(store.add_moves_async([StoredMove("t1", 1, 1, 1, "pass")]))
+        await until(lambda: store.aclient.connection_pool._in_use_connections, timeout=5.0)
+        store.leases.forget("t1")  # the lease ran out meanwhile (takeover.py forgets it and stops the table)
+        with pytest.raises(StoreError) as refused:
+            await asyncio.wait_for(adding, 10.0)
+        assert refused.value.unsure
+    finally:
+        other.close()

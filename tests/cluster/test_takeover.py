@@ -16,6 +16,7 @@ from nothanks_server.store import StoreError
 
 from ..net_helpers import RawClient, of_type
 from .conftest import until
+from .gateway_helpers import crash
 
 
 @pytest.fixture
@@ -39,12 +40,6 @@ async def table_hosts(redis_url: str, request: pytest.FixtureRequest) -> AsyncIt
     yield start
     for host in started:
         await host.close("the test is over")
-
-
-def crash(host: Host) -> None:
-    """As if the host's process died: it stops beating and renewing, and says nothing to anyone."""
-    for task in (host.takeover._task, host.presence._task):
-        task.cancel()
 
 
 def my_turn(seat: int, after: int = -1):

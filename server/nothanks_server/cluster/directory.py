@@ -8,9 +8,10 @@ expiry, so a host that dies without a word disappears from all of them by itself
   ``{prefix}:hosts`` is the set of ids ever announced (the ids whose key expired are dropped from it on reading);
 - the lobby: ``{prefix}:lobby:{id}`` is a hash, table id -> that table's lobby line (the wire's summary, msgpack),
   replaced whole by its host and expiring with the host's heartbeat;
-- leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``, set only if absent (``SET NX PX``) and renewed by
-  its holder; ``{prefix}:epoch:{table}`` counts the leases ever given for the table, so each owner of a table
-  has a higher epoch than the one before and a store can refuse the writes of an older one (fencing).
+- leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``; ``{prefix}:epoch:{table}`` counts the leases ever
+  given for the table, so each owner of a table has a higher epoch than the one before and a store can refuse the
+  writes of an older one (fencing). Table hosts take and renew them (leases.py); here they are only read
+  (``holder``).
 
 Every key is under one prefix, so clusters (and tests) can share a Redis server. Values are msgpack, as on the
 wire. ``redis`` (redis-py) is imported by ``connect`` alone.
@@ -30,23 +31,6 @@ from .settings import DirectoryUnavailable
 
 DEFAULT_PREFIX = "nothanks"
 HOST_TTL = 5.0  # seconds a host stays listed after its last heartbeat (presence.py beats three times as often)
-LEASE_TTL = 5.0  # seconds a table's lease lasts unless renewed
-
-# Atomic on the server (one Lua script each), so two hosts can never both believe they hold a lease.
-_ACQUIRE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-local epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. epoch, 'NX', 'PX', ARGV[2])
-return epoch
-"""
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 @dataclass(frozen=True)
@@ -85,17 +69,16 @@ class Directory:
     def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
         self.client = client
         self.prefix = prefix
-        self._acquire = client.register_script(_ACQUIRE)
-        self._renew = client.register_script(_RENEW)
-        self._release = client.register_script(_RELEASE)
 
     @classmethod
     async def connect(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Directory:
         """A directory on the Redis server at ``url`` (``redis://HOST:PORT/DB``, ``unix:///PATH``); pings it."""
         import redis.asyncio  # here, not at the top: a host without a Redis URL never pays for it
 
+        from .exchanges import reconnecting
+
         try:
-            client = redis.asyncio.Redis.from_url(url)
+            client = redis.asyncio.Redis.from_url(url, retry=reconnecting(True))
         except ValueError as error:
             raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
         try:
@@ -175,22 +158,6 @@ class Directory:
         return listed
 
     # Leases -----------------------------------------------------------------------------------------------------
-
-    async def acquire(self, table_id: str, owner: str, ttl: float = LEASE_TTL) -> Lease | None:
-        """Take the lease on ``table_id`` for ``owner`` if nobody holds it: the lease, with the table's next
-        epoch; None if another holds it."""
-        epoch = await self._acquire(
-            keys=[self._key("lease", table_id), self._key("epoch", table_id)], args=[owner, _ms(ttl)]
-        )
-        return None if epoch is None else Lease(table_id, owner, int(epoch))
-
-    async def renew(self, lease: Lease, ttl: float = LEASE_TTL) -> bool:
-        """Extend ``lease`` by ``ttl``; False if it was lost (expired, and maybe taken by another)."""
-        return bool(await self._renew(keys=[self._key("lease", lease.table_id)], args=[lease.value, _ms(ttl)]))
-
-    async def release(self, lease: Lease) -> bool:
-        """Give ``lease`` up (a host draining its tables); False if it was not held any more."""
-        return bool(await self._release(keys=[self._key("lease", lease.table_id)], args=[lease.value]))
 
     async def holder(self, table_id: str) -> Lease | None:
         """Who holds ``table_id`` now, if anyone."""

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio.retry
+import redis.backoff
+import redis.retry
 
 Result = TypeVar("Result")
 Command = tuple[Any, ...]  # ("HGETALL", key) or (lua, keys, args)
@@ -35,6 +38,14 @@ class Lua:
 
     def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Command:
         return (self, list(keys), list(args))
+
+
+def reconnecting(asynchronous: bool) -> Any:
+    """A client's ``retry``: a pooled connection Redis closed (it restarted) is opened again and its command sent
+    once more, rather than failing its next use (each idle connection of a pool would). A timeout is not retried:
+    a Redis that hangs is waited for once."""
+    kind = redis.asyncio.retry.Retry if asynchronous else redis.retry.Retry
+    return kind(redis.backoff.NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
 
 
 def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:

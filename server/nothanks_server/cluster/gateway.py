@@ -20,9 +20,10 @@ stops answering (relay.py pings it; no answer within ``OWNER_DEADLINE``): the cl
 its hello listed ``moving``), and the front climbs the same ladder as a client (link/resume.py): it waits for
 the directory to name the table's owner (a host other than a silent one, which may be frozen), connects, asks
 for the seat back, and swallows the reply. The client's frames meanwhile are queued (at most ``QUEUE_LIMIT``) and
-sent after; requests the old owner never answered are asked again; the client's last move is sent again first (a
-move gets no reply, so nothing else would tell it was lost), and a copy of a move the new owner has is refused by
-its ``state_id`` and that refusal dropped. After ``MOVE_FOR`` seconds the front gives up with ``table_closed``.
+sent after; requests the old owner never answered are asked again; the client's last move whose outcome it did
+not see is sent again first (link/resume.py's ``LastMove``: a move gets no reply, so nothing else would tell it was
+lost; one refused ``not_saved`` never), and a copy of a move the new owner has is refused by its ``state_id`` and
+that refusal dropped. After ``MOVE_FOR`` seconds the front gives up with ``table_closed``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from redis import RedisError  # (a front is a cluster member: redis is there)
 
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
-from nothanks_tui.link.resume import SeatRoute, climb
+from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
@@ -54,9 +55,6 @@ MOVE_FOR = 30.0  # seconds the front looks for a moved table's new owner before 
 RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to have a holder again
 QUEUE_LIMIT = 64  # client frames kept while its table moves
 ANSWERED = (m.Coach, *m.LOBBY_READS, *m.SIT)  # owner requests that always get a reply (with `re`)
-# The id the front gives a move it sends again at the table's new owner (a client's own ids are rarely this
-# high; its refusal, `stale_state` when the first one was applied after all, is the front's to swallow).
-RESENT_ACTION_ID = m.MAX_ID
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
 
@@ -74,8 +72,7 @@ class FrontSession(ProtocolSession):
         # Requests sent to the owner that always get a reply and have not had it yet: if the table moves meanwhile,
         # they are asked again of its new owner, so no client waits for a lost answer.
         self.unanswered: dict[int, m.ClientMessage] = {}
-        # The client's last move and the upstream it went to: sent again if that owner goes away (see above).
-        self.last_action: tuple[m.Act, Upstream] | None = None
+        self.last_move = LastMove()  # sent again if its owner goes away (see above)
         self._resuming: asyncio.Future[dict[str, Any]] | None = None
 
     # ---------------------------------------------------------------- what the front answers itself
@@ -136,7 +133,7 @@ class FrontSession(ProtocolSession):
         if self.upstream is None:
             raise HostError(errors.NOT_AT_TABLE, "join a table first")
         if isinstance(message, m.Act):
-            self.last_action = (message, self.upstream)
+            self.last_move.move = message
         if message.id is not None and isinstance(message, ANSWERED):
             if len(self.unanswered) >= QUEUE_LIMIT:
                 self.unanswered.pop(next(iter(self.unanswered)))
@@ -216,7 +213,8 @@ class FrontSession(ProtocolSession):
                 if not self._resuming.done():
                     self._resuming.set_result(message)
                 continue
-            if answers == RESENT_ACTION_ID and kind == "error":
+            self.last_move.heard(message)
+            if answers == RESENT_MOVE_ID and kind == "error":
                 continue  # our own copy of a move the new owner has already: not the client's business
             if answers is not None:
                 self.unanswered.pop(answers, None)
@@ -230,6 +228,7 @@ class FrontSession(ProtocolSession):
 
     def _joined(self, message: dict[str, Any]) -> bool:
         self.route = SeatRoute.of_joined(message, by_key=self.key is not None)
+        self.last_move.move = None  # (a move at another table, or the same one before, is not sent again)
         self.idle_since = None
         return True
 
@@ -250,10 +249,10 @@ class FrontSession(ProtocolSession):
         self.upstream = None
         if upstream.silent:
             asyncio.get_running_loop().create_task(upstream.close())  # (it may wake up: we hang up on it)
-        last, self.last_action = self.last_action, None
+        last = self.last_move.again()
         if self.route is not None:
-            if last is not None and last[1] is upstream:
-                self.queue.insert(0, m.with_id(last[0], RESENT_ACTION_ID))  # (sent first at the new owner)
+            if last is not None:
+                self.queue.insert(0, last)  # (sent first at the new owner)
             log.info("%s's table %s lost its owner %s: moving it", self.peer, self.route.table_id, upstream.target)
             silent = Silent(upstream.target.host_id, upstream.heard) if upstream.silent else None
             self.moving = asyncio.get_running_loop().create_task(self._move(self.route, silent), name="move")

@@ -13,7 +13,7 @@ import logging
 
 from nothanks_tui.link import TableSummary
 
-from ..background import every, stop_task
+from ..background import start_beating, stop_task
 from .directory import HOST_TTL, Directory, ListedTable
 
 log = logging.getLogger(__name__)
@@ -31,11 +31,7 @@ class LobbyCache:
 
     async def start(self) -> None:
         """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
-        await self.refresh()
-        # A beat: the hosts publish at this pace too.
-        self._task = asyncio.get_running_loop().create_task(
-            every(self.interval, self.refresh, self._failed), name="lobby cache"
-        )
+        self._task = await start_beating(self.interval, self.refresh, self._failed, "lobby cache")  # (the hosts' pace)
 
     async def refresh(self) -> None:
         listed = await self.directory.lobby()

@@ -11,23 +11,20 @@ the game (0 for the first). Writing a move at an index that already holds the sa
 that did not hear whether its write landed sends it again); a different move there, or a gap before it, is
 refused. So a move is neither lost nor applied twice, whoever sends it again.
 
-``MoveLog`` reads and writes it on the directory's asyncio client; a table host's store (redis_store.py) sends the
-same append for every table's moves of a group commit in one call (``APPEND_MANY``), on its own synchronous client.
+A table host's store (redis_store.py) sends the append for every table's moves of a group commit in one call
+(``APPEND_MANY``); tools/cluster_log.py's ``MoveLog`` appends and reads one game's, for tests and scripts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgpack
 
-from .directory import Directory, Lease
-
 # One game's append: the lease key, the game's list, the writer's lease value, the first move's index, and the
 # moves (msgpack) in ARGV[from..to]. The number of moves added, or -1 (not the lease holder), -2 (a gap), -3
 # (another move at an index); on a refusal nothing is written.
-_APPEND_ONE = """
+APPEND_ONE = """
 local function append(lease, list, holder, first, from, to)
   if redis.call('GET', lease) ~= holder then return -1 end
   local have = redis.call('LLEN', list)
@@ -47,19 +44,11 @@ local function append(lease, list, holder, first, from, to)
 end
 """
 
-# KEYS: the lease, the game's list. ARGV: the writer's lease value, the first move's index, the moves (msgpack).
-APPEND = (
-    _APPEND_ONE
-    + """
-return append(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), 3, #ARGV)
-"""
-)
-
 # Several games at once (a table host's group commit: one call for every table's moves, each fenced by its own
 # lease). KEYS: lease and list of each game. ARGV: for each, its lease value, first index, move count and moves.
-# One answer per game, as APPEND's; a game refused leaves the others written.
+# One answer per game, as ``append``'s; a game refused leaves the others written.
 APPEND_MANY = (
-    _APPEND_ONE
+    APPEND_ONE
     + """
 local answers = {}
 local at = 1
@@ -73,15 +62,7 @@ return answers
 )
 
 
-NOT_HOLDER, GAP, OTHER_MOVE = -1, -2, -3  # what APPEND returns instead of a count
-
-
-class Fenced(Exception):
-    """The writer does not hold the table's lease (any more): another host may own the table now."""
-
-
-class MoveConflict(Exception):
-    """The moves do not continue the game's log: a gap before them, or other moves where they would go."""
+NOT_HOLDER, GAP, OTHER_MOVE = -1, -2, -3  # what an append returns instead of a count
 
 
 @dataclass(frozen=True)
@@ -99,37 +80,3 @@ def moves_key(prefix: str, table_id: str, game_no: int) -> str:
 def pack_move(move: LoggedMove) -> bytes:
     """One move as the log keeps it (msgpack)."""
     return msgpack.packb((move.seat, move.action, move.state_id))
-
-
-class MoveLog:
-    """The move lists of a cluster, in the directory's Redis, under its prefix."""
-
-    def __init__(self, directory: Directory) -> None:
-        self.directory = directory
-        self._append = directory.client.register_script(APPEND)
-
-    def _key(self, table_id: str, game_no: int) -> str:
-        return moves_key(self.directory.prefix, table_id, game_no)
-
-    async def append(self, lease: Lease, game_no: int, first: int, moves: Sequence[LoggedMove]) -> int:
-        """Write ``moves`` at indexes ``first``, ``first + 1``... of game ``game_no`` of ``lease``'s table, if the
-        lease is still the table's; how many were new. Raises ``Fenced`` or ``MoveConflict`` (nothing written)."""
-        packed = [pack_move(move) for move in moves]
-        added = int(
-            await self._append(
-                keys=[self.directory._key("lease", lease.table_id), self._key(lease.table_id, game_no)],
-                args=[lease.value, first, *packed],
-            )
-        )
-        if added == NOT_HOLDER:
-            raise Fenced(f"{lease.owner} no longer holds {lease.table_id} under epoch {lease.epoch}")
-        if added < 0:
-            raise MoveConflict(f"moves from index {first} do not continue game {game_no} of {lease.table_id}")
-        return added
-
-    async def moves(self, table_id: str, game_no: int) -> list[LoggedMove]:
-        """Every accepted move of the game, in order (what a host taking the table over replays)."""
-        return [
-            LoggedMove(*msgpack.unpackb(item))
-            for item in await self.directory.client.lrange(self._key(table_id, game_no), 0, -1)
-        ]

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from nothanks_tui.link import TableSummary
 
-from ..background import every, stop_task
+from ..background import start_beating, stop_task
 from .directory import HOST_TTL, Directory, HostInfo
 
 log = logging.getLogger(__name__)
@@ -54,10 +54,7 @@ class Presence:
 
     async def start(self) -> None:
         """Announce now (a Redis that does not answer fails the start), then keep beating."""
-        await self.beat()
-        self._task = asyncio.get_running_loop().create_task(
-            every(self.interval, self.beat, self._failed), name="cluster presence"
-        )
+        self._task = await start_beating(self.interval, self.beat, self._failed, "cluster presence")
 
     async def beat(self) -> None:
         """One heartbeat, with the lobby's lines if they changed."""

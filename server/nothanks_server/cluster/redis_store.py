@@ -56,7 +56,7 @@ from ..store import (
     TablesRefused,
     open_store,
 )
-from .exchanges import Exchange, Lua, call, run, run_async
+from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
 from .redis_history import RedisHistory
@@ -65,6 +65,7 @@ from .settings import DirectoryUnavailable
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds
+RETRY_FIRST, RETRY_MOST = 0.05, 0.5  # seconds between sending unanswered moves again (doubling)
 
 # KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
 # ARGV[2]: the operations, msgpack without its bin type (which Lua's cmsgpack cannot read): a list of
@@ -109,8 +110,12 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
     Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
     (``DirectoryUnavailable``)."""
     try:  # (a Redis that hangs holds a blocking call this long at most)
-        client = redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
-        aclient = redis.asyncio.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
+        client = redis.Redis.from_url(
+            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(False)
+        )
+        aclient = redis.asyncio.Redis.from_url(
+            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(True)
+        )
     except ValueError as error:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
     leases = LeaseBook(client, prefix, owner="", aclient=aclient)
@@ -279,8 +284,23 @@ class RedisTableStore:
         run(self.client, self._adding(moves))
 
     async def add_moves_async(self, moves: Sequence[StoredMove]) -> None:
-        """``add_moves`` on the asyncio client: the group commit's, so the event loop never waits for Redis."""
-        await run_async(self.aclient, self._adding(moves))
+        """``add_moves`` on the asyncio client: the group commit's, so the event loop never waits for Redis.
+
+        Redis not answering leaves the moves' fate unknown: they may be in the log. They are sent again (a copy of
+        a logged move changes nothing) while this host holds any of their tables, until Redis answers. A table
+        whose lease runs out meanwhile stops here and its log decides at its next host; its refusal is ``unsure``,
+        so no player hears ``not_saved`` for a move that may be played."""
+        pause, unsure = RETRY_FIRST, False
+        while True:
+            try:
+                return await run_async(self.aclient, self._adding(moves))
+            except StoreError as error:
+                if not _unanswered(error) or not any(self.leases.value(move.table_id) for move in moves):
+                    error.unsure = unsure or _unanswered(error)
+                    raise
+            unsure = True
+            await asyncio.sleep(pause)  # (Redis coming back sends no event)
+            pause = min(RETRY_MOST, pause * 2)
 
     def _adding(self, moves: Sequence[StoredMove]) -> Exchange[None]:
         """Every table's moves in one round trip: one call of the fenced log's append for all of them (each table's
@@ -325,6 +345,8 @@ class RedisTableStore:
             try:
                 yield from self._finishing(move)
             except StoreError as error:  # (the move is in the log: sent again, it is finished then, once)
+                if _unanswered(error):
+                    raise  # (all sent again: add_moves_async)
                 refused[move.table_id] = str(error)
         if refused:
             raise TablesRefused("; ".join(f"{t}: {why}" for t, why in refused.items()), refused)
@@ -504,6 +526,11 @@ def _redis_errors(what: str = "") -> Iterator[None]:
         yield
     except redis.RedisError as error:
         raise StoreError(f"Redis refused {what}: {error}" if what else f"Redis: {error}") from error
+
+
+def _unanswered(error: StoreError) -> bool:
+    """Redis did not answer (a timeout, a lost connection): what was sent may have been done, or not."""
+    return isinstance(error.__cause__, redis.ConnectionError | redis.TimeoutError)
 
 
 def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:

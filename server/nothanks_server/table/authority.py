@@ -605,8 +605,8 @@ class Table:
         if error is None:
             self._accept(state, record)
             return
-        log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
-        if member is not None and member in self.members:
+        log.error("table %s: the store refused a move (%s); it was not played here", self.table_id, error)
+        if member is not None and member in self.members and not error.unsure:  # (unsure: the table moves)
             message = f"the host could not save this move, so it was not played ({error})"
             self._deliver(member, Rejected(errors.NOT_SAVED, message))
         self.driver.drive()  # a bot tries again after its pause
