@@ -22,10 +22,11 @@ from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import NewTable, TableSummary, errors
+from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
 
 from .archive import HOST
+from .background import every
 from .errors import HostError
 from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
@@ -34,6 +35,7 @@ from .table import Member, Table, TableSettings
 log = logging.getLogger(__name__)
 
 RESTORED_WAITING_GRACE = 300.0  # seconds the players of a restored table that had not started have to come back
+STORE_CHECK = 2.0  # seconds between two checks of the store's file (a problem is logged within this)
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class Lobby:
         self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
+        self._checks: asyncio.Task[None] | None = None
         self.closed = False
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
@@ -176,12 +179,35 @@ class Lobby:
         """On the event loop: restored tables' bots and turn timers start again; players of a restored table that
         had not started have ``restored_waiting_grace`` seconds to resume before their seats free up."""
         restored, self._restored = self._restored, []
+        if hasattr(self.store, "check"):  # (a file's: Redis is checked by its leases)
+            checks = every(STORE_CHECK, self.check_store, lambda error: log.error("the store check failed: %s", error))
+            self._checks = asyncio.get_running_loop().create_task(checks)
         for table in restored:
             table.resume_play()
         waiting = [table for table in restored if not table.started or table.finished]
         if waiting:
             loop = asyncio.get_running_loop()
             self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, waiting)
+
+    async def check_store(self) -> None:
+        """The store's file is still there and takes a write: a change either way is logged, a failure told to every
+        player (each move is refused meanwhile), and the bots play on once it is back."""
+        store: Any = self.store
+        was = store.broken
+        problem = store.check()
+        if problem == was or (problem and was):
+            return
+        if problem is None:
+            log.warning("the store %s takes changes again: play goes on", store.path)
+        else:
+            log.error("the store cannot keep the games: %s; every move is refused until it can", problem)
+        down = Rejected(errors.NOT_SAVED, f"the host cannot save the games right now: moves wait ({problem})")
+        for table in list(self._tables.values()):
+            if problem is None:
+                table.driver.drive()
+                continue
+            for member in list(table.members):
+                table._deliver(member, down)
 
     def _release(self, tables: list[Table]) -> None:
         for table in tables:
@@ -313,8 +339,9 @@ class Lobby:
         unless ``forget``: then they end for good."""
         self.closed = True
         self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
-        if self._grace is not None:
-            self._grace.cancel()
+        for timer in (self._grace, self._checks):
+            if timer is not None:
+                timer.cancel()
         for table in list(self._tables.values()):
             table.close(reason)
             if forget:

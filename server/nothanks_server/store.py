@@ -14,6 +14,10 @@ transaction; the game's moves are then dropped (the record holds them).
 ``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
 tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
 that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
+
+A file store cannot vanish in silence: before SQLite touches the file, ``fault`` checks it is still the one opened
+and writable (a store deleted, replaced, made immutable or read-only: SQLite's mmap'd shared memory would fault the
+process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py).
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import faulthandler
 import fcntl
 import hashlib
 import json
 import logging
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -46,6 +52,11 @@ DATABASE_NAME = "nothanks.sqlite3"
 
 class StoreError(Exception):
     """A store could not keep a change (disk full, I/O error, a locked or broken database). Nothing was written."""
+
+
+class StoreDown(StoreError):
+    """The store's file is gone, replaced or unwritable (``SqliteStore.fault``): every access is refused until it
+    is back; said once, by whoever checks it (the lobby), not at every refusal."""
 
 
 class TablesRefused(StoreError):
@@ -239,6 +250,7 @@ class SqliteStore:
         finished games only (local games recorded, the history read), beside a host that may be running: no lock,
         and SQLite's own locking between the writers."""
         self.path = str(path)
+        self.broken: str | None = None  # what ``check`` last found wrong with the file (every access refused)
         self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
         if self.path != ":memory:":
             try:
@@ -250,6 +262,9 @@ class SqliteStore:
                     except OSError:
                         self._lock.close()
                         raise StoreError(f"{self.path} is in use by another running nothanks host") from None
+                    if not faulthandler.is_enabled():  # a fault in SQLite (SIGBUS) leaves a line in the log
+                        streams = [getattr(h, "stream", None) for h in logging.getLogger().handlers]
+                        faulthandler.enable(next((s for s in streams if hasattr(s, "fileno")), None) or sys.stderr)
                 # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite
                 # gives its -wal and -shm files the database file's permissions.
                 os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
@@ -258,28 +273,81 @@ class SqliteStore:
                 if folder.exists() and not folder.is_dir():  # (mkdir's "File exists" would say it backwards)
                     raise StoreError(f"{folder}: not a directory (the data dir must be one)") from None
                 raise StoreError(f"{self.path}: {error.strerror or error}") from None
+        self._identity = None if self.path == ":memory:" else self._file_id()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
+            self._sqlite = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT
+            self._sqlite.execute("PRAGMA journal_mode=WAL")
+            self._sqlite.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from None
         self._migrate()
 
     # ---------------------------------------------------------------------------------------- plumbing
 
+    def _file_id(self) -> tuple[int, int] | None:
+        with contextlib.suppress(FileNotFoundError):
+            found = os.stat(self.path)
+            return found.st_dev, found.st_ino
+        return None
+
+    def fault(self) -> str | None:
+        """What keeps the file from holding a change now (None: nothing): it is not the file opened any more
+        (deleted, replaced), or it, its journal or its folder cannot be written. A few system calls."""
+        if self._identity is None:
+            return None  # (in memory)
+        found = self._file_id()
+        if found != self._identity:
+            return "the file was deleted" if found is None else "the file was replaced by another"
+        for name in (os.path.dirname(self.path) or ".", self.path, self.path + "-wal", self.path + "-shm"):
+            if os.path.exists(name) and not os.access(name, os.W_OK):
+                return f"{name} cannot be written"
+        return None
+
+    def check(self) -> str | None:
+        """``fault``, then a write that must work: what is wrong (kept as ``broken``), or None. A file deleted or
+        replaced is first copied, from the one still open, beside its path (``.rescued-<time>``): nothing
+        acknowledged is lost with it."""
+        problem = self.fault()
+        if problem is None:
+            try:
+                self._sqlite.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('checked', ?)", (time.time(),))
+            except sqlite3.Error as error:
+                problem = f"a write failed ({error})"
+        if problem and not self.broken and self._file_id() != self._identity:
+            problem += "; " + self._rescue()
+        self.broken = problem
+        return problem
+
+    def _rescue(self) -> str:
+        target = f"{self.path}.rescued-{time.strftime('%Y%m%d-%H%M%S')}"
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            with contextlib.closing(sqlite3.connect(target)) as copy:
+                self._sqlite.backup(copy)
+        except (OSError, sqlite3.Error) as error:
+            return f"no copy could be written beside it ({error})"
+        return f"what it held is copied to {target}: move it back before the next start to keep the tables"
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, once ``fault`` finds nothing wrong: SQLite never touches a file that could fault."""
+        if problem := self.broken or self.fault():
+            raise StoreDown(f"{self.path}: {problem}")
+        return self._sqlite
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
         try:
-            yield self._db
-            self._db.execute("COMMIT")
+            yield db
+            db.execute("COMMIT")
         except BaseException as error:
             with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
             if isinstance(error, sqlite3.Error):
                 raise StoreError(f"{self.path}: {error}") from error
             raise
@@ -541,8 +609,9 @@ class SqliteStore:
             db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)
+            with contextlib.suppress(sqlite3.Error):
+                self._sqlite.close()
         if self._lock is not None:
             self._lock.close()  # (closing the file releases the lock)
             self._lock = None

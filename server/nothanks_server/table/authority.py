@@ -45,7 +45,7 @@ from .. import coach as coaching
 from ..chat import ChatRoom
 from ..errors import HostError
 from ..storage import RecordStore
-from ..store import GroupCommit, StoredMove, StoredTable, StoreError, TableStore, hash_token
+from ..store import GroupCommit, StoredMove, StoreDown, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
 from .recorder import Recorder
 from .seats import HostEvent, Member, Seat, TableSettings, bot_name, unique_name
@@ -724,11 +724,14 @@ class Table:
         if error is None:
             self._accept(state, record)
             return
-        log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
+        down = isinstance(error, StoreDown)  # (the lobby said so once, and drives the table again when it is back)
+        if not down:
+            log.error("table %s: the store refused a move (%s); it was not played", self.table_id, error)
         if member is not None and member in self.members:
             message = f"the host could not save this move, so it was not played ({error})"
             self._deliver(member, Rejected(errors.NOT_SAVED, message))
-        self.driver.drive()  # a bot tries again after its pause
+        if not down:
+            self.driver.drive()  # a bot tries again after its pause
 
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
@@ -751,7 +754,7 @@ class Table:
         try:
             write(self._store)
         except (StoreError, OSError) as error:
-            log.exception("table %s: the store refused a change", self.table_id)
+            log.error("table %s: the store refused a change (%s)", self.table_id, error)
             raise HostError(errors.NOT_SAVED, f"the host could not save this, so it did not happen ({error})") from None
 
     def _put_seat(self, index: int, seat: Seat) -> None:
