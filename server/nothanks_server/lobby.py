@@ -34,7 +34,7 @@ from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
 
-RESTORED_WAITING_GRACE = 300.0  # seconds the players of a restored table that had not started have to come back
+RESTORED_WAITING_GRACE = 300.0  # seconds a restored table keeps its seats for players not back yet (but mid-game)
 STORE_CHECK = 2.0  # seconds between two checks of the store's file (a problem is logged within this)
 
 
@@ -145,7 +145,7 @@ class Lobby:
     def adopt(self, stored: StoredTable) -> Table | None:
         """On the event loop, while serving: one stored table joins this lobby and plays on at its last accepted
         move (a table taken over from a host that died or stopped, cluster/takeover.py). Its players resume by
-        token or key; before its game, they have ``restored_waiting_grace`` seconds to do so. None if the table
+        token or key; they have ``restored_waiting_grace`` seconds to (``start``). None if the table
         is not worth restoring or cannot be replayed."""
         if self.closed or stored.table_id in self._tables:
             return None
@@ -154,8 +154,7 @@ class Lobby:
             return None
         self.version += 1
         table.resume_play()
-        if not table.started or table.finished:
-            asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
+        asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
         log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
         return table
 
@@ -176,18 +175,18 @@ class Lobby:
         return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
 
     def start(self) -> None:
-        """On the event loop: restored tables' bots and turn timers start again; players of a restored table that
-        had not started have ``restored_waiting_grace`` seconds to resume before their seats free up."""
+        """On the event loop: restored tables' bots and turn timers start again; their players have
+        ``restored_waiting_grace`` seconds to resume before their seats free up (but in a game in progress), and a
+        table whose game is over (its bots may finish it meanwhile) is kept that long for them."""
         restored, self._restored = self._restored, []
         if hasattr(self.store, "check"):  # (a file's: Redis is checked by its leases)
             checks = every(STORE_CHECK, self.check_store, lambda error: log.error("the store check failed: %s", error))
             self._checks = asyncio.get_running_loop().create_task(checks)
         for table in restored:
             table.resume_play()
-        waiting = [table for table in restored if not table.started or table.finished]
-        if waiting:
+        if restored:
             loop = asyncio.get_running_loop()
-            self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, waiting)
+            self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, restored)
 
     async def check_store(self) -> None:
         """The store's file is still there and takes a write: a change either way is logged, a failure told to every

@@ -228,10 +228,12 @@ class Table:
 
     def release_away_seats(self) -> None:
         """Before the game only: free the seats of players who did not come back (a restored waiting table's
-        players have a grace period to resume; then their seats free up as if they had left). A restored finished
-        table nobody came back to closes then, as it would have when its last player went."""
+        players have a grace period to resume; then their seats free up as if they had left). A restored table
+        whose game is over (before the restart, or since: its bots finished it) and nobody came back to closes
+        then, as it would have when its last player went."""
         if self.closed:
             return
+        self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
         if self.finished:
             self._check_idle()
             return
@@ -776,8 +778,8 @@ class Table:
 
     def _check_idle(self) -> None:
         """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
-        before the game as after a restart, and during it)."""
-        if self._on_idle is None or self.members:
+        before the game as after a restart, and during it; and a restored table's players not back yet)."""
+        if self._on_idle is None or self.members or self._quiet_returns:
             return
         if self.finished or not any(seat.human for seat in self.seats):
             self._on_idle(self)
