@@ -2,9 +2,10 @@
 
 A LAN party never meets them; a script on one address that opens a thousand connections, creates hundreds of
 tables, watches tables without reading, or asks for the table list forty times a second does, and is refused
-before it can slow anyone else. Totals (``MAX_CONNECTIONS``, ``LobbySettings.max_tables``) stay as they were;
-these come first. Every number here is a default that ``nothanks server`` / ``nothanks host`` flags change, and
-README's security model and docs/protocol.md quote them.
+before it can slow anyone else. Addresses count by network (``network_of``: an IPv6 /64 is one holder). At a
+total (``max_connections``, ``LobbySettings.max_tables``) a newcomer is not refused: the host closes the least
+used thing of the network holding the most (fair shares, not first come). Most numbers here are defaults that
+``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them.
 """
 
 from __future__ import annotations
@@ -14,13 +15,21 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .background import stop_task
+from .ssh.settings import network_of
+
+MAX_CONNECTIONS = 5000  # TCP connections at once (the open-file limit is raised for them)
 
 
 @dataclass(frozen=True)
 class ClientLimits:
     """Per connection and per address limits of the TCP transport (the SSH front has its own, per address too)."""
 
-    per_address_connections: int = 32  # open TCP connections from one address
+    max_connections: int = MAX_CONNECTIONS  # in all; one more closes the least used of the biggest holder's
+    per_address_connections: int = 32  # open TCP connections from one address (one network: the prefixes below)
+    v4_prefix: int = 32  # IPv4 addresses in one /v4_prefix count as one address...
+    v6_prefix: int = 64  # ...and IPv6 ones in one /v6_prefix
+    hello_timeout: float = 10.0  # seconds a new connection has to say hello
+    frame_timeout: float = 10.0  # seconds a frame may take from its first byte to its last (slowloris)
     per_address_spectating: int = 8  # tables watched at once from one address
     lobby_idle: float = 900.0  # seconds a connection may stay in the lobby without sitting at a table
     list_rate: float = 2.0  # list_tables per second, sustained, per connection...
@@ -28,6 +37,10 @@ class ClientLimits:
     slow_reader: float = 30.0  # seconds a client may leave the host's updates unread before it is dropped
     backlog_bytes: int = 16 * 1024  # unread bytes above which updates wait (the newest replacing the older)
     backlog_frames: int = 64  # frames (other than updates) waiting for a slow reader before it is dropped
+
+    def network(self, address: str) -> str:
+        """The holder ``address`` counts for in every limit and share."""
+        return network_of(address, self.v4_prefix, self.v6_prefix)
 
 
 class AddressCounts:

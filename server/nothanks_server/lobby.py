@@ -14,6 +14,7 @@ import asyncio
 import logging
 import random
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -228,7 +229,7 @@ class Lobby:
         ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
-        if len(self._tables) >= self.settings.max_tables:
+        if len(self._tables) >= self.settings.max_tables and not self._make_room():
             raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         limit = self.settings.max_tables_per_address
         if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
@@ -262,6 +263,21 @@ class Lobby:
         table.add_bots(new.bots, new.bot)
         log.info("table %s created: %d players, %d bots", table_id, new.players, new.bots)
         return table, seat, token
+
+    def _make_room(self) -> bool:
+        """At the total: close the oldest table where no person has moved, of the network that created the most
+        (fair shares, not first come); False if a person has moved at every table."""
+        held = Counter(self._owners.values())
+
+        def played(table: Table) -> bool:
+            return table.state is not None and any(table.seats[move.seat].human for move in table.state.moves)
+
+        unplayed = [table for table in self._tables.values() if not played(table)]
+        if not unplayed:
+            return False
+        victim = min(unplayed, key=lambda table: (-held[self._owners.get(table.table_id, "")], table.created_at))
+        self._drop(victim, "this host is full: it closed the oldest table where nobody had played")
+        return True
 
     def resume(self, token: object, member: Member) -> tuple[Table, int]:
         """Give back the seat ``token`` was issued for; returns (table, seat)."""

@@ -32,10 +32,9 @@ from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, 
 
 from .chat import chat_bucket, too_fast
 from .errors import HostError
-from .limits import AddressCounts
+from .limits import MAX_CONNECTIONS, AddressCounts
 from .lobby import Lobby
 from .session import (
-    MAX_CONNECTIONS,
     RATE_PER_SECOND,
     PortOptions,
     ProtocolServer,
@@ -60,6 +59,14 @@ class Session(ProtocolSession):
         self.spectating = False
         self._chats = chat_bucket(time.monotonic(), self.server.stalls)
         self._coaching: asyncio.Task[None] | None = None  # the coach request being answered (one at a time)
+
+    @property
+    def holder(self) -> str:
+        """The network this connection's tables and watching count for (limits.py)."""
+        return self.server.limits.network(self.address)
+
+    def in_use(self) -> int:
+        return super().in_use() if self.table is None else 2 if self.spectating else 3
 
     # ---------------------------------------------------------------- Member (called by the Table)
 
@@ -102,7 +109,7 @@ class Session(ProtocolSession):
         lobby = self.server.lobby
         bot = message.bot if isinstance(message.bot, str) else lobby.settings.default_bot
         new = NewTable(message.players, message.bots, bot, message.open_chips, message.variant, message.coach)
-        table, seat, token = lobby.create_table(new, self, owner=self.address)
+        table, seat, token = lobby.create_table(new, self, owner=self.holder)
         return self._seated(table, seat, token)
 
     def on_join(self, message: m.Join) -> Reply:
@@ -115,12 +122,12 @@ class Session(ProtocolSession):
         self._not_at_table()
         table = self.server.lobby.table(message.table)
         limit = self.server.limits.per_address_spectating
-        if not self.server.spectating.take(self.address, limit):
+        if not self.server.spectating.take(self.holder, limit):
             raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
         try:
             table.spectate(self)
         except BaseException:
-            self.server.spectating.give_back(self.address)
+            self.server.spectating.give_back(self.holder)
             raise
         self.spectating = True
         self._at(table)
@@ -220,7 +227,7 @@ class Session(ProtocolSession):
         self.table = None
         if self.spectating:
             self.spectating = False
-            self.server.spectating.give_back(self.address)
+            self.server.spectating.give_back(self.holder)
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 
