@@ -151,3 +151,19 @@ async def test_addresses_count_by_network_an_ipv6_64_is_one_holder():
         second = await RawClient.connect(host.port, name=None, source="127.0.0.6")
         await second.send(hello | {"via": "2001:db8:1:2::2"})  # another address of the same /64
         assert (await second.until(of_type("error")))["code"] == errors.TOO_MANY
+
+
+async def test_one_network_creates_at_most_its_tables_a_minute():
+    async with live_host(tables_per_minute=2, max_tables_per_address=1) as host:
+        client = await RawClient.connect(host.port, source="127.0.0.2")
+        for n in range(2):  # each closes as its only player leaves: the open-table limit is not what refuses
+            await client.send({"type": "create_table", "players": 3, "id": n})
+            await client.until(of_type("joined"))
+            await client.send({"type": "leave", "id": 10 + n})
+            await client.until(of_type("left"))
+        await client.send({"type": "create_table", "players": 3, "id": 3})
+        refused = await client.until(of_type("error"))
+        assert refused["code"] == errors.TOO_MANY and "a minute" in refused["message"]
+        other = await RawClient.connect(host.port, source="127.0.0.3")
+        await other.send({"type": "create_table", "players": 3, "id": 4})
+        await other.until(of_type("joined"))

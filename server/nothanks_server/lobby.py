@@ -15,7 +15,7 @@ import logging
 import random
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, pa
 from .archive import HOST
 from .background import every
 from .errors import HostError
+from .limits import TokenBucket
 from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
@@ -48,7 +49,8 @@ class LobbySettings:
     turn_timer: float | None = TURN_TIMER
     default_bot: str = DEFAULT_BOT
     max_tables: int = MAX_TABLES
-    max_tables_per_address: int = 4  # tables created by one address that are still open
+    max_tables_per_address: int = 4  # tables created by one address (network) that are still open...
+    tables_per_minute: float = 6.0  # ...and how many it creates a minute (at once: this or the above)
     unstarted_table_timeout: float = 900.0  # seconds a table may wait for its game to start before it closes
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
@@ -74,28 +76,18 @@ class Lobby:
         self.closed = False
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
+        self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
         self._restore()
 
-    def _table_settings(
-        self,
-        players: int,
-        open_chips: bool,
-        variant: str,
-        bot: str,
-        coach: bool = False,
-        chips_per_player: int | None = None,
-    ) -> TableSettings:
+    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str, coach: bool) -> TableSettings:
         """A table's settings: what its creator chose, and this host's pace and turn timer."""
-        return TableSettings(
-            players=players,
-            open_chips=open_chips,
-            variant=variant,
-            bot_delay=self.settings.bot_delay,
-            turn_timer=self.settings.turn_timer,
-            default_bot=bot,
-            coach=coach,
-            chips_per_player=chips_per_player,
-        )
+        pace, timer = self.settings.bot_delay, self.settings.turn_timer
+        return TableSettings(players, open_chips, variant, pace, turn_timer=timer, default_bot=bot, coach=coach)
+
+    def _wiring(self) -> dict[str, Any]:
+        """What every table of this lobby is given: the store, the records, the group commit and the callbacks."""
+        hooks = {"on_idle": self._drop, "on_summary": self._changed}
+        return {"store": self.store, "records": self.records, "commits": self.commits, **hooks}
 
     def _restore(self) -> None:
         """Bring back every table the store holds: a game in progress at its last accepted move, a table that had
@@ -120,23 +112,9 @@ class Lobby:
             self.store.drop_table(stored.table_id)
             return None
         try:
-            settings = self._table_settings(
-                stored.players,
-                stored.open_chips,
-                stored.variant,
-                stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
-                coach=stored.coach,
-                chips_per_player=stored.chips_per_player,
-            )
-            table = Table.restore(
-                stored,
-                settings,
-                store=self.store,
-                records=self.records,
-                commits=self.commits,
-                on_idle=self._drop,
-                on_summary=self._changed,
-            )
+            bot = stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot
+            settings = self._table_settings(stored.players, stored.open_chips, stored.variant, bot, stored.coach)
+            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
@@ -229,31 +207,28 @@ class Lobby:
         ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
-        if len(self._tables) >= self.settings.max_tables and not self._make_room():
-            raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
-        limit = self.settings.max_tables_per_address
+        limit, rate = self.settings.max_tables_per_address, self.settings.tables_per_minute
         if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
+        if owner is not None:
+            if len(self._made) > 10_000:  # (a few hundred bytes each: forgotten all at once)
+                self._made.clear()
+            now = time.monotonic()
+            if not self._made.setdefault(owner, TokenBucket(rate / 60, max(rate, limit), None, now)).take(now):
+                raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, coach=bool(new.coach))
+        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, bool(new.coach))
         try:  # (a cluster's store numbers the tables of every host)
             table_id = f"t{self.store.next_table_number()}"
         except StoreError as error:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
-        table = Table(
-            table_id,
-            settings,
-            store=self.store,
-            records=self.records,
-            commits=self.commits,
-            rng=rng,
-            on_idle=self._drop,
-            on_summary=self._changed,
-        )
+        table = Table(table_id, settings, rng=rng, **self._wiring())
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
+        if len(self._tables) >= self.settings.max_tables and not self._make_room():
+            raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         table._persist(lambda store: store.create_table(table.stored()))
         self._tables[table_id] = table
         self.version += 1

@@ -385,20 +385,7 @@ class SqliteStore:
             "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
             "seed, started_at, finished, coach FROM tables ORDER BY created_at, table_id"
         ).fetchall()
-        for (
-            table_id,
-            players,
-            open_chips,
-            variant,
-            bot,
-            chips,
-            creator,
-            game_no,
-            seed,
-            started_at,
-            finished,
-            coach,
-        ) in rows:
+        for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, coach in rows:
             seats: list[StoredSeat | None] = [None] * players
             for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
                 "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game FROM seats WHERE table_id = ?",
@@ -407,31 +394,10 @@ class SqliteStore:
                 if 0 <= seat < players:
                     digest = None if token_hash is None else bytes(token_hash)
                     seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, bool(stand_in), bool(left))
-            moves = tuple(
-                (seat, action)
-                for seat, action in db.execute(
-                    "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id",
-                    (table_id, game_no),
-                )
-            )
-            tables.append(
-                StoredTable(
-                    table_id=table_id,
-                    players=players,
-                    open_chips=bool(open_chips),
-                    variant=variant,
-                    default_bot=bot,
-                    chips_per_player=chips,
-                    seats=tuple(seats),
-                    creator_seat=creator,
-                    game_no=game_no,
-                    seed=seed,
-                    started_at=started_at,
-                    finished=bool(finished),
-                    moves=moves,
-                    coach=bool(coach),
-                )
-            )
+            query = "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id"
+            moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, game_no)))
+            kept = (table_id, players, bool(open_chips), variant, bot, chips, tuple(seats), creator, game_no, seed)
+            tables.append(StoredTable(*kept, started, bool(done), moves, bool(coach)))
         return tables
 
     def next_table_number(self) -> int:
@@ -440,26 +406,14 @@ class SqliteStore:
 
     def create_table(self, table: StoredTable) -> None:
         number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
+        first = (table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot)
+        then = (table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
                 "creator_seat, game_no, seed, started_at, finished, created_at, coach) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    table.table_id,
-                    table.players,
-                    int(table.open_chips),
-                    table.variant,
-                    table.default_bot,
-                    table.chips_per_player,
-                    table.creator_seat,
-                    table.game_no,
-                    table.seed,
-                    table.started_at,
-                    int(table.finished),
-                    time.time(),
-                    int(table.coach),
-                ),
+                (*first, *then, int(table.finished), time.time(), int(table.coach)),
             )
             for index, seat in enumerate(table.seats):
                 if seat is not None:
@@ -472,19 +426,11 @@ class SqliteStore:
 
     @staticmethod
     def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
+        values = (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash)
         db.execute(
             "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game) "
             "VALUES (?,?,?,?,?,?,?,?)",
-            (
-                table_id,
-                index,
-                seat.name,
-                seat.bot_kind,
-                seat.bot_seed,
-                seat.token_hash,
-                int(seat.stand_in),
-                int(seat.left),
-            ),
+            (*values, int(seat.stand_in), int(seat.left)),
         )
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
