@@ -182,8 +182,11 @@ class Player:
                 chips = view["chips"][self.seat] or 0
                 action = "pass" if chips > 0 and self.run.rng.random() < 0.6 else "take"
                 self.send({"type": "action", "action": action, "state_id": view["state_id"]})
-        elif frame.get("type") == "waiting" and frame.get("can_start"):
-            self.send({"type": "start"})
+        elif frame.get("type") == "waiting":
+            if self.first_view is None:  # (a table killed before its game started comes back waiting)
+                self.first_view = {"moves": [], "finished": False}
+            if frame.get("can_start"):
+                self.send({"type": "start"})
 
     async def close(self) -> None:
         if self.writer is not None:

@@ -141,15 +141,12 @@ class TableStore(Protocol):
 
     def next_table_number(self) -> int:
         """The number the next table gets (``t<N>``); never one a table had before."""
-        ...
 
     def create_table(self, table: StoredTable) -> None:
         """A new table with its seats (and the next table number moved past it)."""
-        ...
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
         """Fill (or, with None, free) one seat."""
-        ...
 
     def set_creator(self, table_id: str, seat: int | None) -> None: ...
 
@@ -158,21 +155,17 @@ class TableStore(Protocol):
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
         """Accepted moves, of any tables, in one transaction; a move with a ``record`` is its game's last and its
         record is stored with it. ``TablesRefused``: only the tables it names had nothing written."""
-        ...
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its seats, moves and key bindings go too (its records stay)."""
-        ...
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
         """Finished games' records (``pending_only``: those whose JSON file was not written yet)."""
-        ...
 
     def mark_exported(self, table_id: str, game_no: int) -> None: ...
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """Finished games, newest first (archive.py), and how many there are."""
-        ...
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None: ...
 
@@ -182,7 +175,6 @@ class TableStore(Protocol):
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         """An SSH key now owns this seat (replacing whatever it owned before)."""
-        ...
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
 
