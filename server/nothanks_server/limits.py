@@ -11,8 +11,8 @@ used thing of the network holding the most (fair shares, not first come). Most n
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from .background import stop_task
 from .ssh.settings import network_of
@@ -44,26 +44,27 @@ class ClientLimits:
 
 
 class AddressCounts:
-    """How many of something each address holds now (connections, watched tables)."""
+    """What each address (network) holds now (its connections, its watching connections), with how many."""
 
     def __init__(self) -> None:
-        self._counts: Counter[str] = Counter()
+        self.held: dict[str, set[Any]] = {}
 
-    def take(self, address: str, limit: int) -> bool:
-        """Count one more for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
-        if self._counts[address] >= limit:
+    def take(self, address: str, limit: int, what: Any) -> bool:
+        """Count ``what`` for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
+        held = self.held.setdefault(address, set())
+        if len(held) >= limit:
             return False
-        self._counts[address] += 1
+        held.add(what)
         return True
 
-    def give_back(self, address: str) -> None:
-        if self._counts[address] <= 1:
-            self._counts.pop(address, None)
-        else:
-            self._counts[address] -= 1
+    def give_back(self, address: str, what: Any) -> None:
+        held = self.held.get(address, set())
+        held.discard(what)
+        if not held:
+            self.held.pop(address, None)
 
     def __getitem__(self, address: str) -> int:
-        return self._counts[address]
+        return len(self.held.get(address, ()))
 
 
 class LoopStalls:

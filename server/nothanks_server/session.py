@@ -17,7 +17,6 @@ import hmac
 import inspect
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypedDict, Unpack
 
@@ -479,7 +478,7 @@ class ProtocolServer:
         # says whom (a front carries many players from one address); any other port counts it from the start.
         if self.member_secret is None:
             network = self.limits.network(session.address)
-            if not self.connections.take(network, self.limits.per_address_connections):
+            if not self.connections.take(network, self.limits.per_address_connections, session):
                 session.error(errors.TOO_MANY, self._too_many(), fatal=True)
                 await session.close_writer()
                 return
@@ -495,7 +494,7 @@ class ProtocolServer:
         finally:
             self.sessions.discard(session)
             if session.counted is not None:
-                self.connections.give_back(session.counted)
+                self.connections.give_back(session.counted, session)
             if task is not None:
                 self._tasks.discard(task)
 
@@ -503,14 +502,17 @@ class ProtocolServer:
         """At the total: close the least used connection of the network that holds the most (no hello yet, then
         idle in the lobby, then watching; a seated player's only when nobody else is left), so that a newcomer, a
         player coming back to their seat above all, is never refused because others hold the total."""
-        held = Counter(session.counted for session in self.sessions)
-
-        def worth(session: ProtocolSession) -> tuple[bool, int, int]:
-            use = session.in_use()
-            return use >= 3, -held[session.counted], use
-
-        victim = min(self.sessions, key=worth)
+        networks = sorted(self.connections.held.values(), key=len, reverse=True) or [self.sessions]
+        for held in networks:
+            candidates = [session for session in held if session.in_use() < 3]
+            if candidates:
+                break
+        else:  # (only seated players: the biggest network's)
+            candidates = list(networks[0])
+        victim = min(candidates, key=lambda session: session.in_use())
         self.sessions.discard(victim)
+        if victim.counted is not None:  # (not chosen twice while it closes)
+            self.connections.give_back(victim.counted, victim)
         self.log.info("%s closed: the connections are at their total, its network holds the most", victim.peer)
         victim.error(errors.SERVER_CLOSING, f"this {self.what} is full: it closed the least used connection of the "
                      "network holding the most", fatal=True)  # fmt: skip
@@ -555,10 +557,10 @@ class ProtocolServer:
         """Count ``session`` against ``address`` (instead of whatever it was counted against); fatal ``too_many``
         if that address holds its limit already."""
         network = self.limits.network(address)
-        if not self.connections.take(network, self.limits.per_address_connections):
+        if not self.connections.take(network, self.limits.per_address_connections, session):
             raise ProtocolError(errors.TOO_MANY, self._too_many(), fatal=True)
         if session.counted is not None:
-            self.connections.give_back(session.counted)
+            self.connections.give_back(session.counted, session)
         session.counted, session.address = network, address
 
     async def _keep_house(self) -> None:

@@ -34,7 +34,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -147,6 +147,9 @@ class TableStore(Protocol):
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
         """Fill (or, with None, free) one seat."""
+
+    def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
+        """Several seats at once (a new table's bots: one commit, not one each)."""
 
     def set_creator(self, table_id: str, seat: int | None) -> None: ...
 
@@ -426,12 +429,16 @@ class SqliteStore:
         )
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
+        self.set_seats(table_id, {seat: stored})
+
+    def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
         with self._transaction() as db:
-            if stored is None:
-                db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
-                db.execute("DELETE FROM key_bindings WHERE table_id = ? AND seat = ?", (table_id, seat))
-            else:
-                self._put_seat(db, table_id, seat, stored)
+            for seat, stored in seats.items():
+                if stored is None:
+                    db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+                    db.execute("DELETE FROM key_bindings WHERE table_id = ? AND seat = ?", (table_id, seat))
+                else:
+                    self._put_seat(db, table_id, seat, stored)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
         with self._transaction() as db:

@@ -122,12 +122,12 @@ class Session(ProtocolSession):
         self._not_at_table()
         table = self.server.lobby.table(message.table)
         limit = self.server.limits.per_address_spectating
-        if not self.server.spectating.take(self.holder, limit):
+        if not self.server.spectating.take(self.holder, limit, self):
             raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
         try:
             table.spectate(self)
         except BaseException:
-            self.server.spectating.give_back(self.holder)
+            self.server.spectating.give_back(self.holder, self)
             raise
         self.spectating = True
         self._at(table)
@@ -227,7 +227,7 @@ class Session(ProtocolSession):
         self.table = None
         if self.spectating:
             self.spectating = False
-            self.server.spectating.give_back(self.holder)
+            self.server.spectating.give_back(self.holder, self)
         if self.idle_since is None:
             self.idle_since = time.monotonic()
 

@@ -454,10 +454,16 @@ class Table:
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
     ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``."""
+        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``; stored
+        in one commit."""
+        placed = list(self.seats)
         for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
-            label = labels[number] if number < len(labels) else bot_name(self.seats)
-            self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
+            label = labels[number] if number < len(labels) else bot_name(placed)
+            placed[index] = Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed)
+        new = {index: placed[index] for index in seats[: len(bots)]}
+        self._persist(lambda store: store.set_seats(self.table_id, {i: seat.stored() for i, seat in new.items()}))
+        for index, seat in new.items():
+            self.seats[index] = seat
         self._broadcast()
 
     # ----------------------------------------------------------------- the game
