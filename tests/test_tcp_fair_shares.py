@@ -53,6 +53,17 @@ async def test_at_the_connection_total_the_biggest_network_gives_way_least_used_
         assert (await seated.until(of_type("pong")))["re"] == 2
 
 
+async def test_a_newcomer_from_the_biggest_network_is_let_in_and_an_older_connection_of_it_gives_way():
+    async with live_host(limits=ClientLimits(max_connections=2)) as host:
+        idle = await RawClient.connect(host.port, source="127.0.0.2")
+        other = await RawClient.connect(host.port, source="127.0.0.3")
+        newcomer = await RawClient.connect(host.port, source="127.0.0.2")  # not the one closed, though the least used
+        await closed_for_room(idle)
+        for client in (newcomer, other):
+            await client.send({"type": "ping", "id": 1})
+            await client.until(of_type("pong"))
+
+
 async def test_a_player_with_a_seat_token_gets_back_in_when_strangers_hold_every_connection():
     async with live_host(limits=ClientLimits(max_connections=4)) as host:
         alice = await RawClient.connect(host.port, source="127.0.0.2")

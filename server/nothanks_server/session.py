@@ -484,7 +484,7 @@ class ProtocolServer:
                 return
             session.counted = network
         if len(self.sessions) >= self.limits.max_connections:
-            self.make_room()
+            self.make_room(session)
         self.sessions.add(session)
         task = asyncio.current_task()
         if task is not None:
@@ -498,17 +498,17 @@ class ProtocolServer:
             if task is not None:
                 self._tasks.discard(task)
 
-    def make_room(self) -> None:
+    def make_room(self, newcomer: ProtocolSession) -> None:
         """At the total: close the least used connection of the network that holds the most (no hello yet, then
-        idle in the lobby, then watching; a seated player's only when nobody else is left), so that a newcomer, a
+        idle in the lobby, then watching; a seated player's only when nobody else is left), so that ``newcomer``, a
         player coming back to their seat above all, is never refused because others hold the total."""
-        networks = sorted(self.connections.held.values(), key=len, reverse=True) or [self.sessions]
+        networks = [*sorted(self.connections.held.values(), key=len, reverse=True), self.sessions]
         for held in networks:
-            candidates = [session for session in held if session.in_use() < 3]
+            candidates = [session for session in held if session is not newcomer and session.in_use() < 3]
             if candidates:
                 break
         else:  # (only seated players: the biggest network's)
-            candidates = list(networks[0])
+            candidates = [session for session in networks[0] if session is not newcomer] or list(self.sessions)
         victim = min(candidates, key=lambda session: session.in_use())
         self.sessions.discard(victim)
         if victim.counted is not None:  # (not chosen twice while it closes)
