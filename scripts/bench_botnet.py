@@ -18,9 +18,21 @@ many newcomers saw it within 2 s, their p50 and worst times, what they read when
 tally, the server's peak memory (its process tree) and how long after the attack it took to come back within 10 %
 (or 20 MiB) of its memory before the attack (at most ``--settle`` seconds).
 
+The TCP port's attacks (``tcp-*``) run against a host this script starts with smaller totals (``--max-connections``,
+``--max-tables``), so that a modest botnet reaches them; each connection, once closed, comes back:
+
+- tcp-idle: each connection says hello and sits in the lobby;
+- tcp-watch: each connection watches a table that never starts;
+- tcp-tables: each connection creates a 7-seat table with 6 bots, starts it and never moves;
+- tcp-slowloris: each connection says hello, then sends a frame a byte a second.
+
+Meanwhile a bystander (127.0.0.3) plays a game against a bot, timing each move's round trip, and every ``--every``
+seconds a newcomer from a fresh address creates a table: how many were seated within 2 s, p50 and worst.
+
 Loopback only, bounded in count (``--addresses`` <= 5,000) and time (``--seconds``), stops by itself.
 
     .venv/bin/python scripts/bench_botnet.py --attack stall --addresses 100 --per-address 2 --seconds 20
+    .venv/bin/python scripts/bench_botnet.py --attack tcp-watch --addresses 200 --per-address 4 --max-connections 500
 """
 
 from __future__ import annotations
@@ -42,7 +54,16 @@ from collections import Counter
 from pathlib import Path
 
 import asyncssh
-from bench_attacks import process_tree, rss_mib, stop_server, tree_rss  # scripts/ is on sys.path
+from bench_attacks import (
+    Bystander,
+    Link,
+    frame,
+    percentile,
+    process_tree,
+    rss_mib,
+    stop_server,
+    tree_rss,
+)  # scripts/ on sys.path
 
 from tools.loadgen.terminal_client import TerminalClient
 
@@ -50,6 +71,7 @@ HOST = "127.0.0.1"
 PASSWORD = "a long shared password nobody guesses"
 WITHIN = 2.0  # seconds a newcomer may take to its first screen
 ATTACKS = ("stall", "idle", "churn", "guess", "hold", "session")
+TCP_ATTACKS = ("tcp-idle", "tcp-watch", "tcp-tables", "tcp-slowloris")
 OPTIONS = {"stall": ["--ssh-password", PASSWORD], "guess": ["--ssh-password", PASSWORD]}
 
 
@@ -243,9 +265,134 @@ async def run(args: argparse.Namespace) -> None:
     print(f"tracebacks in the host's log: {tracebacks}")
 
 
+# ------------------------------------------------------------------------------------------------ the TCP port
+
+
+async def tcp_host(data: str, max_connections: int, max_tables: int) -> None:
+    """The host the TCP attacks run against: this build's, with smaller totals (no command-line flag sets them)."""
+    from nothanks_server.host import Host, serve
+    from nothanks_server.limits import ClientLimits
+    from nothanks_server.lobby import LobbySettings
+
+    settings = LobbySettings(data_dir=Path(data), bot_delay=0.1, max_tables=max_tables, default_bot="random")
+    host = Host(settings, HOST, 0, limits=ClientLimits(max_connections=max_connections))
+    await host.start()
+    print(f"port {host.port}", flush=True)
+    await serve([host])
+
+
+async def _tcp_one(attack: str, port: int, source: str, watched: str) -> None:
+    """One attacking TCP connection from ``source``, until the host closes it."""
+    link = await Link.open(port, source, "bot")
+    if attack == "tcp-watch":
+        link.send({"type": "spectate", "table": watched})
+    elif attack == "tcp-tables":
+        link.send({"type": "create_table", "players": 7, "bots": 6, "bot": "random"})
+        link.send({"type": "start"})
+    trickle = None
+    if attack == "tcp-slowloris":
+
+        async def drip() -> None:
+            for byte in frame({"type": "ping", "pad": "x" * 200}):
+                link.writer.write(bytes([byte]))
+                await asyncio.sleep(1.0)
+
+        trickle = asyncio.create_task(drip())
+    try:
+        while (said := await link.next(timeout=3600)) is not None:
+            if said.get("type") == "error":
+                TALLY[f"error {said.get('code')}"] += 1
+    finally:
+        if trickle is not None:
+            trickle.cancel()
+        link.close()
+
+
+async def tcp_attacker(attack: str, port: int, addresses: int, per_address: int, seconds: float) -> None:
+    stop = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(seconds, stop.set_result, None)
+    owner = await Link.open(port, "127.0.9.1", "owner")  # the quiet table the watchers watch (never started)
+    owner.send({"type": "create_table", "players": 7})
+    watched = str((await owner.until("joined") or {}).get("table"))
+
+    async def keep(source: str) -> None:
+        while not stop.done():  # (not only the cancel: asyncio.wait_for of 3.11 may swallow one)
+            TALLY["connections"] += 1
+            with contextlib.suppress(OSError, TimeoutError):
+                await _tcp_one(attack, port, source, watched)
+            await asyncio.sleep(0.05)
+
+    sources = [attacker_address(index) for index in range(addresses) for _ in range(per_address)]
+    tasks = [asyncio.create_task(keep(source)) for source in sources]  # (kept: a task needs a reference)
+    await stop
+    print(json.dumps(dict(TALLY) | {"tasks": len(tasks)}), flush=True)
+    os._exit(0)  # (hundreds of connections mid-connect or mid-read: this process is only the attack)
+
+
+async def tcp_newcomer(port: int, number: int) -> float | None:
+    """Seconds from connecting to a seat at a new table, from a fresh address; None if refused or over 10 s."""
+    started = time.monotonic()
+    link = None
+    try:
+        link = await Link.open(port, f"127.1.{number // 250}.{1 + number % 250}", "newcomer")
+        link.send({"type": "create_table", "players": 2, "bots": 1})
+        joined = await link.until("joined", timeout=10.0)
+    except (TimeoutError, OSError):
+        return None
+    finally:
+        if link is not None:
+            link.close()
+    return time.monotonic() - started if joined is not None and joined.get("type") == "joined" else None
+
+
+async def run_tcp(args: argparse.Namespace) -> None:
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as data:
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--tcp-host", data, "--max-connections", str(args.max_connections),
+             "--max-tables", str(args.max_tables)], stdout=subprocess.PIPE, text=True,
+            stderr=(Path(data) / "host.log").open("w"),
+        )  # fmt: skip
+        try:
+            assert server.stdout is not None
+            port = int((await asyncio.to_thread(server.stdout.readline)).split()[1])
+            stop, bystander = asyncio.Event(), Bystander()
+            playing = asyncio.create_task(bystander.play(port, stop))
+            attack = await asyncio.create_subprocess_exec(
+                sys.executable, __file__, "--attacker", args.attack, "--port", str(port), "--addresses",
+                str(args.addresses), "--per-address", str(args.per_address), "--seconds", str(args.seconds),
+                stdout=subprocess.PIPE,
+            )  # fmt: skip
+            await asyncio.sleep(min(3.0, args.seconds / 4))  # the attack under way first
+            times: list[float | None] = []
+            started = time.monotonic()
+            while time.monotonic() - started < args.seconds:
+                times.append(await tcp_newcomer(port, len(times)))
+                await asyncio.sleep(args.every)
+            said, _ = await attack.communicate()
+            stop.set()
+            await playing
+            tracebacks = (Path(data) / "host.log").read_text(errors="replace").count("Traceback")
+        finally:
+            stop_server(server)
+    seen = sorted(t for t in times if t is not None)
+    trips = [t * 1000 for t in bystander.round_trips]
+    print(f"attack {args.attack}: {args.addresses} addresses x {args.per_address} for {args.seconds:.0f} s "
+          f"(host totals: {args.max_connections} connections, {args.max_tables} tables)")  # fmt: skip
+    print(f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (a shared machine: indicative only)")
+    print(f"attacker: {said.decode().strip().splitlines()[-1] if said.strip() else '{}'}")
+    print(
+        f"newcomers: {sum(t <= WITHIN for t in seen)} of {len(times)} seated within {WITHIN:.0f} s"
+        + (f" (p50 {statistics.median(seen) * 1000:.0f} ms, worst {seen[-1] * 1000:.0f} ms)" if seen else "")
+    )
+    print(f"bystander: {len(trips)} moves, p50 {percentile(trips, 0.5):.1f} ms, p99 {percentile(trips, 0.99):.1f} ms"
+          + (f", {bystander.failure}" if bystander.failure else ""))  # fmt: skip
+    print(f"tracebacks in the host's log: {tracebacks}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--attack", choices=ATTACKS, default="stall")
+    parser.add_argument("--attack", choices=ATTACKS + TCP_ATTACKS, default="stall")
     parser.add_argument("--addresses", type=int, default=100, help="attacking source addresses (100, at most 5000)")
     parser.add_argument("--per-address", type=int, default=2, help="connections each keeps going (2)")
     parser.add_argument("--tries", type=int, default=6, help="guess: passwords a connection (6)")
@@ -255,17 +402,24 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=60.0, help="seconds to wait for memory after (60)")
     parser.add_argument("--server-option", action="append", default=[], help="passed to nothanks server")
     parser.add_argument("--log", help="keep the host's log in this file")
-    parser.add_argument("--attacker", choices=ATTACKS, help=argparse.SUPPRESS)
+    parser.add_argument("--max-connections", type=int, default=500, help="tcp-*: the host's connection total (500)")
+    parser.add_argument("--max-tables", type=int, default=100, help="tcp-*: the host's table total (100)")
+    parser.add_argument("--attacker", choices=ATTACKS + TCP_ATTACKS, help=argparse.SUPPRESS)
+    parser.add_argument("--tcp-host", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 1 <= args.addresses <= 5000 or not 0 < args.seconds <= 300 or not 1 <= args.per_address <= 16:
         parser.error("at most 5,000 addresses, 16 connections each, 300 seconds")
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 16384), hard))
-    if args.attacker:
+    if args.tcp_host:
+        asyncio.run(tcp_host(args.tcp_host, args.max_connections, args.max_tables))
+    elif args.attacker in TCP_ATTACKS:
+        asyncio.run(tcp_attacker(args.attacker, args.port, args.addresses, args.per_address, args.seconds))
+    elif args.attacker:
         asyncio.run(attacker(args.attacker, args.port, args.addresses, args.per_address, args.tries, args.seconds))
     else:
-        asyncio.run(run(args))
+        asyncio.run(run_tcp(args) if args.attack in TCP_ATTACKS else run(args))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ and checks every table, every acknowledged move and every record (tools/chaos.py
 Bounded: --kills, --seconds. Prints a summary table; exit status 1 if anything was lost.
 
     .venv/bin/python scripts/chaos_host.py [--kills 30] [--tables 8] [--seconds 600] [--data-dir DIR]
+    .venv/bin/python scripts/chaos_host.py --kills 20 --tables 10 --turn-timer 0.3 --away 3   (bots finish games
+        while the players are away: every seat token must still resume)
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=600.0, help="time budget (default 600)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bot-pace", type=float, default=0.1, help="the host's --bot-pace (default 0.1)")
+    parser.add_argument("--turn-timer", type=float, default=None, help="the host's --turn-timer (default off)")
+    parser.add_argument("--away", type=float, default=0.0, help="players come back up to this late (seconds; 0)")
     parser.add_argument("--data-dir", type=Path, default=None, help="default: a new temporary directory")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="nothanks-chaos-") as temp:
@@ -44,6 +48,8 @@ def main() -> int:
             seconds=args.seconds,
             seed=args.seed,
             bot_pace=args.bot_pace,
+            turn_timer=args.turn_timer,
+            away=args.away,
         )
         print(f"load before: {os.getloadavg()}; cpus: {os.cpu_count()}; data dir {data_dir}", flush=True)
         report = run_chaos(settings)

@@ -18,3 +18,15 @@ async def test_a_host_killed_three_times_loses_no_table_no_move_and_records_ever
     assert report.tables_resumed > 0 and report.moves_checked > 0
     assert report.records_in_store == report.records_as_json == report.records_replayed
     assert report.records_in_store >= report.games_seen_finished
+
+
+async def test_seats_wait_for_players_who_come_back_after_the_bots_finished_their_game(tmp_path):
+    """Players come back up to 2 s after each restart, and bots stand in for them after 0.05 s: games end while
+    they are away, and every seat token must still resume (a restored table used to be dropped then)."""
+    settings = ChaosSettings(
+        data_dir=tmp_path / "data", kills=4, tables=4, seconds=60, seed=3, after_finish=0.5, bot_pace=0.01,
+        turn_timer=0.05, away=2.0,
+    )  # fmt: skip
+    report = await asyncio.wait_for(ChaosRun(settings).run(), 120)
+    assert report.problems == []
+    assert report.over_on_return > 0 and report.tokens_resumed > report.over_on_return

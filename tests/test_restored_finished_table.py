@@ -10,8 +10,11 @@ table and find each other again.
 
 from __future__ import annotations
 
+import asyncio
+
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
+from nothanks_server.store import hash_token
 from nothanks_tui.engine import Action
 from nothanks_tui.link import NewTable
 
@@ -79,5 +82,35 @@ async def test_a_restored_finished_table_nobody_comes_back_to_closes_after_the_g
         assert len(await (await player(second, "carol")).list_tables()) == 1
         second._release(list(second._tables.values()))  # the grace ran out: what its timer calls
         assert await (await player(second, "carol")).list_tables() == []
+    finally:
+        second.close()
+
+
+async def test_a_restored_table_whose_bots_finish_the_game_keeps_its_record_and_seats_for_the_grace(tmp_path):
+    """Seen in a chaos run (kill -9 twenty times, 10 tables): a restored table whose bots finished the game before
+    its players came back was dropped at once, its seats and tokens with it."""
+    first = Lobby(LobbySettings(data_dir=tmp_path, bot_delay=60, turn_timer=None, seed=5))
+    alice = await (await player(first, "alice")).create_table(NewTable(players=3, bots=2))
+    await alice.start_game()
+    update = await next_matching(alice, is_update)
+    token, table_id = alice.seat_token, update.table_id
+    await alice.close()  # she leaves on purpose: a bot plays her seat (and nothing moves before the restart)
+    first.close()
+
+    second = Lobby(settings(tmp_path))
+    second.start()
+    try:
+        table = second.table(table_id)
+        for _ in range(1000):  # the bots play the game to its end, nobody there
+            if table.finished:
+                break
+            await asyncio.sleep(0.01)
+        assert table.finished and second.table(table_id) is table
+        assert second.store.game_record(table_id, 1) is not None
+        [stored] = second.store.load_tables()
+        assert stored.finished and table.seat_of_digest(hash_token(token)) is not None
+        table.release_away_seats()  # the grace is over: nobody came back, the table closes (its record stays)
+        assert second.tables() == [] and second.store.load_tables() == []
+        assert second.store.game_record(table_id, 1) is not None
     finally:
         second.close()

@@ -6,7 +6,8 @@ speak the documented protocol and keep their seat tokens, and bots), SIGKILLs it
 right after a player saw a game end, while the host writes the record), restarts it with the same data dir, and
 checks after every restart:
 
-- no table in progress is lost: every seat token resumes its seat;
+- no table in progress is lost: every seat token resumes its seat, also when the players come back late
+  (``away``) and the bots, standing in for them (``turn_timer``), finished the game meanwhile;
 - no accepted move is lost: every move a player saw in an ``update`` is in the restarted table's view;
 
 and at the end (after a clean SIGTERM), that every finished game is recorded exactly once, in the store and as a
@@ -55,6 +56,8 @@ class ChaosSettings:
     seed: int = 1
     bot_pace: float = 0.1
     after_finish: float = 0.3  # share of kills that wait for a game to end, then kill at once
+    turn_timer: float | None = None  # the host's --turn-timer: a bot plays an away player's turn after it
+    away: float = 0.0  # the players come back up to this many seconds after a restart (at random)
     python: str = sys.executable
 
 
@@ -65,6 +68,8 @@ class ChaosReport:
     restarts: int = 0
     tables_created: int = 0
     tables_resumed: int = 0  # table resumptions checked after a restart (one per table per restart)
+    tokens_resumed: int = 0  # seat tokens that took their seat back after a restart (summed over restarts)
+    over_on_return: int = 0  # ...of which to a game that ended while its player was away
     moves_checked: int = 0  # acknowledged moves found again after a restart (summed over restarts)
     moves_acknowledged: int = 0  # distinct moves players saw acknowledged
     games_seen_finished: int = 0
@@ -81,6 +86,8 @@ class ChaosReport:
             ("restarts", self.restarts),
             ("tables created", self.tables_created),
             ("table resumptions checked", self.tables_resumed),
+            ("seat tokens resumed", self.tokens_resumed),
+            ("  of which to a game over meanwhile", self.over_on_return),
             ("acknowledged moves", self.moves_acknowledged),
             ("acknowledged moves found after restarts", self.moves_checked),
             ("games seen finished", self.games_seen_finished),
@@ -175,8 +182,11 @@ class Player:
                 chips = view["chips"][self.seat] or 0
                 action = "pass" if chips > 0 and self.run.rng.random() < 0.6 else "take"
                 self.send({"type": "action", "action": action, "state_id": view["state_id"]})
-        elif frame.get("type") == "waiting" and frame.get("can_start"):
-            self.send({"type": "start"})
+        elif frame.get("type") == "waiting":
+            if self.first_view is None:  # (a table killed before its game started comes back waiting)
+                self.first_view = {"moves": [], "finished": False}
+            if frame.get("can_start"):
+                self.send({"type": "start"})
 
     async def close(self) -> None:
         if self.writer is not None:
@@ -239,7 +249,7 @@ class ChaosRun:
             "--bot-pace",
             str(self.settings.bot_pace),
             "--turn-timer",
-            "off",
+            "off" if self.settings.turn_timer is None else str(self.settings.turn_timer),
             "--rate-limit",
             "100000",
             # every player comes from 127.0.0.1: lift the per-address limits
@@ -296,18 +306,17 @@ class ChaosRun:
                 await player.connect(self.port)
                 self.players.append(player)
                 reply = await player.request({"type": "resume", "token": token})
-                if reply.get("type") != "joined":
+                if reply.get("type") != "joined":  # (a game over meanwhile keeps its seats for the grace too)
                     player.table = None
-                    if self._finished_in_store(table):  # it ended after the last frame a player read: recorded
-                        table.finished = True
-                    else:
-                        self.problem(f"{table.table_id} seat {seat}: resume refused ({reply.get('code')})")
+                    self.problem(f"{table.table_id} seat {seat}: resume refused ({reply.get('code')})")
                     continue
                 if player.first_view is None:
                     self.problem(f"{table.table_id} seat {seat}: no view before `joined`")
                     continue
                 self.check_resumed_view(table, moves_before, player.first_view)
                 resumed += 1
+                self.report.tokens_resumed += 1
+                self.report.over_on_return += int(player.first_view["finished"])  # (ended while they were away)
             if resumed:
                 self.report.tables_resumed += 1
 
@@ -319,14 +328,6 @@ class ChaosRun:
             )
         else:
             self.report.moves_checked += len(moves_before)
-
-    def _finished_in_store(self, table: TrackedTable) -> bool:
-        records = read_store_records(self.settings.data_dir)
-        return any(
-            table_id == table.table_id
-            and [m["seat"] for m in record["moves"]][: len(table.moves)] == [m[0] for m in table.moves]
-            for (table_id, _), record in records.items()
-        )
 
     async def new_table(self) -> None:
         settings = self.settings
@@ -379,7 +380,9 @@ class ChaosRun:
         return self.report
 
     async def epoch(self, deadline: float) -> None:
-        """Resume every table, top up to ``tables`` tables, play for a while, then SIGKILL the host."""
+        """Resume every table (after up to ``away`` seconds), top up to ``tables`` tables, play for a while, then
+        SIGKILL the host."""
+        await asyncio.sleep(self.rng.uniform(0, self.settings.away))
         await self.resume_all()
         while sum(1 for table in self.tracked if not table.finished) < self.settings.tables:
             await self.new_table()

@@ -62,7 +62,7 @@ BAD_BOT = _code("bad_bot", "unknown bot name")
 STALE_STATE = _code("stale_state", "your `state_id` is not the table's: look at the latest `update`")
 ALREADY_AT_TABLE = _code("already_at_table", "leave your table first")
 NOT_AT_TABLE = _code("not_at_table", "join a table first")
-TOO_MANY_TABLES = _code("too_many_tables", "the host is at its table limit")
+TOO_MANY_TABLES = _code("too_many_tables", "the host is at its table limit, a person has moved at every table")
 NOT_SAVED = _code(
     "not_saved",
     "the host could not save the change to its store, so it did not happen and never will (`action`: see there)",
@@ -70,7 +70,9 @@ NOT_SAVED = _code(
 NO_GAME = _code("no_game", "no such finished game in the history (or its record is damaged)")
 COACH_OFF = _code("coach_off", "this table does not allow the coach")
 # Protocol
-BAD_FRAME = _code("bad_frame", "undecodable bytes, or over a string/array/map limit", fatal=True)
+BAD_FRAME = _code(
+    "bad_frame", "undecodable bytes, over a string/array/map limit, or a frame not whole in 10 s", fatal=True
+)
 TOO_BIG = _code("too_big", "a frame over 4096 bytes", fatal=True)
 UNKNOWN_TYPE = _code("unknown_type", "no such message type")
 BAD_FIELD = _code(
@@ -80,7 +82,9 @@ BAD_FIELD = _code(
 HELLO_FIRST = _code("hello_first", "the first message must be `hello` (within 10 s)", fatal=True)
 BAD_VERSION = _code("bad_version", "another protocol version", fatal=True)
 FLOOD = _code("flood", "over the message rate, or too many refused messages", fatal=True)
-SERVER_CLOSING = _code("server_closing", "the host is full, or shutting down", fatal=True)
+SERVER_CLOSING = _code(
+    "server_closing", "the host is full (it closed this for a newcomer), or shutting down", fatal=True
+)
 SLOW_READER = _code("slow_reader", "the client left the host's frames unread for 30 s: dropped", fatal=True)
 SLOW_DOWN = _code(
     "slow_down", "`list_tables` more often than 2 a second (bursts of 6), or `coach` before its last answer"

@@ -88,6 +88,11 @@ class FrameReader:
         self._unpacker.feed(data)
         self._fed += len(data)
 
+    @property
+    def partial(self) -> bool:
+        """Bytes of a frame that has not fully arrived are waiting."""
+        return self._fed > self._frame_start
+
     def next_frame(self) -> object | None:
         """The next whole frame, or None until more bytes arrive. Raises ``FrameTooBig``, ``ValueError`` (nested too
         deep) or the decoder's own errors."""

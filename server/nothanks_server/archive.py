@@ -189,10 +189,7 @@ def list_games(db: sqlite3.Connection, offset: int, limit: int, place: str | Non
         "ORDER BY finished_at DESC, rowid DESC",
         (*args, max(0, limit), max(0, offset)),
     ).fetchall()
-    games = []
-    for table_id, game_no, finished, text in rows:
-        games.append(listing(game_id(str(table_id), int(game_no)), finished, text))
-    return games, total
+    return [listing(game_id(str(table_id), int(game_no)), when, text) for table_id, game_no, when, text in rows], total
 
 
 def listing(ident: str, finished: object, text: object) -> GameListing:
@@ -241,18 +238,9 @@ def player_stats(db: sqlite3.Connection, place: str | None, limit: int, mine: st
     stats = []
     for who, games, wins, score_sum, best, bot, last in rows:
         latest = db.execute("SELECT name FROM players WHERE who = ? AND last_at = ? LIMIT 1", (who, last)).fetchone()
-        kind = str(who).partition(":")[0]
-        stats.append(
-            PlayerStats(
-                name=str(latest[0]) if latest else "?",
-                kind="bot" if bot else kind,
-                games=int(games),
-                wins=int(wins or 0),
-                mean=float(score_sum) / int(games) if games else 0.0,
-                best=int(best or 0),
-                you=mine is not None and who == mine,
-            )
-        )
+        name, kind = str(latest[0]) if latest else "?", "bot" if bot else str(who).partition(":")[0]
+        mean = float(score_sum) / int(games) if games else 0.0
+        stats.append(PlayerStats(name, kind, int(games), int(wins or 0), mean, int(best or 0), mine == who))
     return stats
 
 

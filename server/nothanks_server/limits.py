@@ -2,25 +2,34 @@
 
 A LAN party never meets them; a script on one address that opens a thousand connections, creates hundreds of
 tables, watches tables without reading, or asks for the table list forty times a second does, and is refused
-before it can slow anyone else. Totals (``MAX_CONNECTIONS``, ``LobbySettings.max_tables``) stay as they were;
-these come first. Every number here is a default that ``nothanks server`` / ``nothanks host`` flags change, and
-README's security model and docs/protocol.md quote them.
+before it can slow anyone else. Addresses count by network (``network_of``: an IPv6 /64 is one holder). At a
+total (``max_connections``, ``LobbySettings.max_tables``) a newcomer is not refused: the host closes the least
+used thing of the network holding the most (fair shares, not first come). Most numbers here are defaults that
+``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from .background import stop_task
+from .ssh.settings import network_of
+
+MAX_CONNECTIONS = 5000  # TCP connections at once (the open-file limit is raised for them)
 
 
 @dataclass(frozen=True)
 class ClientLimits:
     """Per connection and per address limits of the TCP transport (the SSH front has its own, per address too)."""
 
-    per_address_connections: int = 32  # open TCP connections from one address
+    max_connections: int = MAX_CONNECTIONS  # in all; one more closes the least used of the biggest holder's
+    per_address_connections: int = 32  # open TCP connections from one address (one network: the prefixes below)
+    v4_prefix: int = 32  # IPv4 addresses in one /v4_prefix count as one address...
+    v6_prefix: int = 64  # ...and IPv6 ones in one /v6_prefix
+    hello_timeout: float = 10.0  # seconds a new connection has to say hello
+    frame_timeout: float = 10.0  # seconds a frame may take from its first byte to its last (slowloris)
     per_address_spectating: int = 8  # tables watched at once from one address
     lobby_idle: float = 900.0  # seconds a connection may stay in the lobby without sitting at a table
     list_rate: float = 2.0  # list_tables per second, sustained, per connection...
@@ -29,28 +38,33 @@ class ClientLimits:
     backlog_bytes: int = 16 * 1024  # unread bytes above which updates wait (the newest replacing the older)
     backlog_frames: int = 64  # frames (other than updates) waiting for a slow reader before it is dropped
 
+    def network(self, address: str) -> str:
+        """The holder ``address`` counts for in every limit and share."""
+        return network_of(address, self.v4_prefix, self.v6_prefix)
+
 
 class AddressCounts:
-    """How many of something each address holds now (connections, watched tables)."""
+    """What each address (network) holds now (its connections, its watching connections), with how many."""
 
     def __init__(self) -> None:
-        self._counts: Counter[str] = Counter()
+        self.held: dict[str, set[Any]] = {}
 
-    def take(self, address: str, limit: int) -> bool:
-        """Count one more for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
-        if self._counts[address] >= limit:
+    def take(self, address: str, limit: int, what: Any) -> bool:
+        """Count ``what`` for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
+        held = self.held.setdefault(address, set())
+        if len(held) >= limit:
             return False
-        self._counts[address] += 1
+        held.add(what)
         return True
 
-    def give_back(self, address: str) -> None:
-        if self._counts[address] <= 1:
-            self._counts.pop(address, None)
-        else:
-            self._counts[address] -= 1
+    def give_back(self, address: str, what: Any) -> None:
+        held = self.held.get(address, set())
+        held.discard(what)
+        if not held:
+            self.held.pop(address, None)
 
     def __getitem__(self, address: str) -> int:
-        return self._counts[address]
+        return len(self.held.get(address, ()))
 
 
 class LoopStalls:

@@ -14,7 +14,8 @@ import asyncio
 import logging
 import random
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +23,21 @@ from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import NewTable, TableSummary, errors
+from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
 
 from .archive import HOST
+from .background import every
 from .errors import HostError
+from .limits import TokenBucket
 from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
 
 log = logging.getLogger(__name__)
 
-RESTORED_WAITING_GRACE = 300.0  # seconds the players of a restored table that had not started have to come back
+RESTORED_WAITING_GRACE = 300.0  # seconds a restored table keeps its seats for players not back yet (but mid-game)
+STORE_CHECK = 2.0  # seconds between two checks of the store's file (a problem is logged within this)
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,8 @@ class LobbySettings:
     turn_timer: float | None = TURN_TIMER
     default_bot: str = DEFAULT_BOT
     max_tables: int = MAX_TABLES
-    max_tables_per_address: int = 4  # tables created by one address that are still open
+    max_tables_per_address: int = 4  # tables created by one address (network) that are still open...
+    tables_per_minute: float = 6.0  # ...and how many it creates a minute (at once: this or the above)
     unstarted_table_timeout: float = 900.0  # seconds a table may wait for its game to start before it closes
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
@@ -67,31 +72,22 @@ class Lobby:
         self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
+        self._checks: asyncio.Task[None] | None = None
         self.closed = False
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
+        self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
         self._restore()
 
-    def _table_settings(
-        self,
-        players: int,
-        open_chips: bool,
-        variant: str,
-        bot: str,
-        coach: bool = False,
-        chips_per_player: int | None = None,
-    ) -> TableSettings:
+    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str, coach: bool) -> TableSettings:
         """A table's settings: what its creator chose, and this host's pace and turn timer."""
-        return TableSettings(
-            players=players,
-            open_chips=open_chips,
-            variant=variant,
-            bot_delay=self.settings.bot_delay,
-            turn_timer=self.settings.turn_timer,
-            default_bot=bot,
-            coach=coach,
-            chips_per_player=chips_per_player,
-        )
+        pace, timer = self.settings.bot_delay, self.settings.turn_timer
+        return TableSettings(players, open_chips, variant, pace, turn_timer=timer, default_bot=bot, coach=coach)
+
+    def _wiring(self) -> dict[str, Any]:
+        """What every table of this lobby is given: the store, the records, the group commit and the callbacks."""
+        hooks = {"on_idle": self._drop, "on_summary": self._changed}
+        return {"store": self.store, "records": self.records, "commits": self.commits, **hooks}
 
     def _restore(self) -> None:
         """Bring back every table the store holds: a game in progress at its last accepted move, a table that had
@@ -116,23 +112,9 @@ class Lobby:
             self.store.drop_table(stored.table_id)
             return None
         try:
-            settings = self._table_settings(
-                stored.players,
-                stored.open_chips,
-                stored.variant,
-                stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot,
-                coach=stored.coach,
-                chips_per_player=stored.chips_per_player,
-            )
-            table = Table.restore(
-                stored,
-                settings,
-                store=self.store,
-                records=self.records,
-                commits=self.commits,
-                on_idle=self._drop,
-                on_summary=self._changed,
-            )
+            bot = stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot
+            settings = self._table_settings(stored.players, stored.open_chips, stored.variant, bot, stored.coach)
+            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
@@ -142,7 +124,7 @@ class Lobby:
     def adopt(self, stored: StoredTable) -> Table | None:
         """On the event loop, while serving: one stored table joins this lobby and plays on at its last accepted
         move (a table taken over from a host that died or stopped, cluster/takeover.py). Its players resume by
-        token or key; before its game, they have ``restored_waiting_grace`` seconds to do so. None if the table
+        token or key; they have ``restored_waiting_grace`` seconds to (``start``). None if the table
         is not worth restoring or cannot be replayed."""
         if self.closed or stored.table_id in self._tables:
             return None
@@ -151,8 +133,7 @@ class Lobby:
             return None
         self.version += 1
         table.resume_play()
-        if not table.started or table.finished:
-            asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
+        asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
         log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
         return table
 
@@ -173,15 +154,38 @@ class Lobby:
         return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
 
     def start(self) -> None:
-        """On the event loop: restored tables' bots and turn timers start again; players of a restored table that
-        had not started have ``restored_waiting_grace`` seconds to resume before their seats free up."""
+        """On the event loop: restored tables' bots and turn timers start again; their players have
+        ``restored_waiting_grace`` seconds to resume before their seats free up (but in a game in progress), and a
+        table whose game is over (its bots may finish it meanwhile) is kept that long for them."""
         restored, self._restored = self._restored, []
+        if hasattr(self.store, "check"):  # (a file's: Redis is checked by its leases)
+            checks = every(STORE_CHECK, self.check_store, lambda error: log.error("the store check failed: %s", error))
+            self._checks = asyncio.get_running_loop().create_task(checks)
         for table in restored:
             table.resume_play()
-        waiting = [table for table in restored if not table.started or table.finished]
-        if waiting:
+        if restored:
             loop = asyncio.get_running_loop()
-            self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, waiting)
+            self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, restored)
+
+    async def check_store(self) -> None:
+        """The store's file is still there and takes a write: a change either way is logged, a failure told to every
+        player (each move is refused meanwhile), and the bots play on once it is back."""
+        store: Any = self.store
+        was = store.broken
+        problem = store.check()
+        if problem == was or (problem and was):
+            return
+        if problem is None:
+            log.warning("the store %s takes changes again: play goes on", store.path)
+        else:
+            log.error("the store cannot keep the games: %s; every move is refused until it can", problem)
+        down = Rejected(errors.NOT_SAVED, f"the host cannot save the games right now: moves wait ({problem})")
+        for table in list(self._tables.values()):
+            if problem is None:
+                table.driver.drive()
+                continue
+            for member in list(table.members):
+                table._deliver(member, down)
 
     def _release(self, tables: list[Table]) -> None:
         for table in tables:
@@ -203,31 +207,28 @@ class Lobby:
         ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
-        if len(self._tables) >= self.settings.max_tables:
-            raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
-        limit = self.settings.max_tables_per_address
+        limit, rate = self.settings.max_tables_per_address, self.settings.tables_per_minute
         if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
+        if owner is not None:
+            if len(self._made) > 10_000:  # (a few hundred bytes each: forgotten all at once)
+                self._made.clear()
+            now = time.monotonic()
+            if not self._made.setdefault(owner, TokenBucket(rate / 60, max(rate, limit), None, now)).take(now):
+                raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, coach=bool(new.coach))
+        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, bool(new.coach))
         try:  # (a cluster's store numbers the tables of every host)
             table_id = f"t{self.store.next_table_number()}"
         except StoreError as error:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
-        table = Table(
-            table_id,
-            settings,
-            store=self.store,
-            records=self.records,
-            commits=self.commits,
-            rng=rng,
-            on_idle=self._drop,
-            on_summary=self._changed,
-        )
+        table = Table(table_id, settings, rng=rng, **self._wiring())
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
+        if len(self._tables) >= self.settings.max_tables and not self._make_room():
+            raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         table._persist(lambda store: store.create_table(table.stored()))
         self._tables[table_id] = table
         self.version += 1
@@ -237,6 +238,21 @@ class Lobby:
         table.add_bots(new.bots, new.bot)
         log.info("table %s created: %d players, %d bots", table_id, new.players, new.bots)
         return table, seat, token
+
+    def _make_room(self) -> bool:
+        """At the total: close the oldest table where no person has moved, of the network that created the most
+        (fair shares, not first come); False if a person has moved at every table."""
+        held = Counter(self._owners.values())
+
+        def played(table: Table) -> bool:
+            return table.state is not None and any(table.seats[move.seat].human for move in table.state.moves)
+
+        unplayed = [table for table in self._tables.values() if not played(table)]
+        if not unplayed:
+            return False
+        victim = min(unplayed, key=lambda table: (-held[self._owners.get(table.table_id, "")], table.created_at))
+        self._drop(victim, "this host is full: it closed the oldest table where nobody had played")
+        return True
 
     def resume(self, token: object, member: Member) -> tuple[Table, int]:
         """Give back the seat ``token`` was issued for; returns (table, seat)."""
@@ -313,8 +329,9 @@ class Lobby:
         unless ``forget``: then they end for good."""
         self.closed = True
         self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
-        if self._grace is not None:
-            self._grace.cancel()
+        for timer in (self._grace, self._checks):
+            if timer is not None:
+                timer.cancel()
         for table in list(self._tables.values()):
             table.close(reason)
             if forget:

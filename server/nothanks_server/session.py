@@ -1,9 +1,10 @@
 """A client connection speaking docs/protocol.md, and the port that makes them: shared by a host and a front.
 
 A host's port (tcp.py) and a cluster front's (cluster/gateway.py) read clients alike: bounded frames, each decoded
-once into its message type (``link.messages``), rates, refusals, the hello deadline, lobby idling, connections per
-address, PROXY v2 headers. Each session class has one handler per message type, ``on_<type>``, returning the reply
-(sent with the request's ``id`` as ``re``) or None; a refusal is a ``ProtocolError`` or ``HostError``, by its code.
+once into its message type (``link.messages``), rates, refusals, the hello and frame deadlines, lobby idling,
+connections per network and their fair shares of the total (``make_room``), PROXY v2 headers. Each session class
+has one handler per message type, ``on_<type>``, returning the reply (sent with the request's ``id`` as ``re``) or
+None; a refusal is a ``ProtocolError`` or ``HostError``, by its code.
 """
 
 from __future__ import annotations
@@ -33,11 +34,9 @@ from .proxy_protocol import BadProxyHeader, ProxySources, read_header
 log = logging.getLogger(__name__)
 
 READ_CHUNK = 4096
-HELLO_TIMEOUT = 10.0  # seconds a new connection has to introduce itself
 RATE_PER_SECOND = 50.0  # sustained messages per second per connection
 RATE_BURST = 100.0  # messages a connection may send at once
 MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
-MAX_CONNECTIONS = 5000
 MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
 LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections (and a host's unstarted tables)
@@ -170,18 +169,20 @@ class ProtocolSession:
             }
         )
         loop = asyncio.get_running_loop()
+        limits = self.server.limits
+        hello_by = loop.time() + limits.hello_timeout
+        frame_by: float | None = None  # a frame begun must arrive whole by then (slowloris)
         try:
-            hello_deadline = loop.time() + HELLO_TIMEOUT
             while not self._closing:
-                if not self.name:
-                    try:
-                        read = self.reader.read(READ_CHUNK)
-                        data = await asyncio.wait_for(read, max(0.0, hello_deadline - loop.time()))
-                    except TimeoutError:
-                        self.error(errors.HELLO_FIRST, "say hello first", fatal=True)
-                        break
-                else:
-                    data = await self.reader.read(READ_CHUNK)
+                deadline = frame_by if self.name else hello_by
+                try:
+                    read = self.reader.read(READ_CHUNK)
+                    data = await (read if deadline is None else asyncio.wait_for(read, max(0, deadline - loop.time())))
+                except TimeoutError:
+                    late = f"a frame must arrive whole within {limits.frame_timeout:g} s"
+                    code, text = (errors.BAD_FRAME, late) if self.name else (errors.HELLO_FIRST, "say hello first")
+                    self.error(code, text, fatal=True)
+                    break
                 if not data:
                     break
                 try:
@@ -191,6 +192,10 @@ class ProtocolSession:
                     break
                 if not await self._drain(frames):
                     break
+                if not frames.partial:
+                    frame_by = None
+                elif frame_by is None:
+                    frame_by = loop.time() + limits.frame_timeout
         except (ConnectionError, OSError):
             pass
         except Exception:
@@ -309,6 +314,11 @@ class ProtocolSession:
         if not self._lists.take(time.monotonic()):
             raise ProtocolError(errors.SLOW_DOWN, f"{what} at most {self.server.limits.list_rate:g} times a second")
 
+    def in_use(self) -> int:
+        """How much this connection is used, for the shares of the total (``make_room``): 0 before its hello,
+        1 idle in the lobby, 2 more (a host's session says 2 watching, 3 seated)."""
+        return 0 if not self.name else 1 if self.idle_since is not None else 2
+
     async def ended(self) -> None:
         """The connection ended (hung up, dropped, or the port closes): let go of what it held."""
 
@@ -416,18 +426,17 @@ class ProtocolServer:
             if peer is None:
                 return
         session = self.session_class(self, reader, writer, peer)
-        if len(self.sessions) >= MAX_CONNECTIONS:
-            session.error(errors.SERVER_CLOSING, f"this {self.what} is full", fatal=True)
-            await session.close_writer()
-            return
         # A cluster's table port counts a member's connection against the player it speaks for, once its hello
         # says whom (a front carries many players from one address); any other port counts it from the start.
         if self.member_secret is None:
-            if not self.connections.take(session.address, self.limits.per_address_connections):
+            network = self.limits.network(session.address)
+            if not self.connections.take(network, self.limits.per_address_connections, session):
                 session.error(errors.TOO_MANY, self._too_many(), fatal=True)
                 await session.close_writer()
                 return
-            session.counted = session.address
+            session.counted = network
+        if len(self.sessions) >= self.limits.max_connections:
+            self.make_room(session)
         self.sessions.add(session)
         task = asyncio.current_task()
         if task is not None:
@@ -437,9 +446,29 @@ class ProtocolServer:
         finally:
             self.sessions.discard(session)
             if session.counted is not None:
-                self.connections.give_back(session.counted)
+                self.connections.give_back(session.counted, session)
             if task is not None:
                 self._tasks.discard(task)
+
+    def make_room(self, newcomer: ProtocolSession) -> None:
+        """At the total: close the least used connection of the network that holds the most (no hello yet, then
+        idle in the lobby, then watching; a seated player's only when nobody else is left), so that ``newcomer``, a
+        player coming back to their seat above all, is never refused because others hold the total."""
+        networks = [*sorted(self.connections.held.values(), key=len, reverse=True), self.sessions]
+        for held in networks:
+            candidates = [session for session in held if session is not newcomer and session.in_use() < 3]
+            if candidates:
+                break
+        else:  # (only seated players: the biggest network's)
+            candidates = [session for session in networks[0] if session is not newcomer] or list(self.sessions)
+        victim = min(candidates, key=lambda session: session.in_use())
+        self.sessions.discard(victim)
+        if victim.counted is not None:  # (not chosen twice while it closes)
+            self.connections.give_back(victim.counted, victim)
+        self.log.info("%s closed: the connections are at their total, its network holds the most", victim.peer)
+        victim.error(errors.SERVER_CLOSING, f"this {self.what} is full: it closed the least used connection of the "
+                     "network holding the most", fatal=True)  # fmt: skip
+        victim.abort_after_send()
 
     def _too_many(self) -> str:
         return f"your address has {self.limits.per_address_connections} connections to this host already"
@@ -470,18 +499,19 @@ class ProtocolServer:
         own = self.proxy_key is not None and isinstance(key, str) and hmac.compare_digest(key, self.proxy_key)
         if not (own or member):
             raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
-        if address == session.counted:
+        if self.limits.network(address) == session.counted:
             session.address = address
             return
         self.count(session, address)
 
     def count(self, session: ProtocolSession, address: str) -> None:
         """Count ``session`` against ``address`` instead; fatal ``too_many`` if that address is at its limit."""
-        if not self.connections.take(address, self.limits.per_address_connections):
+        network = self.limits.network(address)
+        if not self.connections.take(network, self.limits.per_address_connections, session):
             raise ProtocolError(errors.TOO_MANY, self._too_many(), fatal=True)
         if session.counted is not None:
-            self.connections.give_back(session.counted)
-        session.counted = session.address = address
+            self.connections.give_back(session.counted, session)
+        session.counted, session.address = network, address
 
     async def _keep_house(self) -> None:
         while True:

@@ -14,6 +14,10 @@ transaction; the game's moves are then dropped (the record holds them).
 ``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
 tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
 that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
+
+A file store cannot vanish in silence: before SQLite touches the file, ``fault`` checks it is still the one opened
+and writable (a store deleted, replaced, made immutable or read-only: SQLite's mmap'd shared memory would fault the
+process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py).
 """
 
 from __future__ import annotations
@@ -21,14 +25,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import faulthandler
 import fcntl
 import hashlib
 import json
 import logging
 import os
 import sqlite3
+import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
@@ -49,6 +55,11 @@ class StoreError(Exception):
     unless ``unsure``: the store could not tell (a cluster's Redis that did not answer), and the change may be kept."""
 
     unsure = False
+
+
+class StoreDown(StoreError):
+    """The store's file is gone, replaced or unwritable (``SqliteStore.fault``): every access is refused until it
+    is back; said once, by whoever checks it (the lobby), not at every refusal."""
 
 
 class TablesRefused(StoreError):
@@ -133,15 +144,15 @@ class TableStore(Protocol):
 
     def next_table_number(self) -> int:
         """The number the next table gets (``t<N>``); never one a table had before."""
-        ...
 
     def create_table(self, table: StoredTable) -> None:
         """A new table with its seats (and the next table number moved past it)."""
-        ...
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
         """Fill (or, with None, free) one seat."""
-        ...
+
+    def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
+        """Several seats at once (a new table's bots: one commit, not one each)."""
 
     def set_creator(self, table_id: str, seat: int | None) -> None: ...
 
@@ -150,21 +161,17 @@ class TableStore(Protocol):
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
         """Accepted moves, of any tables, in one transaction; a move with a ``record`` is its game's last and its
         record is stored with it. ``TablesRefused``: only the tables it names had nothing written."""
-        ...
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its seats, moves and key bindings go too (its records stay)."""
-        ...
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
         """Finished games' records (``pending_only``: those whose JSON file was not written yet)."""
-        ...
 
     def mark_exported(self, table_id: str, game_no: int) -> None: ...
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """Finished games, newest first (archive.py), and how many there are."""
-        ...
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None: ...
 
@@ -174,7 +181,6 @@ class TableStore(Protocol):
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         """An SSH key now owns this seat (replacing whatever it owned before)."""
-        ...
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
 
@@ -242,6 +248,7 @@ class SqliteStore:
         finished games only (local games recorded, the history read), beside a host that may be running: no lock,
         and SQLite's own locking between the writers."""
         self.path = str(path)
+        self.broken: str | None = None  # what ``check`` last found wrong with the file (every access refused)
         self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
         if self.path != ":memory:":
             try:
@@ -253,6 +260,9 @@ class SqliteStore:
                     except OSError:
                         self._lock.close()
                         raise StoreError(f"{self.path} is in use by another running nothanks host") from None
+                    if not faulthandler.is_enabled():  # a fault in SQLite (SIGBUS) leaves a line in the log
+                        streams = [getattr(h, "stream", None) for h in logging.getLogger().handlers]
+                        faulthandler.enable(next((s for s in streams if hasattr(s, "fileno")), None) or sys.stderr)
                 # The file holds the deals (a seed is the whole deck): readable by the host's user only. SQLite
                 # gives its -wal and -shm files the database file's permissions.
                 os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))
@@ -261,28 +271,81 @@ class SqliteStore:
                 if folder.exists() and not folder.is_dir():  # (mkdir's "File exists" would say it backwards)
                     raise StoreError(f"{folder}: not a directory (the data dir must be one)") from None
                 raise StoreError(f"{self.path}: {error.strerror or error}") from None
+        self._identity = None if self.path == ":memory:" else self._file_id()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
+            self._sqlite = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)  # we say BEGIN and COMMIT
+            self._sqlite.execute("PRAGMA journal_mode=WAL")
+            self._sqlite.execute("PRAGMA synchronous=FULL")  # a commit is on the disk, not only in the OS's cache
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from None
         self._migrate()
 
     # ---------------------------------------------------------------------------------------- plumbing
 
+    def _file_id(self) -> tuple[int, int] | None:
+        with contextlib.suppress(FileNotFoundError):
+            found = os.stat(self.path)
+            return found.st_dev, found.st_ino
+        return None
+
+    def fault(self) -> str | None:
+        """What keeps the file from holding a change now (None: nothing): it is not the file opened any more
+        (deleted, replaced), or it, its journal or its folder cannot be written. A few system calls."""
+        if self._identity is None:
+            return None  # (in memory)
+        found = self._file_id()
+        if found != self._identity:
+            return "the file was deleted" if found is None else "the file was replaced by another"
+        for name in (os.path.dirname(self.path) or ".", self.path, self.path + "-wal", self.path + "-shm"):
+            if os.path.exists(name) and not os.access(name, os.W_OK):
+                return f"{name} cannot be written"
+        return None
+
+    def check(self) -> str | None:
+        """``fault``, then a write that must work: what is wrong (kept as ``broken``), or None. A file deleted or
+        replaced is first copied, from the one still open, beside its path (``.rescued-<time>``): nothing
+        acknowledged is lost with it."""
+        problem = self.fault()
+        if problem is None:
+            try:
+                self._sqlite.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('checked', ?)", (time.time(),))
+            except sqlite3.Error as error:
+                problem = f"a write failed ({error})"
+        if problem and not self.broken and self._file_id() != self._identity:
+            problem += "; " + self._rescue()
+        self.broken = problem
+        return problem
+
+    def _rescue(self) -> str:
+        target = f"{self.path}.rescued-{time.strftime('%Y%m%d-%H%M%S')}"
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            with contextlib.closing(sqlite3.connect(target)) as copy:
+                self._sqlite.backup(copy)
+        except (OSError, sqlite3.Error) as error:
+            return f"no copy could be written beside it ({error})"
+        return f"what it held is copied to {target}: move it back before the next start to keep the tables"
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection, once ``fault`` finds nothing wrong: SQLite never touches a file that could fault."""
+        if problem := self.broken or self.fault():
+            raise StoreDown(f"{self.path}: {problem}")
+        return self._sqlite
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
         try:
-            yield self._db
-            self._db.execute("COMMIT")
+            yield db
+            db.execute("COMMIT")
         except BaseException as error:
             with contextlib.suppress(sqlite3.Error):
-                self._db.execute("ROLLBACK")
+                db.execute("ROLLBACK")
             if isinstance(error, sqlite3.Error):
                 raise StoreError(f"{self.path}: {error}") from error
             raise
@@ -320,20 +383,7 @@ class SqliteStore:
             "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
             "seed, started_at, finished, coach FROM tables ORDER BY created_at, table_id"
         ).fetchall()
-        for (
-            table_id,
-            players,
-            open_chips,
-            variant,
-            bot,
-            chips,
-            creator,
-            game_no,
-            seed,
-            started_at,
-            finished,
-            coach,
-        ) in rows:
+        for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, coach in rows:
             seats: list[StoredSeat | None] = [None] * players
             for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
                 "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game FROM seats WHERE table_id = ?",
@@ -342,31 +392,10 @@ class SqliteStore:
                 if 0 <= seat < players:
                     digest = None if token_hash is None else bytes(token_hash)
                     seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, bool(stand_in), bool(left))
-            moves = tuple(
-                (seat, action)
-                for seat, action in db.execute(
-                    "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id",
-                    (table_id, game_no),
-                )
-            )
-            tables.append(
-                StoredTable(
-                    table_id=table_id,
-                    players=players,
-                    open_chips=bool(open_chips),
-                    variant=variant,
-                    default_bot=bot,
-                    chips_per_player=chips,
-                    seats=tuple(seats),
-                    creator_seat=creator,
-                    game_no=game_no,
-                    seed=seed,
-                    started_at=started_at,
-                    finished=bool(finished),
-                    moves=moves,
-                    coach=bool(coach),
-                )
-            )
+            query = "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id"
+            moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, game_no)))
+            kept = (table_id, players, bool(open_chips), variant, bot, chips, tuple(seats), creator, game_no, seed)
+            tables.append(StoredTable(*kept, started, bool(done), moves, bool(coach)))
         return tables
 
     def next_table_number(self) -> int:
@@ -375,26 +404,14 @@ class SqliteStore:
 
     def create_table(self, table: StoredTable) -> None:
         number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
+        first = (table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot)
+        then = (table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at)
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
                 "creator_seat, game_no, seed, started_at, finished, created_at, coach) "
                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    table.table_id,
-                    table.players,
-                    int(table.open_chips),
-                    table.variant,
-                    table.default_bot,
-                    table.chips_per_player,
-                    table.creator_seat,
-                    table.game_no,
-                    table.seed,
-                    table.started_at,
-                    int(table.finished),
-                    time.time(),
-                    int(table.coach),
-                ),
+                (*first, *then, int(table.finished), time.time(), int(table.coach)),
             )
             for index, seat in enumerate(table.seats):
                 if seat is not None:
@@ -407,28 +424,24 @@ class SqliteStore:
 
     @staticmethod
     def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
+        values = (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash)
         db.execute(
             "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game) "
             "VALUES (?,?,?,?,?,?,?,?)",
-            (
-                table_id,
-                index,
-                seat.name,
-                seat.bot_kind,
-                seat.bot_seed,
-                seat.token_hash,
-                int(seat.stand_in),
-                int(seat.left),
-            ),
+            (*values, int(seat.stand_in), int(seat.left)),
         )
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
+        self.set_seats(table_id, {seat: stored})
+
+    def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
         with self._transaction() as db:
-            if stored is None:
-                db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
-                db.execute("DELETE FROM key_bindings WHERE table_id = ? AND seat = ?", (table_id, seat))
-            else:
-                self._put_seat(db, table_id, seat, stored)
+            for seat, stored in seats.items():
+                if stored is None:
+                    db.execute("DELETE FROM seats WHERE table_id = ? AND seat = ?", (table_id, seat))
+                    db.execute("DELETE FROM key_bindings WHERE table_id = ? AND seat = ?", (table_id, seat))
+                else:
+                    self._put_seat(db, table_id, seat, stored)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
         with self._transaction() as db:
@@ -544,8 +557,9 @@ class SqliteStore:
             db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)
+            with contextlib.suppress(sqlite3.Error):
+                self._sqlite.close()
         if self._lock is not None:
             self._lock.close()  # (closing the file releases the lock)
             self._lock = None

@@ -24,9 +24,9 @@ from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
 from .errors import HostError
-from .limits import AddressCounts, LoopStalls, TokenBucket
+from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
 from .lobby import Lobby
-from .session import MAX_CONNECTIONS, RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
+from .session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .table import HostEvent, Table
 
 __all__ = ["MAX_CONNECTIONS", "RATE_PER_SECOND", "HostSide", "Session", "TcpHost"]
@@ -53,6 +53,11 @@ class HostSide:
         self._chats = TokenBucket(CHAT_RATE, CHAT_BURST, stalls, time.monotonic())  # its own lines
         self._coaching: asyncio.Task[CoachAdvice] | None = None  # the coach request being answered (one at a time)
 
+    @property
+    def holder(self) -> str:
+        """The network its tables and watching count for (limits.py; "": nobody, in-process)."""
+        return ""
+
     def handle(self, message: m.ClientMessage) -> Reply:
         """What ``message`` does here: its handler, ``on_<type>``."""
         return getattr(self, "on_" + m.kind_of(message))(message)
@@ -61,7 +66,7 @@ class HostSide:
         self._not_at_table()
         bot = message.bot if isinstance(message.bot, str) else self.lobby.settings.default_bot
         new = NewTable(message.players, message.bots, bot, message.open_chips, message.variant, message.coach)
-        return self.seated(*self.lobby.create_table(new, self, owner=self.address or None))
+        return self.seated(*self.lobby.create_table(new, self, owner=self.holder or None))
 
     def on_join(self, message: m.Join) -> Reply:
         self._not_at_table()
@@ -171,6 +176,13 @@ class Session(HostSide, ProtocolSession):
         self.lobby = self.server.lobby
         self.begin(self.server.stalls)
 
+    @property
+    def holder(self) -> str:
+        return self.server.limits.network(self.address)
+
+    def in_use(self) -> int:
+        return super().in_use() if self.table is None else 2 if self.seat is None else 3
+
     def deliver(self, event: HostEvent) -> None:
         """What the table tells this member, as its frame (a view encoded once for every member it goes to)."""
         if isinstance(event, TableUpdate | TableWaiting):
@@ -216,8 +228,8 @@ class Session(HostSide, ProtocolSession):
     def _watching(self, more: bool) -> None:
         counts, limit = self.server.spectating, self.server.limits.per_address_spectating
         if not more:
-            counts.give_back(self.address)
-        elif not counts.take(self.address, limit):
+            counts.give_back(self.holder, self)
+        elif not counts.take(self.holder, limit, self):
             raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
 
     async def ended(self) -> None:

@@ -34,7 +34,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +247,10 @@ class RedisTableStore:
         else:
             self._put_seat(write, table_id, seat, stored)
         self._commit(table_id, write)
+
+    def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
+        for seat, stored in seats.items():  # (each fenced by the lease: a new table's bots, before its game)
+            self.set_seat(table_id, seat, stored)
 
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
         packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left))

@@ -28,7 +28,7 @@ from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
 from ..storage import RecordStore
-from ..store import GroupCommit, StoredMove, StoredTable, StoreError, TableStore, hash_token
+from ..store import GroupCommit, StoredMove, StoreDown, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
 from .recorder import Recorder
 from .seats import HostEvent, Member, Seat, TableSettings, bot_name, unique_name
@@ -166,11 +166,15 @@ class Table:
 
     def release_away_seats(self) -> None:
         """A restored table's grace period is over: before the game, the seats of players who did not come back
-        free up as if they had left; a finished table nobody came back to closes."""
-        if self.closed or (self.started and not self.finished):
+        free up as if they had left; a table whose game is over (before the restart, or since: its bots finished
+        it) and nobody came back to closes."""
+        if self.closed:
             return
+        self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
         if self.finished:
             self._check_idle()
+            return
+        if self.started:
             return
         away = self._where("away")
         for index in away:
@@ -345,10 +349,16 @@ class Table:
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
     ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``."""
+        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``; stored
+        in one commit."""
+        placed = list(self.seats)
         for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
-            label = labels[number] if number < len(labels) else bot_name(self.seats)
-            self._put_seat(index, Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed))
+            label = labels[number] if number < len(labels) else bot_name(placed)
+            placed[index] = Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed)
+        new = {index: placed[index] for index in seats[: len(bots)]}
+        self._persist(lambda store: store.set_seats(self.table_id, {i: seat.stored() for i, seat in new.items()}))
+        for index, seat in new.items():
+            self.seats[index] = seat
         self._broadcast()
 
     def start(self, member: Member | None) -> None:
@@ -605,11 +615,14 @@ class Table:
         if error is None:
             self._accept(state, record)
             return
-        log.error("table %s: the store refused a move (%s); it was not played here", self.table_id, error)
+        down = isinstance(error, StoreDown)  # (the lobby said so once, and drives the table again when it is back)
+        if not down:
+            log.error("table %s: the store refused a move (%s); it was not played here", self.table_id, error)
         if member is not None and member in self.members and not error.unsure:  # (unsure: the table moves)
             message = f"the host could not save this move, so it was not played ({error})"
             self._deliver(member, Rejected(errors.NOT_SAVED, message))
-        self.driver.drive()  # a bot tries again after its pause
+        if not down:
+            self.driver.drive()  # a bot tries again after its pause
 
     def _accept(self, state: GameState, record: dict[str, object] | None) -> None:
         """The move is durable: it happens, and everyone sees it."""
@@ -630,7 +643,7 @@ class Table:
         try:
             write(self._store)
         except (StoreError, OSError) as error:
-            log.exception("table %s: the store refused a change", self.table_id)
+            log.error("table %s: the store refused a change (%s)", self.table_id, error)
             raise HostError(errors.NOT_SAVED, f"the host could not save this, so it did not happen ({error})") from None
 
     def _put_seat(self, index: int, seat: Seat) -> None:
@@ -658,7 +671,9 @@ class Table:
         self._set_creator(candidates[0] if candidates else None)
 
     def _check_idle(self) -> None:
-        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits)."""
-        if self._on_idle is not None and not self.members:
-            if self.finished or not any(seat.human for seat in self.seats):
-                self._on_idle(self)
+        """Tell the lobby when nobody is left and no game waits for anyone (an away player's seat waits for them,
+        before the game as after a restart, and during it; and a restored table's players not back yet)."""
+        if self._on_idle is None or self.members or self._quiet_returns:
+            return
+        if self.finished or not any(seat.human for seat in self.seats):
+            self._on_idle(self)
