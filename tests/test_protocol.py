@@ -440,9 +440,8 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
     )  # fmt: skip
 
 
-async def test_a_client_that_says_no_hello_in_time_gets_a_fatal_hello_first(monkeypatch):
-    monkeypatch.setattr(session, "HELLO_TIMEOUT", 0.2)  # (10 s as documented: the rule, not the wait, is tested)
-    async with live_host() as host:
+async def test_a_client_that_says_no_hello_in_time_gets_a_fatal_hello_first():
+    async with live_host(limits=ClientLimits(hello_timeout=0.2)) as host:  # (10 s by default: the rule is tested)
         reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
         silent = RawClient(reader, writer)
         assert (await silent.next_frame())["type"] == "hello"
@@ -451,21 +450,21 @@ async def test_a_client_that_says_no_hello_in_time_gets_a_fatal_hello_first(monk
         assert await silent.closed()
 
 
-async def test_at_the_hosts_totals_a_connection_gets_server_closing_alone_and_a_table_too_many_tables(monkeypatch):
-    monkeypatch.setattr(session, "MAX_CONNECTIONS", 2)
-    async with live_host(max_tables=1) as host:
-        ann = await RawClient.connect(host.port, "ann")
-        await ann.send({"type": "create_table", "players": 2, "id": 1})
-        assert (await ann.until(of_type("joined")))["re"] == 1
-        bob = await RawClient.connect(host.port, "bob")
+async def test_at_the_hosts_totals_the_least_used_connection_gets_server_closing_and_a_table_too_many_tables():
+    from .test_tcp_fair_shares import played_table
+
+    async with live_host(limits=ClientLimits(max_connections=2), max_tables=1) as host:
+        ann, _table = await played_table(host.port, "127.0.0.3")  # a table where a person has moved
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port, local_addr=("127.0.0.2", 0))
+        silent = RawClient(reader, writer)
+        assert (await silent.next_frame())["type"] == "hello"
+        bob = await RawClient.connect(host.port, source="127.0.0.4")  # at the total a newcomer is let in...
+        turned_away = await silent.until(of_type("error"))  # ...and the least used connection gives way
+        assert turned_away["code"] == "server_closing" and turned_away["fatal"] and "re" not in turned_away
+        assert await silent.closed()
         await bob.send({"type": "create_table", "players": 2, "id": 2})
         refused = await bob.until(of_type("error"))
         assert refused == {"type": "error", "code": "too_many_tables", "message": ANY, "re": 2}
-        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
-        third = RawClient(reader, writer)
-        turned_away = await third.next_frame()  # its only frame: no hello
-        assert turned_away["code"] == "server_closing" and turned_away["fatal"]
-        assert await third.closed()
         for client in (ann, bob):
             await client.close()
 
