@@ -12,7 +12,7 @@ import pytest
 from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.knowledge import info_from_view, make_info
 from nothanks_tui.bots.pubmcts import PubMctsBot, _heuristic_playout, _python_search, search
-from nothanks_tui.engine import Action, GameConfig, view_for
+from nothanks_tui.engine import Action, GameConfig, apply, view_for
 from nothanks_tui.engine.config import ALL_CARDS
 from nothanks_tui.simulate import play_game
 
@@ -144,3 +144,20 @@ def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
         return [(bot.name, bot.mean_score, bot.win_share) for bot in report.bots]
 
     assert outcome(True) == outcome(False)
+
+
+def test_hard_sees_the_same_position_with_open_and_hidden_chips():
+    """So the hidden-chip lines of docs/bots.md play the open-chip games for ``hard`` (win bonus included): at every
+    turn of a game its search starts from the same InfoSet, and ``hard``'s search is a function of it and the seed."""
+    for players in (3, 4, 5):
+        open_game, hidden_game = _midgame(players, players, 0, True), _midgame(players, players, 0, False)
+        assert open_game.chips == hidden_game.chips
+        bot = make_bot("rules")
+        for _ in range(60 * players):
+            if open_game.finished:
+                break
+            seat = open_game.to_move
+            seen, unseen = view_for(open_game, seat), view_for(hidden_game, seat)
+            assert any(c is None for c in unseen.chips) and info_from_view(seen) == info_from_view(unseen)
+            action = bot.choose(seen)
+            open_game, hidden_game = apply(open_game, action, seat), apply(hidden_game, action, seat)

@@ -8,11 +8,12 @@
   hoard chips), which held up far better against casual players than the ``rules`` model.
 - ``hard``: the belief-game search of the published IS-MCTS bot (``pubmcts``: one tree over information sets,
   a take's next card a chance node drawn from the unseen cards, threshold-rule playouts, every seat minimising its
-  own score) with 20,000 iterations a decision instead of 400: about 30 ms of one core with the C search loop,
-  about 0.6 s in pure Python. Against the published kind of bot at 400 iterations, the deeper search of the same
-  kind beat every change to our own IS-MCTS (issue 33, docs/bots.md). Until then ``hard`` was our IS-MCTS with
-  light playouts (``ISMCTS_HARD``), which lost to the published bot.
-- ``expert``: the same search with ten times the iterations (200,000), for analysis and ``nothanks advise``.
+  own score) with 20,000 iterations a decision instead of 400 (about 30 ms of one core with the C search loop;
+  3,000 without it), and playing to win: its own score counts 40 points more in a playout it loses. Against the
+  published kind of bot at 400 iterations, the deeper search of the same kind beat every change to our own
+  IS-MCTS (issue 33, docs/bots.md). Until then ``hard`` was our IS-MCTS with light playouts (``ISMCTS_HARD``).
+- ``expert``: the same search with ten times the iterations (200,000; 15,000 without the C loop), for analysis
+  and ``nothanks advise``.
 """
 
 from __future__ import annotations
