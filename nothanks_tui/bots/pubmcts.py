@@ -12,6 +12,7 @@ not carry over. This one follows the published bot's design (written from its de
   from the unseen cards); the new node itself records nothing that iteration.
 - The value is the vector of every seat's final score; every node's mover minimises its own: an untried action
   first (at random between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)`` with ``c`` = 30 points.
+  (``hard`` and ``expert`` play to win: the deciding seat's score counts ``bonus`` points more when it loses.)
 - The move is the most visited root action (ties to the lower mean own score).
 
 The published bot keeps its tree from one move to the next; this one builds a fresh tree every decision, so that a
