@@ -21,7 +21,7 @@ from pathlib import Path
 from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
+from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD, WIN_BONUS
 from nothanks_tui.engine import GameConfig, PlayerView, apply, new_game, view_for
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "search_golden.json"
@@ -30,7 +30,8 @@ SETTINGS = {  # small budgets: the same code paths as the levels, in a fraction 
     "expert-kind-noread": replace(ISMCTS_EXPERT, read_rivals=False, work=20_000),
     "ismcts": IsmctsSettings(iterations=150),
 }
-PUB_ITERATIONS = {"pubmcts-kind": 300}  # hard and expert's search (pubmcts.search), on a small budget
+# pubmcts.search on a small budget: the published rule, and hard and expert's (their win bonus)
+PUB_KINDS = {"pubmcts-kind": 0.0, "pubmcts-bonus-kind": WIN_BONUS}
 
 
 def positions() -> list[PlayerView]:
@@ -64,9 +65,9 @@ def results() -> list[list]:
                 result.take_score, result.pass_score, result.worlds,
             ])  # fmt: skip
         info = info_from_view(view)
-        for name, iterations in PUB_ITERATIONS.items():
+        for name, bonus in PUB_KINDS.items():
             if (info.chips[info.seat] or 0) > 0:
-                got = pubmcts.search(info, iterations, 7 + index)
+                got = pubmcts.search(info, 300, 7 + index, bonus=bonus)
                 rows.append([
                     name, index, got.take_visits, got.pass_visits, got.take, got.pass_,
                     got.take_score, got.pass_score, got.worlds,

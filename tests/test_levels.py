@@ -43,3 +43,26 @@ def test_tournament_prints_json_when_asked(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["lineup"] == ["easy", "random", "random"]
     assert data["games"] == 3
+
+
+def test_without_the_c_loop_hard_and_expert_search_fewer_iterations_the_same_way_every_time(monkeypatch):
+    """A machine with only Python keeps hard within its time budget (docs/bots.md): fewer iterations, still a pure
+    function of (seed, view) there; with the C loop the full count."""
+    from nothanks_tui.bots import pubmcts
+    from nothanks_tui.bots.knowledge import info_from_view
+    from nothanks_tui.bots.levels import HARD_ITERATIONS, HARD_PYTHON_ITERATIONS
+    from nothanks_tui.engine import Action, apply, new_game, view_for
+
+    state = new_game(GameConfig(players=3, open_chips=True), 5)
+    for _ in range(30):
+        state = apply(state, Action.PASS if state.chips[state.to_move] and state.pot < 3 else Action.TAKE)
+    info = info_from_view(view_for(state, state.to_move))
+    monkeypatch.setattr(pubmcts, "ACCELERATED", False)
+    slow = make_bot("hard", 4).evaluate(info)
+    # the first iteration only adds the root
+    assert slow.worlds == slow.take_visits + slow.pass_visits + 1 == HARD_PYTHON_ITERATIONS < HARD_ITERATIONS
+    assert make_bot("hard", 4).evaluate(info) == slow
+    assert make_bot("expert", 4).python_iterations > HARD_PYTHON_ITERATIONS
+    if pubmcts.search_in_c is not None:
+        monkeypatch.setattr(pubmcts, "ACCELERATED", True)
+        assert make_bot("hard", 4).evaluate(info).worlds == HARD_ITERATIONS

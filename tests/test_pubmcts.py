@@ -12,7 +12,7 @@ import pytest
 from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.knowledge import info_from_view, make_info
 from nothanks_tui.bots.pubmcts import PubMctsBot, _heuristic_playout, _python_search, search
-from nothanks_tui.engine import Action, GameConfig, view_for
+from nothanks_tui.engine import Action, GameConfig, apply, view_for
 from nothanks_tui.engine.config import ALL_CARDS
 from nothanks_tui.simulate import play_game
 
@@ -95,12 +95,12 @@ def test_the_playout_is_the_published_heuristic():
     assert _heuristic_playout(20, 5, 0, masks, chips, [], 0, 0, random.random) == [30 + 20 - 5, 10 - 3]
 
 
-def test_a_margin_changes_what_the_movers_minimise_but_not_the_scores_reported():
-    """With a margin the search weighs the best rival's score (different visits), and still reports the root
+def test_a_win_bonus_changes_what_the_root_mover_minimises_but_not_the_scores_reported():
+    """With a bonus the search weighs losing to the best rival (different visits), and still reports the root
     mover's own mean final score after each action."""
     state = _midgame(5)
     info = info_from_view(view_for(state, state.to_move))
-    plain, relative = search(info, 400, 3), search(info, 400, 3, margin=1.0)
+    plain, relative = search(info, 400, 3), search(info, 400, 3, bonus=40.0)
     assert (plain.take_visits, plain.pass_visits) != (relative.take_visits, relative.pass_visits)
     assert 0 < relative.take_score < 200 and 0 < relative.pass_score < 200  # own scores, not score differences
 
@@ -127,11 +127,11 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
             continue
         info = info_from_view(view_for(state, state.to_move))
         iterations = rng.choice([2, 50, 300])
-        margin = rng.choice([0.0, 0.0, 0.5, 1.0])  # 0: the published rule; else each mover's score less its rival's
+        bonus = rng.choice([0.0, 0.0, 10.0, 40.0])  # 0: the published rule; else the root mover's loss costs more
         monkeypatch.setattr(pubmcts, "ACCELERATED", True)
-        fast = search(info, iterations, case, margin=margin)
+        fast = search(info, iterations, case, bonus=bonus)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
-        assert search(info, iterations, case, margin=margin) == fast
+        assert search(info, iterations, case, bonus=bonus) == fast
 
 
 def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
@@ -144,3 +144,20 @@ def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
         return [(bot.name, bot.mean_score, bot.win_share) for bot in report.bots]
 
     assert outcome(True) == outcome(False)
+
+
+def test_hard_sees_the_same_position_with_open_and_hidden_chips():
+    """So the hidden-chip lines of docs/bots.md play the open-chip games for ``hard`` (win bonus included): at every
+    turn of a game its search starts from the same InfoSet, and ``hard``'s search is a function of it and the seed."""
+    for players in (3, 4, 5):
+        open_game, hidden_game = _midgame(players, players, 0, True), _midgame(players, players, 0, False)
+        assert open_game.chips == hidden_game.chips
+        bot = make_bot("rules")
+        for _ in range(60 * players):
+            if open_game.finished:
+                break
+            seat = open_game.to_move
+            seen, unseen = view_for(open_game, seat), view_for(hidden_game, seat)
+            assert any(c is None for c in unseen.chips) and info_from_view(seen) == info_from_view(unseen)
+            action = bot.choose(seen)
+            open_game, hidden_game = apply(open_game, action, seat), apply(hidden_game, action, seat)

@@ -104,14 +104,14 @@ def test_bad_arguments_are_refused_not_crashed(monkeypatch):
     run = ismcts.search_in_c.run
     rand = random.Random(1).random
     with pytest.raises(ValueError):
-        run([0], [1], 5, 0, 0, [3, 4], 1, 10, 0.7, 0.0, None, rand, None)  # one seat
+        run(([0], [1], 5, 0, 0, [3, 4], 1), 10, 0.7, 0.0, None, rand, None)  # one seat
     with pytest.raises(ValueError):
-        run([0, 0], [1, 1], 5, 0, 0, [3, 4], 3, 10, 0.7, 0.0, None, rand, None)  # more deck than unseen cards
+        run(([0, 0], [1, 1], 5, 0, 0, [3, 4], 3), 10, 0.7, 0.0, None, rand, None)  # more deck than unseen cards
     with pytest.raises(ValueError):
-        run([0, 0], [1, 1], 5, 0, 0, [3, 400], 2, 10, 0.7, 0.0, None, rand, None)  # no such card
+        run(([0, 0], [1, 1], 5, 0, 0, [3, 400], 2), 10, 0.7, 0.0, None, rand, None)  # no such card
     with pytest.raises(ZeroDivisionError):  # an error in the generator is raised, not swallowed
 
         def broken() -> float:
             raise ZeroDivisionError
 
-        run([0, 0], [1, 1], 5, 0, 0, [3, 4], 2, 10, 0.7, 0.0, None, broken, None)
+        run(([0, 0], [1, 1], 5, 0, 0, [3, 4], 2), 10, 0.7, 0.0, None, broken, None)

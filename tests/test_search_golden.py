@@ -17,6 +17,6 @@ def test_the_search_gives_the_recorded_statistics_in_every_position():
     expected = json.loads(golden["GOLDEN"].read_text())
     actual = golden["results"]()
     assert len(actual) == len(expected) >= 100
-    assert {row[0] for row in actual} == set(golden["SETTINGS"]) | set(golden["PUB_ITERATIONS"])
+    assert {row[0] for row in actual} == set(golden["SETTINGS"]) | set(golden["PUB_KINDS"])
     for got, want in zip(actual, expected):
         assert got == want, f"{got[0]} at position {got[1]}"

@@ -59,10 +59,20 @@ static void scores_of(int players, const uint64_t *masks, const long *chips, lon
     }
 }
 
-/* rollout.playout: every seat plays its model (the tables) through deck[index:end]. */
-static void light_playout(const Tables *t, int card, long pot, int seat, uint64_t *masks, long *chips,
-                          const int *deck, int index, int end, long *scores) {
-    int players = t->players;
+/* One float from the caller's random.Random, or -1.0 with a Python error set. */
+static double draw(PyObject *rand) {
+    PyObject *value = PyObject_CallNoArgs(rand);
+    if (value == NULL) return -1.0;
+    double x = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    if (x == -1.0 && PyErr_Occurred()) return -1.0;
+    return x;
+}
+
+/* rollout.playout: every seat plays its model (the tables) through deck[index:end]; without tables (NULL),
+   ismcts._random_playout: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
+static int playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
+                   const int *deck, int index, int end, PyObject *rand, long *scores) {
     uint64_t uni = 0;
     for (int i = 0; i < players; i++) uni |= masks[i];
     uint64_t near = ((uint64_t)1 << (card - 1)) | ((uint64_t)1 << (card + 1));
@@ -73,6 +83,10 @@ static void light_playout(const Tables *t, int card, long pot, int seat, uint64_
         int take;
         if (mine <= 0) {
             take = 1;
+        } else if (t == NULL) {
+            double x = draw(rand);
+            if (x < 0.0) return -1;
+            take = x < 0.5;
         } else {
             uint64_t mask = masks[seat];
             if (mask & near) {
@@ -103,46 +117,7 @@ static void light_playout(const Tables *t, int card, long pot, int seat, uint64_
         } else {
             chips[seat] = mine - 1;
             pot += 1;
-            seat += 1;
-            if (seat == players) seat = 0;
-        }
-    }
-    scores_of(players, masks, chips, scores);
-}
-
-/* One float from the caller's random.Random, or -1.0 with a Python error set. */
-static double draw(PyObject *rand) {
-    PyObject *value = PyObject_CallNoArgs(rand);
-    if (value == NULL) return -1.0;
-    double x = PyFloat_AsDouble(value);
-    Py_DECREF(value);
-    if (x == -1.0 && PyErr_Occurred()) return -1.0;
-    return x;
-}
-
-/* ismcts._random_playout: take or pass at even odds, take when out of chips. Returns -1 on a Python error. */
-static int random_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, const int *deck,
-                          int index, int end, PyObject *rand, long *scores) {
-    for (;;) {
-        long mine = chips[seat];
-        int take = mine <= 0;
-        if (!take) {
-            double x = draw(rand);
-            if (x < 0.0) return -1;
-            take = x < 0.5;
-        }
-        if (take) {
-            chips[seat] = mine + pot;
-            masks[seat] |= (uint64_t)1 << card;
-            if (index == end) break;
-            card = deck[index];
-            index += 1;
-            pot = 0;
-        } else {
-            chips[seat] = mine - 1;
-            pot += 1;
-            seat += 1;
-            if (seat == players) seat = 0;
+            seat = seat + 1 == players ? 0 : seat + 1;
         }
     }
     scores_of(players, masks, chips, scores);
@@ -237,7 +212,7 @@ static int read_tables(PyObject *tables, int players, Tables *t) {
     return 0;
 }
 
-/* run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, score_weight, tables, rand, fill)
+/* run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, score_weight, tables, rand, fill)
    -> (take visits, pass visits, take reward sum, pass reward sum, own score summed after passing, after taking).
    ``tables`` is rollout.Tables for light playouts, or None for random ones; ``fill`` is None when every chip count
    is known (``chips``), else a callable giving a fresh list of chip counts per iteration (knowledge.fill_chips). */
@@ -246,7 +221,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     int card, seat, deck_left;
     long pot, iterations;
     double c, score_weight;
-    if (!PyArg_ParseTuple(args, "OOiliOilddOOO", &masks_list, &chips_list, &card, &pot, &seat, &unseen_list,
+    if (!PyArg_ParseTuple(args, "(OOiliOi)lddOOO", &masks_list, &chips_list, &card, &pot, &seat, &unseen_list,
                           &deck_left, &iterations, &c, &score_weight, &tables_obj, &rand, &fill))
         return NULL;
     if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
@@ -384,9 +359,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
         }
         if (finished) {
             scores_of(players, masks, chips, scores);
-        } else if (light) {
-            light_playout(&tables, cur, on_card, to_move, masks, chips, unseen, index, end, scores);
-        } else if (random_playout(players, cur, on_card, to_move, masks, chips, unseen, index, end, rand, scores) < 0) {
+        } else if (playout(light ? &tables : NULL, players, cur, on_card, to_move, masks, chips, unseen, index, end,
+                           rand, scores) < 0) {
             goto done;
         }
         rewards_of(players, scores, score_weight, rewards);
@@ -463,8 +437,7 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
             if (cost - pot > 0) {
                 chips[seat] = mine - 1;
                 pot += 1;
-                seat += 1;
-                if (seat == players) seat = 0;
+                seat = seat + 1 == players ? 0 : seat + 1;
                 continue;
             }
         }
@@ -485,16 +458,16 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
     return 0;
 }
 
-/* pub_run(masks, chips, card, pot, seat, unseen, deck_left, iterations, exploration, margin, rand)
+/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, rand)
    -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
-   after taking, after passing). A mover's value is its score less ``margin`` times its best rival's. */
+   after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *masks_list, *chips_list, *unseen_list, *rand;
     int card0, seat0, deck_left0;
     long pot0, iterations;
-    double c, margin;
-    if (!PyArg_ParseTuple(args, "OOiliOilddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
-                          &deck_left0, &iterations, &c, &margin, &rand))
+    double c, bonus;
+    if (!PyArg_ParseTuple(args, "(OOiliOi)lddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
+                          &deck_left0, &iterations, &c, &bonus, &rand))
         return NULL;
     if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
     int players = (int)PyList_GET_SIZE(masks_list);
@@ -616,21 +589,12 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             }
         }
         if (steps > 0) own[path[0].took] += scores[seat0];
-        if (margin != 0.0) { /* sorted(scores)[:2] */
-            long best = scores[0] < scores[1] ? scores[0] : scores[1];
-            long second = scores[0] < scores[1] ? scores[1] : scores[0];
-            for (int i = 2; i < players; i++) {
-                if (scores[i] < best) {
-                    second = best;
-                    best = scores[i];
-                } else if (scores[i] < second) {
-                    second = scores[i];
-                }
-            }
+        for (int i = 0; i < players; i++) values[i] = (double)scores[i];
+        if (bonus != 0.0) { /* the root mover's loss (1), tie (0.5) or win (0) against its best rival */
+            long rival = LONG_MAX;
             for (int i = 0; i < players; i++)
-                values[i] = (double)scores[i] - margin * (double)(scores[i] == best ? second : best);
-        } else {
-            for (int i = 0; i < players; i++) values[i] = (double)scores[i];
+                if (i != seat0 && scores[i] < rival) rival = scores[i];
+            values[seat0] += bonus * ((scores[seat0] > rival) + (scores[seat0] >= rival)) / 2.0;
         }
         for (int s = 0; s < steps; s++) {
             PubNode *visited = &nodes[path[s].node];

@@ -1,15 +1,12 @@
-"""Types of the optional C search loop (_search_c.c): what ismcts.search calls when it was built."""
+"""Types of the optional C search loop (_search_c.c): what ismcts.search and pubmcts.search call when it was built."""
 
 from collections.abc import Callable
 
+# masks, chips, card, pot, seat to move, unseen cards, cards still face down
+Position = tuple[list[int], list[int], int, int, int, list[int], int]
+
 def run(
-    masks: list[int],
-    chips: list[int],
-    card: int,
-    pot: int,
-    seat: int,
-    unseen: list[int],
-    deck_left: int,
+    position: Position,
     iterations: int,
     exploration: float,
     score_weight: float,
@@ -18,15 +15,5 @@ def run(
     fill: Callable[[], list[int]] | None,
 ) -> tuple[int, int, float, float, int, int]: ...
 def pub_run(
-    masks: list[int],
-    chips: list[int],
-    card: int,
-    pot: int,
-    seat: int,
-    unseen: list[int],
-    deck_left: int,
-    iterations: int,
-    exploration: float,
-    margin: float,
-    rand: Callable[[], float],
+    position: Position, iterations: int, exploration: float, bonus: float, rand: Callable[[], float]
 ) -> tuple[int, int, float, float, float, float]: ...

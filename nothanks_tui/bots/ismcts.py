@@ -28,8 +28,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Action, PlayerView
-from .knowledge import InfoSet, fill_chips, info_from_view
+from ..engine import Action
+from .base import SearchingBot
+from .knowledge import InfoSet, fill_chips
 from .rollout import MODELS, limit_tables, playout, scores_of
 
 try:  # the same loop in C, built by setup.py where a C compiler is (it plays exactly the same moves, faster)
@@ -141,9 +142,7 @@ def _random_playout(
         else:
             chips[seat] = mine - 1
             pot += 1
-            seat += 1
-            if seat == players:
-                seat = 0
+            seat = (seat + 1) % players
     return scores_of(masks, chips)
 
 
@@ -174,13 +173,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     iterations = settings.iterations_for(deck_left, players)
     if ACCELERATED and search_in_c is not None:
         tv, pv, take_sum, pass_sum, pass_total, take_total = search_in_c.run(
-            list(info.masks),
-            known_chips,
-            info.card,
-            info.pot,
-            info.seat,
-            unseen,
-            deck_left,
+            (list(info.masks), known_chips, info.card, info.pot, info.seat, unseen, deck_left),
             iterations,
             float(c),
             float(score_weight),
@@ -236,9 +229,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
             else:
                 chips[seat] = mine - 1
                 pot += 1
-                seat += 1
-                if seat == players:
-                    seat = 0
+                seat = (seat + 1) % players
                 child = node[PASS]
                 if child is None:
                     node[PASS] = [0, 0.0, 0, 0.0, None, {}]
@@ -272,24 +263,17 @@ def _result(
     return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
 
 
-class IsmctsBot:
+class IsmctsBot(SearchingBot):
     """Plays from its own view with single-observer IS-MCTS (see the module docstring)."""
 
     def __init__(self, seed: int | None = None, settings: IsmctsSettings | None = None, name: str = "ismcts") -> None:
-        self.name = name
-        self.seed = random.randrange(1 << 32) if seed is None else seed
+        super().__init__(seed, name)
         self.settings = settings or IsmctsSettings()
+        self.prior = self.settings.playout if self.settings.playout in MODELS else "rules"
 
     def evaluate(self, info: InfoSet) -> IsmctsResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
         return search(info, self.settings, self.seed)
-
-    def choose(self, view: PlayerView) -> Action:
-        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
-        if (view.my_chips or 0) <= 0:
-            return Action.TAKE
-        prior = self.settings.playout if self.settings.playout in MODELS else "rules"
-        return self.evaluate(info_from_view(view, prior)).action
 
 
 def ismcts_bot(seed: int | None = None) -> IsmctsBot:

@@ -12,6 +12,7 @@ not carry over. This one follows the published bot's design (written from its de
   from the unseen cards); the new node itself records nothing that iteration.
 - The value is the vector of every seat's final score; every node's mover minimises its own: an untried action
   first (at random between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)`` with ``c`` = 30 points.
+  (``hard`` and ``expert`` play to win: the deciding seat's score counts ``bonus`` points more when it loses.)
 - The move is the most visited root action (ties to the lower mean own score).
 
 The published bot keeps its tree from one move to the next; this one builds a fresh tree every decision, so that a
@@ -29,9 +30,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Action, PlayerView
+from ..engine import Action
+from .base import SearchingBot
 from .ismcts import parse_iterations
-from .knowledge import InfoSet, fill_chips, info_from_view
+from .knowledge import InfoSet, fill_chips
 from .rollout import scores_of
 
 try:
@@ -103,9 +105,7 @@ def _heuristic_playout(
             if cost - pot > 0:
                 chips[seat] = mine - 1
                 pot += 1
-                seat += 1
-                if seat == players:
-                    seat = 0
+                seat = (seat + 1) % players
                 continue
         chips[seat] = mine + pot
         masks[seat] = mask | (1 << card)
@@ -132,7 +132,7 @@ def _python_search(
     c: float,
     rand: Callable[[], float],
     tree: dict[tuple, list] | None = None,
-    margin: float = 0.0,
+    bonus: float = 0.0,
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
@@ -187,16 +187,14 @@ def _python_search(
             else:
                 chips[seat] = mine - 1
                 pot += 1
-                seat += 1
-                if seat == players:
-                    seat = 0
+                seat = (seat + 1) % players
             key = (card, pot, seat, tuple(masks), tuple(chips))
         if path:
             own[path[0][1]] += value[seat0]
-        values: list[float] | list[int] = value
-        if margin:  # each mover's score less ``margin`` times its best rival's (the best other score)
-            best, second = sorted(value)[:2]
-            values = [v - margin * (second if v == best else best) for v in value]
+        values: list[float] = list(value)
+        if bonus:  # the root mover's value gains ``bonus`` on a loss to its best rival, half of it on a tie
+            rival = min(v for i, v in enumerate(value) if i != seat0)
+            values[seat0] += bonus * ((value[seat0] > rival) + (value[seat0] >= rival)) / 2
         for visited, took, mover in path:
             visited[0] += 1
             if took:
@@ -209,40 +207,41 @@ def _python_search(
     return root[1], root[2], root[3], root[4], own[1], own[0]
 
 
-def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, margin: float = 0.0) -> PubResult:
-    """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``margin``
-    each mover minimises its score less ``margin`` times its best rival's instead of its score alone (the published
-    bot's rule is 0); the result's scores are the root mover's own either way."""
+def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> PubResult:
+    """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
+    the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
+    published bot's rule is 0); the result's scores are the root mover's own either way."""
     rng = random.Random(_seed_for(seed, info))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     if ACCELERATED and search_in_c is not None:
-        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(*args, iterations, float(c), float(margin), rng.random)
+        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(args, iterations, float(c), float(bonus), rng.random)
     else:
-        tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, margin=float(margin))
+        tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, bonus=float(bonus))
     return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
 
 
-class PubMctsBot:
-    """Plays like the published IS-MCTS bot (see the module docstring)."""
+class PubMctsBot(SearchingBot):
+    """Plays like the published IS-MCTS bot (see the module docstring). ``python_iterations``, if given, replaces
+    ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend)."""
 
     def __init__(
-        self, seed: int | None = None, iterations: int = 400, name: str = "pubmcts", margin: float = 0.0
+        self,
+        seed: int | None = None,
+        iterations: int = 400,
+        name: str = "pubmcts",
+        bonus: float = 0.0,
+        python_iterations: int | None = None,
     ) -> None:
-        self.name = name
-        self.seed = random.randrange(1 << 32) if seed is None else seed
+        super().__init__(seed, name)
         self.iterations = iterations
-        self.margin = margin
+        self.bonus = bonus
+        self.python_iterations = python_iterations
 
     def evaluate(self, info: InfoSet) -> PubResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
-        return search(info, self.iterations, self.seed, margin=self.margin)
-
-    def choose(self, view: PlayerView) -> Action:
-        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
-        if (view.my_chips or 0) <= 0:
-            return Action.TAKE
-        return self.evaluate(info_from_view(view)).action
+        iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
+        return search(info, iterations, self.seed, bonus=self.bonus)
 
 
 def pubmcts_bot(seed: int | None = None) -> PubMctsBot:

@@ -167,9 +167,7 @@ def playout(
         else:
             chips[seat] = mine - 1
             pot += 1
-            seat += 1
-            if seat == players:
-                seat = 0
+            seat = (seat + 1) % players
     return scores_of(masks, chips)
 
 

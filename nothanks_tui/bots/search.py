@@ -16,8 +16,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import Action, PlayerView
-from .knowledge import InfoSet, fill_chips, info_from_view, sample_deck
+from ..engine import Action
+from .base import SearchingBot
+from .knowledge import InfoSet, fill_chips, sample_deck
 from .rollout import MODELS, limit_tables, mask_score, playout
 
 
@@ -125,19 +126,13 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     )
 
 
-class SearchBot:
+class SearchBot(SearchingBot):
     """Plays from its own view by sampling worlds and playing each out after taking and after passing."""
 
     def __init__(self, seed: int | None = None, settings: SearchSettings | None = None, name: str = "search") -> None:
-        self.name = name
-        self.seed = random.randrange(1 << 32) if seed is None else seed
+        super().__init__(seed, name)
         self.settings = settings or SearchSettings()
+        self.prior = self.settings.prior
 
     def evaluate(self, info: InfoSet) -> Evaluation:
         return evaluate(info, self.settings, self.seed)
-
-    def choose(self, view: PlayerView) -> Action:
-        """Thread-safe: no state changes between calls; the same view and seed give the same action."""
-        if (view.my_chips or 0) <= 0:
-            return Action.TAKE
-        return self.evaluate(info_from_view(view, self.settings.prior)).action

@@ -167,41 +167,23 @@ def summarize(
         score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
         win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
         samples = list(times.get(name, ()))
-        cpu = list((cpu_times or {}).get(name, ()))
+        mean, share = (score_sum / count, wins / count) if count else (0.0, 0.0)
         bots.append(
-            BotSummary(
-                name=name,
-                seats=list(lineup).count(name),
-                games=int(count),
-                mean_score=score_sum / count if count else 0.0,
-                score_ci=score_ci,
-                win_share=wins / count if count else 0.0,
-                win_ci=win_ci,
-                elo=elo[name],
-                decisions=len(samples),
-                time_p50_ms=percentile(samples, 0.5) * 1e3 if samples else None,
-                time_p99_ms=percentile(samples, 0.99) * 1e3 if samples else None,
-                time_max_ms=max(samples) * 1e3 if samples else None,
-                cpu_p50_ms=percentile(cpu, 0.5) * 1e3 if cpu else None,
-                cpu_p99_ms=percentile(cpu, 0.99) * 1e3 if cpu else None,
-                cpu_max_ms=max(cpu) * 1e3 if cpu else None,
-            )
-        )
+            BotSummary(name, list(lineup).count(name), int(count), mean, score_ci, share, win_ci, elo[name],
+                       len(samples), *_times_ms(samples), *_times_ms(list((cpu_times or {}).get(name, ()))))
+        )  # fmt: skip
     games = sum(len(result.games) for result in deals)
     seatings = len(deals[0].games) if deals else 0
-    return TournamentReport(
-        players=players,
-        lineup=tuple(lineup),
-        deals=len(deals),
-        games=games,
-        seatings_per_deal=seatings,
-        seed=seed,
-        jobs=jobs,
-        seconds=seconds,
-        bots=tuple(bots),
-        open_chips=open_chips,
-        head_to_head=tuple((a, b, points, meetings) for (a, b), (points, meetings) in sorted(pairs.items())),
-    )
+    head_to_head = tuple((a, b, points, meetings) for (a, b), (points, meetings) in sorted(pairs.items()))
+    return TournamentReport(players, tuple(lineup), len(deals), games, seatings, seed, jobs, seconds, tuple(bots),
+                            open_chips, head_to_head)  # fmt: skip
+
+
+def _times_ms(samples: list[float]) -> tuple[float | None, float | None, float | None]:
+    """p50, p99 and the maximum of decision times in seconds, in ms (None without a sample)."""
+    if not samples:
+        return None, None, None
+    return percentile(samples, 0.5) * 1e3, percentile(samples, 0.99) * 1e3, max(samples) * 1e3
 
 
 @dataclass(frozen=True, slots=True)

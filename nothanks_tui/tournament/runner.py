@@ -20,9 +20,10 @@ import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..bots import Bot, make_bot
 from ..engine import GameConfig, apply, deal, new_game, view_for
@@ -73,19 +74,18 @@ class _Timed:
         self.cpu = cpu
 
     def choose(self, view):
-        started, cpu_started = time.perf_counter(), time.thread_time()
-        action = self.bot.choose(view)
-        if len(view.legal) > 1:  # a real choice (with no chips, taking is the only move)
-            self.times.append(time.perf_counter() - started)
-            self.cpu.append(time.thread_time() - cpu_started)
-        return action
+        return self._timed(self.bot.choose, len(view.legal) > 1, view)  # with no chips, taking is the only move
 
     def decide(self, card, pot, my_chips, masks, seat, deck_left):
+        return self._timed(self.bot.decide, True, card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
+
+    def _timed(self, call: Callable[..., Any], choice: bool, *args: Any) -> Any:
         started, cpu_started = time.perf_counter(), time.thread_time()
-        take = self.bot.decide(card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
-        self.times.append(time.perf_counter() - started)
-        self.cpu.append(time.thread_time() - cpu_started)
-        return take
+        answer = call(*args)
+        if choice:
+            self.times.append(time.perf_counter() - started)
+            self.cpu.append(time.thread_time() - cpu_started)
+        return answer
 
 
 def _play_one(config: GameConfig, deal_seed: int, bots: Sequence[_Timed]) -> tuple[int, ...]:
