@@ -84,3 +84,11 @@ def test_scripts_play_installs_again_when_the_project_s_requirements_changed(tmp
     later = (tmp_path / "pyproject.toml").stat().st_mtime + 10
     os.utime(tmp_path / "pyproject.toml", (later, later))  # git pull brought a new requirement
     assert "install" in play()
+    stamp, before = tmp_path / ".venv" / ".nothanks-installed", later - 100
+    for path in (tmp_path / "pyproject.toml", stamp):
+        os.utime(path, (before, before))
+    source = tmp_path / "nothanks_tui" / "bots" / "_search_c.c"
+    source.parent.mkdir(parents=True)
+    source.write_text("/* the bots' C loop */\n")  # git pull brought a new C loop: the built one is the old source's
+    assert "install" in play()
+    assert play() == ""
