@@ -30,13 +30,23 @@ from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..client.seat_tokens import SeatTokens, resume_saved
-from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
+from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_CLOCK, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
 from . import cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
+from .argtypes import (
+    add_limit,
+    add_turn_clock_option,
+    add_variant_options,
+    number,
+    players,
+    port,
+    processes,
+    whole_number,
+    within,
+)
 from .host_errors import cannot_listen, data_dir_problem
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -95,6 +105,14 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
         metavar="SECONDS",
         help=_("an away player's turn waits this long, then a bot plays for them until they return ({default})").format(
             default=_timer_text()
+        ),
+    )
+    add_turn_clock_option(
+        parser,
+        TURN_CLOCK,
+        N_(
+            "a new table's seconds per move of a connected player ({least:g}..{most:g}; default {default}), then a "
+            "bot plays that move for them"
         ),
     )
     parser.add_argument(
@@ -170,6 +188,7 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
         data_dir=args.data_dir or paths.records_dir(),
         bot_delay=max(0.0, args.bot_pace),
         turn_timer=args.turn_timer,
+        turn_clock=args.turn_clock,
         default_bot=args.bot,
         max_tables_per_address=args.per_address_tables,
         unstarted_table_timeout=args.unstarted_table_timeout,
