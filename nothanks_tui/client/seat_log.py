@@ -134,7 +134,8 @@ def _whole_seconds(remaining: float) -> int:
 def clock_text(remaining: float) -> str:
     """What is left of the turn clock of the player to move: "12 s left" (a no-break space before "s")."""
     seconds = _whole_seconds(remaining)
-    return ngettext("{seconds} s left", "{seconds} s left", seconds).format(seconds=seconds).replace(" s", "\u00a0s")
+    text = ngettext("{seconds} s left", "{seconds} s left", seconds).format(seconds=seconds)
+    return text.replace(f"{seconds} s", f"{seconds}\u00a0s")
 
 
 def stand_in_turn_text(name: str) -> Content:
