@@ -73,3 +73,26 @@ async def test_create_table_s_turn_clock_reaches_every_view_as_milliseconds_left
         else:
             assert "bot_in_ms" not in update
         await client.close()
+
+
+async def test_a_restored_game_nobody_came_back_to_is_finished_by_bots_past_the_grace_and_recorded(tmp_path):
+    """Issue 31: without a turn timer, a game whose humans are all away held its table for ever."""
+    settings = LobbySettings(data_dir=tmp_path, bot_delay=0, turn_timer=None, seed=5, restored_waiting_grace=3600)
+    first = Lobby(settings)
+    alice = await (await lobby_player(first, "alice")).create_table(NewTable(players=3, bots=1, bot="rules"))
+    bob = await (await lobby_player(first, "bob")).join(first.tables()[0].table_id)
+    await alice.start_game()
+    await next_matching(bob, is_update)
+    first.close()
+    second = Lobby(settings)
+    second.start()
+    try:
+        [summary] = second.tables()
+        watcher = await (await lobby_player(second, "eve")).spectate(summary.table_id)
+        second.table(summary.table_id).release_away_seats()  # the grace is over: nobody came back
+        final = await next_matching(watcher, lambda e: is_update(e) and e.view.finished)
+        humans = {index for index, seat in enumerate(final.seats) if not seat.is_bot}
+        assert {e.seat for e in final.seat_events if e.kind == "stand_in"} == humans == {0, 2}  # the log says so
+        assert len(list(tmp_path.glob("*.json"))) == 1  # its record is kept
+    finally:
+        second.close()

@@ -142,5 +142,7 @@ def add_turn_clock_option(parser: argparse.ArgumentParser, default: float | None
         type=turn_clock,
         default=default,
         metavar="SECONDS",
-        help=_(whose).format(least=TURN_CLOCK_RANGE[0], most=TURN_CLOCK_RANGE[1], default=default or "off"),
+        help=_(whose).format(
+            least=TURN_CLOCK_RANGE[0], most=TURN_CLOCK_RANGE[1], default=f"{default:g}" if default else _("off")
+        ),
     )

@@ -174,8 +174,9 @@ class Table:
 
     def release_away_seats(self) -> None:
         """A restored table's grace period is over: before the game, the seats of players who did not come back
-        free up as if they had left; a table whose game is over (before the restart, or since: its bots finished
-        it) and nobody came back to closes."""
+        free up as if they had left; a game nobody came back to is finished by stand-in bots (its record kept, even
+        without a turn timer); a table whose game is over (before the restart, or since) and nobody came back to
+        closes."""
         if self.closed:
             return
         self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
@@ -183,6 +184,11 @@ class Table:
             self._check_idle()
             return
         if self.started:
+            for index in [] if self._where("present") else self._where("away"):
+                if self.seats[index].stand_in is None:
+                    self.stand_in(index, note=True)
+            self._broadcast()
+            self.driver.drive()
             return
         away = self._where("away")
         for index in away:
