@@ -15,7 +15,7 @@ from .commands.argtypes import add_turn_clock_option, add_variant_options, bot_n
 from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
-from .i18n import LANGUAGES, N_, _, choose_language, known_language, use_language
+from .i18n import LANGUAGES, _, choose_language, known_language, use_language
 
 if TYPE_CHECKING:
     from .client.remembered import Remembered
@@ -69,9 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     add_variant_options(play)
-    add_turn_clock_option(
-        play, None, N_("seconds for each of your moves ({least:g}..{most:g}), then a bot plays it (default off)")
-    )
+    add_turn_clock_option(play, None)
     play.add_argument(
         "--name",
         help=_("your display name (default: the one saved on the start screen, else you, in your language)"),

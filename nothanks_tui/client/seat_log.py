@@ -115,7 +115,7 @@ def away_turn_text(name: str, remaining: float | None) -> Content:
     """The turn of an away player: "bob is away: a bot plays for them in 42 s" (``remaining`` None: no timer)."""
     if remaining is None:
         return _with_name(_("{name} is away: the game waits for them"), name)
-    seconds = _whole_seconds(remaining)
+    seconds = max(0, math.ceil(remaining - 1e-6))  # (42.3 s shows 43: never 0 while time is left)
     if seconds <= 0:
         return _with_name(_("{name} is away: a bot plays for them now"), name)
     template = ngettext(
@@ -127,13 +127,9 @@ def away_turn_text(name: str, remaining: float | None) -> Content:
     return _with_name(text, name)  # (a no-break space: a narrow status never wraps "s" away from its number)
 
 
-def _whole_seconds(remaining: float) -> int:
-    return max(0, math.ceil(remaining - 1e-6))  # (42.3 s shows 43: never 0 while time is left)
-
-
 def clock_text(remaining: float) -> str:
     """What is left of the turn clock of the player to move: "12 s left" (a no-break space before "s")."""
-    seconds = _whole_seconds(remaining)
+    seconds = max(0, math.ceil(remaining - 1e-6))
     text = ngettext("{seconds} s left", "{seconds} s left", seconds).format(seconds=seconds)
     return text.replace(f"{seconds} s", f"{seconds}\u00a0s")
 

@@ -135,14 +135,9 @@ def turn_clock(text: str) -> float | None:
     return None if text.lower() in ("0", "off", "none") else _clock_seconds(text)
 
 
-def add_turn_clock_option(parser: argparse.ArgumentParser, default: float | None, whose: str) -> None:
+def add_turn_clock_option(parser: argparse.ArgumentParser, default: float | None) -> None:
     """``--turn-clock SECONDS``: a connected player's move waits this long, then a bot plays it for them."""
-    parser.add_argument(
-        "--turn-clock",
-        type=turn_clock,
-        default=default,
-        metavar="SECONDS",
-        help=_(whose).format(
-            least=TURN_CLOCK_RANGE[0], most=TURN_CLOCK_RANGE[1], default=f"{default:g}" if default else _("off")
-        ),
-    )
+    least, most = TURN_CLOCK_RANGE
+    words = _("seconds per move of a connected player ({least:g}..{most:g}; default {default}), then a bot plays it")
+    shown = words.format(least=least, most=most, default=f"{default:g}" if default else _("off"))
+    parser.add_argument("--turn-clock", type=turn_clock, default=default, metavar="SECONDS", help=shown)

@@ -34,19 +34,9 @@ from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, SERVER_TURN_CLOCK, T
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
-from . import cluster_options, failed, run_app
+from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
-from .argtypes import (
-    add_limit,
-    add_turn_clock_option,
-    add_variant_options,
-    number,
-    players,
-    port,
-    processes,
-    whole_number,
-    within,
-)
+from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
 from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
@@ -108,14 +98,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clo
             default=_timer_text()
         ),
     )
-    add_turn_clock_option(
-        parser,
-        clock,
-        N_(
-            "a new table's seconds per move of a connected player ({least:g}..{most:g}; default {default}), then a "
-            "bot plays that move for them"
-        ),
-    )
+    argtypes.add_turn_clock_option(parser, clock)
     parser.add_argument(
         "--bot",
         choices=bot_names(),

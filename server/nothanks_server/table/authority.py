@@ -21,16 +21,8 @@ from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors
-from nothanks_tui.link.events import (
-    SEAT_AWAY,
-    SEAT_BACK,
-    SEAT_CLOCK,
-    SEAT_LEFT,
-    SEAT_STAND_IN,
-    TableSummary,
-    TableUpdate,
-)
+from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
+from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 
 from .. import thinking
 from ..chat import ChatRoom
@@ -438,7 +430,7 @@ class Table:
         if not self.current(state_id) or (player is not None and player is not bot) or state is None:
             return
         if player is None:  # the log says the clock ran out before the bot's move
-            self._note(index, SEAT_CLOCK)
+            self._note(index, events.SEAT_CLOCK)
         try:
             state = apply(state, action, index)
         except IllegalMove as error:
