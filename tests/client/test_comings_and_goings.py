@@ -262,7 +262,8 @@ async def test_the_player_to_move_sees_their_turn_clock_count_down_and_the_log_s
     async with counting_down(monkeypatch, size, 0, (ANA, BO), 11.6) as at:
         now, state, connection, pilot, app, status = at.now, at.state, at.connection, at.pilot, at.app, at.status
         await wait_until(pilot, lambda: "12\u00a0s left" in text_of(status), "the countdown")
-        assert "Your turn" in text_of(status)
+        assert "Your turn" in text_of(status) and "on the card" in text_of(status)  # (nothing pushed off)
+        assert len(status.draw_lines()) <= status.content_region.height  # the countdown fits the status
         now[0] += 5
         status.tick()
         await wait_until(pilot, lambda: "7\u00a0s left" in text_of(status), "the countdown going down")
