@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .commands.argtypes import add_variant_options, bot_name, non_negative, players
+from .commands.argtypes import add_turn_clock_option, add_variant_options, bot_name, non_negative, players
 from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, help=_("deal from this seed (default: random)"))
     play.add_argument("--open-chips", action="store_true", help=_("everyone's chip count is visible"))
     add_variant_options(play)
+    add_turn_clock_option(play, None)
     play.add_argument(
         "--name",
         help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
@@ -131,7 +132,8 @@ def lang_in(arguments: Sequence[str]) -> str | None:
 def _play(args: argparse.Namespace) -> int:
     from .commands.launchers import run_local_game
 
-    options = {key: getattr(args, key) for key in ("players", "bot", "seed", "open_chips", "variant", "bot_pace")}
+    keys = ("players", "bot", "seed", "open_chips", "variant", "bot_pace", "turn_clock")
+    options = {key: getattr(args, key) for key in keys}
     name = args.name or _remembered().name or _("you")  # the start screen's name: its games count under it
     return run_local_game(**options, name=name)
 

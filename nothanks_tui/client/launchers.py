@@ -21,6 +21,7 @@ class SoloChoice:
     bot: str
     open_chips: bool = False
     variant: str = STANDARD  # a name the engine registers (nothanks_tui/engine/config.py)
+    turn_clock: float | None = None  # seconds per move, then a bot plays it for you (None: off)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The table's log in words: players' comings and goings ("alice left", "alice is back"), the moves a stand-in
-bot played ("bot for bob took 17"), the countdown to a bot playing an away player's turn, and the chat lines said
+bot played ("bot for bob took 17"), the countdowns to a bot playing a turn (of an away player, or once the turn
+clock runs out), and the chat lines said
 between moves (``<bo> good luck``: plain text, cleaned again here whatever the host did).
 
 The host sends facts (``SeatEvent``: after how many moves, which seat, what; ``bot_in``); this words them in the
@@ -19,7 +20,7 @@ from ..engine import Action, Move
 from ..i18n import N_, _, ngettext
 from ..link import ChatLine, SeatEvent, SeatInfo
 from ..link.chat import MAX_CHAT
-from ..link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN
+from ..link.events import SEAT_AWAY, SEAT_BACK, SEAT_CLOCK, SEAT_LEFT, SEAT_STAND_IN
 from .presentation import logged_moves, move_line, seat_name
 from .safe_text import clean_message, display_name
 
@@ -29,6 +30,7 @@ EVENT_WORDS = {
     SEAT_AWAY: N_("{name} dropped out (away)"),
     SEAT_STAND_IN: N_("a bot plays for {name} now"),
     SEAT_BACK: N_("{name} is back"),
+    SEAT_CLOCK: N_("{name}'s clock ran out: a bot played their move"),
 }
 
 
@@ -67,7 +69,7 @@ def played_by_bot(events: Sequence[SeatEvent], move_index: int, seat: int) -> bo
     """Whether a stand-in bot played move ``move_index`` of ``seat``: the seat's last event before it says so."""
     for event in reversed(events):
         if event.seat == seat and event.at <= move_index:
-            return event.kind in BOT_PLAYS
+            return event.kind in BOT_PLAYS or (event.kind == SEAT_CLOCK and event.at == move_index)
     return False
 
 
@@ -123,6 +125,13 @@ def away_turn_text(name: str, remaining: float | None) -> Content:
     )
     text = template.format(name="{name}", seconds=seconds).replace(f"{seconds} s", f"{seconds}\u00a0s")
     return _with_name(text, name)  # (a no-break space: a narrow status never wraps "s" away from its number)
+
+
+def clock_text(remaining: float) -> str:
+    """What is left of the turn clock of the player to move: "12 s left" (a no-break space before "s")."""
+    seconds = max(0, math.ceil(remaining - 1e-6))
+    text = ngettext("{seconds} s left", "{seconds} s left", seconds).format(seconds=seconds)
+    return text.replace(f"{seconds} s", f"{seconds}\u00a0s")
 
 
 def stand_in_turn_text(name: str) -> Content:

@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from ..bots import bot_names, make_bot
 from ..client.error_sentences import os_reason
+from ..defaults import TURN_CLOCK_RANGE
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
 from ..i18n import N_, _
 
@@ -124,3 +125,19 @@ def add_limit(
     group.add_argument(
         flag, type=kind, default=default, metavar=metavar, help=help.format(default=default, seconds=default)
     )
+
+
+_clock_seconds = within(number, *TURN_CLOCK_RANGE, N_("must be {least:g}..{most:g} seconds, or 0 (off)"))
+
+
+def turn_clock(text: str) -> float | None:
+    """A turn clock: seconds within ``TURN_CLOCK_RANGE``, or off (``0``, ``off``, ``none``: None)."""
+    return None if text.lower() in ("0", "off", "none") else _clock_seconds(text)
+
+
+def add_turn_clock_option(parser: argparse.ArgumentParser, default: float | None) -> None:
+    """``--turn-clock SECONDS``: a connected player's move waits this long, then a bot plays it for them."""
+    least, most = TURN_CLOCK_RANGE
+    words = _("seconds per move of a connected player ({least:g}..{most:g}; default {default}), then a bot plays it")
+    shown = words.format(least=least, most=most, default=f"{default:g}" if default else _("off"))
+    parser.add_argument("--turn-clock", type=turn_clock, default=default, metavar="SECONDS", help=shown)

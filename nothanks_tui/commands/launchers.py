@@ -101,11 +101,12 @@ def run_local_game(
     variant: str = STANDARD,
     name: str = "you",
     bot_pace: float = BOT_PACE,
+    turn_clock: float | None = None,
 ) -> int:
     """You against bots at one table in this terminal; returns the exit code."""
     # Kept as a host keeps its games: `nothanks history`, `nothanks replay`.
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
-    choice = SoloChoice(name=name, players=players, bot=bot, open_chips=open_chips, variant=variant)
+    choice = SoloChoice(name, players, bot, open_chips, variant, turn_clock)
     try:
         connection = solo_table(launchers.solo_game(choice, seed))
     except BadName:

@@ -30,11 +30,11 @@ from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
 from ..client.seat_tokens import SeatTokens, resume_saved
-from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, TURN_TIMER
+from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, SERVER_TURN_CLOCK, TURN_CLOCK, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
 from ..link.names import BadName, clean_name
-from . import cluster_options, failed, run_app
+from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
@@ -58,8 +58,9 @@ def _timer_text() -> str:
     return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
 
 
-def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> None:
-    """The options ``server`` and ``host`` share; ``keeps``: what else the data dir holds (``host``'s log)."""
+def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clock: float | None = None) -> None:
+    """The options ``server`` and ``host`` share; ``keeps``: what else the data dir holds (``host``'s log); ``clock``:
+    the default turn clock."""
     parser.add_argument("--bind", default="0.0.0.0", help=_("address to listen on (default 0.0.0.0: every interface)"))
     parser.add_argument(
         "--port", type=port, default=DEFAULT_PORT, help=_("TCP port (default {port})").format(port=DEFAULT_PORT)
@@ -97,6 +98,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None) -> 
             default=_timer_text()
         ),
     )
+    argtypes.add_turn_clock_option(parser, clock)
     parser.add_argument(
         "--bot",
         choices=bot_names(),
@@ -130,7 +132,7 @@ def _plugins(args: argparse.Namespace, name: str) -> list[HostPlugin]:
 
 def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     server = sub.add_parser("server", help=_("run a headless host with a lobby of tables (Ctrl-C stops it)"))
-    _host_options(server)
+    _host_options(server, clock=SERVER_TURN_CLOCK)
     server.add_argument("-v", "--verbose", action="store_true", help=_("log every connection"))
     server.add_argument(
         "--rate-limit",
@@ -142,7 +144,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     cluster_options.add_cluster_options(server)
 
     host = sub.add_parser("host", help=_("host a game on the LAN and play at it in this terminal"))
-    _host_options(host, keeps=_(", and its log (host.log)"))
+    _host_options(host, clock=TURN_CLOCK, keeps=_(", and its log (host.log)"))
     host.add_argument("--players", type=players, default=3, help=_("seats at your table (2..7, default 3)"))
     host.add_argument("--bots", type=whole_number, default=0, help=_("seats filled with bots right away (default 0)"))
     host.add_argument("--name", default="host", help=_("your display name"))
@@ -170,6 +172,7 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
         data_dir=args.data_dir or paths.records_dir(),
         bot_delay=max(0.0, args.bot_pace),
         turn_timer=args.turn_timer,
+        turn_clock=args.turn_clock,
         default_bot=args.bot,
         max_tables_per_address=args.per_address_tables,
         unstarted_table_timeout=args.unstarted_table_timeout,

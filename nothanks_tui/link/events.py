@@ -28,7 +28,8 @@ SEAT_LEFT = "left"  # the player left on purpose: a bot plays the seat at once, 
 SEAT_AWAY = "away"  # the player's connection dropped: the seat waits for them (the turn timer runs)
 SEAT_STAND_IN = "stand_in"  # a bot now plays for the away player (their turn timer ran out, or the creator asked)
 SEAT_BACK = "back"  # the player is back in their seat; they play it again themselves
-SEAT_EVENT_KINDS = frozenset({SEAT_LEFT, SEAT_AWAY, SEAT_STAND_IN, SEAT_BACK})
+SEAT_CLOCK = "clock"  # the present player's turn clock ran out: a bot played this one move for them
+SEAT_EVENT_KINDS = frozenset({SEAT_LEFT, SEAT_AWAY, SEAT_STAND_IN, SEAT_BACK, SEAT_CLOCK})
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class TableUpdate:
     table_id: str = ""
     can_restart: bool = False  # this recipient may start another game at this table once it is over
     seat_events: tuple[SeatEvent, ...] = ()  # this game's comings and goings, oldest first
-    bot_in: float | None = None  # seconds until a bot plays the away player whose turn it is (None: not waiting)
+    bot_in: float | None = None  # seconds until a bot plays this turn (its player away, or out of time); None: never
     creator: bool = False  # this recipient created the table (may let a bot play for an away player)
     match: MatchTotals | None = None  # the games finished at this table so far (None: none yet)
     # Once the game is over (never before: chips may be hidden): every seat's score after each card taken.
@@ -164,3 +165,4 @@ class NewTable:
     open_chips: bool = False
     variant: str = "standard"
     coach: bool = False  # players at the table may ask the coach what the hard bot would play
+    turn_clock: int | None = None  # whole seconds per move, then a bot plays it (0: off; None: the host's default)

@@ -46,6 +46,7 @@ class CreateTable(ClientMessage, tag="create_table"):
     open_chips: bool = False
     variant: str = "standard"
     coach: bool = False
+    turn_clock: int | None = None  # whole seconds per move (0: off; absent or null: the host's default)
 
 
 class Join(ClientMessage, tag="join"):

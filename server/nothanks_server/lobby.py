@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nothanks_tui.bots import bot_names
-from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_TIMER
+from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_CLOCK, TURN_CLOCK_RANGE, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
@@ -47,6 +47,7 @@ class LobbySettings:
     data_dir: Path | None = None
     bot_delay: float = BOT_PACE
     turn_timer: float | None = TURN_TIMER
+    turn_clock: float | None = TURN_CLOCK  # a new table's, unless its creator chooses (a restored table's too)
     default_bot: str = DEFAULT_BOT
     max_tables: int = MAX_TABLES
     max_tables_per_address: int = 4  # tables created by one address (network) that are still open...
@@ -79,10 +80,17 @@ class Lobby:
         self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
         self._restore()
 
-    def _table_settings(self, players: int, open_chips: bool, variant: str, bot: str, coach: bool) -> TableSettings:
-        """A table's settings: what its creator chose, and this host's pace and turn timer."""
-        pace, timer = self.settings.bot_delay, self.settings.turn_timer
-        return TableSettings(players, open_chips, variant, pace, turn_timer=timer, default_bot=bot, coach=coach)
+    def _table_settings(self, new: NewTable) -> TableSettings:
+        """A table's settings: what its creator chose, and this host's pace, turn timer and (unless the creator
+        chose one: 0 is off) turn clock."""
+        least, most = TURN_CLOCK_RANGE
+        if new.turn_clock and not least <= new.turn_clock <= most:  # (the host's default is the command line's)
+            raise IllegalMove(errors.BAD_FIELD, f"turn_clock must be {least:g}..{most:g} seconds, or 0 (off)")
+        clock = self.settings.turn_clock if new.turn_clock is None else new.turn_clock or None
+        settings = TableSettings(new.players, new.open_chips, new.variant, default_bot=new.bot, coach=bool(new.coach))
+        return replace(
+            settings, bot_delay=self.settings.bot_delay, turn_timer=self.settings.turn_timer, turn_clock=clock
+        )
 
     def _wiring(self) -> dict[str, Any]:
         """What every table of this lobby is given: the store, the records, the group commit and the callbacks."""
@@ -113,7 +121,9 @@ class Lobby:
             return None
         try:
             bot = stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot
-            settings = self._table_settings(stored.players, stored.open_chips, stored.variant, bot, stored.coach)
+            settings = self._table_settings(
+                NewTable(stored.players, 0, bot, stored.open_chips, stored.variant, stored.coach)
+            )
             table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
@@ -218,7 +228,7 @@ class Lobby:
                 raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
-        settings = self._table_settings(new.players, new.open_chips, new.variant, new.bot, bool(new.coach))
+        settings = self._table_settings(new)
         try:  # (a cluster's store numbers the tables of every host)
             table_id = f"t{self.store.next_table_number()}"
         except StoreError as error:

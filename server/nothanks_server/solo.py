@@ -40,6 +40,7 @@ class SoloGame:
     bot_names: Sequence[str] | None = None  # the bots' seat names; default: ana, bo, cy... (never the human's)
     records_dir: Path | None = None  # where finished games are kept (the data dir); None: not kept
     coach: bool = True  # the player may ask what the hard bot would play (nobody else is there to mind)
+    turn_clock: float | None = None  # seconds per move, then a bot plays it for the player (None: off)
 
 
 def solo_bot_pace(pace: float, bots: int) -> float:
@@ -70,6 +71,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
         variant=game.variant,
         bot_delay=solo_bot_pace(game.bot_pace, len(bots)),
         turn_timer=None,  # the only human is the one who left: nobody to play for
+        turn_clock=game.turn_clock,
         default_bot=game.bot,
         chips_per_player=game.chips_per_player,
         coach=game.coach,

@@ -65,7 +65,8 @@ class HostSide:
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
         bot = message.bot if isinstance(message.bot, str) else self.lobby.settings.default_bot
-        new = NewTable(message.players, message.bots, bot, message.open_chips, message.variant, message.coach)
+        fields = (message.open_chips, message.variant, message.coach, message.turn_clock)
+        new = NewTable(message.players, message.bots, bot, *fields)
         return self.seated(*self.lobby.create_table(new, self, owner=self.holder or None))
 
     def on_join(self, message: m.Join) -> Reply:

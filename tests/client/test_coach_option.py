@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from textual.widgets import Select
+
 from nothanks_tui.client.screens.table import TableScreen, TitleBar
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.widgets.forms import TickBox
@@ -42,4 +44,18 @@ async def test_a_table_created_with_the_coach_shows_it_and_answers_the_key():
         await pilot.press("i")
         await wait_until(pilot, lambda: table.advice is not None, "the advice")
         assert table.advice.state_id == table.table.view.state_id
+    lobby.close()
+
+
+async def test_the_new_table_dialog_s_turn_clock_reaches_the_table_and_the_dialog_fits_80x24():
+    lobby, app = await lobby_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_new_table_dialog(pilot, app)
+        create = app.screen.query_one("#create")
+        assert create.region.bottom <= 23 and app.screen.query_one("#turn-clock").region.height == 1
+        app.screen.query_one("#turn-clock", Select).value = 30
+        await pilot.click("#create")
+        await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "the waiting room")
+        [summary] = lobby.tables()
+        assert lobby.table(summary.table_id).settings.turn_clock == 30
     lobby.close()

@@ -6,6 +6,9 @@ log lines, "(bot playing)" by the name, the stand-in's moves as a bot's, a count
 
 from __future__ import annotations
 
+import contextlib
+from types import SimpleNamespace
+
 import pytest
 
 from nothanks_tui.client.app import NoThanksApp
@@ -92,21 +95,29 @@ def test_log_entries_keep_every_seat_event_in_order_among_the_takes():
         assert entry.by_bot == (entry.move.seat == 1 and start <= index < end), (index, entry)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
-async def test_an_away_player_s_turn_counts_down_from_the_host_s_seconds(monkeypatch, size):
+@contextlib.asynccontextmanager
+async def counting_down(monkeypatch, size, seat: int, seats, bot_in: float):
+    """An app at a game whose turn is ``seat``'s, told a bot plays it in ``bot_in`` s; its status widget's clock
+    at 1000 (``now``: the test moves it)."""
     now = [1000.0]
     monkeypatch.setattr(TableStatus, "clock", staticmethod(lambda: now[0]))
     state = game_after(0)
-    if state.to_move != 1:
+    if state.to_move != seat:
         state = apply(state, Action.PASS)
-    assert state.to_move == 1
+    assert state.to_move == seat
     connection = ScriptedConnection()
     app = NoThanksApp(connection)
     async with app.run_test(size=size) as pilot:
-        update = TableUpdate(view_for(state, 0), (ANA, SeatInfo("bo", away=True)), "t1", bot_in=41.6)
-        connection.events.put_nowait(update)
+        connection.events.put_nowait(TableUpdate(view_for(state, 0), seats, "t1", bot_in=bot_in))
         await wait_until(pilot, lambda: table_screen(app).table is not None, "the table")
         status = table_screen(app).query_one(TableStatus)
+        yield SimpleNamespace(now=now, state=state, connection=connection, pilot=pilot, app=app, status=status)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_an_away_player_s_turn_counts_down_from_the_host_s_seconds(monkeypatch, size):
+    async with counting_down(monkeypatch, size, 1, (ANA, SeatInfo("bo", away=True)), 41.6) as at:
+        now, pilot, status = at.now, at.pilot, at.status
         await wait_until(pilot, lambda: "bo is away: a bot plays for them in 42 s" in " ".join(text_of(status).split()))
         assert any(line.strip().endswith("42\u00a0s") for line in text_of(status).splitlines())  # never cut
         now[0] += 10
@@ -244,3 +255,22 @@ def test_a_stand_in_s_pass_stays_in_the_log_when_a_seat_event_comes_right_after_
     entries = log_entries(state.moves, events, 40)
     assert any(entry.move == bot_pass and entry.by_bot for entry in entries)
     assert entries[-1].event == events[-1]  # (the return still comes after it)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_player_to_move_sees_their_turn_clock_count_down_and_the_log_says_when_it_ran_out(monkeypatch, size):
+    async with counting_down(monkeypatch, size, 0, (ANA, BO), 11.6) as at:
+        now, state, connection, pilot, app, status = at.now, at.state, at.connection, at.pilot, at.app, at.status
+        await wait_until(pilot, lambda: "12\u00a0s left" in text_of(status), "the countdown")
+        assert "Your turn" in text_of(status) and "on the card" in text_of(status)  # (nothing pushed off)
+        assert len(status.draw_lines()) <= status.content_region.height  # the countdown fits the status
+        now[0] += 5
+        status.tick()
+        await wait_until(pilot, lambda: "7\u00a0s left" in text_of(status), "the countdown going down")
+        played = apply(state, Action.TAKE)  # the clock ran out: a bot took for ana
+        update = TableUpdate(view_for(played, 0), (ANA, BO), "t1", seat_events=(SeatEvent(0, 0, "clock"),))
+        connection.events.put_nowait(update)
+        log = table_screen(app).query_one(MoveLog)
+        await wait_until(pilot, lambda: "ana's clock ran out" in " ".join(text_of(log).split()), "the log")
+        assert "bot for ana took" in " ".join(text_of(log).split())
+        assert "\u00a0s left" not in text_of(status)  # (no bot_in: the clock does not run now)

@@ -397,6 +397,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield from forms.table_size_fields()
             yield from forms.bot_field(self.bot_choices, self.default_bot)
             yield from forms.variant_field(compact=True)
+            yield from forms.turn_clock_field()
             yield forms.open_chips_box()
             yield forms.TickBox(_(COACH_LABEL), id="coach", compact=True)
             with Horizontal(classes="field"):

@@ -68,6 +68,16 @@ def variant_field(*, compact: bool = False) -> ComposeResult:
     yield from form_row(_("Variant"), select, id="variant-field")
 
 
+TURN_CLOCKS = (0, 15, 30, 60, 120)  # the new-table dialog's turn clocks, in seconds (0: off)
+
+
+def turn_clock_field() -> ComposeResult:
+    """The "Turn clock" field: seconds per move of a connected player, then a bot plays it (off by default)."""
+    options = [(_("off") if s == 0 else _("{seconds} s per move").format(seconds=s), s) for s in TURN_CLOCKS]
+    select = Select(options, value=0, allow_blank=False, id="turn-clock", compact=True)
+    yield from form_row(_("Turn clock"), select, id="turn-clock-field")
+
+
 def _bot_counts(players: int) -> list[tuple[str, int]]:
     """The "Bots" choices at a table of ``players``: none up to every seat but the creator's."""
     return [
@@ -97,7 +107,7 @@ def fit_bots_to_players(event: Select.Changed, form: Widget) -> None:
 
 
 def new_table(form: Widget) -> NewTable:
-    """The table ``form``'s fields describe (sizes, bot, variant, open chips, coach)."""
+    """The table ``form``'s fields describe (sizes, bot, variant, turn clock, open chips, coach)."""
     players = form.query_one("#players", Select).value
     bots = form.query_one("#bots", Select).value
     if not isinstance(players, int) or not isinstance(bots, int):
@@ -111,4 +121,6 @@ def new_table(form: Widget) -> NewTable:
     )
     for bot in form.query("#bot").results(Select):  # none: the host's default bot
         table = dataclasses.replace(table, bot=str(bot.value))
+    for clock in form.query("#turn-clock").results(Select):  # none: the host's default clock
+        table = dataclasses.replace(table, turn_clock=clock.value if isinstance(clock.value, int) else None)
     return table

@@ -145,22 +145,22 @@ class FaceUpCard(TableView):
 
 
 class TableStatus(TableView):
-    """Deck, chips on the card, whose turn; for an away player's turn, the countdown (from the host's ``bot_in``)
-    to a bot playing it, redrawn once a second."""
+    """Deck, chips on the card, whose turn, and the countdown (from the host's ``bot_in``) to a bot playing it (an
+    away player's, or a present one's once the turn clock runs out), redrawn once a second."""
 
     clock: Callable[[], float] = staticmethod(time.monotonic)  # tests drive the countdown with their own
     host_away: reactive[bool] = reactive(False, repaint=False)  # the connection to the host is down: no turn now
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._deadline: float | None = None  # ``clock()`` time a bot plays the away player's turn
+        self._deadline: float | None = None  # ``clock()`` time a bot plays this turn
         self._ticking: Timer | None = None
 
     def watch_table(self) -> None:
         bot_in = self.table.bot_in if self.table is not None else None
         self._deadline = None if bot_in is None else self.clock() + bot_in
         if self._deadline is not None and self._ticking is None:
-            self._ticking = self.set_interval(1.0, self.tick, name="away countdown")
+            self._ticking = self.set_interval(1.0, self.tick, name="turn countdown")
         elif self._deadline is None and self._ticking is not None:
             self._ticking.stop()
             self._ticking = None
@@ -182,7 +182,12 @@ class TableStatus(TableView):
         name = presentation.seat_name(seats, view.to_move)
         if view.finished or mover is None or not mover.away:
             key = ("turn", view.finished, view.legal, view.refusal(Action.PASS), name)
-            return [self.cached(key, lambda: presentation.turn_content(view, seats))]
+            turn = self.cached(key, lambda: presentation.turn_content(view, seats))
+            if self._deadline is None or view.finished:
+                return [turn]
+            left = Content.styled(seat_log.clock_text(self._deadline - self.clock()), "bold")
+            both = Content.assemble(turn, " ", left)  # (on a line of its own if the status is narrow)
+            return [both] if both.cell_length <= width else [turn, left]
         if mover.stand_in:
             text = seat_log.stand_in_turn_text(name)
         else:

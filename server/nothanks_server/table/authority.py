@@ -21,7 +21,7 @@ from nothanks_tui.engine import Action, GameState, IllegalMove, apply, new_game
 from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors
+from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 
 from .. import thinking
@@ -147,7 +147,7 @@ class Table:
                 table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
                 table._quiet_returns.add(index)
                 if seat.stand_in and stored.game_no > 0 and not stored.finished:  # a bot played it: it plays on
-                    table.seats[index].stand_in = table._stand_in_bot()
+                    table.seats[index].stand_in = table.stand_in_bot()
                     table.seats[index].left = seat.left
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
@@ -166,8 +166,9 @@ class Table:
 
     def release_away_seats(self) -> None:
         """A restored table's grace period is over: before the game, the seats of players who did not come back
-        free up as if they had left; a table whose game is over (before the restart, or since: its bots finished
-        it) and nobody came back to closes."""
+        free up as if they had left; a game nobody came back to is finished by stand-in bots (its record kept, even
+        without a turn timer); a table whose game is over (before the restart, or since) and nobody came back to
+        closes."""
         if self.closed:
             return
         self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
@@ -175,6 +176,11 @@ class Table:
             self._check_idle()
             return
         if self.started:
+            for index in [] if self._where("present") else self._where("away"):
+                if self.seats[index].stand_in is None:
+                    self.stand_in(index, note=True)
+            self._broadcast()
+            self.driver.drive()
             return
         away = self._where("away")
         for index in away:
@@ -300,7 +306,7 @@ class Table:
     def stand_in(self, index: int, *, note: bool = False) -> None:
         """A bot plays for seat ``index``'s away player until they come back (stored); ``note``: the log says so."""
         seat = self.seats[index]
-        seat.stand_in = self._stand_in_bot()
+        seat.stand_in = self.stand_in_bot()
         self._put_seat(index, seat)
         if note:
             self._note(index, SEAT_STAND_IN)
@@ -313,7 +319,7 @@ class Table:
             return creator
         return next(iter(self._where("present")), None)
 
-    def _stand_in_bot(self) -> Bot:
+    def stand_in_bot(self) -> Bot:
         return self._make_bot(self.settings.default_bot)[0]
 
     def _note(self, index: int, kind: str) -> None:
@@ -417,11 +423,14 @@ class Table:
         self._apply(apply(state, action, seat), member)
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
-        """``bot`` (seat ``index``'s, or its stand-in) chose ``action`` in state ``state_id``: played if it still
-        plays the seat there; an illegal choice takes the card instead."""
-        state = self.state
-        if not self.current(state_id) or self.seats[index].player is not bot or state is None:
+        """``bot`` (seat ``index``'s, its stand-in, or one for this move of a present player whose turn clock ran
+        out) chose ``action`` in state ``state_id``: played if it still plays the seat there; an illegal choice takes
+        the card instead."""
+        state, player = self.state, self.seats[index].player
+        if not self.current(state_id) or (player is not None and player is not bot) or state is None:
             return
+        if player is None:  # the log says the clock ran out before the bot's move
+            self._note(index, events.SEAT_CLOCK)
         try:
             state = apply(state, action, index)
         except IllegalMove as error:

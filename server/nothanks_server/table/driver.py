@@ -1,7 +1,8 @@
-"""Who plays a seat no connected human plays, and when: a table's bots at their pace, and for an away player a
-stand-in bot once their turn timer runs out. It only decides: the table's authority plays the move
-(``Table.bot_plays``) or seats the stand-in (``Table.stand_in``). One task at a time, for the turn the table is at;
-bots choose off the event loop (thinking.py), in the table's own context, never a caller's.
+"""Who plays a seat no connected human plays, and when: a table's bots at their pace, for an away player a
+stand-in bot once their turn timer runs out, and a present player's one move once the table's turn clock does. It
+only decides: the table's authority plays the move (``Table.bot_plays``) or seats the stand-in (``Table.stand_in``).
+One task at a time, for the turn the table is at; bots choose off the event loop (thinking.py), in the table's own
+context, never a caller's.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ log = logging.getLogger(__name__)
 
 
 class BotDriver:
-    """The bots' turns at one table, and the turn timer of an away player."""
+    """The bots' turns at one table, an away player's turn timer and a present one's turn clock."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
         self.task: asyncio.Task[None] | None = None
-        self._key: tuple[int, int, bool] | None = None  # (state id, seat, waiting for an away player)
+        self._key: tuple[int, int, str] | None = None  # (state id, seat, "bot", or the human waited: "away", "clock")
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see ``wait``)
-        self._deadline: tuple[int, float] | None = None  # (state id, monotonic time) a stand-in plays the away turn
+        self._deadline: tuple[tuple[int, bool], float] | None = None  # ((state id, away), monotonic time) a bot plays
 
     def wait(self) -> float:
         """How long a bot thinks before this move: ``bot_delay``, give or take ``bot_delay_spread`` of it (its own
@@ -43,16 +44,18 @@ class BotDriver:
         return self._pace.uniform(delay - spread, delay + spread)
 
     def deadline(self) -> float | None:
-        """When (``time.monotonic``) a bot plays the away player's turn now due, None if none waits; set once per
-        turn, for every view and the timer."""
+        """When (``time.monotonic``) a bot plays the human's turn now due (an away player's once the turn timer runs
+        out, a present one's move once the turn clock does), None if none waits; set once per turn and presence, for
+        every view and the timer."""
         table, state = self.table, self.table.state
-        if state is None or state.finished or table.settings.turn_timer is None:
+        if state is None or state.finished:
             return None
         seat = table.seats[state.to_move]
-        if not seat.away or seat.stand_in is not None:
+        wait = table.settings.turn_timer if seat.away else table.settings.turn_clock if seat.present else None
+        if wait is None or seat.stand_in is not None:
             return None
-        if self._deadline is None or self._deadline[0] != state.state_id:
-            self._deadline = (state.state_id, time.monotonic() + table.settings.turn_timer)
+        if self._deadline is None or self._deadline[0] != (state.state_id, seat.away):
+            self._deadline = ((state.state_id, seat.away), time.monotonic() + wait)
         return self._deadline[1]
 
     def restart_timer(self) -> None:
@@ -69,9 +72,9 @@ class BotDriver:
             return
         seat = table.seats[state.to_move]
         if seat.player is not None:
-            key = (state.state_id, state.to_move, False)
-        elif seat.away and table.settings.turn_timer is not None:
-            key = (state.state_id, state.to_move, True)
+            key = (state.state_id, state.to_move, "bot")
+        elif self.deadline() is not None:
+            key = (state.state_id, state.to_move, "away" if seat.away else "clock")
         else:
             self.cancel()
             return
@@ -90,21 +93,22 @@ class BotDriver:
         self.task = None
         self._key = None
 
-    async def _turn(self, state_id: int, index: int, waiting_for_away: bool) -> None:
+    async def _turn(self, state_id: int, index: int, waiting: str) -> None:
         table = self.table
         try:
-            if waiting_for_away:
+            if waiting != "bot":
                 deadline = self.deadline()  # the one every view counts down to
                 if deadline is not None:
                     await asyncio.sleep(max(0.0, deadline - time.monotonic()))
                 seat = table.seats[index]
-                if not table.current(state_id) or not seat.away or seat.stand_in is not None:
+                if not table.current(state_id) or seat.away != (waiting == "away") or seat.stand_in is not None:
                     return
-                table.stand_in(index, note=True)
-                log.info("table %s: a bot plays for away seat %d", table.table_id, index)
+                if seat.away:
+                    table.stand_in(index, note=True)
+                log.info("table %s: a bot plays for %s seat %d", table.table_id, waiting, index)
             elif table.settings.bot_delay > 0:
                 await asyncio.sleep(self.wait())
-            bot = table.seats[index].player
+            bot = table.seats[index].player or table.stand_in_bot()  # (a clock ran out: for this one move)
             if not table.current(state_id) or bot is None or table.state is None:
                 return
             view = engine_view_for(table.state, index)

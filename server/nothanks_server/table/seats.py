@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from nothanks_tui.bots import Bot
-from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_TIMER
+from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_CLOCK, TURN_TIMER
 from nothanks_tui.engine import GameConfig
 from nothanks_tui.link import ChatHistory, ChatLine, Closed, Rejected, SeatInfo, TableUpdate, TableWaiting
 
@@ -31,7 +31,8 @@ class Member(Protocol):
 class TableSettings:
     """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving, give or take
     ``bot_delay_spread`` of it (tables started together would otherwise move in step, every screen redrawn in the
-    same instant). ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays (None: forever).
+    same instant). ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays (None: forever);
+    ``turn_clock``: a present player's, before the stand-in bot plays that one move (None: off).
     """
 
     players: int = 4
@@ -40,6 +41,7 @@ class TableSettings:
     bot_delay: float = BOT_PACE
     bot_delay_spread: float = BOT_PACE_SPREAD
     turn_timer: float | None = TURN_TIMER
+    turn_clock: float | None = TURN_CLOCK
     default_bot: str = DEFAULT_BOT
     chips_per_player: int | None = None  # None: the rules' count for the number of players (tests deal fewer)
     coach: bool = False  # players may ask what the hard bot would play in their place (local tables: yes)
