@@ -12,7 +12,7 @@ async def test_a_coach_table_over_ssh_answers_i_on_your_turn(game_sessions):
     await client.wait_for("No tables yet")
     client.send("c")
     await client.wait_for("New table")
-    client.send("\t\t\t\t ")  # players, bots now, variant, open chips (no level field here), tick the coach
+    client.send("\t\t\t\t\t ")  # players, bots now, variant, clock, open chips (no level field here), tick the coach
     await client.wait_for("[✓] Coach")
     client.send("\x13")  # ctrl+s: create
     await client.wait_for("waiting for players (coach)")
