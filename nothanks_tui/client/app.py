@@ -132,11 +132,12 @@ class NoThanksApp(App[int]):
         self.may_join_others = False
 
     def get_line_filters(self) -> Sequence[LineFilter]:
-        """With ``NO_COLOR`` (Textual reads it at its start), no colour codes at all, not grey ones."""
+        """With ``no_color`` (Textual sets it from ``NO_COLOR`` at its start; the SSH front, for its session), no
+        colour codes at all, not grey ones."""
         filters = super().get_line_filters()
         if not self.no_color:
             return filters
-        return [COLOURLESS if isinstance(f, Monochrome | NoColor) else f for f in filters]
+        return [*(f for f in filters if not isinstance(f, Monochrome | NoColor)), COLOURLESS]
 
     def remember_chat_muted(self, muted: bool) -> None:
         self.chat_muted = muted

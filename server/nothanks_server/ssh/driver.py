@@ -304,17 +304,19 @@ class ChannelDriver(Driver):
 
 
 def color_system_for(term: str | None, environment: Mapping[str, str] | None = None) -> str:
-    """Rich's colour system name for a client: "truecolor", "256" or "standard" (never None).
+    """Rich's colour system name for a client: "truecolor", "256", "standard", or "none" (no colour at all).
 
-    COLORTERM=truecolor/24bit (sent when the client's ssh is configured with ``SendEnv COLORTERM``) wins; otherwise
-    the TERM name decides: ``*-256color`` is 256 colours, a handful of terminals known to do 24-bit colour are
-    truecolor, anything else (``xterm``, ``screen``, ``vt100``, unknown, none) gets the 16 standard colours.
+    "none" for NO_COLOR (``ssh -o SetEnv=NO_COLOR=1``) or a monochrome TERM (``dumb``, terminfo's ``*-mono``,
+    ``*-m``). Then COLORTERM=truecolor/24bit (``SendEnv COLORTERM``) wins; otherwise the TERM name decides:
+    ``*-256color`` is 256 colours, a handful of terminals known to do 24-bit colour are truecolor, anything else
+    (``xterm``, ``screen``, ``vt100``, unknown, none) gets the 16 standard colours.
     """
-    colorterm = (environment or {}).get("COLORTERM", "").strip().lower()
-    if colorterm in ("truecolor", "24bit"):
-        return "truecolor"
+    environment = environment or {}
     name = (term or "").strip().lower()
-    if any(marker in name for marker in _TRUECOLOR_TERMS):
+    if "NO_COLOR" in environment or name == "dumb" or name.endswith(("-mono", "-m")):
+        return "none"
+    colorterm = environment.get("COLORTERM", "").strip().lower()
+    if colorterm in ("truecolor", "24bit") or any(marker in name for marker in _TRUECOLOR_TERMS):
         return "truecolor"
     if "256color" in name or "256" in name.rsplit("-", 1)[-1]:
         return "256"

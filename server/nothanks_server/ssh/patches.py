@@ -4,8 +4,8 @@ versions checked (pyproject.toml); otherwise only public API (Textual's ``Driver
 ``run_server``, ``SSHServer``, ``SSHServerSession``).
 
 1. asyncssh ``SSHServerChannel._env`` (``limit_environment``): asyncssh keeps every ``env`` request, with no hook to
-   refuse one (thousands of 32 KiB names kept a session's life). Only COLORTERM, LANG, LC_ALL, LC_CTYPE and
-   LC_MESSAGES with short values are kept: of 5,000 requests, 4 (tests/ssh/test_input_limits.py). A security bound.
+   refuse one (thousands of 32 KiB names kept a session's life). Only COLORTERM, NO_COLOR, LANG, LC_ALL, LC_CTYPE
+   and LC_MESSAGES with short values are kept: of 5,000 requests, 4 (tests/ssh/test_input_limits.py). A security bound.
 2. asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``): bytes are decrypted and parsed
    before any budget sees them; an ``InboundShaper`` goes in front. One IGNORE flood took 98 % of a core and another
    player's keys to 1.0-2.1 s; with it 7 % and 8 / 36 ms p50 / p99 (docs/benchmarks.md, "SSH front, eighth pass").
@@ -52,8 +52,9 @@ from .settings import INBOUND_BURST, INBOUND_RATE
 log = logging.getLogger(__name__)
 
 CHECKED_VERSIONS = {"textual": "8.2.8", "asyncssh": "2.24.1"}
-# What says how the terminal draws, and which language the player reads (OpenSSH's usual `SendEnv LANG LC_*`).
-KEPT_VARIABLES = frozenset({b"COLORTERM", b"LANG", b"LC_ALL", b"LC_CTYPE", b"LC_MESSAGES"})
+# What says how the terminal draws (`SendEnv COLORTERM NO_COLOR`), and which language the player reads (OpenSSH's
+# usual `SendEnv LANG LC_*`).
+KEPT_VARIABLES = frozenset({b"COLORTERM", b"NO_COLOR", b"LANG", b"LC_ALL", b"LC_CTYPE", b"LC_MESSAGES"})
 MAX_VALUE = 64  # bytes; "truecolor" or "en_US.UTF-8" fit, a 32 KiB value does not
 TOO_MANY_REQUESTS = 32  # after this many env requests on one channel, say so in the log (once)
 

@@ -285,6 +285,8 @@ class GameSession(asyncssh.SSHServerSession):
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
         size = terminal_size(*self._size)
         color_system = color_system_for(self._term, self._environment())
+        if color_system == "none":
+            app.no_color = True  # what Textual reads from the process's NO_COLOR, for this session's app alone
         app.driver_class = functools.partial(  # type: ignore[assignment]
             ChannelDriver, link=self, color_system=color_system
         )
