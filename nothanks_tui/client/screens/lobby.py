@@ -20,18 +20,9 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
-from ...link import (
-    ChatHistory,
-    ChatLine,
-    LobbyConnection,
-    LobbyError,
-    NewTable,
-    Rejected,
-    TableConnection,
-    TableSummary,
-    errors,
-)
+from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
 from ...link.chat import CHAT_HISTORY
+from ...link.events import ChatHistory, ChatLine, Rejected
 from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
