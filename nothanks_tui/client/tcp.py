@@ -21,10 +21,10 @@ import msgspec
 from .. import __version__
 from ..defaults import DEFAULT_PORT
 from ..i18n import N_, _
-from ..link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection, errors
+from ..link import ChatHistory, ChatLine, ConnectionInfo, LobbyConnection, LobbyError, TableConnection, errors
 from ..link import messages as m
 from ..link import wire as w
-from ..link.chat import CHAT
+from ..link.chat import CHAT, LOBBY_CHAT
 from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from ..link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
@@ -113,9 +113,8 @@ class TcpTable(TableConnection):
         return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
 
     async def send_chat(self, text: str) -> None:
-        if len(text.encode("utf-8", "replace")) > CLIENT_MAX_STR:  # the host would drop the connection for it
-            message = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say it in fewer words"
-            self.events.put_nowait(Rejected(errors.CHAT_TOO_LONG, message))
+        if (too_long := _too_long(text)) is not None:
+            self.events.put_nowait(too_long)
             return
         await super().send_chat(text)
 
@@ -249,6 +248,17 @@ class TcpLobby(LobbyConnection):
 
     async def player_stats(self) -> list[PlayerStats]:
         return (await self.request(m.Stats(), w.Stats)).players
+
+    @property
+    def can_chat(self) -> bool:
+        return LOBBY_CHAT in self.features  # (an older host, or a cluster's front: no lobby chat)
+
+    async def send_chat(self, text: str) -> None:
+        too_long = _too_long(text)
+        if too_long is None:
+            await self.send(m.Chat(text=text))
+        elif self.on_chat is not None:
+            self.on_chat(too_long)
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
@@ -454,8 +464,12 @@ class TcpLobby(LobbyConnection):
         return None if handler is None else handler(frame)
 
     def _on_update(self, frame: w.Update | w.Waiting | w.Chat | w.ChatLines) -> str | None:
-        if self.table is not None:
-            self.table.events.put_nowait(frame.event())
+        event = frame.event()
+        if isinstance(event, ChatLine | ChatHistory) and _in_lobby(event):  # (never a table's, whatever we are at)
+            if self.on_chat is not None:
+                self.on_chat(event)
+        elif self.table is not None:
+            self.table.events.put_nowait(event)
         return None
 
     _on_waiting = _on_chat = _on_chat_history = _on_update
@@ -466,6 +480,8 @@ class TcpLobby(LobbyConnection):
             return error_sentence(frame.code, frame.message)
         if self.table is not None:
             self.table.events.put_nowait(Rejected(frame.code, frame.message))
+        elif self.on_chat is not None and frame.code.startswith("chat_"):  # (a lobby line refused)
+            self.on_chat(Rejected(frame.code, frame.message))
         return None
 
     def _on_table_closed(self, frame: w.TableClosed) -> str | None:
@@ -523,6 +539,17 @@ def _unreached(error: Exception, where: str) -> LobbyError:
             errors.UNREACHABLE, _("cannot reach {where}: {reason}").format(where=where, reason=os_reason(error))
         )
     return LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
+
+
+def _in_lobby(event: ChatLine | ChatHistory) -> bool:
+    return any(line.lobby for line in (event.lines[:1] if isinstance(event, ChatHistory) else (event,)))
+
+
+def _too_long(text: str) -> Rejected | None:
+    """A line the host would drop the connection for (a str over ``CLIENT_MAX_STR`` bytes) is refused here."""
+    if len(text.encode("utf-8", "replace")) <= CLIENT_MAX_STR:
+        return None
+    return Rejected(errors.CHAT_TOO_LONG, f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say less")
 
 
 def _client() -> str:

@@ -1,4 +1,4 @@
-"""What a chat line at a table is, on both sides: its limits, and the one way its text is made safe.
+"""What a chat line (at a table, in a lobby) is, on both sides: its limits, and the one way its text is made safe.
 
 Typed by strangers and shown on everyone's terminal, a line is cleaned as names are (``names.printable_text``) by
 the host and drawn as plain text by the client, which checks the same limits first so a player is told at once.
@@ -9,6 +9,7 @@ from __future__ import annotations
 from .names import printable_text
 
 CHAT = "chat"  # the feature name both hellos list when they speak chat (docs/protocol.md, "Features")
+LOBBY_CHAT = "lobby_chat"  # ...and chat in a host's lobby, at no table (a cluster's front does not offer it)
 MAX_CHAT = 200  # characters of a line, after cleaning
 CHAT_HISTORY = 50  # recent lines a table keeps for whoever sits down or comes back
 CHAT_RATE = 1.0  # lines a second, sustained, per connection...

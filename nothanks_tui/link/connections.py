@@ -5,6 +5,7 @@ both in-process (``nothanks play``, ``nothanks host``'s own player), the client 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +13,7 @@ from ..engine import Action
 from ..engine.errors import CodedError
 from . import errors
 from . import messages as m
-from .events import CoachAdvice, NewTable, TableEvent, TableSummary
+from .events import ChatHistory, ChatLine, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
 from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
 
 
@@ -103,10 +104,19 @@ class LobbyConnection(HistorySource):
     """A host's lobby: list, create, join and watch tables; also its history (by default none: ``no_game``)."""
 
     info: ConnectionInfo
+    on_chat: Callable[[ChatLine | ChatHistory | Rejected], None] | None = None  # the lobby's chat, while at no table
 
     @abstractmethod
     async def start(self) -> None:
         """Connect and introduce ourselves; raises ``LobbyError`` if the host refuses."""
+
+    @property
+    def can_chat(self) -> bool:
+        """Lines sent with ``send_chat`` reach everyone at no table at this host (they come back to ``on_chat``)."""
+        return False
+
+    async def send_chat(self, text: str) -> None:
+        """Say ``text`` to everyone in the lobby; a refusal comes back to ``on_chat`` as a ``Rejected``."""
 
     @abstractmethod
     async def list_tables(self) -> list[TableSummary]:

@@ -112,13 +112,15 @@ class TableWaiting:
 @dataclass(frozen=True, slots=True)
 class ChatLine:
     """Someone at the table said ``text`` (plain text, never markup); ``seat`` None: a spectator. ``at``: the moves
-    of this game played when it was said, ``events`` the seat events told by then (None: said before this game)."""
+    of this game played when it was said, ``events`` the seat events told by then (None: said before this game).
+    ``lobby``: said in the host's lobby (at no table) instead."""
 
     name: str
     text: str
     seat: int | None = None
     at: int | None = None
     events: int = 0
+    lobby: bool = False
 
 
 @dataclass(frozen=True, slots=True)

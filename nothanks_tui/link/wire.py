@@ -29,7 +29,7 @@ from .events import (
 from .history import HistoryPage, PlayerStats
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
-FEATURES = ("chat",)  # what this side speaks beyond the version: listed in `hello` (docs/protocol.md, "Features")
+FEATURES = ("chat", "lobby_chat")  # what this side speaks beyond the version, in `hello` (protocol.md, "Features")
 MOVING = "moving"  # a client that lists it hears `table_moving` while a cluster's front moves its table
 
 # What a host accepts from a client (small: a client only ever sends short requests).
@@ -375,6 +375,7 @@ class Line(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str
     at: Count | None = None
     events: Count = 0
+    lobby: bool = False  # said in the host's lobby, at no table
 
     def __post_init__(self) -> None:
         self.events = 0 if self.at is None else self.events  # (seat events are counted in this game only)

@@ -1,4 +1,4 @@
-"""A table's chat: who may speak, what they may say, and the recent lines a newcomer is shown.
+"""A table's chat (and a host lobby's): who may speak, what they may say, and the recent lines a newcomer is shown.
 
 A line is accepted only from a member of the table, cleaned once (``link.chat.clean_chat``) and sent to every
 member. Each connection's rate is checked where its messages are handled (tcp.py); the table bounds its own too,
@@ -20,12 +20,12 @@ from .limits import TokenBucket
 
 
 class ChatRoom:
-    """The recent lines of one table, oldest first, at most ``keep``; ``rate`` lines a second (``burst`` at once)."""
+    """The recent lines of one table (or ``lobby``), oldest first, at most ``CHAT_HISTORY``; ``rate`` lines a second
+    (``burst`` at once)."""
 
-    def __init__(
-        self, keep: int = CHAT_HISTORY, rate: float = TABLE_CHAT_RATE, burst: float = TABLE_CHAT_BURST
-    ) -> None:
-        self._lines: deque[tuple[int, ChatLine]] = deque(maxlen=keep)  # (the game it was said in, the line)
+    def __init__(self, rate: float = TABLE_CHAT_RATE, burst: float = TABLE_CHAT_BURST, *, lobby: bool = False) -> None:
+        self.lobby = lobby
+        self._lines: deque[tuple[int, ChatLine]] = deque(maxlen=CHAT_HISTORY)  # (the game it was said in, the line)
         self._rate = TokenBucket(rate, burst, None, time.monotonic())
 
     def say(self, name: str, seat: int | None, raw: object, game: int = 0, at: int = 0, events: int = 0) -> ChatLine:
@@ -36,10 +36,9 @@ class ChatRoom:
         except BadChat as error:
             raise HostError(errors.CHAT_EMPTY if error.empty else errors.CHAT_TOO_LONG, str(error)) from None
         if not self._rate.take(time.monotonic()):
-            raise HostError(
-                errors.CHAT_TOO_FAST, f"this table says more than {TABLE_CHAT_RATE:g} lines a second: wait a moment"
-            )
-        line = ChatLine(name=name, text=text, seat=seat, at=at, events=events)
+            room = "lobby" if self.lobby else "table"
+            raise HostError(errors.CHAT_TOO_FAST, f"this {room} says over {TABLE_CHAT_RATE:g} lines a second: wait")
+        line = ChatLine(name=name, text=text, seat=seat, at=None if self.lobby else at, events=events, lobby=self.lobby)
         self._lines.append((game, line))
         return line
 

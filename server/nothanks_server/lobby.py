@@ -28,6 +28,7 @@ from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, pa
 
 from .archive import HOST
 from .background import every
+from .chat import ChatRoom
 from .errors import HostError
 from .limits import TokenBucket
 from .storage import RecordStore
@@ -78,6 +79,8 @@ class Lobby:
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
+        self.chat = ChatRoom(lobby=True)  # what is said at no table (in memory only), to ``hearing``
+        self.hearing: set[Member] = set()  # the connections at no table whose hello listed lobby chat
         self._restore()
 
     def _table_settings(self, new: NewTable) -> TableSettings:
@@ -273,6 +276,23 @@ class Lobby:
                 if index is not None:
                     return table, table.resume_seat(index, member)
         raise HostError(errors.BAD_TOKEN, "no seat holds this token (the game may be over)")
+
+    def hear(self, member: Member, hears: bool) -> None:
+        """``member`` is at no table now and hears the lobby's chat (its recent lines first), or no longer."""
+        if not hears:
+            self.hearing.discard(member)
+        elif member not in self.hearing:
+            self.hearing.add(member)
+            if (history := self.chat.history()) is not None:
+                member.deliver(history)
+
+    def say(self, member: Member, text: object) -> None:
+        """``member`` says ``text`` to everyone in the lobby, the sender too."""
+        if member not in self.hearing:
+            raise HostError(errors.NOT_AT_TABLE, "join a table first")
+        line = self.chat.say(member.name, None, text)
+        for listener in list(self.hearing):
+            listener.deliver(line)
 
     # SSH keys: the SSH front binds a player's key to the seat they took, and gives it back when the key returns.
 

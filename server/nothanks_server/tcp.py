@@ -18,7 +18,7 @@ from typing import Any, Unpack
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
-from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE
+from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE, LOBBY_CHAT
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
@@ -42,6 +42,7 @@ class HostSide:
     address = ""  # whom the per-address limits count ("": nobody, in-process)
     key: str | None = None  # the SSH key a host's own front vouched for: the seats taken are bound to it
     idle_since: float | None = None  # in the lobby (at no table) since then
+    lobby_chat = False  # its hello listed lobby chat: at no table, it hears the lobby's (``Lobby.hear``)
     deliver: Callable[[HostEvent], None]  # what its table tells it (``Member``): the transport's to pass on
 
     def begin(self, stalls: LoopStalls | None = None) -> None:
@@ -112,11 +113,11 @@ class HostSide:
         self._current_table().play_again(self)
 
     def on_chat(self, message: m.Chat) -> None:
-        table = self._current_table()
+        room = self.lobby if self.table is None and self.lobby_chat else self._current_table()
         if not self._chats.take(time.monotonic()):
             slower = f"at most {CHAT_BURST:g} chat lines at once, then {CHAT_RATE:g} a second: wait a moment"
             raise HostError(errors.CHAT_TOO_FAST, slower)
-        table.say(self, message.text)
+        room.say(self, message.text)
 
     def on_stand_in(self, message: m.StandIn) -> None:
         self._current_table().stand_in_for(self, message.seat)
@@ -136,6 +137,7 @@ class HostSide:
         """At ``table`` now (``seat`` None: watching), with ``token`` to come back; a seat taken with a token by a
         player a front vouched for by their SSH key is bound to that key (store.py), which finds it again."""
         self.table, self.table_id, self.seat, self.token, self.idle_since = table, table.table_id, seat, token, None
+        self._hear_lobby(False)
         if self.key and token and seat is not None:
             self.lobby.bind_key(self.key, table.table_id, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
@@ -159,6 +161,11 @@ class HostSide:
         self.table = None
         if self.idle_since is None:
             self.idle_since = time.monotonic()
+        self._hear_lobby(True)
+
+    def _hear_lobby(self, hears: bool) -> None:
+        if self.lobby_chat:
+            self.lobby.hear(self, hears)
 
     def _leave_table(self, *, on_purpose: bool) -> None:
         """Off its table: ``on_purpose`` (a ``leave``) or because the connection ended (the seat then waits)."""
@@ -197,6 +204,12 @@ class Session(HostSide, ProtocolSession):
             if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
                 self.send(chat_to_wire(event))
 
+    async def on_hello(self, message: m.Hello) -> Reply:
+        self.reply(await super().on_hello(message) or {}, message.id)  # (before the lobby's chat history)
+        self.lobby_chat = LOBBY_CHAT in self.features
+        self._hear_lobby(True)
+        return None
+
     async def held_seat(self) -> dict[str, Any] | None:
         held = self.lobby.key_seat(self.key) if self.key else None
         if held is None:
@@ -234,6 +247,8 @@ class Session(HostSide, ProtocolSession):
             raise HostError(errors.TOO_MANY, f"your address already watches {limit} tables: leave one first")
 
     async def ended(self) -> None:
+        self._hear_lobby(False)
+        self.lobby_chat = False  # (nothing more to hear)
         self._leave_table(on_purpose=False)  # the connection ended: a seat in a game waits for its player
 
 

@@ -1,5 +1,5 @@
-"""The lobby has a help key (?), in its key bar: the rules, the lobby's own keys, and where chat is (at a table,
-once seated: the lobby has no chat) (issue 29, defect 19)."""
+"""The lobby has a help key (?), in its key bar: the rules, the lobby's own keys, and where chat is (t in the
+lobby, c at a table) (issue 29, defect 19)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ async def test_question_mark_in_the_lobby_opens_its_help_and_q_closes_it():
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
         text = str(app.screen.query_one("#help-text").render())
         assert "Keys in the lobby" in text and "set up a new table" in text
-        assert "Chat starts once you sit at a table" in text and "The lobby itself has no chat." in text
+        assert "say a line to everyone in this lobby" in text and "c talks to that table only" in text
         assert "take the card (and its chips)" not in text  # (the table's keys are the table's help)
         await pilot.press("q")
         await wait_until(pilot, lambda: app.screen is lobby_screen, "back in the lobby")

@@ -409,3 +409,19 @@ async def test_refusals_of_the_fronts_own_count_as_refused_messages(cluster):
     assert [frame["code"] for frame in refusals[:21]] == ["no_table"] * 21
     assert refusals[21]["code"] == "flood" and refusals[21]["fatal"] is True
     assert await spammer.closed()
+
+
+async def test_a_front_has_no_lobby_chat_it_refuses_a_line_at_no_table_even_back_from_one(cluster):
+    await cluster.table_host("a")
+    gateway = await cluster.gateway()
+    ann = await client(gateway.port, "ann", ("chat", "lobby_chat"))
+    assert "lobby_chat" not in ann.frames[0]["features"]  # (its hello: not offered)
+    for request_id in (1, 3):  # before any table, and after leaving one (its table host still connected)
+        await ann.send({"type": "chat", "text": "anyone?", "id": request_id})
+        reply = await ann.until(lambda frame, asked=request_id: frame.get("re") == asked)
+        assert (reply["type"], reply["code"]) == ("error", "not_at_table")
+        await ann.send({"type": "create_table", "players": 2, "id": request_id + 1})
+        await ann.until(of_type("joined"))
+        await ann.send({"type": "leave", "id": 10 + request_id})
+        await ann.until(of_type("left"))
+    await ann.close()

@@ -37,11 +37,11 @@ LOBBY_KEYS = (
     N_("  w          watch the highlighted table"),
     N_("  r          list the tables again (the list also refreshes by itself)"),
     N_("  h          this host's finished games: replays and statistics"),
+    N_("  t          say a line to everyone in this lobby (where the host offers it)"),
     N_("  ?          this help (q or Esc closes it)"),
     N_("  q          leave this host"),
     "",
-    N_("Chat starts once you sit at a table: in its waiting room and during its game, c talks to that table."),
-    N_("The lobby itself has no chat."),
+    N_("At a table, in its waiting room and during its game, c talks to that table only."),
 )
 
 

@@ -21,10 +21,13 @@ from textual.worker import WorkerCancelled, WorkerFailed
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
+from ...link.chat import CHAT_HISTORY
+from ...link.events import ChatHistory, ChatLine, Rejected
 from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets import forms
+from ..widgets.chat import LOBBY_PLACEHOLDER, ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, HelpScreen
 from .history import HistoryScreen
@@ -131,6 +134,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("w", "watch", N_("Watch")),
         Binding("r", "refresh", N_("Refresh")),
         Binding("h", "history", N_("History")),
+        Binding("t", "chat", N_("Chat")),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
@@ -150,6 +154,7 @@ class LobbyScreen(SteadyScreen[None]):
         # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
         self._refused_at: str | None = None
+        self.chat_input = ChatInput(LOBBY_PLACEHOLDER, id="chat-input")
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -161,13 +166,40 @@ class LobbyScreen(SteadyScreen[None]):
         table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-message")
+        yield ChatLines(id="lobby-chat")
+        yield self.chat_input
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self.query_one(ChatLines).display = self.lobby.can_chat
+        self.lobby.on_chat = self._heard
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
+
+    def _heard(self, event: ChatLine | ChatHistory | Rejected) -> None:
+        """A line said in the lobby, its recent lines (on arriving), or a line of ours refused."""
+        chat = self.query_one(ChatLines)
+        if isinstance(event, Rejected):
+            self.say(error_sentence(event.code, event.message))
+        else:
+            chat.lines = event.lines if isinstance(event, ChatHistory) else (*chat.lines, event)[-CHAT_HISTORY:]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.chat_input.display:
+            return False  # keys type into the chat line (its own keys show)
+        return action != "chat" or self.lobby.can_chat
+
+    def action_chat(self) -> None:
+        self.chat_input.open()
+        self.refresh_bindings()
+
+    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        self.query_one("#tables", DataTable).focus()
+        self.refresh_bindings()
+        if message.text:
+            await self.lobby.send_chat(message.text)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(LOBBY_KEYS))

@@ -1,5 +1,5 @@
 """The line a player types chat into (Enter sends; Ctrl-G or Esc closes: GNU screen can hold a lone Esc back for
-seconds), and the waiting room's few lines of chat. Losing the focus closes it, keeping what was typed."""
+seconds), and the few lines of chat of a waiting room or a lobby. Losing the focus closes it, keeping what was typed."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ...link.chat import MAX_CHAT
 from ..seat_log import chat_content, chat_rows
 
 PLACEHOLDER = N_("Say something to the table (Enter sends, Ctrl-G or Esc closes)")
+LOBBY_PLACEHOLDER = N_("Say something to everyone in the lobby (Enter sends, Ctrl-G or Esc closes)")
 
 
 class ChatInput(Input):
@@ -36,13 +37,14 @@ class ChatInput(Input):
             super().__init__()
             self.text = text
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, prompt: str = PLACEHOLDER, **kwargs: object) -> None:
         super().__init__(max_length=MAX_CHAT, **kwargs)  # type: ignore[arg-type]
+        self.prompt = prompt
         self.can_focus = False  # only while open: a screen focuses its first focusable widget by itself
         self.display = False  # until opened (whatever the screen's styles say, and before they apply)
 
     def on_mount(self) -> None:
-        self.placeholder = _(PLACEHOLDER)
+        self.placeholder = _(self.prompt)
 
     def open(self) -> None:
         self.can_focus = True
@@ -82,7 +84,7 @@ class ChatInput(Input):
 
 
 class ChatLines(Widget):
-    """The newest chat lines that fit, newest at the bottom (the waiting room's; at the table they join the log)."""
+    """The newest chat lines that fit, newest at the bottom (a waiting room's or lobby's; at a table, in its log)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
 

@@ -38,6 +38,7 @@ from redis import RedisError  # (a front is a cluster member: redis is there)
 
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
+from nothanks_tui.link.chat import LOBBY_CHAT
 from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 MOVE_FOR = 30.0  # seconds the front looks for a moved table's new owner before it gives up
 RESUME_WAIT = 5.0  # seconds a `resume` waits for a table being taken over to have a holder again
 QUEUE_LIMIT = 64  # client frames kept while its table moves
+RELAYED = tuple(feature for feature in FEATURES if feature != LOBBY_CHAT)  # (lobby chat is per host: not offered)
 ANSWERED = (m.Coach, *m.LOBBY_READS, *m.SIT)  # owner requests that always get a reply (with `re`)
 GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s: it may be over"
 
@@ -61,7 +63,7 @@ GAVE_UP = "the table could not be moved to another server within {seconds:.0f} s
 class FrontSession(ProtocolSession):
     """One client of the front: its upstream to its table's owner (at most one at a time) and its seat's route."""
 
-    offered = (*FEATURES, MOVING)
+    offered = (*RELAYED, MOVING)
     server: Gateway
 
     def setup(self) -> None:
@@ -130,8 +132,8 @@ class FrontSession(ProtocolSession):
             self.route, self.idle_since = None, time.monotonic()  # what follows is at no table
             if self.upstream is None:
                 return {"type": "left"}
-        if self.upstream is None:
-            raise HostError(errors.NOT_AT_TABLE, "join a table first")
+        if self.upstream is None or (isinstance(message, m.Chat) and self.route is None):
+            raise HostError(errors.NOT_AT_TABLE, "join a table first (a cluster's lobby has no chat)")
         if isinstance(message, m.Act):
             self.last_move.move = message
         if message.id is not None and isinstance(message, ANSWERED):
@@ -191,7 +193,7 @@ class FrontSession(ProtocolSession):
         hello: dict[str, Any] = {
             "name": self.name,
             "via": self.address,
-            "features": [feature for feature in FEATURES if feature in self.features],
+            "features": [feature for feature in RELAYED if feature in self.features],
         }
         if self.key:
             hello["key"] = self.key
