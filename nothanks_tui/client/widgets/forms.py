@@ -72,7 +72,7 @@ TURN_CLOCKS = (0, 15, 30, 60, 120)  # the new-table dialog's turn clocks, in sec
 
 
 def turn_clock_field() -> ComposeResult:
-    """The "Clock" field (the turn clock): seconds per move of a connected player, then a bot plays it (off by default)."""
+    """The "Clock" field: seconds per move of a connected player, then a bot plays it (off by default)."""
     options = [(_("off") if s == 0 else _("{seconds} s per move").format(seconds=s), s) for s in TURN_CLOCKS]
     select = Select(options, value=0, allow_blank=False, id="turn-clock", compact=True)
     yield from form_row(_("Clock"), select, id="turn-clock-field")
