@@ -4,8 +4,9 @@ one loop that beats on a clock, and one way to stop such a task, so that each ow
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
+
+STOP_AGAIN = 0.5  # seconds a cancelled task has to stop before it is cancelled again
 
 
 async def every(interval: float, beat: Callable[[], Awaitable[object]], failed: Callable[[Exception], None]) -> None:
@@ -29,8 +30,11 @@ async def start_beating(
 
 
 async def stop_task(task: asyncio.Task[None] | None) -> None:
-    """Cancel ``task`` (None: there is none) and return once it has stopped."""
-    if task is not None:
+    """Cancel ``task`` (None: there is none) and return once it has stopped (its error raised). Cancelled again
+    while it runs on: a cancellation can be lost (Python 3.11's ``wait_for`` drops one that comes as what it waits
+    for ends), and a loop that lost it would hold its owner's ``close`` for ever."""
+    while task is not None and not task.done():
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await asyncio.wait([task], timeout=STOP_AGAIN)
+    if task is not None and not task.cancelled():
+        task.result()
