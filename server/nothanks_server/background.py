@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-STOP_AGAIN = 0.5  # seconds a cancelled task has to stop before it is cancelled again
-
 
 async def every(interval: float, beat: Callable[[], Awaitable[object]], failed: Callable[[Exception], None]) -> None:
     """Await ``beat()`` every ``interval`` seconds until cancelled (a beat is a clock: nothing else to wait on).
@@ -30,11 +28,10 @@ async def start_beating(
 
 
 async def stop_task(task: asyncio.Task[None] | None) -> None:
-    """Cancel ``task`` (None: there is none) and return once it has stopped (its error raised). Cancelled again
-    while it runs on: a cancellation can be lost (Python 3.11's ``wait_for`` drops one that comes as what it waits
-    for ends), and a loop that lost it would hold its owner's ``close`` for ever."""
+    """Cancel ``task`` (None: there is none), again every 0.5 s while it runs on (a cancellation can be lost, as
+    3.11's ``wait_for`` or redis-py's pipeline drop one: its owner's ``close`` would hang), until it stopped."""
     while task is not None and not task.done():
         task.cancel()
-        await asyncio.wait([task], timeout=STOP_AGAIN)
+        await asyncio.wait([task], timeout=0.5)
     if task is not None and not task.cancelled():
         task.result()

@@ -323,8 +323,7 @@ class ProtocolSession:
         """The connection ended (hung up, dropped, or the port closes): let go of what it held."""
 
     async def close_writer(self) -> None:
-        """Close once what was written is sent, within 2 s; then drop it: a client that never reads would hold its
-        transport, and the port's ``close`` with it, for ever."""
+        """Close once what was written is sent, or drop it after 2 s (a client that never reads would hold it)."""
         self._closing = True
         try:
             if not self.writer.is_closing():
