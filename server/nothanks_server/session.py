@@ -323,12 +323,15 @@ class ProtocolSession:
         """The connection ended (hung up, dropped, or the port closes): let go of what it held."""
 
     async def close_writer(self) -> None:
+        """Close once what was written is sent, or drop it after 2 s (a client that never reads would hold it)."""
         self._closing = True
         try:
             if not self.writer.is_closing():
                 self.writer.close()
             await asyncio.wait_for(self.writer.wait_closed(), 2.0)
-        except (ConnectionError, OSError, TimeoutError):
+        except TimeoutError:
+            self.writer.transport.abort()
+        except (ConnectionError, OSError):
             pass
 
 
@@ -407,7 +410,7 @@ class ProtocolServer:
         self.sessions: set[Any] = set()
         self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], asyncio.StreamWriter] = {}  # each connection's, until it ends
         self._housekeeping: asyncio.Task[None] | None = None
 
     async def start(self) -> tuple[str, int]:
@@ -440,7 +443,7 @@ class ProtocolServer:
         self.sessions.add(session)
         task = asyncio.current_task()
         if task is not None:
-            self._tasks.add(task)
+            self._tasks[task] = writer
         try:
             await session.run()
         finally:
@@ -448,7 +451,7 @@ class ProtocolServer:
             if session.counted is not None:
                 self.connections.give_back(session.counted, session)
             if task is not None:
-                self._tasks.discard(task)
+                self._tasks.pop(task, None)
 
     def make_room(self, newcomer: ProtocolSession) -> None:
         """At the total: close the least used connection of the network that holds the most (no hello yet, then
@@ -546,10 +549,11 @@ class ProtocolServer:
         for session in list(self.sessions):
             session.say_closing(reason, restart=restart)
         await self.closed(reason, forget=forget)
-        for session in list(self.sessions):
-            await session.close_writer()
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=2.0)
+        await asyncio.gather(*(session.close_writer() for session in list(self.sessions)))
+        if self._tasks:  # (one closed already, e.g. ``make_room``'s, whose client never read: dropped now)
+            _done, stuck = await asyncio.wait(list(self._tasks), timeout=2.0)
+            for task in stuck:
+                self._tasks[task].transport.abort()
         if self._server is not None:
             await self._server.wait_closed()
 

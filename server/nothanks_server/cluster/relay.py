@@ -26,6 +26,7 @@ import msgpack
 from nothanks_tui.link.messages import MAX_ID, ClientMessage, Ping, encode_message
 from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, client_unpacker, encode
 
+from ..background import stop_task
 from .membership import proof
 from .routes import Target
 
@@ -187,7 +188,6 @@ class Upstream:
                 self._writer.close()
         task, self._task = self._task, None
         if task is not None and task is not asyncio.current_task():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            with contextlib.suppress(Exception):
+                await stop_task(task)
         self._abort()

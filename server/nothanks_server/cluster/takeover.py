@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from nothanks_tui.i18n import N_
 
+from ..background import stop_task
 from ..lobby import Lobby
 from ..table import Table
 from .redis_store import RedisTableStore
@@ -63,11 +64,8 @@ class Takeover:
 
     async def close(self) -> None:
         """Stop renewing and looking (the leases themselves are given up by the store as it closes)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def _run(self) -> None:
         next_renewal = time.monotonic() + self.renew_interval

@@ -45,6 +45,7 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from pathlib import Path
 from typing import Any
 
+from ..background import stop_task
 from ..limits import TokenBucket
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
 from .settings import SSHSettings, WorkerPlan, remember
@@ -214,11 +215,8 @@ class SSHFront:
         """Stop listening, tell every worker to end its sessions with ``reason``, and wait for them."""
         self._closing = True
         loop = asyncio.get_running_loop()
-        if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher
-            self._watcher = None
+        await stop_task(self._watcher)
+        self._watcher = None
         if self._listener is not None:
             loop.remove_reader(self._listener.fileno())
             self._listener.close()
@@ -229,7 +227,7 @@ class SSHFront:
         for connection, task in reading:
             task.cancel()
             connection.close()
-        await asyncio.gather(*(task for _, task in reading), return_exceptions=True)
+        await asyncio.gather(*(stop_task(task) for _, task in reading), return_exceptions=True)
         while self._lingering:
             self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
