@@ -31,6 +31,7 @@ class BotDriver:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None  # a human's clock or timer: a task only once it runs out
         self._key: tuple[int, int, str] | None = None  # (state id, seat, "bot", or the human waited: "away", "clock")
         self._pace = random.Random()  # bots' thinking times only: nothing about the deal (see ``wait``)
         self._deadline: tuple[tuple[int, bool], float] | None = None  # ((state id, away), monotonic time) a bot plays
@@ -78,16 +79,27 @@ class BotDriver:
         else:
             self.cancel()
             return
-        if self.task is not None and not self.task.done() and self._key == key:
+        if self._key == key and (self._timer is not None or (self.task is not None and not self.task.done())):
             return
         self.cancel()
         self._key = key
         # The table's own context, never the caller's: a player's move would otherwise hand its context (a
         # Textual app keeps itself in context variables) to this task and every turn's task after it, keeping a
         # departed SSH player's whole app in memory for as long as the bots play on.
+        if key[2] == "bot":
+            self._start(key)
+        else:  # a timer handle while a human thinks (cheap to set and cancel at every move), a task once it is due
+            delay = max(0.0, (self.deadline() or 0.0) - time.monotonic())
+            self._timer = asyncio.get_running_loop().call_later(delay, self._start, key, context=contextvars.Context())
+
+    def _start(self, key: tuple[int, int, str]) -> None:
+        self._timer = None
         self.task = asyncio.get_running_loop().create_task(self._turn(*key), context=contextvars.Context())
 
     def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self.task is not None and not self.task.done():
             self.task.cancel()
         self.task = None
