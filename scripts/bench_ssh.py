@@ -103,6 +103,8 @@ class Host:
             # every benchmark player comes from 127.0.0.1: lift the per-address limits, as bench_host.py does
             "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
             "--ssh-per-address", "5000", "--ssh-logins-per-address", "5000", "--ssh-connect-rate", "0",
+            # and the login total, now counted by network at the front: one network (this one) arrives all at once
+            "--max-logins", "500",
         ]  # fmt: skip
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
