@@ -424,6 +424,8 @@ def run_one(args: argparse.Namespace, clients: int, think: float, records: str) 
             # every client comes from this machine's one address: lift the per-address limits
             "--per-address-connections",
             "100000",
+            "--connects-per-minute",
+            "1000000",
             "--per-address-tables",
             "100000",
             "--data-dir",

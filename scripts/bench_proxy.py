@@ -89,7 +89,7 @@ async def main() -> None:
     print(f"read from a StreamReader (ipv4): {await stream_read_cost(args.parses // 4):.2f} us per header")
     lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
     host = TcpHost(lobby, "127.0.0.1", 0, proxy_from=ProxySources.parse(BALANCER))
-    host.limits = type(host.limits)(per_address_connections=10_000)
+    host.limits = type(host.limits)(per_address_connections=10_000, connects_per_minute=10**6)
     await host.start()
     try:
         for proxied in (False, True):  # a warm-up of each, not shown

@@ -101,7 +101,8 @@ class Host:
             "--data-dir", self.directory.name, "--max-sessions", "1000", "--ssh-workers", str(workers),
             "--ssh-worker-sessions", str(worker_sessions), "--ssh-worker-mib", str(worker_mib), "--verbose",
             # every benchmark player comes from 127.0.0.1: lift the per-address limits, as bench_host.py does
-            "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
+            "--per-address-connections", "5000", "--connects-per-minute", "1000000",
+            "--per-address-tables", "5000", "--per-address-spectating", "5000",
             "--ssh-per-address", "5000", "--ssh-logins-per-address", "5000", "--ssh-connect-rate", "0",
             # and the login total, now counted by network at the front: one network (this one) arrives all at once
             "--max-logins", "500",

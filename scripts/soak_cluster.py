@@ -459,6 +459,8 @@ async def soak_cluster(args: argparse.Namespace, directory: Path) -> dict[str, A
         front_options=(
             "--per-address-connections",
             "1000",
+            "--connects-per-minute",
+            "1000000",
             "--ssh-per-address",
             "1000",
             "--ssh-connect-rate",
@@ -623,7 +625,8 @@ async def soak_single(args: argparse.Namespace, directory: Path) -> dict[str, An
     workdir = directory / "single"
     arguments = [
         "--bind", "127.0.0.1", "--data-dir", str(workdir / "data"), "--no-advertise", "--bot-pace", str(args.bot_pace),
-        "--turn-timer", "off", "--per-address-connections", "1000", "--ssh-per-address", "1000",
+        "--turn-timer", "off", "--per-address-connections", "1000", "--connects-per-minute", "1000000",
+        "--ssh-per-address", "1000",
         "--ssh-connect-rate", "0", "--rate-limit", "1000",
     ]  # fmt: skip
     env = os.environ | {

@@ -69,7 +69,8 @@ def start_host(tree: Path, data_dir: str) -> tuple[subprocess.Popen[str], int]:
     command = [
         sys.executable, "-m", "nothanks_tui", "server", "--bind", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
         # every visitor comes from 127.0.0.1: lift the per-address limits, as scripts/bench_ssh.py does
-        "--per-address-connections", "5000", "--per-address-tables", "5000", "--per-address-spectating", "5000",
+        "--per-address-connections", "5000", "--connects-per-minute", "1000000",
+        "--per-address-tables", "5000", "--per-address-spectating", "5000",
     ]  # fmt: skip
     if "--no-advertise" in (tree / "nothanks_tui" / "commands" / "net.py").read_text():
         command.append("--no-advertise")

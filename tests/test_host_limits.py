@@ -246,3 +246,39 @@ def test_frames_are_counted_from_their_bytes():
             refused = True
             break
     assert refused
+
+
+async def test_one_network_opening_connections_faster_than_its_rate_is_refused_while_others_get_in():
+    """Churn (issue 31): connections opened and closed at once never reach the per-address total, but each is
+    charged to its network's rate; the front's own connections are given back once its hello says whom it carries."""
+    async with live_host(proxy_key="s3cret", limits=ClientLimits(connects_per_minute=3)) as host:
+        for _ in range(3):
+            churn = await RawClient.connect(host.port, source="127.0.0.2")
+            await churn.close()
+            await eventually(lambda: host.connections["127.0.0.2"] == 0)
+        extra = RawClient(*await asyncio.open_connection("127.0.0.1", host.port, local_addr=("127.0.0.2", 0)))
+        refused = await extra.next_frame()
+        assert refused["code"] == errors.TOO_MANY and "last minute" in refused["message"]
+        assert await extra.closed()
+        other = await RawClient.connect(host.port, source="127.0.0.3")
+        await other.send({"type": "ping", "id": 1})
+        assert (await other.until(of_type("pong")))["re"] == 1
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": "p", "proxy_key": "s3cret"}
+        for n in range(5):  # the front carries five players from its one address: none is charged to it
+            front = await RawClient.connect(host.port, name=None, source="127.0.0.5")
+            await front.send(hello | {"via": f"203.0.113.{n + 1}"})
+            await front.until(of_type("welcome"))
+
+
+def test_the_command_line_sets_the_tcp_totals_rate_and_prefixes():
+    from nothanks_tui.cli import build_parser
+    from nothanks_tui.commands.net import _limits, _settings
+
+    chosen = ["--connects-per-minute", "30", "--max-connections", "900", "--max-tables", "40"]
+    args = build_parser().parse_args(["server", *chosen, "--ipv4-prefix", "24", "--ipv6-prefix", "56"])
+    limits, settings = _limits(args), _settings(args)
+    assert (limits.connects_per_minute, limits.max_connections, limits.v4_prefix, limits.v6_prefix) == (30, 900, 24, 56)
+    assert settings.max_tables == 40
+    assert limits.network("198.51.100.7") == limits.network("198.51.100.200") != limits.network("198.51.101.7")
+    default = _limits(build_parser().parse_args(["server"]))
+    assert (default.connects_per_minute, default.max_connections, default.v4_prefix) == (120, 5000, 32)

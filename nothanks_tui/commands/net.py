@@ -174,6 +174,7 @@ def _settings(args: argparse.Namespace) -> LobbySettings:
         turn_timer=args.turn_timer,
         turn_clock=args.turn_clock,
         default_bot=args.bot,
+        max_tables=args.max_tables,
         max_tables_per_address=args.per_address_tables,
         unstarted_table_timeout=args.unstarted_table_timeout,
         bot_processes=args.bot_processes,
@@ -191,6 +192,24 @@ def _limit_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(_("limits per address (a LAN party never meets them)"))
     said = _("TCP connections from one address ({default})")
     add_limit(group, "--per-address-connections", limits.per_address_connections, said)
+    said = _("new TCP connections one address may open a minute, as many at once ({default})")
+    add_limit(group, "--connects-per-minute", limits.connects_per_minute, said)
+    said = _("TCP connections in all; one more closes the least used of the address holding the most ({default})")
+    add_limit(group, "--max-connections", limits.max_connections, said)
+    said = _("tables in all; one more closes the oldest where no person moved ({default})")
+    add_limit(group, "--max-tables", lobby.max_tables, said)
+    for version, bits in ((4, 32), (6, 128)):
+        default = getattr(limits, f"v{version}_prefix")
+        group.add_argument(
+            f"--ipv{version}-prefix",
+            dest=f"v{version}_prefix",
+            type=within(whole_number, 8, bits, N_("must be {least}..{most}")),
+            default=default,
+            metavar="PREFIX",
+            help=_("IPv{version} addresses in one /PREFIX count as one address in the TCP limits ({default})").format(
+                version=version, default=default
+            ),
+        )
     said = _("open tables created from one address ({default})")
     add_limit(group, "--per-address-tables", lobby.max_tables_per_address, said)
     said = _("tables watched at once from one address ({default})")

@@ -26,6 +26,7 @@ class ClientLimits:
 
     max_connections: int = MAX_CONNECTIONS  # in all; one more closes the least used of the biggest holder's
     per_address_connections: int = 32  # open TCP connections from one address (one network: the prefixes below)
+    connects_per_minute: float = 120.0  # new TCP connections one network may open a minute (that many at once)
     v4_prefix: int = 32  # IPv4 addresses in one /v4_prefix count as one address...
     v6_prefix: int = 64  # ...and IPv6 ones in one /v6_prefix
     hello_timeout: float = 10.0  # seconds a new connection has to say hello
@@ -124,3 +125,11 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
+
+    def give_back(self) -> None:
+        """Undo one ``take`` (what it paid for turned out not to be charged to this holder)."""
+        self._tokens = min(self._cap, self._tokens + 1)
+
+    def rested(self, now: float) -> bool:
+        """Whether it has been left alone long enough to be full again (and can be forgotten)."""
+        return (now - self._at) * self.rate >= self.burst

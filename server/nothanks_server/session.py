@@ -407,6 +407,7 @@ class ProtocolServer:
         self.member_secret = options.get("member_secret")
         self.stalls = LoopStalls()
         self.connections = AddressCounts()
+        self._connects: dict[str, TokenBucket] = {}  # each network's new connections a minute (churn)
         self.sessions: set[Any] = set()
         self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self._server: asyncio.Server | None = None
@@ -433,7 +434,9 @@ class ProtocolServer:
         # says whom (a front carries many players from one address); any other port counts it from the start.
         if self.member_secret is None:
             network = self.limits.network(session.address)
-            if not self.connections.take(network, self.limits.per_address_connections, session):
+            if not self._may_connect(network) or not self.connections.take(
+                network, self.limits.per_address_connections, session
+            ):
                 session.error(errors.TOO_MANY, self._too_many(), fatal=True)
                 await session.close_writer()
                 return
@@ -473,8 +476,19 @@ class ProtocolServer:
                      "network holding the most", fatal=True)  # fmt: skip
         victim.abort_after_send()
 
+    def _may_connect(self, network: str) -> bool:
+        """Charge one new connection to ``network``'s rate (``limits.connects_per_minute``, as many at once)."""
+        per_minute = self.limits.connects_per_minute
+        bucket = self._connects.get(network)
+        if bucket is None:
+            bucket = self._connects[network] = TokenBucket(per_minute / 60, per_minute, None, time.monotonic())
+        return bucket.take(time.monotonic())
+
     def _too_many(self) -> str:
-        return f"your address has {self.limits.per_address_connections} connections to this host already"
+        return (
+            f"your address has {self.limits.per_address_connections} connections to this host already, or opened"
+            f" {self.limits.connects_per_minute:g} in the last minute"
+        )
 
     async def _proxied_peer(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, balancer: object
@@ -502,6 +516,8 @@ class ProtocolServer:
         own = self.proxy_key is not None and isinstance(key, str) and hmac.compare_digest(key, self.proxy_key)
         if not (own or member):
             raise ProtocolError(errors.BAD_FIELD, "'via' is for this host's own fronts", fatal=True)
+        if own and session.counted in self._connects:  # the front's connection: its player pays at the front
+            self._connects[session.counted].give_back()
         if self.limits.network(address) == session.counted:
             session.address = address
             return
@@ -519,7 +535,10 @@ class ProtocolServer:
     async def _keep_house(self) -> None:
         while True:
             await asyncio.sleep(HOUSEKEEPING_INTERVAL)
-            self.close_idle(time.monotonic())
+            now = time.monotonic()
+            self.close_idle(now)
+            for network in [network for network, bucket in self._connects.items() if bucket.rested(now)]:
+                del self._connects[network]
             self.keep_house()
 
     def keep_house(self) -> None:
