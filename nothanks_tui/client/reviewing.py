@@ -64,11 +64,11 @@ def review_lines(review: dict[str, Any]) -> list[str]:
     summary = ngettext("{count} decision graded", "{count} decisions graded", len(decisions)).format(
         count=len(decisions)
     )
-    exact = sum(decision["exact"] for decision in decisions)
+    exact = _("{count} exact").format(count=sum(decision["exact"] for decision in decisions))
+    lost = _("points lost in all: {points}").format(points=f"{review['lost']:.1f}")
     lines = [
         _("Each choice's expected final score (lower is better), by the expert bot's search; exact near the end."),
-        f"{summary} ({_('{count} exact').format(count=exact)}) · "
-        + _("points lost in all: {points}").format(points=f"{review['lost']:.1f}"),
+        f"{summary} ({exact}) · {lost}",
         "",
     ]
     by_move = {decision["move"]: decision for decision in decisions}
