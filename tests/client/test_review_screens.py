@@ -14,7 +14,8 @@ from nothanks_tui.client.screens.score import ReviewScreen, ScoreScreen
 from nothanks_tui.client.widgets.keybar import KeyBar
 
 from ..history.records import finished_record
-from .ui_helpers import local_app, my_turn, table_screen, wait_until
+from ..test_extras_snapshots import take_to_the_end
+from .ui_helpers import local_app, wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -26,21 +27,12 @@ def footer(app) -> str:
     return app.screen.query_one(KeyBar).render().plain
 
 
-async def play_to_the_scores(app, pilot) -> None:
-    while not isinstance(app.screen, ScoreScreen):
-        await wait_until(pilot, lambda: my_turn(app) or isinstance(app.screen, ScoreScreen), "turn or end")
-        if my_turn(app):
-            before = table_screen(app).table.view.state_id
-            await pilot.press("t")
-            await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "the take")
-
-
 @pytest.mark.parametrize("language", ["en", "fr"])
 async def test_v_on_the_score_screen_grades_your_own_decisions(language):
     app, _ = local_app(players=3, seed=2, language=language)
     app.reviewer = review_view
     async with app.run_test(size=(80, 24)) as pilot:
-        await play_to_the_scores(app, pilot)
+        await take_to_the_end(pilot, app)
         final = app.screen.table.view
         assert ("v Review" if language == "en" else "v Analyse") in footer(app)
         await pilot.press("v")
@@ -59,7 +51,7 @@ async def test_v_on_the_score_screen_grades_your_own_decisions(language):
 async def test_no_grader_no_v_key():
     app, _ = local_app(players=3, seed=2)
     async with app.run_test(size=(80, 24)) as pilot:
-        await play_to_the_scores(app, pilot)
+        await take_to_the_end(pilot, app)
         assert "Review" not in footer(app)
         await pilot.press("v")
         await pilot.pause()
