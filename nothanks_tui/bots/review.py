@@ -16,11 +16,12 @@ Seeds come from each position alone, so the same game gives the same review.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..engine import CARDS_PLAYED, Action, GameConfig, IllegalMove, Move, PlayerView, apply, from_deal, variant_of
 from ..engine.config import ALL_CARDS
+from ..engine.fast import cards_to_mask
 from . import pubmcts
 from .knowledge import make_info
 from .rollout import scores_of
@@ -139,10 +140,11 @@ def review_game(
     for number, state in reversed(decisions):
         if state.deck_left > EXACT_DECK:
             continue
+        masks = tuple(map(cards_to_mask, state.hands))
         try:
-            took = solver.took(state.card, state.pot, seat, state_masks(state), state.chips)
+            took = solver.took(state.card, state.pot, seat, masks, state.chips)
             paid = state.chips[:seat] + (state.chips[seat] - 1,) + state.chips[seat + 1 :]
-            passed = solver.node(state.card, state.pot + 1, (seat + 1) % players, state_masks(state), paid)
+            passed = solver.node(state.card, state.pot + 1, (seat + 1) % players, masks, paid)
         except _TooBig:
             break
         grades[number] = _grade(number, state, moves[number - 1].action, took[seat], passed[seat], 0)
@@ -155,10 +157,6 @@ def review_game(
             searched[number] = _searched(number, states[number - 1], moves, more)
     grades.update(searched)
     return tuple(grades[number] for number, _ in decisions)
-
-
-def state_masks(state: Any) -> tuple[int, ...]:
-    return tuple(sum(1 << card for card in hand) for hand in state.hands)
 
 
 def _grade(number: int, state: Any, played: Action, take: float, pass_: float, iterations: int) -> Grade:
@@ -191,18 +189,12 @@ def review_json(grades: Sequence[Grade], seat: int) -> dict[str, Any]:
         "costliest": [grade.move for grade in costliest(grades)],
         "decisions": [
             {
-                "move": grade.move,
-                "card": grade.card,
-                "pot": grade.pot,
-                "chips": grade.chips,
-                "deck_left": grade.deck_left,
+                **{key.rstrip("_"): value for key, value in asdict(grade).items()},  # (``pass_`` is ``pass``)
                 "played": grade.played.value,
                 "best": grade.best.value,
                 "take": round(grade.take, 2),
                 "pass": round(grade.pass_, 2),
                 "lost": round(grade.lost, 2),
-                "exact": grade.exact,
-                "iterations": grade.iterations,
             }
             for grade in grades
         ],
