@@ -83,13 +83,20 @@ class _Exact:
             self.left -= 1
             if self.left < 0:
                 raise _TooBig
-            value = self.took(card, pot, seat, masks, chips)
-            if chips[seat] > 0:
-                paid = chips[:seat] + (chips[seat] - 1,) + chips[seat + 1 :]
-                passed = self.node(card, pot + 1, (seat + 1) % self.players, masks, paid)
-                value = passed if passed[seat] < value[seat] else value
+            took, passed = self.choices(card, pot, seat, masks, chips)
+            value = passed if passed is not None and passed[seat] < took[seat] else took
             self.memo[key] = value
         return value
+
+    def choices(
+        self, card: int, pot: int, seat: int, masks: tuple[int, ...], chips: tuple[int, ...]
+    ) -> tuple[tuple[float, ...], tuple[float, ...] | None]:
+        """Every seat's expected final score after ``seat`` takes, and after it passes (None without chips)."""
+        took = self.took(card, pot, seat, masks, chips)
+        if chips[seat] == 0:
+            return took, None
+        paid = chips[:seat] + (chips[seat] - 1,) + chips[seat + 1 :]
+        return took, self.node(card, pot + 1, (seat + 1) % self.players, masks, paid)
 
     def took(self, card: int, pot: int, seat: int, masks: tuple[int, ...], chips: tuple[int, ...]) -> tuple[float, ...]:
         """Every seat's expected final score once ``seat`` has taken ``card`` and ``pot``."""
@@ -136,42 +143,46 @@ def review_game(
         if state.to_move == seat and state.chips[seat] > 0
     ]
     solver = _Exact(players, variant_of(variant).set_aside, EXACT_NODES)
+
+    def grade(number: int, values: tuple[float, float], iterations: int) -> Grade:
+        state, played = states[number - 1], moves[number - 1].action
+        where = (number, state.card, state.pot, state.chips[seat], state.deck_left)
+        return Grade(*where, played, *values, not iterations, iterations)
+
     grades: dict[int, Grade] = {}
     for number, state in reversed(decisions):
         if state.deck_left > EXACT_DECK:
             continue
-        masks = tuple(map(cards_to_mask, state.hands))
         try:
-            took = solver.took(state.card, state.pot, seat, masks, state.chips)
-            paid = state.chips[:seat] + (state.chips[seat] - 1,) + state.chips[seat + 1 :]
-            passed = solver.node(state.card, state.pot + 1, (seat + 1) % players, masks, paid)
+            took, passed = solver.choices(
+                state.card, state.pot, seat, tuple(map(cards_to_mask, state.hands)), state.chips
+            )
         except _TooBig:
             break
-        grades[number] = _grade(number, state, moves[number - 1].action, took[seat], passed[seat], 0)
+        assert passed is not None  # (a decision: the seat has chips)
+        grades[number] = grade(number, (took[seat], passed[seat]), 0)
     first, close_budget, most = BUDGETS[pubmcts.ACCELERATED]
-    searched = {number: _searched(number, state, moves, first) for number, state in decisions if number not in grades}
-    close = [number for number, grade in searched.items() if abs(grade.take - grade.pass_) < CLOSE]
+    searched = {
+        number: grade(number, _search(state, first), first) for number, state in decisions if number not in grades
+    }
+    close = [number for number, found in searched.items() if abs(found.take - found.pass_) < CLOSE]
     more = min(most, close_budget // len(close)) if close else 0
     if more > first:
         for number in close:
-            searched[number] = _searched(number, states[number - 1], moves, more)
+            searched[number] = grade(number, _search(states[number - 1], more), more)
     grades.update(searched)
     return tuple(grades[number] for number, _ in decisions)
 
 
-def _grade(number: int, state: Any, played: Action, take: float, pass_: float, iterations: int) -> Grade:
-    chips = state.chips[state.to_move]
-    return Grade(number, state.card, state.pot, chips, state.deck_left, played, take, pass_, not iterations, iterations)
-
-
-def _searched(number: int, state: Any, moves: Sequence[Move], iterations: int) -> Grade:
+def _search(state: Any, iterations: int) -> tuple[float, float]:
+    """The expected final scores after taking and passing, by ``iterations`` of ``pubmcts.search``."""
     config = state.config
     info = make_info(
         config.players, state.to_move, state.card, state.pot, state.deck_left, state.hands, state.chips,
         config.chips, config.variant,
     )  # fmt: skip
     result = pubmcts.search(info, iterations, SEED)
-    return _grade(number, state, moves[number - 1].action, result.take_score, result.pass_score, iterations)
+    return result.take_score, result.pass_score
 
 
 def costliest(grades: Sequence[Grade], count: int = 3) -> list[Grade]:
