@@ -67,7 +67,10 @@ def review_lines(review: dict[str, Any]) -> list[str]:
     exact = _("{count} exact").format(count=sum(decision["exact"] for decision in decisions))
     lost = _("points lost in all: {points}").format(points=f"{review['lost']:.1f}")
     lines = [
-        _("Each choice's expected final score (lower is better), by the search of the hard and expert bots; exact near the end."),
+        _(
+            "Each choice's expected final score (lower is better), by the search of the hard and expert bots; "
+            "exact near the end."
+        ),
         f"{summary} ({exact}) · {lost}",
         "",
     ]
