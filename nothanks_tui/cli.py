@@ -153,6 +153,7 @@ COMMANDS: dict[str, tuple[str, str]] = {  # a subcommand's (module, function), i
     "join": (".commands.net", "run_join"),
     "history": (".commands.history", "run_history"),
     "replay": (".commands.history", "run_replay"),
+    "review": (".commands.history", "run_review"),
 }
 
 

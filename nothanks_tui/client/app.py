@@ -29,6 +29,7 @@ from ..link import TableConnection
 from .discovery import HostBrowser
 from .launchers import Hosting, Launchers
 from .remembered import Remembered
+from .reviewing import Reviewer
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import START_FORMS, Playing, StartForm, StartScreen
 from .screens.steady import SteadyScreen
@@ -105,11 +106,13 @@ class NoThanksApp(App[int]):
         default_bot: str = "",
         language: str | None = None,
         host_browser: Callable[[], HostBrowser] | None = None,
+        reviewer: Reviewer | None = None,
         **kwargs: Any,
     ) -> None:
         """``exit_on_signals``: SIGTERM and SIGHUP leave the table and restore the terminal (a player's own terminal,
         never a host process). ``language``: None is the running task's. ``host_browser``: how the Join tab finds
-        hosts on the LAN (None: it does not look)."""
+        hosts on the LAN (None: it does not look). ``reviewer``: grades a finished game (the bots', from the command
+        line; None: no review)."""
         super().__init__(**kwargs)
         self.language = language
         self._exit_on_signals = exit_on_signals
@@ -128,6 +131,7 @@ class NoThanksApp(App[int]):
         self.hosting: Hosting | None = None  # a host this app started (the start screen's Host tab)
         self._start_forms = start_forms
         self.host_browser = host_browser
+        self.reviewer = reviewer
         # A host gone, the Join tab opens (``host_gone``): for the start screen and ``nothanks join``, never over SSH.
         self.may_join_others = False
 

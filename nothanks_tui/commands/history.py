@@ -1,16 +1,19 @@
-"""``nothanks history`` and ``nothanks replay``: the finished games kept in this machine's data dir (local games and
-a host's with the same data dir), on the client's screens; a damaged record or store is said in one sentence."""
+"""``nothanks history``, ``nothanks replay`` and ``nothanks review``: the finished games kept in this machine's data
+dir (local games and a host's with the same data dir), on the client's screens or graded as text or JSON; a damaged
+record or store is said in one sentence."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nothanks_server.history import StoreHistory
 
 from .. import paths
+from ..engine import view_for
 from ..i18n import _
 from ..link import LobbyError
 from . import run_app
@@ -29,9 +32,13 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     history.add_argument("--stats", action="store_true", help=_("open on the players' statistics"))
     history.add_argument("--data-dir", type=Path, help=where)
     replay = sub.add_parser("replay", help=_("step through a finished game, move by move"))
-    replay.add_argument("file", nargs="?", type=Path, help=_("a game record (nothanks-record/1 JSON)"))
-    replay.add_argument("--last", action="store_true", help=_("the last game finished here"))
-    replay.add_argument("--data-dir", type=Path, help=where)
+    review = sub.add_parser("review", help=_("grade a player's decisions in a finished game, costliest first"))
+    for command in (replay, review):
+        command.add_argument("file", nargs="?", type=Path, help=_("a game record (nothanks-record/1 JSON)"))
+        command.add_argument("--last", action="store_true", help=_("the last game finished here"))
+        command.add_argument("--data-dir", type=Path, help=where)
+    review.add_argument("--player", help=_("whose decisions (default: the only player who is not a bot)"))
+    review.add_argument("--json", action="store_true", help=_("the review as JSON (docs/review.md)"))
 
 
 def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
@@ -44,6 +51,7 @@ def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
 
 
 def run_history(args: argparse.Namespace) -> int:
+    from ..bots.review import review_view
     from ..client.app import NetApp as HistoryApp
     from ..client.screens.history import HistoryScreen, StatsScreen
 
@@ -51,7 +59,7 @@ def run_history(args: argparse.Namespace) -> int:
         return 2
     source = StoreHistory(args.data_dir or paths.records_dir())
     screen = StatsScreen if args.stats else HistoryScreen
-    return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True))
+    return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True, reviewer=review_view))
 
 
 def load(args: argparse.Namespace) -> Replay:
@@ -63,27 +71,59 @@ def load(args: argparse.Namespace) -> Replay:
     return load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
 
 
-def run_replay(args: argparse.Namespace) -> int:
-    from ..client.app import NetApp as HistoryApp
+def chosen_game(args: argparse.Namespace, command: str) -> Replay | int:
+    """The game ``nothanks replay`` or ``review`` was asked for, or the exit status once it said why there is none."""
     from ..client.replaying import ReplayError
     from ..client.safe_text import clean_message
-    from ..client.screens.replay import ReplayScreen
 
     if args.file is not None and args.last:
-        print("nothanks replay: " + _("give a FILE or --last, not both"))
+        print(f"nothanks {command}: " + _("give a FILE or --last, not both"))
         return 2
     if args.file is None and not args.last:
-        print("nothanks replay: " + _("give a record FILE, or --last for the last game finished here"))
+        print(f"nothanks {command}: " + _("give a record FILE, or --last for the last game finished here"))
         return 2
-    if args.file is None and missing_data_dir(args, "replay"):
+    if args.file is None and missing_data_dir(args, command):
         return 2
     try:
-        replay = load(args)
+        return load(args)
     except ReplayError as error:
-        print(f"nothanks replay: {error}")
-        return 1
+        print(f"nothanks {command}: {error}")
     except LobbyError as error:
-        print("nothanks replay: " + clean_message(_(error.message)))  # (this machine's own store says what is wrong)
-        return 1
-    app = HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True)
-    return run_app(app)
+        print(f"nothanks {command}: " + clean_message(_(error.message)))  # (this machine's own store says why)
+    return 1
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from ..bots.review import review_view
+    from ..client.app import NetApp as HistoryApp
+    from ..client.screens.replay import ReplayScreen
+
+    replay = chosen_game(args, "replay")
+    if isinstance(replay, int):
+        return replay
+    return run_app(HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True, reviewer=review_view))
+
+
+def run_review(args: argparse.Namespace) -> int:
+    """``nothanks review``: one player's decisions graded (``bots/review.py``), as text or JSON."""
+    from ..bots.review import review_view
+    from ..client.replaying import your_seat
+    from ..client.reviewing import review_lines
+    from ..client.safe_text import display_name
+
+    replay = chosen_game(args, "review")
+    if isinstance(replay, int):
+        return replay
+    names = [seat.name for seat in replay.seats]
+    seat = your_seat(replay) if args.player is None else names.index(args.player) if args.player in names else None
+    if seat is None:
+        listed = ", ".join(display_name(name, 24) for name in names)
+        print("nothanks review: " + _("give --player NAME, one of: {names}").format(names=listed))
+        return 2
+    review = review_view(view_for(replay.final, seat))
+    if args.json:
+        print(json.dumps({**review, "player": names[seat]}, indent=1, ensure_ascii=False))
+        return 0
+    print(_("Review of {name}'s game").format(name=display_name(names[seat], 40)))
+    print("\n".join(review_lines(review)))
+    return 0

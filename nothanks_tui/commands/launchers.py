@@ -16,6 +16,7 @@ from nothanks_server.solo import SoloGame, solo_table
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
+from ..bots.review import review_view
 from ..client.app import NoThanksApp
 from ..client.error_sentences import error_sentence
 from ..client.launchers import HostChoice, Hosting, SoloChoice
@@ -113,7 +114,9 @@ def run_local_game(
         print("nothanks play: --name: " + error_sentence(errors.BAD_NAME))  # (BadName's own words are English)
         return 2
     remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
-    app = NoThanksApp(connection, launchers=launchers, exit_on_signals=True, remembered=remembered)
+    app = NoThanksApp(
+        connection, launchers=launchers, exit_on_signals=True, remembered=remembered, reviewer=review_view
+    )
     return run_app(app)
 
 
@@ -129,5 +132,6 @@ def run_start_screen(bot_pace: float = BOT_PACE) -> int:
         exit_on_signals=True,
         remembered=remembered,
         host_browser=ZeroconfBrowser,  # the Join tab lists the hosts on the LAN
+        reviewer=review_view,
     )
     return run_app(app)

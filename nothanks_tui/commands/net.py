@@ -26,6 +26,7 @@ from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
 from ..bots import bot_names
+from ..bots.review import review_view
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
 from ..client.safe_text import clean_message
@@ -236,6 +237,7 @@ def run_join(args: argparse.Namespace) -> int:
         bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         remembered=Remembered.of_this_user(),
+        reviewer=review_view,
     )
 
 
@@ -261,6 +263,7 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
         bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         host_browser=host_browser,
+        reviewer=review_view,
     )
 
 
@@ -288,6 +291,7 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         remembered=Remembered.of_this_user(),
         bot_choices=offered_bots(host.lobby.settings.default_bot),
         default_bot=host.lobby.settings.default_bot,
+        reviewer=review_view,
     )
     # (no farewell from the app: run_host says "nothanks host stopped." once the terminal is back)
     await serve([host], main=app.run_async, stop_main=lambda: app.exit(0))

@@ -1,5 +1,5 @@
-"""A finished game, move by move, drawn by the table screen's own widgets; a panel says the move, the scores, and
-at the end what was hidden (the cards set aside, every chip)."""
+"""A finished game, move by move, drawn by the table screen's own widgets; a panel says the move (graded, when it
+is the reviewing player's), the scores, and at the end what was hidden (the cards set aside, every chip)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Label, Static
 
-from ...engine import breakdown, winners
+from ...engine import breakdown, view_for, winners
 from ...i18n import N_, NC_, _
 from ...link import LobbyError, TableUpdate
 from ..error_sentences import error_sentence
 from ..presentation import move_line, number, seat_name, you_tag
 from ..replaying import Replay, ReplayError, load_replay, your_seat
+from ..reviewing import grade_text, review_of
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
@@ -54,8 +55,11 @@ def scores_line(replay: Replay, step: int, label: str, you: int | None = None) -
     return Content.assemble((label, "dim"), " ", Content(" · ").join(parts))
 
 
-def panel_lines(replay: Replay, step: int, you: int | None = None) -> list[Content]:
-    """The replay panel: where we are and the move just played, the scores; at the end, what was hidden."""
+def panel_lines(
+    replay: Replay, step: int, you: int | None = None, grades: dict[int, dict[str, Any]] | None = None
+) -> list[Content]:
+    """The replay panel: where we are and the move just played (``grades``: the review's, by move), the scores;
+    at the end, what was hidden."""
     total = replay.moves
     where = Content.styled(_("Move {step} of {total}").format(step=step, total=total), "bold")
     move = replay.move(step)
@@ -64,6 +68,8 @@ def panel_lines(replay: Replay, step: int, you: int | None = None) -> list[Conte
         lines = [Content.assemble(where, "  ", _("The deal: {name} plays first.").format(name=first))]
     else:
         lines = [Content.assemble(where, "  ", move_line(move, replay.seats))]
+    if grades is not None and step in grades:
+        lines.append(Content.assemble((_("Review:"), "dim"), " ", grade_text(grades[step])))
     if step < total:
         lines.append(scores_line(replay, step, _("Scores now:"), you))
         lines.append(Content.styled(_("The end of the game shows what was hidden: the cards set aside."), "dim"))
@@ -118,6 +124,7 @@ class ReplayScreen(SteadyScreen[None]):
         self.replay = replay
         self.you = your_seat(replay, None if you == GUESS else you) if isinstance(you, str) else you
         self._start_at = replay.moves if at_end else 0
+        self.grades: dict[int, dict[str, Any]] | None = None  # the review of ``you``'s moves, once graded
 
     def compose(self) -> ComposeResult:
         title = _("Replay · {when}").format(when=when_text(self.replay.finished_at))
@@ -135,13 +142,22 @@ class ReplayScreen(SteadyScreen[None]):
         self.set_class(self.app.size.width < 80, "-narrow")
         self.step = self._start_at
         self._show()
+        reviewer = getattr(self.app, "reviewer", None)
+        if reviewer is not None and self.you is not None:
+            self.run_worker(self._grade(reviewer, self.you), exclusive=True)
+
+    async def _grade(self, reviewer: Any, you: int) -> None:
+        """Grade ``you``'s moves (the whole record is theirs now: the game is over), then show each beside it."""
+        review = await review_of(reviewer, view_for(self.replay.final, you))
+        self.grades = {decision["move"]: decision for decision in review["decisions"]} if review else {}
+        self._show()
 
     def watch_step(self) -> None:
         self._show()
 
     def _show(self) -> None:
         self.table = self.replay.update(self.step, self.you)
-        lines = panel_lines(self.replay, self.step, self.you)
+        lines = panel_lines(self.replay, self.step, self.you, self.grades)
         self.query_one("#replay-panel", Static).update(Content("\n").join(lines))
         self.refresh_bindings()
 

@@ -1,5 +1,5 @@
-"""The end of a game: each player's score explained (runs, card total, minus chips, final), the winners, and the
-score chart (the host's timeline, sent only at the end)."""
+"""The end of a game: each player's score explained (runs, card total, minus chips, final), the winners, the
+score chart (the host's timeline, sent only at the end) and the review of the player's own decisions."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ...engine import breakdown, winners
+from ...engine import PlayerView, breakdown, winners
 from ...i18n import N_, _, ngettext
 from ...link import MatchTotals, TableUpdate
 from .. import presentation
+from ..reviewing import Reviewer, review_lines, review_of
 from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
 from ..widgets.score_chart import ScoreChart, legend
@@ -131,6 +132,33 @@ class ChartScreen(ModalScreen[None]):
         yield KeyBar()
 
 
+class ReviewScreen(ModalScreen[None]):
+    """The review of the player's own decisions (``v`` on the score screen), worked out in a thread as it opens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("v,escape,q", "dismiss", N_("Back to the scores"), key_display="v/Esc")
+    ]
+
+    def __init__(self, view: PlayerView, reviewer: Reviewer) -> None:
+        super().__init__()
+        self.view = view
+        self.reviewer = reviewer
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="review-box", classes="dialog"):
+            yield Static(Content.styled(_("Review of your game"), "bold"))
+            yield Static(_("Grading your decisions…"), id="review-body", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.run_worker(self._grade(), exclusive=True)
+
+    async def _grade(self) -> None:
+        review = await review_of(self.reviewer, self.view)
+        text = "\n".join(review_lines(review)) if review else _("This game cannot be reviewed.")
+        self.query_one("#review-body", Static).update(Content(text))
+
+
 class ScoreScreen(ModalScreen[str]):
     """Shown when a game ends; dismissed with "quit" or "table". ``a`` asks for another game and keeps it open until
     the next deal closes it (``TableScreen``); meanwhile its note says who waits for whom."""
@@ -141,6 +169,7 @@ class ScoreScreen(ModalScreen[str]):
         Binding("g", "chart", N_("Chart")),
         Binding("q", "dismiss('quit')", N_("Quit")),
         Binding("r", "replay", N_("Replay")),
+        Binding("v", "review", N_("Review")),
     ]
 
     def __init__(self, table: TableUpdate, ask_again: Callable[[], Awaitable[None]] | None = None) -> None:
@@ -189,6 +218,8 @@ class ScoreScreen(ModalScreen[str]):
             )
         if action == "chart" and not self.table.timeline:
             return False  # a host too old to send the timeline
+        if action == "review":
+            return getattr(self.app, "reviewer", None) is not None and self.table.view.seat is not None
         return True
 
     async def action_play_again(self) -> None:
@@ -203,6 +234,12 @@ class ScoreScreen(ModalScreen[str]):
         """Every player's score after each card, a line each (sent by the host once the game is over)."""
         if self.table.timeline:
             self.app.push_screen(ChartScreen(self.table))
+
+    def action_review(self) -> None:
+        """Grade this player's decisions from their own view of the game (its public moves)."""
+        reviewer = getattr(self.app, "reviewer", None)
+        if reviewer is not None and self.table.view.seat is not None:
+            self.app.push_screen(ReviewScreen(self.table.view, reviewer))
 
     @work(exclusive=True, group="replay", exit_on_error=False)
     async def action_replay(self) -> None:

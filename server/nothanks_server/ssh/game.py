@@ -13,6 +13,7 @@ import contextvars
 import logging
 from typing import Any
 
+from nothanks_tui.bots.review import review_view
 from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
@@ -145,6 +146,7 @@ class GameAppFactory:
             bot_choices=plan.ssh.bot_choices,
             default_bot=plan.ssh.default_bot,
             language=player.language,
+            reviewer=review_view,  # a finished game's review, in this worker (a thread of the player's app)
         )
 
     async def warm_up(self) -> str:
