@@ -44,7 +44,7 @@ async def test_the_creator_removes_a_player_who_is_told_and_may_not_sit_there_ag
         closed = await bob.until(of_type("table_closed"))
         assert closed["reason"] == "the table's creator removed you from the table"
         seen = await cat.until(waiting_with(lambda frame: frame["seats"][1]["empty"]))
-        assert seen["removed"] == ["bob"] and seen["invite"] is None
+        assert seen["removed_players"] == ["bob"] and seen["invite"] is None
         await bob.send({"type": "join", "table": table, "id": 6})  # back in the lobby, refused there again
         again = await bob.until(answer)
         assert (again["type"], again["code"], again["re"]) == ("error", "removed", 6)
@@ -62,7 +62,7 @@ async def test_the_creator_removes_a_bot_and_not_their_own_seat_nor_after_the_de
         assert (await ann.until(of_type("error")))["code"] == "bad_field"
         await ann.send({"type": "remove", "seat": 1})
         freed = await ann.until(waiting_with(lambda frame: frame["seats"][1]["empty"]))
-        assert freed["removed"] == []  # a bot is not named as removed
+        assert freed["removed_players"] == []  # a bot is not named as removed
         await ann.send({"type": "add_bot"})
         await ann.until(waiting_with(lambda frame: frame["can_start"]))
         await ann.send({"type": "start"})

@@ -108,7 +108,7 @@ class TableWaiting:
     variant: str = "standard"
     coach: bool = False  # the table lets its players ask the coach
     invite: str | None = None  # a private table's invite code (to its creator only)
-    removed: tuple[str, ...] = ()  # the players the creator removed before this deal
+    removed_players: tuple[str, ...] = ()  # the players the creator removed before this deal
 
 
 @dataclass(frozen=True, slots=True)

@@ -366,7 +366,7 @@ class Waiting(HostFrame, tag="waiting", rename={"table_id": "table", "my_seat": 
     variant: str
     coach: bool = False
     invite: str | None = None
-    removed: tuple[str, ...] = ()
+    removed_players: tuple[str, ...] = ()
 
 
 class Line(msgspec.Struct, kw_only=True, omit_defaults=True):

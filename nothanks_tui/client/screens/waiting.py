@@ -116,8 +116,8 @@ class WaitingScreen(AtTableScreen):
         if event.invite:
             lines.append(_("Private table: others join with the invite code") + " ")
             lines.append(clean_message(event.invite, 16) + "\n", style="bold")
-        if event.removed:
-            names = ", ".join(display_name(name, 20) for name in event.removed)
+        if event.removed_players:
+            names = ", ".join(display_name(name, 20) for name in event.removed_players)
             lines.append(_("Removed by the table's creator: {names}").format(names=names) + "\n", style="dim")
         self.query_one("#waiting-seats", Static).update(lines)
         free = sum(1 for seat in event.seats if seat.empty)

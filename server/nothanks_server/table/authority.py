@@ -543,7 +543,7 @@ class Table:
                 variant=self.config.variant,
                 coach=self.settings.coach,
                 invite=invite_code(self.table_id, self.invite) if self.invite and seat == self.creator_seat else None,
-                removed=tuple(self.removed),
+                removed_players=tuple(self.removed),
             )
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
         deadline = self.driver.deadline()
