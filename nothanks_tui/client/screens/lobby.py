@@ -133,7 +133,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("enter", "join", N_("Join"), show=False),
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
-        Binding("i", "invited", N_("Invite code")),
+        Binding("i", "invited", N_("Code")),  # a private table's invite code
         Binding("r", "refresh", N_("Refresh")),
         Binding("h", "history", N_("History")),
         Binding("t", "chat", N_("Chat")),
