@@ -133,3 +133,12 @@ async def test_a_private_table_s_code_and_a_table_s_turn_clock_survive_a_restart
         assert after.settings.turn_clock == 30 and after.summary().turn_clock == 30
     finally:
         again.close()
+
+
+async def test_the_lobby_line_says_a_table_s_turn_clock():
+    async with live_host(turn_clock=None) as host:
+        ann = await RawClient.connect(host.port, "ann")
+        await create(ann, turn_clock=30)
+        await ann.send({"type": "list_tables", "id": 1})
+        assert [line["turn_clock"] for line in (await ann.until(of_type("tables")))["tables"]] == [30]
+        await ann.close()
