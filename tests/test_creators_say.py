@@ -142,3 +142,24 @@ async def test_the_lobby_line_says_a_table_s_turn_clock():
         await ann.send({"type": "list_tables", "id": 1})
         assert [line["turn_clock"] for line in (await ann.until(of_type("tables")))["tables"]] == [30]
         await ann.close()
+
+
+async def test_join_with_code_sits_at_the_private_table_or_watches_it_when_it_is_full(tmp_path):
+    from nothanks_tui.client.netlaunch import join_host
+    from nothanks_tui.client.seat_tokens import SeatTokens
+
+    from .test_cli_errors import one_sentence, said
+
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        table = (await create(ann, players=2, private=True))["table"]
+        code = invite_of(ann)
+        address = f"127.0.0.1:{host.port}"
+        bob, seat = await join_host(address, "bob", SeatTokens(tmp_path / "bob.json"), code)
+        assert seat is not None and seat.table_id == table and seat.seat_token is not None  # a seat
+        cat, watching = await join_host(address, "cat", SeatTokens(tmp_path / "cat.json"), code.lower())
+        assert watching is not None and watching.table_id == table and watching.seat_token is None  # full: watching
+        for lobby in (bob, cat):
+            await lobby.close()
+        await ann.close()
+    one_sentence(*await said(tmp_path, "join", "127.0.0.1:1", "--code", "nope"), "not an invite code")

@@ -87,9 +87,4 @@ async def join_async(
 
 def run_join(address: str, name: str | None, code: str | None = None, **app_options: Any) -> int:
     """``nothanks join``; ``app_options`` go to the app (the bots a new table may have, from the command line)."""
-    try:
-        parse_address(address)
-    except ValueError as error:
-        print(f"nothanks join: {error}")
-        return 2
     return asyncio.run(join_async(address, name, code=code, **app_options))

@@ -15,20 +15,10 @@ from typing import Any, TypeVar
 
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import errors
+from nothanks_tui.link import ChatHistory, ChatLine, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
-from nothanks_tui.link.events import (
-    ChatHistory,
-    ChatLine,
-    Closed,
-    CoachAdvice,
-    NewTable,
-    Rejected,
-    TableEvent,
-    TableSummary,
-    TableWaiting,
-)
+from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary, TableWaiting
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
 from nothanks_tui.link.names import BadName, clean_name
 
@@ -126,9 +116,7 @@ class InProcessLobby(LobbyConnection):
             raise LobbyError(errors.BAD_NAME, str(error)) from None
         self.lobby.hear(self, True)  # the lobby's chat, as a joined client's (it keeps what is said meanwhile)
 
-    @property
-    def can_chat(self) -> bool:
-        return True
+    can_chat = True  # (the interface says it with a property)
 
     async def send_chat(self, text: str) -> None:
         try:

@@ -51,7 +51,7 @@ async def test_a_line_said_in_the_lobby_shows_below_the_table_list_for_everyone_
 class NoLobbyChat(InProcessLobby):
     """A lobby without chat (as an older host's, or a cluster front's)."""
 
-    can_chat = False  # type: ignore[assignment]
+    can_chat = False
 
 
 async def test_without_lobby_chat_the_key_is_not_offered_and_no_chat_lines_show():
