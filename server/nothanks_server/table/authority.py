@@ -202,7 +202,7 @@ class Table:
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
-        if {member.name.casefold(), getattr(member, "key", None)} & (self._barred - {""}):
+        if {member.name.casefold(), getattr(member, "key", None)} & self._barred - {""}:
             raise HostError(errors.REMOVED, "the table's creator removed you: sit at another table, or watch")
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             if self._where("away"):
