@@ -134,7 +134,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
         Binding("i", "invited", N_("Code")),  # a private table's invite code
-        Binding("r", "refresh", N_("Refresh")),
+        Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes by itself; ? lists it)
         Binding("h", "history", N_("History")),
         Binding("t", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat"), show=False),
