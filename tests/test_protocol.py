@@ -84,6 +84,7 @@ def test_decode_client_accepts_every_documented_type_minimally():
         "replay": {"game": "t1/1"},
         "chat": {"text": "hi"},
         "stand_in": {"seat": 1},
+        "remove": {"seat": 2},
         "coach": {"state_id": 0},
     }
     for kind in CLIENT_MESSAGES:
@@ -414,12 +415,12 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
     summary = TableSummary("t1", 3, seats, False, False, True, "standard", 2)
     assert encode(summary_to_wire(summary)) == encode(
         {"table": "t1", "players": 3, "seats": seat_maps, "started": False, "finished": False, "open_chips": True,
-         "variant": "standard", "spectators": 2, "coach": False}
+         "variant": "standard", "spectators": 2, "coach": False, "turn_clock": 0}
     )  # fmt: skip
     waiting = TableWaiting("t1", seats, my_seat=None, can_start=False, variant="tactical")
     assert encode_event(waiting) == encode(
         {"type": "waiting", "table": "t1", "seats": seat_maps, "your_seat": None, "can_start": False,
-         "open_chips": False, "variant": "tactical", "coach": False}
+         "open_chips": False, "variant": "tactical", "coach": False, "invite": None, "removed_players": []}
     )  # fmt: skip
     said, before = ChatLine("a", "hi", 0, at=3, events=1), ChatLine("b", "yo", None, events=2)
     assert encode(chat_to_wire(said)) == encode(

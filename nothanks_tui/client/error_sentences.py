@@ -30,6 +30,8 @@ SENTENCES: dict[str, str] = {
         "A seat there is kept for a player who is away: only their SSH key or seat token takes it back. Watch the "
         "table instead."
     ),
+    errors.REMOVED: N_("The table's creator removed you from that table: choose another, or watch it."),
+    errors.PRIVATE_TABLE: N_("That table is private: its invite code is missing or wrong."),
     errors.SEATS_EMPTY: N_("Fill every seat (players or bots) before starting."),
     errors.ALREADY_STARTED: N_("That game has started: watch it, or choose another table."),
     errors.NOT_CREATOR: N_("Only the player who set up this table can do that."),

@@ -11,6 +11,7 @@ from textual.screen import Screen
 
 from ..i18n import _
 from ..link import LobbyConnection, LobbyError, TableConnection
+from ..link.invites import parse_invite
 from .app import NetApp as NetApp
 from .error_sentences import error_sentence
 from .remembered import login_name
@@ -35,18 +36,40 @@ def first_screen_for(
     return lambda: LobbyScreen(lobby, join_hint, seats)
 
 
-async def join_host(address: str, name: str, tokens: SeatTokens) -> tuple[TcpLobby, TableConnection | None]:
-    """The lobby of the host at ``address`` (started), and the seat held there taken back, if any; ``ValueError``
-    for a bad address, ``LobbyError`` if the host refuses."""
+async def join_host(
+    address: str, name: str, tokens: SeatTokens, code: str | None = None
+) -> tuple[TcpLobby, TableConnection | None]:
+    """The lobby of the host at ``address`` (started), and the seat held there taken back, if any, else the private
+    table ``code`` invites to (a seat, or watching it when none is free); ``ValueError`` for a bad address or code,
+    ``LobbyError`` if the host refuses."""
     host, port = parse_address(address)
+    invited = None if code is None else parse_invite(code)
+    if code is not None and invited is None:
+        raise ValueError(_("{code!r} is not an invite code: one reads like 12-K7PM-3QDX").format(code=code[:30]))
     lobby = TcpLobby(host, port, name)
     await lobby.start()
-    return lobby, await remember_and_resume(lobby, tokens, f"{host}:{port}")
+    connection = await remember_and_resume(lobby, tokens, f"{host}:{port}")
+    if connection is None and invited is not None:
+        try:
+            connection = await lobby.join(invited[0], code=code)
+        except LobbyError as error:
+            from .screens.lobby import SEATS_NOT_FREE
+
+            if error.code not in SEATS_NOT_FREE:
+                await lobby.close()
+                raise
+            connection = await lobby.spectate(invited[0], code)
+    return lobby, connection
 
 
-async def join_async(address: str, name: str | None, tokens: SeatTokens | None = None, **app_options: Any) -> int:
+async def join_async(
+    address: str, name: str | None, tokens: SeatTokens | None = None, code: str | None = None, **app_options: Any
+) -> int:
     try:
-        lobby, connection = await join_host(address, name or login_name(), tokens or SeatTokens())
+        lobby, connection = await join_host(address, name or login_name(), tokens or SeatTokens(), code)
+    except ValueError as error:
+        print(f"nothanks join: {error}")
+        return 2
     except LobbyError as error:
         print("nothanks join: " + clean_message(error_sentence(error.code, error.message)))
         return 1
@@ -62,11 +85,6 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     return app.return_code or 0
 
 
-def run_join(address: str, name: str | None, **app_options: Any) -> int:
+def run_join(address: str, name: str | None, code: str | None = None, **app_options: Any) -> int:
     """``nothanks join``; ``app_options`` go to the app (the bots a new table may have, from the command line)."""
-    try:
-        parse_address(address)
-    except ValueError as error:
-        print(f"nothanks join: {error}")
-        return 2
-    return asyncio.run(join_async(address, name, **app_options))
+    return asyncio.run(join_async(address, name, code=code, **app_options))

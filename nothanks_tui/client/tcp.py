@@ -231,11 +231,11 @@ class TcpLobby(LobbyConnection):
     async def create_table(self, settings: NewTable) -> TableConnection:
         return await self._sit(msgspec.convert(settings, m.CreateTable, from_attributes=True))  # (the same fields)
 
-    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return await self._sit(m.Join(table=table_id, seat=seat))
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None) -> TableConnection:
+        return await self._sit(m.Join(table=table_id, seat=seat, code=code))
 
-    async def spectate(self, table_id: str) -> TableConnection:
-        return await self._sit(m.Spectate(table=table_id))
+    async def spectate(self, table_id: str, code: str | None = None) -> TableConnection:
+        return await self._sit(m.Spectate(table=table_id, code=code))
 
     async def resume(self, token: str) -> TableConnection:
         return await self._sit(m.Resume(token=token))

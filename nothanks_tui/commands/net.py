@@ -166,6 +166,9 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
         ).format(port=DEFAULT_PORT),
     )
     join.add_argument("--name", help=_("your display name (default: your login name)"))
+    join.add_argument(
+        "--code", metavar="CODE", help=_("a private table's invite code: sit there (watch it if no seat is free)")
+    )
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
@@ -234,6 +237,7 @@ def run_join(args: argparse.Namespace) -> int:
     return join(
         args.address,
         args.name,
+        args.code,
         bot_choices=offered_bots(DEFAULT_BOT),
         default_bot=DEFAULT_BOT,
         remembered=Remembered.of_this_user(),

@@ -67,6 +67,10 @@ class TableConnection(ABC):
         """Fill the next empty seat with a bot (``None``: the host's default bot)."""
         await self.send_intent(m.AddBot(bot=bot))
 
+    async def remove(self, seat: int) -> None:
+        """Free ``seat`` before the deal: its bot, or its player, goes (the table's creator)."""
+        await self.send_intent(m.Remove(seat=seat))
+
     async def stand_in_for(self, seat: int) -> None:
         """Let a bot play for the away player in ``seat`` until they come back (the table's creator, in a game)."""
         await self.send_intent(m.StandIn(seat=seat))
@@ -127,11 +131,12 @@ class LobbyConnection(HistorySource):
         """Create a table and sit at it as its creator (who adds bots and starts the game)."""
 
     @abstractmethod
-    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        """Sit at a table (``seat`` None: the first free one). Raises ``LobbyError``."""
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None) -> TableConnection:
+        """Sit at a table (``seat`` None: the first free one; ``code``: a private table's invite code). Raises
+        ``LobbyError``."""
 
     @abstractmethod
-    async def spectate(self, table_id: str) -> TableConnection:
+    async def spectate(self, table_id: str, code: str | None = None) -> TableConnection:
         """Watch a table without a seat."""
 
     @abstractmethod

@@ -52,6 +52,8 @@ SEAT_AWAY = _code(
     "no seat for you: a seat not free is kept for its player, who is away (their seat token or SSH key takes "
     "it back; watch instead)",
 )
+REMOVED = _code("removed", "the table's creator removed you from this table: you may not sit there before the deal")
+PRIVATE_TABLE = _code("private_table", "a private table: its invite code (`code`) is missing or wrong")
 SEATS_EMPTY = _code("seats_empty", "fill every seat before starting")
 ALREADY_STARTED = _code("already_started", "the game has started (watch instead)")
 NOT_STARTED = _code("not_started", "too early: the game has not started")
@@ -89,7 +91,10 @@ SLOW_READER = _code("slow_reader", "the client left the host's frames unread for
 SLOW_DOWN = _code(
     "slow_down", "`list_tables` more often than 2 a second (bursts of 6), or `coach` before its last answer"
 )
-TOO_MANY = _code("too_many", "over a per-address limit: connections (then fatal), watched tables, or tables created")
+TOO_MANY = _code(
+    "too_many",
+    "over a per-address limit: connections (then fatal), watched tables, tables created, or invite codes tried",
+)
 IDLE = _code("idle", "15 minutes in the lobby without sitting at a table", fatal=True)
 NOT_MEMBER = _code(
     "not_member", "a cluster's table port: the hello did not prove the cluster secret (`proof`)", fatal=True

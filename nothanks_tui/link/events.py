@@ -107,6 +107,8 @@ class TableWaiting:
     open_chips: bool = False
     variant: str = "standard"
     coach: bool = False  # the table lets its players ask the coach
+    invite: str | None = None  # a private table's invite code (to its creator only)
+    removed_players: tuple[str, ...] = ()  # the players the creator removed before this deal
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +153,7 @@ class TableSummary:
     variant: str
     spectators: int = 0
     coach: bool = False  # the table lets its players ask the coach
+    turn_clock: int = 0  # seconds per move of a connected player, then a bot plays it (0: off)
 
     @property
     def free_seats(self) -> int:
@@ -168,3 +171,4 @@ class NewTable:
     variant: str = "standard"
     coach: bool = False  # players at the table may ask the coach what the hard bot would play
     turn_clock: int | None = None  # whole seconds per move, then a bot plays it (0: off; None: the host's default)
+    private: bool = False  # not listed: its invite code lets players in

@@ -47,15 +47,18 @@ class CreateTable(ClientMessage, tag="create_table"):
     variant: str = "standard"
     coach: bool = False
     turn_clock: int | None = None  # whole seconds per move (0: off; absent or null: the host's default)
+    private: bool = False  # not listed; joined or watched with its invite code only
 
 
 class Join(ClientMessage, tag="join"):
     table: str
     seat: int | None = None
+    code: str | None = None  # a private table's invite code
 
 
 class Spectate(ClientMessage, tag="spectate"):
     table: str
+    code: str | None = None
 
 
 class Resume(ClientMessage, tag="resume"):
@@ -72,6 +75,12 @@ class Leave(ClientMessage, tag="leave"):
 
 class AddBot(ClientMessage, tag="add_bot"):
     bot: str | None = None
+
+
+class Remove(ClientMessage, tag="remove"):
+    """The creator, before the deal: seat ``seat`` frees up (a bot, or a player sent back to the lobby)."""
+
+    seat: int
 
 
 class Start(ClientMessage, tag="start"):

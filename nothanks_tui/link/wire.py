@@ -365,6 +365,8 @@ class Waiting(HostFrame, tag="waiting", rename={"table_id": "table", "my_seat": 
     open_chips: bool
     variant: str
     coach: bool = False
+    invite: str | None = None
+    removed_players: tuple[str, ...] = ()
 
 
 class Line(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -440,6 +442,7 @@ class Summary(msgspec.Struct, kw_only=True, rename={"table_id": "table"}):
     variant: str
     spectators: int
     coach: bool = False
+    turn_clock: int = 0
 
 
 class Tables(HostFrame, tag="tables"):

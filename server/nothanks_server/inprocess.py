@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
-from nothanks_tui.link import errors
+from nothanks_tui.link import ChatHistory, ChatLine, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary, TableWaiting
@@ -114,6 +114,20 @@ class InProcessLobby(LobbyConnection):
             self.name = clean_name(self.raw_name)
         except BadName as error:
             raise LobbyError(errors.BAD_NAME, str(error)) from None
+        self.lobby.hear(self, True)  # the lobby's chat, as a joined client's (it keeps what is said meanwhile)
+
+    can_chat = True  # (the interface says it with a property)
+
+    async def send_chat(self, text: str) -> None:
+        try:
+            self.lobby.say(self, text)
+        except IllegalMove as error:
+            self.deliver(Rejected(error.code, error.message))
+
+    def deliver(self, event: HostEvent) -> None:
+        """The lobby's chat (a ``Member`` of its hearing)."""
+        if self.on_chat is not None and isinstance(event, ChatLine | ChatHistory | Rejected):
+            self.on_chat(event)
 
     async def list_tables(self) -> list[TableSummary]:
         return self.lobby.tables()
@@ -121,17 +135,17 @@ class InProcessLobby(LobbyConnection):
     async def create_table(self, settings: NewTable) -> TableConnection:
         return self._sit(m.CreateTable(**dataclasses.asdict(settings)))
 
-    async def join(self, table_id: str, seat: int | None = None) -> TableConnection:
-        return self._sit(m.Join(table=table_id, seat=seat))
+    async def join(self, table_id: str, seat: int | None = None, code: str | None = None) -> TableConnection:
+        return self._sit(m.Join(table=table_id, seat=seat, code=code))
 
-    async def spectate(self, table_id: str) -> TableConnection:
-        return self._sit(m.Spectate(table=table_id))
+    async def spectate(self, table_id: str, code: str | None = None) -> TableConnection:
+        return self._sit(m.Spectate(table=table_id, code=code))
 
     async def resume(self, token: str) -> TableConnection:
         return self._sit(m.Resume(token=token))
 
     async def close(self) -> None:
-        return None
+        self.lobby.hear(self, False)
 
     async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
         return _refusing(lambda: self.lobby.history(offset, limit))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -25,6 +26,7 @@ from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
+from nothanks_tui.link.invites import new_secret, parse_invite
 
 from .archive import HOST
 from .background import every
@@ -53,6 +55,7 @@ class LobbySettings:
     max_tables: int = MAX_TABLES
     max_tables_per_address: int = 4  # tables created by one address (network) that are still open...
     tables_per_minute: float = 6.0  # ...and how many it creates a minute (at once: this or the above)
+    code_guesses: float = 10.0  # invite codes one address (network) tries a minute (at once: as many)
     unstarted_table_timeout: float = 900.0  # seconds a table may wait for its game to start before it closes
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
@@ -79,6 +82,7 @@ class Lobby:
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
+        self._guesses: dict[str, TokenBucket] = {}  # address -> the invite codes it may try now
         self.chat = ChatRoom(lobby=True)  # what is said at no table (in memory only), to ``hearing``
         self.hearing: set[Member] = set()  # the connections at no table whose hello listed lobby chat
         self._restore()
@@ -124,8 +128,9 @@ class Lobby:
             return None
         try:
             bot = stored.default_bot if stored.default_bot in bot_names() else self.settings.default_bot
+            clock = None if stored.turn_clock is None else round(stored.turn_clock)
             settings = self._table_settings(
-                NewTable(stored.players, 0, bot, stored.open_chips, stored.variant, stored.coach)
+                NewTable(stored.players, 0, bot, stored.open_chips, stored.variant, stored.coach, clock)
             )
             table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
@@ -205,7 +210,11 @@ class Lobby:
             table.release_away_seats()
 
     def tables(self) -> list[TableSummary]:
-        return [table.summary() for table in self._tables.values()]
+        """The lobby's lines: private tables are not listed."""
+        return [table.summary() for table in self.listed()]
+
+    def listed(self) -> list[Table]:
+        return [table for table in self._tables.values() if table.invite is None]
 
     def all_tables(self) -> list[Table]:
         return list(self._tables.values())
@@ -215,6 +224,27 @@ class Lobby:
             raise HostError(errors.NO_TABLE, f"no table {str(table_id)[:20]!r}")
         return self._tables[table_id]
 
+    def admit(self, table_id: object, code: str | None, holder: str) -> Table:
+        """The table ``table_id``, if it is public or ``code`` is its invite code; every code tried is counted
+        against ``holder``'s network (``code_guesses`` a minute: too few to guess one)."""
+        table = self.table(table_id)
+        if table.invite is None:
+            return table
+        most = self.settings.code_guesses
+        if holder and not self._spend(self._guesses, holder, most, most):
+            raise HostError(errors.TOO_MANY, f"your address tries at most {most:g} codes a minute")
+        parsed = parse_invite(code) if isinstance(code, str) else None
+        if parsed is None or parsed[0] != table.table_id or not secrets.compare_digest(parsed[1], table.invite):
+            raise HostError(errors.PRIVATE_TABLE, "this table is private: its invite code lets you in")
+        return table
+
+    def _spend(self, buckets: dict[str, TokenBucket], holder: str, per_minute: float, burst: float) -> bool:
+        """One of ``holder``'s ``per_minute`` (``burst`` at once) from ``buckets``."""
+        if len(buckets) > 10_000:  # (a few hundred bytes each: forgotten all at once)
+            buckets.clear()
+        now = time.monotonic()
+        return buckets.setdefault(holder, TokenBucket(per_minute / 60, burst, None, now)).take(now)
+
     def create_table(self, new: NewTable, creator: Member, owner: str | None = None) -> tuple[Table, int, str]:
         """A new table with ``creator`` in seat 0 and ``new.bots`` bots; returns (table, seat, resume token).
         ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
@@ -223,12 +253,8 @@ class Lobby:
         limit, rate = self.settings.max_tables_per_address, self.settings.tables_per_minute
         if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
-        if owner is not None:
-            if len(self._made) > 10_000:  # (a few hundred bytes each: forgotten all at once)
-                self._made.clear()
-            now = time.monotonic()
-            if not self._made.setdefault(owner, TokenBucket(rate / 60, max(rate, limit), None, now)).take(now):
-                raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
+        if owner is not None and not self._spend(self._made, owner, rate, max(rate, limit)):
+            raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
         settings = self._table_settings(new)
@@ -238,6 +264,7 @@ class Lobby:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         table = Table(table_id, settings, rng=rng, **self._wiring())
+        table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
         if len(self._tables) >= self.settings.max_tables and not self._make_room():

@@ -45,8 +45,8 @@ from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
-# option and its seats' stand-in bots (who left on purpose)
+SCHEMA_VERSION = 4  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+# option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock
 DATABASE_NAME = "nothanks.sqlite3"
 
 
@@ -112,6 +112,8 @@ class StoredTable:
     finished: bool = False
     moves: tuple[tuple[int, str], ...] = ()  # (seat, action) of the current game, in order
     coach: bool = False  # the table lets its players ask the coach
+    invite: str | None = None  # a private table's secret (link/invites.py)
+    turn_clock: float | None = None  # seconds (0: off; None: not kept, the host's default)
 
 
 @dataclass(frozen=True)
@@ -369,10 +371,13 @@ class SqliteStore:
                 db.execute("ALTER TABLE tables ADD COLUMN coach INTEGER NOT NULL DEFAULT 0")
                 db.execute("ALTER TABLE seats ADD COLUMN stand_in INTEGER NOT NULL DEFAULT 0")
                 db.execute("ALTER TABLE seats ADD COLUMN left_game INTEGER NOT NULL DEFAULT 0")
+            if version < 4:
+                db.execute("ALTER TABLE tables ADD COLUMN invite TEXT")
+                db.execute("ALTER TABLE tables ADD COLUMN turn_clock REAL")
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 4: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 5: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -381,9 +386,9 @@ class SqliteStore:
         tables = []
         rows = db.execute(
             "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
-            "seed, started_at, finished, coach FROM tables ORDER BY created_at, table_id"
+            "seed, started_at, finished, coach, invite, turn_clock FROM tables ORDER BY created_at, table_id"
         ).fetchall()
-        for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, coach in rows:
+        for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, *more in rows:
             seats: list[StoredSeat | None] = [None] * players
             for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
                 "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game FROM seats WHERE table_id = ?",
@@ -395,7 +400,7 @@ class SqliteStore:
             query = "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id"
             moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, game_no)))
             kept = (table_id, players, bool(open_chips), variant, bot, chips, tuple(seats), creator, game_no, seed)
-            tables.append(StoredTable(*kept, started, bool(done), moves, bool(coach)))
+            tables.append(StoredTable(*kept, started, bool(done), moves, bool(more[0]), *more[1:]))
         return tables
 
     def next_table_number(self) -> int:
@@ -409,9 +414,9 @@ class SqliteStore:
         with self._transaction() as db:
             db.execute(
                 "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
-                "creator_seat, game_no, seed, started_at, finished, created_at, coach) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*first, *then, int(table.finished), time.time(), int(table.coach)),
+                "creator_seat, game_no, seed, started_at, finished, created_at, coach, invite, turn_clock) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*first, *then, int(table.finished), time.time(), int(table.coach), table.invite, table.turn_clock),
             )
             for index, seat in enumerate(table.seats):
                 if seat is not None:

@@ -66,18 +66,18 @@ class HostSide:
     def on_create_table(self, message: m.CreateTable) -> Reply:
         self._not_at_table()
         bot = message.bot if isinstance(message.bot, str) else self.lobby.settings.default_bot
-        fields = (message.open_chips, message.variant, message.coach, message.turn_clock)
+        fields = (message.open_chips, message.variant, message.coach, message.turn_clock, message.private)
         new = NewTable(message.players, message.bots, bot, *fields)
         return self.seated(*self.lobby.create_table(new, self, owner=self.holder or None))
 
     def on_join(self, message: m.Join) -> Reply:
         self._not_at_table()
-        table = self.lobby.table(message.table)
+        table = self.lobby.admit(message.table, message.code, self.holder)
         return self.seated(table, *table.join(self, message.seat))
 
     def on_spectate(self, message: m.Spectate) -> Reply:
         self._not_at_table()
-        table = self.lobby.table(message.table)
+        table = self.lobby.admit(message.table, message.code, self.holder)
         self._watching(True)
         try:
             table.spectate(self)
@@ -105,6 +105,9 @@ class HostSide:
 
     def on_start(self, message: m.Start) -> None:
         self._current_table().start(self)
+
+    def on_remove(self, message: m.Remove) -> None:
+        self._current_table().remove(self, message.seat)
 
     def on_add_bot(self, message: m.AddBot) -> None:
         self._current_table().add_bot(self, message.bot)
@@ -271,7 +274,7 @@ class TcpHost(ProtocolServer):
 
     def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777, **options: Unpack[PortOptions]) -> None:
         def listed() -> list[Table]:  # the joinable first, then games under way, then finished; oldest first in each
-            return sorted(lobby.all_tables(), key=lambda table: (table.started, table.finished, table.created_at))
+            return sorted(lobby.listed(), key=lambda table: (table.started, table.finished, table.created_at))
 
         super().__init__(TablePages(listed, Table.summary, lambda: lobby.version), bind, port, **options)
         self.lobby = lobby

@@ -1,9 +1,11 @@
 """The lobby's chat on screen (issue 29, defect 19): t opens the line (in the key bar where the host offers lobby
 chat), a line said there shows in the lobby's chat lines below the table list, for the sayer and for another
-player in the lobby, at 80x24; where the host has no lobby chat (in-process here) the key is not offered."""
+player in the lobby, at 80x24; where the host has no lobby chat (an older host, a cluster's front) the key is not
+offered."""
 
 from __future__ import annotations
 
+from nothanks_server.inprocess import InProcessLobby
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.lobby import LobbyScreen
 from nothanks_tui.client.tcp import TcpLobby
@@ -46,8 +48,17 @@ async def test_a_line_said_in_the_lobby_shows_below_the_table_list_for_everyone_
         await lobby.close()
 
 
+class NoLobbyChat(InProcessLobby):
+    """A lobby without chat (as an older host's, or a cluster front's)."""
+
+    can_chat = False
+
+
 async def test_without_lobby_chat_the_key_is_not_offered_and_no_chat_lines_show():
-    lobby, app = await lobby_app("alice")
+    lobby, _app = await lobby_app("alice")
+    player = NoLobbyChat(lobby, "alice")
+    await player.start()
+    app = NetApp(first_screen_for(player, None))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         await pilot.pause()

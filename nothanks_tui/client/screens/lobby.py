@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Button, DataTable, Label, Select, Static
+from textual.widgets import Button, DataTable, Input, Label, Select, Static
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
@@ -23,6 +23,7 @@ from ...i18n import N_, _, ngettext
 from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
 from ...link.chat import CHAT_HISTORY
 from ...link.events import ChatHistory, ChatLine, Rejected
+from ...link.invites import parse_invite
 from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, variant_label
 from ..safe_text import clean_message, display_name
@@ -132,9 +133,11 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("enter", "join", N_("Join"), show=False),
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
-        Binding("r", "refresh", N_("Refresh")),
+        Binding("i", "invited", N_("Code")),  # a private table's invite code
+        Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes by itself; ? lists it)
         Binding("h", "history", N_("History")),
         Binding("t", "chat", N_("Chat")),
+        Binding("m", "mute_chat", N_("Mute chat"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
@@ -174,6 +177,7 @@ class LobbyScreen(SteadyScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(ChatLines).display = self.lobby.can_chat
+        self.query_one(ChatLines).muted = bool(getattr(self.app, "chat_muted", False))
         self.lobby.on_chat = self._heard
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
@@ -189,7 +193,15 @@ class LobbyScreen(SteadyScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.chat_input.display:
             return False  # keys type into the chat line (its own keys show)
-        return action != "chat" or self.lobby.can_chat
+        return action not in ("chat", "mute_chat") or self.lobby.can_chat
+
+    def action_mute_chat(self) -> None:
+        """Mute (or show again) the lobby's chat, as m does at a table: the choice is the player's, kept."""
+        chat = self.query_one(ChatLines)
+        chat.muted = not chat.muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(chat.muted)
 
     def action_chat(self) -> None:
         self.chat_input.open()
@@ -287,6 +299,7 @@ class LobbyScreen(SteadyScreen[None]):
                     + (" " + variant_label(summary.variant) if summary.variant != STANDARD else "")
                     + (" " + _("open chips") if summary.open_chips else "")
                     + (" " + _("coach") if summary.coach else "")
+                    + (" " + _("{seconds} s per move").format(seconds=summary.turn_clock) if summary.turn_clock else "")
                 ),
                 Text(table_status(summary) + (" · " + _("your seat") if self._mine(summary) else "")),
                 seat_names(summary),
@@ -370,6 +383,25 @@ class LobbyScreen(SteadyScreen[None]):
             return
         await self._enter(lambda: self.lobby.spectate(summary.table_id))
 
+    def action_invited(self) -> None:
+        """Sit at (or watch) a private table: its invite code names it."""
+
+        async def chosen(choice: tuple[str, bool] | None) -> None:
+            parsed = None if choice is None else parse_invite(choice[0])
+            if choice is None or parsed is None:
+                if choice is not None:
+                    self.refuse([_("That is not an invite code: one reads like 12-K7PM-3QDX.")])
+                return
+            code, watch = choice
+            sit = (
+                (lambda: self.lobby.spectate(parsed[0], code))
+                if watch
+                else lambda: self.lobby.join(parsed[0], code=code)
+            )
+            await self._enter(sit, creator=None if watch else False)
+
+        self.app.push_screen(InviteScreen(), chosen)
+
     def action_create(self) -> None:
         async def chosen(settings: NewTable | None) -> None:
             if settings is not None:
@@ -399,7 +431,10 @@ class LobbyScreen(SteadyScreen[None]):
         self.held.update(held_seats(connection))
         self.app.push_screen(WaitingScreen(connection, self.join_hint, creator), self._back_in_lobby)
 
-    def _back_in_lobby(self, _result: object) -> None:
+    def _back_in_lobby(self, result: object) -> None:
+        """``result``: why the table let us go, if it did (its creator removed us)."""
+        if isinstance(result, str) and result:
+            self.refuse([result], None)
         self.refresh_tables()
 
     async def action_quit_lobby(self) -> None:
@@ -432,6 +467,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
             yield from forms.turn_clock_field()
             yield forms.open_chips_box()
             yield forms.TickBox(_(COACH_LABEL), id="coach", compact=True)
+            yield forms.TickBox(_("Private: only an invite code lets players in"), id="private", compact=True)
             with Horizontal(classes="field"):
                 yield Button(_("Create"), id="create", variant="primary")
                 yield Button(_("Cancel"), id="cancel")
@@ -448,3 +484,27 @@ class NewTableScreen(ModalScreen[NewTable | None]):
 
     def action_create(self) -> None:
         self.dismiss(forms.new_table(self))
+
+
+class InviteScreen(ModalScreen[tuple[str, bool] | None]):
+    """A private table's invite code, to sit there (Enter) or watch it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", N_("Cancel"), key_display="Esc")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="invite-box", classes="dialog"):
+            yield Label(_("The invite code of a private table"))
+            yield Input(placeholder="12-K7PM-3QDX", max_length=24, id="invite-code")
+            with Horizontal(classes="field"):
+                yield Button(_("Sit"), id="sit", variant="primary")
+                yield Button(_("Watch"), id="watch")
+        yield KeyBar()
+
+    def on_input_submitted(self, _event: Input.Submitted) -> None:
+        self._chosen(watch=False)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self._chosen(watch=event.button.id == "watch")
+
+    def _chosen(self, *, watch: bool) -> None:
+        self.dismiss((self.query_one("#invite-code", Input).value, watch))

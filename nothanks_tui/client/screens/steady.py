@@ -63,9 +63,9 @@ class SteadyScreen(Screen[ScreenResult]):
         return True
 
 
-class AtTableScreen(SteadyScreen[None]):
-    """A screen at a table (its waiting room, its game): it reads the connection until ``LAST``, posting each event
-    to itself; c opens the chat line, m mutes what is said there."""
+class AtTableScreen(SteadyScreen[str | None]):
+    """A screen at a table (its waiting room, its game; its result: why the table let it go): it reads the
+    connection until ``LAST``, posting each event to itself; c opens the chat line, m mutes what is said there."""
 
     LAST: type[TableEvent] | tuple[type[TableEvent], ...] = Closed
     chat_muted: reactive[bool] = reactive(False, repaint=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
@@ -29,6 +30,7 @@ class WaitingScreen(AtTableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "start", N_("Start")),
         Binding("b", "add_bot", N_("Add a bot")),
+        Binding("x", "remove", N_("Remove")),  # the creator: then a seat's number
         *CHAT_KEYS,
         Binding("q", "leave", N_("Leave")),
     ]
@@ -46,6 +48,7 @@ class WaitingScreen(AtTableScreen):
         self.waiting: TableWaiting | None = None
         self._gone = False  # gone back (``_go_back``) already
         self._chat: list[ChatLine | ChatHistory] = []  # said before the game: handed to the table screen with it
+        self._removing = False  # x was pressed: the next digit is the seat to free
 
     def compose(self) -> ComposeResult:
         yield Static("", id="waiting-title")
@@ -81,7 +84,7 @@ class WaitingScreen(AtTableScreen):
                 self.refresh_bindings()
             self.say(error_sentence(event.code, event.message))
         elif isinstance(event, Closed):
-            self._go_back(_(event.reason) if event.reason else "")  # a host's fixed reasons are in the catalogs
+            self._go_back(_(event.reason) if event.reason else "", told=True)  # (a host's fixed reasons: catalogs)
 
     def _draw(self, event: TableWaiting) -> None:
         if event.can_start:
@@ -110,6 +113,12 @@ class WaitingScreen(AtTableScreen):
                 if index == event.my_seat:
                     lines.append("  ({})".format(_("you")))
             lines.append("\n")
+        if event.invite:
+            lines.append(_("Private table: others join with the invite code") + " ")
+            lines.append(clean_message(event.invite, 16) + "\n", style="bold")
+        if event.removed_players:
+            names = ", ".join(display_name(name, 20) for name in event.removed_players)
+            lines.append(_("Removed by the table's creator: {names}").format(names=names) + "\n", style="dim")
         self.query_one("#waiting-seats", Static).update(lines)
         free = sum(1 for seat in event.seats if seat.empty)
         if event.my_seat is None:
@@ -143,7 +152,28 @@ class WaitingScreen(AtTableScreen):
                 and self.waiting.my_seat is not None
                 and any(seat.empty for seat in self.waiting.seats)
             )
+        if action == "remove":
+            mine = None if self.waiting is None else self.waiting.my_seat
+            others = self.waiting is not None and any(
+                not s.empty for i, s in enumerate(self.waiting.seats) if i != mine
+            )
+            return self.creator is not False and mine is not None and others
         return True
+
+    def action_remove(self) -> None:
+        self._removing = True
+        self.say(_("Remove whom? Press their seat's number (any other key: nobody)."))
+
+    async def on_key(self, event: events.Key) -> None:
+        if not self._removing:
+            return
+        self._removing = False
+        event.stop()
+        seats = self.waiting.seats if self.waiting is not None else ()
+        if event.character and event.character.isdigit() and 1 <= int(event.character) <= len(seats):
+            await self.connection.remove(int(event.character) - 1)
+        elif self.waiting is not None:
+            self._draw(self.waiting)
 
     async def action_start(self) -> None:
         await self.connection.start_game()
@@ -166,7 +196,7 @@ class WaitingScreen(AtTableScreen):
         await self.connection.close()
         self._go_back(_("You left the table."))
 
-    def _go_back(self, reason: str) -> None:
+    def _go_back(self, reason: str, told: bool = False) -> None:
         """Back to the lobby below, the start screen it came from, or out of the app. Once only: the ``Closed`` of
         our leaving comes after, when going back from the lobby would end the app (over SSH, the session)."""
         if self._gone:
@@ -174,7 +204,7 @@ class WaitingScreen(AtTableScreen):
         self._gone = True
         table_left = getattr(self.app, "table_left", None)  # NoThanksApp
         if len(self.app.screen_stack) > 1:
-            self.dismiss(None)
+            self.dismiss(reason if told else None)  # (``told``: the lobby says why the table let us go)
         elif callable(table_left) and getattr(self.app, "back_to_start", False):  # hosted from the start screen
             table_left()
         else:

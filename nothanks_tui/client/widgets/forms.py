@@ -121,6 +121,8 @@ def new_table(form: Widget) -> NewTable:
     )
     for bot in form.query("#bot").results(Select):  # none: the host's default bot
         table = dataclasses.replace(table, bot=str(bot.value))
+    for private in form.query("#private").results(TickBox):  # (a host's table only)
+        table = dataclasses.replace(table, private=private.value)
     for clock in form.query("#turn-clock").results(Select):  # none: the host's default clock
         table = dataclasses.replace(table, turn_clock=clock.value if isinstance(clock.value, int) else None)
     return table

@@ -24,16 +24,14 @@ from .directory import HOST_TTL, Directory, HostInfo
 log = logging.getLogger(__name__)
 
 
-class _TableLike(Protocol):
-    def summary(self) -> TableSummary: ...
-
-
 class LobbyLike(Protocol):
     """What presence reads of a lobby (``nothanks_server.lobby.Lobby``)."""
 
     version: int
 
-    def all_tables(self) -> Sequence[_TableLike]: ...
+    def all_tables(self) -> Sequence[object]: ...
+
+    def tables(self) -> list[TableSummary]: ...  # the listed ones (not private tables)
 
 
 class Presence:
@@ -61,7 +59,7 @@ class Presence:
         tables = list(self.lobby.all_tables())
         version = self.lobby.version
         if version != self._published:
-            await self.directory.publish_tables(self.host_id, [table.summary() for table in tables], self.ttl)
+            await self.directory.publish_tables(self.host_id, self.lobby.tables(), self.ttl)
             self._published = version
         await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
         self.beats += 1

@@ -185,6 +185,8 @@ class RedisTableStore:
             finished=fields.get("finished") == b"1",
             moves=moves,
             coach=fields.get("coach") == b"1",
+            invite=fields["invite"].decode() if "invite" in fields else None,
+            turn_clock=float(fields["turn_clock"]) if "turn_clock" in fields else None,
         )
 
     def next_table_number(self) -> int:
@@ -215,6 +217,8 @@ class RedisTableStore:
             table.finished,
             "coach",
             table.coach,
+            *(["invite", table.invite] if table.invite else []),
+            *(["turn_clock", table.turn_clock] if table.turn_clock is not None else []),
         ]
         if table.creator_seat is not None:
             fields += ["creator", table.creator_seat]

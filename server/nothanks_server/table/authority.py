@@ -23,6 +23,7 @@ from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
+from nothanks_tui.link.invites import invite_code
 
 from .. import thinking
 from ..chat import ChatRoom
@@ -84,6 +85,9 @@ class Table:
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
+        self.invite: str | None = None  # a private table's secret (link/invites.py): only its code lets players in
+        self.removed: list[str] = []  # the players the creator removed before this deal (shown in the waiting room)
+        self._barred: set[str] = set()  # ...who may not sit here again until it: their names (casefolded), SSH keys
 
     @property
     def started(self) -> bool:
@@ -104,6 +108,7 @@ class Table:
             variant=self.config.variant,
             spectators=sum(1 for seat in self.members.values() if seat is None),
             coach=self.settings.coach,
+            turn_clock=round(self.settings.turn_clock or 0),
         )
 
     def seat_of_digest(self, digest: bytes) -> int | None:
@@ -126,6 +131,8 @@ class Table:
             seats=tuple(seat.stored() for seat in self.seats),
             creator_seat=self.creator_seat,
             coach=self.settings.coach,
+            invite=self.invite,
+            turn_clock=self.settings.turn_clock or 0,
         )
 
     @classmethod
@@ -133,6 +140,7 @@ class Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed from the seed, its humans
         away until they resume, its bots made again (same kind, reseeded). ``resume_play`` then, on the loop."""
         table = cls(stored.table_id, settings, **parts)
+        table.invite = stored.invite
         for index, seat in enumerate(stored.seats[: len(table.seats)]):
             if seat is None:
                 continue
@@ -194,6 +202,8 @@ class Table:
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
+        if {member.name.casefold(), getattr(member, "key", None)} & self._barred - {""}:
+            raise HostError(errors.REMOVED, "the table's creator removed you: sit at another table, or watch")
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             if self._where("away"):
                 raise HostError(errors.SEAT_AWAY, _AWAY_IN_GAME)
@@ -367,6 +377,27 @@ class Table:
             self.seats[index] = seat
         self._broadcast()
 
+    def remove(self, member: Member, asked: object) -> None:
+        """The creator frees seat ``asked`` before the deal: a bot's, or a player's, who is told and goes back to
+        the lobby, and may not sit here again before the deal (by name or SSH key)."""
+        self._check_open()
+        self._check_seated_as(member, self.creator_seat)
+        if self.started:
+            raise HostError(errors.ALREADY_STARTED, "players are removed before the game starts")
+        seat = self.seats[index := self._check_index(asked)]
+        if seat.empty or index == self.creator_seat:
+            raise HostError(errors.BAD_FIELD, f"seat {index} is empty, or yours")
+        self._put_seat(index, Seat())
+        if seat.human:
+            self.removed.append(seat.name or "")
+            gone = seat.member
+            self._barred |= {(gone.name if gone else seat.name or "").casefold(), getattr(gone, "key", None) or ""}
+            if gone is not None:
+                self.members.pop(gone, None)
+                self._deliver(gone, Closed(N_("the table's creator removed you from the table")))
+        log.info("table %s: the creator removed seat %d", self.table_id, index)
+        self._broadcast()
+
     def start(self, member: Member | None) -> None:
         """Deal and start (the creator; ``None`` for the host itself). Every seat must be filled."""
         self._check_open()
@@ -511,6 +542,8 @@ class Table:
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
+                invite=invite_code(self.table_id, self.invite) if self.invite and seat == self.creator_seat else None,
+                removed_players=tuple(self.removed),
             )
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
         deadline = self.driver.deadline()
@@ -593,6 +626,7 @@ class Table:
         self.state, self.started_at = state, started_at
         self.games_played += 1
         self._again.clear()
+        self.removed, self._barred = [], set()
         self.recorder.dealt()
         self.driver.restart_timer()
         for index in range(len(self.seats)):

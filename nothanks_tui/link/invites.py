@@ -1,0 +1,27 @@
+"""A private table's invite code, as players read it aloud and type it: ``12-K7PM-3QDX``, the table's number and a
+secret of 8 characters that no two look alike in (30**8, about 6.6e11; the host counts wrong guesses per network)."""
+
+from __future__ import annotations
+
+import secrets
+
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U
+SECRET_LENGTH = 8
+
+
+def new_secret() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(SECRET_LENGTH))
+
+
+def invite_code(table_id: str, secret: str) -> str:
+    """What the creator shares: ``t12`` with ``K7PM3QDX`` is ``12-K7PM-3QDX``."""
+    return f"{table_id.removeprefix('t')}-{secret[:4]}-{secret[4:]}"
+
+
+def parse_invite(code: str) -> tuple[str, str] | None:
+    """The table id and secret of a typed code (any case, spaces and dashes anywhere after the number), or None."""
+    number, _, rest = code.strip().partition("-")
+    secret = "".join(rest.split()).replace("-", "").upper()
+    if not (number.isascii() and number.isdigit() and len(number) <= 9 and secret):
+        return None
+    return f"t{int(number)}", secret
