@@ -39,14 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, game_id
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
 from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
-# option and its seats' stand-in bots (who left on purpose)
+SCHEMA_VERSION = 4  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+# option and its seats' stand-in bots (who left on purpose); 4: players' ratings (ratings.py)
 DATABASE_NAME = "nothanks.sqlite3"
 
 
@@ -178,6 +178,13 @@ class TableStore(Protocol):
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]: ...
+
+    def ratings(self, names: Sequence[str]) -> dict[str, int]:
+        """The shown ratings (ratings.py) of these names, by name: rated people only (a finished game's filing
+        rates its people, in its transaction)."""
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        """People by rating, best first, with the bot levels' fixed ratings among them."""
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         """An SSH key now owns this seat (replacing whatever it owned before)."""
@@ -369,10 +376,12 @@ class SqliteStore:
                 db.execute("ALTER TABLE tables ADD COLUMN coach INTEGER NOT NULL DEFAULT 0")
                 db.execute("ALTER TABLE seats ADD COLUMN stand_in INTEGER NOT NULL DEFAULT 0")
                 db.execute("ALTER TABLE seats ADD COLUMN left_game INTEGER NOT NULL DEFAULT 0")
+            if version < 4:
+                archive.migrate_to_4(db)
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 4: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 5: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -512,10 +521,8 @@ class SqliteStore:
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
-        try:
-            return archive.list_games(self._db, offset, limit, place)
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
+        games: tuple[list[GameListing], int] = self._reading(archive.list_games, offset, limit, place)
+        return games
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
         """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
@@ -532,8 +539,18 @@ class SqliteStore:
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
         """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
+        stats: list[PlayerStats] = self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
+        return stats
+
+    def ratings(self, names: Sequence[str]) -> dict[str, int]:
+        return self._reading(archive.rating_of, list(names))
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        return self._reading(archive.leaderboard, limit)
+
+    def _reading(self, read: Callable[..., Any], *args: object) -> Any:
         try:
-            return archive.player_stats(self._db, place, limit, archive.who_is(place or "", key))
+            return read(self._db, *args)
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
 
