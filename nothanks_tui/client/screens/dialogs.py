@@ -37,6 +37,7 @@ LOBBY_KEYS = (
     N_("  w          watch the highlighted table"),
     N_("  r          list the tables again (the list also refreshes by itself)"),
     N_("  h          this host's finished games: replays and statistics"),
+    N_("  l          the leaderboard: players by rating, the bot levels among them"),
     N_("  t          say a line to everyone in this lobby (where the host offers it)"),
     N_("  ?          this help (q or Esc closes it)"),
     N_("  q          leave this host"),

@@ -15,7 +15,7 @@ from ...i18n import N_, _
 from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableUpdate, TableWaiting, errors
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
-from ..presentation import variant_label
+from ..presentation import rating_tag, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
@@ -104,6 +104,7 @@ class WaitingScreen(AtTableScreen):
                 lines.append(_("(free)"), style="dim")
             else:
                 lines.append(display_name(seat.name, 20))
+                lines.append(rating_tag(seat), style="dim")
                 if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
                     level = f" ({display_name(seat.level, 12)})" if seat.level else ""
                     lines.append("  " + _("bot") + level, style="dim")

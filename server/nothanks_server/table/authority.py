@@ -226,8 +226,10 @@ class Table:
         """The people's ratings from the store (ratings.py; a game's filing rated them); ``changed``: after the game
         just over, each with what it changed by. A store that cannot say leaves them as they were."""
         names = [seat.name for seat in self.seats if seat.human and seat.name]
+        if self._store is None:
+            return  # (a local table: its games are rated in the data dir's store, shown by the history)
         try:
-            found = self._store.ratings(names) if self._store is not None and names else {}
+            found = self._store.ratings(names) if names else {}
         except StoreError as error:
             log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
             return
