@@ -120,7 +120,7 @@ def migrate_to_4(db: sqlite3.Connection) -> None:
 def rate(db: sqlite3.Connection, record: dict[str, Any]) -> None:
     """The finished game's people rated, in the caller's transaction: the one filing its record (whose key, the
     game's id, is unique), so a game is rated once."""
-    keys = [who for _seat, who, _name, level, _score in ratings.people(record) if level is None]
+    keys = [who for who, _name, level, _score in ratings.ranked(record) if level is None]
     marks = ",".join("?" * len(keys))
     rows = db.execute(f"SELECT who, mu, sigma, games FROM ratings WHERE who IN ({marks})", keys).fetchall()
     changed = ratings.rate(record, {who: (mu, sigma, games) for who, mu, sigma, games in rows})

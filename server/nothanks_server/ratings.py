@@ -33,9 +33,14 @@ def shown(mu: float, sigma: float) -> int:
 NEWCOMER = BASE  # a person's shown rating before their first rated game (mu = 3 sigma in the model's defaults)
 
 
+def bot_mu(level: str) -> float:
+    """A bot level's fixed skill (a searching level ``ismcts:N``/``pubmcts:N`` counts as ``hard``)."""
+    return BOT_MU.get(level, BOT_MU["hard"] if ":" in level else BOT_MU["medium"])
+
+
 def bot_rating(level: str) -> int:
-    """A bot level's fixed shown rating (a searching level ``ismcts:N``/``pubmcts:N`` counts as ``hard``)."""
-    return shown(BOT_MU.get(level, BOT_MU["hard"] if ":" in level else BOT_MU["medium"]), BOT_SIGMA)
+    """A bot level's fixed shown rating."""
+    return shown(bot_mu(level), BOT_SIGMA)
 
 
 def seat_role(bot_level: str | None, guest: object = False) -> str:
@@ -50,8 +55,8 @@ def key(name: str) -> str:
     return name.casefold()
 
 
-def people(record: dict[str, Any]) -> list[tuple[int, str, str, str | None, int]]:
-    """(seat, key, name, bot level or None, score) of each rated or bot seat of a ``nothanks-record/1`` record."""
+def ranked(record: dict[str, Any]) -> list[tuple[str, str, str | None, int]]:
+    """(key, name, bot level or None, score) of each rated or bot seat of a ``nothanks-record/1`` record."""
     players = [str(name) for name in record["players"]]
     scores = [int(entry["score"]) for entry in record["final"]]
     bots, levels, guests = (record.get(field) or [None] * len(players) for field in ("bots", "levels", "guests"))
@@ -61,27 +66,24 @@ def people(record: dict[str, Any]) -> list[tuple[int, str, str, str | None, int]
     for seat, name in enumerate(players):
         level = str(levels[seat] or name) if bots[seat] else None
         if seat_role(level, guests[seat]):
-            seats.append((seat, key(name), name, level, scores[seat]))
+            seats.append((key(name), name, level, scores[seat]))
     return seats
 
 
 def rate(record: dict[str, Any], current: Mapping[str, Skill]) -> dict[str, tuple[str, float, float, int]]:
     """The people's new (name, mu, sigma, games) by key after the finished game ``record``, from their ``current``
     skills (a newcomer absent). Nothing for a game with no person or with fewer than two seats ranked."""
-    seats = people(record)
+    seats = ranked(record)
     if len(seats) < 2 or all(level is not None for *_, level, _score in seats):
         return {}
     teams = []
-    for _seat, who, _name, level, _score in seats:
-        if level is not None:
-            teams.append([MODEL.rating(BOT_MU.get(level, BOT_MU["medium"]), BOT_SIGMA)])
-        else:
-            mu, sigma, _games = current.get(who, (MODEL.mu, MODEL.sigma, 0))
-            teams.append([MODEL.rating(mu, sigma)])
+    for who, _name, level, _score in seats:
+        mu, sigma, _games = (bot_mu(level), BOT_SIGMA, 0) if level else current.get(who, (MODEL.mu, MODEL.sigma, 0))
+        teams.append([MODEL.rating(mu, sigma)])
     after = MODEL.rate(teams, ranks=[float(score) for *_, score in seats])
     return {
         who: (name, team[0].mu, team[0].sigma, current.get(who, (0, 0, 0))[2] + 1)
-        for (_seat, who, name, level, _score), team in zip(seats, after, strict=True)
+        for (who, name, level, _score), team in zip(seats, after, strict=True)
         if level is None
     }
 

@@ -84,7 +84,7 @@ class RedisHistory:
     def rated(record: dict[str, Any]) -> list[str]:
         """The keys of the people a finished game rates (none for a record that does not read)."""
         try:
-            return [who for _seat, who, _name, level, _score in ratings.people(record) if level is None]
+            return [who for who, _name, level, _score in ratings.ranked(record) if level is None]
         except (ValueError, TypeError, KeyError):
             return []
 
