@@ -104,10 +104,10 @@ class WaitingScreen(AtTableScreen):
                 lines.append(_("(free)"), style="dim")
             else:
                 lines.append(display_name(seat.name, 20))
-                lines.append(rating_tag(seat), style="dim")
                 if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
                     level = f" ({display_name(seat.level, 12)})" if seat.level else ""
                     lines.append("  " + _("bot") + level, style="dim")
+                lines.append(rating_tag(seat), style="dim")
                 if index == event.my_seat:
                     lines.append("  ({})".format(_("you")))
             lines.append("\n")
