@@ -3,18 +3,22 @@ waiting room, the lobby's leaderboard key over TCP, and ``nothanks history --lea
 
 from __future__ import annotations
 
-from nothanks_server import ratings
+from textual.widgets import Static
+
+from nothanks_server import Lobby, LobbySettings, ratings
 from nothanks_server.history import LocalRecords
+from nothanks_server.inprocess import InProcessLobby
 from nothanks_tui.cli import main
 from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.history import LeaderboardScreen
 from nothanks_tui.client.screens.lobby import LobbyScreen, seat_names
 from nothanks_tui.client.screens.score import score_lines
+from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.engine import view_for
-from nothanks_tui.link import SeatInfo, TableSummary, TableUpdate
+from nothanks_tui.link import NewTable, SeatInfo, TableSummary, TableUpdate
 
 from ..net_helpers import RawClient, live_host
 from ..test_net_screens import wait_for_screen, wait_until
@@ -82,3 +86,17 @@ async def test_history_leaderboard_opens_on_the_local_games_ratings(tmp_path, mo
         people = [row for row in board_rows(screen) if row[0]]
         assert [row[:2] for row in people] == [["1", "[red]you[/red]"], ["2", "zoe"]]  # (a hostile name: as text)
         assert int(people[0][2]) > ratings.NEWCOMER > int(people[1][2])
+
+
+async def test_the_waiting_room_shows_each_players_rating():
+    lobby = Lobby(LobbySettings(bot_delay=0, turn_timer=None, seed=1))
+    player = InProcessLobby(lobby, "alice")
+    await player.start()
+    connection = await player.create_table(NewTable(players=2, bots=1))
+    app = NetApp(first_screen_for(player, connection))
+    async with app.run_test(size=(80, 24)) as pilot:
+        waiting = await wait_for_screen(app, pilot, WaitingScreen)
+        await wait_until(pilot, lambda: waiting.waiting is not None and waiting.waiting.can_start)
+        seats = str(waiting.query_one("#waiting-seats", Static).render())
+        assert "seat 1: alice (1000)  (you)" in seats and "bot (medium) (1380)" in seats
+    lobby.close()
