@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, TypeVar
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
 # option and its seats' stand-in bots (who left on purpose); 4: players' ratings (ratings.py)
 DATABASE_NAME = "nothanks.sqlite3"
+Read = TypeVar("Read")
 
 
 class StoreError(Exception):
@@ -521,8 +522,7 @@ class SqliteStore:
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
-        games: tuple[list[GameListing], int] = self._reading(archive.list_games, offset, limit, place)
-        return games
+        return self._reading(archive.list_games, offset, limit, place)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
         """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
@@ -539,8 +539,7 @@ class SqliteStore:
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
         """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
-        stats: list[PlayerStats] = self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
-        return stats
+        return self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
 
     def ratings(self, names: Sequence[str]) -> dict[str, int]:
         return self._reading(archive.rating_of, list(names))
@@ -548,7 +547,7 @@ class SqliteStore:
     def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
         return self._reading(archive.leaderboard, limit)
 
-    def _reading(self, read: Callable[..., Any], *args: object) -> Any:
+    def _reading(self, read: Callable[..., Read], *args: object) -> Read:
         try:
             return read(self._db, *args)
         except sqlite3.Error as error:

@@ -88,7 +88,9 @@ class RedisHistory:
         except (ValueError, TypeError, KeyError):
             return []
 
-    def rate(self, write: Callable[..., None], record: dict[str, Any], held: dict[str, bytes | None]) -> list[Any]:
+    def rate(
+        self, write: Callable[..., None], record: dict[str, Any], held: dict[str, bytes | None]
+    ) -> list[tuple[str, str, str]]:
         """The commands rating the game's people from their ratings ``held`` before, and what the script must find
         still there for them: (key, field, value) each."""
         current = {who: tuple(json.loads(value)[1:]) for who, value in held.items() if value is not None}

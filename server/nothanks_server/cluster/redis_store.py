@@ -395,7 +395,7 @@ class RedisTableStore:
             finished_at = time.time()
         write = self._writes(move.table_id)
         write("HSET", table_key, "finished", True)
-        guards: list[list[Any]] = []
+        guards: list[tuple[str, str, str]] = []
         try:
             self.history.file(write, move.table_id, move.game_no, record, who, float(finished_at))
             guards = self.history.rate(write, record, held)
@@ -403,7 +403,6 @@ class RedisTableStore:
             log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
             write = self._writes(move.table_id)
             write("HSET", table_key, "finished", True)
-            guards = []
         once = write.index(self.history.game_key(move.table_id, move.game_no))
         return (yield from self._committing(move.table_id, write, once, guards))
 
@@ -530,7 +529,7 @@ class RedisTableStore:
         run(self.client, self._committing(table_id, write))
 
     def _committing(
-        self, table_id: str, write: _Writes, once: int | None = None, guards: Sequence[list[Any]] = ()
+        self, table_id: str, write: _Writes, once: int | None = None, guards: Sequence[tuple[str, str, str]] = ()
     ) -> Exchange[int]:
         """``write``'s commands at once, if this host holds ``table_id``'s lease; ``StoreError`` (nothing written)
         otherwise, and the table is lost here. ``once``: the index in ``write.keys`` of a key whose presence means
