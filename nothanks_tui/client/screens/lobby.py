@@ -133,7 +133,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("enter", "join", N_("Join"), show=False),
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
-        Binding("r", "refresh", N_("Refresh")),
+        Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes itself; the help lists r)
         Binding("h", "history", N_("History")),
         Binding("l", "leaderboard", N_("Ranks")),
         Binding("t", "chat", N_("Chat")),
