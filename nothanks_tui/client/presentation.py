@@ -102,6 +102,11 @@ def indented_lines(prefix: Content, lines: Sequence[Content]) -> list[Content]:
     return [Content.assemble(prefix, lines[0])] + [Content.assemble(pad, line) for line in lines[1:]]
 
 
+def rating_tag(seat: SeatInfo) -> str:
+    """A player's rating at the host after their name, " (1042)" (nothing where the host rates nobody)."""
+    return "" if seat.rating is None else f" ({seat.rating})"
+
+
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
         return display_name(seats[seat].name, max_cells)

@@ -26,7 +26,7 @@ from ..link import messages as m
 from ..link import wire as w
 from ..link.chat import CHAT, LOBBY_CHAT
 from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
-from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats
+from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated
 from ..link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from ..link.wire import CLIENT_MAX_STR, FEATURES, MOVING, PROTOCOL_VERSION, client_unpacker
 from .error_sentences import error_sentence, os_reason
@@ -248,6 +248,9 @@ class TcpLobby(LobbyConnection):
 
     async def player_stats(self) -> list[PlayerStats]:
         return (await self.request(m.Stats(), w.Stats)).players
+
+    async def leaderboard(self) -> list[Rated]:
+        return (await self.request(m.Leaderboard(), w.Board)).players
 
     @property
     def can_chat(self) -> bool:

@@ -30,6 +30,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     where = _("the data dir holding the games (default {path})").format(path=paths.records_dir())
     history = sub.add_parser("history", help=_("list finished games, newest first, and replay any of them"))
     history.add_argument("--stats", action="store_true", help=_("open on the players' statistics"))
+    history.add_argument("--leaderboard", action="store_true", help=_("open on the players' ratings, best first"))
     history.add_argument("--data-dir", type=Path, help=where)
     replay = sub.add_parser("replay", help=_("step through a finished game, move by move"))
     review = sub.add_parser("review", help=_("grade a player's decisions in a finished game, costliest first"))
@@ -53,12 +54,12 @@ def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
 def run_history(args: argparse.Namespace) -> int:
     from ..bots.review import review_view
     from ..client.app import NetApp as HistoryApp
-    from ..client.screens.history import HistoryScreen, StatsScreen
+    from ..client.screens.history import HistoryScreen, LeaderboardScreen, StatsScreen
 
     if missing_data_dir(args, "history"):
         return 2
     source = StoreHistory(args.data_dir or paths.records_dir())
-    screen = StatsScreen if args.stats else HistoryScreen
+    screen = LeaderboardScreen if args.leaderboard else StatsScreen if args.stats else HistoryScreen
     return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True, reviewer=review_view))
 
 

@@ -14,7 +14,7 @@ from ..engine.errors import CodedError
 from . import errors
 from . import messages as m
 from .events import ChatHistory, ChatLine, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
-from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats
+from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rated
 
 
 class LobbyError(CodedError):
@@ -154,4 +154,7 @@ class LobbyConnection(HistorySource):
         raise LobbyError(errors.NO_GAME, "this host keeps no history")
 
     async def player_stats(self) -> list[PlayerStats]:
+        raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def leaderboard(self) -> list[Rated]:
         raise LobbyError(errors.NO_GAME, "this host keeps no history")

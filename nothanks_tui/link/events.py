@@ -21,6 +21,8 @@ class SeatInfo:
     # return), or after it (empty too: ``name`` is who sat here, and the seat is free for the next game)
     stand_in: bool = False  # a bot plays this player's seat now (they left, or were away too long)
     level: str = ""  # a bot's kind ("medium", "hard"): its seat is named like a person's ("ana", "bo")
+    rating: int | None = None  # the host's shown rating of this player (a bot's: its level's, fixed)
+    change: int | None = None  # what the game just over changed that rating by (people only)
 
 
 # What happened to a seat during a game, as ``SeatEvent.kind`` (the client words them in its own language).

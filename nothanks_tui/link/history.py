@@ -50,6 +50,17 @@ class PlayerStats:
         return self.wins / self.games if self.games else 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Rated:
+    """One row of a leaderboard: a player's shown rating (ratings.py at the host) and games rated; ``bot``: a bot
+    level's fixed rating, there to read the others against."""
+
+    name: str
+    rating: int
+    games: int
+    bot: bool = False
+
+
 class HistorySource(ABC):
     """Where the history screen reads finished games. Refusals raise ``LobbyError`` (link/connections.py)."""
 
@@ -64,6 +75,10 @@ class HistorySource(ABC):
     @abstractmethod
     async def player_stats(self) -> list[PlayerStats]:
         """Players with the most games first (at most ``STATS_ROWS``)."""
+
+    @abstractmethod
+    async def leaderboard(self) -> list[Rated]:
+        """Players by rating, best first, with the bot levels' fixed ratings among them (at most ``STATS_ROWS``)."""
 
 
 def game_id(table_id: str, game_no: int) -> str:
@@ -94,3 +109,9 @@ def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
     from .wire import Stats, as_frame
 
     return as_frame(Stats(players=rows), Stats)
+
+
+def board_to_wire(rows: list[Rated]) -> dict[str, Any]:
+    from .wire import Board, as_frame
+
+    return as_frame(Board(players=rows), Board)

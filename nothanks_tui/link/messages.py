@@ -135,9 +135,13 @@ class Stats(ClientMessage, tag="stats"):
     pass
 
 
+class Leaderboard(ClientMessage, tag="leaderboard"):
+    """Players by rating (the host's store)."""
+
+
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {kind_of(cls): cls for cls in ClientMessage.__subclasses__()}
 SIT = (CreateTable, Join, Spectate, Resume, ResumeKey)  # the requests that seat (or place) a client at a table
-LOBBY_READS = (History, Replay, Stats)  # the host's store, read: counted like list_tables
+LOBBY_READS = (History, Replay, Stats, Leaderboard)  # the host's store, read: counted like list_tables
 
 
 class _Envelope(msgspec.Struct):

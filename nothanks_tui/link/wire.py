@@ -26,7 +26,7 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
-from .history import HistoryPage, PlayerStats
+from .history import HistoryPage, PlayerStats, Rated
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat", "lobby_chat")  # what this side speaks beyond the version, in `hello` (protocol.md, "Features")
@@ -146,6 +146,10 @@ def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
         wire["stand_in"] = True
     if seat.level:
         wire["level"] = seat.level
+    if seat.rating is not None:
+        wire["rating"] = seat.rating
+    if seat.change is not None:
+        wire["change"] = seat.change
     return wire
 
 
@@ -278,6 +282,8 @@ class Seat(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"is_bot": "
     left: bool = False  # (absent means false: the usual seat costs no more bytes)
     stand_in: bool = False
     level: str = ""
+    rating: int | None = None
+    change: int | None = None
 
 
 class View(msgspec.Struct, kw_only=True):
@@ -489,6 +495,10 @@ class Record(HostFrame, tag="record"):
 
 class Stats(HostFrame, tag="stats"):
     players: list[PlayerStats]
+
+
+class Board(HostFrame, tag="leaderboard"):
+    players: list[Rated]
 
 
 def kind_of(frame: msgspec.Struct | type[msgspec.Struct]) -> str:

@@ -22,7 +22,9 @@ import sqlite3
 import time
 from typing import Any
 
-from nothanks_tui.link.history import GameListing, PlayerStats, game_id
+from nothanks_tui.link.history import GameListing, PlayerStats, Rated, game_id
+
+from . import ratings
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +100,48 @@ def file_record(
         (table_id, game_no, finished, json.dumps(record), place, json.dumps(summary), int(exported)),
     )
     _put_seats(db, table_id, game_no, place, finished, seats)
+    rate(db, record)
+
+
+def migrate_to_5(db: sqlite3.Connection) -> None:
+    """Schema 3 -> 4: players' ratings (ratings.py), every game kept so far rated in the order it finished."""
+    db.execute(
+        "CREATE TABLE ratings (who TEXT PRIMARY KEY, name TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, "
+        "games INTEGER NOT NULL, shown INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX ratings_by_shown ON ratings (shown)")
+    for (text,) in db.execute("SELECT record FROM records ORDER BY finished_at, rowid").fetchall():
+        try:
+            rate(db, json.loads(text))
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue  # (a record that does not read is out of the history too)
+
+
+def rate(db: sqlite3.Connection, record: dict[str, Any]) -> None:
+    """The finished game's people rated, in the caller's transaction: the one filing its record (whose key, the
+    game's id, is unique), so a game is rated once."""
+    keys = [who for who, _name, level, _score in ratings.ranked(record) if level is None]
+    marks = ",".join("?" * len(keys))
+    rows = db.execute(f"SELECT who, mu, sigma, games FROM ratings WHERE who IN ({marks})", keys).fetchall()
+    changed = ratings.rate(record, {who: (mu, sigma, games) for who, mu, sigma, games in rows})
+    db.executemany(
+        "INSERT OR REPLACE INTO ratings (who, name, mu, sigma, games, shown) VALUES (?,?,?,?,?,?)",
+        [(who, name, mu, sigma, games, ratings.shown(mu, sigma)) for who, (name, mu, sigma, games) in changed.items()],
+    )
+
+
+def rating_of(db: sqlite3.Connection, names: list[str]) -> dict[str, int]:
+    """The shown ratings of these names (rated people only), by name."""
+    keys = {ratings.key(name): name for name in names}
+    marks = ",".join("?" * len(keys))
+    rows = db.execute(f"SELECT who, shown FROM ratings WHERE who IN ({marks})", list(keys)).fetchall()
+    return {keys[who]: int(shown) for who, shown in rows}
+
+
+def leaderboard(db: sqlite3.Connection, limit: int) -> list[Rated]:
+    """People by shown rating, best first, with the bot levels' (ratings.board)."""
+    rows = db.execute("SELECT name, shown, games FROM ratings ORDER BY shown DESC, who LIMIT ?", (max(0, limit),))
+    return ratings.board([Rated(str(name), int(shown), int(games)) for name, shown, games in rows], limit)
 
 
 def _finished_at(record: dict[str, Any]) -> float:

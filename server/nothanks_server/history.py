@@ -21,7 +21,7 @@ from typing import Any
 
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import LobbyError, errors
-from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, parse_game_id
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rated, parse_game_id
 
 from .archive import LOCAL
 from .storage import RecordStore
@@ -112,3 +112,7 @@ class StoreHistory(HistorySource):
     async def player_stats(self) -> list[PlayerStats]:
         with self._reading() as store:
             return store.player_stats(self.place)
+
+    async def leaderboard(self) -> list[Rated]:
+        with self._reading() as store:
+            return store.leaderboard()

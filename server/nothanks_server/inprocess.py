@@ -19,7 +19,7 @@ from nothanks_tui.link import ChatHistory, ChatLine, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary, TableWaiting
-from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated
 from nothanks_tui.link.names import BadName, clean_name
 
 from .lobby import Lobby
@@ -155,6 +155,9 @@ class InProcessLobby(LobbyConnection):
 
     async def player_stats(self) -> list[PlayerStats]:
         return _refusing(lambda: self.lobby.stats())
+
+    async def leaderboard(self) -> list[Rated]:
+        return _refusing(self.lobby.leaderboard)
 
     def _sit(self, message: m.ClientMessage) -> InProcessTable:
         """A new member of this lobby, seated (or watching) by the host's handler of ``message``."""

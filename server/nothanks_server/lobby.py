@@ -16,16 +16,17 @@ import random
 import secrets
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_CLOCK, TURN_CLOCK_RANGE, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
-from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, parse_game_id
+from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated, parse_game_id
 from nothanks_tui.link.invites import new_secret, parse_invite
 
 from .archive import HOST
@@ -36,6 +37,8 @@ from .limits import TokenBucket
 from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
+
+Read = TypeVar("Read")
 
 log = logging.getLogger(__name__)
 
@@ -376,8 +379,15 @@ class Lobby:
 
     def stats(self, key: str | None = None) -> list[PlayerStats]:
         """Every player's statistics at this host (per SSH key or seat token); ``key``: the asker's, marked."""
+        return self._read(lambda: self.store.player_stats(HOST, key=key))
+
+    def leaderboard(self) -> list[Rated]:
+        """Players by rating at this host, best first, with the bot levels' fixed ratings (ratings.py)."""
+        return self._read(self.store.leaderboard)
+
+    def _read(self, read: Callable[[], Read]) -> Read:
         try:
-            return self.store.player_stats(HOST, key=key)
+            return read()
         except StoreError as error:
             raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
 

@@ -37,17 +37,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol, TypeVar
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, game_id
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
 from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
-# option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock
+SCHEMA_VERSION = 5  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+# option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock;
+# 5: players' ratings (ratings.py)
 DATABASE_NAME = "nothanks.sqlite3"
+Read = TypeVar("Read")
 
 
 class StoreError(Exception):
@@ -180,6 +182,13 @@ class TableStore(Protocol):
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]: ...
+
+    def ratings(self, names: Sequence[str]) -> dict[str, int]:
+        """The shown ratings (ratings.py) of these names, by name: rated people only (a finished game's filing
+        rates its people, in its transaction)."""
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        """People by rating, best first, with the bot levels' fixed ratings among them."""
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         """An SSH key now owns this seat (replacing whatever it owned before)."""
@@ -374,10 +383,12 @@ class SqliteStore:
             if version < 4:
                 db.execute("ALTER TABLE tables ADD COLUMN invite TEXT")
                 db.execute("ALTER TABLE tables ADD COLUMN turn_clock REAL")
+            if version < 5:
+                archive.migrate_to_5(db)
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 5: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 6: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -517,10 +528,7 @@ class SqliteStore:
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
         """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
-        try:
-            return archive.list_games(self._db, offset, limit, place)
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
+        return self._reading(archive.list_games, offset, limit, place)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
         """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
@@ -537,8 +545,17 @@ class SqliteStore:
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
         """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
+        return self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
+
+    def ratings(self, names: Sequence[str]) -> dict[str, int]:
+        return self._reading(archive.rating_of, list(names))
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        return self._reading(archive.leaderboard, limit)
+
+    def _reading(self, read: Callable[..., Read], *args: object) -> Read:
         try:
-            return archive.player_stats(self._db, place, limit, archive.who_is(place or "", key))
+            return read(self._db, *args)
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
 

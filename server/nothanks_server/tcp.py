@@ -20,7 +20,7 @@ from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE, LOBBY_CHAT
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
-from nothanks_tui.link.history import page_to_wire, stats_to_wire
+from nothanks_tui.link.history import board_to_wire, page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
 from .errors import HostError
@@ -232,6 +232,10 @@ class Session(HostSide, ProtocolSession):
     def on_stats(self, message: m.Stats) -> Reply:
         self.take_lobby_read("ask for the history")
         return stats_to_wire(self.lobby.stats(self.key))
+
+    def on_leaderboard(self, message: m.Leaderboard) -> Reply:
+        self.take_lobby_read("ask for the history")
+        return board_to_wire(self.lobby.leaderboard())
 
     def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
         error = None if task.cancelled() else task.exception()

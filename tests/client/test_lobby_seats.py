@@ -55,7 +55,7 @@ async def test_a_full_table_of_bots_fits_the_row_at_80_columns_and_follows_a_res
         screen = await wait_for_screen(app, pilot, LobbyScreen)
         await screen.refresh_tables().wait()
         rows = screen.query_one("#tables", DataTable)
-        assert rows.get_row_at(0)[3].plain == "alexandra, 5 medium bots"
+        assert rows.get_row_at(0)[3].plain == "alexandra (1000), 5 medium bots"  # (her rating: a newcomer's)
         assert rows.get_row_at(1)[3].cell_len > 80  # (cut to the column's width when drawn)
         await pilot.pause()
         assert rows.virtual_size.width <= rows.size.width  # nothing to scroll to sideways
@@ -64,7 +64,7 @@ async def test_a_full_table_of_bots_fits_the_row_at_80_columns_and_follows_a_res
         assert rows.virtual_size.width <= rows.size.width
         await pilot.resize_terminal(120, 24)
         await pilot.pause()
-        assert rows.ordered_columns[3].width >= len("alexandra, 5 medium bots")
+        assert rows.ordered_columns[3].width >= len("alexandra (1000), 5 medium bots")
     lobby.close()
 
 

@@ -156,6 +156,10 @@ async def test_a_client_of_the_gateway_plays_a_whole_game(cluster):
     assert (await ann.until(of_type("left")))["re"] == 9
     await ann.send({"type": "history", "id": 10})
     assert (await ann.until(of_type("history")))["re"] == 10
+    mine = update["seats"][view["seat"]]  # her rating after the game, and the cluster's leaderboard (in Redis)
+    await ann.send({"type": "leaderboard", "id": 11})
+    board = (await ann.until(of_type("leaderboard")))["players"]
+    assert {"name": "ann", "rating": mine["rating"], "games": 1, "bot": False} in board and "change" in mine
     await ann.close()
 
 

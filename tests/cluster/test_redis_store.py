@@ -122,7 +122,7 @@ def test_every_table_store_method_round_trips(stores):
     store.bind_key("SHA256:annkey", "t1", 0)
     store.drop_table("t1")  # for good: nothing of it is left but its finished game and the table counter
     assert store.load_table("t1") is None
-    history = ("game", "games", "games_of", "player", "player_best", "players")
+    history = ("game", "games", "games_of", "player", "player_best", "players", "ratings", "rating_board")
     assert {key for key in keys(store) if key.split(":")[1] not in history} == {f"{p}:next_table"}
     assert store.game_record("t1", 1) == record
     assert "t1" not in store.leases.held
@@ -311,3 +311,29 @@ async def test_a_move_redis_did_not_answer_is_sent_again_and_kept_once_or_refuse
         assert refused.value.unsure
     finally:
         other.close()
+
+
+def test_ratings_are_the_clusters_filed_once_and_none_lost_when_two_hosts_rate_one_player_at_once(stores):
+    from nothanks_server import ratings
+
+    a, b = stores["a"], stores["b"]
+    for store, table_id in ((a, "t1"), (b, "t2")):
+        store.create_table(a_table(table_id))
+        store.start_game(table_id, 1, 5, 1.0)
+    reading = a._reading
+
+    def raced(table_id, rated=()):  # b rates ann between a's read of her rating and a's write
+        found = yield from reading(table_id, rated)
+        if rated and not raced.done:
+            raced.done = True
+            b.add_moves([StoredMove("t2", 1, 0, 0, "take", a_finished_record())])
+        return found
+
+    raced.done = False
+    a._reading = raced
+    a.add_moves([StoredMove("t1", 1, 0, 0, "take", a_finished_record())])
+    a.add_moves([StoredMove("t1", 1, 0, 0, "take", a_finished_record())])  # sent again: rated once
+    for store in (a, b):
+        [ann] = [row for row in store.leaderboard() if not row.bot]
+        assert ann.name == "ann" and ann.games == 2  # b's game and a's, none overwritten
+        assert store.ratings(["Ann", "nobody"]) == {"Ann": ann.rating} and ann.rating > ratings.NEWCOMER

@@ -38,6 +38,7 @@ LOBBY_KEYS = (
     N_("  i          a private table: sit or watch with its invite code"),
     N_("  r          list the tables again (the list also refreshes by itself)"),
     N_("  h          this host's finished games: replays and statistics"),
+    N_("  l          the leaderboard: players by rating, the bot levels among them"),
     N_("  t          say a line to everyone in this lobby (where the host offers it)"),
     N_("  m          mute (or show) what is said in this lobby"),
     N_("  ?          this help (q or Esc closes it)"),

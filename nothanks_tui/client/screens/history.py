@@ -4,7 +4,8 @@ A player is a name locally; at a host an SSH key or a seat token. Names are draw
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -14,7 +15,7 @@ from textual.widgets import DataTable, Static
 
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
-from ...link.history import HISTORY_PAGE, GameListing, HistorySource, PlayerStats
+from ...link.history import HISTORY_PAGE, GameListing, HistorySource, PlayerStats, Rated
 from ..presentation import number
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
@@ -94,6 +95,7 @@ class HistoryScreen(ListScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_game", N_("Replay"), priority=True),  # (before the list's own Enter)
         Binding("s", "stats", N_("Statistics")),
+        Binding("l", "leaderboard", N_("Leaderboard")),
         Binding("r", "reload", N_("Refresh")),
         Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
     ]
@@ -160,6 +162,9 @@ class HistoryScreen(ListScreen):
     def action_stats(self) -> None:
         self.app.push_screen(StatsScreen(self.source))
 
+    def action_leaderboard(self) -> None:
+        self.app.push_screen(LeaderboardScreen(self.source))
+
     def action_reload(self) -> None:
         self.games.clear()
         self.total = 0
@@ -175,7 +180,7 @@ class StatsScreen(ListScreen):
         Binding("q,escape", "close", N_("Back"), key_display="q/Esc"),
     ]
     TABLE_ID = "stats"
-    COLUMNS = (
+    COLUMNS: ClassVar[tuple[tuple[str, str], ...]] = (
         (N_("Player"), "player"),
         (N_("Games"), "games"),
         (N_("Wins"), "wins"),
@@ -184,22 +189,52 @@ class StatsScreen(ListScreen):
         (N_("Best"), "best"),
     )
 
-    def __init__(self, source: HistorySource) -> None:
-        super().__init__(source, _("Statistics"))
-        self.rows: list[PlayerStats] = []
+    FAILED = N_("The statistics cannot be read: {reason}")
+    NOTE = N_("Most games first. Lower scores are better: best is the lowest final score.")
+
+    def __init__(self, source: HistorySource, title: str | None = None) -> None:
+        super().__init__(source, title or _("Statistics"))
+        self.rows: Sequence[Any] = []
+
+    async def fetch(self) -> Sequence[Any]:
+        return await self.source.player_stats()
+
+    def cells(self, row: Any, rank: int) -> tuple[Text, ...]:
+        return stats_cells(row)
 
     @work(exclusive=True, group="stats", exit_on_error=False)
     async def action_reload(self) -> None:
         try:
-            self.rows = await self.source.player_stats()
+            self.rows = await self.fetch()
         except LobbyError as error:
-            self.say(_("The statistics cannot be read: {reason}").format(reason=clean_message(error.message)))
+            self.say(_(self.FAILED).format(reason=clean_message(error.message)))
             return
         table = self.query_one(DataTable)
         table.clear()
+        people = 0  # (the rank counts people only: the bots' rows are landmarks)
         for row in self.rows:
-            table.add_row(*stats_cells(row))
-        if self.rows:
-            self.say(_("Most games first. Lower scores are better: best is the lowest final score."))
-        else:
-            self.say(_("No finished game yet."))
+            people += not getattr(row, "bot", False)
+            table.add_row(*self.cells(row, people))
+        self.say(_(self.NOTE) if self.rows else _("No finished game yet."))
+
+
+class LeaderboardScreen(StatsScreen):
+    """Players by rating (the host's, or this machine's games), best first, with the bot levels' fixed ratings."""
+
+    TABLE_ID = "leaderboard"
+    COLUMNS = ((N_("Rank"), "rank"), (N_("Player"), "player"), (N_("Rating"), "rating"), (N_("Games"), "games"))
+    FAILED = N_("The leaderboard cannot be read: {reason}")
+    NOTE = N_("A rating starts at 1000 and rises as you win; bots keep their level's rating.")
+
+    def __init__(self, source: HistorySource) -> None:
+        super().__init__(source, _("Leaderboard"))
+
+    async def fetch(self) -> Sequence[Any]:
+        return await self.source.leaderboard()
+
+    def cells(self, row: Rated, rank: int) -> tuple[Text, ...]:
+        name = Text(display_name(row.name, 20))
+        if row.bot:
+            name.append(" (" + _("bot") + ")", style="dim")
+        figures = ("", str(row.rating), "") if row.bot else (str(rank), str(row.rating), str(row.games))
+        return Text(figures[0], justify="right"), name, *(Text(cell, justify="right") for cell in figures[1:])

@@ -25,13 +25,13 @@ from ...link.chat import CHAT_HISTORY
 from ...link.events import ChatHistory, ChatLine, Rejected
 from ...link.invites import parse_invite
 from ..error_sentences import error_sentence
-from ..presentation import COACH_LABEL, variant_label
+from ..presentation import COACH_LABEL, rating_tag, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets import forms
 from ..widgets.chat import LOBBY_PLACEHOLDER, ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, HelpScreen
-from .history import HistoryScreen
+from .history import HistoryScreen, LeaderboardScreen
 from .steady import SteadyScreen
 from .waiting import WaitingScreen
 
@@ -63,6 +63,7 @@ def seat_names(summary: TableSummary) -> Text:
         if seat.empty or seat.is_bot:
             continue
         add(display_name(seat.name, 12))
+        text.append(rating_tag(seat), style="dim")
         if seat.stand_in:
             text.append(_(" (bot playing)"), style="dim")
         elif seat.away:
@@ -136,6 +137,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("i", "invited", N_("Code")),  # a private table's invite code
         Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes by itself; ? lists it)
         Binding("h", "history", N_("History")),
+        Binding("l", "leaderboard", N_("Ranks")),
         Binding("t", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
@@ -219,6 +221,9 @@ class LobbyScreen(SteadyScreen[None]):
     def action_history(self) -> None:
         title = _("Games finished at {host}").format(host=_(self.lobby.info.description))
         self.app.push_screen(HistoryScreen(self.lobby, title, self.lobby.info.extras.get("name") or None))
+
+    def action_leaderboard(self) -> None:
+        self.app.push_screen(LeaderboardScreen(self.lobby))
 
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:

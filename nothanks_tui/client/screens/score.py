@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from ...engine import PlayerView, breakdown, winners
 from ...i18n import N_, _, ngettext
-from ...link import MatchTotals, TableUpdate
+from ...link import MatchTotals, SeatInfo, TableUpdate
 from .. import presentation
 from ..reviewing import Reviewer, review_lines, review_of
 from ..safe_text import display_name
@@ -28,6 +28,7 @@ WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
 LABEL_CELLS = 20
 MATCH_CELLS = 7
+RATING_CELLS = 7  # the rating, then its change in this game (four cells)
 
 
 def score_lines(table: TableUpdate) -> tuple[Content, Content]:
@@ -54,6 +55,9 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
     if match is not None:  # the running match across "play again", beside this game's columns
         won, total = _("Won"), _("Match")
         header += f"{won:>{MATCH_CELLS}}{total:>{MATCH_CELLS}}"
+    rated = any(seat.rating is not None and not seat.is_bot for seat in table.seats)  # (a host's game)
+    if rated:
+        header += f"{_('Rating'):>{RATING_CELLS}}    "
     lines = [Content.styled(header, "dim")]
     order = sorted(range(view.players), key=lambda seat: (results[seat].score, seat))
     for seat in order:
@@ -69,6 +73,7 @@ def score_lines(table: TableUpdate) -> tuple[Content, Content]:
                 f"{'−' + str(result.chips) if result.chips else '0':>7}",
                 (f"{presentation.number(result.score):>7}", "bold"),
                 match_cells(match, seat),
+                rating_cells(table.seats[seat]) if rated and seat < len(table.seats) else "",
                 ("  " + _("winner") if seat in best else "", "bold"),
             )
         )
@@ -95,6 +100,14 @@ def match_cells(match: MatchTotals | None, seat: int) -> str:
     if match is None or not 0 <= seat < len(match.wins):
         return ""
     return f"{match.wins[seat]:>{MATCH_CELLS}}{presentation.number(match.scores[seat]):>{MATCH_CELLS}}"
+
+
+def rating_cells(seat: SeatInfo) -> str:
+    """A seat's rating at the host and what this game changed it by: "   1042 +12"."""
+    if seat.rating is None:
+        return " " * (RATING_CELLS + 4)
+    change = "" if seat.change is None else presentation.signed(seat.change)
+    return f"{seat.rating:>{RATING_CELLS}} {change:<3}"
 
 
 def sum_lines(text: str, width: int) -> list[str]:

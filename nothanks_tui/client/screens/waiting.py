@@ -16,7 +16,7 @@ from ...i18n import N_, _
 from ...link import ChatHistory, ChatLine, Closed, Rejected, TableConnection, TableUpdate, TableWaiting, errors
 from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
-from ..presentation import variant_label
+from ..presentation import rating_tag, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
@@ -110,6 +110,7 @@ class WaitingScreen(AtTableScreen):
                 if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
                     level = f" ({display_name(seat.level, 12)})" if seat.level else ""
                     lines.append("  " + _("bot") + level, style="dim")
+                lines.append(rating_tag(seat), style="dim")
                 if index == event.my_seat:
                     lines.append("  ({})".format(_("you")))
             lines.append("\n")

@@ -8,7 +8,7 @@ itself (the shared lobby, lobby_cache.py) and forwards every other message to on
 - ``create_table``: the live table host with the fewest tables;
 - ``join``, ``spectate``: the holder of the table's lease; ``resume``: of the table its token names
   (``P:token:``); ``resume_key`` (and ``welcome``'s ``held``): of the seat the SSH key holds (``P:keyseat:``);
-- ``history``, ``replay``, ``stats``: the table host the client is connected to, or any;
+- ``history``, ``replay``, ``stats``, ``leaderboard``: the table host the client is connected to, or any;
 - the table's own messages (``action``, ``chat``...): the owner of the client's table.
 
 What the owner sends back is passed on as it came (views were filtered for their seat there); the front reads

@@ -16,6 +16,10 @@ Keys (``P`` is the cluster's prefix):
   ``P:players``: each player by minus their games, so that the most games come first and ties by identity
   (people and bots apart: ``P:players:people``, ``P:players:bots``).
 
+- ``P:ratings``: each rated person's rating (ratings.py), a hash: their key -> JSON ``[name, mu, sigma, games]``;
+  ``P:rating_board``: their keys by shown rating (the leaderboard). Written in the script filing the game, once,
+  and only if the values read before are still there (another table host may rate the same player meanwhile).
+
 Who a player is, as in archive.py: an SSH key bound to the seat (``key:``), else the seat token's digest
 (``seat:``), else the name; a bot is ``bot:`` and its name. Only names and kinds leave the table hosts.
 """
@@ -26,8 +30,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, game_id
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
+from .. import ratings
 from ..archive import HOST, listing, summarise, who_is
 from ..store import StoreError
 
@@ -38,6 +43,7 @@ class RedisHistory:
     def __init__(self, client: Any, prefix: str) -> None:
         self.client = client
         self.prefix = prefix
+        self.ratings_key = self._key("ratings")
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
@@ -73,6 +79,38 @@ class RedisHistory:
             write("HSET", player, "name", name, "bot", int(bot))
             write("ZADD", self._key("player_best"), "LT", score, who)
             write("ZINCRBY", self._key("players", "bots" if bot else "people"), -1, who)
+
+    @staticmethod
+    def rated(record: dict[str, Any]) -> list[str]:
+        """The keys of the people a finished game rates (none for a record that does not read)."""
+        try:
+            return [who for who, _name, level, _score in ratings.ranked(record) if level is None]
+        except (ValueError, TypeError, KeyError):
+            return []
+
+    def rate(
+        self, write: Callable[..., None], record: dict[str, Any], held: dict[str, bytes | None]
+    ) -> list[tuple[str, str, str]]:
+        """The commands rating the game's people from their ratings ``held`` before, and what the script must find
+        still there for them: (key, field, value) each."""
+        current = {who: tuple(json.loads(value)[1:]) for who, value in held.items() if value is not None}
+        for who, (name, mu, sigma, games) in ratings.rate(record, current).items():
+            write("HSET", self.ratings_key, who, json.dumps([name, mu, sigma, games]))
+            write("ZADD", self._key("rating_board"), ratings.shown(mu, sigma), who)
+        return [(self.ratings_key, who, _text(value or b"")) for who, value in held.items()]
+
+    def ratings(self, names: Any) -> dict[str, int]:
+        """The shown ratings of these names (rated people only), by name."""
+        wanted = {ratings.key(name): name for name in names}
+        found = self.client.hmget(self.ratings_key, "-", *wanted)[1:]
+        rows = {who: json.loads(value) for who, value in zip(wanted, found, strict=True) if value is not None}
+        return {wanted[who]: ratings.shown(mu, sigma) for who, (_name, mu, sigma, _games) in rows.items()}
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        """People by shown rating, best first, with the bot levels' (ratings.board)."""
+        keys = self.client.zrevrange(self._key("rating_board"), 0, max(0, limit) - 1) if limit > 0 else []
+        rows = [json.loads(value) for value in self.client.hmget(self.ratings_key, "-", *keys)[1:] if value]
+        return ratings.board([Rated(name, ratings.shown(mu, sigma), games) for name, mu, sigma, games in rows], limit)
 
     def list_games(self, offset: int, limit: int) -> tuple[list[GameListing], int]:
         """A page of the cluster's finished games, newest first, and how many there are."""

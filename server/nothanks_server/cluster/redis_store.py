@@ -43,7 +43,7 @@ import msgpack
 import redis
 import redis.asyncio
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated
 
 from ..archive import HOST
 from ..store import (
@@ -66,14 +66,20 @@ log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds
 RETRY_FIRST, RETRY_MOST = 0.05, 0.5  # seconds between sending unanswered moves again (doubling)
+CHANGED = -2  # the fenced script's answer when a rating it was to replace changed meanwhile
 
 # KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
 # ARGV[2]: the operations, msgpack without its bin type (which Lua's cmsgpack cannot read): a list of
 # {command, index of its key in KEYS, arguments...}; ARGV[3], optional: the index in KEYS of a key whose presence
-# means it was all done already. All or nothing: -1 (not the lease holder: nothing written), 0 (done already), or 1.
+# means it was all done already; ARGV[4], optional (with ARGV[3]): {index in KEYS of a hash, field, value} the hash
+# must still hold ('': no such field; players' ratings read before). All or nothing: -1 (not the lease holder:
+# nothing written), -2 (a value changed: nothing written), 0 (done already), or 1.
 _FENCED = Lua("""
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[3] and redis.call('EXISTS', KEYS[tonumber(ARGV[3])]) == 1 then return 0 end
+for _, held in ipairs(ARGV[4] and cmsgpack.unpack(ARGV[4]) or {}) do
+  if (redis.call('HGET', KEYS[held[1]], held[2]) or '') ~= held[3] then return -2 end
+end
 for _, op in ipairs(cmsgpack.unpack(ARGV[2])) do
   op[2] = KEYS[op[2]]
   redis.call(unpack(op))
@@ -364,7 +370,22 @@ class RedisTableStore:
         record = move.record
         assert record is not None
         table_key = self._key("table", move.table_id)
-        fields, bindings = yield from self._reading(move.table_id)
+        while True:  # (again if another table host rated one of its players meanwhile)
+            fields, bindings, held = yield from self._reading(move.table_id, self.history.rated(record))
+            answer = yield from self._filing(move, record, table_key, fields, bindings, held)
+            if answer != CHANGED:
+                break
+        if answer == 0:
+            return  # (filed already: the move was sent again)
+        try:
+            self.local.add_record(move.table_id, move.game_no, record, HOST)
+        except Exception:  # filed in Redis; only this host's JSON file bookkeeping misses it
+            log.exception("table %s: game %d's record is not kept locally", move.table_id, move.game_no)
+
+    def _filing(
+        self, move: StoredMove, record: dict[str, Any], table_key: str, fields: Any, bindings: Any, held: Any
+    ) -> Exchange[int]:
+        """The fenced script filing the game and rating its people (from their ratings ``held`` before)."""
         who: list[str | None] = [None] * len(record.get("players", ()))
         for name, value in fields.items():
             index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
@@ -378,19 +399,16 @@ class RedisTableStore:
             finished_at = time.time()
         write = self._writes(move.table_id)
         write("HSET", table_key, "finished", True)
+        guards: list[tuple[str, str, str]] = []
         try:
             self.history.file(write, move.table_id, move.game_no, record, who, float(finished_at))
+            guards = self.history.rate(write, record, held)
         except (ValueError, TypeError, KeyError) as error:  # a record that does not read: the game still ends
             log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
             write = self._writes(move.table_id)
             write("HSET", table_key, "finished", True)
         once = write.index(self.history.game_key(move.table_id, move.game_no))
-        if not (yield from self._committing(move.table_id, write, once)):
-            return  # (filed already: the move was sent again)
-        try:
-            self.local.add_record(move.table_id, move.game_no, record, HOST)
-        except Exception:  # filed in Redis; only this host's JSON file bookkeeping misses it
-            log.exception("table %s: game %d's record is not kept locally", move.table_id, move.game_no)
+        return (yield from self._committing(move.table_id, write, once, guards))
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its keys, token and key bindings, and its lease with no deadline left. A
@@ -399,7 +417,7 @@ class RedisTableStore:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
         table_key = self._key("table", table_id)
-        fields, bindings = run(self.client, self._reading(table_id))
+        fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
         for name, value in fields.items():
             if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
@@ -474,6 +492,14 @@ class RedisTableStore:
         with _redis_errors():
             return self.history.player_stats(limit, key)
 
+    def ratings(self, names: Sequence[str]) -> dict[str, int]:
+        with _redis_errors():
+            return self.history.ratings(names)
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        with _redis_errors():
+            return self.history.leaderboard(limit)
+
     def close(self) -> None:
         """Give every lease up (the lobby committed its last moves before closing its store): the other table hosts
         take the tables over at once. Then close the connections and the local store."""
@@ -494,18 +520,25 @@ class RedisTableStore:
     def _writes(self, table_id: str) -> _Writes:
         return _Writes(self.leases.key("lease", table_id))
 
-    def _reading(self, table_id: str) -> Exchange[list[dict[bytes, bytes]]]:
-        """The table's hash and its key bindings (fingerprint -> seat), in one round trip."""
+    def _reading(self, table_id: str, rated: Sequence[str] = ()) -> Exchange[list[Any]]:
+        """The table's hash and its key bindings (fingerprint -> seat), and the ``rated`` players' ratings (a
+        dict), in one round trip."""
+        reads: list[tuple[Any, ...]] = [("HGETALL", self._key("table", table_id))]
+        reads += [("HGETALL", self._key("keyseats", table_id)), ("HMGET", self.history.ratings_key, "-", *rated)]
         with _redis_errors():
-            return (yield [("HGETALL", self._key("table", table_id)), ("HGETALL", self._key("keyseats", table_id))])
+            *found, held = yield reads
+        return [*found, dict(zip(rated, held[1:], strict=True))]
 
-    def _commit(self, table_id: str, write: _Writes, once: int | None = None) -> bool:
-        return run(self.client, self._committing(table_id, write, once))
+    def _commit(self, table_id: str, write: _Writes) -> None:
+        run(self.client, self._committing(table_id, write))
 
-    def _committing(self, table_id: str, write: _Writes, once: int | None = None) -> Exchange[bool]:
+    def _committing(
+        self, table_id: str, write: _Writes, once: int | None = None, guards: Sequence[tuple[str, str, str]] = ()
+    ) -> Exchange[int]:
         """``write``'s commands at once, if this host holds ``table_id``'s lease; ``StoreError`` (nothing written)
         otherwise, and the table is lost here. ``once``: the index in ``write.keys`` of a key whose presence means
-        the commands were run already (then nothing is done, and False is returned)."""
+        the commands were run already (then nothing is done: 0); ``guards``: (hash key, field, value) each hash must
+        still hold (else nothing is done: ``CHANGED``). 1: done."""
         value = self.leases.value(table_id)
         if value is None:
             self._lost(table_id)
@@ -513,12 +546,14 @@ class RedisTableStore:
         args: list[Any] = [value, msgpack.packb(write.ops, use_bin_type=False)]
         if once is not None:
             args.append(once)
+            held = [[write.index(key), field, before] for key, field, before in guards]
+            args += [msgpack.packb(held, use_bin_type=False)] if held else []
         with _redis_errors():
             answer = int((yield from call(_FENCED, write.keys, args)))
         if answer == NOT_HOLDER:
             self._lost(table_id)
             raise StoreError(f"this host no longer holds the lease of table {table_id}")
-        return answer != 0
+        return answer
 
     def _lost(self, table_id: str) -> None:
         self.leases.forget(table_id)

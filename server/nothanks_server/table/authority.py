@@ -28,6 +28,7 @@ from nothanks_tui.link.invites import invite_code
 from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
+from ..ratings import NEWCOMER
 from ..storage import RecordStore
 from ..store import GroupCommit, StoredMove, StoreDown, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
@@ -160,6 +161,7 @@ class Table:
         if stored.creator_seat is not None and 0 <= stored.creator_seat < len(table.seats):
             table.creator_seat = stored.creator_seat
         table.games_played, table.started_at = stored.game_no, stored.started_at or time.time()
+        table.read_ratings()
         table.state = table.recorder.restored(stored)  # a finished game, from its record
         if stored.game_no > 0 and stored.seed is not None and not stored.finished:
             state = new_game(table.config, stored.seed)
@@ -223,11 +225,28 @@ class Table:
         self._put_seat(seat, Seat(name=unique_name(self.seats, member.name), token_hash=hash_token(token)))
         self.seats[seat].member = member
         self.members[member] = seat
+        self.read_ratings()
         if self.creator_seat is None or self.seats[self.creator_seat].empty:
             self._set_creator(seat)
         self._broadcast()
         self._tell_chat_history(member)
         return seat, token
+
+    def read_ratings(self, changed: bool = False) -> None:
+        """The people's ratings from the store (ratings.py; a game's filing rated them); ``changed``: after the game
+        just over, each with what it changed by. A store that cannot say leaves them as they were."""
+        names = [seat.name for seat in self.seats if seat.human and seat.name]
+        if self._store is None:
+            return  # (a local table: its games are rated in the data dir's store, shown by the history)
+        try:
+            found = self._store.ratings(names) if names else {}
+        except StoreError as error:
+            log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
+            return
+        for seat in self.seats:
+            if seat.human and seat.name:
+                before, seat.rating = seat.rating, found.get(seat.name, NEWCOMER)
+                seat.change = seat.rating - before if changed and before is not None else seat.change
 
     def _where(self, kind: str) -> list[int]:
         """The seats whose ``Seat`` property ``kind`` holds ("away": only a token or SSH key takes it back)."""
@@ -629,8 +648,9 @@ class Table:
         self.removed, self._barred = [], set()
         self.recorder.dealt()
         self.driver.restart_timer()
-        for index in range(len(self.seats)):
+        for index, seat in enumerate(self.seats):
             self._no_stand_in(index)
+            seat.change = None
         self._broadcast()
         self.driver.drive()
 
@@ -673,6 +693,7 @@ class Table:
         self._advice = None  # the coach's answer was for the state before
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)
+            self.read_ratings(changed=True)
         self._broadcast()
         if record is not None:
             self.recorder.export(record, self.games_played)

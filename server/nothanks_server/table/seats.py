@@ -13,6 +13,7 @@ from nothanks_tui.defaults import BOT_PACE, BOT_PACE_SPREAD, DEFAULT_BOT, TURN_C
 from nothanks_tui.engine import GameConfig
 from nothanks_tui.link import ChatHistory, ChatLine, Closed, Rejected, SeatInfo, TableUpdate, TableWaiting
 
+from ..ratings import bot_rating
 from ..store import StoredSeat
 
 HostEvent = TableUpdate | TableWaiting | Rejected | Closed | ChatLine | ChatHistory
@@ -63,6 +64,8 @@ class Seat:
     former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
     bot_kind: str | None = None  # the registry name a restored table makes this bot from again
     bot_seed: int | None = None
+    rating: int | None = None  # a person's shown rating at this host (ratings.py; a bot's is its level's)
+    change: int | None = None  # ...and what the game just over changed it by
 
     @property
     def empty(self) -> bool:
@@ -88,10 +91,13 @@ class Seat:
     def info(self) -> SeatInfo:
         if self.name is None:
             return SeatInfo(name=self.former or "", empty=True, left=self.former is not None)
+        level = (self.bot_kind or self.bot.name) if self.bot is not None else ""
         return SeatInfo(
             name=self.name,
             is_bot=self.bot is not None,
-            level=(self.bot_kind or self.bot.name) if self.bot is not None else "",
+            level=level,
+            rating=bot_rating(level) if level else self.rating,
+            change=self.change,
             away=self.away,
             left=self.left and self.away,
             stand_in=self.stand_in is not None,
