@@ -11,7 +11,10 @@ expiry, so a host that dies without a word disappears from all of them by itself
 - leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``; ``{prefix}:epoch:{table}`` counts the leases ever
   given for the table, so each owner of a table has a higher epoch than the one before and a store can refuse the
   writes of an older one (fencing). Table hosts take and renew them (leases.py); here they are only read
-  (``holder``).
+  (``holder``, ``owner``);
+- what a front looks up to route a client (the table hosts write them: redis_store.py): ``{prefix}:token:{hex
+  sha256 of a seat token}`` -> its table, ``{prefix}:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an
+  SSH key holds. One or two round trips, paid when a client sits down or its table moves, never per move.
 
 Every key is under one prefix, so clusters (and tests) can share a Redis server. Values are msgpack, as on the
 wire. ``redis`` (redis-py) is imported by ``connect`` alone.
@@ -27,10 +30,12 @@ import msgpack
 from nothanks_tui.link import TableSummary
 from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
 
+from ..store import hash_token
 from .settings import DirectoryUnavailable
 
 DEFAULT_PREFIX = "nothanks"
 HOST_TTL = 5.0  # seconds a host stays listed after its last heartbeat (presence.py beats three times as often)
+TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,11 @@ class HostInfo:
     host_id: str
     address: str  # HOST:PORT of its table connection
     tables: int = 0
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        host, _, port = self.address.rpartition(":")
+        return host.strip("[]"), int(port)
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,12 @@ class Lease:
     @property
     def value(self) -> str:
         return f"{self.owner} {self.epoch}"
+
+
+@dataclass(frozen=True)
+class KeySeat:
+    table_id: str
+    seat: int
 
 
 @dataclass(frozen=True)
@@ -112,7 +128,7 @@ class Directory:
 
     async def hosts(self) -> list[HostInfo]:
         """The hosts whose heartbeat has not expired, by id."""
-        ids = sorted(_text(member) for member in await self.client.smembers(self._key("hosts")))
+        ids = sorted(text(member) for member in await self.client.smembers(self._key("hosts")))
         if not ids:
             return []
         values = await self.client.mget([self._key("host", host_id) for host_id in ids])
@@ -153,7 +169,7 @@ class Directory:
             every = await pipe.execute()
         listed = []
         for host, lines in zip(hosts, every, strict=True):
-            for table_id in sorted(lines, key=_text):
+            for table_id in sorted(lines, key=text):
                 listed.append(ListedTable(host.host_id, summary_from_wire(msgpack.unpackb(lines[table_id]))))
         return listed
 
@@ -164,13 +180,35 @@ class Directory:
         value = await self.client.get(self._key("lease", table_id))
         if value is None:
             return None
-        owner, _, epoch = _text(value).rpartition(" ")
+        owner, _, epoch = text(value).rpartition(" ")
         return Lease(table_id, owner, int(epoch))
+
+    async def owner(self, table_id: str) -> HostInfo | None:
+        """The live table host holding ``table_id``'s lease, or None (nobody: not yet taken over, or no table)."""
+        lease = await self.holder(table_id)
+        return None if lease is None else next((h for h in await self.hosts() if h.host_id == lease.owner), None)
+
+    async def lease_renewed(self, table_id: str) -> float | None:
+        """Seconds since ``table_id``'s lease was last taken or renewed, or None if nobody holds it."""
+        left = await self.client.pttl(self._key("lease", table_id))
+        return None if left < 0 else max(0.0, TABLE_LEASE_TTL - left / 1000)
+
+    # Routes (the front's look-ups) ------------------------------------------------------------------------------
+
+    async def table_of_token(self, token: str) -> str | None:
+        value = await self.client.get(self._key("token", hash_token(token).hex()))
+        return None if value is None else text(value)
+
+    async def seat_of_key(self, fingerprint: str) -> KeySeat | None:
+        value = await self.client.get(self._key("keyseat", fingerprint))
+        table_id, _, seat = text(value or b"").rpartition(" ")
+        return KeySeat(table_id, int(seat)) if seat.isdigit() else None
 
 
 def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def text(value: bytes | str) -> str:
+    """A Redis answer as text (the cluster's modules share it)."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value

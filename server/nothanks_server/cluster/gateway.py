@@ -3,7 +3,7 @@
 A client of the front cannot tell it from a single host. The reading of every frame (limits, rates, the message
 types, refusals) is session.py's, the same as a host's. The front answers ``hello``, ``ping`` and ``list_tables``
 itself (the shared lobby, lobby_cache.py) and forwards every other message to one table host at a time over an
-``Upstream`` (relay.py), chosen per the cluster contract (routes.py):
+``Upstream`` (relay.py), chosen per the cluster contract (directory.py's look-ups):
 
 - ``create_table``: the live table host with the fewest tables;
 - ``join``, ``spectate``: the holder of the table's lease; ``resume``: of the table its token names
@@ -44,11 +44,9 @@ from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
 from ..session import PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
-from .directory import Directory
-from .leases import TABLE_LEASE_TTL
+from .directory import TABLE_LEASE_TTL, Directory, HostInfo
 from .lobby_cache import LobbyCache
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
-from .routes import Routes, Target
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +79,7 @@ class FrontSession(ProtocolSession):
 
     async def held_seat(self) -> dict[str, Any] | None:
         try:
-            held = await self.server.routes.seat_of_key(self.key) if self.key else None
+            held = await self.server.directory.seat_of_key(self.key) if self.key else None
         except RedisError as error:  # the directory out of reach: welcome without it (resume_key will say)
             log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
             return None
@@ -124,7 +122,7 @@ class FrontSession(ProtocolSession):
         elif isinstance(message, m.LOBBY_READS):
             self.take_lobby_read("ask for the history")
             if self.upstream is None:
-                target = await self.server.routes.least_loaded()
+                target = await self.server.directory.least_loaded()
                 if target is None:
                     raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
                 await self._use(target)
@@ -143,37 +141,37 @@ class FrontSession(ProtocolSession):
         self.upstream.send(message)
         return None
 
-    async def _owner_for(self, message: m.ClientMessage) -> Target:
+    async def _owner_for(self, message: m.ClientMessage) -> HostInfo:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
-        routes = self.server.routes
+        directory = self.server.directory
         if isinstance(message, m.CreateTable):
-            target = await routes.least_loaded()
+            target = await directory.least_loaded()
             if target is None:
                 raise HostError(errors.TOO_MANY_TABLES, "no table host is up: try again soon")
             return target
         if isinstance(message, m.Join | m.Spectate):
-            target = await routes.holder(message.table)
+            target = await directory.owner(message.table)
             if target is None:
                 raise HostError(errors.NO_TABLE, "no such table")
             return target
         table_id: str | None
         if isinstance(message, m.Resume):
-            table_id = await routes.table_of_token(message.token)
+            table_id = await directory.table_of_token(message.token)
         else:
             if not self.key:
                 raise HostError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
-            held = await routes.seat_of_key(self.key)
+            held = await directory.seat_of_key(self.key)
             table_id = None if held is None else held.table_id
         target = None if table_id is None else await self._holder_soon(table_id)
         if target is None:
             raise HostError(errors.BAD_TOKEN, "no seat holds that token")
         return target
 
-    async def _holder_soon(self, table_id: str) -> Target | None:
+    async def _holder_soon(self, table_id: str) -> HostInfo | None:
         """The holder of a table known to exist: waits a little for one being taken over right now."""
-        return await climb(lambda: self.server.routes.holder(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
+        return await climb(lambda: self.server.directory.owner(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
 
-    async def _use(self, target: Target) -> None:
+    async def _use(self, target: HostInfo) -> None:
         """Make ``target`` this client's upstream (the one it has, if it is that host); ``HostError`` if it
         cannot be reached."""
         if self.upstream is not None and self.upstream.target.host_id == target.host_id:
@@ -188,7 +186,7 @@ class FrontSession(ProtocolSession):
             log.warning("could not reach table host %s at %s: %s", target.host_id, target.address, error)
             raise HostError(errors.SERVER_CLOSING, "the table's server cannot be reached: try again soon") from None
 
-    async def _open(self, target: Target) -> Upstream:
+    async def _open(self, target: HostInfo) -> Upstream:
         upstream = Upstream(target, self._from_owner, self._owner_lost)
         hello: dict[str, Any] = {
             "name": self.name,
@@ -296,7 +294,7 @@ class FrontSession(ProtocolSession):
         try:
             if not await self._still_held(route):
                 return False
-            target = await self.server.routes.holder(route.table_id)
+            target = await self.server.directory.owner(route.table_id)
             if target is None:
                 return None
             if silent is not None and target.host_id == silent.host_id and await silent.may_be_frozen(self, route):
@@ -308,15 +306,15 @@ class FrontSession(ProtocolSession):
 
     async def _still_held(self, route: SeatRoute) -> bool:
         """The seat being moved still exists: its token (or key) is still bound to the table in Redis."""
-        routes = self.server.routes
+        directory = self.server.directory
         if route.token is not None:
-            return await routes.table_of_token(route.token) == route.table_id
+            return await directory.table_of_token(route.token) == route.table_id
         if route.by_key and self.key:
-            held = await routes.seat_of_key(self.key)
+            held = await directory.seat_of_key(self.key)
             return held is not None and held.table_id == route.table_id
         return True  # a spectator: the table's lease says
 
-    async def _resume_at(self, target: Target, route: SeatRoute) -> bool:
+    async def _resume_at(self, target: HostInfo, route: SeatRoute) -> bool:
         """Connect to ``target`` and take the seat back there (or watch again); True once it said ``joined``."""
         back = route.request()
         if back is None:
@@ -361,7 +359,7 @@ class Silent:
         now = asyncio.get_running_loop().time()
         if now >= self.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
             return False
-        renewed_ago = await session.server.routes.lease_renewed(route.table_id)
+        renewed_ago = await session.server.directory.lease_renewed(route.table_id)
         return renewed_ago is None or now - renewed_ago <= self.heard + PING_AFTER  # (renewed while it answered)
 
 
@@ -398,7 +396,6 @@ class Gateway(ProtocolServer):
         pages = TablePages(lambda: cache.listed, lambda line: line.summary, lambda: cache.refreshes)
         super().__init__(pages, bind, port, **options)
         self.directory = directory
-        self.routes = Routes(directory)
         self.cache = cache
         self.secret = secret
         self.move_for = move_for

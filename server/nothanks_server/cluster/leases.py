@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .directory import Lease
+from .directory import TABLE_LEASE_TTL, Lease
+from .directory import text as _text
 from .exchanges import Exchange, Lua, call, run, run_async
 
-TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
 CLAIM_BATCH = 8  # tables one host claims per look, so that the tables of a dead host spread over the others
 
 _NOW = """
@@ -211,7 +211,3 @@ class LeaseBook:
     @property
     def _ms(self) -> int:
         return max(1, round(self.ttl * 1000))
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

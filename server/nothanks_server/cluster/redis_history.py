@@ -30,6 +30,7 @@ from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, game
 
 from ..archive import HOST, listing, summarise, who_is
 from ..store import StoreError
+from .directory import text as _text
 
 
 class RedisHistory:
@@ -143,7 +144,3 @@ class RedisHistory:
                 )
             )
         return stats
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -56,6 +56,7 @@ from ..store import (
     TablesRefused,
     open_store,
 )
+from .directory import text as _text
 from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
@@ -569,7 +570,3 @@ def _arg(value: object) -> bytes | str:
     if isinstance(value, float):
         return repr(value)
     raise TypeError(f"not a Redis argument: {value!r}")
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -27,8 +27,8 @@ from nothanks_tui.link.messages import MAX_ID, ClientMessage, Ping, encode_messa
 from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, client_unpacker, encode
 
 from ..background import stop_task
+from .directory import HostInfo
 from .membership import proof
-from .routes import Target
 
 CONNECT_TIMEOUT = 3.0  # seconds to connect to a table host and exchange hellos
 READ_CHUNK = 65536
@@ -49,7 +49,7 @@ class Upstream:
 
     def __init__(
         self,
-        target: Target,
+        target: HostInfo,
         deliver: Callable[[list[Frame]], Awaitable[None]],
         lost: Callable[[Upstream], None],
     ) -> None:

@@ -3,7 +3,8 @@
 Textual's Linux driver owns the process (reader and writer threads, termios, SIGWINCH and SIGTSTP handlers): not
 possible in a server. Here everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the
 ``InputGate``), window changes come as ``resize``, output is gathered per loop turn and written in one piece with its
-colours brought down to the terminal's. Opening URLs, suspending and delivering files are refused.
+colours brought down to the terminal's. Opening URLs, suspending and delivering files are refused by the app
+(session.py's ``disable_host_actions``; Textual's ``Driver.can_suspend`` is False).
 
 The client's terminal: Textual builds a console from the process's environment (a systemd unit has no TERM), so each
 app gets one from the client's pty request (``session_console``, ``color_system_for``). Every app draws in 24-bit and
@@ -21,8 +22,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.color import Color, ColorSystem
 from rich.console import Console
@@ -156,10 +156,6 @@ class ChannelDriver(Driver):
         self._unfinished = 0  # characters parsed since the parser last produced an event
         self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
 
-    @property
-    def can_suspend(self) -> bool:
-        return False  # suspending would stop the whole host, every table with it
-
     def feed(self, data: bytes) -> None:
         """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
         if not self._input_enabled or self._app_context is None:
@@ -279,28 +275,6 @@ class ChannelDriver(Driver):
         self.disable_input()
         self.flush()
         self._app_context = None
-
-    def open_url(self, url: str, new_tab: bool = True) -> None:
-        log.info("refused to open a URL on the host for an SSH session: %r", url[:200])
-
-    def deliver_binary(
-        self,
-        binary: BinaryIO | TextIO,
-        *,
-        delivery_key: str,
-        save_path: Path,
-        open_method: Literal["browser", "download"] = "download",
-        encoding: str | None = None,
-        mime_type: str | None = None,
-        name: str | None = None,
-    ) -> None:
-        log.info("refused to save a file on the host for an SSH session: %s", save_path)
-        binary.close()
-        self._app.post_message(
-            events.DeliveryFailed(
-                key=delivery_key, exception=PermissionError("files are not saved on the host"), name=name
-            )
-        )
 
 
 def color_system_for(term: str | None, environment: Mapping[str, str] | None = None) -> str:
