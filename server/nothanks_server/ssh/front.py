@@ -110,8 +110,25 @@ def resident_mib(pid: int) -> float:
         return 0.0
 
 
+@dataclass(eq=False, kw_only=True)
+class Shares:
+    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session. The
+    front counts all of them; each ``Worker`` those it holds (counted out with it if it dies)."""
+
+    open: Counter[str] = field(default_factory=Counter)
+    logging_in: Counter[str] = field(default_factory=Counter)
+    playing: Counter[str] = field(default_factory=Counter)
+
+    def count(self, network: str, names: str, step: int) -> None:
+        for name in names.split():
+            counts = getattr(self, name)
+            counts[network] += step
+            if counts[network] <= 0:
+                del counts[network]
+
+
 @dataclass(eq=False)
-class Worker:
+class Worker(Shares):
     """One worker process as the front sees it."""
 
     slot: int
@@ -121,9 +138,6 @@ class Worker:
     handed: int = 0  # connections handed to it
     logins: int = 0  # ... that logged in (what counts against worker_sessions)
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    open: Counter[str] = field(default_factory=Counter)  # its connections, by network
-    logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
-    playing: Counter[str] = field(default_factory=Counter)  # ... in a session
     ready_mib: float = 0.0  # its resident memory once ready
     idle: int = 0  # looks since it was last seen with a connection
     start_error: str | None = None  # why it could not start, as it said before exiting
@@ -133,7 +147,7 @@ class Worker:
         return self.process.pid or 0
 
 
-class SSHFront:
+class SSHFront(Shares):
     """The SSH port of a host whose TCP lobby is at ``lobby_host``:``lobby_port`` (the module docstring). With the
     host's ``proxy_key`` each player counts against their own address in the host's limits, not the workers'
     loopback; ``proxy_from``: load balancers whose connections open with a PROXY v2 header naming the client."""
@@ -146,6 +160,7 @@ class SSHFront:
         proxy_key: str | None = None,
         proxy_from: ProxySources | None = None,
     ) -> None:
+        Shares.__init__(self)  # connections by network, waiting or in a worker
         self.settings = settings
         self.proxy_key = proxy_key
         if proxy_from is not None and proxy_from.trusts(loopback_for(lobby_host)):
@@ -161,10 +176,6 @@ class SSHFront:
         # Accepted, not yet handed to a worker: the socket, the client's address, and its (address, port) if a
         # load balancer's PROXY header named it (else the worker asks the socket).
         self._waiting: deque[tuple[socket.socket, str, tuple[str, int] | None]] = deque()
-        self.open: Counter[str] = Counter()  # connections by network (waiting or in a worker)
-        self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
-        self.playing: Counter[str] = Counter()  # ... in a session
-        self.total: Counter[str] = Counter()  # each of the three in all
         self._asked: Counter[str] = Counter()  # connections asked to close for a newcomer, by network, not yet seen
         self._rooms: list[tuple[Worker, bytes, str]] = []  # room requests met by a closing: (worker, number, network)
         self.memory = 0.0  # the workers' resident memory in all (MiB), at the last look
@@ -375,7 +386,6 @@ class SSHFront:
         for name in COUNTS:  # ... and its connections
             own = getattr(worker, name)
             setattr(self, name, getattr(self, name) - own)
-            self.total[name] -= own.total()
             own.clear()
         if worker in self._workers:
             self._workers.remove(worker)
@@ -531,10 +541,10 @@ class SSHFront:
         settings = self.settings
         if self.memory >= settings.memory_mib:
             return MEMORY_FULL
-        if self.total["open"] >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
+        if self.open.total() >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
             if self.open[network] >= max(self.open.values()):  # else what was asked to close is on its way out
                 return "too many connections"
-        if self.total["logging_in"] >= settings.login_limit:
+        if self.logging_in.total() >= settings.login_limit:
             if 0 < self.logging_in[network] >= max(self.logging_in.values()):
                 return "too many logins in progress"
             # The worker with the most logins closes its least in use (server.py: least_in_use), not the front: it
@@ -579,15 +589,10 @@ class SSHFront:
         """Count a connection of ``network`` in (``step`` 1) or out of the ``names`` counts: the front's, and
         ``worker``'s if it holds it (a worker's once gone are dropped: never counted out twice)."""
         for name in names.split():
-            own: Counter[str] | None = getattr(worker, name, None)
-            if own is not None and own[network] + step < 0:
+            if worker is not None and getattr(worker, name)[network] + step < 0:
                 continue
-            for counts in (getattr(self, name), own):
-                if counts is not None:
-                    counts[network] += step
-                    if counts[network] <= 0:
-                        del counts[network]
-            self.total[name] += step
+            for shares in (self, worker) if worker is not None else (self,):
+                shares.count(network, name, step)
 
     def _connect_bucket(self, address: str) -> TokenBucket:
         bucket = self._connects.pop(address, None)
@@ -667,8 +672,7 @@ class SSHFront:
                 self._count(None, address, "open logging_in")
             else:
                 worker.handed += 1
-                worker.open[address] += 1
-                worker.logging_in[address] += 1
+                worker.count(address, "open logging_in", 1)
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
 

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ..limits import TokenBucket
 from .settings import INBOUND_BURST, INBOUND_RATE, cancel
 
 log = logging.getLogger(__name__)
@@ -65,13 +66,10 @@ class InputGate:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.peer = peer
-        self.rate = rate
-        self.burst = burst
         self.max_queued = max_queued
         self.slice_size = slice_size
         self._clock = clock
-        self._tokens = float(burst)
-        self._stamp = clock()
+        self._bucket = TokenBucket(rate, burst, None, clock())
         self._backlog = bytearray()  # accepted, not yet handed to the app
         self.in_flight = 0  # handed to the app, not yet handled by it
         self.accepted = 0  # bytes, over the session's life
@@ -99,12 +97,9 @@ class InputGate:
         if not data:
             return True
         now = self._clock()
-        self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if len(data) > self._tokens or self.queued + len(data) > self.max_queued:
+        if self.queued + len(data) > self.max_queued or not self._bucket.take(now, len(data)):
             self._drop(len(data), now)
             return False
-        self._tokens -= len(data)
         self.accepted += len(data)
         self._backlog += data
         self.queued_peak = max(self.queued_peak, self.queued)
@@ -177,14 +172,12 @@ class InboundShaper:
             raise ValueError("an inbound budget needs rate > 0 and burst >= slice_size >= 1")
         self._deliver = deliver
         self._transport = transport
-        self._rate = float(rate)
-        self._burst = float(burst)
         self._slice = slice_size
         self._loop = loop or asyncio.get_running_loop()
         self._clock = clock
         self._on_held = on_held  # called the first time this connection goes over its budget
-        self._tokens = float(burst)
-        self._last = self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self._bucket = TokenBucket(rate, burst, None, self.started)
         self._pending = bytearray()
         self._paused = False
         self._scheduled: asyncio.Handle | None = None
@@ -198,37 +191,28 @@ class InboundShaper:
 
     def data_received(self, data: bytes, datatype: Any = None) -> None:
         """What the transport calls with every read."""
-        if not self._pending and self._scheduled is None and len(data) <= self._slice:
-            self._refill()
-            if self._tokens >= len(data):  # the usual case, a player's keys: straight through, no copy
-                self._tokens -= len(data)
-                self.delivered += len(data)
-                self._deliver(data)
-                return
+        fits = not self._pending and self._scheduled is None and len(data) <= self._slice
+        if fits and self._bucket.take(self._clock(), len(data)):  # the usual case, a player's keys: no copy
+            self.delivered += len(data)
+            self._deliver(data)
+            return
         self._pending += data
         if self._scheduled is None:
             self._pump()
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
-        self._last = now
 
     def _pump(self) -> None:
         self._scheduled = None
         if self._transport.is_closing():
             self._pending.clear()  # the connection is going: nobody will read what is left
             return
-        self._refill()
-        over_budget = False
+        now, over_budget = self._clock(), False
         while self._pending:
             wanted = min(len(self._pending), self._slice)
-            if self._tokens < wanted:
+            if not self._bucket.take(now, wanted):
                 over_budget = True
                 break
             chunk = bytes(self._pending[:wanted])
             del self._pending[:wanted]
-            self._tokens -= wanted
             self.delivered += wanted
             self._deliver(chunk)
             if self._transport.is_closing():
@@ -248,8 +232,7 @@ class InboundShaper:
             self.held_count += 1
             if self.held_count == 1 and self._on_held is not None:
                 self._on_held()
-            wait = (min(len(self._pending), self._slice) - self._tokens) / self._rate
-            self._scheduled = self._loop.call_later(wait, self._pump)
+            self._scheduled = self._loop.call_later(self._bucket.wait(min(len(self._pending), self._slice)), self._pump)
         else:
             self._scheduled = self._loop.call_soon(self._pump)
 
