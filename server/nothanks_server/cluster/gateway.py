@@ -1,29 +1,16 @@
 """A front's client port: the protocol of docs/protocol.md, each client's frames routed to its table's owner.
 
-A client of the front cannot tell it from a single host. The reading of every frame (limits, rates, the message
-types, refusals) is session.py's, the same as a host's. The front answers ``hello``, ``ping`` and ``list_tables``
-itself (the shared lobby, lobby_cache.py) and forwards every other message to one table host at a time over an
-``Upstream`` (relay.py), chosen per the cluster contract (directory.py's look-ups):
+A client cannot tell the front from a single host: session.py reads every frame, as a host's does. The front
+answers ``hello``, ``ping`` and ``list_tables`` itself (the shared lobby: lobby_cache.py) and forwards the rest
+over an ``Upstream`` (relay.py) to one table host at a time, as docs/scaling.md lists: ``create_table`` to the
+least loaded, a table's messages to its lease holder, ``resume`` / ``resume_key`` to the holder of the token's or
+key's table (directory.py). The owner's frames are passed on as they came; the front keeps only the seat's route.
 
-- ``create_table``: the live table host with the fewest tables;
-- ``join``, ``spectate``: the holder of the table's lease; ``resume``: of the table its token names
-  (``P:token:``); ``resume_key`` (and ``welcome``'s ``held``): of the seat the SSH key holds (``P:keyseat:``);
-- ``history``, ``replay``, ``stats``: the table host the client is connected to, or any;
-- the table's own messages (``action``, ``chat``...): the owner of the client's table.
-
-What the owner sends back is passed on as it came (views were filtered for their seat there); the front reads
-only each frame's ``type`` and ``re``, and keeps no copy of the seat's state: only its route (``SeatRoute``: the
-table, and the token or key that takes the seat back, from ``joined``).
-
-**A table that moves.** The owner goes away (its connection ends, it says ``closing`` with ``restart: true``) or
-stops answering (relay.py pings it; no answer within ``OWNER_DEADLINE``): the client is told ``table_moving`` (if
-its hello listed ``moving``), and the front climbs the same ladder as a client (link/resume.py): it waits for
-the directory to name the table's owner (a host other than a silent one, which may be frozen), connects, asks
-for the seat back, and swallows the reply. The client's frames meanwhile are queued (at most ``QUEUE_LIMIT``) and
-sent after; requests the old owner never answered are asked again; the client's last move whose outcome it did
-not see is sent again first (link/resume.py's ``LastMove``: a move gets no reply, so nothing else would tell it was
-lost; one refused ``not_saved`` never), and a copy of a move the new owner has is refused by its ``state_id`` and
-that refusal dropped. After ``MOVE_FOR`` seconds the front gives up with ``table_closed``.
+**A table that moves.** The owner goes away (its connection ends, or it says ``closing`` with ``restart``) or stops
+answering (relay.py's ping): the client hears ``table_moving``, and the front climbs the client's own ladder
+(link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``Silent``), takes the seat
+back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
+the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
 """
 
 from __future__ import annotations
@@ -218,29 +205,19 @@ class FrontSession(ProtocolSession):
                 continue  # our own copy of a move the new owner has already: not the client's business
             if answers is not None:
                 self.unanswered.pop(answers, None)
-            noted = _OWNER_FRAMES.get(kind)  # type: ignore[arg-type]
-            if noted is not None and not noted(self, message):
+            if kind == "joined":
+                self.route = SeatRoute.of_joined(message, by_key=self.key is not None)
+                self.last_move.move = self.idle_since = None  # (a move at another table is not sent again)
+            elif kind == "table_closed":
+                self.route, self.idle_since = None, time.monotonic()
+            elif kind == "closing":  # the owner stops: its tables move (or end); not the client's news
+                if self.upstream is not None:
+                    self.upstream.restarting = True
                 continue
             self.send_raw(raw, view=kind in ("update", "waiting"))
             if kind == "error" and message.get("fatal"):  # the owner dropped the client (flood...): so do we
                 self.abort_after_send()
                 return
-
-    def _joined(self, message: dict[str, Any]) -> bool:
-        self.route = SeatRoute.of_joined(message, by_key=self.key is not None)
-        self.last_move.move = None  # (a move at another table, or the same one before, is not sent again)
-        self.idle_since = None
-        return True
-
-    def _table_closed(self, message: dict[str, Any]) -> bool:
-        self.route, self.idle_since = None, time.monotonic()
-        return True
-
-    def _owner_closing(self, message: dict[str, Any]) -> bool:
-        """The owner stops: its tables move (or, if it is going for good, end). Not the client's news."""
-        if self.upstream is not None:
-            self.upstream.restarting = True
-        return False
 
     def _owner_lost(self, upstream: Upstream) -> None:
         """The owner's connection ended, or the owner stopped answering (``upstream.silent``)."""
@@ -361,14 +338,6 @@ class Silent:
             return False
         renewed_ago = await session.server.directory.lease_renewed(route.table_id)
         return renewed_ago is None or now - renewed_ago <= self.heard + PING_AFTER  # (renewed while it answered)
-
-
-# What the front notes of the owner's frames (False: the frame is not passed on).
-_OWNER_FRAMES = {
-    "joined": FrontSession._joined,
-    "table_closed": FrontSession._table_closed,
-    "closing": FrontSession._owner_closing,
-}
 
 
 class Gateway(ProtocolServer):

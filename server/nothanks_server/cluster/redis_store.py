@@ -98,6 +98,9 @@ class _Writes:
     def __call__(self, command: str, key: str, *args: object) -> None:
         self.ops.append([command, self.index(key), *(_arg(arg) for arg in args)])
 
+    def hset(self, key: str, fields: Mapping[str, object]) -> None:
+        self("HSET", key, *(part for pair in fields.items() for part in pair))
+
     def index(self, key: str) -> int:
         """``key``'s place in KEYS, counted from 1 as Lua does."""
         if key not in self.keys:
@@ -119,8 +122,7 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
         )
     except ValueError as error:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
-    leases = LeaseBook(client, prefix, owner="", aclient=aclient)
-    return RedisTableStore(client, leases, open_store(data_dir), aclient=aclient)
+    return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
 
 
 class RedisTableStore:
@@ -128,24 +130,16 @@ class RedisTableStore:
     it finished, for their JSON files (``records``, ``mark_exported``).
 
     ``on_fenced(table_id)`` is called when a write for a table is refused because this host no longer holds its
-    lease (the table must stop here: another host may play it now)."""
+    lease (the table must stop here: another host may play it now). The leases' Redis clients are the store's:
+    ``client`` blocking, ``aclient`` asyncio (the moves: ``add_moves_async``)."""
 
-    def __init__(
-        self,
-        client: Any,
-        leases: LeaseBook,
-        local: SqliteStore,
-        on_fenced: Callable[[str], None] | None = None,
-        aclient: Any = None,
-    ) -> None:
-        """``client``: redis-py's blocking client; ``aclient``: its asyncio one, for the moves (``add_moves_async``)."""
-        self.client = client
-        self.aclient = aclient
+    def __init__(self, leases: LeaseBook, local: SqliteStore) -> None:
+        self.client, self.aclient = leases.client, leases.aclient
         self.leases = leases
         self.prefix = leases.prefix
         self.local = local
-        self.on_fenced = on_fenced
-        self.history = RedisHistory(client, self.prefix)
+        self.on_fenced: Callable[[str], None] | None = None
+        self.history = RedisHistory(self.client, self.prefix)
         self._closing: asyncio.Task[None] | None = None
 
     def _key(self, *parts: str) -> str:
@@ -199,27 +193,12 @@ class RedisTableStore:
         if lease is None:
             raise StoreError(f"table {table.table_id} is held by another host")
         write = self._writes(table.table_id)
-        config = (
-            table.players,
-            table.open_chips,
-            table.variant,
-            table.default_bot,
-            table.chips_per_player,
-            time.time(),
-        )
-        fields: list[object] = [
-            "config",
-            msgpack.packb(config),
-            "game_no",
-            table.game_no,
-            "finished",
-            table.finished,
-            "coach",
-            table.coach,
-        ]
+        config = (table.players, table.open_chips, table.variant, table.default_bot, table.chips_per_player)
+        fields = {"config": msgpack.packb((*config, time.time())), "game_no": table.game_no}
+        fields |= {"finished": table.finished, "coach": table.coach}
         if table.creator_seat is not None:
-            fields += ["creator", table.creator_seat]
-        write("HSET", self._key("table", table.table_id), *fields)
+            fields["creator"] = table.creator_seat
+        write.hset(self._key("table", table.table_id), fields)
         for index, seat in enumerate(table.seats):
             if seat is not None:
                 self._put_seat(write, table.table_id, index, seat)
@@ -269,18 +248,8 @@ class RedisTableStore:
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         write = self._writes(table_id)
-        write(
-            "HSET",
-            self._key("table", table_id),
-            "game_no",
-            game_no,
-            "seed",
-            seed,
-            "started_at",
-            started_at,
-            "finished",
-            False,
-        )
+        fields = {"game_no": game_no, "seed": seed, "started_at": started_at, "finished": False}
+        write.hset(self._key("table", table_id), fields)
         for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
             write("DEL", moves_key(self.prefix, table_id, old))
         self._commit(table_id, write)

@@ -1,27 +1,9 @@
 """The SSH front in the host process: it owns the listening socket and hands each connection to a worker process
-(worker.py), where every SSH player's app runs. It imports neither Textual nor asyncssh: the host stays small.
-
-- Hand-over: each accepted socket goes (``send_fds``) to a worker taking players, ``settings.workers`` in turn; the
-  players let in are counted across workers against ``max_sessions`` (shared memory, one entry per worker).
-- Recycling, so memory goes back by processes ending: a worker past ``worker_sessions`` logins or ``worker_mib``,
-  or whose last player left, retires once its replacement is ready (a newcomer never waits for a start) and exits
-  when empty. At most ``max_workers`` alive and ``memory_mib`` in all (churn once started a worker every
-  ``worker_sessions`` connections, to 64 and 2.1 GB): past it no worker starts and a newcomer hears ``MEMORY_FULL``;
-  an idle worker whose memory grew by a tenth is recycled. A worker that dies is replaced (its players' seats wait:
-  each is a TCP client of the host, a key's seat found again from any worker: game.py).
-- A trusted load balancer's PROXY v2 header (``proxy_from``) is read first, so limits and logs see the client.
-- Per network (``SSHSettings.network``), before any SSH: ``per_address`` connections, ``logins_per_address`` logging
-  in, ``connect_rate`` new a second, a penalty of ``NOAUTH_PENALTY`` per connection closed before authenticating
-  (OpenSSH's PerSourcePenalties; turned away past ``PENALTY_LIMIT``), none for ``AUTH_WINDOW`` after
-  ``auth_failures`` failed passwords (reported by every worker). A refusal is the version line and a disconnect
-  packet saying why (``disconnect_packet``: plain bytes before key exchange), logged once per ``LOG_INTERVAL``.
-- Fair shares (issue 31): at ``max_connections`` the worker holding most of the biggest network closes what it uses
-  least (``v``: ``SessionServer.evict``), unless the newcomer's network is the biggest; at ``login_limit`` the
-  worker with most logins closes its least far along; at the sessions cap a worker asks here (``w``) for the
-  biggest holder's connection least in use, in any worker (never a player's session for a stranger).
-
-Workers fork from a forkserver that imported what they need once (``set_forkserver_preload``): ready in
-milliseconds, and sharing those pages.
+(worker.py), where every SSH player's app runs, so the host imports neither Textual nor asyncssh. Here are what
+must be counted across workers: per-network limits before any SSH (``_refusal``; a refusal is the version line and
+a disconnect packet saying why), the fair shares at the totals (``_make_room``, ``_evict``), and the workers' lives
+(recycled past ``worker_sessions`` logins or ``worker_mib``, or once empty, replaced when they die, at most
+``max_workers`` and ``memory_mib`` in all). docs/architecture.md, "Over SSH", tells why each limit is there.
 """
 
 from __future__ import annotations
