@@ -5,9 +5,12 @@ dies its tables must be taken over by exactly one other. Those are the three thi
 expiry, so a host that dies without a word disappears from all of them by itself:
 
 - presence: ``{prefix}:host:{id}`` holds the host's ``HostInfo`` and expires ``ttl`` after its last heartbeat;
-  ``{prefix}:hosts`` is the set of ids ever announced (the ids whose key expired are dropped from it on reading);
+  ``{prefix}:hosts`` is the set of ids ever announced (the ids whose key expired are dropped from it on reading).
+  A table host beats (``Presence``) every third of ``HOST_TTL``, so two beats may be lost before it is taken for
+  dead; a Redis that does not answer costs a log line per beat, never the host's games;
 - the lobby: ``{prefix}:lobby:{id}`` is a hash, table id -> that table's lobby line (the wire's summary, msgpack),
-  replaced whole by its host and expiring with the host's heartbeat;
+  replaced whole by its host when a line changed and expiring with the host's heartbeat. A front reads it once per
+  beat (``LobbyCache``: 500 tables cost about 13 ms of decoding, too much per ``list_tables``);
 - leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``; ``{prefix}:epoch:{table}`` counts the leases ever
   given for the table, so each owner of a table has a higher epoch than the one before and a store can refuse the
   writes of an older one (fencing). Table hosts take and renew them (leases.py); here they are only read
@@ -22,19 +25,25 @@ wire. ``redis`` (redis-py) is imported by ``connect`` alone.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
 from nothanks_tui.link import TableSummary
 from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
 
+from ..background import start_beating, stop_task
 from ..store import hash_token
 from .settings import DirectoryUnavailable
 
+log = logging.getLogger(__name__)
+
 DEFAULT_PREFIX = "nothanks"
-HOST_TTL = 5.0  # seconds a host stays listed after its last heartbeat (presence.py beats three times as often)
+HOST_TTL = 5.0  # seconds a host stays listed after its last heartbeat (Presence beats three times as often)
 TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
 
 
@@ -203,6 +212,99 @@ class Directory:
         value = await self.client.get(self._key("keyseat", fingerprint))
         table_id, _, seat = text(value or b"").rpartition(" ")
         return KeySeat(table_id, int(seat)) if seat.isdigit() else None
+
+
+class _TableLike(Protocol):
+    def summary(self) -> TableSummary: ...
+
+
+class LobbyLike(Protocol):
+    """What presence reads of a lobby (``nothanks_server.lobby.Lobby``)."""
+
+    version: int
+
+    def all_tables(self) -> Sequence[_TableLike]: ...
+
+
+class Presence:
+    """Keeps ``host_id`` (reached at ``address``) and its lobby's tables listed in ``directory``: its heartbeat,
+    with the lobby's lines when one changed (``Lobby.version``); a host that stops on purpose withdraws at once."""
+
+    def __init__(
+        self, directory: Directory, lobby: LobbyLike, host_id: str, address: str, ttl: float = HOST_TTL
+    ) -> None:
+        self.directory = directory
+        self.lobby = lobby
+        self.host_id = host_id
+        self.address = address
+        self.ttl = ttl
+        self.beats = 0  # heartbeats that reached Redis
+        self._published = -1  # the lobby version last published
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Announce now (a Redis that does not answer fails the start), then keep beating."""
+        self._task = await start_beating(self.ttl / 3, self.beat, self._failed, "cluster presence")
+
+    async def beat(self) -> None:
+        tables = list(self.lobby.all_tables())
+        version = self.lobby.version
+        if version != self._published:
+            await self.directory.publish_tables(self.host_id, [table.summary() for table in tables], self.ttl)
+            self._published = version
+        await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
+        self.beats += 1
+
+    def _failed(self, error: Exception) -> None:  # Redis away: the games go on; the next beat tries again
+        log.warning("cluster heartbeat of %s failed: %s", self.host_id, error)
+
+    async def close(self, withdraw: bool = True) -> None:
+        """Stop beating; ``withdraw``: leave the directory now rather than when the keys expire."""
+        await stop_task(self._task)
+        self._task = None
+        if withdraw:
+            try:
+                await self.directory.withdraw(self.host_id)
+            except Exception as error:
+                log.warning("could not withdraw %s from the cluster directory: %s", self.host_id, error)
+
+
+class LobbyCache:
+    """The shared lobby as a front lists it, read every ``interval`` seconds by one task (every front the same;
+    a table created a moment ago appears at the next beat)."""
+
+    def __init__(self, directory: Directory, interval: float = HOST_TTL / 3) -> None:
+        self.directory = directory
+        self.interval = interval
+        self.listed: list[ListedTable] = []
+        self.refreshes = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
+        self._task = await start_beating(self.interval, self.refresh, self._failed, "lobby cache")
+
+    async def refresh(self) -> None:
+        self.listed = sorted(await self.directory.lobby(), key=_listing_order)
+        self.refreshes += 1
+
+    @staticmethod
+    def _failed(error: Exception) -> None:  # Redis away: the last listing stays; the next beat tries again
+        log.warning("could not read the shared lobby: %s", error)
+
+    def summary(self, table_id: str) -> TableSummary | None:
+        return next((line.summary for line in self.listed if line.summary.table_id == table_id), None)
+
+    async def close(self) -> None:
+        await stop_task(self._task)
+        self._task = None
+
+
+def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:
+    """Joinable tables first, then games under way, then finished ones; by table number (the oldest first)."""
+    summary = line.summary
+    number = summary.table_id[1:]
+    return (summary.started, summary.finished, int(number) if number.isdigit() else 0, summary.table_id)
 
 
 def _ms(seconds: float) -> int:

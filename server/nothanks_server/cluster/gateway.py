@@ -1,7 +1,7 @@
 """A front's client port: the protocol of docs/protocol.md, each client's frames routed to its table's owner.
 
 A client cannot tell the front from a single host: session.py reads every frame, as a host's does. The front
-answers ``hello``, ``ping`` and ``list_tables`` itself (the shared lobby: lobby_cache.py) and forwards the rest
+answers ``hello``, ``ping`` and ``list_tables`` itself (the shared lobby, ``LobbyCache``) and forwards the rest
 over an ``Upstream`` (relay.py) to one table host at a time, as docs/scaling.md lists: ``create_table`` to the
 least loaded, a table's messages to its lease holder, ``resume`` / ``resume_key`` to the holder of the token's or
 key's table (directory.py). The owner's frames are passed on as they came; the front keeps only the seat's route.
@@ -11,6 +11,10 @@ answering (relay.py's ping): the client hears ``table_moving``, and the front cl
 (link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``Silent``), takes the seat
 back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
 the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
+
+``FrontHost`` is a front (``--role front``, or the front half of ``both``): this port and the SSH front beside it
+(``PlayerPorts``, as a single host's; its workers reach the gateway on loopback with this front's ``proxy_key``).
+Stopping it tells every client ``closing`` with ``restart``: they come back, by another front, to the same seats.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from redis import RedisError  # (a front is a cluster member: redis is there)
 
@@ -30,10 +34,16 @@ from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
-from ..session import PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
-from .directory import TABLE_LEASE_TTL, Directory, HostInfo
-from .lobby_cache import LobbyCache
+from ..host import RESTART_REASON, PlayerPorts
+from ..limits import ClientLimits
+from ..proxy_protocol import ProxySources
+from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
+from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
+from .settings import ClusterSettings
+
+if TYPE_CHECKING:
+    from ..ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
 
@@ -375,3 +385,68 @@ class Gateway(ProtocolServer):
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         await self.cache.close()
+
+
+class FrontHost(PlayerPorts):
+    """The gateway on ``bind``:``port`` and, with ``ssh``, the SSH front. ``start`` binds; ``close`` ends both."""
+
+    def __init__(
+        self,
+        cluster: ClusterSettings,
+        bind: str,
+        port: int,
+        *,
+        ssh: SSHSettings | None = None,
+        rate: float = RATE_PER_SECOND,
+        limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,
+    ) -> None:
+        super().__init__(bind, ssh, proxy_from)
+        self.cluster = cluster
+        self.requested_port = port
+        self.rate = rate
+        self.limits = limits
+        self.gateway: Gateway | None = None
+        self._closed = False
+
+    @property
+    def port(self) -> int:
+        return self.gateway.port if self.gateway is not None else self.requested_port
+
+    async def start(self) -> None:
+        """Reach Redis, listen for clients, then on SSH if asked; on any failure nothing is left listening."""
+        self._raise_open_files(2)  # each client holds two sockets here: its own and its upstream to a table host
+        directory = await Directory.connect(self.cluster.redis_url, self.cluster.prefix)
+        gateway = Gateway(
+            directory,
+            self.cluster.secret,
+            self.bind,
+            self.requested_port,
+            rate=self.rate,
+            limits=self.limits,
+            proxy_key=self.proxy_key,
+            proxy_from=self.proxy_from,
+        )
+        try:
+            await gateway.start()
+        except BaseException:
+            await directory.close()
+            raise
+        self.gateway = gateway
+        try:
+            await self._start_ssh(gateway.port)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self, reason: str = RESTART_REASON, *, restart: bool = True, forget: bool = False) -> None:
+        """Tell every client to come back (``restart``) and hang up; safe to call twice (``forget``: no tables
+        here to end)."""
+        if self._closed:
+            return
+        self._closed = True
+        gateway, self.gateway = self.gateway, None
+        if gateway is not None:
+            await gateway.close(reason, restart=restart)
+            await gateway.directory.close()
+        await self._close_ssh(reason)

@@ -1,7 +1,7 @@
 """A table host's part in keeping every table of the cluster playing: it renews its leases, stops the tables whose
 lease it lost, and takes over the tables whose lease ran out (their host died) or was given up (their host stopped).
 
-Why a loop of its own rather than the heartbeat's (presence.py): a lease lasts ``TABLE_LEASE_TTL`` (3 s), so it is
+Why a loop of its own rather than the heartbeat's (``Presence``): a lease lasts ``TABLE_LEASE_TTL`` (3 s), so it is
 renewed every second, and the due leases are looked for four times a second, so that a killed host's tables play
 again elsewhere within about 3.5 s. Each look is one round trip (``claim_due``), a renewal one script, both on the
 asyncio client: the tables play on while Redis answers.
