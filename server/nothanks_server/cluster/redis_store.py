@@ -1,31 +1,18 @@
 """The table store of a cluster's table hosts: every table in Redis, so that any table host can restore any table.
 
-Why: a table must outlive its host (issue 19). The single host's SQLite file (store.py) is on one machine; here
-each table's seats, deal and moves are in the cluster's Redis, written only by the host holding the table's lease
-(leases.py) and refused to any other (fencing: each write is a script that first checks the lease, epoch and
-all). The host that takes a table over (takeover.py) reads it back with ``load_table`` at its last accepted move.
+Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis,
+written only by the host holding the table's lease (leases.py) and refused to any other (fencing: each write is a
+script that first checks the lease, epoch and all); the host that takes a table over (takeover.py) reads it back
+with ``load_table`` at its last accepted move. Keys (``P``: the prefix; docs/scaling.md): ``P:table:{table}`` (a
+hash: ``config``, the game, ``seat:{n}``; the seed stays among the table hosts), ``P:token:{digest}`` and
+``P:keyseat:{fingerprint}`` for the fronts (with ``P:keyseats:{table}``, so a freed seat takes its key's binding
+along), ``P:next_table``, and movelog.py's moves. Finished games are filed for the whole cluster
+(redis_history.py); the local ``SqliteStore`` only says whether each JSON file was written.
 
-Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the move log's (movelog.py's
-``P:moves:{table}:{game}``, the current game's moves):
-
-- ``P:table:{table}``: a hash: ``config`` (msgpack: players, open chips, variant, default bot, chips per player,
-  created at), ``game_no``, ``seed``, ``started_at``, ``finished``, ``creator`` (absent: none), and
-  ``seat:{n}`` for each filled seat (msgpack: name, bot kind, bot seed, token digest). The seed stays among the
-  table hosts: no front reads it, and views are filtered before they leave a table host.
-- ``P:token:{hex digest}`` -> the table id, for each seat with a token (the fronts find a resumed seat's host).
-- ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an SSH key holds; ``P:keyseats:{table}``, a
-  hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
-- ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
-
-Finished games (records, the history, the stats) are filed here too, for the whole cluster (redis_history.py),
-when their last move is; the local ``SqliteStore`` in the data dir (in memory without one) keeps a copy of each
-game this host finished only to know whether its JSON file was written (``records``, ``mark_exported``).
-
-The moves, the hot path, go on redis-py's asyncio client (``add_moves_async``, the group commit's): the event loop
-never waits for Redis while 500 tables play (scripts/bench_redis_loop_lag.py); a group commit of every table's
-moves is one round trip, one script call (scripts/bench_redis_store.py). The rare writes (a seat, a deal, a new or
-dropped table, a key binding) are on the blocking client, as the table's ``_persist`` expects. exchanges.py lets
-one code serve both.
+The moves, the hot path, go on the asyncio client (``add_moves_async``, the group commit's: one round trip, one
+script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
+writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
+expects. exchanges.py lets one code serve both.
 """
 
 from __future__ import annotations
