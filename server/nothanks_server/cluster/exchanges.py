@@ -56,29 +56,26 @@ def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
 
 def run(client: Any, exchange: Exchange[Result]) -> Result:
     """``exchange`` on a blocking client."""
-    outcome: list[Any] | Exception | None = None
-    while True:
-        try:
-            commands = _step(exchange, outcome)
-        except StopIteration as done:
-            return done.value
-        outcome = _sent(client, commands)
+    step = _step(exchange, None)
+    while isinstance(step, list):
+        step = _step(exchange, _sent(client, step))
+    return step.value
 
 
 async def run_async(client: Any, exchange: Exchange[Result]) -> Result:
     """``exchange`` on an asyncio client: the event loop goes on while Redis answers."""
-    outcome: list[Any] | Exception | None = None
-    while True:
-        try:
-            commands = _step(exchange, outcome)
-        except StopIteration as done:
-            return done.value
-        outcome = await _sent_async(client, commands)
+    step = _step(exchange, None)
+    while isinstance(step, list):
+        step = _step(exchange, await _sent_async(client, step))
+    return step.value
 
 
-def _step(exchange: Exchange[Any], outcome: list[Any] | Exception | None) -> list[Command]:
-    """The exchange's next commands, given the last ones' answers or error (None: its first)."""
-    return exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
+def _step(exchange: Exchange[Any], outcome: list[Any] | Exception | None) -> list[Command] | StopIteration:
+    """The exchange's next commands, given the last ones' answers or error (None: its first); or its end."""
+    try:
+        return exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
+    except StopIteration as done:
+        return done
 
 
 def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
