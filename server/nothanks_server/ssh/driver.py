@@ -1,16 +1,10 @@
 """A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
-Textual's Linux driver owns the process (reader and writer threads, termios, SIGWINCH and SIGTSTP handlers): not
-possible in a server. Here everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the
-``InputGate``), window changes come as ``resize``, output is gathered per loop turn and written in one piece with its
-colours brought down to the terminal's. Opening URLs, suspending and delivering files are refused by the app
-(session.py's ``disable_host_actions``; Textual's ``Driver.can_suspend`` is False).
-
-The client's terminal: Textual builds a console from the process's environment (a systemd unit has no TERM), so each
-app gets one from the client's pty request (``session_console``, ``color_system_for``). Every app draws in 24-bit and
-``downgrade_colors`` (rich's ``Color.downgrade``, cached) brings the output down as it leaves: Textual caches a
-style's escape codes on the style, shared by the apps of a process, so apps at different colour systems gave one
-another's codes.
+Textual's Linux driver owns the process (threads, termios, signal handlers): not possible in a server. Here
+everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the ``InputGate``), window
+changes come as ``resize``, output is written once per loop turn. Each app gets a console for the client's terminal
+(``session_console``: a systemd unit has no TERM) and draws in 24-bit; ``downgrade_colors`` brings the output down
+as it leaves, since Textual caches a style's escape codes on the style, shared by every app of the process.
 """
 
 from __future__ import annotations

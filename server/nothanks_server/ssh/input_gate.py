@@ -1,22 +1,14 @@
-"""How fast one SSH session's keys reach its app, and one connection's bytes asyncssh: budgets, so that one client
-cannot starve the others.
+"""Budgets for one SSH session's keys and one connection's bytes, so that one client cannot starve the others.
 
 Every app of a worker shares one event loop, and Textual handles an app's queued events without yielding: 2 MB of
-pasted keys would stall every other session for minutes. So input passes an ``InputGate``: a token bucket
-(``INPUT_RATE`` sustained, ``INPUT_BURST`` at once: typing, key repeat and clicks stay inside) and a bounded queue
-(``MAX_QUEUED_INPUT``), handed to the app ``INPUT_SLICE`` bytes at a time once it handled the last slice.
-Input over the budget is dropped (queue included; the key parser starts afresh; a notice at most every
-``NOTICE_INTERVAL``) and the channel paused ``HOLD_OFF`` seconds (SSH flow control: at most ``INPUT_WINDOW`` more).
-Pausing alone would replay stale keys for half an hour after a flood; dropping alone would leave the host
-decrypting a ~50 MB/s flood (60 % of a core). Together a flood costs about ``INPUT_WINDOW / HOLD_OFF`` bytes a
-second, bounded memory, and the session is usable again once the client's backlog is through.
-
-Below the SSH protocol the gate sees nothing: everything else a client sends (SSH_MSG_IGNORE, requests, auth
-attempts) is decrypted on the worker's loop first; 43,000 empty IGNORE packets a second held 98 % of the CPU and
-another player's keys at 171 ms p50, 2.1 s p99 (docs/benchmarks.md, eighth pass). So a connection's bytes pass an
-``InboundShaper`` (a token bucket: ``INBOUND_RATE``, ``INBOUND_BURST``; a login is under 20 kB): bytes over it are
-held, never dropped (SSH cannot lose one), the socket unread meanwhile (TCP flow control), and handed on as the
-bucket refills, at most ``INBOUND_SLICE`` a loop turn. patches.py puts it in place.
+pasted keys would stall every other session for minutes. So a session's input passes an ``InputGate``: a token
+bucket (typing, key repeat and clicks stay inside) and a bounded queue, handed to the app a slice at a time once it
+handled the last. Input over the budget is dropped (a notice at most every ``NOTICE_INTERVAL``) and the channel
+paused ``HOLD_OFF`` seconds: pausing alone would replay stale keys for half an hour after a flood, dropping alone
+would leave the host decrypting a ~50 MB/s flood (60 % of a core); together a flood costs about ``INPUT_WINDOW /
+HOLD_OFF`` bytes a second. Below the session, a connection's bytes pass an ``InboundShaper`` (patches.py #2):
+43,000 empty IGNORE packets a second held 98 % of the CPU and another player's keys at 2.1 s p99. Bytes over its
+budget are held, never dropped (SSH cannot lose one), the socket unread meanwhile.
 """
 
 from __future__ import annotations
