@@ -69,6 +69,8 @@ end
 return 1
 """)
 _APPEND_MANY = Lua(APPEND_MANY)
+# A table hash's fields absent while None: (field, StoredTable's name, type).
+_OPTIONAL = (("creator", "creator_seat", int), ("seed", "seed", int), ("started_at", "started_at", float))
 
 
 @dataclass
@@ -152,22 +154,10 @@ class RedisTableStore:
             if name.startswith("seat:") and 0 <= (index := int(name[5:])) < players:
                 seats[index] = _unpack_seat(value)
         moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
-        return StoredTable(
-            table_id=table_id,
-            players=players,
-            open_chips=open_chips,
-            variant=variant,
-            default_bot=default_bot,
-            chips_per_player=chips,
-            seats=tuple(seats),
-            creator_seat=int(fields["creator"]) if "creator" in fields else None,
-            game_no=game_no,
-            seed=int(fields["seed"]) if "seed" in fields else None,
-            started_at=float(fields["started_at"]) if "started_at" in fields else None,
-            finished=fields.get("finished") == b"1",
-            moves=moves,
-            coach=fields.get("coach") == b"1",
-        )
+        known: dict[str, Any] = {name: kind(fields[key]) for key, name, kind in _OPTIONAL if key in fields}
+        known |= {name: fields.get(name) == b"1" for name in ("finished", "coach")}
+        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(seats))
+        return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
         with _redis_errors():
