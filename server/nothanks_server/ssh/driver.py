@@ -16,7 +16,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.color import Color, ColorSystem
 from rich.console import Console
@@ -31,6 +31,8 @@ from .settings import cancel
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from .session import GameSession
 
 log = logging.getLogger(__name__)
 
@@ -114,16 +116,6 @@ class PasteEscapes:
         self._held = ""
 
 
-class ChannelLink(Protocol):
-    """What the driver needs from the SSH session it draws on: output to the client, the news that the driver is
-    ready for input (what came earlier is handed over), and whether input not fed yet is waiting (a pending escape
-    sequence may go on in it)."""
-
-    def send_output(self, text: str) -> None: ...
-    def driver_started(self, driver: ChannelDriver) -> None: ...
-    def input_waiting(self) -> bool: ...
-
-
 class ChannelDriver(Driver):
     """Drives one Textual app over one SSH channel; all work happens on the event loop."""
 
@@ -134,7 +126,7 @@ class ChannelDriver(Driver):
         debug: bool = False,
         mouse: bool = True,
         size: tuple[int, int] | None = None,
-        link: ChannelLink,
+        link: GameSession,  # output to the client, input waiting (an escape may go on in it), driver_started
         color_system: str = "truecolor",
     ) -> None:
         super().__init__(app, debug=False, mouse=mouse, size=size)

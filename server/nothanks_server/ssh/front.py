@@ -231,11 +231,10 @@ class SSHFront(Shares):
             self._gone(worker)
 
     def _free_slot(self) -> int:
-        used = {worker.slot for worker in self._workers if worker.state != "gone"}
-        for slot in range(MAX_WORKERS):
-            if slot not in used:
-                return slot
-        raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
+        free = set(range(MAX_WORKERS)).difference(worker.slot for worker in self._workers if worker.state != "gone")
+        if not free:
+            raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
+        return min(free)
 
     async def _start_worker(self) -> Worker:
         slot = self._free_slot()

@@ -18,10 +18,13 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..limits import TokenBucket
 from .settings import INBOUND_BURST, INBOUND_RATE, cancel
+
+if TYPE_CHECKING:
+    from .driver import ChannelDriver
 
 log = logging.getLogger(__name__)
 
@@ -34,14 +37,6 @@ HOLD_OFF = 0.1  # seconds the channel stays paused after a drop
 NOTICE_INTERVAL = 5.0  # seconds between two "input ignored" notices to one player
 INBOUND_SLICE = 4 * 1024  # bytes handed to asyncssh per turn of the loop once over the budget
 DROP_NOTICE = "Too much input at once: some keys were ignored."
-
-
-class InputSink(Protocol):
-    """Where a gate's input goes: the session's Textual driver (driver.py says what each does)."""
-
-    def feed(self, data: bytes) -> None: ...
-    def call_when_processed(self, callback: Callable[[], None]) -> bool: ...
-    def input_dropped(self, notice: str | None) -> None: ...
 
 
 class InputGate:
@@ -68,7 +63,7 @@ class InputGate:
         self.dropped = 0
         self.queued_peak = 0  # the most bytes ever queued at once: never above max_queued
         self._last_notice: float | None = None
-        self._sink: InputSink | None = None
+        self._sink: ChannelDriver | None = None  # (tests: anything with its feed, call_when_processed, input_dropped)
         self._pump_handle: asyncio.Handle | None = None
 
     @property
@@ -98,7 +93,7 @@ class InputGate:
         self._pump()
         return True
 
-    def attach(self, sink: InputSink) -> None:
+    def attach(self, sink: ChannelDriver) -> None:
         """The app is ready: input queued until now goes to it."""
         self._sink = sink
         self._pump()
