@@ -1,26 +1,18 @@
-"""The cluster's directory in Redis: live table hosts, the shared lobby listing, and table leases with epochs.
+"""The cluster's directory in Redis: live table hosts, the shared lobby, table leases with epochs, and the keys a
+front routes a client by. Every front must show the same lobby and find the host that owns a table, and a dead
+host's tables must be taken over by exactly one other; each key expires, so a host that dies without a word
+disappears by itself. Keys, all under one prefix (clusters and tests may share a Redis), values msgpack:
 
-Why Redis holds it: every front must show the same lobby and find the host that owns a table, and when a host
-dies its tables must be taken over by exactly one other. Those are the three things kept here, each with an
-expiry, so a host that dies without a word disappears from all of them by itself:
+- ``P:host:{id}``, the host's ``HostInfo``, expiring ``ttl`` after its last heartbeat (``Presence`` beats every
+  third of it: two beats may be lost), and ``P:hosts``, the ids ever announced (expired ones dropped on reading);
+- ``P:lobby:{id}``: table id -> its lobby line, replaced whole by its host when a line changed, expiring with the
+  heartbeat; a front reads it once per beat (``LobbyCache``: 500 tables cost 13 ms of decoding);
+- ``P:lease:{table}`` (``OWNER EPOCH``) and ``P:epoch:{table}``, so each new owner has a higher epoch and a store
+  refuses an older one's writes (fencing; leases.py takes and renews them, here they are only read);
+- ``P:token:{digest}`` -> a seat token's table and ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"`` (written by
+  redis_store.py): a front's look-ups when a client sits down or its table moves, never per move.
 
-- presence: ``{prefix}:host:{id}`` holds the host's ``HostInfo`` and expires ``ttl`` after its last heartbeat;
-  ``{prefix}:hosts`` is the set of ids ever announced (the ids whose key expired are dropped from it on reading).
-  A table host beats (``Presence``) every third of ``HOST_TTL``, so two beats may be lost before it is taken for
-  dead; a Redis that does not answer costs a log line per beat, never the host's games;
-- the lobby: ``{prefix}:lobby:{id}`` is a hash, table id -> that table's lobby line (the wire's summary, msgpack),
-  replaced whole by its host when a line changed and expiring with the host's heartbeat. A front reads it once per
-  beat (``LobbyCache``: 500 tables cost about 13 ms of decoding, too much per ``list_tables``);
-- leases: ``{prefix}:lease:{table}`` holds ``OWNER EPOCH``; ``{prefix}:epoch:{table}`` counts the leases ever
-  given for the table, so each owner of a table has a higher epoch than the one before and a store can refuse the
-  writes of an older one (fencing). Table hosts take and renew them (leases.py); here they are only read
-  (``holder``, ``owner``);
-- what a front looks up to route a client (the table hosts write them: redis_store.py): ``{prefix}:token:{hex
-  sha256 of a seat token}`` -> its table, ``{prefix}:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an
-  SSH key holds. One or two round trips, paid when a client sits down or its table moves, never per move.
-
-Every key is under one prefix, so clusters (and tests) can share a Redis server. Values are msgpack, as on the
-wire. ``redis`` (redis-py) is imported by ``connect`` alone.
+``redis`` (redis-py) is imported by ``connect`` alone.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
 
-Only an interactive shell request with a pty gets the game. ``ssh -T host`` and ``ssh host cmd`` get one line of
-explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Every byte the client types
-goes through the session's ``InputGate`` (a budget and a bounded queue, see input_gate.py); input that arrives
-before the app's driver exists waits there and is handed over when it starts.
+Only a shell request with a pty gets the game; ``ssh -T host`` and ``ssh host cmd`` get one line on stderr and exit
+status 1, subsystems (SFTP) are refused. The client's bytes pass the session's ``InputGate`` (input_gate.py),
+where what arrives before the app's driver exists waits.
 """
 
 from __future__ import annotations
