@@ -218,7 +218,28 @@ class LobbyLike(Protocol):
     def all_tables(self) -> Sequence[_TableLike]: ...
 
 
-class Presence:
+class _Beating:
+    """A task that reads or writes the directory now (a Redis that does not answer fails ``start``), then every
+    ``interval`` seconds; Redis away costs a log line a beat (``_failed``), never the games."""
+
+    interval: float
+    _task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = await start_beating(self.interval, self.beat, self._failed, type(self).__name__)
+
+    async def beat(self) -> None:
+        raise NotImplementedError
+
+    def _failed(self, error: Exception) -> None:
+        log.warning("%s of the cluster's directory failed: %s", type(self).__name__, error)
+
+    async def close(self) -> None:
+        await stop_task(self._task)
+        self._task = None
+
+
+class Presence(_Beating):
     """Keeps ``host_id`` (reached at ``address``) and its lobby's tables listed in ``directory``: its heartbeat,
     with the lobby's lines when one changed (``Lobby.version``); a host that stops on purpose withdraws at once."""
 
@@ -230,13 +251,9 @@ class Presence:
         self.host_id = host_id
         self.address = address
         self.ttl = ttl
+        self.interval = ttl / 3
         self.beats = 0  # heartbeats that reached Redis
         self._published = -1  # the lobby version last published
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        """Announce now (a Redis that does not answer fails the start), then keep beating."""
-        self._task = await start_beating(self.ttl / 3, self.beat, self._failed, "cluster presence")
 
     async def beat(self) -> None:
         tables = list(self.lobby.all_tables())
@@ -247,13 +264,9 @@ class Presence:
         await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
         self.beats += 1
 
-    def _failed(self, error: Exception) -> None:  # Redis away: the games go on; the next beat tries again
-        log.warning("cluster heartbeat of %s failed: %s", self.host_id, error)
-
     async def close(self, withdraw: bool = True) -> None:
         """Stop beating; ``withdraw``: leave the directory now rather than when the keys expire."""
-        await stop_task(self._task)
-        self._task = None
+        await super().close()
         if withdraw:
             try:
                 await self.directory.withdraw(self.host_id)
@@ -261,7 +274,7 @@ class Presence:
                 log.warning("could not withdraw %s from the cluster directory: %s", self.host_id, error)
 
 
-class LobbyCache:
+class LobbyCache(_Beating):
     """The shared lobby as a front lists it, read every ``interval`` seconds by one task (every front the same;
     a table created a moment ago appears at the next beat)."""
 
@@ -270,26 +283,13 @@ class LobbyCache:
         self.interval = interval
         self.listed: list[ListedTable] = []
         self.refreshes = 0
-        self._task: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
-        """Read the lobby now (a Redis that does not answer fails the start), then every ``interval``."""
-        self._task = await start_beating(self.interval, self.refresh, self._failed, "lobby cache")
-
-    async def refresh(self) -> None:
+    async def beat(self) -> None:  # (Redis away: the last listing stays)
         self.listed = sorted(await self.directory.lobby(), key=_listing_order)
         self.refreshes += 1
 
-    @staticmethod
-    def _failed(error: Exception) -> None:  # Redis away: the last listing stays; the next beat tries again
-        log.warning("could not read the shared lobby: %s", error)
-
     def summary(self, table_id: str) -> TableSummary | None:
         return next((line.summary for line in self.listed if line.summary.table_id == table_id), None)
-
-    async def close(self) -> None:
-        await stop_task(self._task)
-        self._task = None
 
 
 def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:

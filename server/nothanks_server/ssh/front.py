@@ -712,14 +712,6 @@ async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
     return front
 
 
-def public_key_fingerprint(line: str) -> tuple[str, str]:
-    """(``SHA256:...``, key type) of one OpenSSH public key line (``ssh-ed25519 AAAA... comment``)."""
-    kind, blob = line.split()[:2]
-    digest = hashlib.sha256(base64.b64decode(blob)).digest()
-    name = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))[0]
-    return "SHA256:" + base64.b64encode(digest).decode().rstrip("="), name
-
-
 def host_key_fingerprint(private_key: Path) -> str:
     """``256 SHA256:... (ED25519)`` for the host key at ``private_key``, as ``ssh-keygen -lf`` and a first ``ssh``
     show it (players check it): from its ``.pub``, else from the public half an OpenSSH private key keeps in the
@@ -729,10 +721,10 @@ def host_key_fingerprint(private_key: Path) -> str:
         line = public.read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
         line = public_line_of_private_key(private_key.read_text(encoding="ascii", errors="replace"))
-    kind = line.split()[0]
-    fingerprint, name = public_key_fingerprint(line)
-    bits = KEY_TYPES.get(kind, ("", 0))[1]
-    return f"{bits} {fingerprint} ({name})" if bits else f"{fingerprint} ({name})"
+    kind, blob = line.split()[:2]
+    digest = base64.b64encode(hashlib.sha256(base64.b64decode(blob)).digest()).decode().rstrip("=")
+    name, bits = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))
+    return f"{bits} SHA256:{digest} ({name})" if bits else f"SHA256:{digest} ({name})"
 
 
 def public_line_of_private_key(text: str) -> str:
