@@ -143,26 +143,25 @@ class FrontSession(ProtocolSession):
         directory = self.server.directory
         if isinstance(message, m.CreateTable):
             target = await directory.least_loaded()
-            if target is None:
-                raise HostError(errors.TOO_MANY_TABLES, "no table host is up: try again soon")
-            return target
-        if isinstance(message, m.Join | m.Spectate):
-            target = await directory.owner(message.table)
-            if target is None:
-                raise HostError(errors.NO_TABLE, "no such table")
-            return target
-        table_id: str | None
-        if isinstance(message, m.Resume):
-            table_id = await directory.table_of_token(message.token)
+            refusal = (errors.TOO_MANY_TABLES, "no table host is up: try again soon")
+        elif isinstance(message, m.Join | m.Spectate):
+            target, refusal = await directory.owner(message.table), (errors.NO_TABLE, "no such table")
         else:
-            if not self.key:
+            if not isinstance(message, m.Resume) and not self.key:
                 raise HostError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
-            held = await directory.seat_of_key(self.key)
-            table_id = None if held is None else held.table_id
-        target = None if table_id is None else await self._holder_soon(table_id)
+            table_id = await self._seat_table(message.token if isinstance(message, m.Resume) else None)
+            target = None if table_id is None else await self._holder_soon(table_id)
+            refusal = (errors.BAD_TOKEN, "no seat holds that token")
         if target is None:
-            raise HostError(errors.BAD_TOKEN, "no seat holds that token")
+            raise HostError(*refusal)
         return target
+
+    async def _seat_table(self, token: str | None) -> str | None:
+        """The table a seat token (None: this client's SSH key) is bound to in the directory."""
+        if token is not None:
+            return await self.server.directory.table_of_token(token)
+        held = await self.server.directory.seat_of_key(self.key) if self.key else None
+        return None if held is None else held.table_id
 
     async def _holder_soon(self, table_id: str) -> HostInfo | None:
         """The holder of a table known to exist: waits a little for one being taken over right now."""
@@ -293,13 +292,9 @@ class FrontSession(ProtocolSession):
 
     async def _still_held(self, route: SeatRoute) -> bool:
         """The seat being moved still exists: its token (or key) is still bound to the table in Redis."""
-        directory = self.server.directory
-        if route.token is not None:
-            return await directory.table_of_token(route.token) == route.table_id
-        if route.by_key and self.key:
-            held = await directory.seat_of_key(self.key)
-            return held is not None and held.table_id == route.table_id
-        return True  # a spectator: the table's lease says
+        if route.token is None and not (route.by_key and self.key):
+            return True  # a spectator: the table's lease says
+        return await self._seat_table(route.token) == route.table_id
 
     async def _resume_at(self, target: HostInfo, route: SeatRoute) -> bool:
         """Connect to ``target`` and take the seat back there (or watch again); True once it said ``joined``."""
