@@ -298,8 +298,8 @@ class SSHFront(Shares):
             worker.start_error = data[1:].decode(errors="replace")
         elif data == b"r" and not worker.ready.done():
             worker.ready.set_result(True)
-        elif data == b"e":
-            self._empty(worker)
+        elif data == b"e" and worker.handed:
+            self._retire(worker, f"empty after {worker.handed} connections")
         elif data[:1] == b"f":
             self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
@@ -398,12 +398,8 @@ class SSHFront(Shares):
         except Exception:
             log.exception("an SSH worker could not be started")
             return
-        self._retire_one()
-
-    def _retire_one(self) -> None:
-        """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
         retiring = next((worker for worker in self._workers if worker.state == "retiring"), None)
-        if retiring is not None:
+        if retiring is not None:  # the oldest retiring one gets no more players and exits once empty
             self._drain(retiring)
 
     def _drain(self, worker: Worker) -> None:
@@ -411,25 +407,22 @@ class SSHFront(Shares):
         self._send(worker, b"d")
         self._changed.set()
 
-    def _empty(self, worker: Worker) -> None:
-        """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
-        worker from the forkserver costs milliseconds). It keeps taking players until the fresh one is ready."""
-        if worker.state == "taking" and worker.handed > 0 and not self._closing:
+    def _retire(self, worker: Worker, why: str) -> None:
+        """What a worker's sessions left behind goes back to the system with it (a fresh worker from the forkserver
+        costs milliseconds): it takes players until its replacement is ready, then none, and exits once empty."""
+        if worker.state == "taking" and not self._closing:
             worker.state = "retiring"
-            log.info("SSH worker %d is empty after %d connections: recycling it", worker.slot, worker.handed)
+            log.info("SSH worker %d is retiring: %s", worker.slot, why)
             self._replace()
 
-    def _past_limits(self, worker: Worker) -> bool:
+    def _check_recycle(self, worker: Worker) -> None:
         # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
         # the frozen heap, so counting those started a worker every 200 of them.
         settings = self.settings
-        return worker.logins >= settings.worker_sessions or resident_mib(worker.pid) >= settings.worker_limit_mib
-
-    def _check_recycle(self, worker: Worker) -> None:
-        if worker.state == "taking" and not self._closing and self._past_limits(worker):
-            worker.state = "retiring"
-            log.info("SSH worker %d is retiring after %d logins", worker.slot, worker.logins)
-            self._replace()
+        if worker.state == "taking" and (
+            worker.logins >= settings.worker_sessions or resident_mib(worker.pid) >= settings.worker_limit_mib
+        ):
+            self._retire(worker, f"{worker.logins} logins, {resident_mib(worker.pid):.0f} MiB")
 
     async def _watch(self) -> None:
         while not self._closing:
@@ -442,7 +435,8 @@ class SSHFront(Shares):
                 worker.idle = worker.idle + 1 if not worker.open else 0
                 if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
                     worker.idle = 0
-                    self._empty(worker)  # what churn left in its frozen heap goes back with it
+                    if worker.handed:  # what churn left in its frozen heap goes back with it
+                        self._retire(worker, "idle, its memory grew by a tenth")
                 elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
                     self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
