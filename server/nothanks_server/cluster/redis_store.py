@@ -98,10 +98,8 @@ class _Writes:
 
 
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
-    """The store of a table host on the Redis at ``url`` (its leases' owner is set once the host knows its id:
-    ``leases.owner``), keeping which records' JSON files it wrote in ``data_dir`` (in memory without one).
-    Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
-    (``DirectoryUnavailable``)."""
+    """The store of a table host on the Redis at ``url`` (``leases.owner`` is set once the host knows its id), its
+    JSON files' bookkeeping in ``data_dir``. Nothing is sent yet: a Redis out of reach shows as the host joins."""
     try:  # (a Redis that hangs holds a blocking call this long at most)
         client = redis.Redis.from_url(
             url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(False)
@@ -115,12 +113,9 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
 
 
 class RedisTableStore:
-    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``; ``local`` keeps a copy of the games
-    it finished, for their JSON files (``records``, ``mark_exported``).
-
-    ``on_fenced(table_id)`` is called when a write for a table is refused because this host no longer holds its
-    lease (the table must stop here: another host may play it now). The leases' Redis clients are the store's:
-    ``client`` blocking, ``aclient`` asyncio (the moves: ``add_moves_async``)."""
+    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``, on the leases' clients (blocking;
+    asyncio for the moves); ``local`` keeps the games it finished, for their JSON files. ``on_fenced(table_id)``:
+    a write was refused, this host no longer holds the lease (the table must stop here: another may play it)."""
 
     def __init__(self, leases: LeaseBook, local: SqliteStore) -> None:
         self.client, self.aclient = leases.client, leases.aclient
@@ -129,10 +124,8 @@ class RedisTableStore:
         self.local = local
         self.on_fenced: Callable[[str], None] | None = None
         self.history = RedisHistory(self.client, self.prefix)
+        self._key = leases.key
         self._closing: asyncio.Task[None] | None = None
-
-    def _key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
 
     # ---------------------------------------------------------------------------------------- tables
 

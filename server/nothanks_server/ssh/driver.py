@@ -264,13 +264,9 @@ class ChannelDriver(Driver):
 
 
 def color_system_for(term: str | None, environment: Mapping[str, str] | None = None) -> str:
-    """Rich's colour system name for a client: "truecolor", "256", "standard", or "none" (no colour at all).
-
-    "none" for NO_COLOR (``ssh -o SetEnv=NO_COLOR=1``) or a monochrome TERM (``dumb``, terminfo's ``*-mono``,
-    ``*-m``). Then COLORTERM=truecolor/24bit (``SendEnv COLORTERM``) wins; otherwise the TERM name decides:
-    ``*-256color`` is 256 colours, a handful of terminals known to do 24-bit colour are truecolor, anything else
-    (``xterm``, ``screen``, ``vt100``, unknown, none) gets the 16 standard colours.
-    """
+    """Rich's colour system for a client: "none" for NO_COLOR (``SetEnv``) or a monochrome TERM (``dumb``,
+    ``*-mono``, ``*-m``); else "truecolor" for COLORTERM=truecolor/24bit or a terminal known to do it, "256" for
+    ``*-256color``, and the 16 "standard" colours for anything else (``xterm``, ``screen``, unknown, none)."""
     environment = environment or {}
     name = (term or "").strip().lower()
     if "NO_COLOR" in environment or name == "dumb" or name.endswith(("-mono", "-m")):

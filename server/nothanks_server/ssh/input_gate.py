@@ -77,10 +77,8 @@ class InputGate:
         return bool(self._backlog)
 
     def receive(self, data: bytes) -> bool:
-        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued).
-
-        False when they were dropped: the caller then holds the client off for ``HOLD_OFF`` seconds.
-        """
+        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued) and
+        return False: the caller then holds the client off for ``HOLD_OFF`` seconds."""
         if not data:
             return True
         now = self._clock()
