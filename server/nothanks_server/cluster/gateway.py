@@ -8,7 +8,7 @@ key's table (directory.py). The owner's frames are passed on as they came; the f
 
 **A table that moves.** The owner goes away (its connection ends, or it says ``closing`` with ``restart``) or stops
 answering (relay.py's ping): the client hears ``table_moving``, and the front climbs the client's own ladder
-(link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``Silent``), takes the seat
+(link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``_frozen``), takes the seat
 back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
 the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Unpack
 
 from redis import RedisError  # (a front is a cluster member: redis is there)
@@ -240,7 +239,7 @@ class FrontSession(ProtocolSession):
             if last is not None:
                 self.queue.insert(0, last)  # (sent first at the new owner)
             log.info("%s's table %s lost its owner %s: moving it", self.peer, self.route.table_id, upstream.target)
-            silent = Silent(upstream.target.host_id, upstream.heard) if upstream.silent else None
+            silent = upstream if upstream.silent else None
             self.moving = asyncio.get_running_loop().create_task(self._move(self.route, silent), name="move")
             return
         waiting = list(self.unanswered)
@@ -250,7 +249,7 @@ class FrontSession(ProtocolSession):
 
     # ---------------------------------------------------------------- a table that moves
 
-    async def _move(self, route: SeatRoute, silent: Silent | None) -> None:
+    async def _move(self, route: SeatRoute, silent: Upstream | None) -> None:
         """Take the seat back at the table's owner, as the directory names it (but not the ``silent`` host, while
         it may be frozen); then send what the client sent meanwhile."""
         if MOVING in self.features:
@@ -273,7 +272,7 @@ class FrontSession(ProtocolSession):
             if self.moving is asyncio.current_task():
                 self.moving = None
 
-    async def _resume_at_owner(self, route: SeatRoute, silent: Silent | None) -> bool | None:
+    async def _resume_at_owner(self, route: SeatRoute, silent: Upstream | None) -> bool | None:
         """One step of the ladder: True once the seat is back; False if it is gone; None to try again."""
         if self._closing:
             return False
@@ -283,12 +282,22 @@ class FrontSession(ProtocolSession):
             target = await self.server.directory.owner(route.table_id)
             if target is None:
                 return None
-            if silent is not None and target.host_id == silent.host_id and await silent.may_be_frozen(self, route):
+            if silent is not None and target.host_id == silent.target.host_id and await self._frozen(silent, route):
                 return None
             return True if await self._resume_at(target, route) else None
         except Exception as error:  # Redis or the new owner not answering yet: try again
             log.info("moving table %s: %s", route.table_id, error)
             return None
+
+    async def _frozen(self, silent: Upstream, route: SeatRoute) -> bool:
+        """Whether a host that stopped answering, still named by the directory, may be frozen, its lease not run
+        out yet: it is not asked again until its lease was renewed well after it went quiet (leases are renewed
+        every second: it is alive), or would have run out had it been frozen (named still: it renews it)."""
+        now = asyncio.get_running_loop().time()
+        if now >= silent.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
+            return False
+        renewed_ago = await self.server.directory.lease_renewed(route.table_id)
+        return renewed_ago is None or now - renewed_ago <= silent.heard + PING_AFTER  # (renewed while it answered)
 
     async def _still_held(self, route: SeatRoute) -> bool:
         """The seat being moved still exists: its token (or key) is still bound to the table in Redis."""
@@ -325,24 +334,6 @@ class FrontSession(ProtocolSession):
         if self.moving is not None:
             self.moving.cancel()
         await self._drop_upstream()
-
-
-@dataclass(frozen=True)
-class Silent:
-    """A table host that stopped answering (``heard``: loop time it last said anything). Still named by the
-    directory, it may be frozen, its lease not run out yet: it is not asked again until its lease was renewed
-    well after it went quiet (leases are renewed every second: it is alive), or would have run out had it been
-    frozen (named still: it renews it)."""
-
-    host_id: str
-    heard: float
-
-    async def may_be_frozen(self, session: FrontSession, route: SeatRoute) -> bool:
-        now = asyncio.get_running_loop().time()
-        if now >= self.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
-            return False
-        renewed_ago = await session.server.directory.lease_renewed(route.table_id)
-        return renewed_ago is None or now - renewed_ago <= self.heard + PING_AFTER  # (renewed while it answered)
 
 
 class Gateway(ProtocolServer):
