@@ -28,7 +28,7 @@ from .argtypes import port
 from .ssh_options import ssh_settings_from
 
 if TYPE_CHECKING:
-    from nothanks_server.cluster.front_host import FrontHost
+    from nothanks_server.cluster.gateway import FrontHost
 
 REDIS_PASSWORD = "NOTHANKS_REDIS_PASSWORD"  # Redis's password, when the --redis URL names none
 
@@ -180,7 +180,7 @@ def member(
     front: FrontHost | None = None
     table: Host | None = None
     if cluster.fronts:
-        from nothanks_server.cluster.front_host import FrontHost  # (only a member of a cluster loads it)
+        from nothanks_server.cluster.gateway import FrontHost  # (only a member of a cluster loads it)
 
         ssh, proxy_from = ssh_settings_from(args), args.proxy_from
         front = FrontHost(cluster, args.bind, args.port, ssh=ssh, rate=rate, limits=limits, proxy_from=proxy_from)

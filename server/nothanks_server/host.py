@@ -1,5 +1,5 @@
 """A host: one lobby and the transports that serve it, started and stopped as one object; and ``serve``, which runs
-hosts until a signal: a single host, a cluster's front (cluster/front_host.py), a table host, or both in one process.
+hosts until a signal: a single host, a cluster's front (gateway.py's FrontHost), a table host, or both in one process.
 
 A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and
 every table stays in the store for the next start. Only ``nothanks host``'s own player (``Host.player``, in this
@@ -27,7 +27,7 @@ from .proxy_protocol import ProxySources
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, Session, TcpHost
 
 if TYPE_CHECKING:
-    from .cluster.presence import Presence
+    from .cluster.directory import Presence
     from .cluster.settings import ClusterSettings
     from .cluster.takeover import Takeover
     from .ssh.front import SSHFront
@@ -180,8 +180,7 @@ class Host(PlayerPorts):
     # each under a lease this host renews; it takes over the tables of hosts that died or stopped.
 
     async def _join_cluster(self, cluster: ClusterSettings) -> Presence:
-        from .cluster.directory import Directory  # imports redis: only a host given a Redis URL pays for it
-        from .cluster.presence import Presence
+        from .cluster.directory import Directory, Presence  # (redis: only a host given a Redis URL pays for it)
         from .cluster.redis_store import RedisTableStore
         from .cluster.takeover import Takeover
 

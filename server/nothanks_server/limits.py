@@ -113,7 +113,8 @@ class TokenBucket:
         self._at = now
         self._stall_seen = stalls.total if stalls is not None else 0.0
 
-    def take(self, now: float) -> bool:
+    def take(self, now: float, amount: float = 1) -> bool:
+        """Spend ``amount`` tokens if there are that many now (else spend none)."""
         stalled = 0.0
         if self._stalls is not None:
             stalled, self._stall_seen = self._stalls.total - self._stall_seen, self._stalls.total
@@ -121,9 +122,9 @@ class TokenBucket:
         self._cap = max(self.burst, min(self._cap, self._tokens)) + stalled * self.rate
         self._tokens = min(self._cap, self._tokens + (now - self._at) * self.rate)
         self._at = now
-        if self._tokens < 1:
+        if self._tokens < amount:
             return False
-        self._tokens -= 1
+        self._tokens -= amount
         return True
 
     def give_back(self) -> None:
@@ -133,3 +134,7 @@ class TokenBucket:
     def rested(self, now: float) -> bool:
         """Whether it has been left alone long enough to be full again (and can be forgotten)."""
         return (now - self._at) * self.rate >= self.burst
+
+    def wait(self, amount: float) -> float:
+        """Seconds until ``amount`` tokens are there (after ``take`` found too few)."""
+        return max(0.0, amount - self._tokens) / self.rate

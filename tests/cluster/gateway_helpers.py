@@ -51,7 +51,7 @@ class Cluster:
             if host.presence is not None:
                 await host.presence.beat()
         for gateway in self.gateways:
-            await gateway.cache.refresh()
+            await gateway.cache.beat()
 
     async def stop_host(self, host_id: str) -> None:
         """As SIGTERM does: the host gives its leases up and tells its members to come back."""

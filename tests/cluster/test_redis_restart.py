@@ -8,7 +8,6 @@ import asyncio
 
 from nothanks_server.cluster.directory import Directory
 from nothanks_server.cluster.redis_store import open_redis_store
-from nothanks_server.cluster.routes import Routes
 from nothanks_server.store import hash_token
 
 from .redis_server import running_redis
@@ -20,7 +19,7 @@ async def test_every_pooled_connection_works_again_at_its_first_use_after_redis_
     with running_redis(tmp_path) as url:
         directory = await Directory.connect(url, prefix="restart")
         store = open_redis_store(url, "restart", None)
-        routes = Routes(directory)
+        routes = directory  # (the front's look-ups)
         await directory.client.set(f"restart:token:{hash_token('abc').hex()}", "t1")
         # Fill the pools: a front's directory client, and a table host's asyncio and blocking store clients.
         assert await asyncio.gather(*(routes.table_of_token("abc") for _ in range(CALLS))) == ["t1"] * CALLS

@@ -45,7 +45,7 @@ async def closed_with(held: list[tuple[asyncio.StreamReader, asyncio.StreamWrite
 async def test_the_fronts_connection_total_makes_room_for_a_newcomer_from_another_network(start_host):
     front = await start_host(max_connections=4, **LOOSE)
     held = [await hold_from("127.0.8.1", front.port) for _ in range(4)]
-    await until(lambda: front.total["open"] == 4)
+    await until(lambda: front.open.total() == 4)
     reader, writer = await asyncio.open_connection("127.0.0.1", front.port, local_addr=("127.0.8.1", 0))
     async with asyncio.timeout(10):  # the biggest holder itself: turned away
         assert b"too many connections from your address" in await reader.read()
@@ -53,14 +53,14 @@ async def test_the_fronts_connection_total_makes_room_for_a_newcomer_from_anothe
     player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.8.2", 0))
     await player.wait_for("name: new")
     assert await closed_with(held, ROOM_MESSAGE) == 1  # the oldest of the biggest holder's gave way
-    await until(lambda: front.total["open"] == 1)
+    await until(lambda: front.open.total() == 1)
     await player.close()
 
 
 async def test_logins_in_progress_are_capped_in_all_not_per_worker(start_host):
     front = await start_host(workers=2, max_logins=4, **LOOSE)
     held = [await hold_from("127.0.9.1", front.port) for _ in range(4)]  # two in each worker
-    await until(lambda: front.total["logging_in"] == 4 and all(len(w.logging_in) for w in front.workers()))
+    await until(lambda: front.logging_in.total() == 4 and all(len(w.logging_in) for w in front.workers()))
     player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.9.2", 0))
     await player.wait_for("name: new")
     assert await closed_with(held, BUSY_MESSAGE) == 1

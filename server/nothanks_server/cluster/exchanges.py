@@ -56,40 +56,26 @@ def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
 
 def run(client: Any, exchange: Exchange[Result]) -> Result:
     """``exchange`` on a blocking client."""
-    driving = _Driving(exchange)
-    commands = driving.next(None)
-    while commands is not None:
-        commands = driving.next(_sent(client, commands))
-    return driving.result
+    step = _step(exchange, None)
+    while isinstance(step, list):
+        step = _step(exchange, _sent(client, step))
+    return step.value
 
 
 async def run_async(client: Any, exchange: Exchange[Result]) -> Result:
     """``exchange`` on an asyncio client: the event loop goes on while Redis answers."""
-    driving = _Driving(exchange)
-    commands = driving.next(None)
-    while commands is not None:
-        commands = driving.next(await _sent_async(client, commands))
-    return driving.result
+    step = _step(exchange, None)
+    while isinstance(step, list):
+        step = _step(exchange, await _sent_async(client, step))
+    return step.value
 
 
-class _Driving:
-    """An exchange under way: each outcome (the answers, or an error) taken in, the next commands out (None: done,
-    its ``result`` kept)."""
-
-    def __init__(self, exchange: Exchange[Any]) -> None:
-        self.exchange = exchange
-        self.result: Any = None
-
-    def next(self, outcome: list[Any] | Exception | None) -> list[Command] | None:
-        try:
-            if outcome is None:
-                return next(self.exchange)
-            if isinstance(outcome, Exception):
-                return self.exchange.throw(outcome)
-            return self.exchange.send(outcome)
-        except StopIteration as done:
-            self.result = done.value
-            return None
+def _step(exchange: Exchange[Any], outcome: list[Any] | Exception | None) -> list[Command] | StopIteration:
+    """The exchange's next commands, given the last ones' answers or error (None: its first); or its end."""
+    try:
+        return exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
+    except StopIteration as done:
+        return done
 
 
 def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:

@@ -1,29 +1,20 @@
 """A front's client port: the protocol of docs/protocol.md, each client's frames routed to its table's owner.
 
-A client of the front cannot tell it from a single host. The reading of every frame (limits, rates, the message
-types, refusals) is session.py's, the same as a host's. The front answers ``hello``, ``ping`` and ``list_tables``
-itself (the shared lobby, lobby_cache.py) and forwards every other message to one table host at a time over an
-``Upstream`` (relay.py), chosen per the cluster contract (routes.py):
+A client cannot tell the front from a single host: session.py reads every frame, as a host's does. The front
+answers ``hello``, ``ping`` and ``list_tables`` itself (the shared lobby, ``LobbyCache``) and forwards the rest
+over an ``Upstream`` (relay.py) to one table host at a time, as docs/scaling.md lists: ``create_table`` to the
+least loaded, a table's messages to its lease holder, ``resume`` / ``resume_key`` to the holder of the token's or
+key's table (directory.py). The owner's frames are passed on as they came; the front keeps only the seat's route.
 
-- ``create_table``: the live table host with the fewest tables;
-- ``join``, ``spectate``: the holder of the table's lease; ``resume``: of the table its token names
-  (``P:token:``); ``resume_key`` (and ``welcome``'s ``held``): of the seat the SSH key holds (``P:keyseat:``);
-- ``history``, ``replay``, ``stats``, ``leaderboard``: the table host the client is connected to, or any;
-- the table's own messages (``action``, ``chat``...): the owner of the client's table.
+**A table that moves.** The owner goes away (its connection ends, or it says ``closing`` with ``restart``) or stops
+answering (relay.py's ping): the client hears ``table_moving``, and the front climbs the client's own ladder
+(link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``_frozen``), takes the seat
+back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
+the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
 
-What the owner sends back is passed on as it came (views were filtered for their seat there); the front reads
-only each frame's ``type`` and ``re``, and keeps no copy of the seat's state: only its route (``SeatRoute``: the
-table, and the token or key that takes the seat back, from ``joined``).
-
-**A table that moves.** The owner goes away (its connection ends, it says ``closing`` with ``restart: true``) or
-stops answering (relay.py pings it; no answer within ``OWNER_DEADLINE``): the client is told ``table_moving`` (if
-its hello listed ``moving``), and the front climbs the same ladder as a client (link/resume.py): it waits for
-the directory to name the table's owner (a host other than a silent one, which may be frozen), connects, asks
-for the seat back, and swallows the reply. The client's frames meanwhile are queued (at most ``QUEUE_LIMIT``) and
-sent after; requests the old owner never answered are asked again; the client's last move whose outcome it did
-not see is sent again first (link/resume.py's ``LastMove``: a move gets no reply, so nothing else would tell it was
-lost; one refused ``not_saved`` never), and a copy of a move the new owner has is refused by its ``state_id`` and
-that refusal dropped. After ``MOVE_FOR`` seconds the front gives up with ``table_closed``.
+``FrontHost`` is a front (``--role front``, or the front half of ``both``): this port and the SSH front beside it
+(``PlayerPorts``, as a single host's; its workers reach the gateway on loopback with this front's ``proxy_key``).
+Stopping it tells every client ``closing`` with ``restart``: they come back, by another front, to the same seats.
 """
 
 from __future__ import annotations
@@ -31,8 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from redis import RedisError  # (a front is a cluster member: redis is there)
 
@@ -43,12 +33,16 @@ from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
-from ..session import PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
-from .directory import Directory
-from .leases import TABLE_LEASE_TTL
-from .lobby_cache import LobbyCache
+from ..host import RESTART_REASON, PlayerPorts
+from ..limits import ClientLimits
+from ..proxy_protocol import ProxySources
+from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
+from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
-from .routes import Routes, Target
+from .settings import ClusterSettings
+
+if TYPE_CHECKING:
+    from ..ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +75,7 @@ class FrontSession(ProtocolSession):
 
     async def held_seat(self) -> dict[str, Any] | None:
         try:
-            held = await self.server.routes.seat_of_key(self.key) if self.key else None
+            held = await self.server.directory.seat_of_key(self.key) if self.key else None
         except RedisError as error:  # the directory out of reach: welcome without it (resume_key will say)
             log.warning("the cluster's Redis did not answer for %s: %s", self.peer, error)
             return None
@@ -124,7 +118,7 @@ class FrontSession(ProtocolSession):
         elif isinstance(message, m.LOBBY_READS):
             self.take_lobby_read("ask for the history")
             if self.upstream is None:
-                target = await self.server.routes.least_loaded()
+                target = await self.server.directory.least_loaded()
                 if target is None:
                     raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
                 await self._use(target)
@@ -143,37 +137,36 @@ class FrontSession(ProtocolSession):
         self.upstream.send(message)
         return None
 
-    async def _owner_for(self, message: m.ClientMessage) -> Target:
+    async def _owner_for(self, message: m.ClientMessage) -> HostInfo:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
-        routes = self.server.routes
+        directory = self.server.directory
         if isinstance(message, m.CreateTable):
-            target = await routes.least_loaded()
-            if target is None:
-                raise HostError(errors.TOO_MANY_TABLES, "no table host is up: try again soon")
-            return target
-        if isinstance(message, m.Join | m.Spectate):
-            target = await routes.holder(message.table)
-            if target is None:
-                raise HostError(errors.NO_TABLE, "no such table")
-            return target
-        table_id: str | None
-        if isinstance(message, m.Resume):
-            table_id = await routes.table_of_token(message.token)
+            target = await directory.least_loaded()
+            refusal = (errors.TOO_MANY_TABLES, "no table host is up: try again soon")
+        elif isinstance(message, m.Join | m.Spectate):
+            target, refusal = await directory.owner(message.table), (errors.NO_TABLE, "no such table")
         else:
-            if not self.key:
+            if not isinstance(message, m.Resume) and not self.key:
                 raise HostError(errors.BAD_FIELD, "'resume_key' needs the key of a host's own front's hello")
-            held = await routes.seat_of_key(self.key)
-            table_id = None if held is None else held.table_id
-        target = None if table_id is None else await self._holder_soon(table_id)
+            table_id = await self._seat_table(message.token if isinstance(message, m.Resume) else None)
+            target = None if table_id is None else await self._holder_soon(table_id)
+            refusal = (errors.BAD_TOKEN, "no seat holds that token")
         if target is None:
-            raise HostError(errors.BAD_TOKEN, "no seat holds that token")
+            raise HostError(*refusal)
         return target
 
-    async def _holder_soon(self, table_id: str) -> Target | None:
-        """The holder of a table known to exist: waits a little for one being taken over right now."""
-        return await climb(lambda: self.server.routes.holder(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
+    async def _seat_table(self, token: str | None) -> str | None:
+        """The table a seat token (None: this client's SSH key) is bound to in the directory."""
+        if token is not None:
+            return await self.server.directory.table_of_token(token)
+        held = await self.server.directory.seat_of_key(self.key) if self.key else None
+        return None if held is None else held.table_id
 
-    async def _use(self, target: Target) -> None:
+    async def _holder_soon(self, table_id: str) -> HostInfo | None:
+        """The holder of a table known to exist: waits a little for one being taken over right now."""
+        return await climb(lambda: self.server.directory.owner(table_id), within=RESUME_WAIT, first=0.05, most=0.5)
+
+    async def _use(self, target: HostInfo) -> None:
         """Make ``target`` this client's upstream (the one it has, if it is that host); ``HostError`` if it
         cannot be reached."""
         if self.upstream is not None and self.upstream.target.host_id == target.host_id:
@@ -188,7 +181,7 @@ class FrontSession(ProtocolSession):
             log.warning("could not reach table host %s at %s: %s", target.host_id, target.address, error)
             raise HostError(errors.SERVER_CLOSING, "the table's server cannot be reached: try again soon") from None
 
-    async def _open(self, target: Target) -> Upstream:
+    async def _open(self, target: HostInfo) -> Upstream:
         upstream = Upstream(target, self._from_owner, self._owner_lost)
         hello: dict[str, Any] = {
             "name": self.name,
@@ -220,29 +213,19 @@ class FrontSession(ProtocolSession):
                 continue  # our own copy of a move the new owner has already: not the client's business
             if answers is not None:
                 self.unanswered.pop(answers, None)
-            noted = _OWNER_FRAMES.get(kind)  # type: ignore[arg-type]
-            if noted is not None and not noted(self, message):
+            if kind == "joined":
+                self.route = SeatRoute.of_joined(message, by_key=self.key is not None)
+                self.last_move.move = self.idle_since = None  # (a move at another table is not sent again)
+            elif kind == "table_closed":
+                self.route, self.idle_since = None, time.monotonic()
+            elif kind == "closing":  # the owner stops: its tables move (or end); not the client's news
+                if self.upstream is not None:
+                    self.upstream.restarting = True
                 continue
             self.send_raw(raw, view=kind in ("update", "waiting"))
             if kind == "error" and message.get("fatal"):  # the owner dropped the client (flood...): so do we
                 self.abort_after_send()
                 return
-
-    def _joined(self, message: dict[str, Any]) -> bool:
-        self.route = SeatRoute.of_joined(message, by_key=self.key is not None)
-        self.last_move.move = None  # (a move at another table, or the same one before, is not sent again)
-        self.idle_since = None
-        return True
-
-    def _table_closed(self, message: dict[str, Any]) -> bool:
-        self.route, self.idle_since = None, time.monotonic()
-        return True
-
-    def _owner_closing(self, message: dict[str, Any]) -> bool:
-        """The owner stops: its tables move (or, if it is going for good, end). Not the client's news."""
-        if self.upstream is not None:
-            self.upstream.restarting = True
-        return False
 
     def _owner_lost(self, upstream: Upstream) -> None:
         """The owner's connection ended, or the owner stopped answering (``upstream.silent``)."""
@@ -256,7 +239,7 @@ class FrontSession(ProtocolSession):
             if last is not None:
                 self.queue.insert(0, last)  # (sent first at the new owner)
             log.info("%s's table %s lost its owner %s: moving it", self.peer, self.route.table_id, upstream.target)
-            silent = Silent(upstream.target.host_id, upstream.heard) if upstream.silent else None
+            silent = upstream if upstream.silent else None
             self.moving = asyncio.get_running_loop().create_task(self._move(self.route, silent), name="move")
             return
         waiting = list(self.unanswered)
@@ -266,7 +249,7 @@ class FrontSession(ProtocolSession):
 
     # ---------------------------------------------------------------- a table that moves
 
-    async def _move(self, route: SeatRoute, silent: Silent | None) -> None:
+    async def _move(self, route: SeatRoute, silent: Upstream | None) -> None:
         """Take the seat back at the table's owner, as the directory names it (but not the ``silent`` host, while
         it may be frozen); then send what the client sent meanwhile."""
         if MOVING in self.features:
@@ -289,34 +272,40 @@ class FrontSession(ProtocolSession):
             if self.moving is asyncio.current_task():
                 self.moving = None
 
-    async def _resume_at_owner(self, route: SeatRoute, silent: Silent | None) -> bool | None:
+    async def _resume_at_owner(self, route: SeatRoute, silent: Upstream | None) -> bool | None:
         """One step of the ladder: True once the seat is back; False if it is gone; None to try again."""
         if self._closing:
             return False
         try:
             if not await self._still_held(route):
                 return False
-            target = await self.server.routes.holder(route.table_id)
+            target = await self.server.directory.owner(route.table_id)
             if target is None:
                 return None
-            if silent is not None and target.host_id == silent.host_id and await silent.may_be_frozen(self, route):
+            if silent is not None and target.host_id == silent.target.host_id and await self._frozen(silent, route):
                 return None
             return True if await self._resume_at(target, route) else None
         except Exception as error:  # Redis or the new owner not answering yet: try again
             log.info("moving table %s: %s", route.table_id, error)
             return None
 
+    async def _frozen(self, silent: Upstream, route: SeatRoute) -> bool:
+        """Whether a host that stopped answering, still named by the directory, may be frozen, its lease not run
+        out yet: it is not asked again until its lease was renewed well after it went quiet (leases are renewed
+        every second: it is alive), or would have run out had it been frozen (named still: it renews it)."""
+        now = asyncio.get_running_loop().time()
+        if now >= silent.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
+            return False
+        renewed_ago = await self.server.directory.lease_renewed(route.table_id)
+        return renewed_ago is None or now - renewed_ago <= silent.heard + PING_AFTER  # (renewed while it answered)
+
     async def _still_held(self, route: SeatRoute) -> bool:
         """The seat being moved still exists: its token (or key) is still bound to the table in Redis."""
-        routes = self.server.routes
-        if route.token is not None:
-            return await routes.table_of_token(route.token) == route.table_id
-        if route.by_key and self.key:
-            held = await routes.seat_of_key(self.key)
-            return held is not None and held.table_id == route.table_id
-        return True  # a spectator: the table's lease says
+        if route.token is None and not (route.by_key and self.key):
+            return True  # a spectator: the table's lease says
+        return await self._seat_table(route.token) == route.table_id
 
-    async def _resume_at(self, target: Target, route: SeatRoute) -> bool:
+    async def _resume_at(self, target: HostInfo, route: SeatRoute) -> bool:
         """Connect to ``target`` and take the seat back there (or watch again); True once it said ``joined``."""
         back = route.request()
         if back is None:
@@ -347,32 +336,6 @@ class FrontSession(ProtocolSession):
         await self._drop_upstream()
 
 
-@dataclass(frozen=True)
-class Silent:
-    """A table host that stopped answering (``heard``: loop time it last said anything). Still named by the
-    directory, it may be frozen, its lease not run out yet: it is not asked again until its lease was renewed
-    well after it went quiet (leases are renewed every second: it is alive), or would have run out had it been
-    frozen (named still: it renews it)."""
-
-    host_id: str
-    heard: float
-
-    async def may_be_frozen(self, session: FrontSession, route: SeatRoute) -> bool:
-        now = asyncio.get_running_loop().time()
-        if now >= self.heard + TABLE_LEASE_TTL + ANSWER_WITHIN:
-            return False
-        renewed_ago = await session.server.routes.lease_renewed(route.table_id)
-        return renewed_ago is None or now - renewed_ago <= self.heard + PING_AFTER  # (renewed while it answered)
-
-
-# What the front notes of the owner's frames (False: the frame is not passed on).
-_OWNER_FRAMES = {
-    "joined": FrontSession._joined,
-    "table_closed": FrontSession._table_closed,
-    "closing": FrontSession._owner_closing,
-}
-
-
 class Gateway(ProtocolServer):
     """A front's client TCP port (session.py's ``ProtocolServer``). ``proxy_key``: the secret of this front's own
     SSH workers (they say for whom they connect, ``via``); ``secret``: the cluster's, proven to the table hosts;
@@ -398,7 +361,6 @@ class Gateway(ProtocolServer):
         pages = TablePages(lambda: cache.listed, lambda line: line.summary, lambda: cache.refreshes)
         super().__init__(pages, bind, port, **options)
         self.directory = directory
-        self.routes = Routes(directory)
         self.cache = cache
         self.secret = secret
         self.move_for = move_for
@@ -409,3 +371,68 @@ class Gateway(ProtocolServer):
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         await self.cache.close()
+
+
+class FrontHost(PlayerPorts):
+    """The gateway on ``bind``:``port`` and, with ``ssh``, the SSH front. ``start`` binds; ``close`` ends both."""
+
+    def __init__(
+        self,
+        cluster: ClusterSettings,
+        bind: str,
+        port: int,
+        *,
+        ssh: SSHSettings | None = None,
+        rate: float = RATE_PER_SECOND,
+        limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,
+    ) -> None:
+        super().__init__(bind, ssh, proxy_from)
+        self.cluster = cluster
+        self.requested_port = port
+        self.rate = rate
+        self.limits = limits
+        self.gateway: Gateway | None = None
+        self._closed = False
+
+    @property
+    def port(self) -> int:
+        return self.gateway.port if self.gateway is not None else self.requested_port
+
+    async def start(self) -> None:
+        """Reach Redis, listen for clients, then on SSH if asked; on any failure nothing is left listening."""
+        self._raise_open_files(2)  # each client holds two sockets here: its own and its upstream to a table host
+        directory = await Directory.connect(self.cluster.redis_url, self.cluster.prefix)
+        gateway = Gateway(
+            directory,
+            self.cluster.secret,
+            self.bind,
+            self.requested_port,
+            rate=self.rate,
+            limits=self.limits,
+            proxy_key=self.proxy_key,
+            proxy_from=self.proxy_from,
+        )
+        try:
+            await gateway.start()
+        except BaseException:
+            await directory.close()
+            raise
+        self.gateway = gateway
+        try:
+            await self._start_ssh(gateway.port)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self, reason: str = RESTART_REASON, *, restart: bool = True, forget: bool = False) -> None:
+        """Tell every client to come back (``restart``) and hang up; safe to call twice (``forget``: no tables
+        here to end)."""
+        if self._closed:
+            return
+        self._closed = True
+        gateway, self.gateway = self.gateway, None
+        if gateway is not None:
+            await gateway.close(reason, restart=restart)
+            await gateway.directory.close()
+        await self._close_ssh(reason)

@@ -1,20 +1,9 @@
 """A table host's leases: one per table it plays, taken when it creates or adopts the table, all renewed together
-in one script per beat, given up when it stops; and the deadlines the other hosts watch to take a table over.
-
-Why a book of leases rather than one call per table: a host with 500 tables must not make 500 round trips a beat;
-and a takeover must find the tables whose lease ran out without reading every key of the cluster.
-
-Keys (``P`` is the cluster's prefix): directory.py's ``P:lease:{table}`` (``OWNER EPOCH``, expiring) and
-``P:epoch:{table}`` (the count of leases given, so each new holder has a higher epoch), with their meaning
-unchanged, and one of this module's own:
-
-- ``P:lease_deadlines``: a sorted set, table id -> when its lease runs out unless renewed (Redis's clock, in ms;
-  0 for a lease given up on purpose, so it is due at once). Every live table of the cluster is in it until it is
-  dropped; ``claim_due`` reads the due ones only.
-
-Every script reads the time from Redis itself (``TIME``), so the hosts' clocks never matter. What the takeover does
-every beat (renew, claim) runs on the asyncio client, so the event loop never waits for Redis; the rest (a new
-table's lease, giving leases up at a stop) on the blocking one (exchanges.py: one code for both).
+in one script per beat (500 tables must not cost 500 round trips), given up when it stops; and the deadlines the
+other hosts watch to take a table over (``P:lease_deadlines``, a sorted set: a takeover reads the due ones, never
+every key of the cluster; 0 for a lease given up, due at once). Every script reads Redis's own clock (``TIME``),
+so the hosts' clocks never matter. What the takeover does every beat (renew, claim) runs on the asyncio client,
+the rest on the blocking one (exchanges.py).
 """
 
 from __future__ import annotations
@@ -22,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .directory import Lease
+from .directory import TABLE_LEASE_TTL, Lease
+from .directory import text as _text
 from .exchanges import Exchange, Lua, call, run, run_async
 
-TABLE_LEASE_TTL = 3.0  # seconds a table's lease lasts unless renewed: a dead host's tables move after about this
 CLAIM_BATCH = 8  # tables one host claims per look, so that the tables of a dead host spread over the others
 
 _NOW = """
@@ -211,7 +200,3 @@ class LeaseBook:
     @property
     def _ms(self) -> int:
         return max(1, round(self.ttl * 1000))
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

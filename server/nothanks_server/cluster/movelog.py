@@ -1,18 +1,14 @@
 """Each game's accepted moves in Redis, written only by the table's current lease holder (fenced by its epoch).
 
-Why: a table must outlive its host. If every accepted move is here before its effect is sent (Redis with
-``appendonly yes`` and ``appendfsync always`` answers only once the write is on its disk), the host that takes a
-dead host's table over replays the game to its last accepted move. And a host that lost its lease without knowing
-it (cut off from Redis for longer than the lease, then back) must not add a move after the new owner's: every
-append checks, in the same script that writes, that the writer's lease is still the table's lease, epoch and all.
+Why: a table must outlive its host. Every accepted move is here before its effect is sent (Redis with
+``appendfsync always`` answers once it is on disk), so a dead host's table is replayed by its next host to its
+last accepted move; and a host that lost its lease without knowing it (cut off, then back) cannot add a move after
+the new owner's: every append checks the writer's lease, epoch and all, in the script that writes.
 
-A game's moves are one list, ``{prefix}:moves:{table}:{game}``, in order; a move's place in it is its index in
-the game (0 for the first). Writing a move at an index that already holds the same move does nothing (a writer
-that did not hear whether its write landed sends it again); a different move there, or a gap before it, is
-refused. So a move is neither lost nor applied twice, whoever sends it again.
-
-A table host's store (redis_store.py) sends the append for every table's moves of a group commit in one call
-(``APPEND_MANY``); tools/cluster_log.py's ``MoveLog`` appends and reads one game's, for tests and scripts.
+A game's moves are one list, ``{prefix}:moves:{table}:{game}``, a move's index its place in the game. The same
+move again at its index does nothing (a writer that did not hear whether it landed sends it again); another move
+there, or a gap, is refused: a move is neither lost nor applied twice. redis_store.py appends a group commit's
+moves of every table in one call (``APPEND_MANY``); tools/cluster_log.py's ``MoveLog`` one game's.
 """
 
 from __future__ import annotations

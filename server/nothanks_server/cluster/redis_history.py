@@ -3,23 +3,9 @@
 Why: a front sends ``history``, ``replay`` and ``stats`` to any table host; if each kept only the games it
 finished, a player would see a different history from one request to the next. So a game's record is filed here,
 with the same summary and per-player totals archive.py keeps in SQLite, by the table host that played its last
-move, in the same round trip as that move and fenced by the same lease (redis_store.py), once.
-
-Keys (``P`` is the cluster's prefix):
-
-- ``P:game:{table}/{game}``: a hash: ``record`` (the ``nothanks-record/1`` JSON), ``summary`` (archive.py's, JSON),
-  ``finished_at``;
-- ``P:games``: a sorted set of game ids by ``finished_at`` (the history's pages, newest first);
-  ``P:games_of:{table}``: the table's game numbers (its latest finished game);
-- ``P:player:{who}``: a player's totals, a hash (``games``, ``wins``, ``score_sum``, latest ``name``, ``bot``);
-  ``P:player_best``: each player's best (lowest) score, a sorted set updated with ``ZADD LT``;
-  ``P:players``: each player by minus their games, so that the most games come first and ties by identity
-  (people and bots apart: ``P:players:people``, ``P:players:bots``).
-
-- ``P:ratings``: each rated person's rating (ratings.py), a hash: their key -> JSON ``[name, mu, sigma, games]``;
-  ``P:rating_board``: their keys by shown rating (the leaderboard). Written in the script filing the game, once,
-  and only if the values read before are still there (another table host may rate the same player meanwhile).
-
+move, in the same round trip as that move and fenced by the same lease (redis_store.py), once (``file`` names
+the keys: a hash per game and per player, sorted sets for the pages, the best scores and the most games), and rates
+its people (``rate``: ``P:ratings``, ``P:rating_board``), only if the ratings read before are still there.
 Who a player is, as in archive.py: an SSH key bound to the seat (``key:``), else the seat token's digest
 (``seat:``), else the name; a bot is ``bot:`` and its name. Only names and kinds leave the table hosts.
 """
@@ -35,6 +21,7 @@ from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rate
 from .. import ratings
 from ..archive import HOST, listing, summarise, who_is
 from ..store import StoreError
+from .directory import text as _text
 
 
 class RedisHistory:
@@ -181,7 +168,3 @@ class RedisHistory:
                 )
             )
         return stats
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

@@ -1,31 +1,18 @@
 """The table store of a cluster's table hosts: every table in Redis, so that any table host can restore any table.
 
-Why: a table must outlive its host (issue 19). The single host's SQLite file (store.py) is on one machine; here
-each table's seats, deal and moves are in the cluster's Redis, written only by the host holding the table's lease
-(leases.py) and refused to any other (fencing: each write is a script that first checks the lease, epoch and
-all). The host that takes a table over (takeover.py) reads it back with ``load_table`` at its last accepted move.
+Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis,
+written only by the host holding the table's lease (leases.py) and refused to any other (fencing: each write is a
+script that first checks the lease, epoch and all); the host that takes a table over (takeover.py) reads it back
+with ``load_table`` at its last accepted move. Keys (``P``: the prefix; docs/scaling.md): ``P:table:{table}`` (a
+hash: ``config``, the game, ``seat:{n}``; the seed stays among the table hosts), ``P:token:{digest}`` and
+``P:keyseat:{fingerprint}`` for the fronts (with ``P:keyseats:{table}``, so a freed seat takes its key's binding
+along), ``P:next_table``, and movelog.py's moves. Finished games are filed for the whole cluster
+(redis_history.py); the local ``SqliteStore`` only says whether each JSON file was written.
 
-Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the move log's (movelog.py's
-``P:moves:{table}:{game}``, the current game's moves):
-
-- ``P:table:{table}``: a hash: ``config`` (msgpack: players, open chips, variant, default bot, chips per player,
-  created at), ``game_no``, ``seed``, ``started_at``, ``finished``, ``creator`` (absent: none), and
-  ``seat:{n}`` for each filled seat (msgpack: name, bot kind, bot seed, token digest). The seed stays among the
-  table hosts: no front reads it, and views are filtered before they leave a table host.
-- ``P:token:{hex digest}`` -> the table id, for each seat with a token (the fronts find a resumed seat's host).
-- ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an SSH key holds; ``P:keyseats:{table}``, a
-  hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
-- ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
-
-Finished games (records, the history, the stats) are filed here too, for the whole cluster (redis_history.py),
-when their last move is; the local ``SqliteStore`` in the data dir (in memory without one) keeps a copy of each
-game this host finished only to know whether its JSON file was written (``records``, ``mark_exported``).
-
-The moves, the hot path, go on redis-py's asyncio client (``add_moves_async``, the group commit's): the event loop
-never waits for Redis while 500 tables play (scripts/bench_redis_loop_lag.py); a group commit of every table's
-moves is one round trip, one script call (scripts/bench_redis_store.py). The rare writes (a seat, a deal, a new or
-dropped table, a key binding) are on the blocking client, as the table's ``_persist`` expects. exchanges.py lets
-one code serve both.
+The moves, the hot path, go on the asyncio client (``add_moves_async``, the group commit's: one round trip, one
+script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
+writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
+expects. exchanges.py lets one code serve both.
 """
 
 from __future__ import annotations
@@ -56,6 +43,7 @@ from ..store import (
     TablesRefused,
     open_store,
 )
+from .directory import text as _text
 from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
@@ -87,6 +75,13 @@ end
 return 1
 """)
 _APPEND_MANY = Lua(APPEND_MANY)
+# A table hash's fields absent while None: (field, StoredTable's name, type).
+_OPTIONAL: list[tuple[str, str, Callable[[bytes], Any]]] = [("creator", "creator_seat", int), ("seed", "seed", int)]
+_OPTIONAL += [
+    ("started_at", "started_at", float),
+    ("invite", "invite", bytes.decode),
+    ("turn_clock", "turn_clock", float),
+]
 
 
 @dataclass
@@ -103,6 +98,9 @@ class _Writes:
     def __call__(self, command: str, key: str, *args: object) -> None:
         self.ops.append([command, self.index(key), *(_arg(arg) for arg in args)])
 
+    def hset(self, key: str, fields: Mapping[str, object]) -> None:
+        self("HSET", key, *(part for pair in fields.items() for part in pair))
+
     def index(self, key: str) -> int:
         """``key``'s place in KEYS, counted from 1 as Lua does."""
         if key not in self.keys:
@@ -111,10 +109,8 @@ class _Writes:
 
 
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
-    """The store of a table host on the Redis at ``url`` (its leases' owner is set once the host knows its id:
-    ``leases.owner``), keeping which records' JSON files it wrote in ``data_dir`` (in memory without one).
-    Nothing is sent to Redis yet: a Redis out of reach shows when the host joins the cluster
-    (``DirectoryUnavailable``)."""
+    """The store of a table host on the Redis at ``url`` (``leases.owner`` is set once the host knows its id), its
+    JSON files' bookkeeping in ``data_dir``. Nothing is sent yet: a Redis out of reach shows as the host joins."""
     try:  # (a Redis that hangs holds a blocking call this long at most)
         client = redis.Redis.from_url(
             url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(False)
@@ -124,37 +120,23 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
         )
     except ValueError as error:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
-    leases = LeaseBook(client, prefix, owner="", aclient=aclient)
-    return RedisTableStore(client, leases, open_store(data_dir), aclient=aclient)
+    return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
 
 
 class RedisTableStore:
-    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``; ``local`` keeps a copy of the games
-    it finished, for their JSON files (``records``, ``mark_exported``).
+    """``TableStore`` (store.py) in Redis for the table host ``leases.owner``, on the leases' clients (blocking;
+    asyncio for the moves); ``local`` keeps the games it finished, for their JSON files. ``on_fenced(table_id)``:
+    a write was refused, this host no longer holds the lease (the table must stop here: another may play it)."""
 
-    ``on_fenced(table_id)`` is called when a write for a table is refused because this host no longer holds its
-    lease (the table must stop here: another host may play it now)."""
-
-    def __init__(
-        self,
-        client: Any,
-        leases: LeaseBook,
-        local: SqliteStore,
-        on_fenced: Callable[[str], None] | None = None,
-        aclient: Any = None,
-    ) -> None:
-        """``client``: redis-py's blocking client; ``aclient``: its asyncio one, for the moves (``add_moves_async``)."""
-        self.client = client
-        self.aclient = aclient
+    def __init__(self, leases: LeaseBook, local: SqliteStore) -> None:
+        self.client, self.aclient = leases.client, leases.aclient
         self.leases = leases
         self.prefix = leases.prefix
         self.local = local
-        self.on_fenced = on_fenced
-        self.history = RedisHistory(client, self.prefix)
+        self.on_fenced: Callable[[str], None] | None = None
+        self.history = RedisHistory(self.client, self.prefix)
+        self._key = leases.key
         self._closing: asyncio.Task[None] | None = None
-
-    def _key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -176,24 +158,10 @@ class RedisTableStore:
             if name.startswith("seat:") and 0 <= (index := int(name[5:])) < players:
                 seats[index] = _unpack_seat(value)
         moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
-        return StoredTable(
-            table_id=table_id,
-            players=players,
-            open_chips=open_chips,
-            variant=variant,
-            default_bot=default_bot,
-            chips_per_player=chips,
-            seats=tuple(seats),
-            creator_seat=int(fields["creator"]) if "creator" in fields else None,
-            game_no=game_no,
-            seed=int(fields["seed"]) if "seed" in fields else None,
-            started_at=float(fields["started_at"]) if "started_at" in fields else None,
-            finished=fields.get("finished") == b"1",
-            moves=moves,
-            coach=fields.get("coach") == b"1",
-            invite=fields["invite"].decode() if "invite" in fields else None,
-            turn_clock=float(fields["turn_clock"]) if "turn_clock" in fields else None,
-        )
+        known: dict[str, Any] = {name: kind(fields[key]) for key, name, kind in _OPTIONAL if key in fields}
+        known |= {name: fields.get(name) == b"1" for name in ("finished", "coach")}
+        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(seats))
+        return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
         with _redis_errors():
@@ -206,29 +174,12 @@ class RedisTableStore:
         if lease is None:
             raise StoreError(f"table {table.table_id} is held by another host")
         write = self._writes(table.table_id)
-        config = (
-            table.players,
-            table.open_chips,
-            table.variant,
-            table.default_bot,
-            table.chips_per_player,
-            time.time(),
-        )
-        fields: list[object] = [
-            "config",
-            msgpack.packb(config),
-            "game_no",
-            table.game_no,
-            "finished",
-            table.finished,
-            "coach",
-            table.coach,
-            *(["invite", table.invite] if table.invite else []),
-            *(["turn_clock", table.turn_clock] if table.turn_clock is not None else []),
-        ]
-        if table.creator_seat is not None:
-            fields += ["creator", table.creator_seat]
-        write("HSET", self._key("table", table.table_id), *fields)
+        config = (table.players, table.open_chips, table.variant, table.default_bot, table.chips_per_player)
+        fields = {"config": msgpack.packb((*config, time.time())), "game_no": table.game_no}
+        fields |= {"finished": table.finished, "coach": table.coach}
+        optional = {"creator": table.creator_seat, "invite": table.invite or None, "turn_clock": table.turn_clock}
+        fields |= {name: value for name, value in optional.items() if value is not None}
+        write.hset(self._key("table", table.table_id), fields)
         for index, seat in enumerate(table.seats):
             if seat is not None:
                 self._put_seat(write, table.table_id, index, seat)
@@ -278,18 +229,8 @@ class RedisTableStore:
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         write = self._writes(table_id)
-        write(
-            "HSET",
-            self._key("table", table_id),
-            "game_no",
-            game_no,
-            "seed",
-            seed,
-            "started_at",
-            started_at,
-            "finished",
-            False,
-        )
+        fields = {"game_no": game_no, "seed": seed, "started_at": started_at, "finished": False}
+        write.hset(self._key("table", table_id), fields)
         for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
             write("DEL", moves_key(self.prefix, table_id, old))
         self._commit(table_id, write)
@@ -608,7 +549,3 @@ def _arg(value: object) -> bytes | str:
     if isinstance(value, float):
         return repr(value)
     raise TypeError(f"not a Redis argument: {value!r}")
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value

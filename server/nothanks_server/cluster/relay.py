@@ -1,17 +1,10 @@
 """One client's connection to the table host that holds its table, as a front's gateway keeps it open.
 
-The gateway speaks to a table host exactly as a client does, with three more things in its hello: ``via`` (the
-player's address, which the table host's per-address limits count), ``key`` (an SSH player's key fingerprint)
-and ``proof`` (cluster/membership.py: the HMAC of the table host's nonce under the cluster secret).
-
-What the table host sends back is passed on as the bytes it sent: each frame is decoded once, for the gateway to
-read its ``type`` (and ``re``, ``token``), and its original bytes are sliced out of the stream (``Unpacker.tell``)
-to be written to the client, so a view is never encoded twice nor looked into.
-
-A table host that stops answering (frozen, cut off) holds its sockets open: nothing tells the front it is gone.
-So an upstream that has heard nothing for ``PING_AFTER`` seconds pings the host (``ping`` with ``PING_ID``; its
-``pong`` is the front's), and one that hears nothing for ``PING_AFTER + ANSWER_WITHIN`` seconds counts the host
-lost (``silent``): the front then moves the client as for a host that went away.
+The gateway speaks to a table host as a client does, its hello with ``via`` (the player's address, for the table
+host's per-address limits), ``key`` (an SSH player's) and ``proof`` (membership.py). Each frame back is decoded
+once, for its ``type`` and ``re``, and passed on as the bytes it came in (``Unpacker.tell``): a view is never
+encoded twice. A table host that stops answering (frozen, cut off) holds its sockets open, so an upstream silent for
+``PING_AFTER`` pings it, and after ``ANSWER_WITHIN`` more takes it for lost (``silent``): the client then moves.
 """
 
 from __future__ import annotations
@@ -27,8 +20,8 @@ from nothanks_tui.link.messages import MAX_ID, ClientMessage, Ping, encode_messa
 from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, client_unpacker, encode
 
 from ..background import stop_task
+from .directory import HostInfo
 from .membership import proof
-from .routes import Target
 
 CONNECT_TIMEOUT = 3.0  # seconds to connect to a table host and exchange hellos
 READ_CHUNK = 65536
@@ -49,7 +42,7 @@ class Upstream:
 
     def __init__(
         self,
-        target: Target,
+        target: HostInfo,
         deliver: Callable[[list[Frame]], Awaitable[None]],
         lost: Callable[[Upstream], None],
     ) -> None:

@@ -1,15 +1,10 @@
 """A table host's part in keeping every table of the cluster playing: it renews its leases, stops the tables whose
 lease it lost, and takes over the tables whose lease ran out (their host died) or was given up (their host stopped).
 
-Why a loop of its own rather than the heartbeat's (presence.py): a lease lasts ``TABLE_LEASE_TTL`` (3 s), so it is
-renewed every second, and the due leases are looked for four times a second, so that a killed host's tables play
-again elsewhere within about 3.5 s. Each look is one round trip (``claim_due``), a renewal one script, both on the
-asyncio client: the tables play on while Redis answers.
-
-A table stops here at once when its lease is lost (a renewal that found another holder, a write the store refused
-as fenced, or Redis out of reach for longer than a lease): it leaves the lobby but stays in the store, and each
-connection at it hears ``closing`` with ``restart: true`` and is closed, so that its front reconnects to the
-table's new host. Nothing is written for it any more: the store's scripts refuse it (fencing).
+A loop of its own, not the heartbeat's: a lease lasts 3 s, so it is renewed every second and due leases are looked
+for four times a second (a killed host's tables play again elsewhere within about 3.5 s). A table whose lease is
+lost stops here at once: it leaves the lobby (not the store), and its connections hear ``closing`` with ``restart``
+so that their front reconnects to the table's new host.
 """
 
 from __future__ import annotations

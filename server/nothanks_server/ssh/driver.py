@@ -1,15 +1,10 @@
 """A Textual driver whose terminal is an SSH channel, so one worker process can run an app per SSH session.
 
-Textual's Linux driver owns the process (reader and writer threads, termios, SIGWINCH and SIGTSTP handlers): not
-possible in a server. Here everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the
-``InputGate``), window changes come as ``resize``, output is gathered per loop turn and written in one piece with its
-colours brought down to the terminal's. Opening URLs, suspending and delivering files are refused.
-
-The client's terminal: Textual builds a console from the process's environment (a systemd unit has no TERM), so each
-app gets one from the client's pty request (``session_console``, ``color_system_for``). Every app draws in 24-bit and
-``downgrade_colors`` (rich's ``Color.downgrade``, cached) brings the output down as it leaves: Textual caches a
-style's escape codes on the style, shared by the apps of a process, so apps at different colour systems gave one
-another's codes.
+Textual's Linux driver owns the process (threads, termios, signal handlers): not possible in a server. Here
+everything runs on the event loop: channel bytes are parsed in ``feed`` (paced by the ``InputGate``), window
+changes come as ``resize``, output is written once per loop turn. Each app gets a console for the client's terminal
+(``session_console``: a systemd unit has no TERM) and draws in 24-bit; ``downgrade_colors`` brings the output down
+as it leaves, since Textual caches a style's escape codes on the style, shared by every app of the process.
 """
 
 from __future__ import annotations
@@ -21,8 +16,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TextIO
+from typing import TYPE_CHECKING, Any
 
 from rich.color import Color, ColorSystem
 from rich.console import Console
@@ -37,6 +31,8 @@ from .settings import cancel
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from .session import GameSession
 
 log = logging.getLogger(__name__)
 
@@ -120,16 +116,6 @@ class PasteEscapes:
         self._held = ""
 
 
-class ChannelLink(Protocol):
-    """What the driver needs from the SSH session it draws on: output to the client, the news that the driver is
-    ready for input (what came earlier is handed over), and whether input not fed yet is waiting (a pending escape
-    sequence may go on in it)."""
-
-    def send_output(self, text: str) -> None: ...
-    def driver_started(self, driver: ChannelDriver) -> None: ...
-    def input_waiting(self) -> bool: ...
-
-
 class ChannelDriver(Driver):
     """Drives one Textual app over one SSH channel; all work happens on the event loop."""
 
@@ -140,7 +126,7 @@ class ChannelDriver(Driver):
         debug: bool = False,
         mouse: bool = True,
         size: tuple[int, int] | None = None,
-        link: ChannelLink,
+        link: GameSession,  # output to the client, input waiting (an escape may go on in it), driver_started
         color_system: str = "truecolor",
     ) -> None:
         super().__init__(app, debug=False, mouse=mouse, size=size)
@@ -155,10 +141,6 @@ class ChannelDriver(Driver):
         self._app_context: contextvars.Context | None = None
         self._unfinished = 0  # characters parsed since the parser last produced an event
         self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
-
-    @property
-    def can_suspend(self) -> bool:
-        return False  # suspending would stop the whole host, every table with it
 
     def feed(self, data: bytes) -> None:
         """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
@@ -280,37 +262,11 @@ class ChannelDriver(Driver):
         self.flush()
         self._app_context = None
 
-    def open_url(self, url: str, new_tab: bool = True) -> None:
-        log.info("refused to open a URL on the host for an SSH session: %r", url[:200])
-
-    def deliver_binary(
-        self,
-        binary: BinaryIO | TextIO,
-        *,
-        delivery_key: str,
-        save_path: Path,
-        open_method: Literal["browser", "download"] = "download",
-        encoding: str | None = None,
-        mime_type: str | None = None,
-        name: str | None = None,
-    ) -> None:
-        log.info("refused to save a file on the host for an SSH session: %s", save_path)
-        binary.close()
-        self._app.post_message(
-            events.DeliveryFailed(
-                key=delivery_key, exception=PermissionError("files are not saved on the host"), name=name
-            )
-        )
-
 
 def color_system_for(term: str | None, environment: Mapping[str, str] | None = None) -> str:
-    """Rich's colour system name for a client: "truecolor", "256", "standard", or "none" (no colour at all).
-
-    "none" for NO_COLOR (``ssh -o SetEnv=NO_COLOR=1``) or a monochrome TERM (``dumb``, terminfo's ``*-mono``,
-    ``*-m``). Then COLORTERM=truecolor/24bit (``SendEnv COLORTERM``) wins; otherwise the TERM name decides:
-    ``*-256color`` is 256 colours, a handful of terminals known to do 24-bit colour are truecolor, anything else
-    (``xterm``, ``screen``, ``vt100``, unknown, none) gets the 16 standard colours.
-    """
+    """Rich's colour system for a client: "none" for NO_COLOR (``SetEnv``) or a monochrome TERM (``dumb``,
+    ``*-mono``, ``*-m``); else "truecolor" for COLORTERM=truecolor/24bit or a terminal known to do it, "256" for
+    ``*-256color``, and the 16 "standard" colours for anything else (``xterm``, ``screen``, unknown, none)."""
     environment = environment or {}
     name = (term or "").strip().lower()
     if "NO_COLOR" in environment or name == "dumb" or name.endswith(("-mono", "-m")):

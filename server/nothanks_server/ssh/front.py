@@ -1,27 +1,9 @@
 """The SSH front in the host process: it owns the listening socket and hands each connection to a worker process
-(worker.py), where every SSH player's app runs. It imports neither Textual nor asyncssh: the host stays small.
-
-- Hand-over: each accepted socket goes (``send_fds``) to a worker taking players, ``settings.workers`` in turn; the
-  players let in are counted across workers against ``max_sessions`` (shared memory, one entry per worker).
-- Recycling, so memory goes back by processes ending: a worker past ``worker_sessions`` logins or ``worker_mib``,
-  or whose last player left, retires once its replacement is ready (a newcomer never waits for a start) and exits
-  when empty. At most ``max_workers`` alive and ``memory_mib`` in all (churn once started a worker every
-  ``worker_sessions`` connections, to 64 and 2.1 GB): past it no worker starts and a newcomer hears ``MEMORY_FULL``;
-  an idle worker whose memory grew by a tenth is recycled. A worker that dies is replaced (its players' seats wait:
-  each is a TCP client of the host, a key's seat found again from any worker: game.py).
-- A trusted load balancer's PROXY v2 header (``proxy_from``) is read first, so limits and logs see the client.
-- Per network (``SSHSettings.network``), before any SSH: ``per_address`` connections, ``logins_per_address`` logging
-  in, ``connect_rate`` new a second, a penalty of ``NOAUTH_PENALTY`` per connection closed before authenticating
-  (OpenSSH's PerSourcePenalties; turned away past ``PENALTY_LIMIT``), none for ``AUTH_WINDOW`` after
-  ``auth_failures`` failed passwords (reported by every worker). A refusal is the version line and a disconnect
-  packet saying why (``disconnect_packet``: plain bytes before key exchange), logged once per ``LOG_INTERVAL``.
-- Fair shares (issue 31): at ``max_connections`` the worker holding most of the biggest network closes what it uses
-  least (``v``: ``SessionServer.evict``), unless the newcomer's network is the biggest; at ``login_limit`` the
-  worker with most logins closes its least far along; at the sessions cap a worker asks here (``w``) for the
-  biggest holder's connection least in use, in any worker (never a player's session for a stranger).
-
-Workers fork from a forkserver that imported what they need once (``set_forkserver_preload``): ready in
-milliseconds, and sharing those pages.
+(worker.py), where every SSH player's app runs, so the host imports neither Textual nor asyncssh. Here are what
+must be counted across workers: per-network limits before any SSH (``_refusal``; a refusal is the version line and
+a disconnect packet saying why), the fair shares at the totals (``_make_room``, ``_evict``), and the workers' lives
+(recycled past ``worker_sessions`` logins or ``worker_mib``, or once empty, replaced when they die, at most
+``max_workers`` and ``memory_mib`` in all). docs/architecture.md, "Over SSH", tells why each limit is there.
 """
 
 from __future__ import annotations
@@ -110,8 +92,25 @@ def resident_mib(pid: int) -> float:
         return 0.0
 
 
+@dataclass(eq=False, kw_only=True)
+class Shares:
+    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session. The
+    front counts all of them; each ``Worker`` those it holds (counted out with it if it dies)."""
+
+    open: Counter[str] = field(default_factory=Counter)
+    logging_in: Counter[str] = field(default_factory=Counter)
+    playing: Counter[str] = field(default_factory=Counter)
+
+    def count(self, network: str, names: str, step: int) -> None:
+        for name in names.split():
+            counts = getattr(self, name)
+            counts[network] += step
+            if counts[network] <= 0:
+                del counts[network]
+
+
 @dataclass(eq=False)
-class Worker:
+class Worker(Shares):
     """One worker process as the front sees it."""
 
     slot: int
@@ -121,9 +120,6 @@ class Worker:
     handed: int = 0  # connections handed to it
     logins: int = 0  # ... that logged in (what counts against worker_sessions)
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    open: Counter[str] = field(default_factory=Counter)  # its connections, by network
-    logging_in: Counter[str] = field(default_factory=Counter)  # ... of which not yet logged in
-    playing: Counter[str] = field(default_factory=Counter)  # ... in a session
     ready_mib: float = 0.0  # its resident memory once ready
     idle: int = 0  # looks since it was last seen with a connection
     start_error: str | None = None  # why it could not start, as it said before exiting
@@ -133,7 +129,7 @@ class Worker:
         return self.process.pid or 0
 
 
-class SSHFront:
+class SSHFront(Shares):
     """The SSH port of a host whose TCP lobby is at ``lobby_host``:``lobby_port`` (the module docstring). With the
     host's ``proxy_key`` each player counts against their own address in the host's limits, not the workers'
     loopback; ``proxy_from``: load balancers whose connections open with a PROXY v2 header naming the client."""
@@ -146,6 +142,7 @@ class SSHFront:
         proxy_key: str | None = None,
         proxy_from: ProxySources | None = None,
     ) -> None:
+        Shares.__init__(self)  # connections by network, waiting or in a worker
         self.settings = settings
         self.proxy_key = proxy_key
         if proxy_from is not None and proxy_from.trusts(loopback_for(lobby_host)):
@@ -161,10 +158,6 @@ class SSHFront:
         # Accepted, not yet handed to a worker: the socket, the client's address, and its (address, port) if a
         # load balancer's PROXY header named it (else the worker asks the socket).
         self._waiting: deque[tuple[socket.socket, str, tuple[str, int] | None]] = deque()
-        self.open: Counter[str] = Counter()  # connections by network (waiting or in a worker)
-        self.logging_in: Counter[str] = Counter()  # ... of which not yet logged in
-        self.playing: Counter[str] = Counter()  # ... in a session
-        self.total: Counter[str] = Counter()  # each of the three in all
         self._asked: Counter[str] = Counter()  # connections asked to close for a newcomer, by network, not yet seen
         self._rooms: list[tuple[Worker, bytes, str]] = []  # room requests met by a closing: (worker, number, network)
         self.memory = 0.0  # the workers' resident memory in all (MiB), at the last look
@@ -238,11 +231,10 @@ class SSHFront:
             self._gone(worker)
 
     def _free_slot(self) -> int:
-        used = {worker.slot for worker in self._workers if worker.state != "gone"}
-        for slot in range(MAX_WORKERS):
-            if slot not in used:
-                return slot
-        raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
+        free = set(range(MAX_WORKERS)).difference(worker.slot for worker in self._workers if worker.state != "gone")
+        if not free:
+            raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
+        return min(free)
 
     async def _start_worker(self) -> Worker:
         slot = self._free_slot()
@@ -306,8 +298,8 @@ class SSHFront:
             worker.start_error = data[1:].decode(errors="replace")
         elif data == b"r" and not worker.ready.done():
             worker.ready.set_result(True)
-        elif data == b"e":
-            self._empty(worker)
+        elif data == b"e" and worker.handed:
+            self._retire(worker, f"empty after {worker.handed} connections")
         elif data[:1] == b"f":
             self._auth_failed(self._network(data[1:]))
         elif data[:1] == b"a":
@@ -375,7 +367,6 @@ class SSHFront:
         for name in COUNTS:  # ... and its connections
             own = getattr(worker, name)
             setattr(self, name, getattr(self, name) - own)
-            self.total[name] -= own.total()
             own.clear()
         if worker in self._workers:
             self._workers.remove(worker)
@@ -407,12 +398,8 @@ class SSHFront:
         except Exception:
             log.exception("an SSH worker could not be started")
             return
-        self._retire_one()
-
-    def _retire_one(self) -> None:
-        """A fresh worker is ready: the oldest retiring one gets no more players and exits once empty."""
         retiring = next((worker for worker in self._workers if worker.state == "retiring"), None)
-        if retiring is not None:
+        if retiring is not None:  # the oldest retiring one gets no more players and exits once empty
             self._drain(retiring)
 
     def _drain(self, worker: Worker) -> None:
@@ -420,25 +407,22 @@ class SSHFront:
         self._send(worker, b"d")
         self._changed.set()
 
-    def _empty(self, worker: Worker) -> None:
-        """A worker's last player left: what its sessions left behind goes back to the system with it (a fresh
-        worker from the forkserver costs milliseconds). It keeps taking players until the fresh one is ready."""
-        if worker.state == "taking" and worker.handed > 0 and not self._closing:
+    def _retire(self, worker: Worker, why: str) -> None:
+        """What a worker's sessions left behind goes back to the system with it (a fresh worker from the forkserver
+        costs milliseconds): it takes players until its replacement is ready, then none, and exits once empty."""
+        if worker.state == "taking" and not self._closing:
             worker.state = "retiring"
-            log.info("SSH worker %d is empty after %d connections: recycling it", worker.slot, worker.handed)
+            log.info("SSH worker %d is retiring: %s", worker.slot, why)
             self._replace()
 
-    def _past_limits(self, worker: Worker) -> bool:
+    def _check_recycle(self, worker: Worker) -> None:
         # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
         # the frozen heap, so counting those started a worker every 200 of them.
         settings = self.settings
-        return worker.logins >= settings.worker_sessions or resident_mib(worker.pid) >= settings.worker_limit_mib
-
-    def _check_recycle(self, worker: Worker) -> None:
-        if worker.state == "taking" and not self._closing and self._past_limits(worker):
-            worker.state = "retiring"
-            log.info("SSH worker %d is retiring after %d logins", worker.slot, worker.logins)
-            self._replace()
+        if worker.state == "taking" and (
+            worker.logins >= settings.worker_sessions or resident_mib(worker.pid) >= settings.worker_limit_mib
+        ):
+            self._retire(worker, f"{worker.logins} logins, {resident_mib(worker.pid):.0f} MiB")
 
     async def _watch(self) -> None:
         while not self._closing:
@@ -451,7 +435,8 @@ class SSHFront:
                 worker.idle = worker.idle + 1 if not worker.open else 0
                 if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
                     worker.idle = 0
-                    self._empty(worker)  # what churn left in its frozen heap goes back with it
+                    if worker.handed:  # what churn left in its frozen heap goes back with it
+                        self._retire(worker, "idle, its memory grew by a tenth")
                 elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
                     self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
                 self._check_recycle(worker)
@@ -531,10 +516,10 @@ class SSHFront:
         settings = self.settings
         if self.memory >= settings.memory_mib:
             return MEMORY_FULL
-        if self.total["open"] >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
+        if self.open.total() >= settings.max_connections and self._evict(network, self.open[network], 5) is None:
             if self.open[network] >= max(self.open.values()):  # else what was asked to close is on its way out
                 return "too many connections"
-        if self.total["logging_in"] >= settings.login_limit:
+        if self.logging_in.total() >= settings.login_limit:
             if 0 < self.logging_in[network] >= max(self.logging_in.values()):
                 return "too many logins in progress"
             # The worker with the most logins closes its least in use (server.py: least_in_use), not the front: it
@@ -579,15 +564,10 @@ class SSHFront:
         """Count a connection of ``network`` in (``step`` 1) or out of the ``names`` counts: the front's, and
         ``worker``'s if it holds it (a worker's once gone are dropped: never counted out twice)."""
         for name in names.split():
-            own: Counter[str] | None = getattr(worker, name, None)
-            if own is not None and own[network] + step < 0:
+            if worker is not None and getattr(worker, name)[network] + step < 0:
                 continue
-            for counts in (getattr(self, name), own):
-                if counts is not None:
-                    counts[network] += step
-                    if counts[network] <= 0:
-                        del counts[network]
-            self.total[name] += step
+            for shares in (self, worker) if worker is not None else (self,):
+                shares.count(network, name, step)
 
     def _connect_bucket(self, address: str) -> TokenBucket:
         bucket = self._connects.pop(address, None)
@@ -667,8 +647,7 @@ class SSHFront:
                 self._count(None, address, "open logging_in")
             else:
                 worker.handed += 1
-                worker.open[address] += 1
-                worker.logging_in[address] += 1
+                worker.count(address, "open logging_in", 1)
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
 
@@ -727,14 +706,6 @@ async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
     return front
 
 
-def public_key_fingerprint(line: str) -> tuple[str, str]:
-    """(``SHA256:...``, key type) of one OpenSSH public key line (``ssh-ed25519 AAAA... comment``)."""
-    kind, blob = line.split()[:2]
-    digest = hashlib.sha256(base64.b64decode(blob)).digest()
-    name = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))[0]
-    return "SHA256:" + base64.b64encode(digest).decode().rstrip("="), name
-
-
 def host_key_fingerprint(private_key: Path) -> str:
     """``256 SHA256:... (ED25519)`` for the host key at ``private_key``, as ``ssh-keygen -lf`` and a first ``ssh``
     show it (players check it): from its ``.pub``, else from the public half an OpenSSH private key keeps in the
@@ -744,10 +715,10 @@ def host_key_fingerprint(private_key: Path) -> str:
         line = public.read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
         line = public_line_of_private_key(private_key.read_text(encoding="ascii", errors="replace"))
-    kind = line.split()[0]
-    fingerprint, name = public_key_fingerprint(line)
-    bits = KEY_TYPES.get(kind, ("", 0))[1]
-    return f"{bits} {fingerprint} ({name})" if bits else f"{fingerprint} ({name})"
+    kind, blob = line.split()[:2]
+    digest = base64.b64encode(hashlib.sha256(base64.b64decode(blob)).digest()).decode().rstrip("=")
+    name, bits = KEY_TYPES.get(kind, (kind.removeprefix("ssh-").upper(), 0))
+    return f"{bits} SHA256:{digest} ({name})" if bits else f"SHA256:{digest} ({name})"
 
 
 def public_line_of_private_key(text: str) -> str:

@@ -1,22 +1,14 @@
-"""How fast one SSH session's keys reach its app, and one connection's bytes asyncssh: budgets, so that one client
-cannot starve the others.
+"""Budgets for one SSH session's keys and one connection's bytes, so that one client cannot starve the others.
 
 Every app of a worker shares one event loop, and Textual handles an app's queued events without yielding: 2 MB of
-pasted keys would stall every other session for minutes. So input passes an ``InputGate``: a token bucket
-(``INPUT_RATE`` sustained, ``INPUT_BURST`` at once: typing, key repeat and clicks stay inside) and a bounded queue
-(``MAX_QUEUED_INPUT``), handed to the app ``INPUT_SLICE`` bytes at a time once it handled the last slice.
-Input over the budget is dropped (queue included; the key parser starts afresh; a notice at most every
-``NOTICE_INTERVAL``) and the channel paused ``HOLD_OFF`` seconds (SSH flow control: at most ``INPUT_WINDOW`` more).
-Pausing alone would replay stale keys for half an hour after a flood; dropping alone would leave the host
-decrypting a ~50 MB/s flood (60 % of a core). Together a flood costs about ``INPUT_WINDOW / HOLD_OFF`` bytes a
-second, bounded memory, and the session is usable again once the client's backlog is through.
-
-Below the SSH protocol the gate sees nothing: everything else a client sends (SSH_MSG_IGNORE, requests, auth
-attempts) is decrypted on the worker's loop first; 43,000 empty IGNORE packets a second held 98 % of the CPU and
-another player's keys at 171 ms p50, 2.1 s p99 (docs/benchmarks.md, eighth pass). So a connection's bytes pass an
-``InboundShaper`` (a token bucket: ``INBOUND_RATE``, ``INBOUND_BURST``; a login is under 20 kB): bytes over it are
-held, never dropped (SSH cannot lose one), the socket unread meanwhile (TCP flow control), and handed on as the
-bucket refills, at most ``INBOUND_SLICE`` a loop turn. patches.py puts it in place.
+pasted keys would stall every other session for minutes. So a session's input passes an ``InputGate``: a token
+bucket (typing, key repeat and clicks stay inside) and a bounded queue, handed to the app a slice at a time once it
+handled the last. Input over the budget is dropped (a notice at most every ``NOTICE_INTERVAL``) and the channel
+paused ``HOLD_OFF`` seconds: pausing alone would replay stale keys for half an hour after a flood, dropping alone
+would leave the host decrypting a ~50 MB/s flood (60 % of a core); together a flood costs about ``INPUT_WINDOW /
+HOLD_OFF`` bytes a second. Below the session, a connection's bytes pass an ``InboundShaper`` (patches.py #2):
+43,000 empty IGNORE packets a second held 98 % of the CPU and another player's keys at 2.1 s p99. Bytes over its
+budget are held, never dropped (SSH cannot lose one), the socket unread meanwhile.
 """
 
 from __future__ import annotations
@@ -26,9 +18,13 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from ..limits import TokenBucket
 from .settings import INBOUND_BURST, INBOUND_RATE, cancel
+
+if TYPE_CHECKING:
+    from .driver import ChannelDriver
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +37,6 @@ HOLD_OFF = 0.1  # seconds the channel stays paused after a drop
 NOTICE_INTERVAL = 5.0  # seconds between two "input ignored" notices to one player
 INBOUND_SLICE = 4 * 1024  # bytes handed to asyncssh per turn of the loop once over the budget
 DROP_NOTICE = "Too much input at once: some keys were ignored."
-
-
-class InputSink(Protocol):
-    """Where a gate's input goes: the session's Textual driver (driver.py says what each does)."""
-
-    def feed(self, data: bytes) -> None: ...
-    def call_when_processed(self, callback: Callable[[], None]) -> bool: ...
-    def input_dropped(self, notice: str | None) -> None: ...
 
 
 class InputGate:
@@ -65,20 +53,17 @@ class InputGate:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.peer = peer
-        self.rate = rate
-        self.burst = burst
         self.max_queued = max_queued
         self.slice_size = slice_size
         self._clock = clock
-        self._tokens = float(burst)
-        self._stamp = clock()
+        self._bucket = TokenBucket(rate, burst, None, clock())
         self._backlog = bytearray()  # accepted, not yet handed to the app
         self.in_flight = 0  # handed to the app, not yet handled by it
         self.accepted = 0  # bytes, over the session's life
         self.dropped = 0
         self.queued_peak = 0  # the most bytes ever queued at once: never above max_queued
         self._last_notice: float | None = None
-        self._sink: InputSink | None = None
+        self._sink: ChannelDriver | None = None  # (tests: anything with its feed, call_when_processed, input_dropped)
         self._pump_handle: asyncio.Handle | None = None
 
     @property
@@ -92,26 +77,21 @@ class InputGate:
         return bool(self._backlog)
 
     def receive(self, data: bytes) -> bool:
-        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued).
-
-        False when they were dropped: the caller then holds the client off for ``HOLD_OFF`` seconds.
-        """
+        """Bytes from the client: queue them if the budget allows, else drop them (and what was still queued) and
+        return False: the caller then holds the client off for ``HOLD_OFF`` seconds."""
         if not data:
             return True
         now = self._clock()
-        self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
-        self._stamp = now
-        if len(data) > self._tokens or self.queued + len(data) > self.max_queued:
+        if self.queued + len(data) > self.max_queued or not self._bucket.take(now, len(data)):
             self._drop(len(data), now)
             return False
-        self._tokens -= len(data)
         self.accepted += len(data)
         self._backlog += data
         self.queued_peak = max(self.queued_peak, self.queued)
         self._pump()
         return True
 
-    def attach(self, sink: InputSink) -> None:
+    def attach(self, sink: ChannelDriver) -> None:
         """The app is ready: input queued until now goes to it."""
         self._sink = sink
         self._pump()
@@ -177,14 +157,12 @@ class InboundShaper:
             raise ValueError("an inbound budget needs rate > 0 and burst >= slice_size >= 1")
         self._deliver = deliver
         self._transport = transport
-        self._rate = float(rate)
-        self._burst = float(burst)
         self._slice = slice_size
         self._loop = loop or asyncio.get_running_loop()
         self._clock = clock
         self._on_held = on_held  # called the first time this connection goes over its budget
-        self._tokens = float(burst)
-        self._last = self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self.started = clock()  # the budget's bound: delivered <= burst + rate * (now - started)
+        self._bucket = TokenBucket(rate, burst, None, self.started)
         self._pending = bytearray()
         self._paused = False
         self._scheduled: asyncio.Handle | None = None
@@ -198,37 +176,28 @@ class InboundShaper:
 
     def data_received(self, data: bytes, datatype: Any = None) -> None:
         """What the transport calls with every read."""
-        if not self._pending and self._scheduled is None and len(data) <= self._slice:
-            self._refill()
-            if self._tokens >= len(data):  # the usual case, a player's keys: straight through, no copy
-                self._tokens -= len(data)
-                self.delivered += len(data)
-                self._deliver(data)
-                return
+        fits = not self._pending and self._scheduled is None and len(data) <= self._slice
+        if fits and self._bucket.take(self._clock(), len(data)):  # the usual case, a player's keys: no copy
+            self.delivered += len(data)
+            self._deliver(data)
+            return
         self._pending += data
         if self._scheduled is None:
             self._pump()
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
-        self._last = now
 
     def _pump(self) -> None:
         self._scheduled = None
         if self._transport.is_closing():
             self._pending.clear()  # the connection is going: nobody will read what is left
             return
-        self._refill()
-        over_budget = False
+        now, over_budget = self._clock(), False
         while self._pending:
             wanted = min(len(self._pending), self._slice)
-            if self._tokens < wanted:
+            if not self._bucket.take(now, wanted):
                 over_budget = True
                 break
             chunk = bytes(self._pending[:wanted])
             del self._pending[:wanted]
-            self._tokens -= wanted
             self.delivered += wanted
             self._deliver(chunk)
             if self._transport.is_closing():
@@ -248,8 +217,7 @@ class InboundShaper:
             self.held_count += 1
             if self.held_count == 1 and self._on_held is not None:
                 self._on_held()
-            wait = (min(len(self._pending), self._slice) - self._tokens) / self._rate
-            self._scheduled = self._loop.call_later(wait, self._pump)
+            self._scheduled = self._loop.call_later(self._bucket.wait(min(len(self._pending), self._slice)), self._pump)
         else:
             self._scheduled = self._loop.call_soon(self._pump)
 

@@ -1,32 +1,27 @@
 """Every private name of a third-party library the SSH front relies on, each with why and its measured figure, and a
-startup check (``check_patches``) that fails loudly if a release changed it. textual and asyncssh are pinned to the
-versions checked (pyproject.toml); otherwise only public API (Textual's ``Driver``/``App``, asyncssh's
-``run_server``, ``SSHServer``, ``SSHServerSession``).
+startup check (``check_patches``) that fails loudly if a release changed it (textual and asyncssh are pinned).
 
 1. asyncssh ``SSHServerChannel._env`` (``limit_environment``): asyncssh keeps every ``env`` request, with no hook to
-   refuse one (thousands of 32 KiB names kept a session's life). Only COLORTERM, NO_COLOR, LANG, LC_ALL, LC_CTYPE
-   and LC_MESSAGES with short values are kept: of 5,000 requests, 4 (tests/ssh/test_input_limits.py). A security bound.
+   refuse one (thousands of 32 KiB names kept a session's life). Only ``KEPT_VARIABLES`` with short values are
+   kept: of 5,000 requests, 4 (tests/ssh/test_input_limits.py). A security bound.
 2. asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``): bytes are decrypted and parsed
-   before any budget sees them; an ``InboundShaper`` goes in front. One IGNORE flood took 98 % of a core and another
+   before any budget sees them; an ``InboundShaper`` goes in front. An IGNORE flood took 98 % of a core and another
    player's keys to 1.0-2.1 s; with it 7 % and 8 / 36 ms p50 / p99 (docs/benchmarks.md, "SSH front, eighth pass").
 3. textual ``Strip.divide`` (``divide_without_cycles``): for a cut at the line's own end Textual caches ``[self]`` in
-   the strip, a self-reference the per-second freeze (worker.py) kept for ever. A fresh ``[self]`` there: at 40
-   players memory grows 0.06 MiB/s instead of 2, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
+   the strip, a self-reference the per-second freeze (worker.py) kept for ever. Without it, at 40 players memory
+   grows 0.06 MiB/s instead of 2, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
 4. textual ``_xterm_parser.XTermParser`` and ``_timeout_time`` (``new_key_parser``, ``escape_pending``): Textual has
    no public key parser; the SSH driver needs one. Not a saving: what a driver needs.
 5. textual ``Stylesheet._parse_rules`` (``share_parsed_css``): every app parsed the same CSS into rule sets of its
-   own; they are only read once parsed, so one table per process (keyed on source, origin, scope and the CSS
-   variables) shares them, parsed in the forkserver (preload.py). The parser's ~0.8 MiB per player is gone; with the
-   smaller msgpack buffer, 30 players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made
-   of"; for CPU alone it was noise: "Tried, not kept").
+   own, only read once parsed: one table per process (keyed on source, origin, scope and the CSS variables), filled
+   in the forkserver, shares them. The parser's ~0.8 MiB per player is gone; with the smaller msgpack buffer, 30
+   players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made of").
 6. textual ``Strip.__init__`` (``lazy_strip_caches``): each drawn line made seven small caches it seldom uses; they
    are made when first asked for (``__getattr__``), at Textual's sizes: a strip 1,249 -> 353 bytes.
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
-Outside this file one Textual name is left, in the client: ``Screen._push_result_callback`` (client/app.py,
-``first_screen``) makes the first screen the stack's bottom, saving every SSH arrival a layout and a frame (a third of
-its first frame's CPU; tests/client/test_screens_below.py fails if Textual changes it).
+Private Textual names outside this file are the client's, each with its reason there (client/app.py, table.py).
 """
 
 from __future__ import annotations

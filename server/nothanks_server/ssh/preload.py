@@ -1,11 +1,8 @@
 """Imported once by the front's forkserver before it forks any worker: everything a worker runs, warmed, frozen.
 
-Imports are inherited by every worker. The first screen is drawn once headless (``draw_first_screen``), so what
-Textual computes the first time in a process is inherited too: a fresh worker's first screen p50 169 -> 125 ms
-(107 with asyncssh's options built early), against 110 on a worker that served before; each worker draws it once
-more before it says ready (``warm_up``). Then ``gc.freeze()`` keeps collections from writing to (and unsharing)
-those pages, as Python's documentation recommends before forking: idle host PSS 123 -> 98 MiB. Never imported
-by the host process or the tests.
+The first screen is drawn once headless, so what Textual computes the first time in a process is inherited (a
+fresh worker's first screen p50 169 -> 125 ms); then ``gc.freeze()`` keeps collections from writing to (and
+unsharing) those pages, as Python's documentation recommends before forking: idle host PSS 123 -> 98 MiB.
 """
 
 import asyncio

@@ -1,9 +1,8 @@
 """One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
 
-Only an interactive shell request with a pty gets the game. ``ssh -T host`` and ``ssh host cmd`` get one line of
-explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Every byte the client types
-goes through the session's ``InputGate`` (a budget and a bounded queue, see input_gate.py); input that arrives
-before the app's driver exists waits there and is handed over when it starts.
+Only a shell request with a pty gets the game; ``ssh -T host`` and ``ssh host cmd`` get one line on stderr and exit
+status 1, subsystems (SFTP) are refused. The client's bytes pass the session's ``InputGate`` (input_gate.py),
+where what arrives before the app's driver exists waits.
 """
 
 from __future__ import annotations
@@ -331,20 +330,17 @@ def printable_user(username: str) -> str:
     return username if username and len(username) <= 32 and all(c.isalnum() or c in "._-" for c in username) else ""
 
 
-def _refused(what: str) -> Callable[..., None]:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        log.info("refused %s on the host for an SSH session", what)
-
-    return refuse
+# The App methods that would touch the host machine (its browser, its disk, its process), and what each does.
+HOST_ACTIONS = {"open_url": "opening a URL", "action_suspend_process": "suspending the process"}
+HOST_ACTIONS |= dict.fromkeys(("save_screenshot", "action_screenshot", "deliver_screenshot"), "saving a screenshot")
+HOST_ACTIONS |= dict.fromkeys(("deliver_text", "deliver_binary"), "saving a file")
 
 
 def disable_host_actions(app: App[Any]) -> None:
-    """Shadow the App methods that would touch the host machine (its browser, its disk, its process)."""
-    # mypy does not allow assigning to a method: shadowing these on the instance is the point here.
-    app.open_url = _refused("opening a URL")  # type: ignore[method-assign]
-    app.action_suspend_process = _refused("suspending the process")  # type: ignore[method-assign]
-    app.save_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign,assignment]
-    app.action_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
-    app.deliver_screenshot = _refused("saving a screenshot")  # type: ignore[method-assign]
-    app.deliver_text = _refused("saving a file")  # type: ignore[method-assign]
-    app.deliver_binary = _refused("saving a file")  # type: ignore[method-assign]
+    """Shadow ``HOST_ACTIONS`` on the instance (every path to the driver's own goes through one of them)."""
+    for name, what in HOST_ACTIONS.items():
+        setattr(app, name, functools.partial(_refuse, what))
+
+
+def _refuse(what: str, *args: Any, **kwargs: Any) -> None:
+    log.info("refused %s on the host for an SSH session", what)

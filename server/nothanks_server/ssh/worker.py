@@ -7,12 +7,6 @@ end; ``v`` + a tier + a network: close that network's connection least in use be
 ran; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
 ``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
 cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
-
-Memory: every ``FREEZE_INTERVAL`` the worker collects what is young and freezes the rest (``Freezer``), so no
-collection walks every player's app. What dies in frozen cycles stays until the worker exits (the front recycles
-it). With patch 3 (patches.py) play makes almost no cyclic garbage: at 40 players memory grows 0.06 instead of
-2 MiB/s, keys p99 114 instead of 302 ms; without the freeze, whole-heap collections put keys p99 at 745 ms, a 7.9 s
-stall (docs/benchmarks.md, "SSH front, worker processes").
 """
 
 from __future__ import annotations
@@ -187,9 +181,9 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
 class Freezer:
     """Every ``interval`` seconds: ``gc.collect()`` of what is not frozen yet (the last second's survivors: without
     it, cycles already garbage, as Textual makes at every layout, were frozen with a screen's widgets), then
-    ``gc.freeze()``. What dies in a frozen cycle stays until the worker exits; walking the heap for it saved about
-    4 % of a player's PSS for pauses of 51-137 ms (docs/benchmarks.md, "Closed screens given back in a frozen
-    heap"). The longest tick is logged when the worker stops."""
+    ``gc.freeze()``, so no collection walks every player's app (without it keys p99 745 ms, a 7.9 s stall:
+    docs/benchmarks.md, "SSH front, worker processes"). What dies in a frozen cycle stays until the worker exits
+    (the front recycles it); walking the heap for it saved about 4 % of a player's PSS for pauses of 51-137 ms."""
 
     def __init__(self, interval: float = FREEZE_INTERVAL) -> None:
         self.interval = interval
