@@ -10,9 +10,10 @@ from typing import Any
 from textual.screen import Screen
 
 from ..i18n import _
-from ..link import LobbyConnection, LobbyError, TableConnection
+from ..link import LobbyConnection, LobbyError, TableConnection, errors
+from ..link.identity import Identity
 from .app import NetApp as NetApp
-from .error_sentences import error_sentence
+from .error_sentences import error_sentence, taken_sentence
 from .remembered import login_name
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -37,9 +38,13 @@ def first_screen_for(
 
 async def join_host(address: str, name: str, tokens: SeatTokens) -> tuple[TcpLobby, TableConnection | None]:
     """The lobby of the host at ``address`` (started), and the seat held there taken back, if any; ``ValueError``
-    for a bad address, ``LobbyError`` if the host refuses."""
+    for a bad address, ``LobbyError`` if the host refuses (or the player's identity key cannot be read)."""
     host, port = parse_address(address)
-    lobby = TcpLobby(host, port, name)
+    try:
+        identity = Identity.load()
+    except (OSError, ValueError) as error:
+        raise LobbyError(errors.BAD_SIGNATURE, str(error)) from None
+    lobby = TcpLobby(host, port, name, identity=identity)
     await lobby.start()
     return lobby, await remember_and_resume(lobby, tokens, f"{host}:{port}")
 
@@ -48,7 +53,7 @@ async def join_async(address: str, name: str | None, tokens: SeatTokens | None =
     try:
         lobby, connection = await join_host(address, name or login_name(), tokens or SeatTokens())
     except LobbyError as error:
-        print("nothanks join: " + clean_message(error_sentence(error.code, error.message)))
+        print("nothanks join: " + clean_message(taken_sentence(error) or error_sentence(error.code, error.message)))
         return 1
     below = None if connection is None else first_screen_for(lobby, None, held=connection)  # (to leave the table to)
     app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)

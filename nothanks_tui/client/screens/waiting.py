@@ -103,7 +103,7 @@ class WaitingScreen(AtTableScreen):
             if seat.empty:
                 lines.append(_("(free)"), style="dim")
             else:
-                lines.append(display_name(seat.name, 20))
+                lines.append(display_name(seat.label, 21))
                 if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
                     level = f" ({display_name(seat.level, 12)})" if seat.level else ""
                     lines.append("  " + _("bot") + level, style="dim")

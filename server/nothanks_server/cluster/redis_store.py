@@ -15,6 +15,7 @@ Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the mo
 - ``P:token:{hex digest}`` -> the table id, for each seat with a token (the fronts find a resumed seat's host).
 - ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an SSH key holds; ``P:keyseats:{table}``, a
   hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
+- ``P:name:{casefolded name}`` -> the key (fingerprint) that owns the name, for every front and table host.
 - ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
 
 Finished games (records, the history, the stats) are filed here too, for the whole cluster (redis_history.py),
@@ -253,7 +254,8 @@ class RedisTableStore:
             self.set_seat(table_id, seat, stored)
 
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
-        packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left))
+        fields = (seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left, seat.guest)
+        packed = msgpack.packb(fields)
         write("HSET", self._key("table", table_id), f"seat:{index}", packed)
         if seat.token_hash is not None:
             write("SET", self._key("token", seat.token_hash.hex()), table_id)
@@ -441,6 +443,10 @@ class RedisTableStore:
             pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
             pipe.execute()
 
+    def claim_name(self, name: str, owner: str | None) -> str | None:
+        with _redis_errors():
+            return run(self.client, claim_name(self._key("name", name.casefold()), owner))
+
     # ---------------------------------------------------------------------------------------- finished games
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
@@ -551,10 +557,16 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
     return ordered
 
 
+def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
+    """The owner at ``key`` (``P:name:{casefolded name}``), set to ``owner`` (SET NX, once) if there is none;
+    run on either client (a table host's store, a front's hello)."""
+    [value] = yield [("SET", key, owner, "NX", "GET")] if owner is not None else [("GET", key)]
+    return owner if value is None and owner is not None else None if value is None else _text(value)
+
+
 def _unpack_seat(value: bytes) -> StoredSeat:
-    name, bot_kind, bot_seed, token_hash, *stand_in_and_left = msgpack.unpackb(value)
-    stand_in, left = (*stand_in_and_left, False, False)[:2]
-    return StoredSeat(name, bot_kind, bot_seed, token_hash, bool(stand_in), bool(left))
+    name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
+    return StoredSeat(name, bot_kind, bot_seed, token_hash, *(bool(flag) for flag in (*flags, 0, 0, 0)[:3]))
 
 
 def _arg(value: object) -> bytes | str:

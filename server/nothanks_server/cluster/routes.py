@@ -43,7 +43,7 @@ class Routes:
     def __init__(self, directory: Directory) -> None:
         self.directory = directory
 
-    def _key(self, *parts: str) -> str:
+    def key(self, *parts: str) -> str:
         return ":".join((self.directory.prefix, *parts))
 
     async def holder(self, table_id: str) -> Target | None:
@@ -61,15 +61,15 @@ class Routes:
     async def lease_renewed(self, table_id: str) -> float | None:
         """Seconds since ``table_id``'s lease was last taken or renewed (its time to live counts down from
         ``TABLE_LEASE_TTL``), or None if nobody holds it."""
-        left = await self.directory.client.pttl(self._key("lease", table_id))
+        left = await self.directory.client.pttl(self.key("lease", table_id))
         return None if left < 0 else max(0.0, TABLE_LEASE_TTL - left / 1000)
 
     async def table_of_token(self, token: str) -> str | None:
-        value = await self.directory.client.get(self._key("token", hash_token(token).hex()))
+        value = await self.directory.client.get(self.key("token", hash_token(token).hex()))
         return None if value is None else _text(value)
 
     async def seat_of_key(self, fingerprint: str) -> KeySeat | None:
-        value = await self.directory.client.get(self._key("keyseat", fingerprint))
+        value = await self.directory.client.get(self.key("keyseat", fingerprint))
         if value is None:
             return None
         table_id, _, seat = _text(value).rpartition(" ")

@@ -144,7 +144,7 @@ class Table:
                     bot = make_bot(settings.default_bot, seed)
                 table.seats[index] = Seat(name=seat.name, bot=bot, bot_kind=seat.bot_kind, bot_seed=seat.bot_seed)
             else:
-                table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
+                table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash, guest=seat.guest)
                 table._quiet_returns.add(index)
                 if seat.stand_in and stored.game_no > 0 and not stored.finished:  # a bot played it: it plays on
                     table.seats[index].stand_in = table.stand_in_bot()
@@ -210,7 +210,8 @@ class Table:
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
-        self._put_seat(seat, Seat(name=unique_name(self.seats, member.name), token_hash=hash_token(token)))
+        name = unique_name(self.seats, member.name)
+        self._put_seat(seat, Seat(name=name, token_hash=hash_token(token), guest=getattr(member, "guest", False)))
         self.seats[seat].member = member
         self.members[member] = seat
         if self.creator_seat is None or self.seats[self.creator_seat].empty:

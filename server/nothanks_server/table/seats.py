@@ -22,7 +22,7 @@ BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")  # bots'
 class Member(Protocol):
     """Someone at a table (a player's connection or a spectator's). ``deliver`` must not block."""
 
-    name: str
+    name: str  # (and ``guest``, if true: no key vouches for the name)
 
     def deliver(self, event: HostEvent) -> None: ...
 
@@ -63,6 +63,7 @@ class Seat:
     former: str | None = None  # an empty seat's last player, who left the finished game (shown until the next)
     bot_kind: str | None = None  # the registry name a restored table makes this bot from again
     bot_seed: int | None = None
+    guest: bool = False  # its player has no key
 
     @property
     def empty(self) -> bool:
@@ -95,6 +96,7 @@ class Seat:
             away=self.away,
             left=self.left and self.away,
             stand_in=self.stand_in is not None,
+            guest=self.guest,
         )
 
     def stored(self) -> StoredSeat | None:
@@ -102,7 +104,8 @@ class Seat:
             return None
         if self.bot is not None:
             return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
-        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=self.stand_in is not None, left=self.left)
+        stand_in = self.stand_in is not None
+        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=stand_in, left=self.left, guest=self.guest)
 
 
 def unique_name(seats: Sequence[Seat], name: str) -> str:
