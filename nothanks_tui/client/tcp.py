@@ -196,10 +196,17 @@ class TcpLobby(LobbyConnection):
     async def _handshake(self, where: str) -> msgpack.Unpacker:
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
-        hello = await self._read_one(unpacker, where, w.Hello)
         ours = m.Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
-        proof = self.identity.prove(hello.nonce) if self.identity is not None else {}
-        await self._write(msgspec.structs.replace(ours, **self._speaks_for, **proof))
+        ours = msgspec.structs.replace(ours, **self._speaks_for)
+        hello = None
+        if self.identity is not None:  # its proof signs the host hello's nonce: a host says hello at once, but a
+            # server of something else waits for us, so after a while we speak unproven to hear what it is
+            with contextlib.suppress(TimeoutError):
+                hello = await asyncio.wait_for(self._read_one(unpacker, where, w.Hello), HANDSHAKE_TIMEOUT / 2)
+            if hello is not None:
+                ours = msgspec.structs.replace(ours, **self.identity.prove(hello.nonce))
+        await self._write(ours)
+        hello = hello or await self._read_one(unpacker, where, w.Hello)
         if hello.protocol != PROTOCOL_VERSION:
             raise LobbyError(
                 errors.BAD_VERSION,
