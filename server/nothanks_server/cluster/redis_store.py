@@ -558,10 +558,10 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
 
 
 def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
-    """The owner at ``key`` (``P:name:{casefolded name}``), set to ``owner`` (SET NX, once) if there is none;
-    run on either client (a table host's store, a front's hello)."""
-    [value] = yield [("SET", key, owner, "NX", "GET")] if owner is not None else [("GET", key)]
-    return owner if value is None and owner is not None else None if value is None else _text(value)
+    """The owner at ``key`` (``P:name:{casefolded name}``), set to ``owner`` first if there is none (SETNX: a name
+    never changes hands); run on either client (a table host's store, a front's hello)."""
+    *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
+    return None if value is None else _text(value)
 
 
 def _unpack_seat(value: bytes) -> StoredSeat:
