@@ -1,6 +1,6 @@
 """Over SSH a name belongs to the first key that plays under it on the host: another key, or a keyless guest, is
 told on the name screen, in their language, that it is taken, with a free name in the field; guests show with a
-``~`` before their name to the others."""
+``~`` before their name to the others (the lobby, the waiting room, the chat)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,13 @@ async def test_a_keyless_guest_is_marked_where_the_others_see_them(game_sessions
     await other.wait_for("Your name at the table")
     other.send("\r")
     await other.wait_for("~dan")  # the lobby's line of the table
-    assert "~erin" not in other.text()
+    other.send("\r")
+    await other.wait_for("seat 2: erin")
+    await other.wait_for("seat 1: ~dan")  # the waiting room
+    guest.send("c")
+    await guest.wait_for("^G/Esc Close")
+    guest.send("hello\r")
+    await other.wait_for("<~dan> hello")  # the chat
+    assert "~erin" not in other.text() + guest.text()
     for client in (guest, other):
         await client.close()
