@@ -10,8 +10,14 @@ import os
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_ssh_private_key,
+)
 
 from .. import paths
 
@@ -29,26 +35,27 @@ class Identity:
 
     def __init__(self, key: Ed25519PrivateKey) -> None:
         self._key = key
-        self.public = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        self.public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Identity:
         """The key at ``path`` (``config_dir()/identity``), made on first use (OpenSSH format, mode 0600)."""
         path = path or paths.config_dir() / "identity"
         try:
-            key = serialization.load_ssh_private_key(path.read_bytes(), None)
+            key = load_ssh_private_key(path.read_bytes(), None)
         except FileNotFoundError:
             key = Ed25519PrivateKey.generate()
             path.parent.mkdir(parents=True, exist_ok=True)
-            pem = key.private_bytes(
-                serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
-            )
+            temporary = path.with_name(f".{path.name}.{os.getpid()}")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+            with os.fdopen(os.open(temporary, flags, 0o600), "wb") as file:
+                file.write(key.private_bytes(Encoding.PEM, PrivateFormat.OpenSSH, NoEncryption()))
             try:
-                descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            except FileExistsError:  # another join made it meanwhile
+                os.link(temporary, path)  # whole or not at all, never over one another `join` made meanwhile
+            except FileExistsError:
                 return cls.load(path)
-            with os.fdopen(descriptor, "wb") as file:
-                file.write(pem)
+            finally:
+                temporary.unlink()
         if not isinstance(key, Ed25519PrivateKey):
             raise ValueError(f"{path} is not an Ed25519 key")
         return cls(key)
