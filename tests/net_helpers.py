@@ -43,16 +43,23 @@ class RawClient:
 
     @classmethod
     async def connect(
-        cls, port: int, name: str | None = "raw", request_id: int | None = None, source: str | None = None
+        cls,
+        port: int,
+        name: str | None = "raw",
+        request_id: int | None = None,
+        source: str | None = None,
+        key: Any = None,
     ) -> RawClient:
-        """Connect (from the loopback address ``source``, e.g. 127.0.0.2, to stand for another machine)."""
+        """Connect (from the loopback address ``source``, e.g. 127.0.0.2, to stand for another machine); with
+        ``key`` (a link.identity ``Identity``) the hello proves it, else the player is a guest."""
         local = None if source is None else (source, 0)
         reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
         client = cls(reader, writer)
         hello = await client.next_frame()
         assert hello["type"] == "hello" and hello["protocol"] == PROTOCOL_VERSION
         if name is not None:
-            await client.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
+            proof = key.prove(hello["nonce"]) if key is not None else {}
+            await client.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name} | proof)
             welcome = await client.next_frame()
             assert welcome["type"] == "welcome", welcome
         return client

@@ -13,6 +13,7 @@ from nothanks_server.history import LocalRecords, StoreHistory
 from nothanks_server.store import SqliteStore, StoredMove, StoreError
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.link.history import Rated
+from nothanks_tui.link.identity import Identity
 
 from .net_helpers import RawClient, live_host, of_type
 from .test_store_restart import is_update, start_server, stop
@@ -71,6 +72,8 @@ def test_games_kept_before_ratings_existed_are_rated_when_the_store_is_opened(tm
     store.close()
     with sqlite3.connect(path) as db:  # as a schema 4 store left it
         db.execute("DROP TABLE ratings")
+        db.execute("DROP TABLE names")
+        db.execute("ALTER TABLE seats DROP COLUMN guest")
         db.execute("UPDATE schema_version SET version = 4")
     assert SqliteStore(path).ratings(["you"])["you"] > ratings.NEWCOMER
 
@@ -97,14 +100,14 @@ async def play_to_the_end(client: RawClient) -> dict:
             await client.send({"type": "action", "action": "take", "state_id": view["state_id"]})
 
 
-async def test_the_seats_carry_ratings_and_the_leaderboard_answers_over_tcp():
+async def test_the_seats_carry_ratings_and_the_leaderboard_answers_over_tcp(tmp_path):
     async with live_host() as host:
-        alice = await RawClient.connect(host.port, "alice")
+        alice = await RawClient.connect(host.port, "alice", key=Identity.load(tmp_path / "alice.key"))
         await alice.send({"type": "create_table", "players": 2, "bots": 1, "id": 1})
         waiting = await alice.until(lambda f: of_type("waiting")(f) and f["can_start"])
         assert [seat.get("rating") for seat in waiting["seats"]] == [ratings.NEWCOMER, ratings.bot_rating("medium")]
         await alice.close()
-        bob = await RawClient.connect(host.port, "bob")
+        bob = await RawClient.connect(host.port, "bob", key=Identity.load(tmp_path / "bob.key"))
         final = await play_to_the_end(bob)
         mine = final["seats"][final["view"]["seat"]]
         assert mine["rating"] == host.lobby.store.ratings(["bob"])["bob"] and mine["change"] == mine["rating"] - 1000
@@ -120,10 +123,20 @@ async def test_the_seats_carry_ratings_and_the_leaderboard_answers_over_tcp():
         await bob.close()
 
 
+async def test_a_guest_is_shown_no_rating_and_is_not_rated():
+    async with live_host() as host:
+        dan = await RawClient.connect(host.port, "dan")  # no key: a guest
+        final = await play_to_the_end(dan)
+        mine = final["seats"][final["view"]["seat"]]
+        assert mine.get("guest") and "rating" not in mine and "change" not in mine
+        assert "dan" not in host.lobby.store.ratings(["dan"])
+        await dan.close()
+
+
 async def test_ratings_survive_a_sigkill_of_the_host(tmp_path):
     process, port = await start_server(tmp_path)
     try:
-        bob = await RawClient.connect(port, "bob")
+        bob = await RawClient.connect(port, "bob", key=Identity.load(tmp_path / "bob.key"))
         final = await play_to_the_end(bob)
         rating = final["seats"][final["view"]["seat"]]["rating"]
         process.kill()  # SIGKILL: the rating went to the disk with the game's record, or neither did

@@ -7,7 +7,7 @@ import errno
 import socket
 
 from ..i18n import N_, _
-from ..link import errors
+from ..link import LobbyError, errors
 
 SENTENCES: dict[str, str] = {
     errors.NOT_YOUR_TURN: N_("It is not your turn yet."),
@@ -42,6 +42,8 @@ SENTENCES: dict[str, str] = {
     errors.UNKNOWN_TYPE: N_("The host did not understand this client (is it a newer version?)."),
     errors.BAD_FIELD: N_("The host refused a request from this client as malformed."),
     errors.BAD_NAME: N_("That name cannot be used: 1 to 20 printable characters."),
+    errors.NAME_TAKEN: N_("That name belongs to another player on this host: choose another."),
+    errors.BAD_SIGNATURE: N_("The host could not check your identity key: it may be damaged."),
     errors.BAD_VERSION: N_("This host speaks another version of the game: update one of them."),
     errors.HELLO_FIRST: N_("The host expected this client to introduce itself first."),
     errors.BAD_FRAME: N_("That is not a No Thanks! host, or it sent something unreadable."),
@@ -76,6 +78,13 @@ def error_sentence(code: str, message: str = "") -> str:
     if sentence is None:
         return message or code
     return _(sentence)
+
+
+def taken_sentence(error: LobbyError) -> str:
+    """``name_taken``'s sentence with the free name the host offers, if any ("" for any other refusal)."""
+    if error.code != errors.NAME_TAKEN or not error.free_name:
+        return ""
+    return _("That name belongs to another player on this host: how about {name}?").format(name=error.free_name)
 
 
 # The operating system's errors in a player's words (its own are English and technical); others keep the system's.

@@ -10,10 +10,11 @@ from typing import Any
 from textual.screen import Screen
 
 from ..i18n import _
-from ..link import LobbyConnection, LobbyError, TableConnection
+from ..link import LobbyConnection, LobbyError, TableConnection, errors
+from ..link.identity import Identity
 from ..link.invites import parse_invite
 from .app import NetApp as NetApp
-from .error_sentences import error_sentence
+from .error_sentences import error_sentence, taken_sentence
 from .remembered import login_name
 from .safe_text import clean_message
 from .seat_tokens import SeatTokens, remember_and_resume
@@ -41,12 +42,16 @@ async def join_host(
 ) -> tuple[TcpLobby, TableConnection | None]:
     """The lobby of the host at ``address`` (started), and the seat held there taken back, if any, else the private
     table ``code`` invites to (a seat, or watching it when none is free); ``ValueError`` for a bad address or code,
-    ``LobbyError`` if the host refuses."""
+    ``LobbyError`` if the host refuses (or the player's identity key cannot be read)."""
     host, port = parse_address(address)
     invited = None if code is None else parse_invite(code)
     if code is not None and invited is None:
         raise ValueError(_("{code!r} is not an invite code: one reads like 12-K7PM-3QDX").format(code=code[:30]))
-    lobby = TcpLobby(host, port, name)
+    try:
+        identity = Identity.load()
+    except (OSError, ValueError) as error:
+        raise LobbyError(errors.BAD_SIGNATURE, str(error)) from None
+    lobby = TcpLobby(host, port, name, identity=identity)
     await lobby.start()
     connection = await remember_and_resume(lobby, tokens, f"{host}:{port}")
     if connection is None and invited is not None:
@@ -71,7 +76,7 @@ async def join_async(
         print(f"nothanks join: {error}")
         return 2
     except LobbyError as error:
-        print("nothanks join: " + clean_message(error_sentence(error.code, error.message)))
+        print("nothanks join: " + clean_message(taken_sentence(error) or error_sentence(error.code, error.message)))
         return 1
     below = None if connection is None else first_screen_for(lobby, None, held=connection)  # (to leave the table to)
     app = NetApp(first_screen_for(lobby, connection), below=below, exit_on_signals=True, **app_options)

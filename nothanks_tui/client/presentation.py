@@ -109,7 +109,7 @@ def rating_tag(seat: SeatInfo) -> str:
 
 def seat_name(seats: Sequence[SeatInfo], seat: int, max_cells: int = 14) -> str:
     if 0 <= seat < len(seats):
-        return display_name(seats[seat].name, max_cells)
+        return display_name(seats[seat].label, max_cells)
     return _("seat {number}").format(number=seat + 1)
 
 

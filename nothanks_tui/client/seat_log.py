@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.content import Content
 from textual.style import Style
@@ -152,6 +152,12 @@ class LoggedChat:
     game: int
     after: int
     events: int = 0
+
+
+def as_seated(line: ChatLine, seats: Sequence[SeatInfo]) -> ChatLine:
+    """``line`` under its seat's name as shown: a guest's with its mark (``SeatInfo.label``)."""
+    seat = seats[line.seat] if line.seat is not None and 0 <= line.seat < len(seats) else None
+    return replace(line, name=seat.label) if seat is not None and seat.guest else line
 
 
 def speaker(line: ChatLine) -> str:

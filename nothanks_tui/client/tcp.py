@@ -27,6 +27,8 @@ from ..link import wire as w
 from ..link.chat import CHAT, LOBBY_CHAT
 from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated
+from ..link.identity import Identity
+from ..link.names import MAX_NAME, MAX_RAW_NAME, printable_text
 from ..link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from ..link.wire import CLIENT_MAX_STR, FEATURES, MOVING, PROTOCOL_VERSION, client_unpacker
 from .error_sentences import error_sentence, os_reason
@@ -143,9 +145,12 @@ class TcpLobby(LobbyConnection):
         via: str | None = None,
         proxy_key: str | None = None,
         key: str | None = None,
+        identity: Identity | None = None,
     ) -> None:
         """``via`` and ``proxy_key``: the host's own front (SSH workers) says which address its player comes from;
-        ``key``: the player's SSH key fingerprint, which the host binds their seats to (``held``, ``resume_key``)."""
+        ``key``: the player's SSH key fingerprint, which the host binds their seats to (``held``, ``resume_key``);
+        ``identity``: the key pair proven in the hello, which owns the player's name (none: a guest)."""
+        self.identity = identity
         self.host = host
         self.port = port
         self.name = name
@@ -192,8 +197,16 @@ class TcpLobby(LobbyConnection):
         self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         unpacker = client_unpacker()
         ours = m.Hello(protocol=PROTOCOL_VERSION, name=self.name, client=_client(), features=[*FEATURES, MOVING])
-        await self._write(msgspec.structs.replace(ours, **self._speaks_for))
-        hello = await self._read_one(unpacker, where, w.Hello)
+        ours = msgspec.structs.replace(ours, **self._speaks_for)
+        hello = None
+        if self.identity is not None:  # its proof signs the host hello's nonce: a host says hello at once, but a
+            # server of something else waits for us, so after a while we speak unproven to hear what it is
+            with contextlib.suppress(TimeoutError):
+                hello = await asyncio.wait_for(self._read_one(unpacker, where, w.Hello), HANDSHAKE_TIMEOUT / 2)
+            if hello is not None:
+                ours = msgspec.structs.replace(ours, **self.identity.prove(hello.nonce))
+        await self._write(ours)
+        hello = hello or await self._read_one(unpacker, where, w.Hello)
         if hello.protocol != PROTOCOL_VERSION:
             raise LobbyError(
                 errors.BAD_VERSION,
@@ -525,7 +538,7 @@ def _expected(frame: w.HostFrame | None, expect: type[Reply], otherwise: str) ->
     if isinstance(frame, expect):
         return frame
     if isinstance(frame, w.Error):
-        raise LobbyError(frame.code, frame.message)
+        raise LobbyError(frame.code, frame.message, printable_text(frame.name[:MAX_RAW_NAME])[:MAX_NAME])
     raise LobbyError(errors.BAD_FRAME, otherwise)
 
 

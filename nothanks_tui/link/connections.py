@@ -18,7 +18,12 @@ from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rate
 
 
 class LobbyError(CodedError):
-    """The host refused a lobby request (``code`` is the host's stable error code)."""
+    """The host refused a lobby request (``code`` is the host's stable error code; ``free_name``: ``name_taken``'s
+    offer)."""
+
+    def __init__(self, code: str, message: str, free_name: str = "") -> None:
+        super().__init__(code, message)
+        self.free_name = free_name
 
 
 @dataclass

@@ -60,6 +60,12 @@ NOT_STARTED = _code("not_started", "too early: the game has not started")
 NOT_FINISHED = _code("not_finished", "too early: the game is not over")
 BAD_TOKEN = _code("bad_token", "no seat holds that token")
 BAD_NAME = _code("bad_name", "the name is empty after cleaning, or longer than 20", fatal=True)
+NAME_TAKEN = _code(
+    "name_taken", "another key owns that name here (the error's `name`: a free one to offer instead)", fatal=True
+)
+BAD_SIGNATURE = _code(
+    "bad_signature", "the hello's `signature` does not sign the nonce with its `public_key`", fatal=True
+)
 BAD_BOT = _code("bad_bot", "unknown bot name")
 STALE_STATE = _code("stale_state", "your `state_id` is not the table's: look at the latest `update`")
 ALREADY_AT_TABLE = _code("already_at_table", "leave your table first")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..defaults import DEFAULT_BOT
 from ..engine import PlayerView
+from .names import GUEST_MARK
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,12 @@ class SeatInfo:
     level: str = ""  # a bot's kind ("medium", "hard"): its seat is named like a person's ("ana", "bo")
     rating: int | None = None  # the host's shown rating of this player (a bot's: its level's, fixed)
     change: int | None = None  # what the game just over changed that rating by (people only)
+    guest: bool = False  # a player with no key: shown after ``GUEST_MARK`` (``label``), left unrated
+
+    @property
+    def label(self) -> str:
+        """The name as others see it: a guest's after ``GUEST_MARK`` (untrusted text, as ``name``)."""
+        return GUEST_MARK + self.name if self.guest else self.name
 
 
 # What happened to a seat during a game, as ``SeatEvent.kind`` (the client words them in its own language).

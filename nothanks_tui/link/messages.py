@@ -33,6 +33,9 @@ class Hello(ClientMessage, tag="hello"):
     key: str | UnsetType = UNSET  # the player's SSH key fingerprint: a host's own front only, with via
     features: list[Any] | UnsetType = UNSET  # str names of what the client speaks beyond the version
     proof: str | UnsetType = UNSET  # a cluster member: HMAC of the host hello's nonce (cluster/membership.py)
+    public_key: str | UnsetType = UNSET  # a join player's Ed25519 key (base64), with its signature of the nonce
+    signature: str | UnsetType = UNSET  # (link/identity.py)
+    owner: str | UnsetType = UNSET  # the key a front (via) vouches owns the name; absent: the player is a guest
 
 
 class ListTables(ClientMessage, tag="list_tables"):

@@ -10,6 +10,7 @@ import re
 import unicodedata
 
 MAX_NAME = 20
+GUEST_MARK = "~"  # before a guest's (keyless player's) name wherever it is shown; never typed (clean_name drops it)
 MAX_RAW_NAME = 256  # longer input is refused before any cleaning work
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC sequences, and 8-bit C1 CSI/OSC.
@@ -35,7 +36,7 @@ def clean_name(raw: object) -> str:
         raise BadName("a name is text")
     if len(raw) > MAX_RAW_NAME:
         raise BadName(f"a name has at most {MAX_NAME} characters")
-    text = printable_text(raw)
+    text = printable_text(raw).lstrip(GUEST_MARK + " ")
     if not text:
         raise BadName("a name needs at least one printable character")
     if len(text) > MAX_NAME:

@@ -50,6 +50,8 @@ CLIENT_READ_SIZE = 16 * 1024
 class ProtocolError(CodedError):
     """A message the receiver refuses; ``code`` is sent back in an ``error`` frame, ``fatal`` closes the link."""
 
+    name = ""  # name_taken: a free name to offer instead (the error frame's ``name``)
+
     def __init__(self, code: str, message: str, fatal: bool = False) -> None:
         super().__init__(code, message)
         self.fatal = fatal
@@ -150,6 +152,8 @@ def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
         wire["rating"] = seat.rating
     if seat.change is not None:
         wire["change"] = seat.change
+    if seat.guest:
+        wire["guest"] = True
     return wire
 
 
@@ -284,6 +288,7 @@ class Seat(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"is_bot": "
     level: str = ""
     rating: int | None = None
     change: int | None = None
+    guest: bool = False  # a player with no key (docs/protocol.md, "Names and keys")
 
 
 class View(msgspec.Struct, kw_only=True):
@@ -402,6 +407,7 @@ class Error(HostFrame, tag="error"):
     code: str = "error"
     message: str = ""
     fatal: bool = False
+    name: str = ""  # name_taken: a free name to offer instead
 
 
 class TableClosed(HostFrame, tag="table_closed"):
@@ -421,6 +427,7 @@ class Hello(HostFrame, tag="hello"):
     protocol: int
     server: str = ""
     features: list[Any] = []  # (names this client does not know, or that are not text, are left out)
+    nonce: str = ""  # what a hello's key proof signs
 
 
 class Welcome(HostFrame, tag="welcome"):

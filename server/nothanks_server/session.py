@@ -24,7 +24,8 @@ from nothanks_tui import __version__
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import TableSummary, errors, wire
 from nothanks_tui.link import messages as m
-from nothanks_tui.link.names import BadName, clean_name
+from nothanks_tui.link.identity import proven_owner
+from nothanks_tui.link.names import MAX_NAME, BadName, clean_name
 from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, encode
 
 from .cluster.membership import new_nonce, proves
@@ -61,6 +62,7 @@ class ProtocolSession:
         self.counted: str | None = None  # the address this connection is counted against, once it is
         self.nonce = new_nonce()  # in our hello: a cluster member proves it knows the secret by signing it
         self.key: str | None = None  # the SSH key fingerprint a front vouched for in hello: its seat is bound to it
+        self.owner: str | None = None  # the key that owns its name (an SSH key's, a join's proven one); None: guest
         self.features: frozenset[str] = frozenset()  # what the client's hello says it speaks (e.g. "chat")
         now = time.monotonic()
         self.idle_since: float | None = now  # in the lobby (at no table) since then
@@ -135,10 +137,16 @@ class ProtocolSession:
             )
         self.abort()
 
-    def error(self, code: str, message: str, request_id: int | None = None, fatal: bool = False) -> None:
-        self.reply(
-            {"type": "error", "code": code, "message": message, **({"fatal": True} if fatal else {})}, request_id
-        )
+    @property
+    def guest(self) -> bool:
+        """No key owns its name (names.GUEST_MARK marks its seats)."""
+        return self.owner is None
+
+    def error(
+        self, code: str, message: str, request_id: int | None = None, fatal: bool = False, name: str = ""
+    ) -> None:
+        more = ({"fatal": True} if fatal else {}) | ({"name": name} if name else {})
+        self.reply({"type": "error", "code": code, "message": message, **more}, request_id)
 
     def say_closing(self, reason: str, *, restart: bool = False) -> None:
         """The last frame this connection gets: ``closing`` (``restart``: come back, the games are kept); nothing
@@ -244,7 +252,7 @@ class ProtocolSession:
             if inspect.isawaitable(reply):
                 reply = await reply
         except ProtocolError as error:
-            self.error(error.code, error.message, message.id, fatal=error.fatal)
+            self.error(error.code, error.message, message.id, fatal=error.fatal, name=error.name)
             return not error.fatal and self.soft_error()
         except IllegalMove as error:  # (HostError is one: a refusal by the lobby or the table)
             self.error(error.code, error.message, message.id)
@@ -286,14 +294,35 @@ class ProtocolSession:
             self.server.speak_for(self, via, message.proxy_key, member=member)
         elif member:
             self.server.count(self, self.address)
-        if isinstance(message.key, str):
+        if isinstance(message.key, str) or isinstance(message.owner, str):
             if not isinstance(via, str):  # speak_for checked the proxy key
-                raise ProtocolError(errors.BAD_FIELD, "'key' is for this host's own fronts", fatal=True)
-            self.key = message.key[:MAX_KEY]
+                raise ProtocolError(errors.BAD_FIELD, "'key' and 'owner' are for this host's own fronts", fatal=True)
+            self.key = message.key[:MAX_KEY] if isinstance(message.key, str) else None
+            self.owner = message.owner[:MAX_KEY] if isinstance(message.owner, str) else None
+        if isinstance(message.public_key, str):
+            self.owner = proven_owner(message.public_key, str(message.signature or ""), self.nonce)
+            if self.owner is None:
+                raise ProtocolError(errors.BAD_SIGNATURE, "the signature does not sign this host's nonce", fatal=True)
+        if not (self.key and self.owner is None):  # (else an SSH front's look-up of the key's seat: no name yet)
+            await self._check_owner(name)
         self.name = name
         self.features = m.features_of(message.features)
         held = await self.held_seat() if self.key else None
         return {"type": "welcome", "name": self.name, **({"held": held} if held is not None else {})}
+
+    async def _check_owner(self, name: str) -> None:
+        """``name`` is this client's here: unowned (a key claims it, durably, before the welcome), or its key's;
+        else ``name_taken``, with a free variant of it (``name2``...) to offer."""
+        holder = await self.server.name_owner(name, self.owner)
+        if holder is None or holder == self.owner:
+            return
+        for n in range(2, 20):
+            free = f"{name[: MAX_NAME - len(str(n))]}{n}"
+            if await self.server.name_owner(free, None) in (None, self.owner):
+                break
+        error = ProtocolError(errors.NAME_TAKEN, f"another player's key owns the name {name!r} here", fatal=True)
+        error.name = free
+        raise error
 
     async def held_seat(self) -> dict[str, Any] | None:
         """The seat the hello's SSH key holds (``welcome``'s ``held``: table, seat, name), if any."""
@@ -578,3 +607,8 @@ class ProtocolServer:
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         """The port closes (its clients told): close what it serves."""
+
+    async def name_owner(self, name: str, owner: str | None) -> str | None:
+        """The key owning ``name`` here, which ``owner`` becomes, durably, if it had none (store.py's ``claim_name``);
+        None: nobody owns it."""
+        return None

@@ -45,9 +45,9 @@ from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+SCHEMA_VERSION = 6  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
 # option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock;
-# 5: players' ratings (ratings.py)
+# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats
 DATABASE_NAME = "nothanks.sqlite3"
 Read = TypeVar("Read")
 
@@ -94,6 +94,7 @@ class StoredSeat:
     token_hash: bytes | None = None
     stand_in: bool = False  # a bot plays this human's seat until they come back (the game in progress)
     left: bool = False  # ...because they left it on purpose (not only dropped out)
+    guest: bool = False  # a player with no key (shown marked, left unrated)
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,9 @@ class TableStore(Protocol):
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
 
     def unbind_key(self, fingerprint: str) -> None: ...
+
+    def claim_name(self, name: str, owner: str | None) -> str | None:
+        """The key owning ``name`` (case aside), which ``owner`` becomes, durably, if it had none (None: only ask)."""
 
     def close(self) -> None: ...
 
@@ -385,10 +389,13 @@ class SqliteStore:
                 db.execute("ALTER TABLE tables ADD COLUMN turn_clock REAL")
             if version < 5:
                 archive.migrate_to_5(db)
+            if version < 6:
+                db.execute("ALTER TABLE seats ADD COLUMN guest INTEGER NOT NULL DEFAULT 0")
+                db.execute("CREATE TABLE names (name TEXT PRIMARY KEY, owner TEXT NOT NULL)")
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 6: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 7: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -401,13 +408,14 @@ class SqliteStore:
         ).fetchall()
         for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, *more in rows:
             seats: list[StoredSeat | None] = [None] * players
-            for seat, name, bot_kind, bot_seed, token_hash, stand_in, left in db.execute(
-                "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game FROM seats WHERE table_id = ?",
+            for seat, name, bot_kind, bot_seed, token_hash, *flags in db.execute(
+                "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game, guest FROM seats "
+                "WHERE table_id = ?",
                 (table_id,),
             ):
                 if 0 <= seat < players:
                     digest = None if token_hash is None else bytes(token_hash)
-                    seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, bool(stand_in), bool(left))
+                    seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, *map(bool, flags))
             query = "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id"
             moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, game_no)))
             kept = (table_id, players, bool(open_chips), variant, bot, chips, tuple(seats), creator, game_no, seed)
@@ -442,9 +450,9 @@ class SqliteStore:
     def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
         values = (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash)
         db.execute(
-            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game) "
-            "VALUES (?,?,?,?,?,?,?,?)",
-            (*values, int(seat.stand_in), int(seat.left)),
+            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game, "
+            "guest) VALUES (?,?,?,?,?,?,?,?,?)",
+            (*values, int(seat.stand_in), int(seat.left), int(seat.guest)),
         )
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
@@ -577,6 +585,17 @@ class SqliteStore:
     def unbind_key(self, fingerprint: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
+
+    def claim_name(self, name: str, owner: str | None) -> str | None:
+        try:
+            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name.casefold(),)).fetchone()
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+        if row is None and owner is not None:
+            with self._transaction() as db:
+                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
+            return owner
+        return None if row is None else str(row[0])
 
     def close(self) -> None:
         if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)

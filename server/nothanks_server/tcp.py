@@ -27,6 +27,7 @@ from .errors import HostError
 from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
 from .lobby import Lobby
 from .session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
+from .store import StoreError
 from .table import HostEvent, Table
 
 __all__ = ["MAX_CONNECTIONS", "RATE_PER_SECOND", "HostSide", "Session", "TcpHost"]
@@ -286,6 +287,14 @@ class TcpHost(ProtocolServer):
 
     def keep_house(self) -> None:
         self.lobby.expire_unstarted()  # tables that never started
+
+    async def name_owner(self, name: str, owner: str | None) -> str | None:
+        try:
+            return self.lobby.store.claim_name(name, owner)
+        except StoreError as error:
+            raise ProtocolError(
+                errors.NOT_SAVED, f"the host cannot read or keep names now ({error})", fatal=True
+            ) from None
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         self.lobby.close(reason, forget=forget)  # every table (kept in the store for the next start unless forget)

@@ -19,6 +19,7 @@ from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.keybar import KeyBar
 from nothanks_tui.engine import view_for
 from nothanks_tui.link import NewTable, SeatInfo, TableSummary, TableUpdate
+from nothanks_tui.link.identity import Identity
 
 from ..net_helpers import RawClient, live_host
 from ..test_net_screens import wait_for_screen, wait_until
@@ -50,9 +51,9 @@ def test_the_lobby_line_carries_each_players_rating():
     assert line.startswith("alice (1042), 1 medium bot")
 
 
-async def test_the_lobby_leaderboard_key_over_tcp_lists_players_by_rating():
+async def test_the_lobby_leaderboard_key_over_tcp_lists_players_by_rating(tmp_path):
     async with live_host() as host:
-        bob = await RawClient.connect(host.port, "bob")
+        bob = await RawClient.connect(host.port, "bob", key=Identity.load(tmp_path / "bob.key"))
         final = await play_to_the_end(bob)
         rating = final["seats"][final["view"]["seat"]]["rating"]
         await bob.close()

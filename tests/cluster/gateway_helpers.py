@@ -72,9 +72,14 @@ def crash(host: Host) -> None:
         task.cancel()
 
 
-async def client(port: int, name: str, features: tuple[str, ...] = ("moving",), **hello: Any) -> RawClient:
-    """A client of ``port`` whose hello lists ``features`` (and any other ``hello`` fields)."""
+async def client(
+    port: int, name: str, features: tuple[str, ...] = ("moving",), identity: Any = None, **hello: Any
+) -> RawClient:
+    """A client of ``port`` whose hello lists ``features`` (and any other ``hello`` fields), proving ``identity``
+    (a link.identity ``Identity``) if given, else a guest."""
     raw = await RawClient.connect(port, None)
+    if identity is not None:
+        hello |= identity.prove(raw.frames[0]["nonce"])
     await raw.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name, "features": list(features), **hello})
     welcome = await raw.next_frame()
     assert welcome["type"] == "welcome", welcome

@@ -12,6 +12,7 @@ import msgpack
 import pytest
 
 from nothanks_server.cluster.membership import proof
+from nothanks_tui.link.identity import Identity
 from nothanks_tui.link.wire import PROTOCOL_VERSION
 
 from ..net_helpers import RawClient, of_type
@@ -135,10 +136,10 @@ async def test_a_gateway_refuses_what_a_host_refuses(cluster):
     await ann.close()
 
 
-async def test_a_client_of_the_gateway_plays_a_whole_game(cluster):
+async def test_a_client_of_the_gateway_plays_a_whole_game(cluster, tmp_path):
     await cluster.table_host("a")
     gateway = await cluster.gateway()
-    ann = await client(gateway.port, "ann", features=("chat", "moving"))
+    ann = await client(gateway.port, "ann", features=("chat", "moving"), identity=Identity.load(tmp_path / "ann.key"))
     await create(ann, players=2, bots=1)
     await ann.send({"type": "start"})
     await ann.send({"type": "chat", "text": "good luck"})

@@ -27,14 +27,14 @@ async def test_one_player_speaks_the_other_sees_it_and_a_hostile_line_is_plain_t
     bob.send("\r")
     await bob.wait_for("alice")  # the table in the lobby's list
     bob.send("\r")
-    await bob.wait_for("seat 2: bob")
-    await alice.wait_for("seat 2: bob")
+    await bob.wait_for("seat 2: ~bob")  # (keyless: guests, marked)
+    await alice.wait_for("seat 2: ~bob")
 
     alice.send("c")
     await alice.wait_for("^G/Esc Close")
     alice.send("hi bob, t and n type here\r")
-    await bob.wait_for("<alice> hi bob, t and n type here")
-    await alice.wait_for("<alice> hi bob, t and n type here")
+    await bob.wait_for("<~alice> hi bob, t and n type here")
+    await alice.wait_for("<~alice> hi bob, t and n type here")
 
     (table,) = game_sessions.lobby.tables()
     raw = await RawClient.connect(game_sessions.host.port, name=None)
@@ -55,7 +55,7 @@ async def test_one_player_speaks_the_other_sees_it_and_a_hostile_line_is_plain_t
     bob.send("c")
     await bob.wait_for("^G/Esc Close")
     bob.send("sent\r")
-    await alice.wait_for("<bob> sent")
+    await alice.wait_for("<~bob> sent")
     assert "never sent" not in alice.text()
     await raw.close()
     await alice.close()

@@ -1,5 +1,6 @@
 """A player who logged in with a key finds their seat again after the host process was killed and started again:
-the seat is bound to the key's fingerprint in the host's store (no seat token is kept by the SSH front)."""
+the seat is bound to the key's fingerprint in the host's store (no seat token is kept by the SSH front); their name
+stays the key's too."""
 
 from __future__ import annotations
 
@@ -59,6 +60,8 @@ async def test_a_key_seat_survives_the_host_being_killed_and_started_again(tmp_p
         other_key = asyncssh.generate_private_key("ssh-ed25519")
         stranger = await TerminalClient().connect(port, "carol", client_keys=[other_key])
         await stranger.wait_for("Your name at the table")  # another key: no seat held for it
+        stranger.send("\r")  # ...nor the name, which carol's key owns since before the SIGKILL
+        await stranger.wait_for("about carol2?")
         await stranger.close()
     finally:
         if process.returncode is None:

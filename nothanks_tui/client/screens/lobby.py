@@ -62,7 +62,7 @@ def seat_names(summary: TableSummary) -> Text:
     for seat in summary.seats:
         if seat.empty or seat.is_bot:
             continue
-        add(display_name(seat.name, 12))
+        add(display_name(seat.label, 12))
         text.append(rating_tag(seat), style="dim")
         if seat.stand_in:
             text.append(_(" (bot playing)"), style="dim")
@@ -106,7 +106,7 @@ def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[
         lines = [_("The game at {table} is over; its seats are kept for its players' next game.").format(table=table)]
     else:
         lines = [_("Every seat at {table} is taken.").format(table=table)]
-    away = [display_name(seat.name, 12) for seat in summary.seats if seat.away and not seat.empty]
+    away = [display_name(seat.label, 12) for seat in summary.seats if seat.away and not seat.empty]
     if away:
         lines.append(
             ngettext(

@@ -20,7 +20,7 @@ from ...defaults import DEFAULT_PORT
 from ...i18n import N_, _, ngettext
 from ...link import LobbyError
 from ..discovery import FoundHost, HostBrowser
-from ..error_sentences import error_sentence
+from ..error_sentences import error_sentence, taken_sentence
 from ..launchers import HostChoice
 from ..presentation import COACH_LABEL
 from ..safe_text import clean_message, display_name
@@ -145,7 +145,9 @@ class JoinForm(StartForm):
         try:
             lobby, connection = await join_host(address, self.query_one("#name", Input).value, SeatTokens())
         except LobbyError as error:
-            raise ValueError(error_sentence(error.code, error.message)) from None
+            if error.free_name:
+                self.query_one("#name", Input).value = error.free_name
+            raise ValueError(taken_sentence(error) or error_sentence(error.code, error.message)) from None
         except ValueError:
             raise ValueError(_("type the host's address, e.g. 192.168.1.20 or 192.168.1.20:7777")) from None
         app.switch_screen(first_screen_for(lobby, None, held=connection)())

@@ -37,7 +37,7 @@ from ...link import (
 from .. import presentation
 from ..error_sentences import error_sentence
 from ..safe_text import clean_message
-from ..seat_log import CHAT_KEPT, LoggedChat, chat_content
+from ..seat_log import CHAT_KEPT, LoggedChat, as_seated, chat_content
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
 from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
@@ -252,6 +252,7 @@ class TableScreen(AtTableScreen):
     def _chat_arrived(self, lines: tuple[ChatLine, ...], quietly: bool = False) -> None:
         """Put lines in the log where they were said; where the log has no room (narrow terminals), in toasts."""
         moves = len(self.table.view.moves) if self.table is not None else 0
+        lines = tuple(as_seated(line, self.table.seats if self.table else ()) for line in lines)
 
         def logged(line: ChatLine) -> LoggedChat:
             if line.at is not None:  # the host says when it was said: there, whenever it arrives (a history)

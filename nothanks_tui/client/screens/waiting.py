@@ -18,6 +18,7 @@ from ...link.chat import CHAT_HISTORY
 from ..error_sentences import error_sentence
 from ..presentation import rating_tag, variant_label
 from ..safe_text import clean_message, display_name
+from ..seat_log import as_seated
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
@@ -77,7 +78,8 @@ class WaitingScreen(AtTableScreen):
             said: list[ChatLine] = []
             for item in self._chat:
                 said.extend(item.lines if isinstance(item, ChatHistory) else [item])
-            self.query_one(ChatLines).lines = tuple(said)
+            seats = self.waiting.seats if self.waiting is not None else ()
+            self.query_one(ChatLines).lines = tuple(as_seated(line, seats) for line in said)
         elif isinstance(event, Rejected):
             if event.code == errors.NOT_CREATOR:
                 self.creator = False  # (a player who came back: now we know)
@@ -106,7 +108,7 @@ class WaitingScreen(AtTableScreen):
             if seat.empty:
                 lines.append(_("(free)"), style="dim")
             else:
-                lines.append(display_name(seat.name, 20))
+                lines.append(display_name(seat.label, 21))
                 if seat.is_bot:  # "ana  bot (medium)": a host names its bots as people, the level says which
                     level = f" ({display_name(seat.level, 12)})" if seat.level else ""
                     lines.append("  " + _("bot") + level, style="dim")

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 from ...i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current_language
 from ...link import LobbyConnection, LobbyError
 from ...link.names import MAX_NAME
-from ..error_sentences import error_sentence
+from ..error_sentences import error_sentence, taken_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 from .lobby import LobbyScreen
@@ -143,6 +143,8 @@ class WelcomeScreen(SteadyScreen[None]):
         try:
             await lobby.start()
         except LobbyError as error:
-            self.say(error_sentence(error.code, error.message))
+            self.say(taken_sentence(error) or error_sentence(error.code, error.message))
+            if error.free_name:
+                self.query_one("#name", Input).value = error.free_name
             return
         self.app.switch_screen(LobbyScreen(lobby))

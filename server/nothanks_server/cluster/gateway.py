@@ -38,6 +38,8 @@ from ..limits import ClientLimits
 from ..proxy_protocol import ProxySources
 from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
+from .exchanges import run_async
+from .redis_store import claim_name
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
 from .settings import ClusterSettings
 
@@ -190,6 +192,8 @@ class FrontSession(ProtocolSession):
         }
         if self.key:
             hello["key"] = self.key
+        if self.owner:  # (none: a guest, to the table host too)
+            hello["owner"] = self.owner
         await upstream.open(hello, self.server.secret)
         return upstream
 
@@ -368,6 +372,17 @@ class Gateway(ProtocolServer):
     async def start(self) -> tuple[str, int]:
         await self.cache.start()
         return await super().start()
+
+    async def name_owner(self, name: str, owner: str | None) -> str | None:
+        """The cluster's, in Redis (redis_store.py's ``claim_name``), shared with every front and table host."""
+        try:
+            return await run_async(
+                self.directory.client, claim_name(f"{self.directory.prefix}:name:{name.casefold()}", owner)
+            )
+        except RedisError as error:
+            raise ProtocolError(
+                errors.SERVER_CLOSING, f"the cluster's names cannot be read now ({error})", fatal=True
+            ) from None
 
     async def closed(self, reason: str, *, forget: bool) -> None:
         await self.cache.close()

@@ -13,6 +13,7 @@ The moves, the hot path, go on the asyncio client (``add_moves_async``, the grou
 script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
 writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
 expects. exchanges.py lets one code serve both.
+``P:name:{casefolded name}`` holds the key (fingerprint) that owns the name, for every front and table host.
 """
 
 from __future__ import annotations
@@ -214,7 +215,8 @@ class RedisTableStore:
             self.set_seat(table_id, seat, stored)
 
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
-        packed = msgpack.packb((seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left))
+        fields = (seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left, seat.guest)
+        packed = msgpack.packb(fields)
         write("HSET", self._key("table", table_id), f"seat:{index}", packed)
         if seat.token_hash is not None:
             write("SET", self._key("token", seat.token_hash.hex()), table_id)
@@ -404,6 +406,10 @@ class RedisTableStore:
             pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
             pipe.execute()
 
+    def claim_name(self, name: str, owner: str | None) -> str | None:
+        with _redis_errors():
+            return run(self.client, claim_name(self._key("name", name.casefold()), owner))
+
     # ---------------------------------------------------------------------------------------- finished games
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
@@ -531,10 +537,16 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
     return ordered
 
 
+def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
+    """The owner at ``key`` (``P:name:{casefolded name}``), set to ``owner`` first if there is none (SETNX: a name
+    never changes hands); run on either client (a table host's store, a front's hello)."""
+    *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
+    return None if value is None else _text(value)
+
+
 def _unpack_seat(value: bytes) -> StoredSeat:
-    name, bot_kind, bot_seed, token_hash, *stand_in_and_left = msgpack.unpackb(value)
-    stand_in, left = (*stand_in_and_left, False, False)[:2]
-    return StoredSeat(name, bot_kind, bot_seed, token_hash, bool(stand_in), bool(left))
+    name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
+    return StoredSeat(name, bot_kind, bot_seed, token_hash, *(bool(flag) for flag in (*flags, 0, 0, 0)[:3]))
 
 
 def _arg(value: object) -> bytes | str:

@@ -38,8 +38,13 @@ class SessionLobby(TcpLobby):
     """A session's lobby connection to the host, for the SSH player. The session's end closes it without a
     ``leave``: a seat in a running game waits for its player (away), as for any dropped connection."""
 
-    def __init__(self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None) -> None:
+    def __init__(
+        self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None, probe: bool = False
+    ) -> None:
+        """``probe``: only asks for the key's seat (its hello names no ``owner``: the name is not the player's)."""
         super().__init__(host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint)
+        if player.key_fingerprint and self._speaks_for and not probe:
+            self._speaks_for["owner"] = player.key_fingerprint  # the key owns the name (else a guest's)
         self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
 
     async def resume(self, token: str) -> TableConnection:
@@ -67,7 +72,7 @@ class SSHDoorway:
         """Ask the host whether it holds a seat for the player's key (before the welcome screen asks us)."""
         if not (self.player.key_fingerprint and self.proxy_key):
             return
-        probe = SessionLobby(self.host, self.port, "player", self.player, self.proxy_key)
+        probe = SessionLobby(self.host, self.port, "player", self.player, self.proxy_key, probe=True)
         try:
             await probe.start()
             held = probe.held

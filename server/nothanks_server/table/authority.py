@@ -153,7 +153,7 @@ class Table:
                     bot = make_bot(settings.default_bot, seed)
                 table.seats[index] = Seat(name=seat.name, bot=bot, bot_kind=seat.bot_kind, bot_seed=seat.bot_seed)
             else:
-                table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash)
+                table.seats[index] = Seat(name=seat.name, token_hash=seat.token_hash, guest=seat.guest)
                 table._quiet_returns.add(index)
                 if seat.stand_in and stored.game_no > 0 and not stored.finished:  # a bot played it: it plays on
                     table.seats[index].stand_in = table.stand_in_bot()
@@ -222,7 +222,8 @@ class Table:
         elif not self.seats[seat].empty:
             raise HostError(errors.SEAT_TAKEN, f"seat {seat} is taken")
         token = secrets.token_urlsafe(18)
-        self._put_seat(seat, Seat(name=unique_name(self.seats, member.name), token_hash=hash_token(token)))
+        name = unique_name(self.seats, member.name)
+        self._put_seat(seat, Seat(name=name, token_hash=hash_token(token), guest=getattr(member, "guest", False)))
         self.seats[seat].member = member
         self.members[member] = seat
         self.read_ratings()
@@ -235,7 +236,7 @@ class Table:
     def read_ratings(self, changed: bool = False) -> None:
         """The people's ratings from the store (ratings.py; a game's filing rated them); ``changed``: after the game
         just over, each with what it changed by. A store that cannot say leaves them as they were."""
-        names = [seat.name for seat in self.seats if seat.human and seat.name]
+        names = [seat.name for seat in self.seats if seat.human and seat.name and not seat.guest]  # (guests: unrated)
         if self._store is None:
             return  # (a local table: its games are rated in the data dir's store, shown by the history)
         try:
@@ -244,7 +245,7 @@ class Table:
             log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
             return
         for seat in self.seats:
-            if seat.human and seat.name:
+            if seat.name in names:
                 before, seat.rating = seat.rating, found.get(seat.name, NEWCOMER)
                 seat.change = seat.rating - before if changed and before is not None else seat.change
 

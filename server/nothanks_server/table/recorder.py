@@ -61,6 +61,7 @@ class Recorder:
             [seat.name or "?" for seat in seats],
             table=self.table_id,
             bots=[seat.bot is not None for seat in seats],
+            guests=[seat.guest for seat in seats],  # (unrated)
             levels=[seat.bot.name if seat.bot is not None else None for seat in seats],
             started_at=started_at,
             finished_at=time.time(),

@@ -23,7 +23,7 @@ BOT_SEAT_NAMES = ("ana", "bo", "cy", "dee", "eli", "fay", "gus", "hal")  # bots'
 class Member(Protocol):
     """Someone at a table (a player's connection or a spectator's). ``deliver`` must not block."""
 
-    name: str
+    name: str  # (and ``guest``, if true: no key vouches for the name)
 
     def deliver(self, event: HostEvent) -> None: ...
 
@@ -66,6 +66,7 @@ class Seat:
     bot_seed: int | None = None
     rating: int | None = None  # a person's shown rating at this host (ratings.py; a bot's is its level's)
     change: int | None = None  # ...and what the game just over changed it by
+    guest: bool = False  # its player has no key
 
     @property
     def empty(self) -> bool:
@@ -101,6 +102,7 @@ class Seat:
             away=self.away,
             left=self.left and self.away,
             stand_in=self.stand_in is not None,
+            guest=self.guest,
         )
 
     def stored(self) -> StoredSeat | None:
@@ -108,7 +110,8 @@ class Seat:
             return None
         if self.bot is not None:
             return StoredSeat(self.name, bot_kind=self.bot_kind or self.bot.name, bot_seed=self.bot_seed)
-        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=self.stand_in is not None, left=self.left)
+        stand_in = self.stand_in is not None
+        return StoredSeat(self.name, token_hash=self.token_hash, stand_in=stand_in, left=self.left, guest=self.guest)
 
 
 def unique_name(seats: Sequence[Seat], name: str) -> str:
