@@ -165,6 +165,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
         ).format(port=DEFAULT_PORT),
     )
     join.add_argument("--name", help=_("your display name (default: your login name)"))
+    argtypes.add_plain_option(join)
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
@@ -207,6 +208,8 @@ def run_join(args: argparse.Namespace) -> int:
             clean_name(args.name)
         except BadName:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
+    if argtypes.plain_wanted(args):
+        return _join_plain(args.address, args.name)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -218,6 +221,19 @@ def run_join(args: argparse.Namespace) -> int:
         default_bot=DEFAULT_BOT,
         remembered=Remembered.of_this_user(),
     )
+
+
+def _join_plain(address: str | None, name: str | None) -> int:
+    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only)."""
+    from ..client.plain import run_plain
+    from ..client.remembered import login_name
+    from ..client.tcp import TcpLobby, parse_address
+
+    try:
+        host, port = parse_address(address or "")
+    except ValueError as error:
+        return failed("join", str(error), 2)
+    return run_plain(lobby=TcpLobby(host, port, name or login_name()))
 
 
 def _join_found(name: str | None) -> int:
