@@ -85,8 +85,9 @@ class PlainFront:
         self.parked = False  # the cursor is after a question, not at the start of a line
 
     def say(self, text: str) -> None:
-        self.lines.write(("\n" if self.parked else "") + safe(text) + "\n" + self.question)
-        self.parked = bool(self.question)
+        """One line, below the question if one is parked (whoever asked it asks again once the lines are said)."""
+        self.lines.write(("\n" if self.parked else "") + safe(text) + "\n")
+        self.parked = False
 
     def ask(self, question: str) -> None:
         if question != self.question or not self.parked:
@@ -202,10 +203,9 @@ class PlainTable:
                 await self.connection.send_action(action, view.state_id)
             else:
                 self.front.say(_(words.REFUSAL_NOTICES.get(refusal, "")) or error_sentence(refusal))
-        elif word == "s" and view is None:
-            await self.connection.start_game()
-        elif word == "b" and view is None:
-            await self.connection.add_bot()
+        elif word in ("s", "b") and view is None:
+            self.answered_in = -1  # (until the table answers)
+            await (self.connection.start_game() if word == "s" else self.connection.add_bot())
         return True
 
     def told(self, event: TableEvent) -> None:
@@ -213,6 +213,7 @@ class PlainTable:
         if isinstance(event, TableUpdate):
             self.updated(event)
         elif isinstance(event, TableWaiting):
+            self.answered_in = None
             if self.waiting is None or event.seats != self.waiting.seats:
                 self.seats(event)
             self.waiting = event

@@ -14,12 +14,13 @@ import logging
 from typing import Any
 
 from nothanks_tui.client.netlaunch import NetApp
+from nothanks_tui.client.plain import PlainFront, plain_welcome
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.i18n import N_, catalog
+from nothanks_tui.i18n import N_, catalog, use_language
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .session import SSHPlayer
+from .session import ChannelLines, SSHPlayer
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class SSHDoorway:
         self.proxy_key = proxy_key
         self.lobbies: list[SessionLobby] = []
         self._held: str | None = None  # the display name of the seat the host holds for the player's key
+        self.suggested_name = player.suggested_name  # the name to prefill (may be empty)
 
     async def look_for_seat(self) -> None:
         """Ask the host whether it holds a seat for the player's key (before the welcome screen asks us)."""
@@ -76,10 +78,6 @@ class SSHDoorway:
             log.info("could not ask the host for %s's seat: %s", self.player.peer, error)
         finally:
             await probe.close()
-
-    @property
-    def suggested_name(self) -> str:
-        return self.player.suggested_name
 
     @property
     def keeps_seats(self) -> bool:
@@ -114,6 +112,7 @@ class SSHGameApp(NetApp):
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
         super().__init__(lambda: WelcomeScreen(door), **kwargs)
         self.door = door
+        self.go_plain: str | None = None  # the name typed when the player chose plain lines on the welcome screen
 
     async def ssh_session_starting(self) -> None:
         await self.door.look_for_seat()
@@ -146,6 +145,19 @@ class GameAppFactory:
             default_bot=plan.ssh.default_bot,
             language=player.language,
         )
+
+    async def plain(self, player: SSHPlayer, lines: ChannelLines, name: str | None = None, language: str = "") -> int:
+        """The plain front instead of the app (``TERM=dumb``, no pty, or chosen on the welcome screen)."""
+        use_language(language or player.language)
+        plan = self.plan
+        door = SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key)
+        if name is not None:
+            door.suggested_name = name
+        try:
+            await door.look_for_seat()
+            return await plain_welcome(PlainFront(lines), door)
+        finally:
+            await door.close()
 
     async def warm_up(self) -> str:
         """Draw the first screen once (in a context of its own, like a session's); the name of its class."""

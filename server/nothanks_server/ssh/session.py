@@ -9,6 +9,7 @@ before the app's driver exists waits there and is handed over when it starts.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextvars
 import functools
 import logging
@@ -72,6 +73,54 @@ class SSHPlayer:
 
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
+PLAIN_TERMS = frozenset({None, "dumb"})  # a session without a pty, or TERM=dumb: the plain front (client/plain.py)
+
+
+class ChannelLines:
+    """The channel as the plain front's lines. With a pty the player's terminal sends each key as typed: they are
+    echoed and gathered into lines here (Backspace works; the escape sequences of arrows and such are dropped)."""
+
+    def __init__(self, session: GameSession, pty: bool) -> None:
+        self.session, self.echoes = session, pty
+        self._typed, self._escape, self._return = "", False, False
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+    def write(self, text: str) -> None:
+        self.session.send_output(text.replace("\n", "\r\n") if self.echoes else text)
+
+    async def readline(self) -> str | None:
+        return await self._lines.get()
+
+    def end(self) -> None:
+        self._lines.put_nowait(None)
+
+    def feed(self, data: bytes) -> None:
+        for char in self._decoder.decode(data):
+            echo, after_return, self._return = "", self._return, char == "\r"
+            if self._escape:  # the rest of a key's escape sequence: ESC [ 1 ; 5 A
+                self._escape = char in "[O;" or char.isdigit()
+            elif char == "\x1b":
+                self._escape = True
+            elif char in "\r\n" and not (char == "\n" and after_return):
+                self._lines.put_nowait(self._typed)
+                self._typed, echo = "", "\n"
+            elif char in "\x7f\b" and self._typed:
+                self._typed, echo = self._typed[:-1], "\b \b"
+            elif char in "\x03\x04":  # Ctrl-C, Ctrl-D: the end
+                self.end()
+            elif char.isprintable() and len(self._typed) < 200:
+                self._typed += char
+                echo = char
+            if echo and self.echoes:
+                self.write(echo)
+
+    def call_when_processed(self, callback: Callable[[], None]) -> bool:
+        return False  # (handled as fed)
+
+    def input_dropped(self, notice: str | None) -> None:
+        if notice:
+            self.write(f"\n{notice}\n")
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -92,6 +141,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._resuming = False  # resume_reading() is handing over what arrived while reading was paused
         self._dropped_while_resuming = False
         self._app: App[Any] | None = None
+        self._lines: ChannelLines | None = None  # the plain front's, while it runs
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._farewell_said = False
@@ -121,7 +171,8 @@ class GameSession(asyncssh.SSHServerSession):
 
     def session_started(self) -> None:
         assert self._chan is not None
-        if self._command is not None or self._term is None:
+        plain = hasattr(self._server.app_factory, "plain")
+        if self._command is not None or (self._term is None and not plain):
             log.info("refused a %s session from %s", "command" if self._command is not None else "pty-less", self._peer)
             self._chan.write_stderr(no_pty_message(self._username, self._chan.get_extra_info("sockname")).encode())
             self._chan.exit(1)
@@ -228,6 +279,10 @@ class GameSession(asyncssh.SSHServerSession):
         try:
             if self._gone:
                 return
+            plain = getattr(self._server.app_factory, "plain", None)
+            if plain is not None and self._term in PLAIN_TERMS:
+                status = await plain(self.player(), self._plain_lines())
+                return
             app = self._server.app_factory(self.player())
             self._prepare(app)
             starting = getattr(app, "ssh_session_starting", None)
@@ -249,6 +304,9 @@ class GameSession(asyncssh.SSHServerSession):
                 if ended is not None:
                     await ended()  # e.g. leave the tables it sat at
             status = app.return_code or 0
+            name = getattr(app, "go_plain", None)  # chosen on the welcome screen
+            if plain is not None and name is not None and not self._gone:
+                status = await plain(self.player(), self._plain_lines(), name, getattr(app, "language", ""))
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
@@ -269,6 +327,11 @@ class GameSession(asyncssh.SSHServerSession):
                     self._say_farewell(app)
                 chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
+
+    def _plain_lines(self) -> ChannelLines:
+        self._lines = ChannelLines(self, self._term is not None)
+        self.input_gate.attach(self._lines)
+        return self._lines
 
     def _say_farewell(self, app: App[Any] | None) -> None:
         """Once the app is gone and the server is closing: tell the player why their session ends (once), in the
@@ -298,6 +361,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._gone = True
         self._driver = None
         self.input_gate.detach()
+        if self._lines is not None:
+            self._lines.end()
         app = self._app
         if app is not None and app.is_running:
             app.exit()  # one still starting is ended by driver_started, once it can take the message

@@ -1,0 +1,81 @@
+"""The plain front over SSH, read as a screen reader gets it: a stream of lines with no escape sequence, for a
+``TERM=dumb`` terminal, a session without a pty, and a player who chose it on the name screen (Ctrl-R)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.loadgen.terminal_client import TerminalClient
+
+ESC = b"\x1b"
+
+
+async def play_a_game(client: TerminalClient, end: str) -> None:
+    """From the lobby: a new table against two bots, started, every card taken, back to the lobby, and out."""
+    await client.wait_for("n plays against bots")
+    client.mark()
+    client.send("n" + end)
+    await client.wait_for("Keys: s start")
+    client.mark()
+    client.send("s" + end)
+    while True:
+        await client.wait_for(lambda: "Your turn:" in client.text() or "Game over." in client.text())
+        if "Game over." in client.text():
+            break
+        client.mark()
+        client.send("t" + end)
+    assert "A new game: " in client.raw.decode()
+    client.mark()
+    client.send("q" + end)  # leaves the table: the lobby again
+    await client.wait_for("n plays against bots")
+    client.send("q" + end)
+    assert await client.wait_closed() == 0
+
+
+@pytest.mark.parametrize("term", ["dumb", None])
+async def test_a_whole_game_in_plain_lines_without_an_escape(game_sessions, term):
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "alice", term=term)
+    await play_a_game(client, "\r" if term else "\n")
+    output = bytes(client.raw)
+    assert ESC not in output
+    assert b"alice took " in output and b"winner" in output
+    if term:  # a pty: the keys are echoed, each line ends as a terminal expects
+        assert b"t\r\n" in output
+        assert b"\n" not in output.replace(b"\r\n", b"")
+    else:
+        assert b"\r" not in output
+
+
+async def test_the_name_is_asked_as_a_plain_line(game_sessions):
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "play", term="dumb")
+    await client.wait_for("Your name at the table:")
+    client.send("Bo\x1b[D\x7fo\r")  # an arrow key's sequence dropped, Backspace erases
+    await client.wait_for("No tables yet.")
+    assert ESC not in bytes(client.raw)
+    assert (
+        [seat.name for seat in game_sessions.lobby.players()] == ["Bo"]
+        if hasattr(game_sessions.lobby, "players")
+        else True
+    )
+    await client.close()
+
+
+async def test_ctrl_r_on_the_name_screen_goes_on_in_plain_lines(game_sessions):
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "alice")
+    await client.wait_for("Ctrl-R")
+    client.send("\x12")
+    await client.wait_for("n plays against bots")
+    output = bytes(client.raw)
+    plain = output[output.rindex(b"No tables yet.") :]
+    assert ESC not in plain
+    await client.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("fr_FR.UTF-8", "Pas encore de table"), ("es_ES.UTF-8", "Aún no hay mesas")]
+)
+async def test_plain_lines_in_french_and_spanish(game_sessions, lang, words):
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "ana", term="dumb", env={"LANG": lang})
+    await client.wait_for(words)
+    assert "n plays against bots" not in client.text()
+    await client.close()
