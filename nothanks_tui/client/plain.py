@@ -295,14 +295,16 @@ class PlainTable:
 
 async def plain_lobby(front: PlainFront, lobby: LobbyConnection) -> int:
     """A host's lobby as numbered choices: join a table, a new one against bots, refresh, quit."""
-    while True:
-        tables = await lobby.list_tables()
-        from .screens.lobby import seat_names, table_status
+    from .screens.lobby import seat_names, table_status
 
-        front.say(_("Tables at this host:") if tables else _("No tables yet."))
-        for number, summary in enumerate(tables, 1):
-            table = clean_message(summary.table_id, 12)
-            front.say(f"{number}. {table}: {table_status(summary)}; {seat_names(summary).plain}")
+    tables = None
+    while True:
+        if tables is None:
+            tables = await lobby.list_tables()
+            front.say(_("Tables at this host:") if tables else _("No tables yet."))
+            for number, summary in enumerate(tables, 1):
+                table = clean_message(summary.table_id, 12)
+                front.say(f"{number}. {table}: {table_status(summary)}; {seat_names(summary).plain}")
         question = _("A table's number joins it, n plays against bots (n 4: four players), r refreshes, q quits:")
         line = await front.answer(question)
         if line is None or line.lower() == "q":
@@ -317,12 +319,14 @@ async def plain_lobby(front: PlainFront, lobby: LobbyConnection) -> int:
             elif word.isdigit() and 1 <= int(word) <= len(tables):
                 table = await lobby.join(tables[int(word) - 1].table_id)
             else:
+                tables = None if word == "r" else tables
                 continue
         except LobbyError as error:
             front.say(clean_message(error_sentence(error.code, error.message)))
             continue
         if not await PlainTable(front, table).run():
             return 0
+        tables = None
 
 
 async def plain_welcome(front: PlainFront, door: Any) -> int:

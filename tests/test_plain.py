@@ -1,0 +1,150 @@
+"""The plain front (``--plain``, ``TERM=dumb``) read as a screen reader gets it: a stream of lines, every byte checked
+for escape sequences; keys one a line from a pipe, as ``yes t | nothanks play --plain`` sends them; locally, over
+TCP against a real host, and in French and Spanish. (Over SSH: tests/ssh/test_plain.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nothanks_tui.client.plain import PlainFront, PlainTable, safe
+from nothanks_tui.engine import Action
+from nothanks_tui.link import ChatLine, Closed, SeatInfo, TableConnection, TableWaiting
+
+from .net_helpers import live_host, nothanks_process
+
+ESC = b"\x1b"
+
+
+def environment(tmp_path: Path, **more: str) -> dict[str, str]:
+    """A terminal that understands no escape sequence, and this test's own data and settings."""
+    base = {key: value for key, value in os.environ.items() if not key.startswith(("LC_", "LANG"))}
+    homes = {name: str(tmp_path / name) for name in ("HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")}
+    return base | homes | {"TERM": "dumb", "LANG": "C.UTF-8"} | more
+
+
+def play(tmp_path: Path, keys: str, *options: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    command = [sys.executable, "-m", "nothanks_tui", "play", *options, "--players", "3", "--bot-pace", "0"]
+    return subprocess.run(
+        command, input=keys.encode(), capture_output=True, env=environment(tmp_path, **env), timeout=60, check=False
+    )
+
+
+def only_lines(output: bytes) -> list[str]:
+    """The output as lines, failing on any byte a terminal would act on (ESC first)."""
+    assert ESC not in output
+    text = output.decode()
+    assert all(char.isprintable() or char == "\n" for char in text), text
+    return text.split("\n")
+
+
+def test_a_whole_game_with_keys_from_a_pipe(tmp_path):
+    done = play(tmp_path, "h\n" + "t\n" * 200, "--plain", "--seed", "4")  # `yes t`, one line a key
+    assert done.returncode == 0, done.stderr
+    lines = only_lines(done.stdout)
+    assert lines[0] == "A new game: you, ana, bo."
+    assert lines[1].startswith("New card: ")
+    assert any(line.startswith("Your turn: card ") and "t take (" in line for line in lines)
+    assert any(line.startswith("you took ") for line in lines)
+    assert any(line.startswith("ana: ") and line.endswith("; chips hidden") for line in lines)  # what a seat sees
+    assert any("winner" in line for line in lines)
+    # The question parks the cursor after it; a key read from a pipe (not echoed) ends its line.
+    assert lines[-2:] == ["Game over. a play again, any other key leaves. ", ""]
+    assert done.stderr == b""
+
+
+def test_term_dumb_alone_chooses_the_plain_lines_and_the_end_of_input_ends_cleanly(tmp_path):
+    done = play(tmp_path, "p\n")
+    assert done.returncode == 0
+    lines = only_lines(done.stdout)
+    assert lines[0].startswith("A new game: ")
+    assert "End of input: leaving." in lines
+    assert done.stderr == b""  # no traceback
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("fr", ("Nouvelle partie : ", "À vous : carte ", "Partie finie.")),
+        ("es", ("Nueva partida: ", "Tu turno: carta ", "Fin de la partida.")),
+    ],
+)
+def test_plain_lines_in_french_and_spanish(tmp_path, language, words):
+    done = play(tmp_path, "t\n" * 200, "--plain", "--lang", language)
+    text = "\n".join(only_lines(done.stdout))
+    assert all(word in text for word in words), text
+
+
+async def test_a_whole_game_over_tcp_against_a_real_host(tmp_path):
+    async with live_host() as host:
+        keys = "n\ns\n" + "t\n" * 40  # a new table against two bots, start, take every card; then the input ends
+        process = await nothanks_process(
+            "join",
+            "--plain",
+            "--name",
+            "zoe",
+            f"127.0.0.1:{host.port}",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environment(tmp_path),
+        )
+        out, err = await asyncio.wait_for(process.communicate(keys.encode()), 60)
+    assert process.returncode == 0, (out, err)
+    lines = only_lines(out)
+    assert lines[0] == "No tables yet."
+    assert "seat 1: zoe (you)" in lines
+    assert any(line.startswith("zoe took ") for line in lines)
+    assert any(line.startswith("Game over.") for line in lines) or "winner" in out.decode()
+    assert "End of input: leaving." in lines
+    assert err == b""
+
+
+class ScriptedTable(TableConnection):
+    """A table that says what the test gives it, then closes."""
+
+    def __init__(self, events: list[object]) -> None:
+        self.events = events
+        self.sent: list[object] = []
+
+    async def start(self) -> None:
+        return None
+
+    async def next_event(self):
+        return self.events.pop(0) if self.events else Closed("")
+
+    async def close(self) -> None:
+        return None
+
+    async def send_action(self, action: Action, state_id: int) -> None:
+        self.sent.append(action)
+
+
+class Written:
+    echoes = False
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    async def readline(self) -> str | None:
+        await asyncio.sleep(3600)  # (no key: the table closes first)
+        return None
+
+
+async def test_hostile_names_and_chat_lose_their_escapes():
+    hostile = "\x1b]0;pwned\x07eve\x1b[2J"
+    seats = (SeatInfo("zoe"), SeatInfo(hostile))
+    events = [TableWaiting("t1", seats, 0, True), ChatLine(hostile, "hi \x1b[31mred\x1b[0m\r\nfake line", seat=1)]
+    lines = Written()
+    await PlainTable(PlainFront(lines), ScriptedTable(events)).run()
+    assert "\x1b" not in lines.text and "\x07" not in lines.text and "\r" not in lines.text
+    assert "eve" in lines.text and "red" in lines.text
+    assert safe("a\x1b[31mb\x00c\u00a0d") == "a[31mbc d"
