@@ -315,16 +315,16 @@ async def plain_lobby(front: PlainFront, lobby: LobbyConnection) -> int:
         try:
             if word == "n":
                 players = int(rest) if rest.isdigit() and 2 <= int(rest) <= 7 else 3
-                table = await lobby.create_table(NewTable(players=players, bots=players - 1))
+                seated = await lobby.create_table(NewTable(players=players, bots=players - 1))
             elif word.isdigit() and 1 <= int(word) <= len(tables):
-                table = await lobby.join(tables[int(word) - 1].table_id)
+                seated = await lobby.join(tables[int(word) - 1].table_id)
             else:
                 tables = None if word == "r" else tables
                 continue
         except LobbyError as error:
             front.say(clean_message(error_sentence(error.code, error.message)))
             continue
-        if not await PlainTable(front, table).run():
+        if not await PlainTable(front, seated).run():
             return 0
         tables = None
 

@@ -1,7 +1,8 @@
 """One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
 
-Only an interactive shell request with a pty gets the game. ``ssh -T host`` and ``ssh host cmd`` get one line of
-explanation on stderr and exit status 1; subsystems (SFTP) are refused outright. Every byte the client types
+Only a shell request gets the game: the Textual app with a pty, the plain lines (client/plain.py) for ``TERM=dumb``
+or ``ssh -T``. ``ssh host cmd`` gets one line of explanation on stderr and exit status 1; subsystems (SFTP) are
+refused outright. Every byte the client types
 goes through the session's ``InputGate`` (a budget and a bounded queue, see input_gate.py); input that arrives
 before the app's driver exists waits there and is handed over when it starts.
 """
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_PTY_MESSAGE = (
-    "No Thanks! needs an interactive terminal: connect with plain `{command}` (or add -t); "
-    "commands and -T sessions are not served.\r\n"
+    "No Thanks! needs an interactive terminal: connect with plain `{command}` (or add -t); commands are not run.\r\n"
 )
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
