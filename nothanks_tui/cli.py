@@ -103,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     remembered = None if known_language(explicit) else _remembered().language  # as last chosen on the start screen
     use_language(choose_language(explicit, remembered, os.environ))  # the parser's words and everything after
     args = build_parser().parse_args(arguments)
-    if args.command == "play":
-        return _play(args)
+    if args.command == "play" or (args.command is None and os.environ.get("TERM") == "dumb"):
+        return _play(args if args.command else build_parser().parse_args(["play"]))  # (no screen for TERM=dumb)
     if args.command in COMMANDS:
         module, function = COMMANDS[args.command]
         command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module, __package__), function)

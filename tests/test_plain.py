@@ -67,6 +67,15 @@ def test_term_dumb_alone_chooses_the_plain_lines_and_the_end_of_input_ends_clean
     assert done.stderr == b""  # no traceback
 
 
+def test_nothanks_alone_with_term_dumb_plays_in_plain_lines_not_on_the_start_screen(tmp_path):
+    command = [sys.executable, "-m", "nothanks_tui"]
+    done = subprocess.run(
+        command, input=b"q\n", capture_output=True, env=environment(tmp_path), timeout=60, check=False
+    )
+    assert done.returncode == 0
+    assert only_lines(done.stdout)[0].startswith("A new game: ")
+
+
 @pytest.mark.parametrize(
     ("language", "words"),
     [
