@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from nothanks_tui.client.plain import PlainFront, PlainTable, safe
-from nothanks_tui.engine import Action
-from nothanks_tui.link import ChatLine, Closed, SeatInfo, TableConnection, TableWaiting
+from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
+from nothanks_tui.link import ChatLine, Closed, SeatInfo, TableConnection, TableUpdate, TableWaiting
 
 from .net_helpers import live_host, nothanks_process
 
@@ -115,16 +115,19 @@ async def test_a_whole_game_over_tcp_against_a_real_host(tmp_path):
 
 
 class ScriptedTable(TableConnection):
-    """A table that says what the test gives it, then closes."""
+    """A table that says what the test gives it, then closes (``hold``: then says nothing more)."""
 
-    def __init__(self, events: list[object]) -> None:
+    def __init__(self, events: list[object], hold: bool = False) -> None:
         self.events = events
+        self.hold = hold
         self.sent: list[object] = []
 
     async def start(self) -> None:
         return None
 
     async def next_event(self):
+        if not self.events and self.hold:
+            await asyncio.sleep(3600)
         return self.events.pop(0) if self.events else Closed("")
 
     async def close(self) -> None:
@@ -135,17 +138,20 @@ class ScriptedTable(TableConnection):
 
 
 class Written:
-    echoes = False
+    """The player's screen; ``keys``: the lines typed (then the input is over), none: nothing is typed."""
 
-    def __init__(self) -> None:
+    def __init__(self, keys: list[str] | None = None, echoes: bool = False) -> None:
         self.text = ""
+        self.keys = keys
+        self.echoes = echoes
 
     def write(self, text: str) -> None:
         self.text += text
 
     async def readline(self) -> str | None:
-        await asyncio.sleep(3600)  # (no key: the table closes first)
-        return None
+        if self.keys is None:
+            await asyncio.sleep(3600)  # (no key: the table closes first)
+        return self.keys.pop(0) if self.keys else None
 
 
 async def test_hostile_names_and_chat_lose_their_escapes():
@@ -157,3 +163,15 @@ async def test_hostile_names_and_chat_lose_their_escapes():
     assert "\x1b" not in lines.text and "\x07" not in lines.text and "\r" not in lines.text
     assert "eve" in lines.text and "red" in lines.text
     assert safe("a\x1b[31mb\x00c\u00a0d") == "a[31mbc d"
+
+
+async def test_a_terminal_may_type_while_others_play_a_pipe_is_read_only_when_asked():
+    state = apply(new_game(GameConfig(players=3), 7), Action.PASS)  # seat 1 to play: not us
+    update = TableUpdate(view_for(state, 0), (SeatInfo("zoe"), SeatInfo("ana"), SeatInfo("bo")))
+    typing = Written(["t"], echoes=True)
+    assert not await PlainTable(PlainFront(typing), ScriptedTable([update], hold=True)).run()
+    assert "It is not your turn yet.\n" in typing.text and "End of input: leaving." in typing.text
+    piped = Written(["t"])
+    table = ScriptedTable([update])
+    await PlainTable(PlainFront(piped), table).run()
+    assert piped.keys == ["t"] and table.sent == []  # never asked: never read

@@ -131,6 +131,7 @@ class PlainTable:
                 question = self.question()
                 if question:
                     self.front.ask(question)
+                if question or self.front.lines.echoes:  # (a pipe is read only when asked: `yes t` runs no ahead)
                     keys = keys or asyncio.ensure_future(self.front.lines.readline())
                 waiting = [task for task in (events, keys) if task is not None]
                 done, _pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -202,7 +203,7 @@ class PlainTable:
                 self.answered_in = view.state_id
                 await self.connection.send_action(action, view.state_id)
             else:
-                self.front.say(_(words.REFUSAL_NOTICES.get(refusal, "")) or error_sentence(refusal))
+                self.front.say(error_sentence(refusal))
         elif word in ("s", "b") and view is None:
             self.answered_in = -1  # (until the table answers)
             await (self.connection.start_game() if word == "s" else self.connection.add_bot())
@@ -219,9 +220,7 @@ class PlainTable:
             self.waiting = event
         elif isinstance(event, Rejected):
             self.answered_in = None
-            say(
-                _(words.REFUSAL_NOTICES.get(event.code, "")) or clean_message(error_sentence(event.code, event.message))
-            )
+            say(clean_message(error_sentence(event.code, event.message)))
         elif isinstance(event, ChatLine):
             say(chat_content(event).plain)
         elif isinstance(event, ChatHistory):
