@@ -79,3 +79,10 @@ async def test_plain_lines_in_french_and_spanish(game_sessions, lang, words):
     await client.wait_for(words)
     assert "n plays against bots" not in client.text()
     await client.close()
+
+
+async def test_a_whole_game_in_plain_lines_through_the_front_and_its_worker_processes(start_host):
+    front = await start_host(workers=1)
+    client = await TerminalClient(emulate=False).connect(front.port, "alice", term="dumb")
+    await play_a_game(client, "\r")
+    assert ESC not in bytes(client.raw)
