@@ -89,29 +89,38 @@ def test_plain_lines_in_french_and_spanish(tmp_path, language, words):
     assert all(word in text for word in words), text
 
 
+async def join_plain(tmp_path: Path, port: int, keys: str) -> tuple[int | None, bytes, bytes]:
+    process = await nothanks_process(
+        *("join", "--plain", "--name", "zoe", f"127.0.0.1:{port}"),
+        **{"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE},
+        env=environment(tmp_path),
+    )
+    out, err = await asyncio.wait_for(process.communicate(keys.encode()), 60)
+    return process.returncode, out, err
+
+
 async def test_a_whole_game_over_tcp_against_a_real_host(tmp_path):
     async with live_host() as host:
-        keys = "n\ns\n" + "t\n" * 40  # a new table against two bots, start, take every card; then the input ends
-        process = await nothanks_process(
-            "join",
-            "--plain",
-            "--name",
-            "zoe",
-            f"127.0.0.1:{host.port}",
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=environment(tmp_path),
-        )
-        out, err = await asyncio.wait_for(process.communicate(keys.encode()), 60)
-    assert process.returncode == 0, (out, err)
+        # A new table against two bots, start, take every card; then the input ends.
+        code, out, err = await join_plain(tmp_path, host.port, "n\ns\n" + "t\n" * 40)
+    assert code == 0, (out, err)
     lines = only_lines(out)
     assert lines[0] == "No tables yet."
     assert "seat 1: zoe (you)" in lines
-    assert any(line.startswith("zoe took ") for line in lines)
-    assert any(line.startswith("Game over.") for line in lines) or "winner" in out.decode()
+    assert any(line.startswith("zoe took ") for line in lines), out.decode()
+    assert "winner" in out.decode()
     assert "End of input: leaving." in lines
     assert err == b""
+
+
+async def test_join_plain_takes_back_the_seat_it_held(tmp_path):
+    async with live_host(bot_delay=0.5) as host:
+        code, out, _err = await join_plain(tmp_path, host.port, "n\ns\n")  # the input ends during the game
+        assert code == 0 and "End of input: leaving." in only_lines(out)
+        code, out, _err = await join_plain(tmp_path, host.port, "q\nq\n")
+    lines = only_lines(out)
+    assert lines[0].startswith("A new game: zoe (you), ")  # back at the table, before the lobby
+    assert "No tables yet." not in lines
 
 
 class ScriptedTable(TableConnection):

@@ -158,10 +158,9 @@ class PlainTable:
 
     def question(self) -> str:
         """The line of keys for what the player may do now ("" while others play)."""
-        if self.update is None:
-            return (
-                _("Keys: s start, b add a bot, q leave.") if self.waiting and self.waiting.my_seat is not None else ""
-            )
+        if self.update is None:  # (a pipe is asked to start once every seat is filled; a terminal types any time)
+            asking = self.waiting is not None and self.waiting.can_start and self.answered_in is None
+            return _("Keys: s start, b add a bot, q leave.") if asking else ""
         view = self.update.view
         if view.state_id == self.answered_in:
             return ""  # (until the table answers)
@@ -353,19 +352,27 @@ async def plain_welcome(front: PlainFront, door: Any) -> int:
                 await lobby.close()
 
 
-def run_plain(connection: TableConnection | None = None, lobby: LobbyConnection | None = None) -> int:
-    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``lobby``, not started)."""
+def run_plain(connection: TableConnection | None = None, join: tuple[str, str] | None = None) -> int:
+    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``join``: address and name;
+    the seat held there taken back first, as ``join`` does)."""
 
     async def run() -> int:
         front = PlainFront(StdLines())
-        if lobby is None:
+        if join is None:
             assert connection is not None
             await connection.start()
             await PlainTable(front, connection).run()
             return 0
+        from .netlaunch import join_host
+        from .seat_tokens import SeatTokens
+
         try:
-            await lobby.start()
-            return await plain_lobby(front, lobby)
+            lobby, held = await join_host(*join, SeatTokens())
+        except LobbyError as error:
+            front.say(clean_message(error_sentence(error.code, error.message)))
+            return 1
+        try:
+            return await plain_lobby(front, lobby) if held is None or await PlainTable(front, held).run() else 0
         except LobbyError as error:
             front.say(clean_message(error_sentence(error.code, error.message)))
             return 1

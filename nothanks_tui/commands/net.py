@@ -227,13 +227,13 @@ def _join_plain(address: str | None, name: str | None) -> int:
     """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only)."""
     from ..client.plain import run_plain
     from ..client.remembered import login_name
-    from ..client.tcp import TcpLobby, parse_address
+    from ..client.tcp import parse_address
 
     try:
-        host, port = parse_address(address or "")
+        parse_address(address or "")
     except ValueError as error:
         return failed("join", str(error), 2)
-    return run_plain(lobby=TcpLobby(host, port, name or login_name()))
+    return run_plain(join=(address or "", name or login_name()))
 
 
 def _join_found(name: str | None) -> int:
