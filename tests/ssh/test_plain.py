@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from nothanks_server.host import RESTART_REASON
 from tools.loadgen.terminal_client import TerminalClient
 
 ESC = b"\x1b"
@@ -85,4 +86,14 @@ async def test_a_whole_game_in_plain_lines_through_the_front_and_its_worker_proc
     front = await start_host(workers=1)
     client = await TerminalClient(emulate=False).connect(front.port, "alice", term="dumb")
     await play_a_game(client, "\r")
+    assert ESC not in bytes(client.raw)
+
+
+async def test_the_host_stopping_ends_a_plain_session_with_its_goodbye_in_the_players_language(game_sessions):
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "ana", term="dumb", env={"LANG": "fr_FR"})
+    await client.wait_for("Pas encore de table.")
+    assert game_sessions.running_apps == 1  # (counted as an app: the host's close ends it too)
+    await game_sessions.close(RESTART_REASON)
+    assert await client.wait_closed() == 0
+    assert "No Thanks!: l'hôte redémarre" in client.raw.decode()
     assert ESC not in bytes(client.raw)

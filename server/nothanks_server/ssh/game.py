@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 from typing import Any
 
@@ -17,7 +18,7 @@ from nothanks_tui.client.netlaunch import NetApp
 from nothanks_tui.client.plain import PlainFront, plain_welcome
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.i18n import N_, catalog, use_language
+from nothanks_tui.i18n import N_, catalog, current_language, use_language
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
 from .session import ChannelLines, SSHPlayer
@@ -121,11 +122,15 @@ class SSHGameApp(NetApp):
         await self.door.close()
 
     def farewell(self, reason: str) -> str:
-        """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
-        speaks of a kept seat only to a player who has one and will get it back (a key: ``keeps_seats``)."""
-        if reason == RESTART_SEATED and not (self.door.seated and self.door.keeps_seats):
-            reason = RESTART_UNSEATED
-        return catalog(self.language or "en").gettext(reason)
+        return farewell_for(self.door, self.language or "en", reason)
+
+
+def farewell_for(door: SSHDoorway, language: str, reason: str) -> str:
+    """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
+    speaks of a kept seat only to a player who has one and will get it back (a key: ``keeps_seats``)."""
+    if reason == RESTART_SEATED and not (door.seated and door.keeps_seats):
+        reason = RESTART_UNSEATED
+    return catalog(language).gettext(reason)
 
 
 class GameAppFactory:
@@ -151,6 +156,7 @@ class GameAppFactory:
         use_language(language or player.language)
         plan = self.plan
         door = SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key)
+        lines.farewell = functools.partial(farewell_for, door, current_language())
         if name is not None:
             door.suggested_name = name
         try:

@@ -14,7 +14,7 @@ import codecs
 import contextvars
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +82,7 @@ class ChannelLines:
 
     def __init__(self, session: GameSession, pty: bool) -> None:
         self.session, self.echoes = session, pty
+        self.farewell: Callable[[str], str] | None = None  # the host's reason to stop, in the player's words
         self._typed, self._escape, self._return = "", False, False
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
@@ -94,6 +95,8 @@ class ChannelLines:
 
     def end(self) -> None:
         self._lines.put_nowait(None)
+
+    exit = end  # (the server ends every session's app, and these lines, as it closes)
 
     def feed(self, data: bytes) -> None:
         for char in self._decoder.decode(data):
@@ -281,7 +284,7 @@ class GameSession(asyncssh.SSHServerSession):
                 return
             plain = getattr(self._server.app_factory, "plain", None)
             if plain is not None and self._term in PLAIN_TERMS:
-                status = await plain(self.player(), self._plain_lines())
+                status = await self._run_plain(plain)
                 return
             app = self._server.app_factory(self.player())
             self._prepare(app)
@@ -306,7 +309,7 @@ class GameSession(asyncssh.SSHServerSession):
             status = app.return_code or 0
             name = getattr(app, "go_plain", None)  # chosen on the welcome screen
             if plain is not None and name is not None and not self._gone:
-                status = await plain(self.player(), self._plain_lines(), name, getattr(app, "language", ""))
+                status = await self._run_plain(plain, name, getattr(app, "language", ""))
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
@@ -324,16 +327,21 @@ class GameSession(asyncssh.SSHServerSession):
                 elif status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
                 else:
-                    self._say_farewell(app)
+                    self._say_farewell(app or self._lines)
                 chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
 
-    def _plain_lines(self) -> ChannelLines:
-        self._lines = ChannelLines(self, self._term is not None)
-        self.input_gate.attach(self._lines)
-        return self._lines
+    async def _run_plain(self, plain: Callable[..., Awaitable[int]], *more: str) -> int:
+        """The plain front (``GameAppFactory.plain``) on this channel, counted as a running app."""
+        self._lines = lines = ChannelLines(self, self._term is not None)
+        self.input_gate.attach(lines)
+        self._server.app_starting(lines)
+        try:
+            return await plain(self.player(), lines, *more)
+        finally:
+            self._server.app_finished(lines)
 
-    def _say_farewell(self, app: App[Any] | None) -> None:
+    def _say_farewell(self, app: App[Any] | ChannelLines | None) -> None:
         """Once the app is gone and the server is closing: tell the player why their session ends (once), in the
         app's words for it if it has some (``farewell``: the player's language)."""
         chan = self._chan
