@@ -5,7 +5,9 @@ TCP against a real host, and in French and Spanish. (Over SSH: tests/ssh/test_pl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,10 +61,11 @@ def test_a_whole_game_with_keys_from_a_pipe(tmp_path):
 
 
 def test_term_dumb_alone_chooses_the_plain_lines_and_the_end_of_input_ends_cleanly(tmp_path):
-    done = play(tmp_path, "p\n")
+    done = play(tmp_path, "p\n", "--turn-clock", "60")
     assert done.returncode == 0
     lines = only_lines(done.stdout)
     assert lines[0].startswith("A new game: ")
+    assert any(re.match(r"Your turn: card \d+, .* chips\. \(\d+ s left\) t take", line) for line in lines)
     assert "End of input: leaving." in lines
     assert done.stderr == b""  # no traceback
 
@@ -74,6 +77,22 @@ def test_nothanks_alone_with_term_dumb_plays_in_plain_lines_not_on_the_start_scr
     )
     assert done.returncode == 0
     assert only_lines(done.stdout)[0].startswith("A new game: ")
+
+
+def test_a_reader_that_stops_reading_ends_the_game_without_a_traceback(tmp_path):
+    command = [sys.executable, "-m", "nothanks_tui", "play", "--bot-pace", "0"]
+    env = environment(tmp_path)
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as game:
+        assert game.stdout is not None and game.stdin is not None
+        assert game.stdout.readline().startswith(b"A new game: ")
+        game.stdout.close()  # as `| head -1` does: the next line written finds nobody
+        with contextlib.suppress(BrokenPipeError):
+            game.stdin.write(b"t\n")
+            game.stdin.close()
+        assert game.wait(60) == 0
+        assert game.stderr is not None and game.stderr.read() == b""
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import threading
 from typing import Any, BinaryIO, Protocol
@@ -20,7 +21,7 @@ from ..link.names import MAX_NAME
 from . import presentation as words
 from .error_sentences import error_sentence
 from .safe_text import clean_message, display_name
-from .seat_log import LogEntry, chat_content, entry_line, played_by_bot
+from .seat_log import LogEntry, chat_content, clock_text, entry_line, played_by_bot
 
 
 class Lines(Protocol):
@@ -177,7 +178,8 @@ class PlainTable:
         else:
             choices = _("t take ({effect}), p pass (No thanks!)").format(effect=words.take_effect(view))
         more = _("h hands, c TEXT says TEXT, q leave") if chat else _("h hands, q leave")
-        return f"{turn} {choices}, {more}:"
+        clock = "" if self.update.bot_in is None else f" ({clock_text(self.update.bot_in)})"  # the turn clock's time
+        return f"{turn}{clock} {choices}, {more}:"
 
     async def key(self, line: str) -> bool:
         """Do what ``line`` asks; False when it leaves the table."""
@@ -383,3 +385,6 @@ def run_plain(connection: TableConnection | None = None, join: tuple[str, str] |
         return asyncio.run(run())
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # whoever read the lines is gone (`| head`): nothing more to say, nor at the exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
