@@ -85,9 +85,9 @@ class PlainFront:
         self.question = ""  # the question on screen, asked again after each line said
         self.parked = False  # the cursor is after a question, not at the start of a line
 
-    def say(self, text: str) -> None:
-        """One line, below the question if one is parked (whoever asked it asks again once the lines are said)."""
-        self.lines.write(("\n" if self.parked else "") + safe(text) + "\n")
+    def say(self, *texts: str) -> None:
+        """Lines, below the question if one is parked (whoever asked it asks again once the lines are said)."""
+        self.lines.write(("\n" if self.parked else "") + "".join(safe(text) + "\n" for text in texts))
         self.parked = False
 
     def ask(self, question: str) -> None:
@@ -222,20 +222,16 @@ class PlainTable:
         elif isinstance(event, Rejected):
             self.answered_in = None
             say(clean_message(error_sentence(event.code, event.message)))
-        elif isinstance(event, ChatLine):
-            say(chat_content(event).plain)
-        elif isinstance(event, ChatHistory):
-            for line in event.lines:
-                say(chat_content(line).plain)
+        elif isinstance(event, ChatLine | ChatHistory):
+            say(*(chat_content(line).plain for line in (event.lines if isinstance(event, ChatHistory) else [event])))
 
     def seats(self, event: TableWaiting) -> None:
-        self.front.say(_("Table {table}: waiting for players").format(table=clean_message(event.table_id, 12)))
+        lines = [_("Table {table}: waiting for players").format(table=clean_message(event.table_id, 12))]
         for index, seat in enumerate(event.seats):
             who = _("(free)") if seat.empty else display_name(seat.name, 20)
-            mine = words.you_tag(who) if index == event.my_seat else ""
-            self.front.say(
-                _("seat {number}: ").format(number=index + 1) + who + (" " + _("bot") if seat.is_bot else mine)
-            )
+            mine = " " + _("bot") if seat.is_bot else words.you_tag(who) if index == event.my_seat else ""
+            lines.append(_("seat {number}: ").format(number=index + 1) + who + mine)
+        self.front.say(*lines)
 
     def updated(self, update: TableUpdate) -> None:
         """The lines between the last update and ``update``: moves and seat events in order, the new card, the end."""
@@ -257,24 +253,16 @@ class PlainTable:
             say(entry_line(LogEntry(move=move, by_bot=by_bot), update.seats).plain)
             self.moves_told += 1
         if view.card is not None and view.card != self.card_told:
-            say(
-                _("New card: {card} ({cards} left face down).").format(
-                    card=view.card, cards=words.cards_count(view.deck_left)
-                )
-            )
+            left = words.cards_count(view.deck_left)
+            say(_("New card: {card} ({cards} left face down).").format(card=view.card, cards=left))
         self.card_told = view.card
         if view.finished and (before is None or not before.view.finished):
             from .screens.score import score_lines
 
             headline, table = score_lines(update)
-            for line in [headline.plain, *table.plain.splitlines()]:
-                say(line)
-        if before is not None and (
-            words.new_askers(before, update) or (view.finished and update.again != before.again)
-        ):
-            text = words.next_game_text(update)
-            if text:
-                say(text)
+            say(headline.plain, *table.plain.splitlines())
+        if before is not None and update.again != before.again and (text := words.next_game_text(update)):
+            say(text)
 
     def named(self, seat: int) -> str:
         assert self.update is not None
@@ -284,12 +272,9 @@ class PlainTable:
     def hands(self) -> None:
         assert self.update is not None
         view = self.update.view
-        for seat in range(view.players):
-            cards = words.hand_lines(view.hands[seat], 200)[0].plain
-            chips = view.chips[seat]
+        for seat, chips in enumerate(view.chips):
             count = words.chips_count(chips) if chips is not None else _("chips hidden")
-            name = self.named(seat)
-            self.front.say(f"{name}: {cards}; {count}")
+            self.front.say(f"{self.named(seat)}: {words.hand_lines(view.hands[seat], 200)[0].plain}; {count}")
         self.front.say(words.my_score_content(view).plain)
 
 
