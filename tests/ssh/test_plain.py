@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nothanks_server.host import RESTART_REASON
+from nothanks_tui.client.tcp import TcpLobby
+from nothanks_tui.link import NewTable
 from tools.loadgen.terminal_client import TerminalClient
 
 ESC = b"\x1b"
@@ -97,3 +99,21 @@ async def test_the_host_stopping_ends_a_plain_session_with_its_goodbye_in_the_pl
     assert await client.wait_closed() == 0
     assert "No Thanks!: l'hôte redémarre" in client.raw.decode()
     assert ESC not in bytes(client.raw)
+
+
+async def test_join_a_listed_table_and_see_only_what_the_seat_sees(game_sessions):
+    creator = TcpLobby("127.0.0.1", game_sessions.host.port, "ann")
+    await creator.start()
+    table = await creator.create_table(NewTable(players=2))
+    client = await TerminalClient(emulate=False).connect(game_sessions.port, "bea", term="dumb")
+    await client.wait_for("1. t1: 1 seat free; ann")
+    client.send("1\r")
+    await client.wait_for("seat 2: bea (you)")
+    await table.start_game()
+    await client.wait_for("A new game: ann, bea (you).")
+    client.mark()
+    client.send("h\r")
+    await client.wait_for("ann: no cards; chips hidden")  # another seat's chips stay hidden
+    assert "bea (you): no cards; 11 chips" in client.text()
+    await client.close()
+    await creator.close()
