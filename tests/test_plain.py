@@ -203,3 +203,13 @@ async def test_a_terminal_may_type_while_others_play_a_pipe_is_read_only_when_as
     table = ScriptedTable([update])
     await PlainTable(PlainFront(piped), table).run()
     assert piped.keys == ["t"] and table.sent == []  # never asked: never read
+
+
+async def test_the_question_is_asked_again_below_a_line_that_comes_while_it_waits():
+    state = new_game(GameConfig(players=2), 3)
+    update = TableUpdate(view_for(state, state.to_move), (SeatInfo("zoe"), SeatInfo("ana")))  # our turn
+    lines = Written()
+    await PlainTable(PlainFront(lines), ScriptedTable([update, ChatLine("ana", "hi", seat=1)])).run()
+    question = lines.text.split("\n")[2]
+    assert question.startswith("Your turn: card ") and question.endswith("q leave: ")
+    assert lines.text.endswith(f"{question}\n<ana> hi\n{question}\nThe table closed.\n")
