@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from nothanks_server.host import RESTART_REASON
+from nothanks_server.ssh.session import ChannelLines
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.link import NewTable
 from tools.loadgen.terminal_client import TerminalClient
@@ -117,3 +120,14 @@ async def test_join_a_listed_table_and_see_only_what_the_seat_sees(game_sessions
     assert "bea (you): no cards; 11 chips" in client.text()
     await client.close()
     await creator.close()
+
+
+async def test_what_was_typed_follows_the_question_asked_again():
+    sent: list[str] = []
+    lines = ChannelLines(SimpleNamespace(send_output=sent.append), pty=True)  # type: ignore[arg-type]
+    lines.feed(b"h\x1bOAi")  # (an arrow key between: dropped)
+    lines.write("\nana took 17 with 2 chips\n")
+    lines.write("Your turn: ... q leave: ")
+    assert "".join(sent) == "hi\r\nana took 17 with 2 chips\r\nYour turn: ... q leave: hi"
+    lines.feed(b"\r")
+    assert await lines.readline() == "hi"

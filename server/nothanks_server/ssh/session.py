@@ -87,7 +87,9 @@ class ChannelLines:
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
 
-    def write(self, text: str) -> None:
+    def write(self, text: str, echo: bool = False) -> None:
+        if self.echoes and not echo and self._typed and not text.endswith("\n"):
+            text += self._typed  # a question asked again below a line: what was typed so far after it
         self.session.send_output(text.replace("\n", "\r\n") if self.echoes else text)
 
     async def readline(self) -> str | None:
@@ -116,7 +118,7 @@ class ChannelLines:
                 self._typed += char
                 echo = char
             if echo and self.echoes:
-                self.write(echo)
+                self.write(echo, echo=True)
 
     def call_when_processed(self, callback: Callable[[], None]) -> bool:
         return False  # (handled as fed)
