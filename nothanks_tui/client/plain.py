@@ -35,6 +35,11 @@ class Lines(Protocol):
         """The next line typed, without its end; None once the input is over."""
 
 
+class Hangup(Exception):
+    """Raised by ``Lines.readline`` when the player's connection is gone: nothing is left on purpose, so a seat in a
+    game waits for them (away), as for any dropped connection."""
+
+
 def safe(text: str) -> str:
     """``text`` with nothing a terminal would act on: every control character (ESC first) dropped."""
     return "".join(ch for ch in text.replace("\u00a0", " ") if ch.isprintable())
@@ -140,7 +145,7 @@ class PlainTable:
                     event = events.result()
                     if isinstance(event, Closed):
                         self.front.say(clean_message(_(event.reason)) if event.reason else _("The table closed."))
-                        return True
+                        return True  # (nothing to leave)
                     self.told(event)
                     events = asyncio.ensure_future(self.connection.next_event())
                 if keys is not None and keys in done:
@@ -148,14 +153,13 @@ class PlainTable:
                     keys = None
                     if line is None:
                         self.front.input_over()
-                        return False
-                    if not await self.key(line):
-                        return True
+                    if line is None or not await self.key(line):
+                        await self.connection.close()  # (leaving on purpose: during a game a bot plays for us)
+                        return line is not None
         finally:
             for task in (events, keys):
                 if task is not None:
                     task.cancel()
-            await self.connection.close()
 
     def question(self) -> str:
         """The line of keys for what the player may do now ("" while others play)."""

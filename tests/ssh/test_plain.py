@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from nothanks_server.host import RESTART_REASON
 from nothanks_server.ssh.session import ChannelLines
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.link import NewTable
+from nothanks_tui.link import NewTable, SeatInfo
 from tools.loadgen.terminal_client import TerminalClient
 
 ESC = b"\x1b"
@@ -131,3 +132,35 @@ async def test_what_was_typed_follows_the_question_asked_again():
     assert "".join(sent) == "hi\r\nana took 17 with 2 chips\r\nYour turn: ... q leave: hi"
     lines.feed(b"\r")
     assert await lines.readline() == "hi"
+
+
+async def test_a_dropped_connection_leaves_the_seat_waiting_away_and_ctrl_d_leaves_on_purpose(game_sessions):
+    creator = TcpLobby("127.0.0.1", game_sessions.host.port, "ann")
+    await creator.start()
+    table = await creator.create_table(NewTable(players=3))
+
+    async def seat_of(name: str) -> SeatInfo:
+        """The seat of ``name`` once the creator's table says it is no longer played by them."""
+        while True:
+            event = await asyncio.wait_for(table.next_event(), 10)
+            for seat in getattr(event, "seats", ()):
+                if seat.name == name and (seat.away or seat.left):
+                    return seat
+
+    bea = await TerminalClient(emulate=False).connect(game_sessions.port, "bea", term="dumb")
+    cy = await TerminalClient(emulate=False).connect(game_sessions.port, "cy", term="dumb")
+    for client, seat in ((bea, 2), (cy, 3)):
+        await client.wait_for("1. t1: ")
+        client.send("1\r")
+        await client.wait_for(f"seat {seat}: {client.conn.get_extra_info('username')} (you)")
+    await table.start_game()
+    await bea.wait_for("A new game: ")
+    await cy.wait_for("A new game: ")
+    await bea.close()  # the connection drops
+    dropped = await seat_of("bea")
+    assert dropped.away and not dropped.left
+    cy.send("\x04")  # Ctrl-D: the end of input, on purpose
+    await cy.wait_for("End of input: leaving.")
+    gone = await seat_of("cy")
+    assert gone.left
+    await creator.close()

@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from nothanks_tui.client.netlaunch import NetApp
-from nothanks_tui.client.plain import PlainFront, plain_welcome
+from nothanks_tui.client.plain import Hangup, PlainFront, plain_welcome
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.i18n import N_, catalog, current_language, use_language
@@ -162,6 +162,8 @@ class GameAppFactory:
         try:
             await door.look_for_seat()
             return await plain_welcome(PlainFront(lines), door)
+        except Hangup:
+            return 0  # (the connection is gone: its seat waits, away)
         finally:
             await door.close()
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import asyncssh
 from textual.app import App
 
+from nothanks_tui.client.plain import Hangup
 from nothanks_tui.i18n import language_from_environment
 
 from .driver import ChannelDriver, color_system_for, session_console, terminal_size
@@ -85,7 +86,7 @@ class ChannelLines:
         self.farewell: Callable[[str], str] | None = None  # the host's reason to stop, in the player's words
         self._typed, self._escape, self._return = "", False, False
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._lines: asyncio.Queue[str | Hangup | None] = asyncio.Queue()
 
     def write(self, text: str, echo: bool = False) -> None:
         if self.echoes and not echo and self._typed and not text.endswith("\n"):
@@ -93,12 +94,18 @@ class ChannelLines:
         self.session.send_output(text.replace("\n", "\r\n") if self.echoes else text)
 
     async def readline(self) -> str | None:
-        return await self._lines.get()
+        line = await self._lines.get()
+        if isinstance(line, Hangup):
+            self._lines.put_nowait(line)  # (and at every read after)
+            raise line
+        return line
 
     def end(self) -> None:
         self._lines.put_nowait(None)
 
-    exit = end  # (the server ends every session's app, and these lines, as it closes)
+    def exit(self) -> None:
+        """The player is gone, or the server closes: their seat waits for them (the app's exit, for these lines)."""
+        self._lines.put_nowait(Hangup())
 
     def feed(self, data: bytes) -> None:
         for char in self._decoder.decode(data):
@@ -372,7 +379,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._driver = None
         self.input_gate.detach()
         if self._lines is not None:
-            self._lines.end()
+            self._lines.exit()
         app = self._app
         if app is not None and app.is_running:
             app.exit()  # one still starting is ended by driver_started, once it can take the message
