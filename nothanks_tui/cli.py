@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .commands import argtypes
 from .commands.argtypes import add_turn_clock_option, add_variant_options, bot_name, non_negative, players
 from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--name",
         help=_("your display name (default: the one saved on the start screen, else you, in your language)"),
     )
+    argtypes.add_plain_option(play)
     play.add_argument(
         "--bot-pace",
         type=non_negative,
@@ -101,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     remembered = None if known_language(explicit) else _remembered().language  # as last chosen on the start screen
     use_language(choose_language(explicit, remembered, os.environ))  # the parser's words and everything after
     args = build_parser().parse_args(arguments)
-    if args.command == "play":
-        return _play(args)
+    if args.command == "play" or (args.command is None and os.environ.get("TERM") == "dumb"):
+        return _play(args if args.command else build_parser().parse_args(["play"]))  # (no screen for TERM=dumb)
     if args.command in COMMANDS:
         module, function = COMMANDS[args.command]
         command: Callable[[argparse.Namespace], int] = getattr(importlib.import_module(module, __package__), function)
@@ -135,7 +137,7 @@ def _play(args: argparse.Namespace) -> int:
     keys = ("players", "bot", "seed", "open_chips", "variant", "bot_pace", "turn_clock")
     options = {key: getattr(args, key) for key in keys}
     name = args.name or _remembered().name or _("you")  # the start screen's name: its games count under it
-    return run_local_game(**options, name=name)
+    return run_local_game(**options, name=name, plain=argtypes.plain_wanted(args))
 
 
 def _remembered() -> Remembered:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -141,3 +142,15 @@ def add_turn_clock_option(parser: argparse.ArgumentParser, default: float | None
     words = _("seconds per move of a connected player ({least:g}..{most:g}; default {default}), then a bot plays it")
     shown = words.format(least=least, most=most, default=f"{default:g}" if default else _("off"))
     parser.add_argument("--turn-clock", type=turn_clock, default=default, metavar="SECONDS", help=shown)
+
+
+def add_plain_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help=_("for screen readers and scripts: plain lines, a key a line, no escape sequence (also TERM=dumb)"),
+    )
+
+
+def plain_wanted(args: argparse.Namespace) -> bool:
+    return bool(args.plain) or os.environ.get("TERM") == "dumb"

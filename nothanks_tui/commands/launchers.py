@@ -103,8 +103,9 @@ def run_local_game(
     name: str = "you",
     bot_pace: float = BOT_PACE,
     turn_clock: float | None = None,
+    plain: bool = False,
 ) -> int:
-    """You against bots at one table in this terminal; returns the exit code."""
+    """You against bots at one table in this terminal (``plain``: in plain lines); returns the exit code."""
     # Kept as a host keeps its games: `nothanks history`, `nothanks replay`.
     launchers = LocalLaunchers(bot_pace, records_dir=paths.records_dir())
     choice = SoloChoice(name, players, bot, open_chips, variant, turn_clock)
@@ -113,6 +114,10 @@ def run_local_game(
     except BadName:
         print("nothanks play: --name: " + error_sentence(errors.BAD_NAME))  # (BadName's own words are English)
         return 2
+    if plain:
+        from ..client.plain import run_plain
+
+        return run_plain(connection)
     remembered = Remembered.of_this_user()  # the player's preferences (the bell, chat muted)
     app = NoThanksApp(
         connection, launchers=launchers, exit_on_signals=True, remembered=remembered, reviewer=review_view

@@ -169,6 +169,7 @@ def add_parsers(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
     join.add_argument(
         "--code", metavar="CODE", help=_("a private table's invite code: sit there (watch it if no seat is free)")
     )
+    argtypes.add_plain_option(join)
 
 
 def _settings(args: argparse.Namespace) -> LobbySettings:
@@ -230,6 +231,8 @@ def run_join(args: argparse.Namespace) -> int:
             clean_name(args.name)
         except BadName:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
+    if argtypes.plain_wanted(args):
+        return _join_plain(args.address, args.name)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -243,6 +246,19 @@ def run_join(args: argparse.Namespace) -> int:
         remembered=Remembered.of_this_user(),
         reviewer=review_view,
     )
+
+
+def _join_plain(address: str | None, name: str | None) -> int:
+    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only)."""
+    from ..client.plain import run_plain
+    from ..client.remembered import login_name
+    from ..client.tcp import parse_address
+
+    try:
+        parse_address(address or "")
+    except ValueError as error:
+        return failed("join", str(error), 2)
+    return run_plain(join=(address or "", name or login_name()))
 
 
 def _join_found(name: str | None) -> int:

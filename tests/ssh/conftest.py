@@ -76,6 +76,9 @@ async def start_sessions(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
             apps.add(app)
             return app
 
+        if hasattr(factory, "plain"):  # the game's plain front, for TERM=dumb and sessions without a pty
+            tracked.plain = factory.plain  # type: ignore[attr-defined]
+
         sessions = ListeningSessions(SessionServer(SSHSettings(**settings), tracked), apps)
         started.append(sessions)
         return sessions

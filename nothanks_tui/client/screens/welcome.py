@@ -60,6 +60,7 @@ class WelcomeScreen(SteadyScreen[None]):
     # Ctrl-C quits, as a newcomer expects (priority: the name field would take it as "copy"), Esc too.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "language", N_("Language")),
+        Binding("ctrl+r", "plain", N_("Screen reader"), show=False, priority=True),
         Binding("ctrl+c,escape", "app.quit", N_("Quit"), key_display="^C/Esc", priority=True),
     ]
 
@@ -91,6 +92,8 @@ class WelcomeScreen(SteadyScreen[None]):
             others = ", ".join(LANGUAGE_NAMES[other] for other in LANGUAGES if other != language)
             line = _("Language: {language} (Ctrl-L: {others})").format(language=LANGUAGE_NAMES[language], others=others)
             yield Static(line, id="welcome-language", markup=False)
+            if hasattr(self.app, "go_plain"):
+                yield Static(_("Screen reader: Ctrl-R for plain lines."), id="welcome-plain", markup=False)
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -110,6 +113,12 @@ class WelcomeScreen(SteadyScreen[None]):
         field = self.query_one("#name", Input)
         field.value = name
         field.focus()
+
+    def action_plain(self) -> None:
+        """Plain lines for a screen reader: this app ends, and the session goes on without it (ssh/session.py)."""
+        if hasattr(self.app, "go_plain"):
+            self.app.go_plain = self.query_one("#name", Input).value
+            self.app.exit()
 
     def say(self, text: str) -> None:
         self.query_one("#welcome-message", Static).update(Text(clean_message(text)))

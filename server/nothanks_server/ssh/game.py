@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 from typing import Any
 
 from nothanks_tui.bots.review import review_view
 from nothanks_tui.client.netlaunch import NetApp
+from nothanks_tui.client.plain import Hangup, PlainFront, plain_welcome
 from nothanks_tui.client.screens.welcome import WelcomeScreen
 from nothanks_tui.client.tcp import TcpLobby
-from nothanks_tui.i18n import N_, catalog
+from nothanks_tui.i18n import N_, catalog, current_language, use_language
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .session import SSHPlayer
+from .session import ChannelLines, SSHPlayer
 from .settings import WorkerPlan
 
 log = logging.getLogger(__name__)
@@ -67,6 +69,7 @@ class SSHDoorway:
         self.proxy_key = proxy_key
         self.lobbies: list[SessionLobby] = []
         self._held: str | None = None  # the display name of the seat the host holds for the player's key
+        self.suggested_name = player.suggested_name  # the name to prefill (may be empty)
 
     async def look_for_seat(self) -> None:
         """Ask the host whether it holds a seat for the player's key (before the welcome screen asks us)."""
@@ -82,10 +85,6 @@ class SSHDoorway:
             log.info("could not ask the host for %s's seat: %s", self.player.peer, error)
         finally:
             await probe.close()
-
-    @property
-    def suggested_name(self) -> str:
-        return self.player.suggested_name
 
     @property
     def keeps_seats(self) -> bool:
@@ -120,6 +119,7 @@ class SSHGameApp(NetApp):
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
         super().__init__(lambda: WelcomeScreen(door), **kwargs)
         self.door = door
+        self.go_plain: str | None = None  # the name typed when the player chose plain lines on the welcome screen
 
     async def ssh_session_starting(self) -> None:
         await self.door.look_for_seat()
@@ -128,11 +128,15 @@ class SSHGameApp(NetApp):
         await self.door.close()
 
     def farewell(self, reason: str) -> str:
-        """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
-        speaks of a kept seat only to a player who has one and will get it back (a key: ``keeps_seats``)."""
-        if reason == RESTART_SEATED and not (self.door.seated and self.door.keeps_seats):
-            reason = RESTART_UNSEATED
-        return catalog(self.language or "en").gettext(reason)
+        return farewell_for(self.door, self.language or "en", reason)
+
+
+def farewell_for(door: SSHDoorway, language: str, reason: str) -> str:
+    """``reason`` the host stops for (its English), as this player reads it: in their language, and a restart
+    speaks of a kept seat only to a player who has one and will get it back (a key: ``keeps_seats``)."""
+    if reason == RESTART_SEATED and not (door.seated and door.keeps_seats):
+        reason = RESTART_UNSEATED
+    return catalog(language).gettext(reason)
 
 
 class GameAppFactory:
@@ -153,6 +157,22 @@ class GameAppFactory:
             language=player.language,
             reviewer=review_view,  # a finished game's review, in this worker (a thread of the player's app)
         )
+
+    async def plain(self, player: SSHPlayer, lines: ChannelLines, name: str | None = None, language: str = "") -> int:
+        """The plain front instead of the app (``TERM=dumb``, no pty, or chosen on the welcome screen)."""
+        use_language(language or player.language)
+        plan = self.plan
+        door = SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key)
+        lines.farewell = functools.partial(farewell_for, door, current_language())
+        if name is not None:
+            door.suggested_name = name
+        try:
+            await door.look_for_seat()
+            return await plain_welcome(PlainFront(lines), door)
+        except Hangup:
+            return 0  # (the connection is gone: its seat waits, away)
+        finally:
+            await door.close()
 
     async def warm_up(self) -> str:
         """Draw the first screen once (in a context of its own, like a session's); the name of its class."""

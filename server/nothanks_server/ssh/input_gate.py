@@ -18,15 +18,21 @@ import functools
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..limits import TokenBucket
 from .settings import INBOUND_BURST, INBOUND_RATE, cancel
 
-if TYPE_CHECKING:
-    from .driver import ChannelDriver
-
 log = logging.getLogger(__name__)
+
+
+class InputSink(Protocol):
+    """Where a gate's input goes: the Textual driver (driver.py) or the plain lines (session.py's ChannelLines)."""
+
+    def feed(self, data: bytes) -> None: ...
+    def call_when_processed(self, callback: Callable[[], None]) -> bool: ...
+    def input_dropped(self, notice: str | None) -> None: ...
+
 
 INPUT_RATE = 1024.0  # bytes a second, sustained
 INPUT_BURST = 4096  # bytes at once (a paste, a flurry of keys)
@@ -63,7 +69,7 @@ class InputGate:
         self.dropped = 0
         self.queued_peak = 0  # the most bytes ever queued at once: never above max_queued
         self._last_notice: float | None = None
-        self._sink: ChannelDriver | None = None  # (tests: anything with its feed, call_when_processed, input_dropped)
+        self._sink: InputSink | None = None  # (tests: anything with its feed, call_when_processed, input_dropped)
         self._pump_handle: asyncio.Handle | None = None
 
     @property
@@ -91,7 +97,7 @@ class InputGate:
         self._pump()
         return True
 
-    def attach(self, sink: ChannelDriver) -> None:
+    def attach(self, sink: InputSink) -> None:
         """The app is ready: input queued until now goes to it."""
         self._sink = sink
         self._pump()

@@ -40,7 +40,7 @@ from textual.app import App
 from ..limits import TokenBucket
 from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
-from .session import AppFactory, GameSession
+from .session import AppFactory, ChannelLines, GameSession
 from .settings import SSHSettings, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
@@ -141,7 +141,7 @@ class SessionServer:
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
-        self._running_apps: set[App[Any]] = set()
+        self._running_apps: set[App[Any] | ChannelLines] = set()  # (the plain front's lines too: both exit)
         self._changed = asyncio.Event()  # set whenever a count above changes
         self.farewell: str | None = None  # once closing: the line every session prints as it ends
         self.connections_held = 0  # connections that went over their inbound budget (input_gate.py)
@@ -285,12 +285,12 @@ class SessionServer:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def app_starting(self, app: App[Any]) -> None:
+    def app_starting(self, app: App[Any] | ChannelLines) -> None:
         self.apps_started += 1
         self._running_apps.add(app)
         self._changed.set()
 
-    def app_finished(self, app: App[Any]) -> None:
+    def app_finished(self, app: App[Any] | ChannelLines) -> None:
         self._running_apps.discard(app)
         self._changed.set()
 

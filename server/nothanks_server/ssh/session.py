@@ -1,23 +1,26 @@
 """One SSH session channel: the checks before a game starts, then one Textual app drawn on the channel.
 
-Only a shell request with a pty gets the game; ``ssh -T host`` and ``ssh host cmd`` get one line on stderr and exit
-status 1, subsystems (SFTP) are refused. The client's bytes pass the session's ``InputGate`` (input_gate.py),
-where what arrives before the app's driver exists waits.
+Only a shell request gets the game: the Textual app with a pty, the plain lines (client/plain.py) for ``TERM=dumb``
+or ``ssh -T``. ``ssh host cmd`` gets one line on stderr and exit status 1; subsystems (SFTP) are refused. The
+client's bytes pass the session's ``InputGate`` (input_gate.py), where what arrives before the app's driver exists
+waits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextvars
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
 from textual.app import App
 
+from nothanks_tui.client.plain import Hangup
 from nothanks_tui.i18n import language_from_environment
 
 from .driver import ChannelDriver, color_system_for, session_console, terminal_size
@@ -30,8 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_PTY_MESSAGE = (
-    "No Thanks! needs an interactive terminal: connect with plain `{command}` (or add -t); "
-    "commands and -T sessions are not served.\r\n"
+    "No Thanks! needs an interactive terminal: connect with plain `{command}` (or add -t); commands are not run.\r\n"
 )
 CRASH_MESSAGE = "\r\nSorry: the game hit an error and closed this session. Reconnect to play on.\r\n"
 MAX_UNSENT_OUTPUT = 8 * 1024 * 1024  # a client that stops reading this much output is disconnected
@@ -71,6 +73,65 @@ class SSHPlayer:
 
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
+PLAIN_TERMS = frozenset({None, "dumb"})  # a session without a pty, or TERM=dumb: the plain front (client/plain.py)
+
+
+class ChannelLines:
+    """The channel as the plain front's lines. With a pty the player's terminal sends each key as typed: they are
+    echoed and gathered into lines here (Backspace works; the escape sequences of arrows and such are dropped)."""
+
+    def __init__(self, session: GameSession, pty: bool) -> None:
+        self.session, self.echoes = session, pty
+        self.farewell: Callable[[str], str] | None = None  # the host's reason to stop, in the player's words
+        self._typed, self._escape, self._return = "", False, False
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._lines: asyncio.Queue[str | Hangup | None] = asyncio.Queue()
+
+    def write(self, text: str, echo: bool = False) -> None:
+        if self.echoes and not echo and self._typed and not text.endswith("\n"):
+            text += self._typed  # a question asked again below a line: what was typed so far after it
+        self.session.send_output(text.replace("\n", "\r\n") if self.echoes else text)
+
+    async def readline(self) -> str | None:
+        line = await self._lines.get()
+        if isinstance(line, Hangup):
+            self._lines.put_nowait(line)  # (and at every read after)
+            raise line
+        return line
+
+    def end(self) -> None:
+        self._lines.put_nowait(None)
+
+    def exit(self) -> None:
+        """The player is gone, or the server closes: their seat waits for them (the app's exit, for these lines)."""
+        self._lines.put_nowait(Hangup())
+
+    def feed(self, data: bytes) -> None:
+        for char in self._decoder.decode(data):
+            echo, after_return, self._return = "", self._return, char == "\r"
+            if self._escape:  # the rest of a key's escape sequence: ESC [ 1 ; 5 A
+                self._escape = char in "[O;" or char.isdigit()
+            elif char == "\x1b":
+                self._escape = True
+            elif char in "\r\n" and not (char == "\n" and after_return):
+                self._lines.put_nowait(self._typed)
+                self._typed, echo = "", "\n"
+            elif char in "\x7f\b" and self._typed:
+                self._typed, echo = self._typed[:-1], "\b \b"
+            elif char in "\x03\x04":  # Ctrl-C, Ctrl-D: the end
+                self.end()
+            elif char.isprintable() and len(self._typed) < 200:
+                self._typed += char
+                echo = char
+            if echo and self.echoes:
+                self.write(echo, echo=True)
+
+    def call_when_processed(self, callback: Callable[[], None]) -> bool:
+        return False  # (handled as fed)
+
+    def input_dropped(self, notice: str | None) -> None:
+        if notice:
+            self.write(f"\n{notice}\n")
 
 
 class GameSession(asyncssh.SSHServerSession):
@@ -91,6 +152,7 @@ class GameSession(asyncssh.SSHServerSession):
         self._resuming = False  # resume_reading() is handing over what arrived while reading was paused
         self._dropped_while_resuming = False
         self._app: App[Any] | None = None
+        self._lines: ChannelLines | None = None  # the plain front's, while it runs
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._farewell_said = False
@@ -120,7 +182,8 @@ class GameSession(asyncssh.SSHServerSession):
 
     def session_started(self) -> None:
         assert self._chan is not None
-        if self._command is not None or self._term is None:
+        plain = hasattr(self._server.app_factory, "plain")
+        if self._command is not None or (self._term is None and not plain):
             log.info("refused a %s session from %s", "command" if self._command is not None else "pty-less", self._peer)
             self._chan.write_stderr(no_pty_message(self._username, self._chan.get_extra_info("sockname")).encode())
             self._chan.exit(1)
@@ -227,6 +290,10 @@ class GameSession(asyncssh.SSHServerSession):
         try:
             if self._gone:
                 return
+            plain = getattr(self._server.app_factory, "plain", None)
+            if plain is not None and self._term in PLAIN_TERMS:
+                status = await self._run_plain(plain)
+                return
             app = self._server.app_factory(self.player())
             self._prepare(app)
             starting = getattr(app, "ssh_session_starting", None)
@@ -248,6 +315,9 @@ class GameSession(asyncssh.SSHServerSession):
                 if ended is not None:
                     await ended()  # e.g. leave the tables it sat at
             status = app.return_code or 0
+            name = getattr(app, "go_plain", None)  # chosen on the welcome screen
+            if plain is not None and name is not None and not self._gone:
+                status = await self._run_plain(plain, name, getattr(app, "language", ""))
         except Exception:
             log.exception("the SSH session of %s failed", self._peer)
         finally:
@@ -265,11 +335,21 @@ class GameSession(asyncssh.SSHServerSession):
                 elif status:
                     chan.write_stderr(CRASH_MESSAGE.encode())
                 else:
-                    self._say_farewell(app)
+                    self._say_farewell(app or self._lines)
                 chan.exit(status)  # exit status and close, also after an end of file
             self._chan = None
 
-    def _say_farewell(self, app: App[Any] | None) -> None:
+    async def _run_plain(self, plain: Callable[..., Awaitable[int]], *more: str) -> int:
+        """The plain front (``GameAppFactory.plain``) on this channel, counted as a running app."""
+        self._lines = lines = ChannelLines(self, self._term is not None)
+        self.input_gate.attach(lines)
+        self._server.app_starting(lines)
+        try:
+            return await plain(self.player(), lines, *more)
+        finally:
+            self._server.app_finished(lines)
+
+    def _say_farewell(self, app: App[Any] | ChannelLines | None) -> None:
         """Once the app is gone and the server is closing: tell the player why their session ends (once), in the
         app's words for it if it has some (``farewell``: the player's language)."""
         chan = self._chan
@@ -297,6 +377,8 @@ class GameSession(asyncssh.SSHServerSession):
         self._gone = True
         self._driver = None
         self.input_gate.detach()
+        if self._lines is not None:
+            self._lines.exit()
         app = self._app
         if app is not None and app.is_running:
             app.exit()  # one still starting is ended by driver_started, once it can take the message
