@@ -42,14 +42,9 @@ def cards_count(count: int) -> str:
     return ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
-def points_count(count: int) -> str:
-    """ "1 point", "3 points" (``count`` >= 0), in the player's language."""
-    return ngettext("{count} point", "{count} points", count).format(count=count)
-
-
 def points_text(value: int) -> str:
     """ "1 point", "−3 points" (with a real minus sign)."""
-    text = points_count(abs(value))
+    text = ngettext("{count} point", "{count} points", abs(value)).format(count=abs(value))
     return text if value >= 0 else f"−{text}"
 
 

@@ -24,6 +24,7 @@ from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from .. import presentation, seat_log
+from .keybar import line_strip
 
 HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
@@ -91,11 +92,7 @@ class TableView(Widget):
         size = self.content_region.size
         if size != self._lines_size:  # resized (or first paint): draw again for this size
             self._lines, self._lines_size = self.draw_lines(), size
-        style = self.visual_style
-        line = self._lines[y] if y < len(self._lines) else Content("")
-        if line.cell_length > size.width:
-            line = line.truncate(size.width, ellipsis=True)
-        return Strip(line.render_segments(style), line.cell_length).extend_cell_length(size.width, style.rich_style)
+        return line_strip(self._lines[y] if y < len(self._lines) else Content(""), size.width, self.visual_style)
 
     def render(self) -> Content:
         """The whole drawing (Textual measures a widget of ``height: auto`` with it)."""
@@ -192,10 +189,8 @@ class TableStatus(TableView):
             left = Content.styled(seat_log.clock_text(self._deadline - self.clock()), "bold")
             both = Content.assemble(turn, " ", left)  # (on a line of its own if the status is narrow)
             return [both] if both.cell_length <= width else [turn, left]
-        if mover.stand_in:
-            text = seat_log.stand_in_turn_text(name)
-        else:
-            text = seat_log.away_turn_text(name, None if self._deadline is None else self._deadline - self.clock())
+        remaining = None if self._deadline is None else self._deadline - self.clock()
+        text = seat_log.away_turn_text(name, remaining, mover.stand_in)
         return fitted(Content.assemble((f"{presentation.TURN_MARKER} ", "bold"), text), width)
 
     def draw_lines(self) -> list[Content]:
@@ -356,13 +351,8 @@ class PlayersPanel(TableView):
         if len(firsts) <= height:
             return firsts
         room = max(1, height - 1)
-        shown = [seat for seat in (view.seat, view.to_move) if seat is not None and 0 <= seat < len(firsts)]
-        shown = list(dict.fromkeys(shown))[:room]
-        for seat in range(len(firsts)):
-            if len(shown) >= room:
-                break
-            if seat not in shown:
-                shown.append(seat)
+        first = [seat for seat in (view.seat, view.to_move) if seat is not None and 0 <= seat < len(firsts)]
+        shown = list(dict.fromkeys([*first, *range(len(firsts))]))[:room]
         hidden = len(firsts) - len(shown)
         more = ngettext(
             "+{count} more player: make the terminal taller", "+{count} more players: make the terminal taller", hidden
@@ -401,8 +391,9 @@ class PrivatePanel(TableView):
             (_("You: "), "bold"), (presentation.chips_count(chips), "bold"), " · ", presentation.my_score_content(view)
         )
         prefix = Content(_("Your cards: "))
-        width = (self.content_region.width or 80) - prefix.cell_length
-        lines = [summary, *presentation.indented_lines(prefix, presentation.hand_lines(view.my_hand, width))]
+        width = self.content_region.width or 80
+        hand = presentation.hand_lines(view.my_hand, width - prefix.cell_length)
+        lines = [summary, *presentation.indented_lines(prefix, hand)]
         if view.finished:
             if presentation.asked_by_me(self.table) or not self.table.can_restart:
                 return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
@@ -413,12 +404,11 @@ class PrivatePanel(TableView):
         advice = self.advice
         if advice is None or advice.state_id != view.state_id or not view.legal:
             advice = None  # the coach's answer stands only for the position it was given for
-        panel_width = self.content_region.width or 80
         choices = []
         for key, action, line in (("t", "take", presentation.take_choice), ("n", "pass", presentation.pass_choice)):
             mark = presentation.choice_mark(advice, action) if advice else Content("")
             choice = Content.assemble((f"[{key}] ", "bold"), line(view), mark)
-            if choice.cell_length > panel_width:  # keep the score and the coach's mark in sight
+            if choice.cell_length > width:  # keep the score and the coach's mark in sight
                 choice = Content.assemble((f"[{key}] ", "bold"), line(view, short=True), mark)
             choices.append(choice if view.legal else choice.stylize("dim"))  # nothing yours to play now: a preview
         # (compact: your chips, score and cards are in your row of the players' panel)
