@@ -180,7 +180,7 @@ class StartScreen(SteadyScreen[None]):
         for form in self.forms:
             chosen = remembered.choices.get(type(form).__name__, {})
             for widget in form.query("Input, Select, Checkbox"):
-                if widget.id is None or widget.id == "name" or widget.id not in chosen:
+                if widget.id == "name" or widget.id not in chosen:
                     continue
                 value = chosen[widget.id]
                 with contextlib.suppress(Exception):  # an option that no longer exists, a hand-edited file
@@ -200,8 +200,7 @@ class StartScreen(SteadyScreen[None]):
             value = getattr(widget, "value", None)
             if widget.id is not None and widget.id != "name" and isinstance(value, str | int | bool):
                 fields[widget.id] = value
-        names = form.query("#name").results(Input)
-        name = next(iter(names)).value if names else (remembered.name or "")
+        name = next((field.value for field in form.query("#name").results(Input)), remembered.name or "")
         remembered.remember(name, type(form).__name__, fields)
 
     def on_input_changed(self, event: Input.Changed) -> None:
