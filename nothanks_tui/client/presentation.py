@@ -42,14 +42,9 @@ def cards_count(count: int) -> str:
     return ngettext("{count} card", "{count} cards", count).format(count=count)
 
 
-def points_count(count: int) -> str:
-    """ "1 point", "3 points" (``count`` >= 0), in the player's language."""
-    return ngettext("{count} point", "{count} points", count).format(count=count)
-
-
 def points_text(value: int) -> str:
     """ "1 point", "−3 points" (with a real minus sign)."""
-    text = points_count(abs(value))
+    text = ngettext("{count} point", "{count} points", abs(value)).format(count=abs(value))
     return text if value >= 0 else f"−{text}"
 
 
@@ -154,26 +149,16 @@ def turn_content(view: PlayerView, seats: Sequence[SeatInfo]) -> Content:
     return Content.assemble(f"{TURN_MARKER} ", (seat_name(seats, view.to_move), "bold"), _(" to play…"))
 
 
-def _touching_runs(hand: Sequence[int], card: int) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
-    """The run just below ``card`` (ending at card-1) and just above it (starting at card+1), if held."""
-    below = above = None
-    for run in runs_of(hand):
-        if run[-1] == card - 1:
-            below = run
-        if run[0] == card + 1:
-            above = run
-    return below, above
-
-
 def take_effect(view: PlayerView) -> str:
     """What taking the face-up card does to your cards, in words: "+27 points", "extends 14-15: +0 points"..."""
     cost = view.take_cost()
     card = view.card
     if cost is None or card is None:
         return ""
-    below, above = _touching_runs(view.my_hand, card)
-    points = points_count(abs(cost))
-    amount = f"+{points}" if cost >= 0 else f"−{points}"
+    runs = runs_of(view.my_hand)  # the run just below the card, and just above it
+    below = next((run for run in runs if run[-1] == card - 1), None)
+    above = next((run for run in runs if run[0] == card + 1), None)
+    amount = ("+" if cost >= 0 else "") + points_text(cost)
     if below and above:
         return _("bridges {low} and {high}: {amount}").format(low=run_text(below), high=run_text(above), amount=amount)
     if below:
@@ -195,10 +180,11 @@ def take_choice(view: PlayerView, short: bool = False) -> Content:
         return Content("")
     net = cost - view.pot
     outcome = _(" → score {score} ({signed})").format(score=number(_score_now(view) + net), signed=signed(net))
+    title = (_("Take {card}").format(card=view.card), "bold")
     if short:
-        return Content.assemble((_("Take {card}").format(card=view.card), "bold"), outcome)
+        return Content.assemble(title, outcome)
     return Content.assemble(
-        (_("Take {card}").format(card=view.card), "bold"),
+        title,
         _(": {effect}, {chips}").format(
             effect=take_effect(view),
             chips=ngettext("{signed} chip", "{signed} chips", view.pot).format(signed=signed(view.pot)),

@@ -3,7 +3,7 @@ rule (``link.names.printable_text``), cut by terminal cells; still drawn as lite
 
 from __future__ import annotations
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 
 from ..link.names import printable_text
 
@@ -20,17 +20,7 @@ def clean_name(raw: object, max_input: int = _MAX_INPUT) -> str:
 def display_name(raw: object, max_cells: int = MAX_NAME_CELLS) -> str:
     """``clean_name`` truncated to ``max_cells`` terminal cells, with '…' when cut."""
     name = clean_name(raw)
-    if cell_len(name) <= max_cells:
-        return name
-    cut = []
-    width = 0
-    for char in name:
-        char_width = cell_len(char)
-        if width + char_width > max_cells - 1:
-            break
-        cut.append(char)
-        width += char_width
-    return "".join(cut).rstrip() + "…"
+    return name if cell_len(name) <= max_cells else set_cell_size(name, max_cells - 1).rstrip() + "…"
 
 
 def clean_message(raw: object, max_chars: int = 300) -> str:

@@ -1,10 +1,7 @@
 """The table's log in words: players' comings and goings ("alice left", "alice is back"), the moves a stand-in
-bot played ("bot for bob took 17"), the countdowns to a bot playing a turn (of an away player, or once the turn
-clock runs out), and the chat lines said
-between moves (``<bo> good luck``: plain text, cleaned again here whatever the host did).
-
-The host sends facts (``SeatEvent``: after how many moves, which seat, what; ``bot_in``); this words them in the
-player's language and merges them with the moves and the chat in the order things happened.
+bot played ("bot for bob took 17"), the countdowns to a bot playing a turn, and the chat lines said between moves
+(``<bo> good luck``: plain text, cleaned again here whatever the host did). The host sends facts (``SeatEvent``,
+``bot_in``); this words them in the player's language and merges them with the moves and the chat in order.
 """
 
 from __future__ import annotations
@@ -79,23 +76,18 @@ def _with_name(template: str, name: str) -> Content:
     return Content.assemble(before, (name, "bold"), after)
 
 
-def seat_event_line(event: SeatEvent, seats: Sequence[SeatInfo]) -> Content:
-    """ "alice left: a bot plays for them", "alice is back"..."""
-    name = seat_name(seats, event.seat, 10)
-    if event.kind == SEAT_LEFT and 0 <= event.seat < len(seats) and seats[event.seat].empty:  # after the game
-        return _with_name(_("{name} left the table: their seat is free for the next game."), name)
-    words = EVENT_WORDS.get(event.kind)
-    return _with_name(_(words), name) if words is not None else Content("")
-
-
 def entry_line(entry: LogEntry, seats: Sequence[SeatInfo]) -> Content:
-    if entry.event is not None:
-        return seat_event_line(entry.event, seats).stylize("italic")
-    assert entry.move is not None
+    """A move, or a seat event in italics: "alice left: a bot plays for them", "alice is back"..."""
+    move, event = entry.move, entry.event
+    name = seat_name(seats, event.seat if event is not None else move.seat if move is not None else -1, 10)
+    if event is not None:
+        words = EVENT_WORDS.get(event.kind)
+        if event.kind == SEAT_LEFT and 0 <= event.seat < len(seats) and seats[event.seat].empty:  # after the game
+            words = N_("{name} left the table: their seat is free for the next game.")
+        return (_with_name(_(words), name) if words is not None else Content("")).stylize("italic")
+    assert move is not None
     if not entry.by_bot:
-        return move_line(entry.move, seats)
-    name = seat_name(seats, entry.move.seat, 10)
-    move = entry.move
+        return move_line(move, seats)
     if move.action is Action.PASS:
         text = _("bot for {name}: No thanks! ({card})").format(name="{name}", card=move.card)
     else:
@@ -111,8 +103,11 @@ def entry_key(entry: LogEntry, seats: Sequence[SeatInfo]) -> tuple[object, ...]:
     return (entry, seat_name(seats, seat, 10))
 
 
-def away_turn_text(name: str, remaining: float | None) -> Content:
-    """The turn of an away player: "bob is away: a bot plays for them in 42 s" (``remaining`` None: no timer)."""
+def away_turn_text(name: str, remaining: float | None, stand_in: bool = False) -> Content:
+    """The turn of an away player: "bob is away: a bot plays for them in 42 s" (``remaining`` None: no timer), or
+    "bot for bob to play…" once a stand-in bot plays the seat."""
+    if stand_in:
+        return _with_name(_("bot for {name} to play…"), name)
     if remaining is None:
         return _with_name(_("{name} is away: the game waits for them"), name)
     seconds = max(0, math.ceil(remaining - 1e-6))  # (42.3 s shows 43: never 0 while time is left)
@@ -132,11 +127,6 @@ def clock_text(remaining: float) -> str:
     seconds = max(0, math.ceil(remaining - 1e-6))
     text = ngettext("{seconds} s left", "{seconds} s left", seconds).format(seconds=seconds)
     return text.replace(f"{seconds} s", f"{seconds}\u00a0s")
-
-
-def stand_in_turn_text(name: str) -> Content:
-    """The turn of a seat a bot plays for its player: "bot for bob to play…"."""
-    return _with_name(_("bot for {name} to play…"), name)
 
 
 CHAT_ROWS = 3  # rows one chat line may wrap to in the log
@@ -160,15 +150,13 @@ def as_seated(line: ChatLine, seats: Sequence[SeatInfo]) -> ChatLine:
     return replace(line, name=seat.label) if seat is not None and seat.guest else line
 
 
-def speaker(line: ChatLine) -> str:
-    """``bo``, or ``eve (watching)`` for a spectator (whose name may look like a player's)."""
-    name = display_name(line.name, 14)
-    return name if line.seat is not None else _("{name} (watching)").format(name=name)
-
-
 def chat_content(line: ChatLine, name_style: Style | str = "bold", text_style: Style | str = "") -> Content:
-    """``<bo> good luck``: the name in angle brackets, then the text as plain text."""
-    return Content.assemble((f"<{speaker(line)}>", name_style), " ", (clean_message(line.text, MAX_CHAT), text_style))
+    """``<bo> good luck``, or ``<eve (watching)> hi`` for a spectator (whose name may look like a player's): the name
+    in angle brackets, then the text as plain text."""
+    name = display_name(line.name, 14)
+    if line.seat is None:
+        name = _("{name} (watching)").format(name=name)
+    return Content.assemble((f"<{name}>", name_style), " ", (clean_message(line.text, MAX_CHAT), text_style))
 
 
 def chat_rows(content: Content, width: int, max_rows: int = CHAT_ROWS) -> list[Content]:

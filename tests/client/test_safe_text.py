@@ -18,7 +18,9 @@ def test_a_name_the_door_admits_is_drawn_as_admitted_and_anything_else_is_drawn_
         admitted = names.clean_name(raw)
     except names.BadName:
         return
-    assert drawn == admitted
+    # (the door drops a leading guest mark, which a guest's label then adds back: names.GUEST_MARK)
+    assert drawn.lstrip(names.GUEST_MARK + " ") == admitted
+    assert drawn == admitted or drawn.startswith(names.GUEST_MARK)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nothanks_tui.client.netlaunch import NetApp
-from nothanks_tui.client.screens.welcome import WelcomeScreen
+from nothanks_tui.client.screens.welcome import NameInput, WelcomeScreen
 from nothanks_tui.client.widgets.keybar import KeyBar
 
 from .ui_helpers import wait_until
@@ -36,3 +36,12 @@ async def test_the_name_screen_shows_how_to_quit_and_quits(key):
         await pilot.press(key)
         await wait_until(pilot, lambda: not app.is_running, "the app to end")
     assert app.return_code == 0
+
+
+async def test_the_name_field_does_not_blink():
+    """Each blink would repaint the centred dialog: kilobytes a second to every idle SSH player."""
+    app = NetApp(lambda: WelcomeScreen(Door()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, WelcomeScreen), "the name screen")
+        field = app.screen.query_one(NameInput)
+        assert field.has_focus and not field.cursor_blink

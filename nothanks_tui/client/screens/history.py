@@ -39,23 +39,19 @@ def players_cell(game: GameListing) -> Text:
     return text
 
 
-def player_cell(row: PlayerStats) -> Text:
-    """The name, then what it is: "ana (bot)", "carol (SSH key, you)"."""
+def stats_cells(row: PlayerStats) -> tuple[Text, ...]:
+    """One row of the table: the player and what it is ("carol (SSH key, you)"), games, wins, win share, mean (to
+    one decimal, a real minus sign), best."""
     tags = [_(KINDS[row.kind])] if row.kind in KINDS else []
     if row.you:
         tags.append(_("you"))
-    text = Text(display_name(row.name, 16), style="bold" if row.you else "")
+    player = Text(display_name(row.name, 16), style="bold" if row.you else "")
     if tags:
-        text.append(f" ({', '.join(tags)})", style="dim")
-    return text
-
-
-def stats_cells(row: PlayerStats) -> tuple[Text, ...]:
-    """One row of the table: player, games, wins, win share, mean (to one decimal, a real minus sign), best."""
+        player.append(f" ({', '.join(tags)})", style="dim")
     mean = f"{abs(row.mean):.1f}"
     mean = f"−{mean}" if row.mean < 0 and mean != "0.0" else mean
     numbers = (str(row.games), str(row.wins), f"{row.win_share:.0%}", mean, number(row.best))
-    return (player_cell(row), *(Text(cell, justify="right") for cell in numbers))
+    return (player, *(Text(cell, justify="right") for cell in numbers))
 
 
 class ListScreen(SteadyScreen[None]):

@@ -171,9 +171,8 @@ class HostForm(StartForm):
             yield Input(value=self.BIND, id="bind", classes="bind")
             yield Label(_("port"), classes="port-label")
             yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
-        yield from forms.form_row(
-            "", forms.open_chips_box(), classes="field -first-of-two"
-        )  # (the tick boxes together: fits 80x24)
+        # (the tick boxes together: fits 80x24)
+        yield from forms.form_row("", forms.open_chips_box(), classes="field -first-of-two")
         yield from forms.form_row("", forms.TickBox(_(COACH_LABEL), id="coach", compact=True))
         yield from forms.form_row("", Button(_("Host"), id="host", variant="primary"))
 

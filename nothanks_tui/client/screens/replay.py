@@ -63,7 +63,11 @@ def panel_lines(
     total = replay.moves
     where = Content.styled(_("Move {step} of {total}").format(step=step, total=total), "bold")
     move = replay.move(step)
-    if move is None:
+    if step >= total:
+        names = ", ".join(seat_name(replay.seats, seat) for seat in winners(replay.final.scores()))
+        over = ((_("Game over"), "bold"), "  ", (f"{WINNER_MARK} ", "bold"), (names, "bold"))
+        lines = [Content.assemble(*over, "  ({})".format(_("lowest score wins")))]
+    elif move is None:
         first = seat_name(replay.seats, replay.states[0].first_player)
         lines = [Content.assemble(where, "  ", _("The deal: {name} plays first.").format(name=first))]
     else:
@@ -75,15 +79,6 @@ def panel_lines(
         lines.append(Content.styled(_("The end of the game shows what was hidden: the cards set aside."), "dim"))
         return lines
     final = replay.final
-    best = winners(final.scores())
-    names = ", ".join(seat_name(replay.seats, seat) for seat in best)
-    lines[0] = Content.assemble(
-        (_("Game over"), "bold"),
-        "  ",
-        (f"{WINNER_MARK} ", "bold"),
-        (names, "bold"),
-        "  ({})".format(_("lowest score wins")),
-    )
     lines.append(scores_line(replay, step, _("Final scores:"), you))
     removed = "  ".join(str(card) for card in final.removed)
     lines.append(Content.assemble((_("Set aside, never played:"), "dim"), " ", (removed, "bold")))

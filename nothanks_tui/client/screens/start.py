@@ -1,6 +1,6 @@
 """The start screen: choose how to play, then open a table.
 
-Each way of playing is a ``StartForm`` in its own tab (``START_FORMS``): its fields, and on Enter a connection.
+Each way of playing is a ``StartForm`` in its own tab (``START_FORMS``): its fields, and on Enter its ``open``.
 """
 
 from __future__ import annotations
@@ -53,13 +53,9 @@ class StartForm(Vertical):
             raise ValueError(_("this way of playing is not available here"))
         return launchers
 
-    async def build_connection(self) -> TableConnection:
-        """A connection for the table the fields describe; raise ValueError with a readable message if invalid."""
-        raise NotImplementedError
-
     async def open(self, app: App[object]) -> None:
-        """Go play: by default open the table ``build_connection`` gives (network forms open a lobby instead)."""
-        app.post_message(Playing(await self.build_connection()))
+        """Go play (a table: post ``Playing``; or a lobby); raise ValueError with a readable message if invalid."""
+        raise NotImplementedError
 
 
 class BotGameForm(StartForm):
@@ -80,21 +76,16 @@ class BotGameForm(StartForm):
         yield from form_row("", open_chips_box())
         yield from form_row("", Button(_("Play"), id="play", variant="primary", compact=True))
 
-    async def build_connection(self) -> TableConnection:
+    async def open(self, app: App[object]) -> None:
         name = self.query_one("#name", Input).value  # the table cleans it, or says why not (ValueError)
         players = self.query_one("#players", Select).value
         bot = self.query_one("#bot", Select).value
         if not isinstance(players, int) or not isinstance(bot, str):
             raise ValueError(_("choose the number of players and a bot"))
-        return await self.launchers.open_solo_table(
-            SoloChoice(
-                name=name,
-                players=players,
-                bot=bot,
-                open_chips=self.query_one("#open-chips", Checkbox).value,
-                variant=str(self.query_one("#variant", Select).value),
-            )
-        )
+        open_chips = self.query_one("#open-chips", Checkbox).value
+        variant = str(self.query_one("#variant", Select).value)
+        choice = SoloChoice(name=name, players=players, bot=bot, open_chips=open_chips, variant=variant)
+        app.post_message(Playing(await self.launchers.open_solo_table(choice)))
 
 
 START_FORMS: list[type[StartForm]] = [BotGameForm]
@@ -180,7 +171,7 @@ class StartScreen(SteadyScreen[None]):
         for form in self.forms:
             chosen = remembered.choices.get(type(form).__name__, {})
             for widget in form.query("Input, Select, Checkbox"):
-                if widget.id is None or widget.id == "name" or widget.id not in chosen:
+                if widget.id == "name" or widget.id not in chosen:
                     continue
                 value = chosen[widget.id]
                 with contextlib.suppress(Exception):  # an option that no longer exists, a hand-edited file
@@ -200,8 +191,7 @@ class StartScreen(SteadyScreen[None]):
             value = getattr(widget, "value", None)
             if widget.id is not None and widget.id != "name" and isinstance(value, str | int | bool):
                 fields[widget.id] = value
-        names = form.query("#name").results(Input)
-        name = next(iter(names)).value if names else (remembered.name or "")
+        name = next((field.value for field in form.query("#name").results(Input)), remembered.name or "")
         remembered.remember(name, type(form).__name__, fields)
 
     def on_input_changed(self, event: Input.Changed) -> None:

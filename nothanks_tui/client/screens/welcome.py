@@ -3,13 +3,14 @@ It knows nothing of SSH: the session gives it a ``Doorway``."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.widgets import Input, Static
 
 from ...i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current_language
@@ -47,11 +48,8 @@ class NameInput(Input):
     """The name field; Enter (shown in the footer) goes on to the tables."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "submit", N_("Go to the tables"))]
-
-    def __init__(self, **kwargs: Any) -> None:
-        # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
-        super().__init__(**kwargs)
-        self.cursor_blink = False
+    # No blinking cursor: each blink repaints the centred dialog, kilobytes a second to every idle player.
+    cursor_blink: reactive[bool] = reactive(False, init=False)
 
 
 class WelcomeScreen(SteadyScreen[None]):

@@ -72,6 +72,13 @@ def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, Sh
     return entries
 
 
+def line_strip(line: Content, width: int, style: Style) -> Strip:
+    """``line`` drawn in exactly ``width`` cells: cut with "…" when longer, padded when shorter."""
+    if line.cell_length > width:
+        line = line.truncate(width, ellipsis=True)
+    return Strip(line.render_segments(style), line.cell_length).extend_cell_length(width, style.rich_style)
+
+
 class KeyBar(Widget, can_focus=False):
     """One line of keys at the bottom of a screen (Textual's ``Footer``, drawn as a single widget)."""
 
@@ -130,11 +137,7 @@ class KeyBar(Widget, can_focus=False):
         key = (self._shown, width, self.app.current_theme.name, self.app.ansi_color)
         kept = self._strips.get(key)
         if kept is None:
-            line = self.render()
-            if line.cell_length > width:
-                line = line.truncate(width, ellipsis=True)
-            style = self.visual_style
-            strip = Strip(line.render_segments(style), line.cell_length).extend_cell_length(width, style.rich_style)
+            strip = line_strip(self.render(), width, self.visual_style)
             if len(self._strips) >= STRIPS_KEPT:
                 self._strips.clear()
             kept = self._strips[key] = (strip, self._spans)

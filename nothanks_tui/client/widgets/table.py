@@ -24,6 +24,7 @@ from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from .. import presentation, seat_log
+from .keybar import line_strip
 
 HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
 DRAWN_CACHE_SIZE = 64  # lines a widget keeps for reuse (a few moves' worth)
@@ -91,11 +92,7 @@ class TableView(Widget):
         size = self.content_region.size
         if size != self._lines_size:  # resized (or first paint): draw again for this size
             self._lines, self._lines_size = self.draw_lines(), size
-        style = self.visual_style
-        line = self._lines[y] if y < len(self._lines) else Content("")
-        if line.cell_length > size.width:
-            line = line.truncate(size.width, ellipsis=True)
-        return Strip(line.render_segments(style), line.cell_length).extend_cell_length(size.width, style.rich_style)
+        return line_strip(self._lines[y] if y < len(self._lines) else Content(""), size.width, self.visual_style)
 
     def render(self) -> Content:
         """The whole drawing (Textual measures a widget of ``height: auto`` with it)."""
@@ -105,6 +102,11 @@ class TableView(Widget):
 def label_cell(label: str, cells: int = 7) -> str:
     """A status label padded to ``cells`` (one space at least), so the values after it line up in any language."""
     return label + " " * max(1, cells - cell_len(label))
+
+
+def fitted(line: Content, width: int) -> list[Content]:
+    """``line`` if it fits ``width`` cells, else its text wrapped to at least 8 cells a row."""
+    return [line] if line.cell_length <= width else [Content(row) for row in textwrap.wrap(line.plain, max(8, width))]
 
 
 def centred(line: Content, width: int) -> Content:
@@ -176,8 +178,7 @@ class TableStatus(TableView):
         assert self.table is not None
         view, seats = self.table.view, self.table.seats
         if self.host_away and not view.finished:  # nobody's turn is played until the host is back
-            text = Content.styled(HOST_AWAY_MARKER + " " + _("Host away: reconnecting…"), "bold reverse")
-            return [text] if text.cell_length <= width else [Content(line) for line in textwrap.wrap(text.plain, width)]
+            return fitted(Content.styled(HOST_AWAY_MARKER + " " + _("Host away: reconnecting…"), "bold reverse"), width)
         mover = seats[view.to_move] if 0 <= view.to_move < len(seats) else None
         name = presentation.seat_name(seats, view.to_move)
         if view.finished or mover is None or not mover.away:
@@ -188,14 +189,9 @@ class TableStatus(TableView):
             left = Content.styled(seat_log.clock_text(self._deadline - self.clock()), "bold")
             both = Content.assemble(turn, " ", left)  # (on a line of its own if the status is narrow)
             return [both] if both.cell_length <= width else [turn, left]
-        if mover.stand_in:
-            text = seat_log.stand_in_turn_text(name)
-        else:
-            text = seat_log.away_turn_text(name, None if self._deadline is None else self._deadline - self.clock())
-        marked = Content.assemble((f"{presentation.TURN_MARKER} ", "bold"), text)
-        if marked.cell_length <= width:
-            return [marked]
-        return [Content(line) for line in textwrap.wrap(marked.plain, max(8, width))]
+        remaining = None if self._deadline is None else self._deadline - self.clock()
+        text = seat_log.away_turn_text(name, remaining, mover.stand_in)
+        return fitted(Content.assemble((f"{presentation.TURN_MARKER} ", "bold"), text), width)
 
     def draw_lines(self) -> list[Content]:
         if self.table is None:
@@ -204,8 +200,7 @@ class TableStatus(TableView):
         width, height = self.content_region.size
         again = presentation.next_game_text(self.table)
         if again is not None:  # the game is over and someone wants another: who waits for whom, in place of the deck
-            wrapped = textwrap.wrap(again, max(8, width or 24))
-            return [Content.styled(_("Game over"), "bold"), Content(""), *map(Content, wrapped)]
+            return [Content.styled(_("Game over"), "bold"), Content(""), *fitted(Content(again), width or 24)]
         turn = self._turn_lines(width or 24)
         lines = [
             self.cached(
@@ -231,9 +226,26 @@ class TableStatus(TableView):
         return lines + turn
 
 
-class MoveLog(TableView):
-    """One line per card, newest at the bottom and marked ``›``, the players' comings and goings and the chat
-    lines between them, in the order things happened (``seat_log.log_entries``, ``seat_log.log_items``)."""
+class LogView(TableView):
+    """The log's lines: a move or seat event (``seat_log.entry_line``), the newest marked ``›``, the rest dimmed."""
+
+    def no_moves(self) -> list[Content] | None:
+        if self.table is None or not (self.table.view.moves or self.table.seat_events):
+            return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
+        return None
+
+    def entry(self, entry: seat_log.LogEntry, newest: bool) -> Content:
+        seats = self.table.seats if self.table else ()
+        return self.cached((*seat_log.entry_key(entry, seats), newest), partial(self._draw_entry, entry, newest))
+
+    def _draw_entry(self, entry: seat_log.LogEntry, newest: bool) -> Content:
+        line = seat_log.entry_line(entry, self.table.seats if self.table else ())
+        return Content.assemble(("› ", "bold"), line) if newest else Content.assemble("  ", line).stylize("dim")
+
+
+class MoveLog(LogView):
+    """One line per card, newest at the bottom, the players' comings and goings and the chat lines between them,
+    in the order things happened (``seat_log.log_entries``, ``seat_log.log_items``)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"movelog--chat-name", "movelog--chat"}
 
@@ -245,51 +257,30 @@ class MoveLog(TableView):
 
     def draw_lines(self) -> list[Content]:
         chat = () if self.chat_muted else self.chat
-        if chat:
-            return self._draw_with_chat(chat)
-        if self.table is None or not (self.table.view.moves or self.table.seat_events):
-            return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
-        rows = max(1, self.content_region.height or 6)
-        entries = seat_log.log_entries(self.table.view.moves, self.table.seat_events, rows)
-        seats = self.table.seats
-        last = len(entries) - 1
-        return [
-            self.cached(
-                (*seat_log.entry_key(entry, seats), index == last), partial(self._draw_entry, entry, index == last)
-            )
-            for index, entry in enumerate(entries)
-        ]
-
-    def _draw_with_chat(self, chat: tuple[seat_log.LoggedChat, ...]) -> list[Content]:
+        if not chat and (empty := self.no_moves()):
+            return empty
         width, height = self.content_region.size
         rows, width = max(1, height or 6), width or 40
-        table = self.table
-        moves = table.view.moves if table is not None else ()
-        events = table.seat_events if table is not None else ()
-        seats = table.seats if table is not None else ()
-        theme = self.app.current_theme.name
+        moves = self.table.view.moves if self.table is not None else ()
+        events = self.table.seat_events if self.table is not None else ()
+        entries = seat_log.log_entries(moves, events, rows)
         drawn: list[list[Content]] = []
-        drawn_rows = 0
+        theme = self.app.current_theme.name if chat else ""
         for said in reversed(chat):  # only the newest lines that could fit are drawn
             drawn.append(self._chat_rows(said, width, theme))
-            drawn_rows += len(drawn[-1])
-            if drawn_rows >= rows:
+            if sum(map(len, drawn)) >= rows:
                 break
         drawn.reverse()
         chat = chat[len(chat) - len(drawn) :]
         by_line = {id(said): lines for said, lines in zip(chat, drawn)}
+        heights = [len(lines) for lines in drawn]
+        items = seat_log.log_items(entries, moves, chat, self.game_number, rows, heights, events) if chat else entries
         lines: list[Content] = []
-        entries = seat_log.log_entries(moves, events, rows)
-        for item in seat_log.log_items(
-            entries, moves, chat, self.game_number, rows, [len(lines) for lines in drawn], events
-        ):
+        for item in items:
             if isinstance(item, seat_log.LoggedChat):
                 lines.extend(by_line[id(item)])
             else:
-                newest = item is entries[-1]
-                lines.append(
-                    self.cached((*seat_log.entry_key(item, seats), newest), partial(self._draw_entry, item, newest))
-                )
+                lines.append(self.entry(item, item is entries[-1]))
         return lines
 
     def _chat_rows(self, said: seat_log.LoggedChat, width: int, theme: str) -> list[Content]:
@@ -300,23 +291,17 @@ class MoveLog(TableView):
 
         return self.cached(("chat", said, width, theme), build)
 
-    def _draw_entry(self, entry: seat_log.LogEntry, newest: bool) -> Content:
-        seats = self.table.seats if self.table else ()
-        if newest:
-            return Content.assemble(("› ", "bold"), seat_log.entry_line(entry, seats))
-        return Content.assemble("  ", seat_log.entry_line(entry, seats)).stylize("dim")
 
-
-class LatestMove(TableView):
+class LatestMove(LogView):
     """The log's newest line alone, for terminals too narrow for the log beside the card (shown by app.tcss)."""
 
     def draw_lines(self) -> list[Content]:
-        if self.table is None or not (self.table.view.moves or self.table.seat_events):
-            return [self.cached("no moves", lambda: Content.styled(_("No moves yet"), "dim"))]
-        [entry] = seat_log.log_entries(self.table.view.moves, self.table.seat_events, 1)
-        seats = self.table.seats
-        line = partial(Content.assemble, ("› ", "bold"))
-        return [self.cached(seat_log.entry_key(entry, seats), lambda: line(seat_log.entry_line(entry, seats)))]
+        if empty := self.no_moves():
+            return empty
+        assert self.table is not None
+        return [
+            self.entry(entry, True) for entry in seat_log.log_entries(self.table.view.moves, self.table.seat_events, 1)
+        ]
 
 
 class PlayersPanel(TableView):
@@ -366,13 +351,8 @@ class PlayersPanel(TableView):
         if len(firsts) <= height:
             return firsts
         room = max(1, height - 1)
-        shown = [seat for seat in (view.seat, view.to_move) if seat is not None and 0 <= seat < len(firsts)]
-        shown = list(dict.fromkeys(shown))[:room]
-        for seat in range(len(firsts)):
-            if len(shown) >= room:
-                break
-            if seat not in shown:
-                shown.append(seat)
+        first = [seat for seat in (view.seat, view.to_move) if seat is not None and 0 <= seat < len(firsts)]
+        shown = list(dict.fromkeys([*first, *range(len(firsts))]))[:room]
         hidden = len(firsts) - len(shown)
         more = ngettext(
             "+{count} more player: make the terminal taller", "+{count} more players: make the terminal taller", hidden
@@ -411,8 +391,9 @@ class PrivatePanel(TableView):
             (_("You: "), "bold"), (presentation.chips_count(chips), "bold"), " · ", presentation.my_score_content(view)
         )
         prefix = Content(_("Your cards: "))
-        width = (self.content_region.width or 80) - prefix.cell_length
-        lines = [summary, *presentation.indented_lines(prefix, presentation.hand_lines(view.my_hand, width))]
+        width = self.content_region.width or 80
+        hand = presentation.hand_lines(view.my_hand, width - prefix.cell_length)
+        lines = [summary, *presentation.indented_lines(prefix, hand)]
         if view.finished:
             if presentation.asked_by_me(self.table) or not self.table.can_restart:
                 return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
@@ -423,12 +404,11 @@ class PrivatePanel(TableView):
         advice = self.advice
         if advice is None or advice.state_id != view.state_id or not view.legal:
             advice = None  # the coach's answer stands only for the position it was given for
-        panel_width = self.content_region.width or 80
         choices = []
         for key, action, line in (("t", "take", presentation.take_choice), ("n", "pass", presentation.pass_choice)):
             mark = presentation.choice_mark(advice, action) if advice else Content("")
             choice = Content.assemble((f"[{key}] ", "bold"), line(view), mark)
-            if choice.cell_length > panel_width:  # keep the score and the coach's mark in sight
+            if choice.cell_length > width:  # keep the score and the coach's mark in sight
                 choice = Content.assemble((f"[{key}] ", "bold"), line(view, short=True), mark)
             choices.append(choice if view.legal else choice.stylize("dim"))  # nothing yours to play now: a preview
         # (compact: your chips, score and cards are in your row of the players' panel)
