@@ -5,10 +5,10 @@ types, refusals) is session.py's, the same as a host's. The front answers ``hell
 itself (the shared lobby, lobby_cache.py) and forwards every other message to one table host at a time over an
 ``Upstream`` (relay.py), chosen per the cluster contract (routes.py):
 
-- ``create_table``: the live table host with the fewest tables;
+- ``create_table``, ``daily``: the live table host with the fewest tables;
 - ``join``, ``spectate``: the holder of the table's lease; ``resume``: of the table its token names
   (``P:token:``); ``resume_key`` (and ``welcome``'s ``held``): of the seat the SSH key holds (``P:keyseat:``);
-- ``history``, ``replay``, ``stats``: the table host the client is connected to, or any;
+- ``history``, ``replay``, ``stats``, ``daily_ranking``: the table host the client is connected to, or any;
 - the table's own messages (``action``, ``chat``...): the owner of the client's table.
 
 What the owner sends back is passed on as it came (views were filtered for their seat there); the front reads
@@ -146,7 +146,7 @@ class FrontSession(ProtocolSession):
     async def _owner_for(self, message: m.ClientMessage) -> Target:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
         routes = self.server.routes
-        if isinstance(message, m.CreateTable):
+        if isinstance(message, m.CreateTable | m.Daily):
             target = await routes.least_loaded()
             if target is None:
                 raise HostError(errors.TOO_MANY_TABLES, "no table host is up: try again soon")

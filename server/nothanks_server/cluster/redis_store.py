@@ -16,6 +16,8 @@ Keys (``P`` is the cluster's prefix), besides the leases' (leases.py) and the mo
 - ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"``, the seat an SSH key holds; ``P:keyseats:{table}``, a
   hash fingerprint -> seat, so that a freed seat or a dropped table takes its bindings with it.
 - ``P:next_table``: the cluster's table numbers (``INCR``), so ids stay ``t{n}`` and unique in the cluster.
+- ``P:daily_secret``: the daily deal's secret (``SET NX``: every table host deals the same); ``P:daily:{day}``, a
+  hash player -> msgpack (table, score or nil), and ``P:daily_table:{table}`` -> msgpack (day, player), for 8 days.
 
 Finished games (records, the history, the stats) are filed here too, for the whole cluster (redis_history.py),
 when their last move is; the local ``SqliteStore`` in the data dir (in memory without one) keeps a copy of each
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +68,7 @@ from .settings import DirectoryUnavailable
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds
+DAILY_KEPT = 8 * 86400  # seconds a day's daily results stay
 RETRY_FIRST, RETRY_MOST = 0.05, 0.5  # seconds between sending unanswered moves again (doubling)
 
 # KEYS[1]: the table's lease; KEYS[2..]: the keys the operations name. ARGV[1]: the writer's lease value;
@@ -440,6 +444,38 @@ class RedisTableStore:
             pipe.delete(self._key("keyseat", fingerprint))
             pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
             pipe.execute()
+
+    # ---------------------------------------------------------------------------------------- the daily deal
+
+    def daily_secret(self) -> bytes:
+        with _redis_errors("the daily secret"):
+            self.client.set(self._key("daily_secret"), os.urandom(32), nx=True)
+            return bytes(self.client.get(self._key("daily_secret")))
+
+    def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
+        with _redis_errors():
+            value = self.client.hget(self._key("daily", day), player)
+        return None if value is None else tuple(msgpack.unpackb(value))
+
+    def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
+        with _redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(self._key("daily", day), player, msgpack.packb((table_id, None)))
+            pipe.set(self._key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
+            pipe.expire(self._key("daily", day), DAILY_KEPT)
+            return bool(pipe.execute()[0])
+
+    def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
+        with _redis_errors("a daily result"):
+            owner = self.client.get(self._key("daily_table", table_id))
+            if owner is not None:
+                day, player = msgpack.unpackb(owner)
+                self.client.hset(self._key("daily", day), player, msgpack.packb((table_id, score)))
+
+    def daily_results(self, day: str) -> list[tuple[str, int]]:
+        with _redis_errors():
+            entries = self.client.hgetall(self._key("daily", day))
+        scores = {_text(player): msgpack.unpackb(value)[1] for player, value in entries.items()}
+        return [(player, score) for player, score in scores.items() if score is not None]
 
     # ---------------------------------------------------------------------------------------- finished games
 
