@@ -311,3 +311,18 @@ async def test_a_move_redis_did_not_answer_is_sent_again_and_kept_once_or_refuse
         assert refused.value.unsure
     finally:
         other.close()
+
+
+def test_the_daily_deal_is_the_clusters_whichever_host_deals_or_ranks(stores):
+    a, b = stores["a"], stores["b"]
+    assert a.daily_secret() == b.daily_secret()  # made once: every table host deals the same
+    assert a.daily_entry("2026-12-04", "ann") is None
+    assert a.daily_start("2026-12-04", "ann", "d1", 1.0)
+    assert not b.daily_start("2026-12-04", "ann", "d9", 2.0)  # once a day, whichever host is asked
+    assert b.daily_start("2026-12-04", "bob", "d2", 2.0)
+    assert b.daily_entry("2026-12-04", "ann") == ("d1", None)
+    a.daily_finish("d1", 31, 3.0)
+    b.daily_finish("d7", 5, 3.0)  # not a daily table: nothing
+    assert a.daily_results("2026-12-04") == b.daily_results("2026-12-04") == [("ann", 31)]
+    assert b.daily_entry("2026-12-04", "ann") == ("d1", 31)
+    assert a.daily_results("2026-12-05") == []
