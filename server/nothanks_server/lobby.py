@@ -218,11 +218,11 @@ class Lobby:
             table.release_away_seats()
 
     def tables(self) -> list[TableSummary]:
-        return [table.summary() for table in self.all_tables()]
+        return [table.summary() for table in self.all_tables(listed=True)]
 
-    def all_tables(self) -> list[Table]:
-        """The tables anyone may see (not the daily deals')."""
-        return [table for table_id, table in self._tables.items() if not is_daily(table_id)]
+    def all_tables(self, listed: bool = False) -> list[Table]:
+        """Every table here; ``listed``: those anyone may see (not the daily deals')."""
+        return [table for table_id, table in self._tables.items() if not (listed and is_daily(table_id))]
 
     def table(self, table_id: object) -> Table:
         if not isinstance(table_id, str) or table_id not in self._tables or is_daily(table_id):

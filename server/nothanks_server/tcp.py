@@ -281,7 +281,9 @@ class TcpHost(ProtocolServer):
 
     def __init__(self, lobby: Lobby, bind: str = "127.0.0.1", port: int = 7777, **options: Unpack[PortOptions]) -> None:
         def listed() -> list[Table]:  # the joinable first, then games under way, then finished; oldest first in each
-            return sorted(lobby.all_tables(), key=lambda table: (table.started, table.finished, table.created_at))
+            return sorted(
+                lobby.all_tables(listed=True), key=lambda table: (table.started, table.finished, table.created_at)
+            )
 
         super().__init__(TablePages(listed, Table.summary, lambda: lobby.version), bind, port, **options)
         self.lobby = lobby

@@ -33,7 +33,7 @@ class LobbyLike(Protocol):
 
     version: int
 
-    def all_tables(self) -> Sequence[_TableLike]: ...
+    def all_tables(self, listed: bool = False) -> Sequence[_TableLike]: ...
 
 
 class Presence:
@@ -58,10 +58,11 @@ class Presence:
 
     async def beat(self) -> None:
         """One heartbeat, with the lobby's lines if they changed."""
-        tables = list(self.lobby.all_tables())
+        tables = list(self.lobby.all_tables())  # (counted all; a daily deal's is never listed)
         version = self.lobby.version
         if version != self._published:
-            await self.directory.publish_tables(self.host_id, [table.summary() for table in tables], self.ttl)
+            listed = [table.summary() for table in self.lobby.all_tables(listed=True)]
+            await self.directory.publish_tables(self.host_id, listed, self.ttl)
             self._published = version
         await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
         self.beats += 1
