@@ -11,8 +11,9 @@ from nothanks_server.lobby import Lobby, LobbySettings
 from nothanks_server.store import SqliteStore
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.engine.scoring import score
+from nothanks_tui.i18n import use_language
 from nothanks_tui.link import LobbyError
-from nothanks_tui.link.daily import Ranked, bar, daily_seed, rank, share_line, today
+from nothanks_tui.link.daily import Ranked, bar, daily_seed, place_text, rank, share_line, today
 from nothanks_tui.link.wire import encode
 
 from .net_helpers import RawClient, live_host, of_type
@@ -145,6 +146,18 @@ def test_the_ranking_of_a_known_set_of_results_with_ties():
     )
     assert share_line("2026-12-04", Ranked(3, False, "x", 31), 57) == (
         "No Thanks! daily 2026-12-04 · 31 points · 3rd of 57 · ▓▓░"
+    )
+    line = Ranked(1, False, "x", 12)
+    use_language("fr")
+    try:
+        assert share_line("2026-12-04", line, 57) == "No Thanks! donne du 2026-12-04 · 12 points · 1er sur 57 · ▓▓▓"
+        assert place_text(Ranked(3, True, "x", 31)) == "=3e"
+        use_language("es")
+        assert share_line("2026-12-04", line, 57) == "No Thanks! reparto del 2026-12-04 · 12 puntos · 1.º de 57 · ▓▓▓"
+    finally:
+        use_language("en")
+    assert [place_text(Ranked(n, False, "x", 1)) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == (
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
     )
     assert [bar(place, 7) for place in range(1, 8)] == ["▓▓▓", "▓▓░", "▓▓░", "▓░░", "▓░░", "░░░", "░░░"]
     assert bar(1, 1) == "▓▓▓" and bar(11, 12) == "░░░"
