@@ -37,6 +37,7 @@ class Player:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self.unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+        self.view: dict | None = None
 
     @classmethod
     async def connect(cls, port: int, name: str) -> Player:
@@ -59,8 +60,10 @@ class Player:
             self.unpacker.feed(data)
 
     async def until(self, kind: str) -> dict:
+        """The next frame of type ``kind`` (or an error); a view met on the way is kept (``view``)."""
         while (frame := await self.frame())["type"] not in (kind, "error"):
-            pass
+            if frame["type"] == "update":
+                self.view = frame  # (the deal comes before ``joined``)
         return frame
 
 
@@ -74,7 +77,7 @@ async def play(port: int, name: str, joins: list[float], moves: list[float]) -> 
     joins.append(time.perf_counter() - sent)
     moved: float | None = None
     while True:
-        frame = await player.frame()
+        frame, player.view = player.view or await player.frame(), None
         if frame["type"] != "update":
             continue
         view = frame["view"]

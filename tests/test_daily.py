@@ -25,8 +25,9 @@ async def play_daily(client: RawClient, request_id: int = 1) -> tuple[str, dict]
     await client.send({"type": "daily", "id": request_id})
     joined = await client.until(of_type("joined"))
     assert joined["seat"] == 0 and joined["token"]
+    first = [frame for frame in client.frames if frame.get("type") == "update"][-1:]  # (the deal may come first)
     while True:
-        view = (await client.until(of_type("update")))["view"]
+        view = (first.pop() if first else await client.until(of_type("update")))["view"]
         if view["finished"]:
             return joined["table"], view
         if view["to_move"] == view["seat"]:

@@ -145,6 +145,8 @@ class Lobby:
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
         self._tables[table.table_id] = table
+        if table.finished and is_daily(table.table_id):  # (its result, had the host stopped before keeping it)
+            self._daily_over(table)
         return table
 
     def adopt(self, stored: StoredTable) -> Table | None:
@@ -299,6 +301,8 @@ class Lobby:
 
     def daily(self, creator: Member, owner: str | None = None) -> tuple[Table, int, str]:
         """Today's deal for ``creator`` (``daily_played`` if they started it already), dealt at once."""
+        if self.closed:
+            raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
         day, player = today(), daily_player(creator)
         played = HostError(errors.DAILY_PLAYED, "you have played today's daily deal already: once a day (UTC)")
         try:
