@@ -133,7 +133,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("enter", "join", N_("Join"), show=False),
         Binding("c", "create", N_("New table")),
         Binding("w", "watch", N_("Watch")),
-        Binding("r", "refresh", N_("Refresh")),
+        Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes by itself; the help says r)
         Binding("h", "history", N_("History")),
         Binding("d", "daily", N_("Daily")),
         Binding("t", "chat", N_("Chat")),
