@@ -50,16 +50,8 @@ def rank(results: Iterable[tuple[str, int]]) -> list[Ranked]:
 def place_text(line: Ranked) -> str:
     """``3rd``, ``=3rd`` (in the player's language)."""
     n = line.place
-    if n == 1:
-        word = _("1st")
-    elif n % 10 == 1 and n % 100 != 11:
-        word = _("{n}st").format(n=n)
-    elif n % 10 == 2 and n % 100 != 12:
-        word = _("{n}nd").format(n=n)
-    elif n % 10 == 3 and n % 100 != 13:
-        word = _("{n}rd").format(n=n)
-    else:
-        word = _("{n}th").format(n=n)
+    last = 0 if n % 100 in (11, 12, 13) else n % 10
+    word = _("1st") if n == 1 else {1: _("{n}st"), 2: _("{n}nd"), 3: _("{n}rd")}.get(last, _("{n}th")).format(n=n)
     return "=" + word if line.tied else word
 
 
