@@ -87,6 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
         ).format(pace=BOT_PACE, round=SOLO_BOTS_ROUND, least=MIN_BOT_PACE),
     )
 
+    daily = sub.add_parser(
+        "daily", help=_("play today's daily deal (once a day, UTC), ranked against your own past days")
+    )
+    daily.add_argument("--name", help=_("your display name (default: the one saved on the start screen)"))
+    daily.add_argument(
+        "--bot-pace",
+        type=non_negative,
+        default=BOT_PACE,
+        metavar="SECONDS",
+        help=_("how long a bot waits before moving, in seconds (default {pace})").format(pace=BOT_PACE),
+    )
+
     bot_games.add_simulate(sub)
     bot_games.add_tournament(sub)
     bot_games.add_advise(sub)
@@ -147,6 +159,7 @@ def _remembered() -> Remembered:
 
 
 COMMANDS: dict[str, tuple[str, str]] = {  # a subcommand's (module, function), imported when it runs
+    "daily": (".commands.daily", "run_daily"),
     "simulate": (".commands.bot_games", "run_simulate"),
     "tournament": (".commands.bot_games", "run_tournament"),
     "advise": (".commands.bot_games", "run_advise"),

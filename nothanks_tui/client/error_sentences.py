@@ -58,6 +58,7 @@ SENTENCES: dict[str, str] = {
     errors.NOT_AWAY: N_("That player is here, or a bot already plays for them."),
     errors.NO_GAME: N_("That finished game is not in the history (or its record is damaged)."),
     errors.COACH_OFF: N_("This table does not allow the coach."),
+    errors.DAILY_PLAYED: N_("You have played today's deal already: come back tomorrow (UTC)."),
     errors.CHAT_EMPTY: N_("Nothing to say: the line was empty."),
     errors.CHAT_TOO_LONG: N_("That line is too long: say it in fewer words."),
     errors.CHAT_TOO_FAST: N_("Too many lines too fast: wait a moment."),

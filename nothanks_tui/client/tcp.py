@@ -265,6 +265,12 @@ class TcpLobby(LobbyConnection):
     async def leaderboard(self) -> list[Rated]:
         return (await self.request(m.Leaderboard(), w.Board)).players
 
+    async def daily(self) -> TableConnection:
+        return await self._sit(m.Daily())
+
+    async def daily_ranking(self) -> w.DailyRanking:
+        return await self.request(m.DailyRanking(), w.DailyRanking)
+
     @property
     def can_chat(self) -> bool:
         return LOBBY_CHAT in self.features  # (an older host, or a cluster's front: no lobby chat)

@@ -15,6 +15,7 @@ from . import errors
 from . import messages as m
 from .events import ChatHistory, ChatLine, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
 from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rated
+from .wire import DailyRanking
 
 
 class LobbyError(CodedError):
@@ -163,3 +164,11 @@ class LobbyConnection(HistorySource):
 
     async def leaderboard(self) -> list[Rated]:
         raise LobbyError(errors.NO_GAME, "this host keeps no history")
+
+    async def daily(self) -> TableConnection:
+        """Play today's daily deal at a table of your own (``daily_played`` if you have)."""
+        raise LobbyError(errors.NO_GAME, "this host has no daily deal")
+
+    async def daily_ranking(self) -> DailyRanking:
+        """Today's ranking of the daily deal, with your own line."""
+        raise LobbyError(errors.NO_GAME, "this host has no daily deal")

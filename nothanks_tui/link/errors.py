@@ -77,6 +77,7 @@ NOT_SAVED = _code(
 )
 NO_GAME = _code("no_game", "no such finished game in the history (or its record is damaged)")
 COACH_OFF = _code("coach_off", "this table does not allow the coach")
+DAILY_PLAYED = _code("daily_played", "you have played today's daily deal already (once a day, UTC)")
 # Protocol
 BAD_FRAME = _code(
     "bad_frame", "undecodable bytes, over a string/array/map limit, or a frame not whole in 10 s", fatal=True

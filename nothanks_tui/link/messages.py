@@ -142,9 +142,17 @@ class Leaderboard(ClientMessage, tag="leaderboard"):
     """Players by rating (the host's store)."""
 
 
+class Daily(ClientMessage, tag="daily"):
+    """Play today's daily deal, once (the reply is ``joined``, at a table of your own)."""
+
+
+class DailyRanking(ClientMessage, tag="daily_ranking"):
+    """Today's ranking of the daily deal (and the asker's place, if they finished it)."""
+
+
 CLIENT_MESSAGES: dict[str, type[ClientMessage]] = {kind_of(cls): cls for cls in ClientMessage.__subclasses__()}
-SIT = (CreateTable, Join, Spectate, Resume, ResumeKey)  # the requests that seat (or place) a client at a table
-LOBBY_READS = (History, Replay, Stats, Leaderboard)  # the host's store, read: counted like list_tables
+SIT = (CreateTable, Join, Spectate, Resume, ResumeKey, Daily)  # the requests that seat (or place) a client at a table
+LOBBY_READS = (History, Replay, Stats, Leaderboard, DailyRanking)  # the host's store, read: counted like list_tables
 
 
 class _Envelope(msgspec.Struct):

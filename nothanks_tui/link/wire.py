@@ -14,6 +14,7 @@ import msgspec
 from ..engine import Action, Move, PlayerView
 from ..engine.errors import CodedError
 from ..i18n import N_
+from .daily import Ranked
 from .events import (
     SEAT_EVENT_KINDS,
     ChatHistory,
@@ -506,6 +507,16 @@ class Stats(HostFrame, tag="stats"):
 
 class Board(HostFrame, tag="leaderboard"):
     players: list[Rated]
+
+
+class DailyRanking(HostFrame, tag="daily_ranking"):
+    """Today's ranking (``top`` lines of ``count``), the asker's line if they finished, and whether they started."""
+
+    day: str
+    count: int
+    top: list[Ranked]
+    you: Ranked | None = None
+    played: bool = False
 
 
 def kind_of(frame: msgspec.Struct | type[msgspec.Struct]) -> str:

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import msgspec
+
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import ChatHistory, ChatLine, errors
@@ -21,6 +23,7 @@ from nothanks_tui.link.connections import ConnectionInfo, LobbyConnection, Lobby
 from nothanks_tui.link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary, TableWaiting
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated
 from nothanks_tui.link.names import BadName, clean_name
+from nothanks_tui.link.wire import DailyRanking
 
 from .lobby import Lobby
 from .table import HostEvent
@@ -158,6 +161,12 @@ class InProcessLobby(LobbyConnection):
 
     async def leaderboard(self) -> list[Rated]:
         return _refusing(self.lobby.leaderboard)
+
+    async def daily(self) -> TableConnection:
+        return self._sit(m.Daily())
+
+    async def daily_ranking(self) -> DailyRanking:
+        return msgspec.convert(_refusing(lambda: self.lobby.daily_ranking(self.name)), DailyRanking)
 
     def _sit(self, message: m.ClientMessage) -> InProcessTable:
         """A new member of this lobby, seated (or watching) by the host's handler of ``message``."""

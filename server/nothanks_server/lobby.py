@@ -21,11 +21,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from nothanks_tui.bots import bot_names
 from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_CLOCK, TURN_CLOCK_RANGE, TURN_TIMER
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
+from nothanks_tui.link.daily import DAILY_BOT, DAILY_PLAYERS, TOP, daily_seed, rank, today
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated, parse_game_id
 from nothanks_tui.link.invites import new_secret, parse_invite
 
@@ -63,6 +66,16 @@ class LobbySettings:
     seed: int | None = None
     restored_waiting_grace: float = RESTORED_WAITING_GRACE
     bot_processes: int = 0  # worker processes for the bots' searches and the coach (thinking.py); 0: threads
+
+
+def daily_player(member: Member) -> str:
+    """Whom a daily deal is counted for: once a day per name at this host (the one place that says so)."""
+    return member.name
+
+
+def is_daily(table_id: str) -> bool:
+    """A daily deal's table (``d<N>``): its player's alone, never listed, joined, watched or replayed."""
+    return table_id.startswith("d")
 
 
 class Lobby:
@@ -140,6 +153,8 @@ class Lobby:
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
         self._tables[table.table_id] = table
+        if table.finished and is_daily(table.table_id):  # (its result, had the host stopped before keeping it)
+            self._daily_over(table)
         return table
 
     def adopt(self, stored: StoredTable) -> Table | None:
@@ -217,13 +232,14 @@ class Lobby:
         return [table.summary() for table in self.listed()]
 
     def listed(self) -> list[Table]:
-        return [table for table in self._tables.values() if table.invite is None]
+        return [table for table in self.all_tables(listed=True) if table.invite is None]
 
-    def all_tables(self) -> list[Table]:
-        return list(self._tables.values())
+    def all_tables(self, listed: bool = False) -> list[Table]:
+        """Every table here; ``listed``: those anyone may see (not the daily deals')."""
+        return [table for table_id, table in self._tables.items() if not (listed and is_daily(table_id))]
 
     def table(self, table_id: object) -> Table:
-        if not isinstance(table_id, str) or table_id not in self._tables:
+        if not isinstance(table_id, str) or table_id not in self._tables or is_daily(table_id):
             raise HostError(errors.NO_TABLE, f"no table {str(table_id)[:20]!r}")
         return self._tables[table_id]
 
@@ -248,9 +264,12 @@ class Lobby:
         now = time.monotonic()
         return buckets.setdefault(holder, TokenBucket(per_minute / 60, burst, None, now)).take(now)
 
-    def create_table(self, new: NewTable, creator: Member, owner: str | None = None) -> tuple[Table, int, str]:
+    def create_table(
+        self, new: NewTable, creator: Member, owner: str | None = None, daily: int | None = None
+    ) -> tuple[Table, int, str]:
         """A new table with ``creator`` in seat 0 and ``new.bots`` bots; returns (table, seat, resume token).
-        ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables."""
+        ``owner``: the address it is created from, limited to ``max_tables_per_address`` open tables. ``daily``: the
+        seed of a daily deal's table (its bots' seeds and its deal, drawn in that order)."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
         limit, rate = self.settings.max_tables_per_address, self.settings.tables_per_minute
@@ -262,10 +281,11 @@ class Lobby:
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")
         settings = self._table_settings(new)
         try:  # (a cluster's store numbers the tables of every host)
-            table_id = f"t{self.store.next_table_number()}"
+            table_id = f"{'t' if daily is None else 'd'}{self.store.next_table_number()}"
         except StoreError as error:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
+        rng = rng if daily is None else random.Random(daily)
         table = Table(table_id, settings, rng=rng, **self._wiring())
         table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
@@ -306,6 +326,53 @@ class Lobby:
                 if index is not None:
                     return table, table.resume_seat(index, member)
         raise HostError(errors.BAD_TOKEN, "no seat holds this token (the game may be over)")
+
+    # The daily deal: one deal a day (UTC) for everyone at this host, each at a table of their own.
+
+    def daily(self, creator: Member, owner: str | None = None) -> tuple[Table, int, str]:
+        """Today's deal for ``creator`` (``daily_played`` if they started it already), dealt at once."""
+        if self.closed:
+            raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
+        day, player = today(), daily_player(creator)
+        played = HostError(errors.DAILY_PLAYED, "you have played today's daily deal already: once a day (UTC)")
+        try:
+            if self.store.daily_entry(day, player) is not None:
+                raise played
+            seed = daily_seed(self.store.daily_secret(), day)
+        except StoreError as error:
+            raise HostError(errors.NOT_SAVED, f"the host cannot keep the daily deal now ({error})") from None
+        new = NewTable(DAILY_PLAYERS, DAILY_PLAYERS - 1, DAILY_BOT)
+        table, seat, token = self.create_table(new, creator, owner, daily=seed)
+        try:
+            started = self.store.daily_start(day, player, table.table_id, time.time())
+        except StoreError as error:
+            self._drop(table)
+            raise HostError(errors.NOT_SAVED, f"the host cannot keep the daily deal now ({error})") from None
+        if not started:
+            self._drop(table)
+            raise played
+        table.start(None)
+        return table, seat, token
+
+    def daily_ranking(self, player: str) -> dict[str, Any]:
+        """Today's ranking (its ``TOP`` lines), ``player``'s own line and whether they started today's deal."""
+        day = today()
+        try:
+            ranked = rank(self.store.daily_results(day))
+            you = next((line for line in ranked if line.name == player), None)
+            played = you is not None or self.store.daily_entry(day, player) is not None
+        except StoreError as error:
+            raise HostError(errors.NO_GAME, f"the host cannot read the daily ranking ({error})") from None
+        reply = {"type": "daily_ranking", "day": day, "count": len(ranked), "top": ranked[:TOP], "you": you}
+        return msgspec.to_builtins({**reply, "played": played})
+
+    def _daily_over(self, table: Table) -> None:
+        """A daily deal's game is over: its player's score is kept (whoever played their last moves)."""
+        assert table.state is not None
+        try:
+            self.store.daily_finish(table.table_id, table.state.scores()[0], time.time())
+        except StoreError:
+            log.exception("table %s: could not keep the daily result", table.table_id)
 
     def hear(self, member: Member, hears: bool) -> None:
         """``member`` is at no table now and hears the lobby's chat (its recent lines first), or no longer."""
@@ -366,6 +433,8 @@ class Lobby:
             table_id, game_no = parse_game_id(game)
         except ValueError as error:
             raise HostError(errors.NO_GAME, str(error)) from None
+        if is_daily(table_id):  # (it would show the deal to whoever has not played it yet)
+            raise HostError(errors.NO_GAME, "a daily deal's games are not replayed")
         table = self._tables.get(table_id)
         if table is not None and table.started and not table.finished and game_no in (None, table.games_played):
             raise HostError(errors.NOT_FINISHED, "that game is still being played: it can be replayed once it is over")
@@ -415,8 +484,10 @@ class Lobby:
             self._drop(table, f"the game did not start within {timeout / 60:g} minutes")
         return len(stale)
 
-    def _changed(self, _table: Table) -> None:
+    def _changed(self, table: Table) -> None:
         self.version += 1
+        if table.finished and is_daily(table.table_id):
+            self._daily_over(table)
 
     def _drop(self, table: Table, reason: str = N_("table closed")) -> None:
         if self._tables.get(table.table_id) is table:

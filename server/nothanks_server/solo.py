@@ -41,6 +41,7 @@ class SoloGame:
     records_dir: Path | None = None  # where finished games are kept (the data dir); None: not kept
     coach: bool = True  # the player may ask what the hard bot would play (nobody else is there to mind)
     turn_clock: float | None = None  # seconds per move, then a bot plays it for the player (None: off)
+    daily: bool = False  # the daily deal (commands/daily.py): played once, so never "play again"
 
 
 def solo_bot_pace(pace: float, bots: int) -> float:
@@ -78,7 +79,7 @@ def solo_table(game: SoloGame, bots: Sequence[Bot] | None = None) -> TableConnec
     )
     rng = None if game.seed is None else random.Random(game.seed)
     records = None if game.records_dir is None else LocalRecords(game.records_dir)
-    table = Table(SOLO_TABLE_ID, settings, rng=rng, records=records)
+    table = Table("daily" if game.daily else SOLO_TABLE_ID, settings, rng=rng, records=records)  # (lobby.is_daily)
     seat = InProcessTable(name, ConnectionInfo(N_("local"), {"players": str(game.players)}))
     seat.seated(table, table.join(seat)[0], None)  # no token: leaving closes the table, nothing to resume
     table.seat_bots(bots, game.bot_names or ())  # (by default the table names them: ana, bo...)

@@ -45,9 +45,10 @@ from . import archive
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
+SCHEMA_VERSION = 7  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
 # option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock;
-# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats
+# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats;
+# 7: the daily deal's secret and results
 DATABASE_NAME = "nothanks.sqlite3"
 Read = TypeVar("Read")
 
@@ -201,6 +202,21 @@ class TableStore(Protocol):
     def claim_name(self, name: str, owner: str | None) -> str | None:
         """The key owning ``name`` (case aside), which ``owner`` becomes, durably, if it had none (None: only ask)."""
 
+    def daily_secret(self) -> bytes:
+        """The host's daily deal secret (made once, then kept): never sent to anyone."""
+
+    def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
+        """``player``'s daily deal of ``day``: its table and score (None until finished), or None if not started."""
+
+    def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
+        """``player`` starts ``day``'s deal at ``table_id``; False (nothing written) if they had started it."""
+
+    def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
+        """The daily deal played at ``table_id`` is over with ``score`` (a table that is not one: nothing)."""
+
+    def daily_results(self, day: str) -> list[tuple[str, int]]:
+        """Every (player, score) of ``day``'s deal finished."""
+
     def close(self) -> None: ...
 
 
@@ -250,6 +266,19 @@ CREATE TABLE IF NOT EXISTS key_bindings (
     table_id TEXT NOT NULL,
     seat INTEGER NOT NULL
 );
+"""
+_DAILY = """
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS daily (
+    day TEXT NOT NULL,
+    player TEXT NOT NULL,
+    table_id TEXT NOT NULL,
+    score INTEGER,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    PRIMARY KEY (day, player)
+);
+CREATE INDEX IF NOT EXISTS daily_tables ON daily (table_id)
 """
 
 
@@ -392,10 +421,13 @@ class SqliteStore:
             if version < 6:
                 db.execute("ALTER TABLE seats ADD COLUMN guest INTEGER NOT NULL DEFAULT 0")
                 db.execute("CREATE TABLE names (name TEXT PRIMARY KEY, owner TEXT NOT NULL)")
+            if version < 7:
+                for statement in _DAILY.split(";"):
+                    db.execute(statement)
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-            # Later versions: `if version < 7: ALTER TABLE ...`, each step in this same transaction.
+            # Later versions: `if version < 8: ALTER TABLE ...`, each step in this same transaction.
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -596,6 +628,32 @@ class SqliteStore:
                 db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
             return owner
         return None if row is None else str(row[0])
+
+    # ---------------------------------------------------------------------------------------- the daily deal
+
+    def daily_secret(self) -> bytes:
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES ('daily', ?)", (os.urandom(32),))
+            return bytes(db.execute("SELECT value FROM secrets WHERE name = 'daily'").fetchone()[0])
+
+    def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
+        query = "SELECT table_id, score FROM daily WHERE day = ? AND player = ?"
+        row = self._db.execute(query, (day, player)).fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
+    def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
+        with self._transaction() as db:
+            query = "INSERT OR IGNORE INTO daily (day, player, table_id, started_at) VALUES (?,?,?,?)"
+            return db.execute(query, (day, player, table_id, started_at)).rowcount == 1
+
+    def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
+        with self._transaction() as db:
+            query = "UPDATE daily SET score = ?, finished_at = ? WHERE table_id = ? AND score IS NULL"
+            db.execute(query, (score, finished_at, table_id))
+
+    def daily_results(self, day: str) -> list[tuple[str, int]]:
+        query = "SELECT player, score FROM daily WHERE day = ? AND score IS NOT NULL"
+        return [(str(player), int(score)) for player, score in self._db.execute(query, (day,))]
 
     def close(self) -> None:
         if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)

@@ -25,7 +25,7 @@ from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, 
 
 from .errors import HostError
 from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
-from .lobby import Lobby
+from .lobby import Lobby, daily_player, is_daily
 from .session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .store import StoreError
 from .table import HostEvent, Table
@@ -71,6 +71,10 @@ class HostSide:
         new = NewTable(message.players, message.bots, bot, *fields)
         return self.seated(*self.lobby.create_table(new, self, owner=self.holder or None))
 
+    def on_daily(self, message: m.Daily) -> Reply:
+        self._not_at_table()
+        return self.seated(*self.lobby.daily(self, owner=self.holder or None))
+
     def on_join(self, message: m.Join) -> Reply:
         self._not_at_table()
         table = self.lobby.admit(message.table, message.code, self.holder)
@@ -114,7 +118,9 @@ class HostSide:
         self._current_table().add_bot(self, message.bot)
 
     def on_play_again(self, message: m.PlayAgain) -> None:
-        self._current_table().play_again(self)
+        if is_daily((table := self._current_table()).table_id):
+            raise HostError(errors.DAILY_PLAYED, "a daily deal is played once: come back tomorrow (UTC)")
+        table.play_again(self)
 
     def on_chat(self, message: m.Chat) -> None:
         room = self.lobby if self.table is None and self.lobby_chat else self._current_table()
@@ -237,6 +243,10 @@ class Session(HostSide, ProtocolSession):
     def on_leaderboard(self, message: m.Leaderboard) -> Reply:
         self.take_lobby_read("ask for the history")
         return board_to_wire(self.lobby.leaderboard())
+
+    def on_daily_ranking(self, message: m.DailyRanking) -> Reply:
+        self.take_lobby_read("ask for the daily ranking")
+        return self.lobby.daily_ranking(daily_player(self))
 
     def advised(self, request_id: int | None, task: asyncio.Task[CoachAdvice]) -> None:
         error = None if task.cancelled() else task.exception()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len
 
-from nothanks_tui.client.widgets.keybar import ShownKey, fit_keys, primary_key
+from nothanks_tui.client.widgets.keybar import ShownKey, bar_rows, fit_keys, primary_key
 
 EVERY_TABLE_KEY = tuple(
     ShownKey(key, display, description, True)
@@ -73,3 +73,20 @@ def test_primary_key():
     assert primary_key("/") == "/"
     assert primary_key("q") == "q"
     assert fit_keys((), 80) == []
+
+
+LOBBY_KEYS_FR = tuple(
+    ShownKey(key, key, description, True)
+    for key, description in [("j", "Rejoindre"), ("c", "Nouvelle table"), ("w", "Voir"), ("i", "Code")]
+    + [("h", "Historique"), ("l", "Rangs"), ("d", "Jour"), ("t", "Chat"), ("?", "Aide"), ("q", "Quitter")]
+)
+
+
+def test_a_bar_that_may_take_two_rows_keeps_every_word_whole_and_one_row_when_it_fits():
+    rows = bar_rows(LOBBY_KEYS_FR, 80)
+    assert len(rows) == 2 and rows[0] + rows[1] == LOBBY_KEYS_FR
+    for row in rows:
+        line = drawn(fit_keys(row, 80))
+        assert cell_len(line) <= 80 and "…" not in line
+    assert "Rejoindre" in drawn(fit_keys(rows[0], 80)) and "Quitter" in drawn(fit_keys(rows[1], 80))
+    assert bar_rows(LOBBY_KEYS_FR, 120) == [LOBBY_KEYS_FR]  # wide enough: one row

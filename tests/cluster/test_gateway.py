@@ -430,3 +430,35 @@ async def test_a_front_has_no_lobby_chat_it_refuses_a_line_at_no_table_even_back
         await ann.send({"type": "leave", "id": 10 + request_id})
         await ann.until(of_type("left"))
     await ann.close()
+
+
+async def test_the_daily_deal_through_either_front_is_the_same_deal_once_a_day_and_ranked_for_the_cluster(cluster):
+    await cluster.table_host("a")
+    await cluster.table_host("b")
+    fronts = [await cluster.gateway(), await cluster.gateway()]
+    tables, holders, players = [], set(), []
+    for number, name in enumerate(("ann", "bob")):
+        raw = await client(fronts[number].port, name)
+        players.append(raw)  # (connected to the end: its table stays, the next goes to the other host)
+        await raw.send({"type": "daily", "id": 1})
+        joined = await raw.until(joined_or_error)
+        assert joined["type"] == "joined" and joined["seat"] == 0, joined
+        await cluster.beat()  # (the next table goes to the host with fewer)
+        holders.add(holder := holder_of(cluster, joined["table"]))
+        tables.append(cluster.hosts[holder].lobby._tables[joined["table"]])
+        first = [frame for frame in raw.frames if frame.get("type") == "update"][-1:]  # (the deal may come first)
+        while not (view := (first.pop() if first else await raw.until(of_type("update")))["view"])["finished"]:
+            if view["legal"] and view["to_move"] == view["seat"]:
+                await raw.send({"type": "action", "action": view["legal"][0], "state_id": view["state_id"]})
+    assert holders == {"a", "b"}  # dealt by both table hosts
+    await players[1].send({"type": "list_tables", "id": 4})
+    assert (await players[1].until(of_type("tables")))["tables"] == []  # (counted for the load, never listed)
+    assert tables[0].state.deck == tables[1].state.deck and tables[0].state.removed == tables[1].state.removed
+    again = await client(fronts[1].port, "ann")
+    await again.send({"type": "daily", "id": 2})
+    assert (await again.until(joined_or_error))["code"] == "daily_played"
+    await again.send({"type": "daily_ranking", "id": 3})
+    ranking = await again.until(of_type("daily_ranking"))
+    assert ranking["count"] == 2 and ranking["you"][2] == "ann" and ranking["re"] == 3
+    for raw in (*players, again):
+        await raw.close()

@@ -337,3 +337,18 @@ def test_ratings_are_the_clusters_filed_once_and_none_lost_when_two_hosts_rate_o
         [ann] = [row for row in store.leaderboard() if not row.bot]
         assert ann.name == "ann" and ann.games == 2  # b's game and a's, none overwritten
         assert store.ratings(["Ann", "nobody"]) == {"Ann": ann.rating} and ann.rating > ratings.NEWCOMER
+
+
+def test_the_daily_deal_is_the_clusters_whichever_host_deals_or_ranks(stores):
+    a, b = stores["a"], stores["b"]
+    assert a.daily_secret() == b.daily_secret()  # made once: every table host deals the same
+    assert a.daily_entry("2026-12-04", "ann") is None
+    assert a.daily_start("2026-12-04", "ann", "d1", 1.0)
+    assert not b.daily_start("2026-12-04", "ann", "d9", 2.0)  # once a day, whichever host is asked
+    assert b.daily_start("2026-12-04", "bob", "d2", 2.0)
+    assert b.daily_entry("2026-12-04", "ann") == ("d1", None)
+    a.daily_finish("d1", 31, 3.0)
+    b.daily_finish("d7", 5, 3.0)  # not a daily table: nothing
+    assert a.daily_results("2026-12-04") == b.daily_results("2026-12-04") == [("ann", 31)]
+    assert b.daily_entry("2026-12-04", "ann") == ("d1", 31)
+    assert a.daily_results("2026-12-05") == []

@@ -1,4 +1,5 @@
-"""Small screens over the table: the rules and keys, the quit confirmation, and the end of a connection."""
+"""Small screens over the table: the rules and keys, the quit confirmation, the end of a connection, and the daily
+deal's ranking."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...engine import STANDARD, VARIANTS
-from ...i18n import LOCALE_DIR, N_, _, current_language
-from ..safe_text import clean_message
+from ...i18n import LOCALE_DIR, N_, _, current_language, ngettext
+from ...link import LobbyConnection, LobbyError
+from ...link.daily import place_text, share_line
+from ..error_sentences import error_sentence
+from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 
 KEYS = (
@@ -39,6 +43,7 @@ LOBBY_KEYS = (
     N_("  r          list the tables again (the list also refreshes by itself)"),
     N_("  h          this host's finished games: replays and statistics"),
     N_("  l          the leaderboard: players by rating, the bot levels among them"),
+    N_("  d          the daily deal: today's ranking, and the same deal for everyone, once a day"),
     N_("  t          say a line to everyone in this lobby (where the host offers it)"),
     N_("  m          mute (or show) what is said in this lobby"),
     N_("  ?          this help (q or Esc closes it)"),
@@ -126,3 +131,50 @@ class ClosedScreen(ModalScreen[None]):
             reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
             yield Static(Content(clean_message(reason)))
         yield KeyBar()
+
+
+class DailyScreen(ModalScreen[bool]):
+    """Today's daily deal at this host: its ranking, your result to share, and ``p`` to play it (once a day).
+    Dismissed True to play. Nothing here tells what the deal holds: the host sends names and scores only."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "dismiss(True)", N_("Play today's deal")),
+        Binding("q,escape", "dismiss(False)", N_("Close"), key_display="q/Esc"),
+    ]
+
+    def __init__(self, lobby: LobbyConnection) -> None:
+        super().__init__()
+        self.lobby = lobby
+        self.played = True  # until the host says otherwise: no p
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box", classes="dialog"):
+            yield Static(_("Asking the host for today's ranking..."), id="daily-text")
+        yield KeyBar()
+
+    async def on_mount(self) -> None:
+        try:
+            ranking = await self.lobby.daily_ranking()
+        except LobbyError as error:
+            self.query_one("#daily-text", Static).update(error_sentence(error.code, error.message))
+            return
+        self.played = ranking.played
+        self.refresh_bindings()
+        lines = [
+            _("The daily deal of {day} (UTC): everyone here plays the same deal against two medium bots.").format(
+                day=ranking.day
+            )
+        ]
+        if ranking.you is not None:
+            lines += ["", _("Your result, to share:"), share_line(ranking.day, ranking.you, ranking.count)]
+        elif ranking.played:
+            lines += ["", _("You have started today's deal: your result shows once it is over.")]
+        else:
+            lines += ["", _("Press p to play it: once a day, and nobody sees it before playing it.")]
+        finished = ngettext("{count} player has finished it:", "{count} players have finished it:", ranking.count)
+        lines += ["", finished.format(count=ranking.count)]
+        lines += [f"{place_text(line):>6}  {line.score:>4}  {display_name(line.name)}" for line in ranking.top]
+        self.query_one("#daily-text", Static).update(Content("\n".join(lines)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "dismiss" and parameters == (True,) and self.played)

@@ -30,9 +30,10 @@ from ..safe_text import clean_message, display_name
 from ..widgets import forms
 from ..widgets.chat import LOBBY_PLACEHOLDER, ChatInput, ChatLines
 from ..widgets.keybar import KeyBar
-from .dialogs import LOBBY_KEYS, HelpScreen
+from .dialogs import LOBBY_KEYS, DailyScreen, HelpScreen
 from .history import HistoryScreen, LeaderboardScreen
 from .steady import SteadyScreen
+from .table import TableScreen
 from .waiting import WaitingScreen
 
 REFRESH_SECONDS = 2.0
@@ -138,6 +139,7 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("r", "refresh", N_("Refresh"), show=False),  # (the list refreshes by itself; ? lists it)
         Binding("h", "history", N_("History")),
         Binding("l", "leaderboard", N_("Ranks")),
+        Binding("d", "daily", N_("Daily")),
         Binding("t", "chat", N_("Chat")),
         Binding("m", "mute_chat", N_("Mute chat"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
@@ -156,6 +158,7 @@ class LobbyScreen(SteadyScreen[None]):
         self._listed = False  # the table list has been drawn at least once
         self._listings = 0  # the host's answers to list_tables so far
         self._refresh_timer: Timer | None = None
+        self._daily = False  # at today's daily deal (back in the lobby, its ranking shows)
         # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
         self._refused_at: str | None = None
@@ -175,7 +178,7 @@ class LobbyScreen(SteadyScreen[None]):
         yield self.chat_input
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
-        yield KeyBar()
+        yield KeyBar(rows=2)  # (every key of the lobby whole, in every language)
 
     def on_mount(self) -> None:
         self.query_one(ChatLines).display = self.lobby.can_chat
@@ -225,6 +228,20 @@ class LobbyScreen(SteadyScreen[None]):
     def action_leaderboard(self) -> None:
         self.app.push_screen(LeaderboardScreen(self.lobby))
 
+    def action_daily(self) -> None:
+        async def chosen(play: bool | None) -> None:
+            if not play:
+                return
+            try:
+                connection = await self.lobby.daily()
+            except LobbyError as error:
+                self.refuse([error_sentence(error.code, error.message)])
+                return
+            self._daily = True  # (dealt already: straight to the table)
+            self.app.push_screen(TableScreen(connection))
+
+        self.app.push_screen(DailyScreen(self.lobby), chosen)
+
     def on_screen_suspend(self) -> None:
         if self._refresh_timer is not None:
             self._refresh_timer.pause()  # under a table for a whole game: no list to keep fresh (one per SSH player)
@@ -233,6 +250,9 @@ class LobbyScreen(SteadyScreen[None]):
         if self._refresh_timer is not None:
             self._refresh_timer.resume()
         self.refresh_tables()  # back from a table: show the lobby as it is now
+        if self._daily and self.app.screen is self:  # back from the daily deal: where it ranks
+            self._daily = False
+            self.action_daily()
 
     def say(self, text: str) -> None:
         self._refused = False

@@ -1,4 +1,6 @@
-"""The footer line of every screen: each key the screen binds, greyed when it does nothing right now.
+"""The footer line of every screen: each key the screen binds, greyed when it does nothing right now; two lines when
+one cannot hold every key with its whole description, on a screen that chose it (``rows``, the lobby's: the table
+keeps its one line and squeezes the words instead, as ``fit_keys`` does everywhere).
 
 Textual's ``Footer`` rebuilds a widget per key on every bindings refresh, the largest cost of a move on an SSH host;
 this is one widget drawing one line from the same active bindings, redrawn only when it changes; a click presses a
@@ -72,6 +74,19 @@ def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, Sh
     return entries
 
 
+def bar_rows(shown: tuple[ShownKey, ...], width: int) -> list[tuple[ShownKey, ...]]:
+    """``shown`` on one row if every key fits there with its whole description, else on two (the first as full as
+    fits): a screen with many keys (the lobby, in French) keeps every word readable."""
+
+    def fits(keys: tuple[ShownKey, ...]) -> bool:
+        return sum(cell_len(primary_key(key.display)) + cell_len(key.description) + 2 for key in keys) - 1 <= width
+
+    if width <= 0 or fits(shown):
+        return [shown]
+    first = max((cut for cut in range(1, len(shown)) if fits(shown[:cut])), default=len(shown) // 2)
+    return [shown[:first], shown[first:]] if first else [shown]
+
+
 def line_strip(line: Content, width: int, style: Style) -> Strip:
     """``line`` drawn in exactly ``width`` cells: cut with "…" when longer, padded when shorter."""
     if line.cell_length > width:
@@ -84,10 +99,12 @@ class KeyBar(Widget, can_focus=False):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"keybar--key", "keybar--description"}
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, rows: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.most_rows = rows  # 2: a second row when one cannot hold every whole word (``bar_rows``)
         self._shown: tuple[ShownKey, ...] = ()
-        self._spans: list[tuple[int, int, ShownKey]] = []
+        self._spans: list[tuple[int, int, ShownKey]] = []  # (of the row drawn last: see ``on_click``)
+        self._rows: list[tuple[ShownKey, ...]] = [()]
         self._strips: dict[Hashable, tuple[Strip, list[tuple[int, int, ShownKey]]]] = {}
 
     def on_mount(self) -> None:
@@ -103,7 +120,17 @@ class KeyBar(Widget, can_focus=False):
         shown = self.shown_keys()
         if shown != self._shown:
             self._shown = shown
+            self._fit_rows()
             self.refresh()
+
+    def on_resize(self) -> None:
+        self._fit_rows()
+
+    def _fit_rows(self) -> None:
+        """One row or two (``bar_rows``), the bar's height following."""
+        self._rows = bar_rows(self._shown, self.content_region.width) if self.most_rows > 1 else [self._shown]
+        if self.styles.height is None or self.styles.height.value != len(self._rows):
+            self.styles.height = len(self._rows)
 
     def shown_keys(self) -> tuple[ShownKey, ...]:
         """The keys to draw, one per action (the first key bound to it), in the order they are bound."""
@@ -116,13 +143,14 @@ class KeyBar(Widget, can_focus=False):
                 by_action[binding.action] = ShownKey(binding.key, display, description, enabled)
         return tuple(by_action.values())
 
-    def render(self) -> Content:
+    def render(self, row: int = 0) -> Content:
         key_style = self.get_visual_style("keybar--key")
         description_style = self.get_visual_style("keybar--description")
         parts: list[tuple[str, Style]] = []
         self._spans = []
         position = 0
-        for key_text, description_text, shown in fit_keys(self._shown, self.content_region.width):
+        keys = self._rows[row] if row < len(self._rows) else ()
+        for key_text, description_text, shown in fit_keys(keys, self.content_region.width):
             greyed = GREYED if not shown.enabled else Style()
             parts.append((key_text, key_style + greyed))
             parts.append((description_text, description_style + greyed))
@@ -132,20 +160,24 @@ class KeyBar(Widget, can_focus=False):
         return Content.assemble(*parts)
 
     def render_line(self, y: int) -> Strip:
-        """The bar as one strip, kept per keys shown: on the table it flips between two states on most moves."""
+        """A row of the bar as one strip, kept per keys shown: on the table it flips between two states on most
+        moves."""
         width = self.content_region.width
-        key = (self._shown, width, self.app.current_theme.name, self.app.ansi_color)
+        if y >= len(self._rows):
+            return Strip.blank(width, self.visual_style.rich_style)
+        key = (self._rows[y], width, self.app.current_theme.name, self.app.ansi_color)
         kept = self._strips.get(key)
         if kept is None:
-            strip = line_strip(self.render(), width, self.visual_style)
+            strip = line_strip(self.render(y), width, self.visual_style)
             if len(self._strips) >= STRIPS_KEPT:
                 self._strips.clear()
             kept = self._strips[key] = (strip, self._spans)
-        strip, self._spans = kept
-        return strip if y == 0 else Strip.blank(width, self.visual_style.rich_style)
+        return kept[0]
 
     def on_click(self, event: events.Click) -> None:
-        for start, end, shown in self._spans:
+        row = self._rows[event.y] if 0 <= event.y < len(self._rows) else ()
+        kept = self._strips.get((row, self.content_region.width, self.app.current_theme.name, self.app.ansi_color))
+        for start, end, shown in kept[1] if kept else []:
             if start <= event.x < end:
                 if shown.enabled:
                     self.app.simulate_key(shown.key.split(",")[0].strip())

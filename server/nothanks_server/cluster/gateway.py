@@ -142,7 +142,7 @@ class FrontSession(ProtocolSession):
     async def _owner_for(self, message: m.ClientMessage) -> HostInfo:
         """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
         directory = self.server.directory
-        if isinstance(message, m.CreateTable):
+        if isinstance(message, m.CreateTable | m.Daily):  # (a daily deal is a new table too)
             target = await directory.least_loaded()
             refusal = (errors.TOO_MANY_TABLES, "no table host is up: try again soon")
         elif isinstance(message, m.Join | m.Spectate):

@@ -14,6 +14,8 @@ script call for every table's moves), so the event loop never waits for Redis wh
 writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
 expects. exchanges.py lets one code serve both.
 ``P:name:{casefolded name}`` holds the key (fingerprint) that owns the name, for every front and table host.
+``P:daily_secret`` is the daily deal's secret (``SET NX``: every table host deals the same); ``P:daily:{day}`` a
+hash player -> msgpack (table, score or nil), ``P:daily_table:{table}`` -> msgpack (day, player), for 8 days.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +57,7 @@ from .settings import DirectoryUnavailable
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT = 1.0  # seconds
+DAILY_KEPT = 8 * 86400  # seconds a day's daily results stay
 RETRY_FIRST, RETRY_MOST = 0.05, 0.5  # seconds between sending unanswered moves again (doubling)
 CHANGED = -2  # the fenced script's answer when a rating it was to replace changed meanwhile
 
@@ -409,6 +413,38 @@ class RedisTableStore:
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with _redis_errors():
             return run(self.client, claim_name(self._key("name", name.casefold()), owner))
+
+    # ---------------------------------------------------------------------------------------- the daily deal
+
+    def daily_secret(self) -> bytes:
+        with _redis_errors("the daily secret"):
+            self.client.set(self._key("daily_secret"), os.urandom(32), nx=True)
+            return bytes(self.client.get(self._key("daily_secret")))
+
+    def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
+        with _redis_errors():
+            value = self.client.hget(self._key("daily", day), player)
+        return None if value is None else tuple(msgpack.unpackb(value))
+
+    def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
+        with _redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(self._key("daily", day), player, msgpack.packb((table_id, None)))
+            pipe.set(self._key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
+            pipe.expire(self._key("daily", day), DAILY_KEPT)
+            return bool(pipe.execute()[0])
+
+    def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
+        with _redis_errors("a daily result"):
+            owner = self.client.get(self._key("daily_table", table_id))
+            if owner is not None:
+                day, player = msgpack.unpackb(owner)
+                self.client.hset(self._key("daily", day), player, msgpack.packb((table_id, score)))
+
+    def daily_results(self, day: str) -> list[tuple[str, int]]:
+        with _redis_errors():
+            entries = self.client.hgetall(self._key("daily", day))
+        scores = {_text(player): msgpack.unpackb(value)[1] for player, value in entries.items()}
+        return [(player, score) for player, score in scores.items() if score is not None]
 
     # ---------------------------------------------------------------------------------------- finished games
 
