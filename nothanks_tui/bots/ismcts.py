@@ -28,8 +28,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
+from .base import SearchingBot, SearchResult, decision_seed
 from .knowledge import InfoSet, fill_chips
 from .rollout import MODELS, limit_tables, playout, scores_of
 
@@ -62,35 +61,6 @@ class IsmctsSettings:
         if self.work > 0:
             return max(1, self.work // ((deck_left + 4) * (players + 7)))
         return self.iterations
-
-
-@dataclass(frozen=True, slots=True)
-class IsmctsResult:
-    """Root statistics for the deciding seat: visits and mean reward of each action (``pass_`` None when passing is
-    not allowed), its mean final score after each, and the iterations (``worlds``, as ``search.Evaluation`` names
-    them, so ``nothanks advise`` reports both kinds alike). The move is the most visited action."""
-
-    take_visits: int
-    pass_visits: int
-    take: float
-    pass_: float | None
-    take_score: float
-    pass_score: float | None
-    worlds: int
-
-    @property
-    def action(self) -> Action:
-        if self.pass_ is None:
-            return Action.TAKE
-        if self.pass_visits != self.take_visits:
-            return Action.PASS if self.pass_visits > self.take_visits else Action.TAKE
-        return Action.PASS if self.pass_ > self.take else Action.TAKE
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (no strings: their hash changes from
-    one process to the next, ints and tuples of ints do not)."""
-    return hash((15, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
 
 
 # A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].
@@ -146,9 +116,9 @@ def _random_playout(
     return scores_of(masks, chips)
 
 
-def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
+def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     """Run ``settings.iterations`` iterations from the seat to move in ``info`` and return the root statistics."""
-    rng = random.Random(_seed_for(seed, info))
+    rng = random.Random(decision_seed(info, 15, seed))
     rand = rng.random
     players = info.players
     hidden = any(c is None for c in info.chips)
@@ -251,16 +221,14 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
 
 def _result(
     tv: int, pv: int, take_sum: float, pass_sum: float, root_scores: list[int], may_pass: bool, iterations: int
-) -> IsmctsResult:
+) -> SearchResult:
     """The root statistics from the root's visit counts and reward sums, and the own final scores summed over the
     iterations that passed (``root_scores[0]``) and took (``[1]``)."""
-    take_value = take_sum / tv if tv else 0.0
-    take_score = root_scores[1] / tv if tv else 0.0
+    take, take_score = (take_sum / tv, root_scores[1] / tv) if tv else (0.0, 0.0)
     if not may_pass:
-        return IsmctsResult(tv, 0, take_value, None, take_score, None, iterations)
-    pass_value = pass_sum / pv if pv else 0.0
-    pass_score = root_scores[0] / pv if pv else 0.0
-    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
+        return SearchResult(take, None, take_score, None, iterations, tv)
+    pass_, pass_score = (pass_sum / pv, root_scores[0] / pv) if pv else (0.0, 0.0)
+    return SearchResult(take, pass_, take_score, pass_score, iterations, tv, pv)
 
 
 class IsmctsBot(SearchingBot):
@@ -271,7 +239,7 @@ class IsmctsBot(SearchingBot):
         self.settings = settings or IsmctsSettings()
         self.prior = self.settings.playout if self.settings.playout in MODELS else "rules"
 
-    def evaluate(self, info: InfoSet) -> IsmctsResult:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
         return search(info, self.settings, self.seed)
 

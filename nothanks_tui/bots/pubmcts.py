@@ -28,10 +28,8 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
+from .base import SearchingBot, SearchResult, decision_seed
 from .ismcts import parse_iterations
 from .knowledge import InfoSet, fill_chips
 from .rollout import scores_of
@@ -45,38 +43,6 @@ except ImportError:  # a machine without a C compiler
 ACCELERATED = search_in_c is not None and hasattr(search_in_c, "pub_run")
 
 EXPLORATION = 30.0  # the published bot's constant for full games, in points of score
-
-
-@dataclass(frozen=True, slots=True)
-class PubResult:
-    """Root statistics: visits of each action and the mover's mean final score after it (lower is better), and the
-    iterations (``worlds``, as ``nothanks advise`` names them). ``take`` and ``pass_`` are the values advise
-    reports (higher is better): the mean scores negated."""
-
-    take_visits: int
-    pass_visits: int
-    take_score: float
-    pass_score: float
-    worlds: int = 0
-
-    @property
-    def take(self) -> float:
-        return -self.take_score
-
-    @property
-    def pass_(self) -> float:
-        return -self.pass_score
-
-    @property
-    def action(self) -> Action:
-        if (self.pass_visits, -self.pass_score) > (self.take_visits, -self.take_score):
-            return Action.PASS
-        return Action.TAKE
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
-    return hash((33, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
 
 
 def _heuristic_playout(
@@ -207,18 +173,19 @@ def _python_search(
     return root[1], root[2], root[3], root[4], own[1], own[0]
 
 
-def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> PubResult:
+def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> SearchResult:
     """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
     the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
     published bot's rule is 0); the result's scores are the root mover's own either way."""
-    rng = random.Random(_seed_for(seed, info))
+    rng = random.Random(decision_seed(info, 33, seed))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     if ACCELERATED and search_in_c is not None:
         tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(args, iterations, float(c), float(bonus), rng.random)
     else:
         tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, bonus=float(bonus))
-    return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
+    take, pass_ = take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0
+    return SearchResult(-take, -pass_, take, pass_, iterations, tv, pv)  # (values: the mean scores negated)
 
 
 class PubMctsBot(SearchingBot):
@@ -238,7 +205,7 @@ class PubMctsBot(SearchingBot):
         self.bonus = bonus
         self.python_iterations = python_iterations
 
-    def evaluate(self, info: InfoSet) -> PubResult:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
         return search(info, iterations, self.seed, bonus=self.bonus)

@@ -8,8 +8,8 @@ costs; take an isolated card when its value less ``pot_weight / 4`` times the po
 (``base - slope * chips``, never below 0, plus ``late`` when fewer than 4 cards are left face down, less
 ``rival_penalty`` when a rival could use the card, who will then likely take it); and, with ``milk``, let a card
 that extends its own run go round to collect chips while no rival could use it and the pot is under
-``players - card * milk_q / 16``. ``RULES`` is exactly the ``rules`` bot (see ``simple.RuleBot``), ``THRESHOLD`` the
-``threshold`` bot; the search bot picks, for each rival, the model that best explains that rival's past moves.
+``players - card * milk_q / 16``. The ``rules`` and ``threshold`` bots play ``RULES`` and ``THRESHOLD``
+(``simple.ModelBot``); the search bot picks, for each rival, the model that best explains that rival's past moves.
 """
 
 from __future__ import annotations
@@ -72,13 +72,6 @@ _SUM12 = _sums(12)
 # The same for bits 12..23 and 24..35 of a 36-bit mask, read as 12-bit chunks: each set bit counts its offset too.
 _SUM12_MID = [total + 12 * n.bit_count() for n, total in enumerate(_SUM12)]
 _SUM12_HIGH = [total + 24 * n.bit_count() for n, total in enumerate(_SUM12)]
-
-
-def mask_score(mask: int, chips: int) -> int:
-    """Final score of a hand (bit mask) holding ``chips``: ``mask_points(mask) - chips`` by table lookup (card
-    points are the sum of the indices of the lowest card of every run), as playouts end by the thousand."""
-    lows = mask & ~(mask << 1)
-    return _SUM12[lows & 0xFFF] + _SUM12_MID[(lows >> 12) & 0xFFF] + _SUM12_HIGH[lows >> 24] - chips
 
 
 class Tables(NamedTuple):
@@ -172,7 +165,8 @@ def playout(
 
 
 def scores_of(masks: list[int], chips: list[int]) -> list[int]:
-    """Every seat's final score: ``mask_score`` of each, inlined (called once per playout)."""
+    """Every seat's final score (card points less chips) by table lookup: the card points of a hand are the sum of the
+    indices of the lowest card of every run, and playouts end by the thousand."""
     low_sums, mid_sums, high_sums = _SUM12, _SUM12_MID, _SUM12_HIGH
     out = []
     for mask, held in zip(masks, chips):

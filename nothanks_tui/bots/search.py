@@ -16,10 +16,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
+from .base import SearchingBot, SearchResult, decision_seed
 from .knowledge import InfoSet, fill_chips, sample_deck
-from .rollout import MODELS, limit_tables, mask_score, playout
+from .rollout import MODELS, limit_tables, playout, scores_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,36 +34,15 @@ class SearchSettings:
     prior: str = "rules"  # playout model for itself, and for rivals until their moves suggest another
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """Mean utility of taking and of passing (higher is better), the bot's own mean final score after each, and how
-    many worlds were sampled."""
-
-    take: float
-    pass_: float | None  # None when passing is not allowed (no chips)
-    worlds: int
-    take_score: float = 0.0
-    pass_score: float | None = None
-
-    @property
-    def action(self) -> Action:
-        return Action.TAKE if self.pass_ is None or self.take >= self.pass_ else Action.PASS
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
-    return hash((seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
-
-
 def _utility(scores: list[int], seat: int, margin_weight: float) -> float:
     mine = scores[seat]
     best_rival = min(s for i, s in enumerate(scores) if i != seat)
     return margin_weight * (best_rival - mine) - mine
 
 
-def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
+def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> SearchResult:
     """Estimate take and pass for the seat to move in ``info``."""
-    rng = random.Random(_seed_for(seed, info))
+    rng = random.Random(decision_seed(info, seed))
     me = info.seat
     card = info.card
     pot = info.pot
@@ -93,7 +71,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
         if deck:
             take_scores = playout(deck[0], 0, me, take_masks, take_chips, deck, 1, models, tables)
         else:
-            take_scores = [mask_score(m, c) for m, c in zip(take_masks, take_chips)]
+            take_scores = scores_of(take_masks, take_chips)
         take_value = _utility(take_scores, me, weight)
         take_sum += take_value
         take_score_sum += take_scores[me]
@@ -116,14 +94,8 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     take_mean = take_sum / worlds
     take_score = take_score_sum / worlds
     if my_chips <= 0:
-        return Evaluation(take=take_mean, pass_=None, worlds=worlds, take_score=take_score)
-    return Evaluation(
-        take=take_mean,
-        pass_=take_mean - diff_sum / worlds,
-        worlds=worlds,
-        take_score=take_score,
-        pass_score=pass_score_sum / worlds,
-    )
+        return SearchResult(take_mean, None, take_score, None, worlds)
+    return SearchResult(take_mean, take_mean - diff_sum / worlds, take_score, pass_score_sum / worlds, worlds)
 
 
 class SearchBot(SearchingBot):
@@ -134,5 +106,5 @@ class SearchBot(SearchingBot):
         self.settings = settings or SearchSettings()
         self.prior = self.settings.prior
 
-    def evaluate(self, info: InfoSet) -> Evaluation:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         return evaluate(info, self.settings, self.seed)
