@@ -126,25 +126,17 @@ static int playout(const Tables *t, int players, int card, long pot, int seat, u
 
 /* ismcts._rewards */
 static void rewards_of(int players, const long *scores, double score_weight, double *out) {
-    long best = scores[0], runner_up = 0;
-    int have_runner = 0, count = 0;
-    /* sorted(scores)[:2]: the least, and the least of the rest (the least again when it is shared) */
-    for (int i = 1; i < players; i++)
-        if (scores[i] < best) best = scores[i];
+    long best = LONG_MAX, runner_up = LONG_MAX; /* sorted(scores)[:2]: the runner-up is the best again if shared */
+    int count = 0;
     for (int i = 0; i < players; i++) {
-        if (scores[i] == best) count++;
-    }
-    int skipped = 0;
-    for (int i = 0; i < players; i++) {
-        if (scores[i] == best && !skipped) {
-            skipped = 1;
-            continue;
-        }
-        if (!have_runner || scores[i] < runner_up) {
+        if (scores[i] < best) {
+            runner_up = best;
+            best = scores[i];
+        } else if (scores[i] < runner_up) {
             runner_up = scores[i];
-            have_runner = 1;
         }
     }
+    for (int i = 0; i < players; i++) count += scores[i] == best;
     double share = 1.0 / (double)count;
     for (int i = 0; i < players; i++) {
         long mine = scores[i];
@@ -212,42 +204,74 @@ static int read_tables(PyObject *tables, int players, Tables *t) {
     return 0;
 }
 
+typedef struct {
+    int players, card, seat, deck_left, pool;
+    long pot;
+    uint64_t masks[MAX_SEATS];
+    long chips[MAX_SEATS];
+    int unseen[MAX_CARDS];
+} Position;
+
+/* The (masks, chips, card, pot, seat, unseen, deck_left) both searches start from, checked (at most ``seats``
+   seats); -1 with a Python error set. */
+static int read_position(PyObject *args, int seats, Position *p) {
+    PyObject *masks, *chips, *unseen;
+    if (!PyArg_ParseTuple(args, "OOiliOi", &masks, &chips, &p->card, &p->pot, &p->seat, &unseen, &p->deck_left))
+        return -1;
+    if (!PyList_Check(masks) || !PyList_Check(unseen)) {
+        PyErr_SetString(PyExc_TypeError, "masks and unseen: lists");
+        return -1;
+    }
+    p->players = (int)PyList_GET_SIZE(masks);
+    if (p->players < 2 || p->players > seats || p->seat < 0 || p->seat >= p->players) {
+        PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", seats);
+        return -1;
+    }
+    if (p->card < 1 || p->card > 60) {
+        PyErr_SetString(PyExc_ValueError, "card out of range");
+        return -1;
+    }
+    for (int i = 0; i < p->players; i++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks, i));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+        p->masks[i] = m;
+    }
+    if (long_list(chips, p->chips, p->players, "chips") < 0) return -1;
+    p->pool = (int)PyList_GET_SIZE(unseen);
+    if (p->pool > MAX_CARDS || p->deck_left < 0 || p->deck_left > p->pool) {
+        PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
+        return -1;
+    }
+    for (int i = 0; i < p->pool; i++) {
+        long value = PyLong_AsLong(PyList_GET_ITEM(unseen, i));
+        if (value == -1 && PyErr_Occurred()) return -1;
+        if (value < 1 || value > 60) {
+            PyErr_SetString(PyExc_ValueError, "unseen card out of range");
+            return -1;
+        }
+        p->unseen[i] = (int)value;
+    }
+    return 0;
+}
+
 /* run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, score_weight, tables, rand, fill)
    -> (take visits, pass visits, take reward sum, pass reward sum, own score summed after passing, after taking).
    ``tables`` is rollout.Tables for light playouts, or None for random ones; ``fill`` is None when every chip count
    is known (``chips``), else a callable giving a fresh list of chip counts per iteration (knowledge.fill_chips). */
 static PyObject *run(PyObject *self, PyObject *args) {
-    PyObject *masks_list, *chips_list, *unseen_list, *tables_obj, *rand, *fill;
-    int card, seat, deck_left;
-    long pot, iterations;
+    PyObject *position, *tables_obj, *rand, *fill;
+    long iterations;
     double c, score_weight;
-    if (!PyArg_ParseTuple(args, "(OOiliOi)lddOOO", &masks_list, &chips_list, &card, &pot, &seat, &unseen_list,
-                          &deck_left, &iterations, &c, &score_weight, &tables_obj, &rand, &fill))
+    Position at;
+    if (!PyArg_ParseTuple(args, "O!lddOOO", &PyTuple_Type, &position, &iterations, &c, &score_weight, &tables_obj,
+                          &rand, &fill) ||
+        read_position(position, MAX_SEATS, &at) < 0)
         return NULL;
-    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
-    int players = (int)PyList_GET_SIZE(masks_list);
-    if (players < 2 || players > MAX_SEATS || seat < 0 || seat >= players)
-        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", MAX_SEATS);
-    if (card < 1 || card > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
-    uint64_t masks0[MAX_SEATS];
-    for (int i = 0; i < players; i++) {
-        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
-        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-        masks0[i] = m;
-    }
-    long known[MAX_SEATS];
-    if (long_list(chips_list, known, players, "chips") < 0) return NULL;
-    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
-    int pool = (int)PyList_GET_SIZE(unseen_list);
-    if (pool > MAX_CARDS || deck_left < 0 || deck_left > pool)
-        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
-    int unseen[MAX_CARDS];
-    for (int i = 0; i < pool; i++) {
-        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
-        if (value == -1 && PyErr_Occurred()) return NULL;
-        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
-        unseen[i] = (int)value;
-    }
+    int players = at.players, card = at.card, seat = at.seat, deck_left = at.deck_left, pool = at.pool;
+    long pot = at.pot;
+    uint64_t *masks0 = at.masks;
+    long *known = at.chips;
+    int *unseen = at.unseen;
     int light = tables_obj != Py_None;
     Tables tables;
     if (light && read_tables(tables_obj, players, &tables) < 0) return NULL;
@@ -388,21 +412,18 @@ done:
 
 #define PUB_SEATS 8
 
-typedef struct {
-    uint64_t masks[PUB_SEATS]; /* the key: every hand, every chip count, the face-up card, its pot, the mover */
-    long chips[PUB_SEATS];
-    long pot;
-    int card, seat;
-    long n, tv, pv;
-    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
-} PubNode;
-
-typedef struct {
+typedef struct { /* a node's key: every hand, every chip count, the face-up card, its pot, the mover */
     uint64_t masks[PUB_SEATS];
     long chips[PUB_SEATS];
     long pot;
     int card, seat;
 } PubKey;
+
+typedef struct {
+    PubKey key;
+    long n, tv, pv;
+    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
+} PubNode;
 
 static uint64_t pub_hash(const PubKey *k, int players) {
     uint64_t h = 1469598103934665603ULL ^ ((uint64_t)k->card << 32) ^ ((uint64_t)k->pot << 8) ^ (uint64_t)k->seat;
@@ -415,10 +436,10 @@ static uint64_t pub_hash(const PubKey *k, int players) {
     return h ^ (h >> 32);
 }
 
-static int pub_same(const PubNode *node, const PubKey *k, int players) {
-    if (node->card != k->card || node->pot != k->pot || node->seat != k->seat) return 0;
+static int pub_same(const PubKey *a, const PubKey *k, int players) {
+    if (a->card != k->card || a->pot != k->pot || a->seat != k->seat) return 0;
     for (int i = 0; i < players; i++)
-        if (node->masks[i] != k->masks[i] || node->chips[i] != k->chips[i]) return 0;
+        if (a->masks[i] != k->masks[i] || a->chips[i] != k->chips[i]) return 0;
     return 1;
 }
 
@@ -462,40 +483,22 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
    -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
    after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
-    PyObject *masks_list, *chips_list, *unseen_list, *rand;
-    int card0, seat0, deck_left0;
-    long pot0, iterations;
+    PyObject *position, *rand;
+    long iterations;
     double c, bonus;
-    if (!PyArg_ParseTuple(args, "(OOiliOi)lddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
-                          &deck_left0, &iterations, &c, &bonus, &rand))
+    Position at;
+    if (!PyArg_ParseTuple(args, "O!lddO", &PyTuple_Type, &position, &iterations, &c, &bonus, &rand) ||
+        read_position(position, PUB_SEATS, &at) < 0)
         return NULL;
-    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
-    int players = (int)PyList_GET_SIZE(masks_list);
-    if (players < 2 || players > PUB_SEATS || seat0 < 0 || seat0 >= players)
-        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", PUB_SEATS);
-    if (card0 < 1 || card0 > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
+    int players = at.players, seat0 = at.seat, deck_left0 = at.deck_left, pool_size = at.pool, pool[MAX_CARDS];
+    const int *unseen = at.unseen;
     PubKey root;
     memset(&root, 0, sizeof root);
-    for (int i = 0; i < players; i++) {
-        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
-        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-        root.masks[i] = m;
-    }
-    if (long_list(chips_list, root.chips, players, "chips") < 0) return NULL;
-    root.card = card0;
-    root.pot = pot0;
+    memcpy(root.masks, at.masks, sizeof root.masks);
+    memcpy(root.chips, at.chips, sizeof root.chips);
+    root.card = at.card;
+    root.pot = at.pot;
     root.seat = seat0;
-    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
-    int pool_size = (int)PyList_GET_SIZE(unseen_list);
-    if (pool_size > MAX_CARDS || deck_left0 < 0 || deck_left0 > pool_size)
-        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
-    int unseen[MAX_CARDS], pool[MAX_CARDS];
-    for (int i = 0; i < pool_size; i++) {
-        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
-        if (value == -1 && PyErr_Occurred()) return NULL;
-        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
-        unseen[i] = (int)value;
-    }
     if (iterations < 1) iterations = 1;
     size_t slots = 2;
     while (slots < 2 * (size_t)(iterations + 1)) slots <<= 1;
@@ -526,15 +529,9 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         k = root;
         for (;;) {
             size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
-            while (table[slot] >= 0 && !pub_same(&nodes[table[slot]], &k, players)) slot = (slot + 1) & (slots - 1);
+            while (table[slot] >= 0 && !pub_same(&nodes[table[slot]].key, &k, players)) slot = (slot + 1) & (slots - 1);
             if (table[slot] < 0) {
-                PubNode *fresh = &nodes[node_count];
-                memset(fresh, 0, sizeof *fresh);
-                memcpy(fresh->masks, k.masks, sizeof k.masks);
-                memcpy(fresh->chips, k.chips, sizeof k.chips);
-                fresh->pot = k.pot;
-                fresh->card = k.card;
-                fresh->seat = k.seat;
+                nodes[node_count] = (PubNode){k, 0, 0, 0, 0.0, 0.0};
                 table[slot] = node_count++;
                 if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
                                 scores) < 0)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 # A fast decider: (card, pot, my_chips, hand_masks, seat, deck_left) -> True to take, False to pass.
 # It is only asked when my_chips > 0 (a player with no chips must take).
 FastDecider = Callable[[int, int, int, list[int], int, int], bool]
+FastMove = tuple[int, bool]  # (seat, took)
 
 
 def mask_points(mask: int) -> int:
@@ -44,12 +45,12 @@ def mask_to_cards(mask: int) -> tuple[int, ...]:
 
 def play_fast(
     deck: Sequence[int], first_player: int, chips_each: int, deciders: Sequence[FastDecider]
-) -> tuple[list[tuple[int, bool]], list[int], list[int]]:
-    """Play a whole game from a deal. Returns (moves as (seat, took), final hand masks, final chips)."""
+) -> tuple[list[FastMove], list[int], list[int]]:
+    """Play a whole game from a deal. Returns (moves, final hand masks, final chips)."""
     players = len(deciders)
     chips = [chips_each] * players
     masks = [0] * players
-    moves: list[tuple[int, bool]] = []
+    moves: list[FastMove] = []
     append = moves.append
     seat = first_player
     last = len(deck) - 1

@@ -7,10 +7,9 @@ a deal is played under the ``players`` rotations of one shuffled seating instead
 every seat once per deal. Bots are made fresh for every game with a seed drawn from the tournament seed, the deal
 and the seat, so results do not depend on ``jobs``.
 
-Bots with a fast ``decide`` play through the fast playout core; any game with another bot plays through the
-reference engine, each bot seeing only its own ``view_for``. Decision times are measured around every call where
-the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread (what the
-decision costs one core, whatever else the machine is doing).
+Games play as ``nothanks simulate`` plays them (``simulate.play_scores``). Decision times are measured around every
+call where the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread
+(what the decision costs one core, whatever else the machine is doing).
 """
 
 from __future__ import annotations
@@ -26,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots import Bot, make_bot
-from ..engine import GameConfig, apply, deal, new_game, view_for
-from ..engine.fast import mask_points, play_fast
+from ..engine import GameConfig
+from ..simulate import play_scores
 
 log = logging.getLogger(__name__)
 
@@ -66,18 +65,15 @@ def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
 
 
 class _Timed:
-    """Wraps a bot's ``choose``/``decide`` to record how long each real choice took."""
+    """A bot whose ``choose`` (and ``decide``, when it has one) records how long each real choice took."""
 
     def __init__(self, bot: Bot, times: list[float], cpu: list[float]) -> None:
-        self.bot = bot
+        self.name = bot.name
         self.times = times
         self.cpu = cpu
-
-    def choose(self, view):
-        return self._timed(self.bot.choose, len(view.legal) > 1, view)  # with no chips, taking is the only move
-
-    def decide(self, card, pot, my_chips, masks, seat, deck_left):
-        return self._timed(self.bot.decide, True, card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
+        self.choose = lambda view: self._timed(bot.choose, len(view.legal) > 1, view)  # no chips: take is no choice
+        if hasattr(bot, "decide"):
+            self.decide = lambda *args: self._timed(bot.decide, True, *args)
 
     def _timed(self, call: Callable[..., Any], choice: bool, *args: Any) -> Any:
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -86,18 +82,6 @@ class _Timed:
             self.times.append(time.perf_counter() - started)
             self.cpu.append(time.thread_time() - cpu_started)
         return answer
-
-
-def _play_one(config: GameConfig, deal_seed: int, bots: Sequence[_Timed]) -> tuple[int, ...]:
-    if all(hasattr(timed.bot, "decide") for timed in bots):
-        deck, _removed, first = deal(config, deal_seed)
-        _moves, masks, chips = play_fast(deck, first, config.chips, [timed.decide for timed in bots])
-        return tuple(mask_points(mask) - chip for mask, chip in zip(masks, chips))
-    state = new_game(config, deal_seed)
-    while not state.finished:
-        seat = state.to_move
-        state = apply(state, bots[seat].choose(view_for(state, seat)), seat)
-    return state.scores()
 
 
 def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]) -> ChunkResult:
@@ -121,7 +105,7 @@ def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indice
                 _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name], cpu[name])
                 for seat, name in enumerate(names)
             ]
-            result.games.append((names, tuple(_play_one(config, deal_seed, bots))))
+            result.games.append((names, tuple(play_scores(config, deal_seed, bots)[0])))
         results.append(result)
     return ChunkResult(results, dict(times), dict(cpu))
 
