@@ -1,24 +1,16 @@
-"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012) for No Thanks!.
+"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012): the ``ismcts`` sparring partner,
+and the search of ``hard`` and ``expert`` from issue 15 until issue 33 (``levels.ISMCTS_HARD``), when ``pubmcts``'s
+belief-game search beat it against the published bot.
 
-It exists as a sparring partner of a published kind (issue 15: our flat-search ``hard`` lost to a public IS-MCTS
-bot), and was the search behind the ``hard`` and ``expert`` levels until issue 33 (``levels.ISMCTS_HARD``; they
-now play ``pubmcts``'s belief-game search, which beat it against the published bot). Every iteration draws a fresh
-determinization of what the seat cannot see (the order of the face-down cards, from the unseen ones; hidden chips as
-``knowledge`` fills them), walks one tree of the seat's information sets with UCB1, expands one node, plays the rest
-of that world out with a playout policy and backs up every seat's reward. Moves are public, so a node is the history
-of public events since the root: after a pass the child is the same card with one more chip, after a take the child
-depends on the card the determinization turns up next (so a take's children are keyed by that card, as the seat will
-see it). The seat to move at a node is the same in every determinization, so each node keeps per-action statistics
-for that seat.
+Every iteration draws a determinization of what the seat cannot see (the face-down cards' order, hidden chips as
+``knowledge`` fills them), walks one tree with UCB1, expands one node, plays the world out and backs up every seat's
+reward. Moves are public, so a node is the public history since the root: a pass's child is the same card with one
+more chip, a take's children are keyed by the card turned up next. Playouts are random (even odds) or light (every
+seat plays a ``rollout.Model``, rivals' read from their moves with ``read_rivals``). A world's reward to a seat is
+its win share (1/k in a k-way tie) plus ``score_weight`` per 100 points of margin over its best rival.
 
-Playouts are either uniformly random (``playout="random"``: take or pass at even odds, take when out of chips) or
-light: every seat plays a member of the rule-based family of ``rollout.Model`` (``greedy`` by default), optionally
-with each rival's model read from its past moves (``opponents``). The reward of a finished world to a seat is a mix
-of its win share (1, or 1/k for a k-way tie) and its score against the best rival (``score_weight`` points of
-reward per 100 points of margin), so ties in win probability are broken by the margin.
-
-A decision is a pure function of (seed, view): the random stream is seeded from the bot's seed and the public
-position only, and the iteration count depends on the position only (``iterations`` or ``work``), never the clock.
+A decision is a pure function of (seed, view): the random stream and the iteration count depend on the bot's seed
+and the public position only, never the clock.
 """
 
 from __future__ import annotations
@@ -50,10 +42,8 @@ class IsmctsSettings:
     playout: str = "random"  # "random", or a ``rollout.MODELS`` name every seat plays in the playouts
     read_rivals: bool = False  # play each rival's playouts with the model that best explains its moves
     score_weight: float = 0.0  # reward per 100 points of margin over the best rival, added to the win share
-    # With ``work`` > 0 the iteration count follows the position instead: ``work // ((deck_left + 4) *
-    # (players + 7))``, about what a light-playout iteration costs (its playout is shorter late in the deck and
-    # longer with more players; measured). A decision then costs about the same time early and late, at any table
-    # size, and the late ones, where exact play pays most, search deeper.
+    # With ``work`` > 0 the iterations are ``work // ((deck_left + 4) * (players + 7))`` (what a light-playout
+    # iteration costs, measured): a decision costs about the same time at any point and table size.
     work: int = 0
 
     def iterations_for(self, deck_left: int, players: int) -> int:
@@ -66,10 +56,6 @@ class IsmctsSettings:
 # A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].
 # The reward sums are for the seat to move at the node, the same seat in every determinization.
 _TV, _TW, _PV, _PW, _PASS, _TAKE = range(6)
-
-
-def _new_node() -> list:
-    return [0, 0.0, 0, 0.0, None, {}]
 
 
 def _rewards(scores: list[int], score_weight: float) -> list[float]:
@@ -134,7 +120,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     score_weight = settings.score_weight
     log = math.log
     sqrt = math.sqrt
-    root = _new_node()
+    root: list = [0, 0.0, 0, 0.0, None, {}]
     me = info.seat
     root_scores = [0, 0]  # own final score summed over the iterations that passed, that took at the root
     unseen = list(info.unseen)
@@ -194,7 +180,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
                 children = node[TAKE]
                 child = children.get(card)
                 if child is None:
-                    children[card] = [0, 0.0, 0, 0.0, None, {}]  # _new_node(), inlined
+                    children[card] = [0, 0.0, 0, 0.0, None, {}]
                     break
             else:
                 chips[seat] = mine - 1

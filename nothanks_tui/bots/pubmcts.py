@@ -1,26 +1,18 @@
-"""``pubmcts:N``: a sparring partner built to play like the published IS-MCTS bot of lomackie/no-thanks-rl (issue 33).
+"""``pubmcts:N``: a sparring partner built to play like the published IS-MCTS bot of lomackie/no-thanks-rl (issue 33),
+written from its description, not its code (our own ``ismcts`` proved a much weaker opponent); ``hard``'s search.
 
-Our own ``ismcts`` turned out a much weaker opponent than the published bot, so strength measured against it did
-not carry over. This one follows the published bot's design (written from its description, not its code):
+- One tree over the information sets of the *belief game*: a node is the public position (hands, chip counts, the
+  face-up card, its pot, the mover), shared by every history reaching it. A take's next card is a chance event drawn
+  uniformly from the cards the seat has not seen, until the public count of face-down cards runs out.
+- A new node is added and valued by one playout with the ``threshold`` rule (recording nothing that iteration).
+- The value is every seat's final score; each node's mover minimises its own: an untried action first (at random
+  between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)``, ``c`` = 30 points. (``hard`` and ``expert``
+  play to win: the deciding seat's score counts ``bonus`` points more when it loses.) The move is the most visited.
 
-- One tree over the information sets of the *belief game*: a node is the public position (every hand, every chip
-  count, the face-up card, its pot, the seat to move), shared by every history that reaches it. After a take the
-  next card is a chance event drawn uniformly from the cards the seat has not seen; the game ends when the public
-  count of face-down cards runs out. So the search never fixes which cards were set aside, nor any order.
-- A node met for the first time is added and valued by one heuristic playout to the end (the ``threshold`` rule:
-  take when out of chips, or when what the card adds to the score, less its pot, is at most 0; takes again draw
-  from the unseen cards); the new node itself records nothing that iteration.
-- The value is the vector of every seat's final score; every node's mover minimises its own: an untried action
-  first (at random between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)`` with ``c`` = 30 points.
-  (``hard`` and ``expert`` play to win: the deciding seat's score counts ``bonus`` points more when it loses.)
-- The move is the most visited root action (ties to the lower mean own score).
-
-The published bot keeps its tree from one move to the next; this one builds a fresh tree every decision, so that a
-decision is a pure function of (seed, view), as every bot here. Hidden chip counts are read exactly from the public
-history (``knowledge``); without a history (an advise position) they are filled once per decision.
-
-``search`` runs in C (``_search_c.pub_run``) when that was built, else in the pure-Python loop below: the same
-random numbers at the same moments, so both give the same statistics bit for bit (tests/test_pubmcts.py).
+Unlike the published bot, a fresh tree every decision, so that a decision is a pure function of (seed, view);
+hidden chips are read from the public history, else filled once a decision (``knowledge``).
+``search`` runs in C (``_search_c.pub_run``) when built, else in the Python loop below: the same random numbers at
+the same moments, the same statistics bit for bit (tests/test_pubmcts.py).
 """
 
 from __future__ import annotations
@@ -30,14 +22,9 @@ import random
 from collections.abc import Callable
 
 from .base import SearchingBot, SearchResult, decision_seed
-from .ismcts import parse_iterations
+from .ismcts import parse_iterations, search_in_c
 from .knowledge import InfoSet, fill_chips
 from .rollout import scores_of
-
-try:
-    from . import _search_c as search_in_c
-except ImportError:  # a machine without a C compiler
-    search_in_c = None  # type: ignore[assignment]
 
 # Whether ``search`` runs in C (when built); tests turn it off to compare the two.
 ACCELERATED = search_in_c is not None and hasattr(search_in_c, "pub_run")
