@@ -31,11 +31,10 @@ typedef struct {
     int card;          /* for a child after a take: the card it was reached by */
 } Node;
 
-typedef struct {
-    int players;
+typedef struct { /* rollout.Tables */
     long early[MAX_SEATS][MAX_CHIPS];
     long late[MAX_SEATS][MAX_CHIPS];
-    int milks[MAX_SEATS];
+    long milks[MAX_SEATS];
     long pot_weights[MAX_SEATS];
     long penalties[MAX_SEATS];
     long milk_qs[MAX_SEATS];
@@ -56,6 +55,16 @@ static void scores_of(int players, const uint64_t *masks, const long *chips, lon
             lows &= lows - 1;
         }
         out[i] = total - chips[i];
+    }
+}
+
+/* Let the interpreter lock go every GIL_EVERY iterations, as Python code does every switch interval: the host's
+   event loop (and other bots' threads) must not wait a whole search. A thread that has waited asks for the lock, and
+   releasing it then hands it over; otherwise this costs two uncontended mutex operations. */
+static void share_the_lock(long iteration) {
+    if ((iteration & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
+        Py_BEGIN_ALLOW_THREADS
+        Py_END_ALLOW_THREADS
     }
 }
 
@@ -166,7 +175,6 @@ static int long_list(PyObject *list, long *out, int count, const char *what) {
 static int read_tables(PyObject *tables, int players, Tables *t) {
     PyObject *early, *late, *milks, *pot_weights, *penalties, *milk_qs;
     if (!PyArg_ParseTuple(tables, "OOOOOO", &early, &late, &milks, &pot_weights, &penalties, &milk_qs)) return -1;
-    t->players = players;
     long row[MAX_CHIPS];
     for (int s = 0; s < players; s++) {
         PyObject *rows[2] = {PyList_Check(early) ? PyList_GetItem(early, s) : NULL,
@@ -185,23 +193,11 @@ static int read_tables(PyObject *tables, int players, Tables *t) {
             for (int c = 0; c < MAX_CHIPS; c++) (k ? t->late : t->early)[s][c] = row[c < n ? c : n - 1];
         }
     }
-    long values[MAX_SEATS];
-    if (!PyList_Check(milks) || PyList_GET_SIZE(milks) != players) {
-        PyErr_SetString(PyExc_ValueError, "milks: one per seat");
+    if (long_list(milks, t->milks, players, "milks") < 0 ||
+        long_list(pot_weights, t->pot_weights, players, "pot weights") < 0 ||
+        long_list(penalties, t->penalties, players, "penalties") < 0)
         return -1;
-    }
-    for (int s = 0; s < players; s++) {
-        int truth = PyObject_IsTrue(PyList_GET_ITEM(milks, s));
-        if (truth < 0) return -1;
-        t->milks[s] = truth;
-    }
-    if (long_list(pot_weights, values, players, "pot weights") < 0) return -1;
-    memcpy(t->pot_weights, values, sizeof(long) * players);
-    if (long_list(penalties, values, players, "penalties") < 0) return -1;
-    memcpy(t->penalties, values, sizeof(long) * players);
-    if (long_list(milk_qs, values, players, "milk_qs") < 0) return -1;
-    memcpy(t->milk_qs, values, sizeof(long) * players);
-    return 0;
+    return long_list(milk_qs, t->milk_qs, players, "milk_qs");
 }
 
 typedef struct {
@@ -296,13 +292,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
 
     for (long it = 0; it < iterations; it++) {
-        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
-            /* Let the interpreter lock go now and then, as Python code does every switch interval: the host's event
-               loop (and other bots' threads) must not wait a whole search. A thread that has waited asks for the
-               lock, and releasing it then hands it over; otherwise this costs two uncontended mutex operations. */
-            Py_BEGIN_ALLOW_THREADS
-            Py_END_ALLOW_THREADS
-        }
+        share_the_lock(it);
         for (int i = 0; i < deck_left; i++) {
             double x = draw(rand);
             if (x < 0.0) goto done;
@@ -520,10 +510,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PubKey k;
     for (long it = 0; it < iterations; it++) {
-        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
-            Py_BEGIN_ALLOW_THREADS
-            Py_END_ALLOW_THREADS
-        }
+        share_the_lock(it);
         memcpy(pool, unseen, sizeof(int) * (size_t)pool_size);
         int left = pool_size, deck_left = deck_left0, steps = 0;
         k = root;

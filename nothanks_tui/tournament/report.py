@@ -139,9 +139,7 @@ def summarize(
     cpu_times: Mapping[str, Sequence[float]] | None = None,
 ) -> TournamentReport:
     names = list(dict.fromkeys(lineup))
-    per_deal_score: dict[str, list[float]] = {name: [] for name in names}
-    per_deal_wins: dict[str, list[float]] = {name: [] for name in names}
-    totals = {name: [0, 0.0, 0.0] for name in names}  # seat-games, score sum, wins
+    per_deal: dict[str, list[tuple[int, float, float]]] = {name: [] for name in names}  # seat-games, scores, wins
     for result in deals:
         deal_totals = {name: [0, 0.0, 0.0] for name in names}
         for seat_names, scores in result.games:
@@ -154,18 +152,15 @@ def summarize(
                     entry[2] += 1 / len(best)
         for name, (count, score_sum, wins) in deal_totals.items():
             if count:
-                per_deal_score[name].append(score_sum / count)
-                per_deal_wins[name].append(wins / count)
-                totals[name][0] += count
-                totals[name][1] += score_sum
-                totals[name][2] += wins
+                per_deal[name].append((int(count), score_sum, wins))
     pairs = pairwise_results(deals)
     elo = elo_ratings(pairs, names) if len(names) > 1 else {names[0]: 1500.0}
     bots = []
     for name in names:
-        count, score_sum, wins = totals[name]
-        score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
-        win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
+        parts = per_deal[name]
+        count, score_sum, wins = (sum(part[i] for part in parts) for i in range(3))
+        score_ci = mean_ci([s / n for n, s, _ in parts]).half_width if parts else None
+        win_ci = mean_ci([w / n for n, _, w in parts]).half_width if parts else None
         samples = list(times.get(name, ()))
         mean, share = (score_sum / count, wins / count) if count else (0.0, 0.0)
         bots.append(

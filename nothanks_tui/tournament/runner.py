@@ -53,11 +53,7 @@ class DealResult:
     games: list[tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=list)
 
 
-@dataclass
-class ChunkResult:
-    deals: list[DealResult]
-    decision_times: dict[str, list[float]]
-    cpu_times: dict[str, list[float]] = field(default_factory=dict)
+Clocks = dict[str, list[float]]  # decision times by bot name, in seconds
 
 
 def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
@@ -84,12 +80,15 @@ class _Timed:
         return answer
 
 
-def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]) -> ChunkResult:
-    """Play every seating of each deal in ``deal_indices`` (runs in a worker process)."""
+def play_deals(
+    lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]
+) -> tuple[list[DealResult], Clocks, Clocks]:
+    """Play every seating of each deal in ``deal_indices`` (runs in a worker process): the results and every bot's
+    decision times (wall clock, thread CPU)."""
     seatings = seatings_for(lineup)
     players = config.players
-    times: dict[str, list[float]] = defaultdict(list)
-    cpu: dict[str, list[float]] = defaultdict(list)
+    times: Clocks = defaultdict(list)
+    cpu: Clocks = defaultdict(list)
     results = []
     for deal_index in deal_indices:
         deal_seed = random.Random(f"deal:{seed}:{deal_index}").getrandbits(48)
@@ -107,14 +106,13 @@ def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indice
             ]
             result.games.append((names, tuple(play_scores(config, deal_seed, bots)[0])))
         results.append(result)
-    return ChunkResult(results, dict(times), dict(cpu))
+    return results, dict(times), dict(cpu)
 
 
 def run_games(
     lineup: Sequence[str], config: GameConfig, seed: int, deals: int, jobs: int = 1
-) -> tuple[list[DealResult], dict[str, list[float]], dict[str, list[float]]]:
-    """Play ``deals`` deals (every seating each) over ``jobs`` processes: results in deal order, and every bot's
-    decision times (wall clock, thread CPU)."""
+) -> tuple[list[DealResult], Clocks, Clocks]:
+    """``play_deals`` of ``deals`` deals over ``jobs`` processes, the results in deal order."""
     indices = list(range(deals))
     if jobs <= 1 or deals <= 1:
         chunks = [play_deals(lineup, config, seed, indices)]
@@ -128,13 +126,11 @@ def run_games(
                 chunks.append(future.result())
                 log.info("tournament: %d/%d chunks done", done, len(parts))
     all_deals: list[DealResult] = []
-    times: dict[str, list[float]] = defaultdict(list)
-    cpu: dict[str, list[float]] = defaultdict(list)
-    for chunk in chunks:
-        all_deals.extend(chunk.deals)
-        for name, values in chunk.decision_times.items():
-            times[name].extend(values)
-        for name, values in chunk.cpu_times.items():
-            cpu[name].extend(values)
+    clocks: tuple[Clocks, Clocks] = (defaultdict(list), defaultdict(list))
+    for chunk_deals, *chunk_clocks in chunks:
+        all_deals.extend(chunk_deals)
+        for merged, clock in zip(clocks, chunk_clocks):
+            for name, values in clock.items():
+                merged[name].extend(values)
     all_deals.sort(key=lambda d: d.deal)
-    return all_deals, dict(times), dict(cpu)
+    return all_deals, dict(clocks[0]), dict(clocks[1])
