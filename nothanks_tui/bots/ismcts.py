@@ -112,10 +112,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     c = settings.exploration
     light = settings.playout != "random"
     if light:
-        if settings.read_rivals and info.models:
-            models = list(info.models)
-        else:
-            models = [MODELS[settings.playout]] * players
+        models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.playout]] * players
         tables = limit_tables(models)
     score_weight = settings.score_weight
     log = math.log
@@ -218,7 +215,8 @@ def _result(
 
 
 class IsmctsBot(SearchingBot):
-    """Plays from its own view with single-observer IS-MCTS (see the module docstring)."""
+    """Plays from its own view with single-observer IS-MCTS (see the module docstring); by default the plain
+    ``ismcts`` bot: 400 iterations, random playouts."""
 
     def __init__(self, seed: int | None = None, settings: IsmctsSettings | None = None, name: str = "ismcts") -> None:
         super().__init__(seed, name)
@@ -228,11 +226,6 @@ class IsmctsBot(SearchingBot):
     def evaluate(self, info: InfoSet) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
         return search(info, self.settings, self.seed)
-
-
-def ismcts_bot(seed: int | None = None) -> IsmctsBot:
-    """The plain ``ismcts`` bot: 400 iterations, random playouts."""
-    return IsmctsBot(seed, IsmctsSettings())
 
 
 def parse_iterations(bot: str, setting: str) -> int:

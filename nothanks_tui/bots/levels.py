@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from ..engine.fast import mask_take_cost
 from .ismcts import IsmctsSettings
@@ -46,17 +47,12 @@ class EasyBot(FastPolicyBot):
         return cost - pot <= self._random.randint(0, 18)
 
 
-def medium_bot(seed: int | None = None) -> SearchBot:
-    return SearchBot(seed, MEDIUM, name="medium")
-
-
-def flat_bot(seed: int | None = None) -> SearchBot:
-    return SearchBot(seed, FLAT, name="flat")
-
-
-def hard_bot(seed: int | None = None) -> PubMctsBot:
-    return PubMctsBot(seed, HARD_ITERATIONS, "hard", WIN_BONUS, HARD_PYTHON_ITERATIONS)
-
-
-def expert_bot(seed: int | None = None) -> PubMctsBot:
-    return PubMctsBot(seed, EXPERT_ITERATIONS, "expert", WIN_BONUS, EXPERT_PYTHON_ITERATIONS)
+# The factories the registry calls with a seed.
+medium_bot = partial(SearchBot, settings=MEDIUM, name="medium")
+flat_bot = partial(SearchBot, settings=FLAT, name="flat")
+hard_bot = partial(
+    PubMctsBot, iterations=HARD_ITERATIONS, name="hard", bonus=WIN_BONUS, python_iterations=HARD_PYTHON_ITERATIONS
+)
+expert_bot = partial(
+    PubMctsBot, iterations=EXPERT_ITERATIONS, name="expert", bonus=WIN_BONUS, python_iterations=EXPERT_PYTHON_ITERATIONS
+)

@@ -182,7 +182,7 @@ class PubMctsBot(SearchingBot):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int = 400,
+        iterations: int = 400,  # (the published bot's deployed setting)
         name: str = "pubmcts",
         bonus: float = 0.0,
         python_iterations: int | None = None,
@@ -196,11 +196,6 @@ class PubMctsBot(SearchingBot):
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
         return search(info, iterations, self.seed, bonus=self.bonus)
-
-
-def pubmcts_bot(seed: int | None = None) -> PubMctsBot:
-    """The plain ``pubmcts`` bot: 400 iterations, the published bot's deployed setting."""
-    return PubMctsBot(seed)
 
 
 def pubmcts_with(seed: int | None, setting: str) -> PubMctsBot:

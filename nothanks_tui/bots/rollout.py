@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..engine.config import TOTAL_CHIPS
+from ..engine.fast import mask_take_cost
 
 
 class Model(NamedTuple):
@@ -44,10 +45,7 @@ def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others:
     the union of every rival's hand and ``left`` the cards still face down. Same rule as ``playout``."""
     if mine <= 0:
         return True
-    if (mask >> (card - 1)) & 1:
-        cost = -(card + 1) if (mask >> (card + 1)) & 1 else 0
-    else:
-        cost = -1 if (mask >> (card + 1)) & 1 else card
+    cost = mask_take_cost(mask, card)
     if cost <= 0:
         if not model.milk or mine < 2 or left == 0:
             return True
@@ -63,12 +61,7 @@ def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others:
     return 4 * cost - model.pot_weight * pot <= 4 * limit
 
 
-def _sums(bits: int) -> list[int]:
-    """For every ``bits``-bit number, the sum of the indices of its set bits."""
-    return [sum(i for i in range(bits) if (n >> i) & 1) for n in range(1 << bits)]
-
-
-_SUM12 = _sums(12)
+_SUM12 = [sum(i for i in range(12) if (n >> i) & 1) for n in range(1 << 12)]  # the set bits' indices summed
 # The same for bits 12..23 and 24..35 of a 36-bit mask, read as 12-bit chunks: each set bit counts its offset too.
 _SUM12_MID = [total + 12 * n.bit_count() for n, total in enumerate(_SUM12)]
 _SUM12_HIGH = [total + 24 * n.bit_count() for n, total in enumerate(_SUM12)]

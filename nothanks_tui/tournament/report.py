@@ -70,12 +70,8 @@ class TournamentReport:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["parity"] = self.parity
-        data["lineup"] = list(self.lineup)
-        data["bots"] = [asdict(bot) for bot in self.bots]
-        data["head_to_head"] = [list(entry) for entry in self.head_to_head]
-        return data
+        """Plain data for JSON (its tuples are JSON arrays)."""
+        return {**asdict(self), "parity": self.parity}
 
     def table(self) -> str:
         """The report for people, in lines of at most 80 columns: strength first, then decision times."""
