@@ -62,6 +62,14 @@ class BotTally:
     score_sum: int = 0
     wins: float = 0.0  # ties share the win: each of k tied winners gets 1/k
 
+    def add(self, scores: Sequence[int], seat: int) -> None:
+        """Count one game's ``scores`` for ``seat``."""
+        best = winners_of(scores)
+        self.games += 1
+        self.score_sum += scores[seat]
+        if seat in best:
+            self.wins += 1 / len(best)
+
     @property
     def mean_score(self) -> float:
         return self.score_sum / self.games if self.games else 0.0
@@ -120,13 +128,8 @@ def simulate(
         game_seed = seed + game
         order = [(seat + game) % players for seat in range(players)]  # seat -> index into bots/labels
         scores, played = play_scores(config, game_seed, [bots[i] for i in order])
-        winners = winners_of(scores)
         for seat, index in enumerate(order):
-            tally = result.tallies[labels[index]]
-            tally.games += 1
-            tally.score_sum += scores[seat]
-            if seat in winners:
-                tally.wins += 1 / len(winners)
+            result.tallies[labels[index]].add(scores, seat)
         if records_dir is not None:
             state = played if isinstance(played, GameState) else replay_fast_moves(config, game_seed, played)
             record = to_record(state, [labels[i] for i in order], bots=[bot_names[i] for i in order])

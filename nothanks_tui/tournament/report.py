@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..engine.scoring import winners
+from ..simulate import BotTally
 from .runner import DealResult
 from .stats import elo_ratings, mean_ci, percentile
 
@@ -135,33 +135,28 @@ def summarize(
     cpu_times: Mapping[str, Sequence[float]] | None = None,
 ) -> TournamentReport:
     names = list(dict.fromkeys(lineup))
-    per_deal: dict[str, list[tuple[int, float, float]]] = {name: [] for name in names}  # seat-games, scores, wins
+    per_deal: dict[str, list[BotTally]] = {name: [] for name in names}
     for result in deals:
-        deal_totals = {name: [0, 0.0, 0.0] for name in names}
+        deal_totals = {name: BotTally() for name in names}
         for seat_names, scores in result.games:
-            best = winners(scores)
             for seat, name in enumerate(seat_names):
-                entry = deal_totals[name]
-                entry[0] += 1
-                entry[1] += scores[seat]
-                if seat in best:
-                    entry[2] += 1 / len(best)
-        for name, (count, score_sum, wins) in deal_totals.items():
-            if count:
-                per_deal[name].append((int(count), score_sum, wins))
+                deal_totals[name].add(scores, seat)
+        for name, tally in deal_totals.items():
+            if tally.games:
+                per_deal[name].append(tally)
     pairs = pairwise_results(deals)
     elo = elo_ratings(pairs, names) if len(names) > 1 else {names[0]: 1500.0}
     bots = []
     for name in names:
         parts = per_deal[name]
-        count, score_sum, wins = (sum(part[i] for part in parts) for i in range(3))
-        score_ci = mean_ci([s / n for n, s, _ in parts]).half_width if parts else None
-        win_ci = mean_ci([w / n for n, _, w in parts]).half_width if parts else None
+        total = BotTally(sum(t.games for t in parts), sum(t.score_sum for t in parts), sum(t.wins for t in parts))
+        score_ci = mean_ci([t.mean_score for t in parts]).half_width if parts else None
+        win_ci = mean_ci([t.win_share for t in parts]).half_width if parts else None
         samples = list(times.get(name, ()))
-        mean, share = (score_sum / count, wins / count) if count else (0.0, 0.0)
         bots.append(
-            BotSummary(name, list(lineup).count(name), int(count), mean, score_ci, share, win_ci, elo[name],
-                       len(samples), *_times_ms(samples), *_times_ms(list((cpu_times or {}).get(name, ()))))
+            BotSummary(name, list(lineup).count(name), total.games, total.mean_score, score_ci, total.win_share,
+                       win_ci, elo[name], len(samples), *_times_ms(samples),
+                       *_times_ms(list((cpu_times or {}).get(name, ()))))
         )  # fmt: skip
     games = sum(len(result.games) for result in deals)
     seatings = len(deals[0].games) if deals else 0
