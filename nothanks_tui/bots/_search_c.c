@@ -263,11 +263,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
                           &rand, &fill) ||
         read_position(position, MAX_SEATS, &at) < 0)
         return NULL;
-    int players = at.players, card = at.card, seat = at.seat, deck_left = at.deck_left, pool = at.pool;
-    long pot = at.pot;
-    uint64_t *masks0 = at.masks;
-    long *known = at.chips;
-    int *unseen = at.unseen;
+    int players = at.players, deck_left = at.deck_left, *unseen = at.unseen;
     int light = tables_obj != Py_None;
     Tables tables;
     if (light && read_tables(tables_obj, players, &tables) < 0) return NULL;
@@ -296,7 +292,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         for (int i = 0; i < deck_left; i++) {
             double x = draw(rand);
             if (x < 0.0) goto done;
-            int j = i + (int)(x * (double)(pool - i));
+            int j = i + (int)(x * (double)(at.pool - i));
             int swap = unseen[i];
             unseen[i] = unseen[j];
             unseen[j] = swap;
@@ -308,11 +304,11 @@ static PyObject *run(PyObject *self, PyObject *args) {
             Py_DECREF(filled);
             if (bad < 0) goto done;
         } else {
-            memcpy(chips, known, sizeof(long) * players);
+            memcpy(chips, at.chips, sizeof(long) * players);
         }
-        memcpy(masks, masks0, sizeof(uint64_t) * players);
-        int cur = card, to_move = seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
-        long on_card = pot;
+        memcpy(masks, at.masks, sizeof(uint64_t) * players);
+        int cur = at.card, to_move = at.seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
+        long on_card = at.pot;
         for (;;) {
             long mine = chips[to_move];
             int take;
@@ -378,7 +374,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
             goto done;
         }
         rewards_of(players, scores, score_weight, rewards);
-        root_scores[path[0].took] += scores[seat];
+        root_scores[path[0].took] += scores[at.seat];
         for (int k = 0; k < steps; k++) {
             Node *visited = &nodes[path[k].node];
             if (path[k].took) {
