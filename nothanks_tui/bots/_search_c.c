@@ -1,14 +1,12 @@
-/* The IS-MCTS search loop of ismcts.py in C: the same iterations, move for move and bit for bit, many times faster.
+/* The search loops of ismcts.py (`run`) and pubmcts.py (`pub_run`) in C: the same iterations, move for move and bit
+   for bit, many times faster. The searches are what `hard`, `expert` and the coach spend their time on, and what an
+   SSH host with many bot tables spends most of its CPU on. Optional: without a C compiler the package installs and
+   plays the same moves in pure Python.
 
-   Why it exists: the search is what the `hard` and `expert` bots (and the coach) spend their time on, and what an
-   SSH host with many bot tables spends most of its CPU on. ismcts.search calls `run` when this module was built
-   (it is optional: without a C compiler the package installs and plays the same moves in pure Python).
-
-   Exactness is the contract: tests/test_search_golden.py holds both paths to the root statistics recorded from the
-   Python code, and tests/test_search_c.py compares them position by position. So every rule here mirrors a line of
-   ismcts.search, rollout.playout, ismcts._random_playout, rollout.scores_of and ismcts._rewards: the same random
-   numbers drawn at the same moments (from the caller's random.Random, never a generator of our own), the same
-   floating-point operations in the same order (built with -ffp-contract=off: no fused multiply-add). */
+   Exactness is the contract (tests/test_search_golden.py, test_search_c.py, test_pubmcts.py): every rule here
+   mirrors a line of the Python loops, the same random numbers drawn at the same moments (from the caller's
+   random.Random, never a generator of our own), the same floating-point operations in the same order (built with
+   -ffp-contract=off: no fused multiply-add). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -79,7 +77,7 @@ static double draw(PyObject *rand) {
 }
 
 /* rollout.playout: every seat plays its model (the tables) through deck[index:end]; without tables (NULL),
-   ismcts._random_playout: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
+   its coin: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
 static int playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
                    const int *deck, int index, int end, PyObject *rand, long *scores) {
     uint64_t uni = 0;

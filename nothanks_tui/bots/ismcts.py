@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from .base import SearchingBot, SearchResult, decision_seed
@@ -71,37 +70,6 @@ def _rewards(scores: list[int], score_weight: float) -> list[float]:
     ]
 
 
-def _random_playout(
-    card: int,
-    pot: int,
-    seat: int,
-    masks: list[int],
-    chips: list[int],
-    deck: list[int],
-    index: int,
-    rand: Callable[[], float],
-    end: int,
-) -> list[int]:
-    """Play on at random through ``deck[index:end]``: take or pass at even odds (take when out of chips). Changes
-    masks and chips in place."""
-    players = len(masks)
-    while True:
-        mine = chips[seat]
-        if mine <= 0 or rand() < 0.5:
-            chips[seat] = mine + pot
-            masks[seat] |= 1 << card
-            if index == end:
-                break
-            card = deck[index]
-            index += 1
-            pot = 0
-        else:
-            chips[seat] = mine - 1
-            pot += 1
-            seat = (seat + 1) % players
-    return scores_of(masks, chips)
-
-
 def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     """Run ``settings.iterations`` iterations from the seat to move in ``info`` and return the root statistics."""
     rng = random.Random(decision_seed(info, 15, seed))
@@ -111,9 +79,10 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     c = settings.exploration
     light = settings.playout != "random"
+    models = []
     if light:
         models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.playout]] * players
-        tables = limit_tables(models)
+    tables = limit_tables(models)
     score_weight = settings.score_weight
     log = math.log
     sqrt = math.sqrt
@@ -190,10 +159,8 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
             node = child
         if finished:
             scores = scores_of(masks, chips)
-        elif light:
-            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables, end)
         else:
-            scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand, end)
+            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables, end, None if light else rand)
         rewards = _rewards(scores, score_weight)
         root_scores[path[0][1] == TV] += scores[me]
         for visited, visits, mover in path:  # a node's reward sum sits right after its visit count

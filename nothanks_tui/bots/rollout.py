@@ -14,6 +14,7 @@ that extends its own run go round to collect chips while no rival could use it a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ..engine.config import TOTAL_CHIPS
@@ -103,11 +104,13 @@ def playout(
     models: list[Model],
     tables: Tables | None = None,
     end: int | None = None,
+    coin: Callable[[], float] | None = None,
 ) -> list[int]:
     """Play on from ``card`` (face up, ``pot`` on it, ``seat`` to move) through ``deck[next_index:end]`` (``end``
     defaults to the whole list), seat ``i`` playing ``models[i]`` (``tables`` is ``limit_tables(models)``, passed
-    in to save rebuilding it). ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
-    """
+    in to save rebuilding it), or every seat taking or passing at even odds by ``coin`` when it is given (IS-MCTS's
+    random playouts). A seat out of chips takes. ``masks`` and ``chips`` are changed in place. Returns every seat's
+    final score."""
     players = len(masks)
     early, late, milks, pot_weights, penalties, milk_qs = tables or limit_tables(models)
     union = 0
@@ -124,6 +127,8 @@ def playout(
         mine = chips[seat]
         if mine <= 0:
             take = True
+        elif coin is not None:
+            take = coin() < 0.5
         else:
             mask = masks[seat]
             if mask & near:  # extends or bridges a run: costs nothing or lowers the score
