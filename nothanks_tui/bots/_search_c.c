@@ -173,22 +173,17 @@ static int long_list(PyObject *list, long *out, int count, const char *what) {
 static int read_tables(PyObject *tables, int players, Tables *t) {
     PyObject *early, *late, *milks, *pot_weights, *penalties, *milk_qs;
     if (!PyArg_ParseTuple(tables, "OOOOOO", &early, &late, &milks, &pot_weights, &penalties, &milk_qs)) return -1;
-    long row[MAX_CHIPS];
     for (int s = 0; s < players; s++) {
-        PyObject *rows[2] = {PyList_Check(early) ? PyList_GetItem(early, s) : NULL,
-                             PyList_Check(late) ? PyList_GetItem(late, s) : NULL};
         for (int k = 0; k < 2; k++) {
-            if (rows[k] == NULL || !PyList_Check(rows[k])) {
-                PyErr_SetString(PyExc_ValueError, "limit tables: one list per seat");
-                return -1;
-            }
-            Py_ssize_t n = PyList_GET_SIZE(rows[k]);
+            PyObject *rows = k ? late : early, *row = PyList_Check(rows) ? PyList_GetItem(rows, s) : NULL;
+            Py_ssize_t n = row != NULL && PyList_Check(row) ? PyList_GET_SIZE(row) : 0;
             if (n < 1 || n > MAX_CHIPS) {
-                PyErr_SetString(PyExc_ValueError, "limit tables: 1..64 chip counts");
+                PyErr_SetString(PyExc_ValueError, "limit tables: one list of 1..64 chip counts per seat");
                 return -1;
             }
-            if (long_list(rows[k], row, (int)n, "limit table") < 0) return -1;
-            for (int c = 0; c < MAX_CHIPS; c++) (k ? t->late : t->early)[s][c] = row[c < n ? c : n - 1];
+            long *out = k ? t->late[s] : t->early[s]; /* a count past the list's end reads its last entry */
+            if (long_list(row, out, (int)n, "limit table") < 0) return -1;
+            for (int c = (int)n; c < MAX_CHIPS; c++) out[c] = out[n - 1];
         }
     }
     if (long_list(milks, t->milks, players, "milks") < 0 ||
@@ -476,13 +471,9 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         return NULL;
     int players = at.players, seat0 = at.seat, deck_left0 = at.deck_left, pool_size = at.pool, pool[MAX_CARDS];
     const int *unseen = at.unseen;
-    PubKey root;
-    memset(&root, 0, sizeof root);
+    PubKey root = {.pot = at.pot, .card = at.card, .seat = seat0}; /* (the seats past ``players`` stay 0) */
     memcpy(root.masks, at.masks, sizeof root.masks);
     memcpy(root.chips, at.chips, sizeof root.chips);
-    root.card = at.card;
-    root.pot = at.pot;
-    root.seat = seat0;
     if (iterations < 1) iterations = 1;
     size_t slots = 2;
     while (slots < 2 * (size_t)(iterations + 1)) slots <<= 1;
