@@ -1,15 +1,12 @@
-"""The search bot's playout: the rest of one sampled game, played by a rule-based policy, as fast as CPython allows.
+"""The searches' playout: the rest of one sampled game played by a rule-based policy, in one loop over plain ints
+(hands as bit masks, the union of all hands kept so "does a rival want this card" is one AND): a decision runs
+hundreds of them.
 
-Everything is inlined in one loop over plain ints and lists (hands as bit masks, the union of all hands kept so
-"does any rival want this card" is one AND), because a decision runs hundreds of these playouts.
-
-Each seat plays a member of one policy family, given as a ``Model``: price the card by what taking it really
-costs; take an isolated card when its value less ``pot_weight / 4`` times the pot is within a limit
-(``base - slope * chips``, never below 0, plus ``late`` when fewer than 4 cards are left face down, less
-``rival_penalty`` when a rival could use the card, who will then likely take it); and, with ``milk``, let a card
-that extends its own run go round to collect chips while no rival could use it and the pot is under
-``players - card * milk_q / 16``. The ``rules`` and ``threshold`` bots play ``RULES`` and ``THRESHOLD``
-(``simple.ModelBot``); the search bot picks, for each rival, the model that best explains that rival's past moves.
+Each seat plays a ``Model`` of one family: take a card that extends its run (with ``milk``: let it go round for
+chips while no rival could use it and the pot is under ``card * milk_q / 16 - players``); take an isolated card when
+its value less ``pot_weight / 4`` times the pot is within ``base - slope * chips`` (never below 0; plus ``late`` with
+fewer than 4 cards face down; less ``rival_penalty`` when a rival could use it). The ``rules`` and ``threshold``
+bots play ``RULES`` and ``THRESHOLD``; the searches read each rival's model from its past moves (``opponents``).
 """
 
 from __future__ import annotations

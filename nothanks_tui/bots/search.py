@@ -1,14 +1,10 @@
-"""The search bot: determinized Monte Carlo over worlds consistent with its own view.
+"""The flat search (``medium``, ``flat``): determinized Monte Carlo over worlds consistent with the bot's view.
 
-For each sampled world (an order for the unseen cards still in the deck, the rest set aside; hidden chips from the
-public history) it plays the game out twice with the rule-based playout policy, once after taking and once after
-passing, and compares what each leaves it with. Both branches see the same world (common random numbers), so the
-difference between take and pass is measured with far less noise than either value alone. It stops sampling
-early once one action is ahead by several standard errors; the number of worlds depends only on the view and the
-bot's seed, so a decision is deterministic and never depends on the clock.
-
-What a world is worth to the bot (``utility``) mixes its own score with beating the best rival: winning is what a
-player wants, but a lower score is what the other targets measure.
+Each sampled world (an order of the unseen cards, hidden chips from the public history) is played out after taking
+and after passing with the rule-based playouts: the same world for both (common random numbers), so their difference
+is measured with far less noise than either value. Sampling stops once one action leads by several standard errors;
+the worlds depend only on the view and the seed, never the clock. A world's worth mixes the bot's own score with
+beating the best rival (``margin_weight``): winning is what a player wants, a lower score what other targets measure.
 """
 
 from __future__ import annotations

@@ -94,11 +94,8 @@ class TournamentReport:
                   f"{'p99':>8}{'max':>8}"]  # fmt: skip
         for bot in self.bots:
             times = (bot.time_p50_ms, bot.time_p99_ms, bot.time_max_ms, bot.cpu_p50_ms, bot.cpu_p99_ms, bot.cpu_max_ms)
-            cells = ["-" if value is None else _ms(value) for value in times]
-            lines.append(
-                f"{bot.name:<{width}}{bot.decisions:>8}{cells[0]:>10}{cells[1]:>8}{cells[2]:>8}{cells[3]:>10}"
-                f"{cells[4]:>8}{cells[5]:>8}"
-            )
+            cells = "".join(f"{'-' if t is None else _ms(t):>{w}}" for t, w in zip(times, (10, 8, 8, 10, 8, 8)))
+            lines.append(f"{bot.name:<{width}}{bot.decisions:>8}{cells}")
         if self.deals < FEW_DEALS:
             lines += ["", _few_deals(self.deals)]
         return "\n".join(lines)

@@ -1,11 +1,9 @@
 """Paired-deal tournaments: the same deals played under every seating of the same line-up, over many processes.
 
-A line-up names the bot in each seat (a name may repeat: ``hard threshold threshold``). Every deal is played once
-per distinct seating permutation of the line-up, so each bot meets the same cards from every seat and the luck of
-the deal and of the seat order cancels. With more than ``MAX_SEATINGS`` distinct permutations (7 different bots)
-a deal is played under the ``players`` rotations of one shuffled seating instead, so every bot still sits in
-every seat once per deal. Bots are made fresh for every game with a seed drawn from the tournament seed, the deal
-and the seat, so results do not depend on ``jobs``.
+A line-up names the bot in each seat (``hard threshold threshold``). Every deal is played once per distinct seating
+of the line-up, so the luck of the deal and of the seat order cancels; past ``MAX_SEATINGS`` seatings (7 different
+bots), under the ``players`` rotations of one shuffled seating. Bots are made fresh for every game, seeded from the
+tournament seed, the deal and the seat, so results do not depend on ``jobs``.
 
 Games play as ``nothanks simulate`` plays them (``simulate.play_scores``). Decision times are measured around every
 call where the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread
