@@ -84,8 +84,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
         models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.playout]] * players
     tables = limit_tables(models)
     score_weight = settings.score_weight
-    log = math.log
-    sqrt = math.sqrt
+    log, sqrt = math.log, math.sqrt
     root: list = [0, 0.0, 0, 0.0, None, {}]
     me = info.seat
     root_scores = [0, 0]  # own final score summed over the iterations that passed, that took at the root
@@ -113,12 +112,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
         deck = unseen  # its first deck_left cards, untouched until the next iteration shuffles
         chips = fill_chips(info, rng) if hidden else known_chips.copy()
         masks = list(info.masks)
-        card = info.card
-        pot = info.pot
-        seat = info.seat
-        index = 0
-        end = deck_left
-        node = root
+        card, pot, seat, index, end, node = info.card, info.pot, info.seat, 0, deck_left, root
         path: list[tuple[list, int, int]] = []  # (node, TV if the mover took else PV, mover)
         finished = False
         while True:  # selection, then expansion of one new node
@@ -126,8 +120,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
             if mine <= 0:
                 take = True
             else:
-                tv = node[TV]
-                pv = node[PV]
+                tv, pv = node[TV], node[PV]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:

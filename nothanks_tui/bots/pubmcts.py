@@ -92,8 +92,7 @@ def _python_search(
     key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
     taking, after passing]: the only part of the backed-up score vector a node's mover reads."""
     players = len(masks0)
-    log = math.log
-    sqrt = math.sqrt
+    log, sqrt = math.log, math.sqrt
     if tree is None:
         tree = {}
     own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
@@ -116,8 +115,7 @@ def _python_search(
             if mine <= 0:
                 take = True
             else:
-                tv = node[1]
-                pv = node[2]
+                tv, pv = node[1], node[2]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:

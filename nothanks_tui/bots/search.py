@@ -39,10 +39,7 @@ def _utility(scores: list[int], seat: int, margin_weight: float) -> float:
 def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> SearchResult:
     """Estimate take and pass for the seat to move in ``info``."""
     rng = random.Random(decision_seed(info, seed))
-    me = info.seat
-    card = info.card
-    pot = info.pot
-    players = info.players
+    me, card, pot, players = info.seat, info.card, info.pot, info.players
     hidden = any(c is None for c in info.chips)
     known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     masks = list(info.masks)
@@ -50,12 +47,8 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> SearchResult
     models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.prior]] * players
     tables = limit_tables(models)
     my_chips = known_chips[me] or 0
-    take_sum = 0.0
-    take_score_sum = 0
-    pass_score_sum = 0
-    diff_sum = 0.0
-    diff_sq = 0.0
-    worlds = 0
+    take_sum, diff_sum, diff_sq = 0.0, 0.0, 0.0  # utilities (and squares of take - pass)
+    take_score_sum = pass_score_sum = worlds = 0  # own final scores
     next_seat = (me + 1) % players
     for worlds in range(1, settings.max_worlds + 1):
         deck = sample_deck(info, rng)
