@@ -76,6 +76,15 @@ static double draw(PyObject *rand) {
     return x;
 }
 
+/* Both searches' first rule at a node: an untried action first, at random between two (1: take, 0: pass); 2 when
+   both were tried (the search's bound decides), -1 on a Python error. */
+static int untried(long tv, long pv, PyObject *rand) {
+    if (tv != 0 && pv != 0) return 2;
+    if (tv != pv) return tv == 0;
+    double x = draw(rand);
+    return x < 0.0 ? -1 : x < 0.5;
+}
+
 /* rollout.playout: every seat plays its model (the tables) through deck[index:end]; without tables (NULL),
    its coin: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
 static int playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
@@ -303,25 +312,13 @@ static PyObject *run(PyObject *self, PyObject *args) {
         int cur = at.card, to_move = at.seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
         long on_card = at.pot;
         for (;;) {
-            long mine = chips[to_move];
-            int take;
-            if (mine <= 0) {
-                take = 1;
-            } else {
-                long tv = nodes[node].tv, pv = nodes[node].pv;
-                if (tv == 0 || pv == 0) {
-                    if (tv == pv) {
-                        double x = draw(rand);
-                        if (x < 0.0) goto done;
-                        take = x < 0.5;
-                    } else {
-                        take = tv == 0;
-                    }
-                } else {
-                    double log_n = log((double)(tv + pv));
-                    take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
-                           nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
-                }
+            long mine = chips[to_move], tv = nodes[node].tv, pv = nodes[node].pv;
+            int take = mine <= 0 ? 1 : untried(tv, pv, rand);
+            if (take < 0) goto done;
+            if (take == 2) {
+                double log_n = log((double)(tv + pv));
+                take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
+                       nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
             }
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
@@ -514,18 +511,9 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             PubNode *node = &nodes[index];
             int seat = k.seat;
             long mine = k.chips[seat];
-            int take;
-            if (mine <= 0) {
-                take = 1;
-            } else if (node->tv == 0 || node->pv == 0) {
-                if (node->tv == node->pv) {
-                    double x = draw(rand);
-                    if (x < 0.0) goto done;
-                    take = x < 0.5;
-                } else {
-                    take = node->tv == 0;
-                }
-            } else {
+            int take = mine <= 0 ? 1 : untried(node->tv, node->pv, rand);
+            if (take < 0) goto done;
+            if (take == 2) {
                 double log_n = log((double)(node->n + 1));
                 take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
                        node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
