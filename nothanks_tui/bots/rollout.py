@@ -38,6 +38,15 @@ SEARCHER = Model(6, 2, 0, True, pot_weight=4, rival_penalty=-2, milk_q=18)
 MODELS: dict[str, Model] = {"rules": RULES, "threshold": THRESHOLD, "greedy": GREEDY, "searcher": SEARCHER}
 
 
+def rivals_union(masks: list[int], seat: int) -> int:
+    """Every hand but ``seat``'s in one mask: "does a rival want this card" is then one AND."""
+    union = 0
+    for other, mask in enumerate(masks):
+        if other != seat:
+            union |= mask
+    return union
+
+
 def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others: int, players: int, left: int) -> bool:
     """What ``model`` does with ``card`` (``pot`` on it) holding ``mine`` chips and hand ``mask``; ``others`` is
     the union of every rival's hand and ``left`` the cards still face down. Same rule as ``playout``."""

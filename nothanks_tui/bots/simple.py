@@ -11,7 +11,7 @@ import random
 
 from ..engine import Action, PlayerView
 from ..engine.fast import cards_to_mask
-from .rollout import RULES, THRESHOLD, Model, model_takes
+from .rollout import RULES, THRESHOLD, Model, model_takes, rivals_union
 
 
 class FastPolicyBot:
@@ -53,10 +53,7 @@ class ModelBot(FastPolicyBot):
         del seed  # deterministic
 
     def decide(self, card: int, pot: int, my_chips: int, masks: list[int], seat: int, deck_left: int) -> bool:
-        others = 0
-        for other, mask in enumerate(masks):
-            if other != seat:
-                others |= mask
+        others = rivals_union(masks, seat)
         return model_takes(self.model, card, pot, my_chips, masks[seat], others, len(masks), deck_left)
 
 
