@@ -7,6 +7,7 @@ deal are correlated (same cards), so intervals treat the deal, not the game, as 
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -106,16 +107,11 @@ def pairwise_results(deals: Sequence[DealResult]) -> dict[tuple[str, str], tuple
     points: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     for result in deals:
         for names, scores in result.games:
-            for i in range(len(names)):
-                for j in range(i + 1, len(names)):
-                    a, b = names[i], names[j]
-                    if a == b:
-                        continue
-                    outcome = 1.0 if scores[i] < scores[j] else 0.5 if scores[i] == scores[j] else 0.0
-                    if a > b:
-                        a, b, outcome = b, a, 1.0 - outcome
+            for i, j in itertools.combinations(range(len(names)), 2):
+                if names[i] != names[j]:
+                    (a, mine), (b, theirs) = sorted([(names[i], scores[i]), (names[j], scores[j])])
                     entry = points[(a, b)]
-                    entry[0] += outcome
+                    entry[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
                     entry[1] += 1
     return {pair: (value[0], int(value[1])) for pair, value in points.items()}
 
