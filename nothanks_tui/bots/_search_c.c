@@ -397,7 +397,7 @@ typedef struct { /* a node's key: every hand, every chip count, the face-up card
 
 typedef struct {
     PubKey key;
-    long n, tv, pv;
+    long tv, pv;
     double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
 } PubNode;
 
@@ -500,7 +500,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
             while (table[slot] >= 0 && !pub_same(&nodes[table[slot]].key, &k, players)) slot = (slot + 1) & (slots - 1);
             if (table[slot] < 0) {
-                nodes[node_count] = (PubNode){k, 0, 0, 0, 0.0, 0.0};
+                nodes[node_count] = (PubNode){k, 0, 0, 0.0, 0.0};
                 table[slot] = node_count++;
                 if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
                                 scores) < 0)
@@ -514,7 +514,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             int take = mine <= 0 ? 1 : untried(node->tv, node->pv, rand);
             if (take < 0) goto done;
             if (take == 2) {
-                double log_n = log((double)(node->n + 1));
+                double log_n = log((double)(node->tv + node->pv + 1));
                 take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
                        node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
             }
@@ -555,7 +555,6 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         }
         for (int s = 0; s < steps; s++) {
             PubNode *visited = &nodes[path[s].node];
-            visited->n += 1;
             if (path[s].took) {
                 visited->tv += 1;
                 visited->take_sum += values[path[s].mover];

@@ -89,8 +89,8 @@ def _python_search(
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
-    key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
-    taking, after passing]: the only part of the backed-up score vector a node's mover reads."""
+    key, (card, pot, seat to move, hands, chips), to [take visits, pass visits, the mover's score sums after taking,
+    after passing]: the only part of the backed-up score vector a node's mover reads."""
     players = len(masks0)
     log, sqrt = math.log, math.sqrt
     if tree is None:
@@ -108,19 +108,19 @@ def _python_search(
         while True:
             node = tree.get(key)
             if node is None:
-                tree[key] = [0, 0, 0, 0.0, 0.0]
+                tree[key] = [0, 0, 0.0, 0.0]
                 value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand)
                 break
             mine = chips[seat]
             if mine <= 0:
                 take = True
             else:
-                tv, pv = node[1], node[2]
+                tv, pv = node[0], node[1]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:
-                    log_n = log(node[0] + 1)
-                    take = node[3] / tv - c * sqrt(log_n / tv) <= node[4] / pv - c * sqrt(log_n / pv)
+                    log_n = log(tv + pv + 1)
+                    take = node[2] / tv - c * sqrt(log_n / tv) <= node[3] / pv - c * sqrt(log_n / pv)
             path.append((node, take, seat))
             if take:
                 chips[seat] = mine + pot
@@ -147,15 +147,11 @@ def _python_search(
             rival = min(v for i, v in enumerate(value) if i != seat0)
             values[seat0] += bonus * ((value[seat0] > rival) + (value[seat0] >= rival)) / 2
         for visited, took, mover in path:
-            visited[0] += 1
-            if took:
-                visited[1] += 1
-                visited[3] += values[mover]
-            else:
-                visited[2] += 1
-                visited[4] += values[mover]
+            side = 0 if took else 1  # (a node's score sum sits two after its visit count)
+            visited[side] += 1
+            visited[side + 2] += values[mover]
     root = tree[root_key]
-    return root[1], root[2], root[3], root[4], own[1], own[0]
+    return root[0], root[1], root[2], root[3], own[1], own[0]
 
 
 def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> SearchResult:
