@@ -11,6 +11,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,11 +167,18 @@ static void rewards_of(int players, const long *scores, double score_weight, dou
     }
 }
 
+/* Refuses an argument: sets a Python error (``format`` as PyErr_Format's) and returns -1. */
+static int refuse(PyObject *type, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    PyErr_FormatV(type, format, args);
+    va_end(args);
+    return -1;
+}
+
 static int long_list(PyObject *list, long *out, int count, const char *what) {
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != count) {
-        PyErr_Format(PyExc_ValueError, "%s: a list of %d ints", what, count);
-        return -1;
-    }
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != count)
+        return refuse(PyExc_ValueError, "%s: a list of %d ints", what, count);
     for (int i = 0; i < count; i++) {
         long value = PyLong_AsLong(PyList_GET_ITEM(list, i));
         if (value == -1 && PyErr_Occurred()) return -1;
@@ -186,10 +194,8 @@ static int read_tables(PyObject *tables, int players, Tables *t) {
         for (int k = 0; k < 2; k++) {
             PyObject *rows = k ? late : early, *row = PyList_Check(rows) ? PyList_GetItem(rows, s) : NULL;
             Py_ssize_t n = row != NULL && PyList_Check(row) ? PyList_GET_SIZE(row) : 0;
-            if (n < 1 || n > MAX_CHIPS) {
-                PyErr_SetString(PyExc_ValueError, "limit tables: one list of 1..64 chip counts per seat");
-                return -1;
-            }
+            if (n < 1 || n > MAX_CHIPS)
+                return refuse(PyExc_ValueError, "limit tables: one list of 1..64 chip counts per seat");
             long *out = k ? t->late[s] : t->early[s]; /* a count past the list's end reads its last entry */
             if (long_list(row, out, (int)n, "limit table") < 0) return -1;
             for (int c = (int)n; c < MAX_CHIPS; c++) out[c] = out[n - 1];
@@ -216,19 +222,11 @@ static int read_position(PyObject *args, int seats, Position *p) {
     PyObject *masks, *chips, *unseen;
     if (!PyArg_ParseTuple(args, "OOiliOi", &masks, &chips, &p->card, &p->pot, &p->seat, &unseen, &p->deck_left))
         return -1;
-    if (!PyList_Check(masks) || !PyList_Check(unseen)) {
-        PyErr_SetString(PyExc_TypeError, "masks and unseen: lists");
-        return -1;
-    }
+    if (!PyList_Check(masks) || !PyList_Check(unseen)) return refuse(PyExc_TypeError, "masks and unseen: lists");
     p->players = (int)PyList_GET_SIZE(masks);
-    if (p->players < 2 || p->players > seats || p->seat < 0 || p->seat >= p->players) {
-        PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", seats);
-        return -1;
-    }
-    if (p->card < 1 || p->card > 60) {
-        PyErr_SetString(PyExc_ValueError, "card out of range");
-        return -1;
-    }
+    if (p->players < 2 || p->players > seats || p->seat < 0 || p->seat >= p->players)
+        return refuse(PyExc_ValueError, "2..%d seats, and the seat to move among them", seats);
+    if (p->card < 1 || p->card > 60) return refuse(PyExc_ValueError, "card out of range");
     for (int i = 0; i < p->players; i++) {
         unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks, i));
         if (m == (unsigned long long)-1 && PyErr_Occurred()) return -1;
@@ -236,17 +234,12 @@ static int read_position(PyObject *args, int seats, Position *p) {
     }
     if (long_list(chips, p->chips, p->players, "chips") < 0) return -1;
     p->pool = (int)PyList_GET_SIZE(unseen);
-    if (p->pool > MAX_CARDS || p->deck_left < 0 || p->deck_left > p->pool) {
-        PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
-        return -1;
-    }
+    if (p->pool > MAX_CARDS || p->deck_left < 0 || p->deck_left > p->pool)
+        return refuse(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
     for (int i = 0; i < p->pool; i++) {
         long value = PyLong_AsLong(PyList_GET_ITEM(unseen, i));
         if (value == -1 && PyErr_Occurred()) return -1;
-        if (value < 1 || value > 60) {
-            PyErr_SetString(PyExc_ValueError, "unseen card out of range");
-            return -1;
-        }
+        if (value < 1 || value > 60) return refuse(PyExc_ValueError, "unseen card out of range");
         p->unseen[i] = (int)value;
     }
     return 0;
@@ -579,6 +572,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "ismcts.search's and pubmcts.search's loops in C.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "The search loops in C.", -1, methods};
 
 PyMODINIT_FUNC PyInit__search_c(void) { return PyModule_Create(&module); }
