@@ -45,10 +45,8 @@ class InfoSet:
 
 def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
     """Every seat's chips replayed from the public moves, or None if the history is missing or inconsistent."""
-    if len(view.moves) != view.state_id:
-        return None
     takes = sum(1 for move in view.moves if move.action is Action.TAKE)
-    if takes != sum(len(hand) for hand in view.hands):
+    if len(view.moves) != view.state_id or takes != sum(len(hand) for hand in view.hands):
         return None
     chips = [view.chips_per_player] * view.players
     pot = 0
@@ -63,9 +61,8 @@ def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
             pot = 0
     if pot != view.pot or any(c < 0 for c in chips):
         return None
-    for known, replayed in zip(view.chips, chips):
-        if known is not None and known != replayed:
-            return None
+    if any(known is not None and known != replayed for known, replayed in zip(view.chips, chips)):
+        return None
     return tuple(chips)
 
 
