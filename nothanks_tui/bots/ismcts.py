@@ -93,15 +93,10 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     deck_left = info.deck_left
     iterations = settings.iterations_for(deck_left, players)
     if ACCELERATED and search_in_c is not None:
-        tv, pv, take_sum, pass_sum, pass_total, take_total = search_in_c.run(
-            (list(info.masks), known_chips, info.card, info.pot, info.seat, unseen, deck_left),
-            iterations,
-            float(c),
-            float(score_weight),
-            tables if light else None,
-            rand,
-            (lambda: fill_chips(info, rng)) if hidden else None,
-        )
+        position = (list(info.masks), known_chips, info.card, info.pot, info.seat, unseen, deck_left)
+        fill, light_tables = (lambda: fill_chips(info, rng)) if hidden else None, tables if light else None
+        found = search_in_c.run(position, iterations, float(c), float(score_weight), light_tables, rand, fill)
+        tv, pv, take_sum, pass_sum, pass_total, take_total = found
         return _result(tv, pv, take_sum, pass_sum, [pass_total, take_total], (known_chips[me] or 0) > 0, iterations)
     TV, TW, PV, PW, PASS, TAKE = _TV, _TW, _PV, _PW, _PASS, _TAKE  # (local names: the loop runs by the million)
     for _ in range(iterations):
