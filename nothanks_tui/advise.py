@@ -94,25 +94,9 @@ def parse_position(data: object) -> tuple[InfoSet, PlayerView]:
         )
     info = make_info(players, seat, card, pot, deck_left, tuple(hands), chips, chips_each, variant)
     legal, refused = choices(seat, players=players, to_move=seat, mover_chips=chips[seat], finished=False)
-    view = PlayerView(
-        players=players,
-        seat=seat,
-        open_chips=None not in chips,
-        chips_per_player=chips_each,
-        variant=variant,
-        card=card,
-        pot=pot,
-        deck_left=deck_left,
-        hands=tuple(hands),
-        chips=tuple(chips),
-        to_move=seat,
-        finished=False,
-        state_id=-1,  # no history: nothing may be replayed from it
-        moves=(),
-        legal=legal,
-        refused=refused,
-    )
-    return info, view
+    table = (players, seat, None not in chips, chips_each, variant, card, pot, deck_left, tuple(hands), tuple(chips))
+    # The seat to move, during the game, with no history (state_id -1: nothing may be replayed from it).
+    return info, PlayerView(*table, seat, False, -1, (), legal, refused)
 
 
 def advise_one(bot: Bot, line: str) -> dict[str, Any]:

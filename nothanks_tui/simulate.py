@@ -1,7 +1,8 @@
 """Headless bot games (``nothanks simulate``): many games fast, seats rotated, optional records, a summary.
 
-Bots with a fast ``decide`` play through the fast playout core, others through the reference engine's views; a
-written record always replays through the reference engine. A bot that sits twice is labelled ``name#2``.
+Bots with a fast ``decide`` play through the fast playout core, others through the reference engine's views (the
+tournament's games too); a written record always replays through the reference engine. A bot that sits twice is
+labelled ``name#2``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from .bots import Bot, make_bot
 from .engine import Action, GameConfig, GameState, apply, deal, new_game, to_record, view_for, write_record
-from .engine.fast import mask_points, play_fast
+from .engine.fast import FastMove, mask_points, play_fast
 from .engine.scoring import winners as winners_of
 
 
@@ -26,7 +27,18 @@ def play_game(config: GameConfig, seed: int, bots: Sequence[Bot]) -> GameState:
     return state
 
 
-def replay_fast_moves(config: GameConfig, seed: int, moves: Sequence[tuple[int, bool]]) -> GameState:
+def play_scores(config: GameConfig, seed: int, bots: Sequence[Bot]) -> tuple[list[int], GameState | list[FastMove]]:
+    """One game's final scores, and the game itself: the fast core's moves when every bot has a fast ``decide``
+    (it plays through the fast core then), else the reference engine's final state."""
+    if all(hasattr(bot, "decide") for bot in bots):
+        deck, _removed, first = deal(config, seed)
+        moves, masks, chips = play_fast(deck, first, config.chips, [bot.decide for bot in bots])  # type: ignore[attr-defined]
+        return [mask_points(mask) - chip for mask, chip in zip(masks, chips)], moves
+    state = play_game(config, seed, bots)
+    return list(state.scores()), state
+
+
+def replay_fast_moves(config: GameConfig, seed: int, moves: Sequence[FastMove]) -> GameState:
     """The reference-engine state for a game the fast core played (each move is checked again)."""
     state = new_game(config, seed)
     for seat, took in moves:
@@ -49,6 +61,14 @@ class BotTally:
     games: int = 0
     score_sum: int = 0
     wins: float = 0.0  # ties share the win: each of k tied winners gets 1/k
+
+    def add(self, scores: Sequence[int], seat: int) -> None:
+        """Count one game's ``scores`` for ``seat``."""
+        best = winners_of(scores)
+        self.games += 1
+        self.score_sum += scores[seat]
+        if seat in best:
+            self.wins += 1 / len(best)
 
     @property
     def mean_score(self) -> float:
@@ -100,8 +120,6 @@ def simulate(
     config = GameConfig(players=players, open_chips=open_chips, variant=variant)
     labels = labels_for(bot_names)
     bots = [make_bot(name, seed=seed * 7919 + index) for index, name in enumerate(bot_names)]
-    # Hidden chips change nothing for bots that read only the public facts the fast core gives them.
-    fast = all(hasattr(bot, "decide") for bot in bots)
     result = SimulationResult(players=players, games=games, tallies={label: BotTally() for label in labels})
     if records_dir is not None:
         records_dir.mkdir(parents=True, exist_ok=True)
@@ -109,25 +127,11 @@ def simulate(
     for game in range(games):
         game_seed = seed + game
         order = [(seat + game) % players for seat in range(players)]  # seat -> index into bots/labels
-        seated = [bots[i] for i in order]
-        state: GameState | None = None
-        if fast:
-            deck, _removed, first = deal(config, game_seed)
-            moves, masks, chips = play_fast(deck, first, config.chips, [bot.decide for bot in seated])  # type: ignore[attr-defined]
-            scores = [mask_points(mask) - chip for mask, chip in zip(masks, chips)]
-        else:
-            state = play_game(config, game_seed, seated)
-            scores = list(state.scores())
-        winners = winners_of(scores)
+        scores, played = play_scores(config, game_seed, [bots[i] for i in order])
         for seat, index in enumerate(order):
-            tally = result.tallies[labels[index]]
-            tally.games += 1
-            tally.score_sum += scores[seat]
-            if seat in winners:
-                tally.wins += 1 / len(winners)
+            result.tallies[labels[index]].add(scores, seat)
         if records_dir is not None:
-            if state is None:
-                state = replay_fast_moves(config, game_seed, moves)
+            state = played if isinstance(played, GameState) else replay_fast_moves(config, game_seed, played)
             record = to_record(state, [labels[i] for i in order], bots=[bot_names[i] for i in order])
             write_record(record, records_dir / f"game-{seed}-{game:06d}.json")
     result.seconds = time.perf_counter() - started

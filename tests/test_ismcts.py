@@ -130,14 +130,14 @@ def test_ismcts_plays_legal_games(players):
 
 
 def test_the_playouts_table_score_agrees_with_the_engine():
-    from nothanks_tui.bots.rollout import mask_score
+    from nothanks_tui.bots.rollout import scores_of
     from nothanks_tui.engine.fast import mask_points
 
     rng = random.Random(2)
     for _ in range(2000):
         mask = sum(1 << c for c in rng.sample(range(3, 36), rng.randint(0, 24)))
         chips = rng.randint(0, 55)
-        assert mask_score(mask, chips) == mask_points(mask) - chips
+        assert scores_of([mask], [chips]) == [mask_points(mask) - chips]
 
 
 def test_open_chips_change_nothing_for_bots_that_read_chips_from_the_history():

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from ..i18n import N_
 from .base import Bot
-from .ismcts import ismcts_bot, ismcts_with
+from .ismcts import IsmctsBot, ismcts_with
 from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
-from .pubmcts import pubmcts_bot, pubmcts_with
+from .pubmcts import PubMctsBot, pubmcts_with
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -66,12 +66,10 @@ register("medium", medium_bot, N_("level medium: a quick search over a few possi
 register("hard", hard_bot, N_("level hard: a deep tree search over the cards still to come"))
 register("expert", expert_bot, N_("level expert: hard's search ten times deeper"))
 register("flat", flat_bot, N_("flat Monte Carlo over up to 240 possible decks: the hard level until issue 15"))
-register(
-    "ismcts", ismcts_bot, N_("information-set MCTS, random playouts; ismcts:N for N iterations (400)"), ismcts_with
-)
+register("ismcts", IsmctsBot, N_("information-set MCTS, random playouts; ismcts:N for N iterations (400)"), ismcts_with)
 register(
     "pubmcts",
-    pubmcts_bot,
+    PubMctsBot,
     N_("plays like the published IS-MCTS bot (belief-game tree, heuristic playouts); pubmcts:N iterations (400)"),
     pubmcts_with,
 )

@@ -1,18 +1,17 @@
-/* The IS-MCTS search loop of ismcts.py in C: the same iterations, move for move and bit for bit, many times faster.
+/* The search loops of ismcts.py (`run`) and pubmcts.py (`pub_run`) in C: the same iterations, move for move and bit
+   for bit, many times faster. The searches are what `hard`, `expert` and the coach spend their time on, and what an
+   SSH host with many bot tables spends most of its CPU on. Optional: without a C compiler the package installs and
+   plays the same moves in pure Python.
 
-   Why it exists: the search is what the `hard` and `expert` bots (and the coach) spend their time on, and what an
-   SSH host with many bot tables spends most of its CPU on. ismcts.search calls `run` when this module was built
-   (it is optional: without a C compiler the package installs and plays the same moves in pure Python).
-
-   Exactness is the contract: tests/test_search_golden.py holds both paths to the root statistics recorded from the
-   Python code, and tests/test_search_c.py compares them position by position. So every rule here mirrors a line of
-   ismcts.search, rollout.playout, ismcts._random_playout, rollout.scores_of and ismcts._rewards: the same random
-   numbers drawn at the same moments (from the caller's random.Random, never a generator of our own), the same
-   floating-point operations in the same order (built with -ffp-contract=off: no fused multiply-add). */
+   Exactness is the contract (tests/test_search_golden.py, test_search_c.py, test_pubmcts.py): every rule here
+   mirrors a line of the Python loops, the same random numbers drawn at the same moments (from the caller's
+   random.Random, never a generator of our own), the same floating-point operations in the same order (built with
+   -ffp-contract=off: no fused multiply-add). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +30,10 @@ typedef struct {
     int card;          /* for a child after a take: the card it was reached by */
 } Node;
 
-typedef struct {
-    int players;
+typedef struct { /* rollout.Tables */
     long early[MAX_SEATS][MAX_CHIPS];
     long late[MAX_SEATS][MAX_CHIPS];
-    int milks[MAX_SEATS];
+    long milks[MAX_SEATS];
     long pot_weights[MAX_SEATS];
     long penalties[MAX_SEATS];
     long milk_qs[MAX_SEATS];
@@ -59,6 +57,16 @@ static void scores_of(int players, const uint64_t *masks, const long *chips, lon
     }
 }
 
+/* Let the interpreter lock go every GIL_EVERY iterations, as Python code does every switch interval: the host's
+   event loop (and other bots' threads) must not wait a whole search. A thread that has waited asks for the lock, and
+   releasing it then hands it over; otherwise this costs two uncontended mutex operations. */
+static void share_the_lock(long iteration) {
+    if ((iteration & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
+        Py_BEGIN_ALLOW_THREADS
+        Py_END_ALLOW_THREADS
+    }
+}
+
 /* One float from the caller's random.Random, or -1.0 with a Python error set. */
 static double draw(PyObject *rand) {
     PyObject *value = PyObject_CallNoArgs(rand);
@@ -69,8 +77,17 @@ static double draw(PyObject *rand) {
     return x;
 }
 
+/* Both searches' first rule at a node: an untried action first, at random between two (1: take, 0: pass); 2 when
+   both were tried (the search's bound decides), -1 on a Python error. */
+static int untried(long tv, long pv, PyObject *rand) {
+    if (tv != 0 && pv != 0) return 2;
+    if (tv != pv) return tv == 0;
+    double x = draw(rand);
+    return x < 0.0 ? -1 : x < 0.5;
+}
+
 /* rollout.playout: every seat plays its model (the tables) through deck[index:end]; without tables (NULL),
-   ismcts._random_playout: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
+   its coin: take or pass at even odds. Takes when out of chips. Returns -1 on a Python error. */
 static int playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
                    const int *deck, int index, int end, PyObject *rand, long *scores) {
     uint64_t uni = 0;
@@ -126,25 +143,17 @@ static int playout(const Tables *t, int players, int card, long pot, int seat, u
 
 /* ismcts._rewards */
 static void rewards_of(int players, const long *scores, double score_weight, double *out) {
-    long best = scores[0], runner_up = 0;
-    int have_runner = 0, count = 0;
-    /* sorted(scores)[:2]: the least, and the least of the rest (the least again when it is shared) */
-    for (int i = 1; i < players; i++)
-        if (scores[i] < best) best = scores[i];
+    long best = LONG_MAX, runner_up = LONG_MAX; /* sorted(scores)[:2]: the runner-up is the best again if shared */
+    int count = 0;
     for (int i = 0; i < players; i++) {
-        if (scores[i] == best) count++;
-    }
-    int skipped = 0;
-    for (int i = 0; i < players; i++) {
-        if (scores[i] == best && !skipped) {
-            skipped = 1;
-            continue;
-        }
-        if (!have_runner || scores[i] < runner_up) {
+        if (scores[i] < best) {
+            runner_up = best;
+            best = scores[i];
+        } else if (scores[i] < runner_up) {
             runner_up = scores[i];
-            have_runner = 1;
         }
     }
+    for (int i = 0; i < players; i++) count += scores[i] == best;
     double share = 1.0 / (double)count;
     for (int i = 0; i < players; i++) {
         long mine = scores[i];
@@ -158,11 +167,18 @@ static void rewards_of(int players, const long *scores, double score_weight, dou
     }
 }
 
+/* Refuses an argument: sets a Python error (``format`` as PyErr_Format's) and returns -1. */
+static int refuse(PyObject *type, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    PyErr_FormatV(type, format, args);
+    va_end(args);
+    return -1;
+}
+
 static int long_list(PyObject *list, long *out, int count, const char *what) {
-    if (!PyList_Check(list) || PyList_GET_SIZE(list) != count) {
-        PyErr_Format(PyExc_ValueError, "%s: a list of %d ints", what, count);
-        return -1;
-    }
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != count)
+        return refuse(PyExc_ValueError, "%s: a list of %d ints", what, count);
     for (int i = 0; i < count; i++) {
         long value = PyLong_AsLong(PyList_GET_ITEM(list, i));
         if (value == -1 && PyErr_Occurred()) return -1;
@@ -174,41 +190,58 @@ static int long_list(PyObject *list, long *out, int count, const char *what) {
 static int read_tables(PyObject *tables, int players, Tables *t) {
     PyObject *early, *late, *milks, *pot_weights, *penalties, *milk_qs;
     if (!PyArg_ParseTuple(tables, "OOOOOO", &early, &late, &milks, &pot_weights, &penalties, &milk_qs)) return -1;
-    t->players = players;
-    long row[MAX_CHIPS];
     for (int s = 0; s < players; s++) {
-        PyObject *rows[2] = {PyList_Check(early) ? PyList_GetItem(early, s) : NULL,
-                             PyList_Check(late) ? PyList_GetItem(late, s) : NULL};
         for (int k = 0; k < 2; k++) {
-            if (rows[k] == NULL || !PyList_Check(rows[k])) {
-                PyErr_SetString(PyExc_ValueError, "limit tables: one list per seat");
-                return -1;
-            }
-            Py_ssize_t n = PyList_GET_SIZE(rows[k]);
-            if (n < 1 || n > MAX_CHIPS) {
-                PyErr_SetString(PyExc_ValueError, "limit tables: 1..64 chip counts");
-                return -1;
-            }
-            if (long_list(rows[k], row, (int)n, "limit table") < 0) return -1;
-            for (int c = 0; c < MAX_CHIPS; c++) (k ? t->late : t->early)[s][c] = row[c < n ? c : n - 1];
+            PyObject *rows = k ? late : early, *row = PyList_Check(rows) ? PyList_GetItem(rows, s) : NULL;
+            Py_ssize_t n = row != NULL && PyList_Check(row) ? PyList_GET_SIZE(row) : 0;
+            if (n < 1 || n > MAX_CHIPS)
+                return refuse(PyExc_ValueError, "limit tables: one list of 1..64 chip counts per seat");
+            long *out = k ? t->late[s] : t->early[s]; /* a count past the list's end reads its last entry */
+            if (long_list(row, out, (int)n, "limit table") < 0) return -1;
+            for (int c = (int)n; c < MAX_CHIPS; c++) out[c] = out[n - 1];
         }
     }
-    long values[MAX_SEATS];
-    if (!PyList_Check(milks) || PyList_GET_SIZE(milks) != players) {
-        PyErr_SetString(PyExc_ValueError, "milks: one per seat");
+    if (long_list(milks, t->milks, players, "milks") < 0 ||
+        long_list(pot_weights, t->pot_weights, players, "pot weights") < 0 ||
+        long_list(penalties, t->penalties, players, "penalties") < 0)
         return -1;
+    return long_list(milk_qs, t->milk_qs, players, "milk_qs");
+}
+
+typedef struct {
+    int players, card, seat, deck_left, pool;
+    long pot;
+    uint64_t masks[MAX_SEATS];
+    long chips[MAX_SEATS];
+    int unseen[MAX_CARDS];
+} Position;
+
+/* The (masks, chips, card, pot, seat, unseen, deck_left) both searches start from, checked (at most ``seats``
+   seats); -1 with a Python error set. */
+static int read_position(PyObject *args, int seats, Position *p) {
+    PyObject *masks, *chips, *unseen;
+    if (!PyArg_ParseTuple(args, "OOiliOi", &masks, &chips, &p->card, &p->pot, &p->seat, &unseen, &p->deck_left))
+        return -1;
+    if (!PyList_Check(masks) || !PyList_Check(unseen)) return refuse(PyExc_TypeError, "masks and unseen: lists");
+    p->players = (int)PyList_GET_SIZE(masks);
+    if (p->players < 2 || p->players > seats || p->seat < 0 || p->seat >= p->players)
+        return refuse(PyExc_ValueError, "2..%d seats, and the seat to move among them", seats);
+    if (p->card < 1 || p->card > 60) return refuse(PyExc_ValueError, "card out of range");
+    for (int i = 0; i < p->players; i++) {
+        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks, i));
+        if (m == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+        p->masks[i] = m;
     }
-    for (int s = 0; s < players; s++) {
-        int truth = PyObject_IsTrue(PyList_GET_ITEM(milks, s));
-        if (truth < 0) return -1;
-        t->milks[s] = truth;
+    if (long_list(chips, p->chips, p->players, "chips") < 0) return -1;
+    p->pool = (int)PyList_GET_SIZE(unseen);
+    if (p->pool > MAX_CARDS || p->deck_left < 0 || p->deck_left > p->pool)
+        return refuse(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
+    for (int i = 0; i < p->pool; i++) {
+        long value = PyLong_AsLong(PyList_GET_ITEM(unseen, i));
+        if (value == -1 && PyErr_Occurred()) return -1;
+        if (value < 1 || value > 60) return refuse(PyExc_ValueError, "unseen card out of range");
+        p->unseen[i] = (int)value;
     }
-    if (long_list(pot_weights, values, players, "pot weights") < 0) return -1;
-    memcpy(t->pot_weights, values, sizeof(long) * players);
-    if (long_list(penalties, values, players, "penalties") < 0) return -1;
-    memcpy(t->penalties, values, sizeof(long) * players);
-    if (long_list(milk_qs, values, players, "milk_qs") < 0) return -1;
-    memcpy(t->milk_qs, values, sizeof(long) * players);
     return 0;
 }
 
@@ -217,37 +250,15 @@ static int read_tables(PyObject *tables, int players, Tables *t) {
    ``tables`` is rollout.Tables for light playouts, or None for random ones; ``fill`` is None when every chip count
    is known (``chips``), else a callable giving a fresh list of chip counts per iteration (knowledge.fill_chips). */
 static PyObject *run(PyObject *self, PyObject *args) {
-    PyObject *masks_list, *chips_list, *unseen_list, *tables_obj, *rand, *fill;
-    int card, seat, deck_left;
-    long pot, iterations;
+    PyObject *position, *tables_obj, *rand, *fill;
+    long iterations;
     double c, score_weight;
-    if (!PyArg_ParseTuple(args, "(OOiliOi)lddOOO", &masks_list, &chips_list, &card, &pot, &seat, &unseen_list,
-                          &deck_left, &iterations, &c, &score_weight, &tables_obj, &rand, &fill))
+    Position at;
+    if (!PyArg_ParseTuple(args, "O!lddOOO", &PyTuple_Type, &position, &iterations, &c, &score_weight, &tables_obj,
+                          &rand, &fill) ||
+        read_position(position, MAX_SEATS, &at) < 0)
         return NULL;
-    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
-    int players = (int)PyList_GET_SIZE(masks_list);
-    if (players < 2 || players > MAX_SEATS || seat < 0 || seat >= players)
-        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", MAX_SEATS);
-    if (card < 1 || card > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
-    uint64_t masks0[MAX_SEATS];
-    for (int i = 0; i < players; i++) {
-        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
-        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-        masks0[i] = m;
-    }
-    long known[MAX_SEATS];
-    if (long_list(chips_list, known, players, "chips") < 0) return NULL;
-    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
-    int pool = (int)PyList_GET_SIZE(unseen_list);
-    if (pool > MAX_CARDS || deck_left < 0 || deck_left > pool)
-        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
-    int unseen[MAX_CARDS];
-    for (int i = 0; i < pool; i++) {
-        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
-        if (value == -1 && PyErr_Occurred()) return NULL;
-        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
-        unseen[i] = (int)value;
-    }
+    int players = at.players, deck_left = at.deck_left, *unseen = at.unseen;
     int light = tables_obj != Py_None;
     Tables tables;
     if (light && read_tables(tables_obj, players, &tables) < 0) return NULL;
@@ -272,17 +283,11 @@ static PyObject *run(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
 
     for (long it = 0; it < iterations; it++) {
-        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
-            /* Let the interpreter lock go now and then, as Python code does every switch interval: the host's event
-               loop (and other bots' threads) must not wait a whole search. A thread that has waited asks for the
-               lock, and releasing it then hands it over; otherwise this costs two uncontended mutex operations. */
-            Py_BEGIN_ALLOW_THREADS
-            Py_END_ALLOW_THREADS
-        }
+        share_the_lock(it);
         for (int i = 0; i < deck_left; i++) {
             double x = draw(rand);
             if (x < 0.0) goto done;
-            int j = i + (int)(x * (double)(pool - i));
+            int j = i + (int)(x * (double)(at.pool - i));
             int swap = unseen[i];
             unseen[i] = unseen[j];
             unseen[j] = swap;
@@ -294,31 +299,19 @@ static PyObject *run(PyObject *self, PyObject *args) {
             Py_DECREF(filled);
             if (bad < 0) goto done;
         } else {
-            memcpy(chips, known, sizeof(long) * players);
+            memcpy(chips, at.chips, sizeof(long) * players);
         }
-        memcpy(masks, masks0, sizeof(uint64_t) * players);
-        int cur = card, to_move = seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
-        long on_card = pot;
+        memcpy(masks, at.masks, sizeof(uint64_t) * players);
+        int cur = at.card, to_move = at.seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
+        long on_card = at.pot;
         for (;;) {
-            long mine = chips[to_move];
-            int take;
-            if (mine <= 0) {
-                take = 1;
-            } else {
-                long tv = nodes[node].tv, pv = nodes[node].pv;
-                if (tv == 0 || pv == 0) {
-                    if (tv == pv) {
-                        double x = draw(rand);
-                        if (x < 0.0) goto done;
-                        take = x < 0.5;
-                    } else {
-                        take = tv == 0;
-                    }
-                } else {
-                    double log_n = log((double)(tv + pv));
-                    take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
-                           nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
-                }
+            long mine = chips[to_move], tv = nodes[node].tv, pv = nodes[node].pv;
+            int take = mine <= 0 ? 1 : untried(tv, pv, rand);
+            if (take < 0) goto done;
+            if (take == 2) {
+                double log_n = log((double)(tv + pv));
+                take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
+                       nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
             }
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
@@ -364,7 +357,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
             goto done;
         }
         rewards_of(players, scores, score_weight, rewards);
-        root_scores[path[0].took] += scores[seat];
+        root_scores[path[0].took] += scores[at.seat];
         for (int k = 0; k < steps; k++) {
             Node *visited = &nodes[path[k].node];
             if (path[k].took) {
@@ -388,21 +381,18 @@ done:
 
 #define PUB_SEATS 8
 
-typedef struct {
-    uint64_t masks[PUB_SEATS]; /* the key: every hand, every chip count, the face-up card, its pot, the mover */
-    long chips[PUB_SEATS];
-    long pot;
-    int card, seat;
-    long n, tv, pv;
-    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
-} PubNode;
-
-typedef struct {
+typedef struct { /* a node's key: every hand, every chip count, the face-up card, its pot, the mover */
     uint64_t masks[PUB_SEATS];
     long chips[PUB_SEATS];
     long pot;
     int card, seat;
 } PubKey;
+
+typedef struct {
+    PubKey key;
+    long tv, pv;
+    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
+} PubNode;
 
 static uint64_t pub_hash(const PubKey *k, int players) {
     uint64_t h = 1469598103934665603ULL ^ ((uint64_t)k->card << 32) ^ ((uint64_t)k->pot << 8) ^ (uint64_t)k->seat;
@@ -415,10 +405,10 @@ static uint64_t pub_hash(const PubKey *k, int players) {
     return h ^ (h >> 32);
 }
 
-static int pub_same(const PubNode *node, const PubKey *k, int players) {
-    if (node->card != k->card || node->pot != k->pot || node->seat != k->seat) return 0;
+static int pub_same(const PubKey *a, const PubKey *k, int players) {
+    if (a->card != k->card || a->pot != k->pot || a->seat != k->seat) return 0;
     for (int i = 0; i < players; i++)
-        if (node->masks[i] != k->masks[i] || node->chips[i] != k->chips[i]) return 0;
+        if (a->masks[i] != k->masks[i] || a->chips[i] != k->chips[i]) return 0;
     return 1;
 }
 
@@ -462,40 +452,18 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
    -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
    after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
-    PyObject *masks_list, *chips_list, *unseen_list, *rand;
-    int card0, seat0, deck_left0;
-    long pot0, iterations;
+    PyObject *position, *rand;
+    long iterations;
     double c, bonus;
-    if (!PyArg_ParseTuple(args, "(OOiliOi)lddO", &masks_list, &chips_list, &card0, &pot0, &seat0, &unseen_list,
-                          &deck_left0, &iterations, &c, &bonus, &rand))
+    Position at;
+    if (!PyArg_ParseTuple(args, "O!lddO", &PyTuple_Type, &position, &iterations, &c, &bonus, &rand) ||
+        read_position(position, PUB_SEATS, &at) < 0)
         return NULL;
-    if (!PyList_Check(masks_list)) return PyErr_Format(PyExc_TypeError, "masks: a list");
-    int players = (int)PyList_GET_SIZE(masks_list);
-    if (players < 2 || players > PUB_SEATS || seat0 < 0 || seat0 >= players)
-        return PyErr_Format(PyExc_ValueError, "2..%d seats, and the seat to move among them", PUB_SEATS);
-    if (card0 < 1 || card0 > 60) return PyErr_Format(PyExc_ValueError, "card out of range");
-    PubKey root;
-    memset(&root, 0, sizeof root);
-    for (int i = 0; i < players; i++) {
-        unsigned long long m = PyLong_AsUnsignedLongLong(PyList_GET_ITEM(masks_list, i));
-        if (m == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-        root.masks[i] = m;
-    }
-    if (long_list(chips_list, root.chips, players, "chips") < 0) return NULL;
-    root.card = card0;
-    root.pot = pot0;
-    root.seat = seat0;
-    if (!PyList_Check(unseen_list)) return PyErr_Format(PyExc_TypeError, "unseen: a list");
-    int pool_size = (int)PyList_GET_SIZE(unseen_list);
-    if (pool_size > MAX_CARDS || deck_left0 < 0 || deck_left0 > pool_size)
-        return PyErr_Format(PyExc_ValueError, "deck_left must be 0..len(unseen) (at most %d)", MAX_CARDS);
-    int unseen[MAX_CARDS], pool[MAX_CARDS];
-    for (int i = 0; i < pool_size; i++) {
-        long value = PyLong_AsLong(PyList_GET_ITEM(unseen_list, i));
-        if (value == -1 && PyErr_Occurred()) return NULL;
-        if (value < 1 || value > 60) return PyErr_Format(PyExc_ValueError, "unseen card out of range");
-        unseen[i] = (int)value;
-    }
+    int players = at.players, seat0 = at.seat, deck_left0 = at.deck_left, pool_size = at.pool, pool[MAX_CARDS];
+    const int *unseen = at.unseen;
+    PubKey root = {.pot = at.pot, .card = at.card, .seat = seat0}; /* (the seats past ``players`` stay 0) */
+    memcpy(root.masks, at.masks, sizeof root.masks);
+    memcpy(root.chips, at.chips, sizeof root.chips);
     if (iterations < 1) iterations = 1;
     size_t slots = 2;
     while (slots < 2 * (size_t)(iterations + 1)) slots <<= 1;
@@ -517,24 +485,15 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PubKey k;
     for (long it = 0; it < iterations; it++) {
-        if ((it & (GIL_EVERY - 1)) == GIL_EVERY - 1) {
-            Py_BEGIN_ALLOW_THREADS
-            Py_END_ALLOW_THREADS
-        }
+        share_the_lock(it);
         memcpy(pool, unseen, sizeof(int) * (size_t)pool_size);
         int left = pool_size, deck_left = deck_left0, steps = 0;
         k = root;
         for (;;) {
             size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
-            while (table[slot] >= 0 && !pub_same(&nodes[table[slot]], &k, players)) slot = (slot + 1) & (slots - 1);
+            while (table[slot] >= 0 && !pub_same(&nodes[table[slot]].key, &k, players)) slot = (slot + 1) & (slots - 1);
             if (table[slot] < 0) {
-                PubNode *fresh = &nodes[node_count];
-                memset(fresh, 0, sizeof *fresh);
-                memcpy(fresh->masks, k.masks, sizeof k.masks);
-                memcpy(fresh->chips, k.chips, sizeof k.chips);
-                fresh->pot = k.pot;
-                fresh->card = k.card;
-                fresh->seat = k.seat;
+                nodes[node_count] = (PubNode){k, 0, 0, 0.0, 0.0};
                 table[slot] = node_count++;
                 if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
                                 scores) < 0)
@@ -545,19 +504,10 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             PubNode *node = &nodes[index];
             int seat = k.seat;
             long mine = k.chips[seat];
-            int take;
-            if (mine <= 0) {
-                take = 1;
-            } else if (node->tv == 0 || node->pv == 0) {
-                if (node->tv == node->pv) {
-                    double x = draw(rand);
-                    if (x < 0.0) goto done;
-                    take = x < 0.5;
-                } else {
-                    take = node->tv == 0;
-                }
-            } else {
-                double log_n = log((double)(node->n + 1));
+            int take = mine <= 0 ? 1 : untried(node->tv, node->pv, rand);
+            if (take < 0) goto done;
+            if (take == 2) {
+                double log_n = log((double)(node->tv + node->pv + 1));
                 take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
                        node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
             }
@@ -598,7 +548,6 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         }
         for (int s = 0; s < steps; s++) {
             PubNode *visited = &nodes[path[s].node];
-            visited->n += 1;
             if (path[s].took) {
                 visited->tv += 1;
                 visited->take_sum += values[path[s].mover];
@@ -623,6 +572,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "ismcts.search's and pubmcts.search's loops in C.", -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_search_c", "The search loops in C.", -1, methods};
 
 PyMODINIT_FUNC PyInit__search_c(void) { return PyModule_Create(&module); }

@@ -2,9 +2,8 @@
 this seat after taking and after passing?
 
 A player asking for advice wants numbers they understand ("Take: expected final score 41; No thanks: 47"), not a
-bot's internal reward. The search bots already keep, beside their rewards, the seat's mean final score after each
-action (``IsmctsResult`` and ``search.Evaluation``: ``take_score``, ``pass_score``); this asks the named bot for
-them through its public ``evaluate``, from the view alone, as the bot itself would decide.
+bot's internal reward: every search keeps the seat's mean final score after each action (``SearchResult``), and
+this asks the named bot for them from the view alone, as the bot itself would decide.
 """
 
 from __future__ import annotations
@@ -13,8 +12,7 @@ from dataclasses import dataclass
 
 from ..engine import Action, PlayerView
 from . import make_bot
-from .knowledge import info_from_view
-from .rollout import MODELS
+from .base import SearchingBot
 
 COACH_BOT = "hard"
 
@@ -35,12 +33,9 @@ def coach(view: PlayerView, bot_name: str = COACH_BOT, seed: int = 0) -> Coachin
     if view.seat is None or view.finished or view.card is None or view.to_move != view.seat:
         raise ValueError("the coach answers for the seat to move, during the game")
     bot = make_bot(bot_name, seed)
-    evaluate = getattr(bot, "evaluate", None)
-    settings = getattr(bot, "settings", None)
-    prior = getattr(settings, "playout", None) or getattr(settings, "prior", None) or "rules"
-    if evaluate is None:
+    if not isinstance(bot, SearchingBot):
         raise ValueError(f"bot {bot_name!r} has no search to explain its move with")
-    result = evaluate(info_from_view(view, prior if prior in MODELS else "rules"))
+    result = bot.evaluate_view(view)
     can_pass = (view.my_chips or 0) > 0
     return Coaching(
         action=result.action if can_pass else Action.TAKE,

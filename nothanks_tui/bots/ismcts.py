@@ -1,35 +1,25 @@
-"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012) for No Thanks!.
+"""Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012): the ``ismcts`` sparring partner,
+and the search of ``hard`` and ``expert`` from issue 15 until issue 33 (``levels.ISMCTS_HARD``), when ``pubmcts``'s
+belief-game search beat it against the published bot.
 
-It exists as a sparring partner of a published kind (issue 15: our flat-search ``hard`` lost to a public IS-MCTS
-bot), and was the search behind the ``hard`` and ``expert`` levels until issue 33 (``levels.ISMCTS_HARD``; they
-now play ``pubmcts``'s belief-game search, which beat it against the published bot). Every iteration draws a fresh
-determinization of what the seat cannot see (the order of the face-down cards, from the unseen ones; hidden chips as
-``knowledge`` fills them), walks one tree of the seat's information sets with UCB1, expands one node, plays the rest
-of that world out with a playout policy and backs up every seat's reward. Moves are public, so a node is the history
-of public events since the root: after a pass the child is the same card with one more chip, after a take the child
-depends on the card the determinization turns up next (so a take's children are keyed by that card, as the seat will
-see it). The seat to move at a node is the same in every determinization, so each node keeps per-action statistics
-for that seat.
+Every iteration draws a determinization of what the seat cannot see (the face-down cards' order, hidden chips as
+``knowledge`` fills them), walks one tree with UCB1, expands one node, plays the world out and backs up every seat's
+reward. Moves are public, so a node is the public history since the root: a pass's child is the same card with one
+more chip, a take's children are keyed by the card turned up next. Playouts are random (even odds) or light (every
+seat plays a ``rollout.Model``, rivals' read from their moves with ``read_rivals``). A world's reward to a seat is
+its win share (1/k in a k-way tie) plus ``score_weight`` per 100 points of margin over its best rival.
 
-Playouts are either uniformly random (``playout="random"``: take or pass at even odds, take when out of chips) or
-light: every seat plays a member of the rule-based family of ``rollout.Model`` (``greedy`` by default), optionally
-with each rival's model read from its past moves (``opponents``). The reward of a finished world to a seat is a mix
-of its win share (1, or 1/k for a k-way tie) and its score against the best rival (``score_weight`` points of
-reward per 100 points of margin), so ties in win probability are broken by the margin.
-
-A decision is a pure function of (seed, view): the random stream is seeded from the bot's seed and the public
-position only, and the iteration count depends on the position only (``iterations`` or ``work``), never the clock.
+A decision is a pure function of (seed, view): the random stream and the iteration count depend on the bot's seed
+and the public position only, never the clock.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
+from .base import SearchingBot, SearchResult, decision_seed
 from .knowledge import InfoSet, fill_chips
 from .rollout import MODELS, limit_tables, playout, scores_of
 
@@ -51,10 +41,8 @@ class IsmctsSettings:
     playout: str = "random"  # "random", or a ``rollout.MODELS`` name every seat plays in the playouts
     read_rivals: bool = False  # play each rival's playouts with the model that best explains its moves
     score_weight: float = 0.0  # reward per 100 points of margin over the best rival, added to the win share
-    # With ``work`` > 0 the iteration count follows the position instead: ``work // ((deck_left + 4) *
-    # (players + 7))``, about what a light-playout iteration costs (its playout is shorter late in the deck and
-    # longer with more players; measured). A decision then costs about the same time early and late, at any table
-    # size, and the late ones, where exact play pays most, search deeper.
+    # With ``work`` > 0 the iterations are ``work // ((deck_left + 4) * (players + 7))`` (what a light-playout
+    # iteration costs, measured): a decision costs about the same time at any point and table size.
     work: int = 0
 
     def iterations_for(self, deck_left: int, players: int) -> int:
@@ -64,42 +52,9 @@ class IsmctsSettings:
         return self.iterations
 
 
-@dataclass(frozen=True, slots=True)
-class IsmctsResult:
-    """Root statistics for the deciding seat: visits and mean reward of each action (``pass_`` None when passing is
-    not allowed), its mean final score after each, and the iterations (``worlds``, as ``search.Evaluation`` names
-    them, so ``nothanks advise`` reports both kinds alike). The move is the most visited action."""
-
-    take_visits: int
-    pass_visits: int
-    take: float
-    pass_: float | None
-    take_score: float
-    pass_score: float | None
-    worlds: int
-
-    @property
-    def action(self) -> Action:
-        if self.pass_ is None:
-            return Action.TAKE
-        if self.pass_visits != self.take_visits:
-            return Action.PASS if self.pass_visits > self.take_visits else Action.TAKE
-        return Action.PASS if self.pass_ > self.take else Action.TAKE
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (no strings: their hash changes from
-    one process to the next, ints and tuples of ints do not)."""
-    return hash((15, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
-
-
 # A node is a list, for speed: [take visits, take reward, pass visits, pass reward, pass child, {card: take child}].
 # The reward sums are for the seat to move at the node, the same seat in every determinization.
 _TV, _TW, _PV, _PW, _PASS, _TAKE = range(6)
-
-
-def _new_node() -> list:
-    return [0, 0.0, 0, 0.0, None, {}]
 
 
 def _rewards(scores: list[int], score_weight: float) -> list[float]:
@@ -115,56 +70,22 @@ def _rewards(scores: list[int], score_weight: float) -> list[float]:
     ]
 
 
-def _random_playout(
-    card: int,
-    pot: int,
-    seat: int,
-    masks: list[int],
-    chips: list[int],
-    deck: list[int],
-    index: int,
-    rand: Callable[[], float],
-    end: int,
-) -> list[int]:
-    """Play on at random through ``deck[index:end]``: take or pass at even odds (take when out of chips). Changes
-    masks and chips in place."""
-    players = len(masks)
-    while True:
-        mine = chips[seat]
-        if mine <= 0 or rand() < 0.5:
-            chips[seat] = mine + pot
-            masks[seat] |= 1 << card
-            if index == end:
-                break
-            card = deck[index]
-            index += 1
-            pot = 0
-        else:
-            chips[seat] = mine - 1
-            pot += 1
-            seat = (seat + 1) % players
-    return scores_of(masks, chips)
-
-
-def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
+def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> SearchResult:
     """Run ``settings.iterations`` iterations from the seat to move in ``info`` and return the root statistics."""
-    rng = random.Random(_seed_for(seed, info))
+    rng = random.Random(decision_seed(info, 15, seed))
     rand = rng.random
     players = info.players
     hidden = any(c is None for c in info.chips)
     known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     c = settings.exploration
     light = settings.playout != "random"
+    models = []
     if light:
-        if settings.read_rivals and info.models:
-            models = list(info.models)
-        else:
-            models = [MODELS[settings.playout]] * players
-        tables = limit_tables(models)
+        models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.playout]] * players
+    tables = limit_tables(models)
     score_weight = settings.score_weight
-    log = math.log
-    sqrt = math.sqrt
-    root = _new_node()
+    log, sqrt = math.log, math.sqrt
+    root: list = [0, 0.0, 0, 0.0, None, {}]
     me = info.seat
     root_scores = [0, 0]  # own final score summed over the iterations that passed, that took at the root
     unseen = list(info.unseen)
@@ -172,15 +93,10 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
     deck_left = info.deck_left
     iterations = settings.iterations_for(deck_left, players)
     if ACCELERATED and search_in_c is not None:
-        tv, pv, take_sum, pass_sum, pass_total, take_total = search_in_c.run(
-            (list(info.masks), known_chips, info.card, info.pot, info.seat, unseen, deck_left),
-            iterations,
-            float(c),
-            float(score_weight),
-            tables if light else None,
-            rand,
-            (lambda: fill_chips(info, rng)) if hidden else None,
-        )
+        position = (list(info.masks), known_chips, info.card, info.pot, info.seat, unseen, deck_left)
+        fill, light_tables = (lambda: fill_chips(info, rng)) if hidden else None, tables if light else None
+        found = search_in_c.run(position, iterations, float(c), float(score_weight), light_tables, rand, fill)
+        tv, pv, take_sum, pass_sum, pass_total, take_total = found
         return _result(tv, pv, take_sum, pass_sum, [pass_total, take_total], (known_chips[me] or 0) > 0, iterations)
     TV, TW, PV, PW, PASS, TAKE = _TV, _TW, _PV, _PW, _PASS, _TAKE  # (local names: the loop runs by the million)
     for _ in range(iterations):
@@ -191,12 +107,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
         deck = unseen  # its first deck_left cards, untouched until the next iteration shuffles
         chips = fill_chips(info, rng) if hidden else known_chips.copy()
         masks = list(info.masks)
-        card = info.card
-        pot = info.pot
-        seat = info.seat
-        index = 0
-        end = deck_left
-        node = root
+        card, pot, seat, index, end, node = info.card, info.pot, info.seat, 0, deck_left, root
         path: list[tuple[list, int, int]] = []  # (node, TV if the mover took else PV, mover)
         finished = False
         while True:  # selection, then expansion of one new node
@@ -204,8 +115,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
             if mine <= 0:
                 take = True
             else:
-                tv = node[TV]
-                pv = node[PV]
+                tv, pv = node[TV], node[PV]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:
@@ -224,7 +134,7 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
                 children = node[TAKE]
                 child = children.get(card)
                 if child is None:
-                    children[card] = [0, 0.0, 0, 0.0, None, {}]  # _new_node(), inlined
+                    children[card] = [0, 0.0, 0, 0.0, None, {}]
                     break
             else:
                 chips[seat] = mine - 1
@@ -237,10 +147,8 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
             node = child
         if finished:
             scores = scores_of(masks, chips)
-        elif light:
-            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables, end)
         else:
-            scores = _random_playout(card, pot, seat, masks, chips, deck, index, rand, end)
+            scores = playout(card, pot, seat, masks, chips, deck, index, models, tables, end, None if light else rand)
         rewards = _rewards(scores, score_weight)
         root_scores[path[0][1] == TV] += scores[me]
         for visited, visits, mover in path:  # a node's reward sum sits right after its visit count
@@ -251,34 +159,28 @@ def search(info: InfoSet, settings: IsmctsSettings, seed: int) -> IsmctsResult:
 
 def _result(
     tv: int, pv: int, take_sum: float, pass_sum: float, root_scores: list[int], may_pass: bool, iterations: int
-) -> IsmctsResult:
+) -> SearchResult:
     """The root statistics from the root's visit counts and reward sums, and the own final scores summed over the
     iterations that passed (``root_scores[0]``) and took (``[1]``)."""
-    take_value = take_sum / tv if tv else 0.0
-    take_score = root_scores[1] / tv if tv else 0.0
+    take, take_score = (take_sum / tv, root_scores[1] / tv) if tv else (0.0, 0.0)
     if not may_pass:
-        return IsmctsResult(tv, 0, take_value, None, take_score, None, iterations)
-    pass_value = pass_sum / pv if pv else 0.0
-    pass_score = root_scores[0] / pv if pv else 0.0
-    return IsmctsResult(tv, pv, take_value, pass_value, take_score, pass_score, iterations)
+        return SearchResult(take, None, take_score, None, iterations, tv)
+    pass_, pass_score = (pass_sum / pv, root_scores[0] / pv) if pv else (0.0, 0.0)
+    return SearchResult(take, pass_, take_score, pass_score, iterations, tv, pv)
 
 
 class IsmctsBot(SearchingBot):
-    """Plays from its own view with single-observer IS-MCTS (see the module docstring)."""
+    """Plays from its own view with single-observer IS-MCTS (see the module docstring); by default the plain
+    ``ismcts`` bot: 400 iterations, random playouts."""
 
     def __init__(self, seed: int | None = None, settings: IsmctsSettings | None = None, name: str = "ismcts") -> None:
         super().__init__(seed, name)
         self.settings = settings or IsmctsSettings()
         self.prior = self.settings.playout if self.settings.playout in MODELS else "rules"
 
-    def evaluate(self, info: InfoSet) -> IsmctsResult:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` calls this)."""
         return search(info, self.settings, self.seed)
-
-
-def ismcts_bot(seed: int | None = None) -> IsmctsBot:
-    """The plain ``ismcts`` bot: 400 iterations, random playouts."""
-    return IsmctsBot(seed, IsmctsSettings())
 
 
 def parse_iterations(bot: str, setting: str) -> int:

@@ -42,21 +42,11 @@ class InfoSet:
         chips = tuple(-1 if count is None else count for count in self.chips)
         return (self.players, self.seat, self.card, self.pot, self.deck_left, self.masks, chips, self.models)
 
-    @property
-    def hidden_chip_total(self) -> int:
-        """Chips held by the seats whose counts are unknown (all chips are on the table, the pot or in hands)."""
-        total = self.chips_per_player * self.players
-        if total > TOTAL_CHIPS:
-            total = TOTAL_CHIPS
-        return total - self.pot - sum(c for c in self.chips if c is not None)
-
 
 def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
     """Every seat's chips replayed from the public moves, or None if the history is missing or inconsistent."""
-    if len(view.moves) != view.state_id:
-        return None
     takes = sum(1 for move in view.moves if move.action is Action.TAKE)
-    if takes != sum(len(hand) for hand in view.hands):
+    if len(view.moves) != view.state_id or takes != sum(len(hand) for hand in view.hands):
         return None
     chips = [view.chips_per_player] * view.players
     pot = 0
@@ -71,9 +61,8 @@ def chips_from_history(view: PlayerView) -> tuple[int, ...] | None:
             pot = 0
     if pot != view.pot or any(c < 0 for c in chips):
         return None
-    for known, replayed in zip(view.chips, chips):
-        if known is not None and known != replayed:
-            return None
+    if any(known is not None and known != replayed for known, replayed in zip(view.chips, chips)):
+        return None
     return tuple(chips)
 
 
@@ -83,18 +72,8 @@ def info_from_view(view: PlayerView, prior: str = "rules") -> InfoSet:
     if view.seat is None or view.card is None:
         raise ValueError("a bot decides only for its own seat while a card is face up")
     chips: tuple[int | None, ...] = chips_from_history(view) or view.chips
-    return make_info(
-        players=view.players,
-        seat=view.seat,
-        card=view.card,
-        pot=view.pot,
-        deck_left=view.deck_left,
-        hands=view.hands,
-        chips=chips,
-        chips_per_player=view.chips_per_player,
-        variant=view.variant,
-        models=tuple(fit_models(view, prior)),
-    )
+    where = (view.players, view.seat, view.card, view.pot, view.deck_left, view.hands, chips, view.chips_per_player)
+    return make_info(*where, view.variant, tuple(fit_models(view, prior)))
 
 
 def make_info(
@@ -109,32 +88,21 @@ def make_info(
     variant: str = STANDARD,
     models: tuple[Model, ...] = (),
 ) -> InfoSet:
-    seen = {card}
+    seen = {card, *variant_of(variant).set_aside}  # (the variant's set-aside cards are known too)
     for hand in hands:
         seen.update(hand)
-    known_removed = set(variant_of(variant).set_aside)
-    unseen = tuple(c for c in ALL_CARDS if c not in seen and c not in known_removed)
-    return InfoSet(
-        players=players,
-        seat=seat,
-        card=card,
-        pot=pot,
-        deck_left=deck_left,
-        masks=tuple(cards_to_mask(hand) for hand in hands),
-        chips=tuple(chips),
-        chips_per_player=chips_per_player,
-        unseen=unseen,
-        models=models,
-    )
+    unseen = tuple(c for c in ALL_CARDS if c not in seen)
+    masks = tuple(cards_to_mask(hand) for hand in hands)
+    return InfoSet(players, seat, card, pot, deck_left, masks, tuple(chips), chips_per_player, unseen, models)
 
 
 def fill_chips(info: InfoSet, rng: random.Random) -> list[int]:
     """Every seat's chips: the known ones, and the hidden total split evenly (remainder at random) otherwise."""
     chips = list(info.chips)
     hidden = [seat for seat, value in enumerate(chips) if value is None]
-    if hidden:
-        total = max(0, info.hidden_chip_total)
-        share, extra = divmod(total, len(hidden))
+    if hidden:  # every chip is in a hand or on the card
+        total = min(TOTAL_CHIPS, info.chips_per_player * info.players) - info.pot
+        share, extra = divmod(max(0, total - sum(c for c in chips if c is not None)), len(hidden))
         lucky = set(rng.sample(hidden, extra))
         for seat in hidden:
             chips[seat] = share + (1 if seat in lucky else 0)

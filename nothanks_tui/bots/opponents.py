@@ -10,7 +10,7 @@ the prior says).
 from __future__ import annotations
 
 from ..engine import CARDS_PLAYED, Action, PlayerView
-from .rollout import MODELS, Model, model_takes
+from .rollout import MODELS, Model, model_takes, rivals_union
 
 # Misses a model other than ``rules`` must save before it replaces ``rules`` as a rival's model.
 SWITCH_MARGIN = 1
@@ -32,11 +32,7 @@ def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Mod
         took = move.action is Action.TAKE
         mine = chips[seat]
         if seat != view.seat and mine > 0:
-            union = 0
-            for other, mask in enumerate(masks):
-                if other != seat:
-                    union |= mask
-            left = CARDS_PLAYED - taken - 1
+            union, left = rivals_union(masks, seat), CARDS_PLAYED - taken - 1
             for name, model in candidates.items():
                 if model_takes(model, move.card, move.pot, mine, masks[seat], union, players, left) != took:
                     misses[seat][name] += 1

@@ -1,26 +1,18 @@
-"""``pubmcts:N``: a sparring partner built to play like the published IS-MCTS bot of lomackie/no-thanks-rl (issue 33).
+"""``pubmcts:N``: a sparring partner built to play like the published IS-MCTS bot of lomackie/no-thanks-rl (issue 33),
+written from its description, not its code (our own ``ismcts`` proved a much weaker opponent); ``hard``'s search.
 
-Our own ``ismcts`` turned out a much weaker opponent than the published bot, so strength measured against it did
-not carry over. This one follows the published bot's design (written from its description, not its code):
+- One tree over the information sets of the *belief game*: a node is the public position (hands, chip counts, the
+  face-up card, its pot, the mover), shared by every history reaching it. A take's next card is a chance event drawn
+  uniformly from the cards the seat has not seen, until the public count of face-down cards runs out.
+- A new node is added and valued by one playout with the ``threshold`` rule (recording nothing that iteration).
+- The value is every seat's final score; each node's mover minimises its own: an untried action first (at random
+  between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)``, ``c`` = 30 points. (``hard`` and ``expert``
+  play to win: the deciding seat's score counts ``bonus`` points more when it loses.) The move is the most visited.
 
-- One tree over the information sets of the *belief game*: a node is the public position (every hand, every chip
-  count, the face-up card, its pot, the seat to move), shared by every history that reaches it. After a take the
-  next card is a chance event drawn uniformly from the cards the seat has not seen; the game ends when the public
-  count of face-down cards runs out. So the search never fixes which cards were set aside, nor any order.
-- A node met for the first time is added and valued by one heuristic playout to the end (the ``threshold`` rule:
-  take when out of chips, or when what the card adds to the score, less its pot, is at most 0; takes again draw
-  from the unseen cards); the new node itself records nothing that iteration.
-- The value is the vector of every seat's final score; every node's mover minimises its own: an untried action
-  first (at random between two), else the lowest ``mean - c * sqrt(ln(n + 1) / n_a)`` with ``c`` = 30 points.
-  (``hard`` and ``expert`` play to win: the deciding seat's score counts ``bonus`` points more when it loses.)
-- The move is the most visited root action (ties to the lower mean own score).
-
-The published bot keeps its tree from one move to the next; this one builds a fresh tree every decision, so that a
-decision is a pure function of (seed, view), as every bot here. Hidden chip counts are read exactly from the public
-history (``knowledge``); without a history (an advise position) they are filled once per decision.
-
-``search`` runs in C (``_search_c.pub_run``) when that was built, else in the pure-Python loop below: the same
-random numbers at the same moments, so both give the same statistics bit for bit (tests/test_pubmcts.py).
+Unlike the published bot, a fresh tree every decision, so that a decision is a pure function of (seed, view);
+hidden chips are read from the public history, else filled once a decision (``knowledge``).
+``search`` runs in C (``_search_c.pub_run``) when built, else in the Python loop below: the same random numbers at
+the same moments, the same statistics bit for bit (tests/test_pubmcts.py).
 """
 
 from __future__ import annotations
@@ -28,55 +20,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
-from .ismcts import parse_iterations
+from .base import SearchingBot, SearchResult, decision_seed
+from .ismcts import parse_iterations, search_in_c
 from .knowledge import InfoSet, fill_chips
 from .rollout import scores_of
-
-try:
-    from . import _search_c as search_in_c
-except ImportError:  # a machine without a C compiler
-    search_in_c = None  # type: ignore[assignment]
 
 # Whether ``search`` runs in C (when built); tests turn it off to compare the two.
 ACCELERATED = search_in_c is not None and hasattr(search_in_c, "pub_run")
 
 EXPLORATION = 30.0  # the published bot's constant for full games, in points of score
-
-
-@dataclass(frozen=True, slots=True)
-class PubResult:
-    """Root statistics: visits of each action and the mover's mean final score after it (lower is better), and the
-    iterations (``worlds``, as ``nothanks advise`` names them). ``take`` and ``pass_`` are the values advise
-    reports (higher is better): the mean scores negated."""
-
-    take_visits: int
-    pass_visits: int
-    take_score: float
-    pass_score: float
-    worlds: int = 0
-
-    @property
-    def take(self) -> float:
-        return -self.take_score
-
-    @property
-    def pass_(self) -> float:
-        return -self.pass_score
-
-    @property
-    def action(self) -> Action:
-        if (self.pass_visits, -self.pass_score) > (self.take_visits, -self.take_score):
-            return Action.PASS
-        return Action.TAKE
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
-    return hash((33, seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
 
 
 def _heuristic_playout(
@@ -136,11 +89,10 @@ def _python_search(
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
-    key, (card, pot, seat to move, hands, chips), to [visits, take visits, pass visits, the mover's score sums after
-    taking, after passing]: the only part of the backed-up score vector a node's mover reads."""
+    key, (card, pot, seat to move, hands, chips), to [take visits, pass visits, the mover's score sums after taking,
+    after passing]: the only part of the backed-up score vector a node's mover reads."""
     players = len(masks0)
-    log = math.log
-    sqrt = math.sqrt
+    log, sqrt = math.log, math.sqrt
     if tree is None:
         tree = {}
     own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
@@ -156,20 +108,19 @@ def _python_search(
         while True:
             node = tree.get(key)
             if node is None:
-                tree[key] = [0, 0, 0, 0.0, 0.0]
+                tree[key] = [0, 0, 0.0, 0.0]
                 value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand)
                 break
             mine = chips[seat]
             if mine <= 0:
                 take = True
             else:
-                tv = node[1]
-                pv = node[2]
+                tv, pv = node[0], node[1]
                 if tv == 0 or pv == 0:
                     take = (rand() < 0.5) if tv == pv else tv == 0
                 else:
-                    log_n = log(node[0] + 1)
-                    take = node[3] / tv - c * sqrt(log_n / tv) <= node[4] / pv - c * sqrt(log_n / pv)
+                    log_n = log(tv + pv + 1)
+                    take = node[2] / tv - c * sqrt(log_n / tv) <= node[3] / pv - c * sqrt(log_n / pv)
             path.append((node, take, seat))
             if take:
                 chips[seat] = mine + pot
@@ -196,29 +147,26 @@ def _python_search(
             rival = min(v for i, v in enumerate(value) if i != seat0)
             values[seat0] += bonus * ((value[seat0] > rival) + (value[seat0] >= rival)) / 2
         for visited, took, mover in path:
-            visited[0] += 1
-            if took:
-                visited[1] += 1
-                visited[3] += values[mover]
-            else:
-                visited[2] += 1
-                visited[4] += values[mover]
+            side = 0 if took else 1  # (a node's score sum sits two after its visit count)
+            visited[side] += 1
+            visited[side + 2] += values[mover]
     root = tree[root_key]
-    return root[1], root[2], root[3], root[4], own[1], own[0]
+    return root[0], root[1], root[2], root[3], own[1], own[0]
 
 
-def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> PubResult:
+def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> SearchResult:
     """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
     the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
     published bot's rule is 0); the result's scores are the root mover's own either way."""
-    rng = random.Random(_seed_for(seed, info))
+    rng = random.Random(decision_seed(info, 33, seed))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     if ACCELERATED and search_in_c is not None:
         tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(args, iterations, float(c), float(bonus), rng.random)
     else:
         tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, bonus=float(bonus))
-    return PubResult(tv, pv, take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0, iterations)
+    take, pass_ = take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0
+    return SearchResult(-take, -pass_, take, pass_, iterations, tv, pv)  # (values: the mean scores negated)
 
 
 class PubMctsBot(SearchingBot):
@@ -228,7 +176,7 @@ class PubMctsBot(SearchingBot):
     def __init__(
         self,
         seed: int | None = None,
-        iterations: int = 400,
+        iterations: int = 400,  # (the published bot's deployed setting)
         name: str = "pubmcts",
         bonus: float = 0.0,
         python_iterations: int | None = None,
@@ -238,15 +186,10 @@ class PubMctsBot(SearchingBot):
         self.bonus = bonus
         self.python_iterations = python_iterations
 
-    def evaluate(self, info: InfoSet) -> PubResult:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
         return search(info, iterations, self.seed, bonus=self.bonus)
-
-
-def pubmcts_bot(seed: int | None = None) -> PubMctsBot:
-    """The plain ``pubmcts`` bot: 400 iterations, the published bot's deployed setting."""
-    return PubMctsBot(seed)
 
 
 def pubmcts_with(seed: int | None, setting: str) -> PubMctsBot:

@@ -182,6 +182,7 @@ def _search(state: Any, iterations: int) -> tuple[float, float]:
         config.chips, config.variant,
     )  # fmt: skip
     result = pubmcts.search(info, iterations, SEED)
+    assert result.pass_score is not None  # (a decision: the seat has chips)
     return result.take_score, result.pass_score
 
 

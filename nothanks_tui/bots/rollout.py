@@ -1,22 +1,21 @@
-"""The search bot's playout: the rest of one sampled game, played by a rule-based policy, as fast as CPython allows.
+"""The searches' playout: the rest of one sampled game played by a rule-based policy, in one loop over plain ints
+(hands as bit masks, the union of all hands kept so "does a rival want this card" is one AND): a decision runs
+hundreds of them.
 
-Everything is inlined in one loop over plain ints and lists (hands as bit masks, the union of all hands kept so
-"does any rival want this card" is one AND), because a decision runs hundreds of these playouts.
-
-Each seat plays a member of one policy family, given as a ``Model``: price the card by what taking it really
-costs; take an isolated card when its value less ``pot_weight / 4`` times the pot is within a limit
-(``base - slope * chips``, never below 0, plus ``late`` when fewer than 4 cards are left face down, less
-``rival_penalty`` when a rival could use the card, who will then likely take it); and, with ``milk``, let a card
-that extends its own run go round to collect chips while no rival could use it and the pot is under
-``players - card * milk_q / 16``. ``RULES`` is exactly the ``rules`` bot (see ``simple.RuleBot``), ``THRESHOLD`` the
-``threshold`` bot; the search bot picks, for each rival, the model that best explains that rival's past moves.
+Each seat plays a ``Model`` of one family: take a card that extends its run (with ``milk``: let it go round for
+chips while no rival could use it and the pot is under ``card * milk_q / 16 - players``); take an isolated card when
+its value less ``pot_weight / 4`` times the pot is within ``base - slope * chips`` (never below 0; plus ``late`` with
+fewer than 4 cards face down; less ``rival_penalty`` when a rival could use it). The ``rules`` and ``threshold``
+bots play ``RULES`` and ``THRESHOLD``; the searches read each rival's model from its past moves (``opponents``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ..engine.config import TOTAL_CHIPS
+from ..engine.fast import mask_take_cost
 
 
 class Model(NamedTuple):
@@ -39,15 +38,21 @@ SEARCHER = Model(6, 2, 0, True, pot_weight=4, rival_penalty=-2, milk_q=18)
 MODELS: dict[str, Model] = {"rules": RULES, "threshold": THRESHOLD, "greedy": GREEDY, "searcher": SEARCHER}
 
 
+def rivals_union(masks: list[int], seat: int) -> int:
+    """Every hand but ``seat``'s in one mask: "does a rival want this card" is then one AND."""
+    union = 0
+    for other, mask in enumerate(masks):
+        if other != seat:
+            union |= mask
+    return union
+
+
 def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others: int, players: int, left: int) -> bool:
     """What ``model`` does with ``card`` (``pot`` on it) holding ``mine`` chips and hand ``mask``; ``others`` is
     the union of every rival's hand and ``left`` the cards still face down. Same rule as ``playout``."""
     if mine <= 0:
         return True
-    if (mask >> (card - 1)) & 1:
-        cost = -(card + 1) if (mask >> (card + 1)) & 1 else 0
-    else:
-        cost = -1 if (mask >> (card + 1)) & 1 else card
+    cost = mask_take_cost(mask, card)
     if cost <= 0:
         if not model.milk or mine < 2 or left == 0:
             return True
@@ -63,22 +68,10 @@ def model_takes(model: Model, card: int, pot: int, mine: int, mask: int, others:
     return 4 * cost - model.pot_weight * pot <= 4 * limit
 
 
-def _sums(bits: int) -> list[int]:
-    """For every ``bits``-bit number, the sum of the indices of its set bits."""
-    return [sum(i for i in range(bits) if (n >> i) & 1) for n in range(1 << bits)]
-
-
-_SUM12 = _sums(12)
+_SUM12 = [sum(i for i in range(12) if (n >> i) & 1) for n in range(1 << 12)]  # the set bits' indices summed
 # The same for bits 12..23 and 24..35 of a 36-bit mask, read as 12-bit chunks: each set bit counts its offset too.
 _SUM12_MID = [total + 12 * n.bit_count() for n, total in enumerate(_SUM12)]
 _SUM12_HIGH = [total + 24 * n.bit_count() for n, total in enumerate(_SUM12)]
-
-
-def mask_score(mask: int, chips: int) -> int:
-    """Final score of a hand (bit mask) holding ``chips``: ``mask_points(mask) - chips`` by table lookup (card
-    points are the sum of the indices of the lowest card of every run), as playouts end by the thousand."""
-    lows = mask & ~(mask << 1)
-    return _SUM12[lows & 0xFFF] + _SUM12_MID[(lows >> 12) & 0xFFF] + _SUM12_HIGH[lows >> 24] - chips
 
 
 class Tables(NamedTuple):
@@ -117,11 +110,13 @@ def playout(
     models: list[Model],
     tables: Tables | None = None,
     end: int | None = None,
+    coin: Callable[[], float] | None = None,
 ) -> list[int]:
     """Play on from ``card`` (face up, ``pot`` on it, ``seat`` to move) through ``deck[next_index:end]`` (``end``
     defaults to the whole list), seat ``i`` playing ``models[i]`` (``tables`` is ``limit_tables(models)``, passed
-    in to save rebuilding it). ``masks`` and ``chips`` are changed in place. Returns every seat's final score.
-    """
+    in to save rebuilding it), or every seat taking or passing at even odds by ``coin`` when it is given (IS-MCTS's
+    random playouts). A seat out of chips takes. ``masks`` and ``chips`` are changed in place. Returns every seat's
+    final score."""
     players = len(masks)
     early, late, milks, pot_weights, penalties, milk_qs = tables or limit_tables(models)
     union = 0
@@ -138,6 +133,8 @@ def playout(
         mine = chips[seat]
         if mine <= 0:
             take = True
+        elif coin is not None:
+            take = coin() < 0.5
         else:
             mask = masks[seat]
             if mask & near:  # extends or bridges a run: costs nothing or lowers the score
@@ -172,7 +169,8 @@ def playout(
 
 
 def scores_of(masks: list[int], chips: list[int]) -> list[int]:
-    """Every seat's final score: ``mask_score`` of each, inlined (called once per playout)."""
+    """Every seat's final score (card points less chips) by table lookup: the card points of a hand are the sum of the
+    indices of the lowest card of every run, and playouts end by the thousand."""
     low_sums, mid_sums, high_sums = _SUM12, _SUM12_MID, _SUM12_HIGH
     out = []
     for mask, held in zip(masks, chips):

@@ -1,14 +1,10 @@
-"""The search bot: determinized Monte Carlo over worlds consistent with its own view.
+"""The flat search (``medium``, ``flat``): determinized Monte Carlo over worlds consistent with the bot's view.
 
-For each sampled world (an order for the unseen cards still in the deck, the rest set aside; hidden chips from the
-public history) it plays the game out twice with the rule-based playout policy, once after taking and once after
-passing, and compares what each leaves it with. Both branches see the same world (common random numbers), so the
-difference between take and pass is measured with far less noise than either value alone. It stops sampling
-early once one action is ahead by several standard errors; the number of worlds depends only on the view and the
-bot's seed, so a decision is deterministic and never depends on the clock.
-
-What a world is worth to the bot (``utility``) mixes its own score with beating the best rival: winning is what a
-player wants, but a lower score is what the other targets measure.
+Each sampled world (an order of the unseen cards, hidden chips from the public history) is played out after taking
+and after passing with the rule-based playouts: the same world for both (common random numbers), so their difference
+is measured with far less noise than either value. Sampling stops once one action leads by several standard errors;
+the worlds depend only on the view and the seed, never the clock. A world's worth mixes the bot's own score with
+beating the best rival (``margin_weight``): winning is what a player wants, a lower score what other targets measure.
 """
 
 from __future__ import annotations
@@ -16,10 +12,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..engine import Action
-from .base import SearchingBot
+from .base import SearchingBot, SearchResult, decision_seed
 from .knowledge import InfoSet, fill_chips, sample_deck
-from .rollout import MODELS, limit_tables, mask_score, playout
+from .rollout import MODELS, limit_tables, playout, scores_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,40 +30,16 @@ class SearchSettings:
     prior: str = "rules"  # playout model for itself, and for rivals until their moves suggest another
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """Mean utility of taking and of passing (higher is better), the bot's own mean final score after each, and how
-    many worlds were sampled."""
-
-    take: float
-    pass_: float | None  # None when passing is not allowed (no chips)
-    worlds: int
-    take_score: float = 0.0
-    pass_score: float | None = None
-
-    @property
-    def action(self) -> Action:
-        return Action.TAKE if self.pass_ is None or self.take >= self.pass_ else Action.PASS
-
-
-def _seed_for(seed: int, info: InfoSet) -> int:
-    """A per-decision seed from the bot's seed and the public position only (ints hash the same in every run)."""
-    return hash((seed, *info.position_key)) & 0xFFFF_FFFF_FFFF
-
-
 def _utility(scores: list[int], seat: int, margin_weight: float) -> float:
     mine = scores[seat]
     best_rival = min(s for i, s in enumerate(scores) if i != seat)
     return margin_weight * (best_rival - mine) - mine
 
 
-def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
+def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> SearchResult:
     """Estimate take and pass for the seat to move in ``info``."""
-    rng = random.Random(_seed_for(seed, info))
-    me = info.seat
-    card = info.card
-    pot = info.pot
-    players = info.players
+    rng = random.Random(decision_seed(info, seed))
+    me, card, pot, players = info.seat, info.card, info.pot, info.players
     hidden = any(c is None for c in info.chips)
     known_chips = [0 if c is None else c for c in info.chips]  # every count is known unless ``hidden``
     masks = list(info.masks)
@@ -76,12 +47,8 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     models = list(info.models) if settings.read_rivals and info.models else [MODELS[settings.prior]] * players
     tables = limit_tables(models)
     my_chips = known_chips[me] or 0
-    take_sum = 0.0
-    take_score_sum = 0
-    pass_score_sum = 0
-    diff_sum = 0.0
-    diff_sq = 0.0
-    worlds = 0
+    take_sum, diff_sum, diff_sq = 0.0, 0.0, 0.0  # utilities (and squares of take - pass)
+    take_score_sum = pass_score_sum = worlds = 0  # own final scores
     next_seat = (me + 1) % players
     for worlds in range(1, settings.max_worlds + 1):
         deck = sample_deck(info, rng)
@@ -93,7 +60,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
         if deck:
             take_scores = playout(deck[0], 0, me, take_masks, take_chips, deck, 1, models, tables)
         else:
-            take_scores = [mask_score(m, c) for m, c in zip(take_masks, take_chips)]
+            take_scores = scores_of(take_masks, take_chips)
         take_value = _utility(take_scores, me, weight)
         take_sum += take_value
         take_score_sum += take_scores[me]
@@ -116,14 +83,8 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> Evaluation:
     take_mean = take_sum / worlds
     take_score = take_score_sum / worlds
     if my_chips <= 0:
-        return Evaluation(take=take_mean, pass_=None, worlds=worlds, take_score=take_score)
-    return Evaluation(
-        take=take_mean,
-        pass_=take_mean - diff_sum / worlds,
-        worlds=worlds,
-        take_score=take_score,
-        pass_score=pass_score_sum / worlds,
-    )
+        return SearchResult(take_mean, None, take_score, None, worlds)
+    return SearchResult(take_mean, take_mean - diff_sum / worlds, take_score, pass_score_sum / worlds, worlds)
 
 
 class SearchBot(SearchingBot):
@@ -134,5 +95,5 @@ class SearchBot(SearchingBot):
         self.settings = settings or SearchSettings()
         self.prior = self.settings.prior
 
-    def evaluate(self, info: InfoSet) -> Evaluation:
+    def evaluate(self, info: InfoSet) -> SearchResult:
         return evaluate(info, self.settings, self.seed)

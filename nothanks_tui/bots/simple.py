@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 
 from ..engine import Action, PlayerView
-from ..engine.fast import cards_to_mask, mask_take_cost
+from ..engine.fast import cards_to_mask
+from .rollout import RULES, THRESHOLD, Model, model_takes, rivals_union
 
 
 class FastPolicyBot:
@@ -43,19 +44,27 @@ class RandomBot(FastPolicyBot):
         return self._random() < 0.5
 
 
-class ThresholdBot(FastPolicyBot):
-    """Takes when the real increase of its own score from the card, minus the chips on it, is at most 0."""
+class ModelBot(FastPolicyBot):
+    """Plays one member of the playout family (``rollout.Model``), so the bot and its playout model are one rule."""
 
-    name = "threshold"
+    model: Model
 
     def __init__(self, seed: int | None = None) -> None:
         del seed  # deterministic
 
     def decide(self, card: int, pot: int, my_chips: int, masks: list[int], seat: int, deck_left: int) -> bool:
-        return mask_take_cost(masks[seat], card) - pot <= 0
+        others = rivals_union(masks, seat)
+        return model_takes(self.model, card, pot, my_chips, masks[seat], others, len(masks), deck_left)
 
 
-class RuleBot(FastPolicyBot):
+class ThresholdBot(ModelBot):
+    """Takes when the real increase of its own score from the card, minus the chips on it, is at most 0."""
+
+    name = "threshold"
+    model = THRESHOLD
+
+
+class RuleBot(ModelBot):
     """A sensible rule-based player.
 
     It prices the card by what taking it really costs (an isolated card costs its value, extending a run costs
@@ -65,22 +74,4 @@ class RuleBot(FastPolicyBot):
     """
 
     name = "rules"
-
-    def __init__(self, seed: int | None = None) -> None:
-        del seed  # deterministic
-
-    def decide(self, card: int, pot: int, my_chips: int, masks: list[int], seat: int, deck_left: int) -> bool:
-        cost = mask_take_cost(masks[seat], card)
-        if cost <= 0:
-            if my_chips < 2 or deck_left == 0:
-                return True
-            # A card that extends my run: milk it while no opponent wants it and its pot is not yet tempting.
-            near = (1 << (card - 1)) | (1 << (card + 1))
-            rivals_want = any(mask & near for other, mask in enumerate(masks) if other != seat)
-            return rivals_want or pot + len(masks) >= card // 2
-        # The fewer chips I hold, the more a chip is worth to me, so I accept a dearer card.
-        limit = max(0, 9 - 2 * my_chips)
-        # Late in the game chips are worth less as a reserve (few cards left to refuse).
-        if deck_left < 4:
-            limit += 3
-        return cost - pot <= limit
+    model = RULES

@@ -19,10 +19,11 @@ from .translated_parser import TranslatedParser
 
 
 def _deals(parser: argparse.ArgumentParser, games: int, games_help: str, seed_help: str) -> None:
-    """``--players``, ``--games`` and ``--seed``: the tables a command plays, and their deals."""
+    """``--players``, ``--games``, ``--seed`` and ``--open-chips``: the tables a command plays, and their deals."""
     parser.add_argument("--players", type=players, default=3, help=_("seats at each table (2..7, default 3)"))
     parser.add_argument("--games", type=positive, default=games, help=games_help)
     parser.add_argument("--seed", type=int, default=0, help=seed_help)
+    parser.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
 
 
 def add_simulate(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
@@ -44,7 +45,6 @@ def add_simulate(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
         ).format(default=DEFAULT_BOT, bots=", ".join(bot_names())),
     )
     simulate.add_argument("--records", type=Path, metavar="DIR", help=_("write one record per game here"))
-    simulate.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     add_variant_options(simulate)
 
 
@@ -100,7 +100,6 @@ def add_tournament(sub: argparse._SubParsersAction[TranslatedParser]) -> None:
         default=min(os.cpu_count() or 1, MOST_JOBS),
         help=_("worker processes (default: every core)"),
     )
-    parser.add_argument("--open-chips", action="store_true", help=_("play with everyone's chips visible"))
     parser.add_argument(
         "--mixed",
         action="store_true",

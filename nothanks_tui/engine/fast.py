@@ -4,11 +4,12 @@ state and view per move. Tests check that it agrees with the reference engine mo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 # A fast decider: (card, pot, my_chips, hand_masks, seat, deck_left) -> True to take, False to pass.
 # It is only asked when my_chips > 0 (a player with no chips must take).
 FastDecider = Callable[[int, int, int, list[int], int, int], bool]
+FastMove = tuple[int, bool]  # (seat, took)
 
 
 def mask_points(mask: int) -> int:
@@ -23,7 +24,7 @@ def mask_points(mask: int) -> int:
 
 
 def mask_take_cost(mask: int, card: int) -> int:
-    """Change in card points if a hand (bit mask) takes ``card``; see ``scoring.take_cost``."""
+    """Change in card points if a hand (bit mask) takes ``card`` (``scoring.take_cost``)."""
     below = (mask >> (card - 1)) & 1
     above = (mask >> (card + 1)) & 1
     if below:
@@ -31,7 +32,7 @@ def mask_take_cost(mask: int, card: int) -> int:
     return -1 if above else card
 
 
-def cards_to_mask(cards: Sequence[int]) -> int:
+def cards_to_mask(cards: Iterable[int]) -> int:
     mask = 0
     for card in cards:
         mask |= 1 << card
@@ -44,12 +45,12 @@ def mask_to_cards(mask: int) -> tuple[int, ...]:
 
 def play_fast(
     deck: Sequence[int], first_player: int, chips_each: int, deciders: Sequence[FastDecider]
-) -> tuple[list[tuple[int, bool]], list[int], list[int]]:
-    """Play a whole game from a deal. Returns (moves as (seat, took), final hand masks, final chips)."""
+) -> tuple[list[FastMove], list[int], list[int]]:
+    """Play a whole game from a deal. Returns (moves, final hand masks, final chips)."""
     players = len(deciders)
     chips = [chips_each] * players
     masks = [0] * players
-    moves: list[tuple[int, bool]] = []
+    moves: list[FastMove] = []
     append = moves.append
     seat = first_player
     last = len(deck) - 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .fast import cards_to_mask, mask_points, mask_take_cost
+
 
 def runs_of(cards: Iterable[int]) -> tuple[tuple[int, ...], ...]:
     """Split cards into maximal runs of consecutive numbers, ascending; an isolated card is a run of one."""
@@ -22,8 +24,7 @@ def runs_of(cards: Iterable[int]) -> tuple[tuple[int, ...], ...]:
 
 def card_points(cards: Iterable[int]) -> int:
     """Points from cards alone: the lowest card of every run (isolated cards are runs of one)."""
-    held = set(cards)
-    return sum(card for card in held if card - 1 not in held)
+    return mask_points(cards_to_mask(cards))
 
 
 def score(cards: Iterable[int], chips: int) -> int:
@@ -34,11 +35,7 @@ def score(cards: Iterable[int], chips: int) -> int:
 def take_cost(cards: Iterable[int] | set[int] | frozenset[int], card: int) -> int:
     """How much card points change if this hand takes ``card`` (chips not counted): +card alone, 0 extending a run
     upwards, -1 downwards, -(card+1) bridging two runs (holding 24 and 26, taking 25 lowers the score by 26)."""
-    held = cards if isinstance(cards, (set, frozenset)) else set(cards)
-    below, above = card - 1 in held, card + 1 in held
-    if below:
-        return -(card + 1) if above else 0
-    return -1 if above else card
+    return mask_take_cost(cards_to_mask(cards), card)
 
 
 @dataclass(frozen=True, slots=True)

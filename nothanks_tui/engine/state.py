@@ -22,13 +22,8 @@ class Action(StrEnum):
     @classmethod
     def parse(cls, value: object) -> Action:
         """An Action from itself or its wire name; anything else is an ``unknown_action`` refusal."""
-        if isinstance(value, Action):
-            return value
-        if isinstance(value, str):
-            try:
-                return cls(value)
-            except ValueError:
-                pass
+        if isinstance(value, str) and value in tuple(cls):  # (an Action is a str equal to its name)
+            return cls(value)
         raise IllegalMove(UNKNOWN_ACTION, f"unknown action {str(value)[:40]!r}: use 'take' or 'pass'")
 
 

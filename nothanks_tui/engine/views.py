@@ -4,7 +4,7 @@ rest (``legal``, ``refused``, from ``apply``'s own rule), so no client, bot or w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any
 
@@ -68,29 +68,18 @@ class PlayerView:
         return take_cost(self.hands[who], self.card)
 
     def to_dict(self, include_moves: bool = True) -> dict[str, Any]:
-        """Plain data for the wire (``include_moves=False``: all but the move list)."""
-        data: dict[str, Any] = {
-            "players": self.players,
-            "seat": self.seat,
-            "open_chips": self.open_chips,
-            "chips_per_player": self.chips_per_player,
-            "variant": self.variant,
-            "card": self.card,
-            "pot": self.pot,
-            "deck_left": self.deck_left,
-            "hands": [list(hand) for hand in self.hands],
-            "chips": list(self.chips),
-            "to_move": self.to_move,
-            "finished": self.finished,
-            "state_id": self.state_id,
-            "legal": [action.value for action in self.legal],
-            "refused": {action.value: code for action, code in self.refused},
-        }
+        """Plain data for the wire (``include_moves=False``: all but the move list), the fields in their order."""
+        data: dict[str, Any] = {name: getattr(self, name) for name in _WIRE_FIELDS}
+        data["hands"] = [list(hand) for hand in self.hands]
+        data["chips"] = list(self.chips)
+        data["legal"] = [action.value for action in self.legal]
+        data["refused"] = {action.value: code for action, code in self.refused}
         if include_moves:
             data["moves"] = [[m.seat, m.action.value, m.card, m.pot] for m in self.moves]
         return data
 
 
+_WIRE_FIELDS = tuple(field.name for field in fields(PlayerView) if field.name != "moves")  # (moves come last)
 Choices = tuple[tuple[Action, ...], tuple[tuple[Action, str], ...]]
 
 

@@ -25,12 +25,7 @@ def expand_lineup(names: Sequence[str], players: int) -> list[str]:
 
 
 def tournament(
-    names: Sequence[str],
-    players: int,
-    games: int,
-    seed: int = 0,
-    jobs: int = 1,
-    open_chips: bool = False,
+    names: Sequence[str], players: int, games: int, seed: int = 0, jobs: int = 1, open_chips: bool = False
 ) -> TournamentReport:
     """Play at least ``games`` games (whole deals, every seating each) and summarize them."""
     lineup = expand_lineup(names, players)
@@ -44,13 +39,7 @@ def tournament(
 
 
 def mixed_tournament(
-    a: str,
-    b: str,
-    players: int,
-    games: int,
-    seed: int = 0,
-    jobs: int = 1,
-    open_chips: bool = False,
+    a: str, b: str, players: int, games: int, seed: int = 0, jobs: int = 1, open_chips: bool = False
 ) -> MixedReport:
     """``a`` against ``b`` in every mix: 1 ``a`` and ``players - 1`` ``b``, then 2 and ``players - 2``, and so on;
     at least ``games`` games per mix, every seating of every deal (see ``tournament``)."""

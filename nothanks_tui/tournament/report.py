@@ -7,13 +7,14 @@ deal are correlated (same cards), so intervals treat the deal, not the game, as 
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..engine.scoring import winners
+from ..simulate import BotTally
 from .runner import DealResult
 from .stats import elo_ratings, mean_ci, percentile
 
@@ -70,12 +71,8 @@ class TournamentReport:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["parity"] = self.parity
-        data["lineup"] = list(self.lineup)
-        data["bots"] = [asdict(bot) for bot in self.bots]
-        data["head_to_head"] = [list(entry) for entry in self.head_to_head]
-        return data
+        """Plain data for JSON (its tuples are JSON arrays)."""
+        return {**asdict(self), "parity": self.parity}
 
     def table(self) -> str:
         """The report for people, in lines of at most 80 columns: strength first, then decision times."""
@@ -98,11 +95,8 @@ class TournamentReport:
                   f"{'p99':>8}{'max':>8}"]  # fmt: skip
         for bot in self.bots:
             times = (bot.time_p50_ms, bot.time_p99_ms, bot.time_max_ms, bot.cpu_p50_ms, bot.cpu_p99_ms, bot.cpu_max_ms)
-            cells = ["-" if value is None else _ms(value) for value in times]
-            lines.append(
-                f"{bot.name:<{width}}{bot.decisions:>8}{cells[0]:>10}{cells[1]:>8}{cells[2]:>8}{cells[3]:>10}"
-                f"{cells[4]:>8}{cells[5]:>8}"
-            )
+            cells = "".join(f"{'-' if t is None else _ms(t):>{w}}" for t, w in zip(times, (10, 8, 8, 10, 8, 8)))
+            lines.append(f"{bot.name:<{width}}{bot.decisions:>8}{cells}")
         if self.deals < FEW_DEALS:
             lines += ["", _few_deals(self.deals)]
         return "\n".join(lines)
@@ -113,16 +107,11 @@ def pairwise_results(deals: Sequence[DealResult]) -> dict[tuple[str, str], tuple
     points: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
     for result in deals:
         for names, scores in result.games:
-            for i in range(len(names)):
-                for j in range(i + 1, len(names)):
-                    a, b = names[i], names[j]
-                    if a == b:
-                        continue
-                    outcome = 1.0 if scores[i] < scores[j] else 0.5 if scores[i] == scores[j] else 0.0
-                    if a > b:
-                        a, b, outcome = b, a, 1.0 - outcome
+            for i, j in itertools.combinations(range(len(names)), 2):
+                if names[i] != names[j]:
+                    (a, mine), (b, theirs) = sorted([(names[i], scores[i]), (names[j], scores[j])])
                     entry = points[(a, b)]
-                    entry[0] += outcome
+                    entry[0] += 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
                     entry[1] += 1
     return {pair: (value[0], int(value[1])) for pair, value in points.items()}
 
@@ -139,38 +128,28 @@ def summarize(
     cpu_times: Mapping[str, Sequence[float]] | None = None,
 ) -> TournamentReport:
     names = list(dict.fromkeys(lineup))
-    per_deal_score: dict[str, list[float]] = {name: [] for name in names}
-    per_deal_wins: dict[str, list[float]] = {name: [] for name in names}
-    totals = {name: [0, 0.0, 0.0] for name in names}  # seat-games, score sum, wins
+    per_deal: dict[str, list[BotTally]] = {name: [] for name in names}
     for result in deals:
-        deal_totals = {name: [0, 0.0, 0.0] for name in names}
+        deal_totals = {name: BotTally() for name in names}
         for seat_names, scores in result.games:
-            best = winners(scores)
             for seat, name in enumerate(seat_names):
-                entry = deal_totals[name]
-                entry[0] += 1
-                entry[1] += scores[seat]
-                if seat in best:
-                    entry[2] += 1 / len(best)
-        for name, (count, score_sum, wins) in deal_totals.items():
-            if count:
-                per_deal_score[name].append(score_sum / count)
-                per_deal_wins[name].append(wins / count)
-                totals[name][0] += count
-                totals[name][1] += score_sum
-                totals[name][2] += wins
+                deal_totals[name].add(scores, seat)
+        for name, tally in deal_totals.items():
+            if tally.games:
+                per_deal[name].append(tally)
     pairs = pairwise_results(deals)
     elo = elo_ratings(pairs, names) if len(names) > 1 else {names[0]: 1500.0}
     bots = []
     for name in names:
-        count, score_sum, wins = totals[name]
-        score_ci = mean_ci(per_deal_score[name]).half_width if per_deal_score[name] else None
-        win_ci = mean_ci(per_deal_wins[name]).half_width if per_deal_wins[name] else None
+        parts = per_deal[name]
+        total = BotTally(sum(t.games for t in parts), sum(t.score_sum for t in parts), sum(t.wins for t in parts))
+        score_ci = mean_ci([t.mean_score for t in parts]).half_width if parts else None
+        win_ci = mean_ci([t.win_share for t in parts]).half_width if parts else None
         samples = list(times.get(name, ()))
-        mean, share = (score_sum / count, wins / count) if count else (0.0, 0.0)
         bots.append(
-            BotSummary(name, list(lineup).count(name), int(count), mean, score_ci, share, win_ci, elo[name],
-                       len(samples), *_times_ms(samples), *_times_ms(list((cpu_times or {}).get(name, ()))))
+            BotSummary(name, list(lineup).count(name), total.games, total.mean_score, score_ci, total.win_share,
+                       win_ci, elo[name], len(samples), *_times_ms(samples),
+                       *_times_ms(list((cpu_times or {}).get(name, ()))))
         )  # fmt: skip
     games = sum(len(result.games) for result in deals)
     seatings = len(deals[0].games) if deals else 0

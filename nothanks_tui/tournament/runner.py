@@ -1,16 +1,13 @@
 """Paired-deal tournaments: the same deals played under every seating of the same line-up, over many processes.
 
-A line-up names the bot in each seat (a name may repeat: ``hard threshold threshold``). Every deal is played once
-per distinct seating permutation of the line-up, so each bot meets the same cards from every seat and the luck of
-the deal and of the seat order cancels. With more than ``MAX_SEATINGS`` distinct permutations (7 different bots)
-a deal is played under the ``players`` rotations of one shuffled seating instead, so every bot still sits in
-every seat once per deal. Bots are made fresh for every game with a seed drawn from the tournament seed, the deal
-and the seat, so results do not depend on ``jobs``.
+A line-up names the bot in each seat (``hard threshold threshold``). Every deal is played once per distinct seating
+of the line-up, so the luck of the deal and of the seat order cancels; past ``MAX_SEATINGS`` seatings (7 different
+bots), under the ``players`` rotations of one shuffled seating. Bots are made fresh for every game, seeded from the
+tournament seed, the deal and the seat, so results do not depend on ``jobs``.
 
-Bots with a fast ``decide`` play through the fast playout core; any game with another bot plays through the
-reference engine, each bot seeing only its own ``view_for``. Decision times are measured around every call where
-the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread (what the
-decision costs one core, whatever else the machine is doing).
+Games play as ``nothanks simulate`` plays them (``simulate.play_scores``). Decision times are measured around every
+call where the bot had a choice (it held chips), twice: wall-clock time, and the CPU time of the deciding thread
+(what the decision costs one core, whatever else the machine is doing).
 """
 
 from __future__ import annotations
@@ -26,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..bots import Bot, make_bot
-from ..engine import GameConfig, apply, deal, new_game, view_for
-from ..engine.fast import mask_points, play_fast
+from ..engine import GameConfig
+from ..simulate import play_scores
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +51,7 @@ class DealResult:
     games: list[tuple[tuple[str, ...], tuple[int, ...]]] = field(default_factory=list)
 
 
-@dataclass
-class ChunkResult:
-    deals: list[DealResult]
-    decision_times: dict[str, list[float]]
-    cpu_times: dict[str, list[float]] = field(default_factory=dict)
+Clocks = dict[str, list[float]]  # decision times by bot name, in seconds
 
 
 def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
@@ -66,18 +59,15 @@ def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
 
 
 class _Timed:
-    """Wraps a bot's ``choose``/``decide`` to record how long each real choice took."""
+    """A bot whose ``choose`` (and ``decide``, when it has one) records how long each real choice took."""
 
     def __init__(self, bot: Bot, times: list[float], cpu: list[float]) -> None:
-        self.bot = bot
+        self.name = bot.name
         self.times = times
         self.cpu = cpu
-
-    def choose(self, view):
-        return self._timed(self.bot.choose, len(view.legal) > 1, view)  # with no chips, taking is the only move
-
-    def decide(self, card, pot, my_chips, masks, seat, deck_left):
-        return self._timed(self.bot.decide, True, card, pot, my_chips, masks, seat, deck_left)  # type: ignore[attr-defined]
+        self.choose = lambda view: self._timed(bot.choose, len(view.legal) > 1, view)  # no chips: take is no choice
+        if hasattr(bot, "decide"):
+            self.decide = lambda *args: self._timed(bot.decide, True, *args)
 
     def _timed(self, call: Callable[..., Any], choice: bool, *args: Any) -> Any:
         started, cpu_started = time.perf_counter(), time.thread_time()
@@ -88,24 +78,15 @@ class _Timed:
         return answer
 
 
-def _play_one(config: GameConfig, deal_seed: int, bots: Sequence[_Timed]) -> tuple[int, ...]:
-    if all(hasattr(timed.bot, "decide") for timed in bots):
-        deck, _removed, first = deal(config, deal_seed)
-        _moves, masks, chips = play_fast(deck, first, config.chips, [timed.decide for timed in bots])
-        return tuple(mask_points(mask) - chip for mask, chip in zip(masks, chips))
-    state = new_game(config, deal_seed)
-    while not state.finished:
-        seat = state.to_move
-        state = apply(state, bots[seat].choose(view_for(state, seat)), seat)
-    return state.scores()
-
-
-def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]) -> ChunkResult:
-    """Play every seating of each deal in ``deal_indices`` (runs in a worker process)."""
+def play_deals(
+    lineup: Sequence[str], config: GameConfig, seed: int, deal_indices: Sequence[int]
+) -> tuple[list[DealResult], Clocks, Clocks]:
+    """Play every seating of each deal in ``deal_indices`` (runs in a worker process): the results and every bot's
+    decision times (wall clock, thread CPU)."""
     seatings = seatings_for(lineup)
     players = config.players
-    times: dict[str, list[float]] = defaultdict(list)
-    cpu: dict[str, list[float]] = defaultdict(list)
+    times: Clocks = defaultdict(list)
+    cpu: Clocks = defaultdict(list)
     results = []
     for deal_index in deal_indices:
         deal_seed = random.Random(f"deal:{seed}:{deal_index}").getrandbits(48)
@@ -121,16 +102,15 @@ def play_deals(lineup: Sequence[str], config: GameConfig, seed: int, deal_indice
                 _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name], cpu[name])
                 for seat, name in enumerate(names)
             ]
-            result.games.append((names, tuple(_play_one(config, deal_seed, bots))))
+            result.games.append((names, tuple(play_scores(config, deal_seed, bots)[0])))
         results.append(result)
-    return ChunkResult(results, dict(times), dict(cpu))
+    return results, dict(times), dict(cpu)
 
 
 def run_games(
     lineup: Sequence[str], config: GameConfig, seed: int, deals: int, jobs: int = 1
-) -> tuple[list[DealResult], dict[str, list[float]], dict[str, list[float]]]:
-    """Play ``deals`` deals (every seating each) over ``jobs`` processes: results in deal order, and every bot's
-    decision times (wall clock, thread CPU)."""
+) -> tuple[list[DealResult], Clocks, Clocks]:
+    """``play_deals`` of ``deals`` deals over ``jobs`` processes, the results in deal order."""
     indices = list(range(deals))
     if jobs <= 1 or deals <= 1:
         chunks = [play_deals(lineup, config, seed, indices)]
@@ -144,13 +124,11 @@ def run_games(
                 chunks.append(future.result())
                 log.info("tournament: %d/%d chunks done", done, len(parts))
     all_deals: list[DealResult] = []
-    times: dict[str, list[float]] = defaultdict(list)
-    cpu: dict[str, list[float]] = defaultdict(list)
-    for chunk in chunks:
-        all_deals.extend(chunk.deals)
-        for name, values in chunk.decision_times.items():
-            times[name].extend(values)
-        for name, values in chunk.cpu_times.items():
-            cpu[name].extend(values)
+    clocks: tuple[Clocks, Clocks] = (defaultdict(list), defaultdict(list))
+    for chunk_deals, *chunk_clocks in chunks:
+        all_deals.extend(chunk_deals)
+        for merged, clock in zip(clocks, chunk_clocks):
+            for name, values in clock.items():
+                merged[name].extend(values)
     all_deals.sort(key=lambda d: d.deal)
-    return all_deals, dict(times), dict(cpu)
+    return all_deals, dict(clocks[0]), dict(clocks[1])

@@ -39,14 +39,6 @@ class MeanCI:
     half_width: float | None
     samples: int
 
-    @property
-    def low(self) -> float | None:
-        return None if self.half_width is None else self.mean - self.half_width
-
-    @property
-    def high(self) -> float | None:
-        return None if self.half_width is None else self.mean + self.half_width
-
 
 def mean_ci(values: Sequence[float]) -> MeanCI:
     """Mean of independent samples with a Student-t 95% interval."""
