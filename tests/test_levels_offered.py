@@ -47,5 +47,5 @@ def test_the_ssh_new_table_dialog_offers_the_levels_and_the_servers_bot(tmp_path
     assert settings.default_bot == "hard"
     assert [name for name, _description in settings.bot_choices] == ["easy", "medium", "hard", "expert"]
     plan = WorkerPlan(slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=1, data_dir=tmp_path, log_level=0)
-    app = make_app_factory(plan)(SimpleNamespace(language="en"))  # type: ignore[arg-type]  (the player's language)
+    app = make_app_factory(plan)(SimpleNamespace(language="en", suggested_name=""))  # type: ignore[arg-type]  (the player's language)
     assert app.bot_choices == settings.bot_choices and app.default_bot == "hard"
