@@ -75,15 +75,16 @@ def fit_keys(shown: tuple[ShownKey, ...], width: int) -> list[tuple[str, str, Sh
 
 
 def bar_rows(shown: tuple[ShownKey, ...], width: int) -> list[tuple[ShownKey, ...]]:
-    """``shown`` on one row if every key fits there with its whole description, else on two (the first as full as
-    fits): a screen with many keys (the lobby, in French) keeps every word readable."""
+    """``shown`` on one row if every key fits there with its whole description, else on two, as even as can be: a
+    screen with many keys (the lobby, in French) keeps every word readable."""
 
-    def fits(keys: tuple[ShownKey, ...]) -> bool:
-        return sum(cell_len(primary_key(key.display)) + cell_len(key.description) + 2 for key in keys) - 1 <= width
+    def cells(keys: tuple[ShownKey, ...]) -> int:
+        return sum(cell_len(primary_key(key.display)) + cell_len(key.description) + 2 for key in keys) - 1
 
-    if width <= 0 or fits(shown):
+    if width <= 0 or cells(shown) <= width:
         return [shown]
-    first = max((cut for cut in range(1, len(shown)) if fits(shown[:cut])), default=len(shown) // 2)
+    cuts = [cut for cut in range(1, len(shown)) if max(cells(shown[:cut]), cells(shown[cut:])) <= width]
+    first = min(cuts, key=lambda cut: abs(cells(shown[:cut]) - cells(shown[cut:])), default=len(shown) // 2)
     return [shown[:first], shown[first:]] if first else [shown]
 
 
