@@ -127,6 +127,8 @@ async def test_play_again_is_refused_at_a_daily_table():
     async with live_host() as host:
         alice = await RawClient.connect(host.port, "alice")
         await play_daily(alice)
+        last = [frame for frame in alice.frames if frame.get("type") == "update"][-1]
+        assert last["view"]["finished"] and not last["can_restart"]  # (so no "Play again" key is offered)
         await alice.send({"type": "play_again"})
         assert (await alice.until(of_type("error")))["code"] == "daily_played"
         await alice.close()

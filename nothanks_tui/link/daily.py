@@ -22,6 +22,12 @@ def today(now: datetime.datetime | None = None) -> str:
     return (now or datetime.datetime.now(datetime.UTC)).astimezone(datetime.UTC).date().isoformat()
 
 
+def is_daily(table_id: str) -> bool:
+    """A daily deal's table (``d<N>``; a local one is ``daily``): its player's alone, never listed, joined, watched
+    or replayed, and no second game there."""
+    return table_id.startswith("d")
+
+
 def daily_seed(secret: bytes, day: str) -> int:
     """The day's deal seed: the same for everyone given ``secret``, unguessable without it."""
     digest = hmac.new(secret, b"nothanks daily " + day.encode(), hashlib.sha256).digest()

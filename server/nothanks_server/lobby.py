@@ -28,7 +28,7 @@ from nothanks_tui.defaults import BOT_PACE, DEFAULT_BOT, MAX_TABLES, TURN_CLOCK,
 from nothanks_tui.engine import IllegalMove
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
-from nothanks_tui.link.daily import DAILY_BOT, DAILY_PLAYERS, TOP, daily_seed, rank, today
+from nothanks_tui.link.daily import DAILY_BOT, DAILY_PLAYERS, TOP, daily_seed, is_daily, rank, today
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated, parse_game_id
 from nothanks_tui.link.invites import new_secret, parse_invite
 
@@ -71,11 +71,6 @@ class LobbySettings:
 def daily_player(member: Member) -> str:
     """Whom a daily deal is counted for: once a day per name at this host (the one place that says so)."""
     return member.name
-
-
-def is_daily(table_id: str) -> bool:
-    """A daily deal's table (``d<N>``): its player's alone, never listed, joined, watched or replayed."""
-    return table_id.startswith("d")
 
 
 class Lobby:

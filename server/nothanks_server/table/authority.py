@@ -22,6 +22,7 @@ from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
+from nothanks_tui.link.daily import is_daily
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 from nothanks_tui.link.invites import invite_code
 
@@ -571,7 +572,7 @@ class Table:
             view=view,
             seats=infos,
             table_id=self.table_id,
-            can_restart=seat is not None and state.finished,
+            can_restart=seat is not None and state.finished and not is_daily(self.table_id),
             again=tuple(sorted(self._again)) if state.finished else (),
             seat_events=tuple(self.recorder.seat_events),
             bot_in=None if deadline is None else max(0.0, deadline - time.monotonic()),
