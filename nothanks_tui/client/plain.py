@@ -343,9 +343,9 @@ async def plain_welcome(front: PlainFront, door: Any) -> int:
                 await lobby.close()
 
 
-def run_plain(connection: TableConnection | None = None, join: tuple[str, str] | None = None) -> int:
-    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``join``: address and name;
-    the seat held there taken back first, as ``join`` does)."""
+def run_plain(connection: TableConnection | None = None, join: tuple[str, str, str | None] | None = None) -> int:
+    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``join``: address, name and
+    invite code; the seat held there taken back first, else the code's table, as ``join`` does)."""
 
     async def run() -> int:
         front = PlainFront(StdLines())
@@ -357,8 +357,12 @@ def run_plain(connection: TableConnection | None = None, join: tuple[str, str] |
         from .netlaunch import join_host
         from .seat_tokens import SeatTokens
 
+        address, name, code = join
         try:
-            lobby, held = await join_host(*join, SeatTokens())
+            lobby, held = await join_host(address, name, SeatTokens(), code)
+        except ValueError as error:  # (an invite code that is none)
+            front.say(safe(str(error)))
+            return 2
         except LobbyError as error:
             front.say(clean_message(error_sentence(error.code, error.message)))
             return 1

@@ -232,7 +232,7 @@ def run_join(args: argparse.Namespace) -> int:
         except BadName:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if argtypes.plain_wanted(args):
-        return _join_plain(args.address, args.name)
+        return _join_plain(args.address, args.name, args.code)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -248,8 +248,9 @@ def run_join(args: argparse.Namespace) -> int:
     )
 
 
-def _join_plain(address: str | None, name: str | None) -> int:
-    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only)."""
+def _join_plain(address: str | None, name: str | None, code: str | None) -> int:
+    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only),
+    or the private table ``code`` invites to."""
     from ..client.plain import run_plain
     from ..client.remembered import login_name
     from ..client.tcp import parse_address
@@ -258,7 +259,7 @@ def _join_plain(address: str | None, name: str | None) -> int:
         parse_address(address or "")
     except ValueError as error:
         return failed("join", str(error), 2)
-    return run_plain(join=(address or "", name or login_name()))
+    return run_plain(join=(address or "", name or login_name(), code))
 
 
 def _join_found(name: str | None) -> int:
