@@ -61,6 +61,17 @@ class LocalRecords(RecordStore):
             store.close()
         return written
 
+    def ratings(self, names: list[str]) -> dict[str, int] | None:
+        """From the store each game is rated in as it is filed (``save``); ``StoreError`` if it cannot be read."""
+        try:
+            store = SqliteStore(history_database(self.directory), host=False)
+        except RuntimeError as error:  # (a newer nothanks's store)
+            raise StoreError(str(error)) from None
+        try:
+            return store.ratings(names)
+        finally:
+            store.close()
+
 
 class StoreHistory(HistorySource):
     """Every finished game in one data dir's store (local and hosted), for this process's own screens."""

@@ -71,7 +71,8 @@ class Table:
         self.games_played = 0
         self._store = parts.get("store")
         self._commits = parts.get("commits")
-        self.recorder = Recorder(table_id, self.config.players, self._store, parts.get("records"))
+        self._records = parts.get("records")
+        self.recorder = Recorder(table_id, self.config.players, self._store, self._records)
         self.driver = BotDriver(self)
         self._advice: CoachAdvice | None = None  # the coach's answer in this state (only its mover may ask)
         self._asking: set[int] = set()  # seats whose coach request is being answered
@@ -237,15 +238,14 @@ class Table:
         """The people's ratings from the store (ratings.py; a game's filing rated them); ``changed``: after the game
         just over, each with what it changed by. A store that cannot say leaves them as they were."""
         names = [seat.name for seat in self.seats if seat.human and seat.name and not seat.guest]  # (guests: unrated)
-        if self._store is None:
-            return  # (a local table: its games are rated in the data dir's store, shown by the history)
+        rated = self._store if self._store is not None else self._records  # (a local table's: its data dir's store)
         try:
-            found = self._store.ratings(names) if names else {}
+            found = rated.ratings(names) if rated is not None and names else None
         except StoreError as error:
             log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
             return
         for seat in self.seats:
-            if seat.name in names:
+            if found is not None and seat.name in names:
                 before, seat.rating = seat.rating, found.get(seat.name, NEWCOMER)
                 seat.change = seat.rating - before if changed and before is not None else seat.change
 
@@ -692,6 +692,9 @@ class Table:
         """The move is durable: it happens, and everyone sees it."""
         self.state = state
         self._advice = None  # the coach's answer was for the state before
+        if record is not None and self._store is None:  # a local game is rated as it is filed (LocalRecords)...
+            self.recorder.export(record, self.games_played)  # ...so filed first, to show its ratings with its end
+            record = None
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)
             self.read_ratings(changed=True)
