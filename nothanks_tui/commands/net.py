@@ -34,6 +34,7 @@ from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, SERVER_TURN_CLOCK, TURN_CLOCK, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
+from ..link.identity import Identity
 from ..link.names import BadName, clean_name
 from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
@@ -294,7 +295,11 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     from ..client.netlaunch import NetApp, first_screen_for
 
     await host.start()
-    player = host.player(name)
+    try:
+        owner: str | None = Identity.load().owner  # the hosting player's name is theirs here (their `join` key's)
+    except (OSError, ValueError):
+        owner = None  # (a key that cannot be read: the name is not claimed)
+    player = host.player(name, owner)
     tokens = SeatTokens()
     own = f"host {(host.settings.data_dir or paths.records_dir()).resolve()}"
     try:
