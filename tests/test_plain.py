@@ -148,7 +148,8 @@ async def test_join_plain_with_a_code_sits_at_the_private_table_it_invites_to(tm
     async with live_host() as host:
         ann = await RawClient.connect(host.port, "ann")
         table = (await create(ann, players=2, private=True))["table"]
-        zoe = asyncio.ensure_future(join_plain(tmp_path, host.port, "q\nq\n", "--code", invite_of(ann).lower()))
+        invite = invite_of(ann)
+        zoe = asyncio.ensure_future(join_plain(tmp_path, host.port, "q\nq\n", "--code", invite.lower()))
         await ann.until(lambda frame: of_type("waiting")(frame) and frame["can_start"])  # zoe sat down
         await ann.send({"type": "start"})  # (her turn asks; her "q" leaves, the next quits the lobby)
         code, out, err = await zoe
@@ -156,6 +157,7 @@ async def test_join_plain_with_a_code_sits_at_the_private_table_it_invites_to(tm
     lines = only_lines(out)
     assert code == 0, (out, err)
     assert lines[:3] == [f"Table {table}: waiting for players", "seat 1: ~ann", "seat 2: zoe (you)"], lines
+    assert lines[3] == f"Private table: others join with the invite code {invite}"  # (its players may invite others)
     _, out, _err = await join_plain(tmp_path, 1, "", "--code", "nope")
     assert "not an invite code" in out.decode()
 

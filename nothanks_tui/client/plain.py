@@ -235,6 +235,8 @@ class PlainTable:
             who = _("(free)") if seat.empty else display_name(seat.label, 20)
             mine = " " + _("bot") if seat.is_bot else words.you_tag(who) if index == event.my_seat else ""
             lines.append(_("seat {number}: ").format(number=index + 1) + who + mine)
+        if event.invite:
+            lines.append(_("Private table: others join with the invite code") + " " + clean_message(event.invite, 16))
         self.front.say(*lines)
 
     def updated(self, update: TableUpdate) -> None:

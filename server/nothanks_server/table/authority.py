@@ -553,6 +553,7 @@ class Table:
         """What the member at ``seat`` (None: a spectator) sees right now."""
         infos = tuple(s.info() for s in self.seats) if infos is None else infos
         state = self.state
+        invite = invite_code(self.table_id, self.invite) if self.invite and seat is not None else None  # (players')
         if state is None:
             return TableWaiting(
                 table_id=self.table_id,
@@ -562,7 +563,7 @@ class Table:
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
-                invite=invite_code(self.table_id, self.invite) if self.invite and seat == self.creator_seat else None,
+                invite=invite,
                 removed_players=tuple(self.removed),
             )
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
@@ -579,6 +580,7 @@ class Table:
             match=self.recorder.match.totals(),
             timeline=self.recorder.timeline,
             coach=self.settings.coach,
+            invite=invite,
         )
 
     def _broadcast(self) -> None:
