@@ -62,15 +62,9 @@ class LocalRecords(RecordStore):
         return written
 
     def ratings(self, names: list[str]) -> dict[str, int] | None:
-        """From the store each game is rated in as it is filed (``save``); ``StoreError`` if it cannot be read."""
-        try:
-            store = SqliteStore(history_database(self.directory), host=False)
-        except RuntimeError as error:  # (a newer nothanks's store)
-            raise StoreError(str(error)) from None
-        try:
+        """From the store each game is rated in as it is filed (``save``); ``LobbyError`` if it cannot be read."""
+        with StoreHistory(self.directory)._reading() as store:
             return store.ratings(names)
-        finally:
-            store.close()
 
 
 class StoreHistory(HistorySource):

@@ -22,6 +22,7 @@ from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
+from nothanks_tui.link.connections import LobbyError
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 from nothanks_tui.link.invites import invite_code
 
@@ -241,7 +242,7 @@ class Table:
         rated = self._store if self._store is not None else self._records  # (a local table's: its data dir's store)
         try:
             found = rated.ratings(names) if rated is not None and names else None
-        except StoreError as error:
+        except (StoreError, LobbyError) as error:
             log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
             return
         for seat in self.seats:
