@@ -108,11 +108,8 @@ class InProcessLobby(LobbyConnection):
     the key that claims it at ``start``, as a TCP hello's (``nothanks host``'s own player: the user's join key)."""
 
     def __init__(self, lobby: Lobby, name: str, info: ConnectionInfo | None = None, owner: str | None = None) -> None:
-        self.lobby = lobby
-        self.raw_name = name
-        self.name = ""
+        self.lobby, self.raw_name, self.name, self.owner = lobby, name, "", owner
         self.info = info or ConnectionInfo(description=N_("host"))
-        self.owner = owner
 
     async def start(self) -> None:
         try:
