@@ -162,6 +162,16 @@ async def test_join_plain_with_a_code_sits_at_the_private_table_it_invites_to(tm
     assert "not an invite code" in out.decode()
 
 
+async def test_join_plain_offers_a_free_name_when_its_name_is_another_players(tmp_path):
+    from nothanks_tui.link.identity import Identity
+
+    async with live_host() as host:
+        owner = await RawClient.connect(host.port, "zoe", key=Identity.load(tmp_path / "owner.key"))
+        code, out, _err = await join_plain(tmp_path, host.port, "")
+        await owner.close()
+    assert code == 1 and "how about zoe2?" in out.decode()
+
+
 class ScriptedTable(TableConnection):
     """A table that says what the test gives it, then closes (``hold``: then says nothing more)."""
 

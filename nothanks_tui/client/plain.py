@@ -19,7 +19,7 @@ from ..link import LobbyConnection, LobbyError, NewTable, TableConnection, error
 from ..link.events import ChatHistory, ChatLine, Closed, Rejected, TableEvent, TableUpdate, TableWaiting
 from ..link.names import MAX_NAME
 from . import presentation as words
-from .error_sentences import error_sentence
+from .error_sentences import error_sentence, taken_sentence
 from .safe_text import clean_message, display_name
 from .seat_log import LogEntry, chat_content, clock_text, entry_line, played_by_bot
 
@@ -360,21 +360,19 @@ def run_plain(connection: TableConnection | None = None, join: tuple[str, str, s
         from .seat_tokens import SeatTokens
 
         address, name, code = join
+        lobby = None
         try:
             lobby, held = await join_host(address, name, SeatTokens(), code)
+            return await plain_lobby(front, lobby) if held is None or await PlainTable(front, held).run() else 0
         except ValueError as error:  # (an invite code that is none)
             front.say(safe(str(error)))
             return 2
-        except LobbyError as error:
-            front.say(clean_message(error_sentence(error.code, error.message)))
-            return 1
-        try:
-            return await plain_lobby(front, lobby) if held is None or await PlainTable(front, held).run() else 0
-        except LobbyError as error:
-            front.say(clean_message(error_sentence(error.code, error.message)))
+        except LobbyError as error:  # (name_taken: with the free name offered)
+            front.say(clean_message(taken_sentence(error) or error_sentence(error.code, error.message)))
             return 1
         finally:
-            await lobby.close()
+            if lobby is not None:
+                await lobby.close()
 
     try:
         return asyncio.run(run())
