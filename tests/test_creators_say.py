@@ -98,6 +98,25 @@ async def test_a_private_table_is_not_listed_and_lets_in_only_its_code():
             await client.close()
 
 
+async def test_a_private_tables_code_goes_to_its_players_before_and_during_the_game_never_to_spectators():
+    async with live_host() as host:
+        ann, bob, eve = [await RawClient.connect(host.port, name) for name in ("ann", "bob", "eve")]
+        table = (await create(ann, players=2, private=True))["table"]
+        code = invite_of(ann)
+        await bob.send({"type": "join", "table": table, "code": code})
+        await eve.send({"type": "spectate", "table": table, "code": code})
+        assert [(await client.until(answer))["type"] for client in (bob, eve)] == ["joined", "joined"]
+        await ann.until(waiting_with(lambda frame: frame["can_start"]))
+        await ann.send({"type": "start"})
+        for client in (ann, bob):  # during the game too: someone may still be asked to watch
+            assert (await client.until(of_type("update")))["invite"] == code
+        assert invite_of(bob) == code
+        assert "invite" not in await eve.until(of_type("update"))
+        assert all(frame["invite"] is None for frame in eve.frames if of_type("waiting")(frame))
+        for client in (ann, bob, eve):
+            await client.close()
+
+
 async def test_invite_codes_tried_are_counted_per_network_so_guessing_is_not_practical():
     async with live_host(code_guesses=3) as host:
         ann = await RawClient.connect(host.port, "ann")

@@ -166,3 +166,27 @@ async def test_a_finished_games_record_says_which_seats_were_guests(tmp_path):
         assert record["players"] == ["alice", "ana", "dan"] and record["guests"] == [False, False, True]
         for lobby in (alice, dan):
             await lobby.close()
+
+
+async def test_the_hosting_players_name_is_claimed_and_the_you_mark_follows_a_players_key(tmp_path):
+    """`nothanks host`'s own player claims their name with their key (a remote key asking for it is offered another);
+    the statistics mark the asker's own row by their key: a join's, the hosting player's, not only an SSH key."""
+    from nothanks_server.inprocess import InProcessLobby
+
+    from .test_host_tcp import play_to_end
+
+    own_key, bob_key = identity(tmp_path, "host"), identity(tmp_path, "bob")
+    async with live_host(data_dir=tmp_path) as host:
+        own = InProcessLobby(host.lobby, "alice", owner=own_key.owner)
+        await own.start()
+        taken = await refused(host.port, "Alice", bob_key)
+        assert taken.code == errors.NAME_TAKEN and taken.free_name == "Alice2"
+        bob = await started(host.port, "bob", bob_key)
+        for player in (own, bob):
+            table = await player.create_table(NewTable(players=2, bots=1))
+            await next_matching(table, lambda e: isinstance(e, TableWaiting) and e.can_start)
+            await table.start_game()
+            await play_to_end(table)
+            assert [row.name for row in await player.player_stats() if row.you] == [player.name]
+        await bob.close()
+        await own.close()

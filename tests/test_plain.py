@@ -18,7 +18,7 @@ from nothanks_tui.client.plain import PlainFront, PlainTable, safe
 from nothanks_tui.engine import Action, GameConfig, apply, new_game, view_for
 from nothanks_tui.link import ChatLine, Closed, SeatInfo, TableConnection, TableUpdate, TableWaiting
 
-from .net_helpers import live_host, nothanks_process
+from .net_helpers import RawClient, live_host, nothanks_process, of_type
 
 ESC = b"\x1b"
 
@@ -108,9 +108,9 @@ def test_plain_lines_in_french_and_spanish(tmp_path, language, words):
     assert all(word in text for word in words), text
 
 
-async def join_plain(tmp_path: Path, port: int, keys: str) -> tuple[int | None, bytes, bytes]:
+async def join_plain(tmp_path: Path, port: int, keys: str, *more: str) -> tuple[int | None, bytes, bytes]:
     process = await nothanks_process(
-        *("join", "--plain", "--name", "zoe", f"127.0.0.1:{port}"),
+        *("join", "--plain", "--name", "zoe", f"127.0.0.1:{port}", *more),
         **{"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE},
         env=environment(tmp_path),
     )
@@ -140,6 +140,36 @@ async def test_join_plain_takes_back_the_seat_it_held(tmp_path):
     lines = only_lines(out)
     assert lines[0].startswith("A new game: zoe (you), ")  # back at the table, before the lobby
     assert "No tables yet." not in lines
+
+
+async def test_join_plain_with_a_code_sits_at_the_private_table_it_invites_to(tmp_path):
+    from .test_creators_say import create, invite_of
+
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        table = (await create(ann, players=2, private=True))["table"]
+        invite = invite_of(ann)
+        zoe = asyncio.ensure_future(join_plain(tmp_path, host.port, "q\nq\n", "--code", invite.lower()))
+        await ann.until(lambda frame: of_type("waiting")(frame) and frame["can_start"])  # zoe sat down
+        await ann.send({"type": "start"})  # (her turn asks; her "q" leaves, the next quits the lobby)
+        code, out, err = await zoe
+        await ann.close()
+    lines = only_lines(out)
+    assert code == 0, (out, err)
+    assert lines[:3] == [f"Table {table}: waiting for players", "seat 1: ~ann", "seat 2: zoe (you)"], lines
+    assert lines[3] == f"Private table: others join with the invite code {invite}"  # (its players may invite others)
+    _, out, _err = await join_plain(tmp_path, 1, "", "--code", "nope")
+    assert "not an invite code" in out.decode()
+
+
+async def test_join_plain_offers_a_free_name_when_its_name_is_another_players(tmp_path):
+    from nothanks_tui.link.identity import Identity
+
+    async with live_host() as host:
+        owner = await RawClient.connect(host.port, "zoe", key=Identity.load(tmp_path / "owner.key"))
+        code, out, _err = await join_plain(tmp_path, host.port, "")
+        await owner.close()
+    assert code == 1 and "how about zoe2?" in out.decode()
 
 
 class ScriptedTable(TableConnection):

@@ -19,7 +19,7 @@ from ..link import LobbyConnection, LobbyError, NewTable, TableConnection, error
 from ..link.events import ChatHistory, ChatLine, Closed, Rejected, TableEvent, TableUpdate, TableWaiting
 from ..link.names import MAX_NAME
 from . import presentation as words
-from .error_sentences import error_sentence
+from .error_sentences import error_sentence, taken_sentence
 from .safe_text import clean_message, display_name
 from .seat_log import LogEntry, chat_content, clock_text, entry_line, played_by_bot
 
@@ -235,6 +235,8 @@ class PlainTable:
             who = _("(free)") if seat.empty else display_name(seat.label, 20)
             mine = " " + _("bot") if seat.is_bot else words.you_tag(who) if index == event.my_seat else ""
             lines.append(_("seat {number}: ").format(number=index + 1) + who + mine)
+        if event.invite:
+            lines.append(_("Private table: others join with the invite code") + " " + clean_message(event.invite, 16))
         self.front.say(*lines)
 
     def updated(self, update: TableUpdate) -> None:
@@ -343,9 +345,9 @@ async def plain_welcome(front: PlainFront, door: Any) -> int:
                 await lobby.close()
 
 
-def run_plain(connection: TableConnection | None = None, join: tuple[str, str] | None = None) -> int:
-    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``join``: address and name;
-    the seat held there taken back first, as ``join`` does)."""
+def run_plain(connection: TableConnection | None = None, join: tuple[str, str, str | None] | None = None) -> int:
+    """``nothanks play --plain`` (``connection``: the solo table) or ``join --plain`` (``join``: address, name and
+    invite code; the seat held there taken back first, else the code's table, as ``join`` does)."""
 
     async def run() -> int:
         front = PlainFront(StdLines())
@@ -357,18 +359,20 @@ def run_plain(connection: TableConnection | None = None, join: tuple[str, str] |
         from .netlaunch import join_host
         from .seat_tokens import SeatTokens
 
+        address, name, code = join
+        lobby = None
         try:
-            lobby, held = await join_host(*join, SeatTokens())
-        except LobbyError as error:
-            front.say(clean_message(error_sentence(error.code, error.message)))
-            return 1
-        try:
+            lobby, held = await join_host(address, name, SeatTokens(), code)
             return await plain_lobby(front, lobby) if held is None or await PlainTable(front, held).run() else 0
-        except LobbyError as error:
-            front.say(clean_message(error_sentence(error.code, error.message)))
+        except ValueError as error:  # (an invite code that is none)
+            front.say(safe(str(error)))
+            return 2
+        except LobbyError as error:  # (name_taken: with the free name offered)
+            front.say(clean_message(taken_sentence(error) or error_sentence(error.code, error.message)))
             return 1
         finally:
-            await lobby.close()
+            if lobby is not None:
+                await lobby.close()
 
     try:
         return asyncio.run(run())

@@ -34,6 +34,7 @@ from ..client.seat_tokens import SeatTokens, resume_saved
 from ..defaults import BOT_PACE, DEFAULT_BOT, DEFAULT_PORT, SERVER_TURN_CLOCK, TURN_CLOCK, TURN_TIMER
 from ..i18n import N_, _
 from ..link import LobbyError, NewTable, errors
+from ..link.identity import Identity
 from ..link.names import BadName, clean_name
 from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
@@ -232,7 +233,7 @@ def run_join(args: argparse.Namespace) -> int:
         except BadName:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if argtypes.plain_wanted(args):
-        return _join_plain(args.address, args.name)
+        return _join_plain(args.address, args.name, args.code)
     if args.address is None:
         return _join_found(args.name)
     from ..client.netlaunch import run_join as join
@@ -248,8 +249,9 @@ def run_join(args: argparse.Namespace) -> int:
     )
 
 
-def _join_plain(address: str | None, name: str | None) -> int:
-    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only)."""
+def _join_plain(address: str | None, name: str | None, code: str | None) -> int:
+    """``nothanks join --plain``: the host's lobby in plain lines (hosts on the LAN are found on the screens only),
+    or the private table ``code`` invites to."""
     from ..client.plain import run_plain
     from ..client.remembered import login_name
     from ..client.tcp import parse_address
@@ -258,7 +260,7 @@ def _join_plain(address: str | None, name: str | None) -> int:
         parse_address(address or "")
     except ValueError as error:
         return failed("join", str(error), 2)
-    return run_plain(join=(address or "", name or login_name()))
+    return run_plain(join=(address or "", name or login_name(), code))
 
 
 def _join_found(name: str | None) -> int:
@@ -293,7 +295,11 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
     from ..client.netlaunch import NetApp, first_screen_for
 
     await host.start()
-    player = host.player(name)
+    try:
+        owner: str | None = Identity.load().owner  # the hosting player's name is theirs here (their `join` key's)
+    except (OSError, ValueError):
+        owner = None  # (a key that cannot be read: the name is not claimed)
+    player = host.player(name, owner)
     tokens = SeatTokens()
     own = f"host {(host.settings.data_dir or paths.records_dir()).resolve()}"
     try:

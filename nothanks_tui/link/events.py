@@ -77,6 +77,7 @@ class TableUpdate:
     coach: bool = False  # this table lets its players ask the coach (``TableConnection.ask_coach``)
     # Once the game is over: the seats whose players asked for another game (it is dealt when everyone here has).
     again: tuple[int, ...] = ()
+    invite: str | None = None  # a private table's invite code (to its players only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ class TableWaiting:
     open_chips: bool = False
     variant: str = "standard"
     coach: bool = False  # the table lets its players ask the coach
-    invite: str | None = None  # a private table's invite code (to its creator only)
+    invite: str | None = None  # a private table's invite code (to its players only)
     removed_players: tuple[str, ...] = ()  # the players the creator removed before this deal
 
 

@@ -189,6 +189,8 @@ def _update_head(event: TableUpdate) -> dict[str, Any]:
         head["match"] = msgspec.to_builtins(event.match)
     if event.timeline:
         head["timeline"] = [list(row) for row in event.timeline]
+    if event.invite:
+        head["invite"] = event.invite
     return head
 
 
@@ -337,6 +339,7 @@ class Update(HostFrame, tag="update"):
     again: tuple[int, ...] = ()
     match: MatchTotals | None = None
     timeline: tuple[tuple[int, ...], ...] = ()
+    invite: str | None = None
 
     def __post_init__(self) -> None:
         n = self.view.players
@@ -365,6 +368,7 @@ class Update(HostFrame, tag="update"):
             timeline=self.timeline,
             coach=self.coach,
             again=tuple(sorted(set(self.again))),
+            invite=self.invite,
         )
 
 

@@ -61,6 +61,11 @@ class LocalRecords(RecordStore):
             store.close()
         return written
 
+    def ratings(self, names: list[str]) -> dict[str, int] | None:
+        """From the store each game is rated in as it is filed (``save``); ``LobbyError`` if it cannot be read."""
+        with StoreHistory(self.directory)._reading() as store:
+            return store.ratings(names)
+
 
 class StoreHistory(HistorySource):
     """Every finished game in one data dir's store (local and hosted), for this process's own screens."""

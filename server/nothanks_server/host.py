@@ -230,9 +230,11 @@ class Host(PlayerPorts):
             await self.presence.directory.close()
             self.presence = None
 
-    def player(self, name: str) -> InProcessLobby:
-        """A way into this host's lobby for a player in this process (``nothanks host``'s own player)."""
-        return InProcessLobby(self.lobby, name, ConnectionInfo(_("hosting on port {port}").format(port=self.port)))
+    def player(self, name: str, owner: str | None = None) -> InProcessLobby:
+        """A way into this host's lobby for a player in this process (``nothanks host``'s own player), whose name
+        ``owner`` claims (the user's join key: nobody else may take the hosting player's name)."""
+        info = ConnectionInfo(_("hosting on port {port}").format(port=self.port))
+        return InProcessLobby(self.lobby, name, info, owner)
 
     async def close(self, reason: str = SHUTDOWN_REASON, *, restart: bool = False, forget: bool = False) -> None:
         """Close every table and transport (``Servable.close``: the tables stay in the store unless ``forget``)."""

@@ -26,6 +26,7 @@ from nothanks_tui.link.names import BadName, clean_name
 from nothanks_tui.link.wire import DailyRanking
 
 from .lobby import Lobby
+from .store import StoreError
 from .table import HostEvent
 from .tcp import HostSide
 
@@ -35,8 +36,10 @@ Result = TypeVar("Result")
 class InProcessTable(HostSide, TableConnection):
     """A seat (or a spectator's chair) at a ``Table`` of this process, and the table's ``Member``."""
 
-    def __init__(self, name: str, info: ConnectionInfo | None = None, lobby: Lobby | None = None) -> None:
-        self.name = name
+    def __init__(
+        self, name: str, info: ConnectionInfo | None = None, lobby: Lobby | None = None, owner: str | None = None
+    ) -> None:
+        self.name, self.owner = name, owner
         self.info = info or ConnectionInfo(description=N_("host"))
         self.solo = lobby is None  # a solo table's seat: nobody else is there to wait for, or to talk to
         if lobby is not None:
@@ -104,19 +107,23 @@ class InProcessTable(HostSide, TableConnection):
 
 
 class InProcessLobby(LobbyConnection):
-    """A player's way into a ``Lobby`` of this process. ``name`` is cleaned here (``LobbyError`` bad_name)."""
+    """A player's way into a ``Lobby`` of this process. ``name`` is cleaned here (``LobbyError`` bad_name); ``owner``:
+    the key that claims it at ``start``, as a TCP hello's (``nothanks host``'s own player: the user's join key)."""
 
-    def __init__(self, lobby: Lobby, name: str, info: ConnectionInfo | None = None) -> None:
-        self.lobby = lobby
-        self.raw_name = name
-        self.name = ""
+    def __init__(self, lobby: Lobby, name: str, info: ConnectionInfo | None = None, owner: str | None = None) -> None:
+        self.lobby, self.raw_name, self.name, self.owner = lobby, name, "", owner
         self.info = info or ConnectionInfo(description=N_("host"))
 
     async def start(self) -> None:
         try:
             self.name = clean_name(self.raw_name)
+            holder = self.owner and self.lobby.store.claim_name(self.name, self.owner)
         except BadName as error:
             raise LobbyError(errors.BAD_NAME, str(error)) from None
+        except StoreError as error:
+            raise LobbyError(errors.NOT_SAVED, f"the host cannot read or keep names now ({error})") from None
+        if holder != self.owner:
+            raise LobbyError(errors.NAME_TAKEN, f"another player's key owns the name {self.name!r} here")
         self.lobby.hear(self, True)  # the lobby's chat, as a joined client's (it keeps what is said meanwhile)
 
     can_chat = True  # (the interface says it with a property)
@@ -157,7 +164,7 @@ class InProcessLobby(LobbyConnection):
         return _refusing(lambda: self.lobby.game_record(game_id))
 
     async def player_stats(self) -> list[PlayerStats]:
-        return _refusing(lambda: self.lobby.stats())
+        return _refusing(lambda: self.lobby.stats(self.owner))
 
     async def leaderboard(self) -> list[Rated]:
         return _refusing(self.lobby.leaderboard)
@@ -172,7 +179,7 @@ class InProcessLobby(LobbyConnection):
         """A new member of this lobby, seated (or watching) by the host's handler of ``message``."""
         if not self.name:
             raise LobbyError(errors.HELLO_FIRST, "call start() first")
-        member = InProcessTable(self.name, self.info, self.lobby)
+        member = InProcessTable(self.name, self.info, self.lobby, self.owner)
         _refusing(lambda: member.handle(message))
         return member
 

@@ -45,6 +45,10 @@ class RecordStore:
             log.exception("could not write the record of table %s game %d", table_id, game_no)
             return None
 
+    def ratings(self, names: list[str]) -> dict[str, int] | None:
+        """The ratings of ``names`` where these games are rated (None: not here, a host's tables ask its store)."""
+        return None
+
     def exists(self, record: dict[str, Any], table_id: str, game_no: int) -> bool:
         """A regular file (not a symlink, not anything else) holds this game's record already."""
         try:

@@ -42,6 +42,7 @@ class HostSide:
     name: str
     address = ""  # whom the per-address limits count ("": nobody, in-process)
     key: str | None = None  # the SSH key a host's own front vouched for: the seats taken are bound to it
+    owner: str | None = None  # the key that owns its name (SSH, a join's, the hosting player's): else its seats'
     idle_since: float | None = None  # in the lobby (at no table) since then
     lobby_chat = False  # its hello listed lobby chat: at no table, it hears the lobby's (``Lobby.hear``)
     deliver: Callable[[HostEvent], None]  # what its table tells it (``Member``): the transport's to pass on
@@ -145,11 +146,12 @@ class HostSide:
 
     def seated(self, table: Table, seat: int | None, token: str | None) -> dict[str, Any]:
         """At ``table`` now (``seat`` None: watching), with ``token`` to come back; a seat taken with a token by a
-        player a front vouched for by their SSH key is bound to that key (store.py), which finds it again."""
+        player a front vouched for by their SSH key (else with a key owning their name) is bound to that key
+        (store.py): it finds the seat again, and the seat's games are filed (and marked theirs) by it."""
         self.table, self.table_id, self.seat, self.token, self.idle_since = table, table.table_id, seat, token, None
         self._hear_lobby(False)
-        if self.key and token and seat is not None:
-            self.lobby.bind_key(self.key, table.table_id, seat)
+        if (key := self.key or self.owner) and token and seat is not None:
+            self.lobby.bind_key(key, table.table_id, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _watching(self, more: bool) -> None:
@@ -238,7 +240,7 @@ class Session(HostSide, ProtocolSession):
 
     def on_stats(self, message: m.Stats) -> Reply:
         self.take_lobby_read("ask for the history")
-        return stats_to_wire(self.lobby.stats(self.key))
+        return stats_to_wire(self.lobby.stats(self.key or self.owner))
 
     def on_leaderboard(self, message: m.Leaderboard) -> Reply:
         self.take_lobby_read("ask for the history")

@@ -1,19 +1,26 @@
 """The creator's say on screen (issue 29): x then a seat's number removes a player in the waiting room (only the
 creator is offered it; the removed player is back in the lobby, told why in their language); a private table's
-code shows to its creator, the new-table dialog makes one, and i in the lobby sits there with it. And the lobby's
-leftovers: the host's own lobby has chat, m mutes it, a table's turn clock is on its lobby line."""
+code shows to its players (on the table during the game too), the new-table dialog makes one, and i in the lobby
+sits there with it. And the lobby's leftovers: the host's own lobby has chat, m mutes it, a table's turn clock is on
+its lobby line."""
 
 from __future__ import annotations
 
+import pytest
+
+from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
 from nothanks_tui.client.screens.lobby import InviteScreen, LobbyScreen
+from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.chat import ChatLines
 from nothanks_tui.client.widgets.forms import TickBox
 from nothanks_tui.client.widgets.keybar import KeyBar
+from nothanks_tui.client.widgets.table import TableStatus
 from nothanks_tui.link import ChatLine, Closed, NewTable, TableWaiting
+from nothanks_tui.link.invites import invite_code
 
 from ..net_helpers import live_host
 from ..test_host_table import lobby_player, next_matching
@@ -103,7 +110,7 @@ async def test_the_dialog_makes_a_private_table_whose_code_its_creator_sees_and_
         await pilot.press(*code.lower(), "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, WaitingScreen), "at the private table")
         await wait_until(pilot, lambda: app.screen.waiting is not None, "the seats")
-        assert app.screen.waiting.my_seat == 1 and app.screen.waiting.invite is None
+        assert app.screen.waiting.my_seat == 1 and app.screen.waiting.invite == code  # (its players see it too)
     lobby.close()
 
 
@@ -157,4 +164,22 @@ async def test_a_tables_turn_clock_is_on_its_lobby_line():
         assert app.screen.summaries[0].turn_clock == 30
         assert "30 s per move" in str(app.screen.query_one("#tables").get_row_at(0)[1])
     await created.close()
+    lobby.close()
+
+
+@pytest.mark.parametrize(("size", "shown"), [((80, 24), True), ((80, 20), False)])
+async def test_a_private_tables_code_stays_on_the_table_during_the_game_where_there_is_room(size, shown):
+    """Its players can still invite someone to watch: the code under the turn, at 80x24; a shorter table has no room."""
+    lobby = Lobby(LobbySettings(bot_delay=1, turn_timer=None, seed=1, default_bot="rules"))
+    alice = InProcessLobby(lobby, "alice")
+    await alice.start()
+    table = await alice.create_table(NewTable(players=3, bots=2, private=True))
+    code = invite_code(table.table_id, lobby.table(table.table_id).invite)
+    await table.start_game()
+    app = NetApp(first_screen_for(alice, table))
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen) and app.screen.table, "the game")
+        status = app.screen.query_one(TableStatus)
+        await wait_until(pilot, lambda: "Deck" in status.render().plain, "the status")
+        assert (f"Code   {code}" in status.render().plain) == shown, status.render().plain
     lobby.close()

@@ -6,8 +6,9 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from nothanks_server import Lobby, LobbySettings, ratings
-from nothanks_server.history import LocalRecords
+from nothanks_server.history import LocalRecords, StoreHistory
 from nothanks_server.inprocess import InProcessLobby
+from nothanks_server.solo import SoloGame, solo_table
 from nothanks_tui.cli import main
 from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
@@ -17,7 +18,7 @@ from nothanks_tui.client.screens.score import score_lines
 from nothanks_tui.client.screens.waiting import WaitingScreen
 from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.client.widgets.keybar import KeyBar
-from nothanks_tui.engine import view_for
+from nothanks_tui.engine import Action, view_for
 from nothanks_tui.link import NewTable, SeatInfo, TableSummary, TableUpdate
 from nothanks_tui.link.identity import Identity
 
@@ -101,3 +102,19 @@ async def test_the_waiting_room_shows_each_players_rating():
         seats = str(waiting.query_one("#waiting-seats", Static).render())
         assert "seat 1: alice (1000)  (you)" in seats and "bot (medium) (1380)" in seats
     lobby.close()
+
+
+async def test_a_local_games_score_screen_shows_the_rating_it_filed_and_its_change(tmp_path):
+    before = ratings.NEWCOMER
+    for game_no in (1, 2):  # a newcomer's first game, then one from the rating the first left
+        game = SoloGame(players=2, bot="rules", seed=game_no, bot_pace=0, records_dir=tmp_path)
+        connection = solo_table(game)
+        await connection.start()
+        while not (update := await connection.next_event()).view.finished:
+            if update.view.my_turn:
+                await connection.send_action(Action.TAKE, update.view.state_id)
+        [filed] = [row for row in await StoreHistory(tmp_path).leaderboard() if row.name == "you"]
+        assert (update.seats[0].rating, update.seats[0].change) == (filed.rating, filed.rating - before)
+        assert filed.games == game_no and "Rating" in score_lines(update)[1].plain
+        before = filed.rating
+        await connection.close()

@@ -24,6 +24,7 @@ from ...engine import Action, PlayerView, card_points
 from ...i18n import _, ngettext
 from ...link import CoachAdvice, TableUpdate
 from .. import presentation, seat_log
+from ..safe_text import clean_message
 from .keybar import line_strip
 
 HOST_AWAY_MARKER = "⏸"  # (the turn line's marker while nobody can play: says it without colour)
@@ -223,6 +224,9 @@ class TableStatus(TableView):
         ]
         if not height or len(lines) + 1 + len(turn) <= height:
             lines.append(Content(""))
+        if (invite := self.table.invite) and (not height or len(lines) + len(turn) + 2 <= height):
+            # A private table's invite code, to its players: someone may still be asked to watch (or to sit next game).
+            turn += [Content(""), Content.assemble((label_cell(_("Code")), "dim"), (clean_message(invite, 16), "bold"))]
         return lines + turn
 
 

@@ -22,6 +22,7 @@ from nothanks_tui.engine import spectator_view as engine_spectator_view
 from nothanks_tui.engine import view_for as engine_view_for
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import ChatLine, Closed, CoachAdvice, Rejected, SeatInfo, TableWaiting, errors, events
+from nothanks_tui.link.connections import LobbyError
 from nothanks_tui.link.daily import is_daily
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 from nothanks_tui.link.invites import invite_code
@@ -72,7 +73,8 @@ class Table:
         self.games_played = 0
         self._store = parts.get("store")
         self._commits = parts.get("commits")
-        self.recorder = Recorder(table_id, self.config.players, self._store, parts.get("records"))
+        self._records = parts.get("records")
+        self.recorder = Recorder(table_id, self.config.players, self._store, self._records)
         self.driver = BotDriver(self)
         self._advice: CoachAdvice | None = None  # the coach's answer in this state (only its mover may ask)
         self._asking: set[int] = set()  # seats whose coach request is being answered
@@ -238,15 +240,14 @@ class Table:
         """The people's ratings from the store (ratings.py; a game's filing rated them); ``changed``: after the game
         just over, each with what it changed by. A store that cannot say leaves them as they were."""
         names = [seat.name for seat in self.seats if seat.human and seat.name and not seat.guest]  # (guests: unrated)
-        if self._store is None:
-            return  # (a local table: its games are rated in the data dir's store, shown by the history)
+        rated = self._store if self._store is not None else self._records  # (a local table's: its data dir's store)
         try:
-            found = self._store.ratings(names) if names else {}
-        except StoreError as error:
+            found = rated.ratings(names) if rated is not None and names else None
+        except (StoreError, LobbyError) as error:
             log.warning("table %s: the ratings cannot be read (%s)", self.table_id, error)
             return
         for seat in self.seats:
-            if seat.name in names:
+            if found is not None and seat.name in names:
                 before, seat.rating = seat.rating, found.get(seat.name, NEWCOMER)
                 seat.change = seat.rating - before if changed and before is not None else seat.change
 
@@ -554,6 +555,7 @@ class Table:
         """What the member at ``seat`` (None: a spectator) sees right now."""
         infos = tuple(s.info() for s in self.seats) if infos is None else infos
         state = self.state
+        invite = invite_code(self.table_id, self.invite) if self.invite and seat is not None else None  # (players')
         if state is None:
             return TableWaiting(
                 table_id=self.table_id,
@@ -563,7 +565,7 @@ class Table:
                 open_chips=self.config.open_chips,
                 variant=self.config.variant,
                 coach=self.settings.coach,
-                invite=invite_code(self.table_id, self.invite) if self.invite and seat == self.creator_seat else None,
+                invite=invite,
                 removed_players=tuple(self.removed),
             )
         view = engine_spectator_view(state) if seat is None else engine_view_for(state, seat)
@@ -580,6 +582,7 @@ class Table:
             match=self.recorder.match.totals(),
             timeline=self.recorder.timeline,
             coach=self.settings.coach,
+            invite=invite,
         )
 
     def _broadcast(self) -> None:
@@ -693,6 +696,9 @@ class Table:
         """The move is durable: it happens, and everyone sees it."""
         self.state = state
         self._advice = None  # the coach's answer was for the state before
+        if record is not None and self._store is None:  # a local game is rated as it is filed (LocalRecords)...
+            self.recorder.export(record, self.games_played)  # ...so filed first, to show its ratings with its end
+            record = None
         if state.finished:  # told in the same broadcast as the end: never before it (chips may be hidden)
             self.recorder.finished(state)
             self.read_ratings(changed=True)
