@@ -26,9 +26,11 @@ import msgpack
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_host import HOST, cpu_seconds, percentile, rss_kib, start_process, stop
 
+from nothanks_tui.link.identity import Identity
 from nothanks_tui.link.wire import PROTOCOL_VERSION
 
 TIMEOUT = 600.0
+KEYS = Path(tempfile.mkdtemp(prefix="nothanks-bench-daily-keys-"))  # each player's key, made at its first hello
 
 
 class Player:
@@ -42,8 +44,9 @@ class Player:
     @classmethod
     async def connect(cls, port: int, name: str) -> Player:
         player = cls(*await asyncio.open_connection(HOST, port))
-        await player.frame()  # the host's hello
-        player.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name})
+        nonce = (await player.frame())["nonce"]  # the host's hello
+        proof = Identity.load(KEYS / name).prove(nonce)  # (a guest, with no key, cannot play the daily deal)
+        player.send({"type": "hello", "protocol": PROTOCOL_VERSION, "name": name} | proof)
         assert (await player.frame())["type"] == "welcome"
         return player
 

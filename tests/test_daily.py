@@ -4,6 +4,8 @@ never sent to a client (nor shown in the lobby before it is played), ranked righ
 from __future__ import annotations
 
 import datetime
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -14,10 +16,13 @@ from nothanks_tui.engine.scoring import score
 from nothanks_tui.i18n import use_language
 from nothanks_tui.link import LobbyError
 from nothanks_tui.link.daily import Ranked, bar, daily_seed, place_text, rank, share_line, today
+from nothanks_tui.link.identity import Identity
 from nothanks_tui.link.wire import encode
 
 from .net_helpers import RawClient, live_host, of_type
 from .test_host_wire import cards_shown, walk
+
+KEYS = Path(tempfile.mkdtemp(prefix="nothanks-daily-keys-"))  # (a guest cannot play the daily deal)
 
 
 async def play_daily(client: RawClient, request_id: int = 1) -> tuple[str, dict]:
@@ -32,6 +37,11 @@ async def play_daily(client: RawClient, request_id: int = 1) -> tuple[str, dict]
             return joined["table"], view
         if view["to_move"] == view["seat"]:
             await client.send({"type": "action", "action": "take", "state_id": view["state_id"]})
+
+
+def keyed(name: str) -> Identity:
+    """A player's key, one per name (made once in a temporary dir for the whole test run)."""
+    return Identity.load(KEYS / f"{name}.key")
 
 
 def my_score(view: dict) -> int:
@@ -53,8 +63,8 @@ def test_the_seed_is_the_days_and_the_hosts():
 
 async def test_two_players_get_the_same_deal_and_bots_and_nobody_sees_it_first(tmp_path):
     async with live_host(data_dir=tmp_path, seed=None) as host:
-        alice = await RawClient.connect(host.port, "alice")
-        bob = await RawClient.connect(host.port, "bob")
+        alice = await RawClient.connect(host.port, "alice", key=keyed("alice"))
+        bob = await RawClient.connect(host.port, "bob", key=keyed("bob"))
         table_a, view_a = await play_daily(alice)
         tables = host.lobby._tables
         state = tables[table_a].state
@@ -97,7 +107,7 @@ async def test_two_players_get_the_same_deal_and_bots_and_nobody_sees_it_first(t
 
 async def test_a_second_try_the_same_day_is_refused_even_after_leaving_midway():
     async with live_host() as host:
-        alice = TcpLobby("127.0.0.1", host.port, "alice")
+        alice = TcpLobby("127.0.0.1", host.port, "alice", identity=keyed("alice"))
         await alice.start()
         table = await alice.daily()
         await table.close()  # leaves at once
@@ -105,7 +115,7 @@ async def test_a_second_try_the_same_day_is_refused_even_after_leaving_midway():
             await alice.daily()
         assert refused.value.code == "daily_played"
         await alice.close()
-        again = await RawClient.connect(host.port, "alice")  # another connection, the same name
+        again = await RawClient.connect(host.port, "alice", key=keyed("alice"))  # another connection, the same player
         await again.send({"type": "daily", "id": 3})
         error = await again.until(of_type("error"))
         assert error["code"] == "daily_played" and error["re"] == 3
@@ -115,7 +125,7 @@ async def test_a_second_try_the_same_day_is_refused_even_after_leaving_midway():
 
 
 async def TcpLobby_ranking(port: int, name: str):
-    lobby = TcpLobby("127.0.0.1", port, name)
+    lobby = TcpLobby("127.0.0.1", port, name, identity=keyed(name))
     await lobby.start()
     try:
         return await lobby.daily_ranking()
@@ -123,9 +133,19 @@ async def TcpLobby_ranking(port: int, name: str):
         await lobby.close()
 
 
+async def test_a_guest_cannot_play_the_daily_deal():
+    async with live_host() as host:
+        guest = await RawClient.connect(host.port, "mallory")  # no key: a name anyone could take tomorrow
+        await guest.send({"type": "daily", "id": 1})
+        refused = await guest.until(of_type("error"))
+        assert refused["code"] == "daily_needs_key" and refused["re"] == 1 and not refused.get("fatal")
+        assert host.lobby.all_tables() == []
+        await guest.close()
+
+
 async def test_play_again_is_refused_at_a_daily_table():
     async with live_host() as host:
-        alice = await RawClient.connect(host.port, "alice")
+        alice = await RawClient.connect(host.port, "alice", key=keyed("alice"))
         await play_daily(alice)
         last = [frame for frame in alice.frames if frame.get("type") == "update"][-1]
         assert last["view"]["finished"] and not last["can_restart"]  # (so no "Play again" key is offered)
@@ -181,14 +201,14 @@ def test_the_ranking_of_a_known_set_of_results_with_ties():
 
 async def test_a_restart_keeps_the_results_and_the_secret(tmp_path):
     async with live_host(data_dir=tmp_path) as host:
-        alice = await RawClient.connect(host.port, "alice")
+        alice = await RawClient.connect(host.port, "alice", key=keyed("alice"))
         _table, view = await play_daily(alice)
         secret = host.lobby.store.daily_secret()
         await alice.close()
     async with live_host(data_dir=tmp_path) as host:
         assert host.lobby.store.daily_secret() == secret
         assert host.lobby.daily_ranking("alice")["you"] == [1, False, "alice", my_score(view)]
-        alice = await RawClient.connect(host.port, "alice")
+        alice = await RawClient.connect(host.port, "alice", key=keyed("alice"))
         await alice.send({"type": "daily", "id": 2})
         assert (await alice.until(of_type("error")))["code"] == "daily_played"
         await alice.close()

@@ -59,6 +59,10 @@ SENTENCES: dict[str, str] = {
     errors.NO_GAME: N_("That finished game is not in the history (or its record is damaged)."),
     errors.COACH_OFF: N_("This table does not allow the coach."),
     errors.DAILY_PLAYED: N_("You have played today's deal already: come back tomorrow (UTC)."),
+    errors.DAILY_NEEDS_KEY: N_(
+        "The daily deal counts once a player, so it needs a key: come back with an SSH key (ssh-keygen), or with"
+        " nothanks join."
+    ),
     errors.CHAT_EMPTY: N_("Nothing to say: the line was empty."),
     errors.CHAT_TOO_LONG: N_("That line is too long: say it in fewer words."),
     errors.CHAT_TOO_FAST: N_("Too many lines too fast: wait a moment."),

@@ -78,6 +78,7 @@ NOT_SAVED = _code(
 NO_GAME = _code("no_game", "no such finished game in the history (or its record is damaged)")
 COACH_OFF = _code("coach_off", "this table does not allow the coach")
 DAILY_PLAYED = _code("daily_played", "you have played today's daily deal already (once a day, UTC)")
+DAILY_NEEDS_KEY = _code("daily_needs_key", "a guest (no key) cannot play the daily deal: it counts once a player")
 # Protocol
 BAD_FRAME = _code(
     "bad_frame", "undecodable bytes, over a string/array/map limit, or a frame not whole in 10 s", fatal=True

@@ -328,6 +328,8 @@ class Lobby:
         """Today's deal for ``creator`` (``daily_played`` if they started it already), dealt at once."""
         if self.closed:
             raise HostError(errors.SERVER_CLOSING, "the host is shutting down")
+        if getattr(creator, "guest", False):  # (a guest could play it again under another name, and learn it first)
+            raise HostError(errors.DAILY_NEEDS_KEY, "a guest (no key) cannot play the daily deal: come with a key")
         day, player = today(), daily_player(creator)
         played = HostError(errors.DAILY_PLAYED, "you have played today's daily deal already: once a day (UTC)")
         try:

@@ -432,13 +432,15 @@ async def test_a_front_has_no_lobby_chat_it_refuses_a_line_at_no_table_even_back
     await ann.close()
 
 
-async def test_the_daily_deal_through_either_front_is_the_same_deal_once_a_day_and_ranked_for_the_cluster(cluster):
+async def test_the_daily_deal_through_either_front_is_the_same_deal_once_a_day_and_ranked_for_the_cluster(
+    cluster, tmp_path
+):
     await cluster.table_host("a")
     await cluster.table_host("b")
     fronts = [await cluster.gateway(), await cluster.gateway()]
     tables, holders, players = [], set(), []
     for number, name in enumerate(("ann", "bob")):
-        raw = await client(fronts[number].port, name)
+        raw = await client(fronts[number].port, name, identity=Identity.load(tmp_path / name))  # (guests: none)
         players.append(raw)  # (connected to the end: its table stays, the next goes to the other host)
         await raw.send({"type": "daily", "id": 1})
         joined = await raw.until(joined_or_error)
@@ -454,7 +456,7 @@ async def test_the_daily_deal_through_either_front_is_the_same_deal_once_a_day_a
     await players[1].send({"type": "list_tables", "id": 4})
     assert (await players[1].until(of_type("tables")))["tables"] == []  # (counted for the load, never listed)
     assert tables[0].state.deck == tables[1].state.deck and tables[0].state.removed == tables[1].state.removed
-    again = await client(fronts[1].port, "ann")
+    again = await client(fronts[1].port, "ann", identity=Identity.load(tmp_path / "ann"))
     await again.send({"type": "daily", "id": 2})
     assert (await again.until(joined_or_error))["code"] == "daily_played"
     await again.send({"type": "daily_ranking", "id": 3})

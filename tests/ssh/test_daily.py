@@ -3,12 +3,17 @@ having played it, and back in the lobby the ranking shows where the player stand
 
 from __future__ import annotations
 
+import asyncssh
+
 from nothanks_tui.link.daily import today
 from tools.loadgen.terminal_client import TerminalClient
 
 
 async def test_a_french_ssh_player_plays_the_daily_deal_and_leaving_midway_counts(game_sessions):
-    client = await TerminalClient().connect(game_sessions.port, "amelie", env={"LANG": "fr_FR.UTF-8"})
+    key = asyncssh.generate_private_key("ssh-ed25519")  # (a guest cannot play the daily deal)
+    client = await TerminalClient().connect(
+        game_sessions.port, "amelie", env={"LANG": "fr_FR.UTF-8"}, client_keys=[key]
+    )
     await client.wait_for("Votre nom à la table")
     client.send("\r")
     await client.wait_for("Pas encore de table")
