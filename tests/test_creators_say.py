@@ -110,7 +110,10 @@ async def test_a_private_table_is_not_listed_and_lets_in_only_its_code():
             for kind in ("join", "spectate"):
                 await bob.send({"type": kind, "table": table, **asked})
                 assert (await bob.until(answer))["code"] == "private_table"
-        await bob.send({"type": "spectate", "table": table, "code": code.lower()})  # as typed, in any case
+        spoken = code.lower().replace("-", " ")  # as read aloud and typed: any case, spaces for dashes
+        assert parse_invite(spoken) == parse_invite(f" {number} - {secret}") == parse_invite(code)
+        assert parse_invite(f"{number}-") is None and parse_invite(f"{number} - -") is None
+        await bob.send({"type": "spectate", "table": table, "code": spoken})
         assert (await bob.until(answer))["type"] == "joined"
         watched = [frame for frame in bob.frames if of_type("waiting")(frame)]
         assert watched and all(frame["invite"] is None for frame in watched)  # the creator's only
