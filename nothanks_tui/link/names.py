@@ -11,7 +11,7 @@ import unicodedata
 
 MAX_NAME = 20
 GUEST_MARK = "~"  # before a guest's (keyless player's) name wherever it is shown; never typed (clean_name drops it)
-MARK_LOOKALIKES = GUEST_MARK + "～∼˜〜⁓∽\u0303 "  # what reads as the guest mark at a name's start: dropped too
+MARK_LOOKALIKES = GUEST_MARK + "～∼˜〜⁓∽῀\u0303 "  # what reads as the guest mark at a name's start: dropped too
 MAX_RAW_NAME = 256  # longer input is refused before any cleaning work
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC sequences, and 8-bit C1 CSI/OSC.
