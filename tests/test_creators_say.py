@@ -3,8 +3,11 @@ table is joined or watched only with its invite code; over TCP with the real hos
 
 from __future__ import annotations
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from nothanks_server import Lobby, LobbySettings
 from nothanks_tui.link import NewTable
+from nothanks_tui.link.identity import Identity
 from nothanks_tui.link.invites import ALPHABET, SECRET_LENGTH, parse_invite
 
 from .net_helpers import RawClient, live_host, of_type
@@ -54,6 +57,27 @@ async def test_the_creator_removes_a_player_who_is_told_and_may_not_sit_there_ag
             await client.close()
 
 
+async def test_a_removed_player_is_kept_out_under_a_look_alike_name_or_another_name_of_their_key():
+    """Barred by who they are: their name, case and width aside (guest ``cat`` as ``Ｃat``), and the key that owns
+    it (a `join` key owns every name it plays under: ``bob2`` with bob's key is still bob)."""
+    key = Identity(Ed25519PrivateKey.generate())
+    async with live_host() as host:
+        ann = await RawClient.connect(host.port, "ann")
+        bob, cat = await RawClient.connect(host.port, "bob", key=key), await RawClient.connect(host.port, "cat")
+        table = (await create(ann, players=4))["table"]
+        for client in (bob, cat):
+            await client.send({"type": "join", "table": table})
+            await ann.send({"type": "remove", "seat": (await client.until(answer))["seat"]})
+            await client.until(of_type("table_closed"))
+        for name, who in (("Ｃat", None), ("bob2", key)):
+            again = await RawClient.connect(host.port, name, key=who)
+            await again.send({"type": "join", "table": table})
+            assert (await again.until(answer)).get("code") == "removed", name
+            await again.close()
+        for client in (ann, bob, cat):
+            await client.close()
+
+
 async def test_the_creator_removes_a_bot_and_not_their_own_seat_nor_after_the_deal():
     async with live_host() as host:
         ann = await RawClient.connect(host.port, "ann")
@@ -86,7 +110,10 @@ async def test_a_private_table_is_not_listed_and_lets_in_only_its_code():
             for kind in ("join", "spectate"):
                 await bob.send({"type": kind, "table": table, **asked})
                 assert (await bob.until(answer))["code"] == "private_table"
-        await bob.send({"type": "spectate", "table": table, "code": code.lower()})  # as typed, in any case
+        spoken = code.lower().replace("-", " ")  # as read aloud and typed: any case, spaces for dashes
+        assert parse_invite(spoken) == parse_invite(f" {number} - {secret}") == parse_invite(code)
+        assert parse_invite(f"{number}-") is None and parse_invite(f"{number} - -") is None
+        await bob.send({"type": "spectate", "table": table, "code": spoken})
         assert (await bob.until(answer))["type"] == "joined"
         watched = [frame for frame in bob.frames if of_type("waiting")(frame)]
         assert watched and all(frame["invite"] is None for frame in watched)  # the creator's only

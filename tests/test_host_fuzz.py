@@ -8,6 +8,7 @@ table is untouched and the host still answers.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import threading
 
@@ -27,6 +28,19 @@ from nothanks_tui.link.wire import PROTOCOL_VERSION, encode
 TIMEOUT = 10.0
 
 
+class ErrorsOf(logging.Handler):
+    """The messages ``thread`` logs at ERROR or above."""
+
+    def __init__(self, thread: threading.Thread) -> None:
+        super().__init__(logging.ERROR)
+        self.thread = thread
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread.ident:
+            self.messages.append(record.getMessage())
+
+
 class HostThread:
     """A host with one game in progress (a seated in-process player and a bot), served from another thread."""
 
@@ -34,6 +48,9 @@ class HostThread:
         self.loop = asyncio.new_event_loop()
         self.ready = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
+        self._logged = ErrorsOf(self.thread)  # what the host logged at ERROR: input errors never are
+        self.errors = self._logged.messages
+        logging.getLogger().addHandler(self._logged)
         self.thread.start()
         assert self.ready.wait(TIMEOUT)
 
@@ -69,6 +86,7 @@ class HostThread:
         asyncio.run_coroutine_threadsafe(self.host.close("done"), self.loop).result(TIMEOUT)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(TIMEOUT)
+        logging.getLogger().removeHandler(self._logged)
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +124,7 @@ def check_host(host_thread: HostThread, before) -> None:
     assert host_thread.snapshot() is before, "the game at another table changed"
     frames = exchange(host_thread.host.port, encode({"type": "ping", "id": 1}), say_hello=True)
     assert {"type": "pong", "re": 1} in frames
+    assert not host_thread.errors, host_thread.errors
 
 
 scalars = st.one_of(

@@ -4,6 +4,7 @@ signature is ``bad_signature``; guests' seats say so; ownership outlives the hos
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import stat
@@ -63,6 +64,23 @@ async def test_a_key_owns_its_name_another_key_and_a_guest_are_offered_another(t
         assert (await refused(host.port, "alice2", alice)).code == errors.NAME_TAKEN
         for lobby in (first, again, taken):
             await lobby.close()
+
+
+async def test_a_look_alike_of_an_owned_name_is_refused_and_a_racing_claim_has_one_owner(tmp_path):
+    """Full-width letters (``Ａlice``) and a full-width or other tilde before the name (``～alice``, which would
+    read as a guest's mark) are the owned name's; of two keys saying hello at once with a new name, one owns it."""
+    alice, mallory = identity(tmp_path, "alice"), identity(tmp_path, "mallory")
+    async with live_host(data_dir=tmp_path) as host:
+        first = await started(host.port, "alice", alice)
+        for look_alike in ("Ａlice", "ａｌｉｃｅ", "～alice", "∼ALICE", "〜 alice", "˜alice"):
+            for who in (mallory, None):
+                assert (await refused(host.port, look_alike, who)).code == errors.NAME_TAKEN, look_alike
+        results = await asyncio.gather(*(started(host.port, "Bob", key) for key in (alice, mallory)),
+                                       return_exceptions=True)  # fmt: skip
+        assert sorted(type(result).__name__ for result in results) == ["LobbyError", "TcpLobby"]
+        for result in (first, *results):
+            if isinstance(result, TcpLobby):
+                await result.close()
 
 
 async def test_a_wrong_signature_is_refused_with_its_code(tmp_path):
@@ -144,7 +162,7 @@ async def test_ownership_and_guest_seats_survive_a_restart_of_the_host(tmp_path)
 
 
 def test_a_typed_guest_mark_is_never_part_of_a_name():
-    assert clean_name("~alice") == clean_name(" ~ ~alice") == "alice"
+    assert clean_name("~alice") == clean_name(" ~ ~alice") == clean_name("～∼〜῀alice") == "alice"
     with pytest.raises(ValueError):
         clean_name("~~~")
 

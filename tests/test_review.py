@@ -4,12 +4,14 @@ force through the engine's own rules; ``nothanks review`` as text and JSON; the 
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import dataclasses
 import json
 import os
 import subprocess
 import sys
+import threading
 
 import msgpack
 import pytest
@@ -20,7 +22,7 @@ from nothanks_server.store import SqliteStore
 from nothanks_tui import i18n
 from nothanks_tui.bots import review
 from nothanks_tui.cli import main
-from nothanks_tui.client.reviewing import review_lines
+from nothanks_tui.client.reviewing import review_lines, review_of
 from nothanks_tui.engine import (
     ALL_CARDS,
     Action,
@@ -36,6 +38,7 @@ from nothanks_tui.link import SeatInfo, TableUpdate
 from nothanks_tui.link.wire import decode_host, encode_event
 
 from .history.records import finished_record
+from .net_helpers import WAIT
 
 SMALL = {True: (600, 6_000, 2_000), False: (200, 2_000, 600)}  # quick searches: the tests are about the rest
 
@@ -94,6 +97,32 @@ def test_moves_that_are_no_finished_game_are_refused():
         review.review_game(moves, 3, 11, "standard", 0)  # a pot the moves do not make
     with pytest.raises(ValueError):
         review.review_view(view_for(final, 0).__class__(**{**dataclasses.asdict(view_for(final, 0)), "seat": None}))
+
+
+async def test_a_review_asked_again_while_it_is_graded_is_graded_once():
+    """``v``, Esc, ``v``... on the score screen over SSH: one grading in the worker's threads, not one a key press."""
+    final, started, release, runs = (
+        replay(finished_record(["ann", "bob", "cy"], 5)),
+        threading.Event(),
+        threading.Event(),
+        [],
+    )
+
+    def reviewer(view):
+        runs.append(view.seat)
+        started.set()
+        release.wait(WAIT)
+        return review.review_view(view)
+
+    view = view_for(final, 1)
+    asked = [asyncio.create_task(review_of(reviewer, view)) for _ in range(5)]
+    await asyncio.to_thread(started.wait, WAIT)
+    asked[0].cancel()  # (the first screen dismissed meanwhile)
+    await asyncio.sleep(0)
+    release.set()
+    answers = await asyncio.gather(*asked[1:])
+    assert runs == [1] and all(answer == answers[0] and answer["seat"] == 1 for answer in answers)
+    assert await review_of(reviewer, view) == answers[0] and runs == [1]
 
 
 def test_taking_the_35_for_nothing_at_the_first_move_is_graded_a_costly_mistake():

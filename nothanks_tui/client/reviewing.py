@@ -19,14 +19,15 @@ Reviewer = Callable[[PlayerView], dict[str, Any]]
 
 
 @functools.lru_cache(maxsize=8)  # the score screen's review, then the same game's replay: graded once
-def _graded(reviewer: Reviewer, view: PlayerView) -> dict[str, Any]:
-    return reviewer(view)
+def _grading(reviewer: Reviewer, view: PlayerView, loop: object) -> asyncio.Task[dict[str, Any]]:
+    return asyncio.ensure_future(asyncio.to_thread(reviewer, view))
 
 
 async def review_of(reviewer: Reviewer, view: PlayerView) -> dict[str, Any] | None:
-    """The review of ``view``'s seat (a finished game), worked out in a thread; None if its moves do not grade."""
+    """The review of ``view``'s seat (a finished game), worked out in a thread; None if its moves do not grade. One
+    grading a game, however often it is asked meanwhile (``v``, Esc, ``v``... would fill an SSH worker's threads)."""
     try:
-        return await asyncio.to_thread(_graded, reviewer, view)
+        return await asyncio.shield(_grading(reviewer, view, asyncio.get_running_loop()))
     except ValueError:
         return None
 

@@ -3,6 +3,7 @@ secret of 8 characters that no two look alike in (30**8, about 6.6e11; the host 
 
 from __future__ import annotations
 
+import re
 import secrets
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # no 0/O, 1/I/L, U
@@ -20,8 +21,6 @@ def invite_code(table_id: str, secret: str) -> str:
 
 def parse_invite(code: str) -> tuple[str, str] | None:
     """The table id and secret of a typed code (any case, spaces and dashes anywhere after the number), or None."""
-    number, _, rest = code.strip().partition("-")
-    secret = "".join(rest.split()).replace("-", "").upper()
-    if not (number.isascii() and number.isdigit() and len(number) <= 9 and secret):
-        return None
-    return f"t{int(number)}", secret
+    found = re.fullmatch(r"(\d{1,9})[\s-]+(.*)", code.strip(), re.ASCII)
+    secret = re.sub(r"[\s-]", "", found[2]).upper() if found else ""
+    return (f"t{int(found[1])}", secret) if found and secret else None

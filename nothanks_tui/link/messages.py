@@ -126,7 +126,7 @@ class Bye(ClientMessage, tag="bye"):
 class History(ClientMessage, tag="history"):
     """A page of the host's finished games."""
 
-    offset: int = 0
+    offset: Annotated[int, msgspec.Meta(le=MAX_ID)] = 0  # (a store's offset is at most 64 bits)
     limit: int = HISTORY_PAGE
 
 

@@ -11,6 +11,7 @@ import unicodedata
 
 MAX_NAME = 20
 GUEST_MARK = "~"  # before a guest's (keyless player's) name wherever it is shown; never typed (clean_name drops it)
+MARK_LOOKALIKES = GUEST_MARK + "～∼˜〜⁓∽῀\u0303 "  # what reads as the guest mark at a name's start: dropped too
 MAX_RAW_NAME = 256  # longer input is refused before any cleaning work
 
 # CSI (ESC [ ... final), OSC (ESC ] ... BEL or ESC \), other two-byte ESC sequences, and 8-bit C1 CSI/OSC.
@@ -36,12 +37,17 @@ def clean_name(raw: object) -> str:
         raise BadName("a name is text")
     if len(raw) > MAX_RAW_NAME:
         raise BadName(f"a name has at most {MAX_NAME} characters")
-    text = printable_text(raw).lstrip(GUEST_MARK + " ")
+    text = printable_text(raw).lstrip(MARK_LOOKALIKES)
     if not text:
         raise BadName("a name needs at least one printable character")
     if len(text) > MAX_NAME:
         raise BadName(f"a name has at most {MAX_NAME} characters")
     return text
+
+
+def name_key(name: str) -> str:
+    """Whose a name is, for owning it: case and compatibility forms aside (``Ａlice`` is ``alice``'s)."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def printable_text(raw: str) -> str:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
+from nothanks_tui.link.names import name_key
 
 from . import archive
 
@@ -620,12 +621,12 @@ class SqliteStore:
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         try:
-            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name.casefold(),)).fetchone()
+            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name_key(name),)).fetchone()
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
         if row is None and owner is not None:
             with self._transaction() as db:
-                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
+                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name_key(name), owner))
             return owner
         return None if row is None else str(row[0])
 

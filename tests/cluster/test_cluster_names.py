@@ -3,6 +3,7 @@ table host too."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -40,11 +41,15 @@ async def test_a_name_is_its_keys_on_every_front_and_a_guest_is_one_at_the_table
     table = (await create(ann, players=3, bots=0))["table"]
     _raw, refused = await hello_with(two.port, "ALICE", mallory)  # the other front knows it too
     assert (refused["code"], refused["name"]) == (errors.NAME_TAKEN, "ALICE2")
+    _look, alike = await hello_with(two.port, "～Ａlice", mallory)  # full-width: the owned name all the same
+    assert alike["code"] == errors.NAME_TAKEN
+    racing = await asyncio.gather(hello_with(one.port, "zed", alice), hello_with(two.port, "Zed", mallory))
+    assert sorted(frame["type"] for _raw_client, frame in racing) == ["error", "welcome"]  # one owner, on two fronts
     dan = await client(two.port, "dan")
     await dan.send({"type": "join", "table": table, "id": 3})
     assert (await dan.until(joined_or_error))["seat"] == 1
     seats = host.lobby.table(table).seats
     assert [(seat.name, seat.guest) for seat in seats[:2]] == [("alice", False), ("dan", True)]
     assert host.lobby.store.claim_name("Alice", None) == alice.owner  # the table host's store: the same Redis
-    for raw in (ann, dan, _raw):
+    for raw in (ann, dan, _raw, _look, *(raw_client for raw_client, _frame in racing)):
         await raw.close()

@@ -112,3 +112,18 @@ async def test_the_host_players_own_lobby_lists_the_hosts_games_and_never_the_lo
     assert (await player.open_game(page.games[0].game_id))["players"][0] == "host"
     assert {row.name for row in await player.player_stats()} == {"host", "rules"}
     lobby.close()
+
+
+async def test_an_offset_past_64_bits_is_refused_bad_field_not_a_traceback(tmp_path, caplog):
+    """SQLite takes 64-bit integers: a bigger ``offset`` (msgpack carries up to 2**64-1) once dropped the connection
+    with a traceback at ERROR; now it is refused at the edge and the client goes on."""
+    async with live_host(data_dir=tmp_path) as host:
+        client = await RawClient.connect(host.port, "eve")
+        for offset in (2**64 - 1, 2**63):
+            await client.send({"type": "history", "offset": offset, "id": 8})
+            reply = await client.next_frame()
+            assert (reply["type"], reply["code"], reply["re"]) == ("error", errors.BAD_FIELD, 8)
+        await client.send({"type": "history", "offset": -(2**63), "id": 9})  # (a negative one is the first page)
+        assert (await client.next_frame())["offset"] == 0
+        await client.close()
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]

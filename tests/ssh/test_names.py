@@ -35,6 +35,12 @@ async def test_another_key_and_a_guest_are_offered_another_name_and_the_owner_pl
     await guest.wait_for("ALICE3 ?")  # (alice2 is mallory's now), in French
     await guest.close()
 
+    look_alike = await TerminalClient().connect(game_sessions.port)  # (asyncssh folds a user name's width)
+    await look_alike.wait_for("Your name at the table")
+    look_alike.send("～Ａlice\r")  # typed: a full-width tilde and A
+    await look_alike.wait_for("lice3?")  # the owned name all the same
+    await look_alike.close()
+
     again = await TerminalClient().connect(game_sessions.port, "alice", client_keys=[alice])
     await into_lobby(again)  # the owner's key: still theirs
     await again.close()

@@ -156,17 +156,19 @@ class DailyScreen(ModalScreen[bool]):
         try:
             ranking = await self.lobby.daily_ranking()
         except LobbyError as error:
-            self.query_one("#daily-text", Static).update(error_sentence(error.code, error.message))
+            self.query_one("#daily-text", Static).update(
+                Content(clean_message(error_sentence(error.code, error.message)))
+            )
             return
-        self.played = ranking.played
+        self.played, day = ranking.played, clean_message(ranking.day, 20)  # (a host's words: literal, no escapes)
         self.refresh_bindings()
         lines = [
             _("The daily deal of {day} (UTC): everyone here plays the same deal against two medium bots.").format(
-                day=ranking.day
+                day=day
             )
         ]
         if ranking.you is not None:
-            lines += ["", _("Your result, to share:"), share_line(ranking.day, ranking.you, ranking.count)]
+            lines += ["", _("Your result, to share:"), share_line(day, ranking.you, ranking.count)]
         elif ranking.played:
             lines += ["", _("You have started today's deal: your result shows once it is over.")]
         else:

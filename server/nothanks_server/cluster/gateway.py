@@ -29,6 +29,7 @@ from redis import RedisError  # (a front is a cluster member: redis is there)
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import LOBBY_CHAT
+from nothanks_tui.link.names import name_key
 from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
@@ -377,7 +378,7 @@ class Gateway(ProtocolServer):
         """The cluster's, in Redis (redis_store.py's ``claim_name``), shared with every front and table host."""
         try:
             return await run_async(
-                self.directory.client, claim_name(f"{self.directory.prefix}:name:{name.casefold()}", owner)
+                self.directory.client, claim_name(f"{self.directory.prefix}:name:{name_key(name)}", owner)
             )
         except RedisError as error:
             raise ProtocolError(

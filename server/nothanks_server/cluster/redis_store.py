@@ -13,7 +13,7 @@ The moves, the hot path, go on the asyncio client (``add_moves_async``, the grou
 script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
 writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
 expects. exchanges.py lets one code serve both.
-``P:name:{casefolded name}`` holds the key (fingerprint) that owns the name, for every front and table host.
+``P:name:{name_key(name)}`` holds the key (fingerprint) that owns the name, for every front and table host.
 ``P:daily_secret`` is the daily deal's secret (``SET NX``: every table host deals the same); ``P:daily:{day}`` a
 hash player -> msgpack (table, score or nil), ``P:daily_table:{table}`` -> msgpack (day, player), for 8 days.
 """
@@ -35,6 +35,7 @@ import redis
 import redis.asyncio
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated
+from nothanks_tui.link.names import name_key
 
 from ..archive import HOST
 from ..store import (
@@ -412,7 +413,7 @@ class RedisTableStore:
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with _redis_errors():
-            return run(self.client, claim_name(self._key("name", name.casefold()), owner))
+            return run(self.client, claim_name(self._key("name", name_key(name)), owner))
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
@@ -574,7 +575,7 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
 
 
 def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
-    """The owner at ``key`` (``P:name:{casefolded name}``), set to ``owner`` first if there is none (SETNX: a name
+    """The owner at ``key`` (``P:name:{name_key(name)}``), set to ``owner`` first if there is none (SETNX: a name
     never changes hands); run on either client (a table host's store, a front's hello)."""
     *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
     return None if value is None else _text(value)

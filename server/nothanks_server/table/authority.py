@@ -26,6 +26,7 @@ from nothanks_tui.link.connections import LobbyError
 from nothanks_tui.link.daily import is_daily
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK, SEAT_LEFT, SEAT_STAND_IN, TableSummary, TableUpdate
 from nothanks_tui.link.invites import invite_code
+from nothanks_tui.link.names import name_key
 
 from .. import thinking
 from ..chat import ChatRoom
@@ -91,7 +92,7 @@ class Table:
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
         self.invite: str | None = None  # a private table's secret (link/invites.py): only its code lets players in
         self.removed: list[str] = []  # the players the creator removed before this deal (shown in the waiting room)
-        self._barred: set[str] = set()  # ...who may not sit here again until it: their names (casefolded), SSH keys
+        self._barred: set[str] = set()  # ...who may not sit here again until it: their names (name_key), keys
 
     @property
     def started(self) -> bool:
@@ -207,7 +208,7 @@ class Table:
     def join(self, member: Member, seat: int | None = None) -> tuple[int, str]:
         """Seat ``member`` (at ``seat`` or the first free one); returns (seat, resume token)."""
         self._check_newcomer(member)
-        if {member.name.casefold(), getattr(member, "key", None)} & self._barred - {""}:
+        if _who(member) & self._barred - {""}:
             raise HostError(errors.REMOVED, "the table's creator removed you: sit at another table, or watch")
         if self.started and not self.finished:  # (a finished game's freed seat is free for the next one)
             if self._where("away"):
@@ -413,7 +414,7 @@ class Table:
         if seat.human:
             self.removed.append(seat.name or "")
             gone = seat.member
-            self._barred |= {(gone.name if gone else seat.name or "").casefold(), getattr(gone, "key", None) or ""}
+            self._barred |= _who(gone) if gone else {name_key(seat.name or "")}
             if gone is not None:
                 self.members.pop(gone, None)
                 self._deliver(gone, Closed(N_("the table's creator removed you from the table")))
@@ -749,3 +750,8 @@ class Table:
             return
         if self.finished or not any(seat.human for seat in self.seats):
             self._on_idle(self)
+
+
+def _who(member: Member) -> set[str]:
+    """Who ``member`` is, for keeping a removed player out: their name (``name_key``), and any key vouching for them."""
+    return {name_key(member.name), getattr(member, "key", None) or "", getattr(member, "owner", None) or ""}
