@@ -37,29 +37,14 @@ ALTER TABLE records ADD COLUMN summary TEXT;
 CREATE INDEX IF NOT EXISTS records_by_time ON records (finished_at);
 CREATE INDEX IF NOT EXISTS records_by_place ON records (place, finished_at);
 CREATE TABLE IF NOT EXISTS record_seats (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    place TEXT NOT NULL,
-    who TEXT NOT NULL,
-    name TEXT NOT NULL,
-    bot INTEGER NOT NULL,
-    score INTEGER NOT NULL,
-    won INTEGER NOT NULL,
-    finished_at REAL NOT NULL,
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, seat INTEGER NOT NULL, place TEXT NOT NULL, who TEXT NOT NULL,
+    name TEXT NOT NULL, bot INTEGER NOT NULL, score INTEGER NOT NULL, won INTEGER NOT NULL, finished_at REAL NOT NULL,
     PRIMARY KEY (table_id, game_no, seat)
 );
 CREATE INDEX IF NOT EXISTS record_seats_by_who ON record_seats (who, finished_at);
 CREATE TABLE IF NOT EXISTS players (
-    place TEXT NOT NULL,
-    who TEXT NOT NULL,
-    name TEXT NOT NULL,
-    bot INTEGER NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    score_sum INTEGER NOT NULL,
-    best INTEGER NOT NULL,
-    last_at REAL NOT NULL,
+    place TEXT NOT NULL, who TEXT NOT NULL, name TEXT NOT NULL, bot INTEGER NOT NULL, games INTEGER NOT NULL,
+    wins INTEGER NOT NULL, score_sum INTEGER NOT NULL, best INTEGER NOT NULL, last_at REAL NOT NULL,
     PRIMARY KEY (place, who)
 );
 """

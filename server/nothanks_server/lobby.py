@@ -134,7 +134,7 @@ class Lobby:
     def _restore_one(self, stored: StoredTable) -> Table | None:
         """Bring back one stored table into this lobby (not yet playing: ``Table.resume_play``); None if it is not
         worth it (dropped from the store) or cannot be replayed (left out, kept in the store)."""
-        if not self._worth_restoring(stored):
+        if not any(seat is not None and seat.bot_kind is None for seat in stored.seats):  # nobody to come back
             self.store.drop_table(stored.table_id)
             return None
         try:
@@ -180,10 +180,6 @@ class Lobby:
         log.info("table %s released: %s", table_id, reason)
         return table
 
-    @staticmethod
-    def _worth_restoring(stored: StoredTable) -> bool:
-        return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
-
     def start(self) -> None:
         """On the event loop: restored tables' bots and turn timers start again; their players have
         ``restored_waiting_grace`` seconds to resume before their seats free up (but in a game in progress), and a
@@ -227,11 +223,11 @@ class Lobby:
         return [table.summary() for table in self.listed()]
 
     def listed(self) -> list[Table]:
-        return [table for table in self.all_tables(listed=True) if table.invite is None]
+        """The tables anyone may see: neither private nor a daily deal's."""
+        return [table for table_id, table in self._tables.items() if table.invite is None and not is_daily(table_id)]
 
-    def all_tables(self, listed: bool = False) -> list[Table]:
-        """Every table here; ``listed``: those anyone may see (not the daily deals')."""
-        return [table for table_id, table in self._tables.items() if not (listed and is_daily(table_id))]
+    def all_tables(self) -> list[Table]:
+        return list(self._tables.values())
 
     def table(self, table_id: object) -> Table:
         if not isinstance(table_id, str) or table_id not in self._tables or is_daily(table_id):
@@ -388,10 +384,6 @@ class Lobby:
 
     # SSH keys: the SSH front binds a player's key to the seat they took, and gives it back when the key returns.
 
-    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        """The SSH key ``fingerprint`` owns ``seat`` at ``table_id`` (kept in the store, across restarts)."""
-        self.store.bind_key(fingerprint, table_id, seat)
-
     def key_seat(self, fingerprint: str) -> tuple[Table, int] | None:
         """The table and seat bound to SSH key ``fingerprint`` now, if that table is still here."""
         bound = self.store.seat_for_key(fingerprint)
@@ -404,21 +396,16 @@ class Lobby:
 
     def resume_key(self, fingerprint: str, member: Member) -> tuple[Table, int]:
         """Give back the seat bound to SSH key ``fingerprint``; returns (table, seat). ``bad_token`` if none."""
-        bound = self.store.seat_for_key(fingerprint)
-        if bound is not None and bound[0] in self._tables:
-            table = self._tables[bound[0]]
-            return table, table.resume_seat(bound[1], member)
-        raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+        if (held := self.key_seat(fingerprint)) is None:
+            raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+        return held[0], held[0].resume_seat(held[1], member)
 
     # The history: finished games only. A record holds the deal, so a game still being played is never opened.
 
     def history(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
         """A page of this host's finished games, newest first."""
         offset = max(0, offset)
-        try:
-            games, total = self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST)
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
+        games, total = self._read(lambda: self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST))
         return HistoryPage(tuple(games), total, offset)
 
     def game_record(self, game: str) -> dict[str, Any]:

@@ -154,11 +154,8 @@ class TableStore(Protocol):
     def create_table(self, table: StoredTable) -> None:
         """A new table with its seats (and the next table number moved past it)."""
 
-    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        """Fill (or, with None, free) one seat."""
-
     def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
-        """Several seats at once (a new table's bots: one commit, not one each)."""
+        """Fill (or, with None, free) seats, in one commit."""
 
     def set_creator(self, table_id: str, seat: int | None) -> None: ...
 
@@ -197,8 +194,6 @@ class TableStore(Protocol):
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
 
-    def unbind_key(self, fingerprint: str) -> None: ...
-
     def claim_name(self, name: str, owner: str | None) -> str | None:
         """The key owning ``name`` (case aside), which ``owner`` becomes, durably, if it had none (None: only ask)."""
 
@@ -223,60 +218,29 @@ class TableStore(Protocol):
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tables (
-    table_id TEXT PRIMARY KEY,
-    players INTEGER NOT NULL,
-    open_chips INTEGER NOT NULL,
-    variant TEXT NOT NULL,
-    default_bot TEXT NOT NULL,
-    chips_per_player INTEGER,
-    creator_seat INTEGER,
-    game_no INTEGER NOT NULL DEFAULT 0,
-    seed INTEGER,
-    started_at REAL,
-    finished INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    table_id TEXT PRIMARY KEY, players INTEGER NOT NULL, open_chips INTEGER NOT NULL, variant TEXT NOT NULL,
+    default_bot TEXT NOT NULL, chips_per_player INTEGER, creator_seat INTEGER, game_no INTEGER NOT NULL DEFAULT 0,
+    seed INTEGER, started_at REAL, finished INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS seats (
-    table_id TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    bot_kind TEXT,
-    bot_seed INTEGER,
-    token_hash BLOB,
-    PRIMARY KEY (table_id, seat)
+    table_id TEXT NOT NULL, seat INTEGER NOT NULL, name TEXT NOT NULL, bot_kind TEXT, bot_seed INTEGER,
+    token_hash BLOB, PRIMARY KEY (table_id, seat)
 );
 CREATE TABLE IF NOT EXISTS moves (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    state_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (table_id, game_no, state_id)
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, state_id INTEGER NOT NULL, seat INTEGER NOT NULL,
+    action TEXT NOT NULL, PRIMARY KEY (table_id, game_no, state_id)
 );
 CREATE TABLE IF NOT EXISTS records (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    finished_at REAL NOT NULL,
-    record TEXT NOT NULL,
-    exported INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (table_id, game_no)
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, finished_at REAL NOT NULL, record TEXT NOT NULL,
+    exported INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (table_id, game_no)
 );
-CREATE TABLE IF NOT EXISTS key_bindings (
-    fingerprint TEXT PRIMARY KEY,
-    table_id TEXT NOT NULL,
-    seat INTEGER NOT NULL
-);
+CREATE TABLE IF NOT EXISTS key_bindings (fingerprint TEXT PRIMARY KEY, table_id TEXT NOT NULL, seat INTEGER NOT NULL);
 """
 _DAILY = """
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS daily (
-    day TEXT NOT NULL,
-    player TEXT NOT NULL,
-    table_id TEXT NOT NULL,
-    score INTEGER,
-    started_at REAL NOT NULL,
-    finished_at REAL,
-    PRIMARY KEY (day, player)
+    day TEXT NOT NULL, player TEXT NOT NULL, table_id TEXT NOT NULL, score INTEGER, started_at REAL NOT NULL,
+    finished_at REAL, PRIMARY KEY (day, player)
 );
 CREATE INDEX IF NOT EXISTS daily_tables ON daily (table_id)
 """
@@ -455,8 +419,8 @@ class SqliteStore:
         return tables
 
     def next_table_number(self) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()
-        return 1 if row is None else int(row[0])
+        rows = self._rows("SELECT value FROM meta WHERE key = 'next_table'")
+        return int(rows[0][0]) if rows else 1
 
     def create_table(self, table: StoredTable) -> None:
         number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
@@ -487,9 +451,6 @@ class SqliteStore:
             (*values, int(seat.stand_in), int(seat.left), int(seat.guest)),
         )
 
-    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        self.set_seats(table_id, {seat: stored})
-
     def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
         with self._transaction() as db:
             for seat, stored in seats.items():
@@ -500,8 +461,7 @@ class SqliteStore:
                     self._put_seat(db, table_id, seat, stored)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE tables SET creator_seat = ? WHERE table_id = ?", (seat, table_id))
+        self._write("UPDATE tables SET creator_seat = ? WHERE table_id = ?", seat, table_id)
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         with self._transaction() as db:
@@ -547,8 +507,7 @@ class SqliteStore:
         return kept
 
     def mark_exported(self, table_id: str, game_no: int) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", (table_id, game_no))
+        self._write("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", table_id, game_no)
 
     # ---------------------------------------------------------------------------------------- the history
 
@@ -567,7 +526,6 @@ class SqliteStore:
                 archive.file_record(db, table_id, game_no, record, place)
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
-        """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
         return self._reading(archive.list_games, offset, limit, place)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
@@ -584,7 +542,6 @@ class SqliteStore:
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
-        """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
         return self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
 
     def ratings(self, names: Sequence[str]) -> dict[str, int]:
@@ -599,35 +556,30 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
 
+    def _rows(self, query: str, *args: object) -> list[Any]:
+        return self._reading(lambda db: db.execute(query, args).fetchall())
+
+    def _write(self, query: str, *args: object) -> int:
+        """One statement, committed; the rows it changed."""
+        with self._transaction() as db:
+            return int(db.execute(query, args).rowcount)
+
     # ---------------------------------------------------------------------------------------- SSH keys
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)",
-                (fingerprint, table_id, seat),
-            )
+        query = "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)"
+        self._write(query, fingerprint, table_id, seat)
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
-        row = self._db.execute(
-            "SELECT table_id, seat FROM key_bindings WHERE fingerprint = ?", (fingerprint,)
-        ).fetchone()
-        return None if row is None else (str(row[0]), int(row[1]))
-
-    def unbind_key(self, fingerprint: str) -> None:
-        with self._transaction() as db:
-            db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
+        rows = self._rows("SELECT table_id, seat FROM key_bindings WHERE fingerprint = ?", fingerprint)
+        return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
-        try:
-            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name.casefold(),)).fetchone()
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
-        if row is None and owner is not None:
-            with self._transaction() as db:
-                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
+        rows = self._rows("SELECT owner FROM names WHERE name = ?", name.casefold())
+        if not rows and owner is not None:
+            self._write("INSERT INTO names (name, owner) VALUES (?, ?)", name.casefold(), owner)
             return owner
-        return None if row is None else str(row[0])
+        return str(rows[0][0]) if rows else None
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
@@ -637,23 +589,20 @@ class SqliteStore:
             return bytes(db.execute("SELECT value FROM secrets WHERE name = 'daily'").fetchone()[0])
 
     def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
-        query = "SELECT table_id, score FROM daily WHERE day = ? AND player = ?"
-        row = self._db.execute(query, (day, player)).fetchone()
-        return None if row is None else (str(row[0]), row[1])
+        rows = self._rows("SELECT table_id, score FROM daily WHERE day = ? AND player = ?", day, player)
+        return (str(rows[0][0]), rows[0][1]) if rows else None
 
     def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
-        with self._transaction() as db:
-            query = "INSERT OR IGNORE INTO daily (day, player, table_id, started_at) VALUES (?,?,?,?)"
-            return db.execute(query, (day, player, table_id, started_at)).rowcount == 1
+        query = "INSERT OR IGNORE INTO daily (day, player, table_id, started_at) VALUES (?,?,?,?)"
+        return self._write(query, day, player, table_id, started_at) == 1
 
     def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
-        with self._transaction() as db:
-            query = "UPDATE daily SET score = ?, finished_at = ? WHERE table_id = ? AND score IS NULL"
-            db.execute(query, (score, finished_at, table_id))
+        query = "UPDATE daily SET score = ?, finished_at = ? WHERE table_id = ? AND score IS NULL"
+        self._write(query, score, finished_at, table_id)
 
     def daily_results(self, day: str) -> list[tuple[str, int]]:
         query = "SELECT player, score FROM daily WHERE day = ? AND score IS NOT NULL"
-        return [(str(player), int(score)) for player, score in self._db.execute(query, (day,))]
+        return [(str(player), int(score)) for player, score in self._rows(query, day)]
 
     def close(self) -> None:
         if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)

@@ -151,7 +151,7 @@ class HostSide:
         self.table, self.table_id, self.seat, self.token, self.idle_since = table, table.table_id, seat, token, None
         self._hear_lobby(False)
         if (key := self.key or self.owner) and token and seat is not None:
-            self.lobby.bind_key(key, table.table_id, seat)
+            self.lobby.store.bind_key(key, table.table_id, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _watching(self, more: bool) -> None:

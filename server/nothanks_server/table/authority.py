@@ -721,7 +721,7 @@ class Table:
     def _put_seat(self, index: int, seat: Seat) -> None:
         """Seat ``index`` is ``seat`` now: stored first (an empty seat frees it in the store)."""
         stored = seat.stored()
-        self._persist(lambda store: store.set_seat(self.table_id, index, stored))
+        self._persist(lambda store: store.set_seats(self.table_id, {index: stored}))
         self.seats[index] = seat
 
     def _no_stand_in(self, index: int) -> None:
