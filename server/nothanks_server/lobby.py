@@ -347,13 +347,10 @@ class Lobby:
 
     def daily_ranking(self, player: str) -> dict[str, Any]:
         """Today's ranking (its ``TOP`` lines), ``player``'s own line and whether they started today's deal."""
-        day = today()
-        try:
-            ranked = rank(self.store.daily_results(day))
-            you = next((line for line in ranked if line.name == player), None)
-            played = you is not None or self.store.daily_entry(day, player) is not None
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read the daily ranking ({error})") from None
+        day, what = today(), "the daily ranking"
+        ranked = rank(self._read(lambda: self.store.daily_results(day), what))
+        you = next((line for line in ranked if line.name == player), None)
+        played = you is not None or self._read(lambda: self.store.daily_entry(day, player), what) is not None
         reply = {"type": "daily_ranking", "day": day, "count": len(ranked), "top": ranked[:TOP], "you": you}
         return msgspec.to_builtins({**reply, "played": played})
 
@@ -420,10 +417,7 @@ class Lobby:
         table = self._tables.get(table_id)
         if table is not None and table.started and not table.finished and game_no in (None, table.games_played):
             raise HostError(errors.NOT_FINISHED, "that game is still being played: it can be replayed once it is over")
-        try:
-            record = self.store.game_record(table_id, game_no, HOST)
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the record of {game[:40]!r} cannot be read ({error})") from None
+        record = self._read(lambda: self.store.game_record(table_id, game_no, HOST), f"the record of {game[:40]!r}")
         if record is None:
             raise HostError(errors.NO_GAME, f"no finished game {game[:40]!r} at this host")
         return record
@@ -436,11 +430,11 @@ class Lobby:
         """Players by rating at this host, best first, with the bot levels' fixed ratings (ratings.py)."""
         return self._read(self.store.leaderboard)
 
-    def _read(self, read: Callable[[], Read]) -> Read:
+    def _read(self, read: Callable[[], Read], what: str = "its history") -> Read:
         try:
             return read()
         except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
+            raise HostError(errors.NO_GAME, f"the host cannot read {what} ({error})") from None
 
     def close(self, reason: str = N_("the host is shutting down"), *, forget: bool = False) -> None:
         """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),

@@ -3,17 +3,12 @@ and finished games, so that tables outlive the process (a SIGKILL, a SIGTERM, a 
 
 One small interface, ``TableStore``, is all the host uses; ``SqliteStore`` implements it with the standard
 library's ``sqlite3`` (WAL, ``synchronous=FULL``: a commit has reached the disk when it returns). Without a data
-dir the host uses the same class on ``:memory:``, so tests run the very same statements. Another backend only has
-to implement the Protocol.
+dir the host uses the same class on ``:memory:``, so tests run the very same statements.
 
 What is kept, and why it is enough: a game is its config, its seed and its moves; the engine is deterministic, so
 the host rebuilds the state by replaying the moves (``Table.restore``). Seat tokens are kept as SHA-256 digests
 only: the database never holds a token a reader could use. A finished game's record and its final move are one
 transaction; the game's moves are then dropped (the record holds them).
-
-``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
-tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
-that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
 
 A file store cannot vanish in silence: before SQLite touches the file, ``fault`` checks it is still the one opened
 and writable (a store deleted, replaced, made immutable or read-only: SQLite's mmap'd shared memory would fault the
@@ -575,11 +570,15 @@ class SqliteStore:
         return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
-        rows = self._rows("SELECT owner FROM names WHERE name = ?", name.casefold())
-        if not rows and owner is not None:
-            self._write("INSERT INTO names (name, owner) VALUES (?, ?)", name.casefold(), owner)
+        try:
+            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name.casefold(),)).fetchone()
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from error
+        if row is None and owner is not None:
+            with self._transaction() as db:
+                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
             return owner
-        return str(rows[0][0]) if rows else None
+        return None if row is None else str(row[0])
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
