@@ -201,15 +201,10 @@ def _put_seats(
     )
 
 
-# ---------------------------------------------------------------------------------------------- reading
-
-
 def list_games(db: sqlite3.Connection, offset: int, limit: int, place: str | None) -> tuple[list[GameListing], int]:
-    """A page of finished games, newest first, and how many there are. Rows whose summary does not read are
-    listed with what is known (the id and date), so the history never fails on one damaged row.
-
-    The count and the page's place in the order come from the indexes alone (``records`` rows hold whole records:
-    a scan of them is what would make a big history slow); only the page's own rows are read."""
+    """A page of finished games, newest first, and how many there are; a row whose summary does not read is listed
+    with what is known (id, date): one damaged row never fails the history. The count and the page's place come from
+    the indexes alone (``records`` rows hold whole records: scanning them would make a big history slow)."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     total = int(db.execute(f"SELECT count(*) FROM records {where}", args).fetchone()[0])
     rows = db.execute(

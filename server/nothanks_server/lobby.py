@@ -153,10 +153,9 @@ class Lobby:
         return table
 
     def adopt(self, stored: StoredTable) -> Table | None:
-        """On the event loop, while serving: one stored table joins this lobby and plays on at its last accepted
-        move (a table taken over from a host that died or stopped, cluster/takeover.py). Its players resume by
-        token or key; they have ``restored_waiting_grace`` seconds to (``start``). None if the table
-        is not worth restoring or cannot be replayed."""
+        """While serving: one stored table (taken over from a host that died or stopped, cluster/takeover.py) plays
+        on here at its last accepted move, its players given ``restored_waiting_grace`` seconds to resume by token
+        or key (as at ``start``). None if it is not worth restoring or cannot be replayed."""
         if self.closed or stored.table_id in self._tables:
             return None
         table = self._restore_one(stored)

@@ -39,7 +39,6 @@ def bot_mu(level: str) -> float:
 
 
 def bot_rating(level: str) -> int:
-    """A bot level's fixed shown rating."""
     return shown(bot_mu(level), BOT_SIGMA)
 
 

@@ -283,8 +283,6 @@ class SqliteStore:
             raise StoreError(f"{self.path}: {error}") from None
         self._migrate()
 
-    # ---------------------------------------------------------------------------------------- plumbing
-
     def _file_id(self) -> tuple[int, int] | None:
         with contextlib.suppress(FileNotFoundError):
             found = os.stat(self.path)
@@ -388,8 +386,6 @@ class SqliteStore:
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             # Later versions: `if version < 8: ALTER TABLE ...`, each step in this same transaction.
 
-    # ---------------------------------------------------------------------------------------- tables
-
     def load_tables(self) -> list[StoredTable]:
         db = self._db
         tables = []
@@ -485,8 +481,6 @@ class SqliteStore:
             for name in ("tables", "seats", "moves", "key_bindings"):
                 db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
 
-    # ---------------------------------------------------------------------------------------- records
-
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
         query = "SELECT table_id, game_no, record, exported FROM records"
         if pending_only:
@@ -503,8 +497,6 @@ class SqliteStore:
 
     def mark_exported(self, table_id: str, game_no: int) -> None:
         self._write("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", table_id, game_no)
-
-    # ---------------------------------------------------------------------------------------- the history
 
     def add_record(
         self, table_id: str, game_no: int, record: dict[str, Any], place: str = "local", exported: bool = False
@@ -559,8 +551,6 @@ class SqliteStore:
         with self._transaction() as db:
             return int(db.execute(query, args).rowcount)
 
-    # ---------------------------------------------------------------------------------------- SSH keys
-
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
         query = "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)"
         self._write(query, fingerprint, table_id, seat)
@@ -579,8 +569,6 @@ class SqliteStore:
                 db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name.casefold(), owner))
             return owner
         return None if row is None else str(row[0])
-
-    # ---------------------------------------------------------------------------------------- the daily deal
 
     def daily_secret(self) -> bytes:
         with self._transaction() as db:
@@ -613,12 +601,11 @@ class SqliteStore:
 
 
 class GroupCommit:
-    """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
-    every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
-    None) or was refused (a ``StoreError``: nothing of the batch was kept). The moves that arrive during one commit
-    make up the next one: under load a commit carries many tables' moves, at a quiet table it carries one and costs
-    what a plain commit does. A store whose commits block (SQLite) holds the loop while its disk works, as a plain
-    commit would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
+    """Moves accepted in one turn of the event loop, at any tables, are committed together (one transaction, one
+    fsync); ``add`` queues a move, ``done(error)`` hears once it is durable (None) or refused (``StoreError``: nothing
+    of its batch kept). The moves arriving during a commit make up the next: under load one carries many tables'
+    moves, at a quiet table one. A blocking store (SQLite) holds the loop while its disk works, as a plain commit
+    would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store

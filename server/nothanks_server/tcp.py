@@ -62,7 +62,6 @@ class HostSide:
         return ""
 
     def handle(self, message: m.ClientMessage) -> Reply:
-        """What ``message`` does here: its handler, ``on_<type>``."""
         return getattr(self, "on_" + m.kind_of(message))(message)
 
     def on_create_table(self, message: m.CreateTable) -> Reply:

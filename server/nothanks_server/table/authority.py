@@ -178,10 +178,9 @@ class Table:
         self.driver.drive()
 
     def release_away_seats(self) -> None:
-        """A restored table's grace period is over: before the game, the seats of players who did not come back
-        free up as if they had left; a game nobody came back to is finished by stand-in bots (its record kept, even
-        without a turn timer); a table whose game is over (before the restart, or since) and nobody came back to
-        closes."""
+        """A restored table's grace is over: before the game, the seats of players not back free up as if they had
+        left; a game nobody came back to is finished by stand-in bots (its record kept, even without a turn timer);
+        a table whose game is over (before the restart, or since) and nobody came back to closes."""
         if self.closed:
             return
         self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
@@ -492,7 +491,6 @@ class Table:
         self._apply(state)
 
     def current(self, state_id: int) -> bool:
-        """The table is open, at state ``state_id``, and no move is being saved."""
         return not self.closed and not self.saving and self.state is not None and self.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
@@ -542,7 +540,6 @@ class Table:
         return advice
 
     def close(self, reason: str) -> None:
-        """Shut the table: every member is told why; no more changes."""
         if self.closed:
             return
         self.closed = True
@@ -629,7 +626,6 @@ class Table:
         return index
 
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
-        """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
         if self.members.get(member) is None:
             raise HostError(errors.NOT_SEATED, "take a seat first")
         if self.members.get(member) != seat:

@@ -37,12 +37,10 @@ class Recorder:
         self._records = records
 
     def dealt(self) -> None:
-        """A new game: its log starts empty."""
         self.seat_events = []
         self.timeline = ()
 
     def note(self, at: int, index: int, kind: str) -> None:
-        """Seat ``index``'s coming or going after ``at`` moves of this game."""
         last = self.seat_events[-1] if self.seat_events else None
         if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
             self.seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
@@ -133,7 +131,6 @@ class MatchTally:
         self.scores = [0] * players
 
     def add(self, final_scores: tuple[int, ...]) -> None:
-        """Count one finished game, given each seat's final score."""
         self.games += 1
         for seat in winners(final_scores):
             self.wins[seat] += 1

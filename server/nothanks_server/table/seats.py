@@ -33,8 +33,7 @@ class TableSettings:
     """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving, give or take
     ``bot_delay_spread`` of it (tables started together would otherwise move in step, every screen redrawn in the
     same instant). ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays (None: forever);
-    ``turn_clock``: a present player's, before the stand-in bot plays that one move (None: off).
-    """
+    ``turn_clock``: a present player's, before the stand-in bot plays that one move (None: off)."""
 
     players: int = 4
     open_chips: bool = False
