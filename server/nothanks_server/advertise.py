@@ -77,7 +77,6 @@ class Advertiser:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, host: Host) -> None:
-        """Begin advertising ``host`` in the background; returns at once."""
         self._task = asyncio.get_running_loop().create_task(self._run(host), name="advertise")
 
     async def _run(self, host: Host) -> None:

@@ -116,7 +116,6 @@ def rate(db: sqlite3.Connection, record: dict[str, Any]) -> None:
 
 
 def rating_of(db: sqlite3.Connection, names: list[str]) -> dict[str, int]:
-    """The shown ratings of these names (rated people only), by name."""
     keys = {ratings.key(name): name for name in names}
     marks = ",".join("?" * len(keys))
     rows = db.execute(f"SELECT who, shown FROM ratings WHERE who IN ({marks})", list(keys)).fetchall()
@@ -124,7 +123,6 @@ def rating_of(db: sqlite3.Connection, names: list[str]) -> dict[str, int]:
 
 
 def leaderboard(db: sqlite3.Connection, limit: int) -> list[Rated]:
-    """People by shown rating, best first, with the bot levels' (ratings.board)."""
     rows = db.execute("SELECT name, shown, games FROM ratings ORDER BY shown DESC, who LIMIT ?", (max(0, limit),))
     return ratings.board([Rated(str(name), int(shown), int(games)) for name, shown, games in rows], limit)
 

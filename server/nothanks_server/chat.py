@@ -20,8 +20,7 @@ from .limits import TokenBucket
 
 
 class ChatRoom:
-    """The recent lines of one table (or ``lobby``), oldest first, at most ``CHAT_HISTORY``; ``rate`` lines a second
-    (``burst`` at once)."""
+    """The recent lines of one table (or ``lobby``), at most ``CHAT_HISTORY``; ``rate`` a second, ``burst`` at once."""
 
     def __init__(self, rate: float = TABLE_CHAT_RATE, burst: float = TABLE_CHAT_BURST, *, lobby: bool = False) -> None:
         self.lobby = lobby

@@ -218,7 +218,6 @@ class Lobby:
             table.release_away_seats()
 
     def tables(self) -> list[TableSummary]:
-        """The lobby's lines: private tables are not listed."""
         return [table.summary() for table in self.listed()]
 
     def listed(self) -> list[Table]:
@@ -399,7 +398,6 @@ class Lobby:
     # The history: finished games only. A record holds the deal, so a game still being played is never opened.
 
     def history(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        """A page of this host's finished games, newest first."""
         offset = max(0, offset)
         games, total = self._read(lambda: self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST))
         return HistoryPage(tuple(games), total, offset)
@@ -436,8 +434,7 @@ class Lobby:
             raise HostError(errors.NO_GAME, f"the host cannot read {what} ({error})") from None
 
     def close(self, reason: str = N_("the host is shutting down"), *, forget: bool = False) -> None:
-        """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),
-        unless ``forget``: then they end for good."""
+        """Close every table, its members told ``reason``; the store keeps them for the next start unless ``forget``."""
         self.closed = True
         self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
         for timer in (self._grace, self._checks):

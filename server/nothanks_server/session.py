@@ -609,6 +609,5 @@ class ProtocolServer:
         """The port closes (its clients told): close what it serves."""
 
     async def name_owner(self, name: str, owner: str | None) -> str | None:
-        """The key owning ``name`` here, which ``owner`` becomes, durably, if it had none (store.py's ``claim_name``);
-        None: nobody owns it."""
+        """The key owning ``name`` here, which ``owner`` becomes, durably, if none did (None: nobody; claim_name)."""
         return None

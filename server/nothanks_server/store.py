@@ -516,8 +516,7 @@ class SqliteStore:
         return self._reading(archive.list_games, offset, limit, place)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
-        """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
-        if its row is not a readable record."""
+        """A finished game's record (``game_no`` None: the table's latest), or None; ``StoreError`` if damaged."""
         try:
             return archive.game_record(self._db, table_id, game_no, place)
         except sqlite3.Error as error:
@@ -547,7 +546,6 @@ class SqliteStore:
         return self._reading(lambda db: db.execute(query, args).fetchall())
 
     def _write(self, query: str, *args: object) -> int:
-        """One statement, committed; the rows it changed."""
         with self._transaction() as db:
             return int(db.execute(query, args).rowcount)
 
@@ -624,8 +622,7 @@ class GroupCommit:
             self.flush()
 
     def flush(self) -> None:
-        """Commit what is queued now with the store's blocking call, then tell each table (in the order their
-        moves came)."""
+        """Commit what is queued with the store's blocking call, then tell each table (in the order moves came)."""
         batch, self._pending = self._pending, []
         if batch:
             try:

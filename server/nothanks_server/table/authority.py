@@ -386,8 +386,7 @@ class Table:
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
     ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``; stored
-        in one commit."""
+        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` then ``bot_name``; stored in one commit."""
         placed = list(self.seats)
         for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
             label = labels[number] if number < len(labels) else bot_name(placed)
@@ -721,8 +720,7 @@ class Table:
         self.seats[index] = seat
 
     def _no_stand_in(self, index: int) -> None:
-        """Seat ``index``'s player plays it again: no stand-in, not left (stored: a restart must not bring the bot
-        back in their place)."""
+        """Seat ``index``'s player plays it again: no stand-in, not left (stored: no bot is back after a restart)."""
         seat = self.seats[index]
         if seat.stand_in is not None or seat.left:
             seat.stand_in, seat.left = None, False
