@@ -11,8 +11,7 @@ Who a seat was: locally, its name (``name:``); at a host, the SSH key bound to t
 seat token's digest (``seat:``); a bot is ``bot:`` and its name. Only kinds and names leave the host.
 
 ``place`` says where a game was played: ``host`` (a host's table) or ``local`` (``nothanks play``). A host's lobby
-lists only its own games; ``nothanks history`` lists every game in the data dir.
-"""
+lists only its own games; ``nothanks history`` lists every game in the data dir."""
 
 from __future__ import annotations
 

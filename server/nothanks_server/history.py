@@ -7,8 +7,7 @@ statistics screens of ``nothanks history`` and the start screen; a host's own pl
 through the lobby (``InProcessLobby``), and everyone else through lobby requests (tcp.py).
 
 Neither ever raises into a game: a store that cannot be opened or written is logged (recording) or a clear
-``LobbyError`` (reading), never a traceback.
-"""
+``LobbyError`` (reading), never a traceback."""
 
 from __future__ import annotations
 

@@ -3,8 +3,7 @@ hosts until a signal: a single host, a cluster's front (gateway.py's FrontHost),
 
 A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and
 every table stays in the store for the next start. Only ``nothanks host``'s own player (``Host.player``, in this
-process) leaving ends the tables for good.
-"""
+process) leaving ends the tables for good."""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ tables, watches tables without reading, or asks for the table list forty times a
 before it can slow anyone else. Addresses count by network (``network_of``: an IPv6 /64 is one holder). At a
 total (``max_connections``, ``LobbySettings.max_tables``) a newcomer is not refused: the host closes the least
 used thing of the network holding the most (fair shares, not first come). Most numbers here are defaults that
-``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them.
-"""
+``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them."""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ it holds the settings every table shares (bot pace, turn timer, data dir) and cl
 
 It also owns the host's store (store.py): on start it brings back every table the store holds (``start``), and
 a table that ends for good (nobody left, no game waiting for anyone) leaves the store with it. Closing the lobby
-for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=True)`` ends them.
-"""
+for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=True)`` ends them."""
 
 from __future__ import annotations
 
@@ -124,10 +123,7 @@ class Lobby:
                 log.info("removed %d temp files a previous run left", removed)
             if written := self.records.export_pending(self.store):
                 log.info("wrote %d records the previous run had not written as JSON", written)
-        for stored in self.store.load_tables():
-            table = self._restore_one(stored)
-            if table is not None:
-                self._restored.append(table)
+        self._restored = [table for table in map(self._restore_one, self.store.load_tables()) if table is not None]
         if self._restored:
             log.info("restored %d tables from the store", len(self._restored))
 
@@ -209,9 +205,9 @@ class Lobby:
         for table in list(self._tables.values()):
             if problem is None:
                 table.driver.drive()
-                continue
-            for member in list(table.members):
-                table._deliver(member, down)
+            else:
+                for member in list(table.members):
+                    table._deliver(member, down)
 
     def _release(self, tables: list[Table]) -> None:
         for table in tables:

@@ -4,8 +4,7 @@ A host's port (tcp.py) and a cluster front's (cluster/gateway.py) read clients a
 once into its message type (``link.messages``), rates, refusals, the hello and frame deadlines, lobby idling,
 connections per network and their fair shares of the total (``make_room``), PROXY v2 headers. Each session class
 has one handler per message type, ``on_<type>``, returning the reply (sent with the request's ``id`` as ``re``) or
-None; a refusal is a ``ProtocolError`` or ``HostError``, by its code.
-"""
+None; a refusal is a ``ProtocolError`` or ``HostError``, by its code."""
 
 from __future__ import annotations
 

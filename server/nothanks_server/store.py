@@ -12,8 +12,7 @@ transaction; the game's moves are then dropped (the record holds them).
 
 A file store cannot vanish in silence: before SQLite touches the file, ``fault`` checks it is still the one opened
 and writable (a store deleted, replaced, made immutable or read-only: SQLite's mmap'd shared memory would fault the
-process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py).
-"""
+process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py)."""
 
 from __future__ import annotations
 

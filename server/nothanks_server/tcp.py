@@ -3,8 +3,7 @@
 ``HostSide`` has one handler per message type (``on_<type>``), each a call on the Lobby or its Table: a TCP
 ``Session`` and an in-process connection (inprocess.py) both go through them, so one place decides what a message
 does at a host. The reading (limits, decoding each frame into its message, refusals answered with their codes) is
-session.py's, shared with a cluster's front. Each member gets the view filtered for its seat when it is sent.
-"""
+session.py's, shared with a cluster's front. Each member gets the view filtered for its seat when it is sent."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ A member (a TCP or in-process connection, a test) joins a seat or watches. Every
 bot's through ``bot_plays``), checked by the engine, a stale ``state_id`` refused. After every change each member
 gets the view filtered for its seat then (``Member.deliver``: never the deck, the removed cards, the seed or hidden
 chips). With a store (store.py), every change is committed before anyone hears of it (a game's last move with its
-record); ``Table.restore`` replays a stored table's game from its seed after a restart.
-"""
+record); ``Table.restore`` replays a stored table's game from its seed after a restart."""
 
 from __future__ import annotations
 

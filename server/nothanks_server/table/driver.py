@@ -2,8 +2,7 @@
 stand-in bot once their turn timer runs out, and a present player's one move once the table's turn clock does. It
 only decides: the table's authority plays the move (``Table.bot_plays``) or seats the stand-in (``Table.stand_in``).
 One task at a time, for the turn the table is at; bots choose off the event loop (thinking.py), in the table's own
-context, never a caller's.
-"""
+context, never a caller's."""
 
 from __future__ import annotations
 

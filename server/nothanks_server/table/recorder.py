@@ -1,8 +1,7 @@
 """What a table remembers of its games: this game's comings and goings (the seat events every log shows between
 the moves), a finished game's score timeline, the match across "play again", and each finished game's record and
 JSON file. The timeline and the match are worked out only once a game is over: a score mid-game would reveal chip
-counts a table may hide. The authority (authority.py) tells it what happened; it decides nothing.
-"""
+counts a table may hide. The authority (authority.py) tells it what happened; it decides nothing."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """What a table is made of beside its game: its settings, its chairs, who may sit at it (a ``Member``), and the
-names a seat gets. The authority, the bot driver and the recorder read these; only the authority changes them.
-"""
+names a seat gets. The authority, the bot driver and the recorder read these; only the authority changes them."""
 
 from __future__ import annotations
 
