@@ -78,9 +78,8 @@ class PlayerOptions(TypedDict, total=False):
 
 
 class PlayerPorts:
-    """What a host and a cluster's front share: the TCP port players connect to (the subclass's) and, with ``ssh``,
-    the SSH front beside it, whose workers reach that port on loopback, each player counted against their own
-    address (the ``proxy_key`` is this process's secret for saying whom a worker's connection carries)."""
+    """What a host and a cluster's front share: the players' TCP port (the subclass's) and, with ``ssh``, the SSH
+    front, whose workers reach that port on loopback, each player counted against their own address (``proxy_key``)."""
 
     def __init__(self, bind: str, ssh: SSHSettings | None, proxy_from: ProxySources | None) -> None:
         self.bind = bind

@@ -473,9 +473,8 @@ class Table:
         self._apply(apply(state, action, seat), member)
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
-        """``bot`` (seat ``index``'s, its stand-in, or one for this move of a present player whose turn clock ran
-        out) chose ``action`` in state ``state_id``: played if it still plays the seat there; an illegal choice takes
-        the card instead."""
+        """``bot`` (the seat's, its stand-in, or one for a present player whose turn clock ran out) chose ``action`` in
+        ``state_id``: played if it still plays the seat there; an illegal choice takes the card instead."""
         state, player = self.state, self.seats[index].player
         if not self.current(state_id) or (player is not None and player is not bot) or state is None:
             return

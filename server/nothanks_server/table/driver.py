@@ -45,8 +45,7 @@ class BotDriver:
 
     def deadline(self) -> float | None:
         """When (``time.monotonic``) a bot plays the human's turn now due (an away player's once the turn timer runs
-        out, a present one's move once the turn clock does), None if none waits; set once per turn and presence, for
-        every view and the timer."""
+        out, a present one's once the turn clock does), None if none; set once per turn and presence, for every view."""
         table, state = self.table, self.table.state
         if state is None or state.finished:
             return None
