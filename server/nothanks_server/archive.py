@@ -230,15 +230,8 @@ def listing(ident: str, finished: object, text: object) -> GameListing:
 
 def game_record(db: sqlite3.Connection, table_id: str, game_no: int | None, place: str | None) -> dict[str, Any] | None:
     """The record of one finished game (the table's latest when ``game_no`` is None); ValueError if damaged."""
-    query = "SELECT record FROM records WHERE table_id = ?"
-    args: list[object] = [table_id]
-    if game_no is not None:
-        query += " AND game_no = ?"
-        args.append(game_no)
-    if place is not None:
-        query += " AND place = ?"
-        args.append(place)
-    row = db.execute(query + " ORDER BY game_no DESC LIMIT 1", args).fetchone()
+    query = "SELECT record FROM records WHERE table_id = ? AND ifnull(game_no = ?, 1) AND ifnull(place = ?, 1)"
+    row = db.execute(query + " ORDER BY game_no DESC LIMIT 1", (table_id, game_no, place)).fetchone()
     if row is None:
         return None
     record = json.loads(str(row[0]))  # a JSONDecodeError is a ValueError
