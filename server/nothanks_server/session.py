@@ -15,6 +15,7 @@ import inspect
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict, Unpack
 
 import msgpack
@@ -363,20 +364,15 @@ class ProtocolSession:
             pass
 
 
+@dataclass
 class TablePages:
     """The ``tables`` reply, page by page: each encoded once per change of the listing (``version``)."""
 
-    def __init__(
-        self,
-        listing: Callable[[], Sequence[Any]],
-        summary: Callable[[Any], TableSummary],
-        version: Callable[[], object],
-    ) -> None:
-        self._listing = listing  # the tables, in the order they are listed
-        self._summary = summary
-        self._version = version
-        self._pages: dict[int, bytes] = {}  # offset -> the encoded page
-        self._of: object = None
+    _listing: Callable[[], Sequence[Any]]  # the tables, in the order they are listed
+    _summary: Callable[[Any], TableSummary]
+    _version: Callable[[], object]
+    _pages: dict[int, bytes] = field(default_factory=dict, init=False)  # offset -> the encoded page
+    _of: object = field(default=None, init=False)
 
     def frame(self, offset: int, request_id: int | None) -> bytes:
         version = self._version()
