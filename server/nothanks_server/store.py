@@ -41,8 +41,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 7  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
 # option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock;
-# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats;
-# 7: the daily deal's secret and results
+# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats; 7: the daily deal's secret and results
 DATABASE_NAME = "nothanks.sqlite3"
 Read = TypeVar("Read")
 
