@@ -453,11 +453,9 @@ class SqliteStore:
         self._write("UPDATE tables SET creator_seat = ? WHERE table_id = ?", seat, table_id)
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
+        query = "UPDATE tables SET game_no = ?, seed = ?, started_at = ?, finished = 0 WHERE table_id = ?"
         with self._transaction() as db:
-            db.execute(
-                "UPDATE tables SET game_no = ?, seed = ?, started_at = ?, finished = 0 WHERE table_id = ?",
-                (game_no, seed, started_at, table_id),
-            )
+            db.execute(query, (game_no, seed, started_at, table_id))
             db.execute("DELETE FROM moves WHERE table_id = ?", (table_id,))
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
@@ -480,11 +478,10 @@ class SqliteStore:
                 db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
-        query = "SELECT table_id, game_no, record, exported FROM records"
-        if pending_only:
-            query += " WHERE exported = 0"
+        where = " WHERE exported = 0" if pending_only else ""
+        rows = self._rows(f"SELECT table_id, game_no, record, exported FROM records{where} ORDER BY finished_at")
         kept = []
-        for table_id, game_no, text, exported in self._db.execute(query + " ORDER BY finished_at").fetchall():
+        for table_id, game_no, text, exported in rows:
             try:
                 record = json.loads(text)
             except (ValueError, TypeError):
