@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 HOST = "host"
 LOCAL = "local"
+SeatRow = tuple[int, str, str, bool, int, bool]  # (seat, who, name, bot, score, won)
 
 _SCHEMA_2 = """
 ALTER TABLE records ADD COLUMN place TEXT NOT NULL DEFAULT 'host';
@@ -63,12 +64,9 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("record %s is not readable: left out of the history", game_id(table_id, game_no))
             continue
-        db.execute(
-            "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?",
-            (json.dumps(summary), table_id, game_no),
-        )
-        finished = _finished_at(record)
-        _put_seats(db, table_id, game_no, HOST, finished, seats)
+        query = "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?"
+        db.execute(query, (json.dumps(summary), table_id, game_no))
+        _put_seats(db, table_id, game_no, HOST, _finished_at(record), seats)
 
 
 def file_record(
@@ -143,9 +141,7 @@ def _host_identities(db: sqlite3.Connection, table_id: str, players: int) -> lis
     return who
 
 
-def summarise(
-    record: dict[str, Any], identities: list[str | None], place: str
-) -> tuple[dict[str, Any], list[tuple[int, str, str, bool, int, bool]]]:
+def summarise(record: dict[str, Any], identities: list[str | None], place: str) -> tuple[dict[str, Any], list[SeatRow]]:
     """(the listing's summary, one (seat, who, name, bot, score, won) per seat) of a record (also what a cluster
     files in Redis: cluster/redis_history.py)."""
     players = [str(name) for name in record["players"]]
@@ -173,12 +169,7 @@ def summarise(
 
 
 def _put_seats(
-    db: sqlite3.Connection,
-    table_id: str,
-    game_no: int,
-    place: str,
-    finished: float,
-    seats: list[tuple[int, str, str, bool, int, bool]],
+    db: sqlite3.Connection, table_id: str, game_no: int, place: str, finished: float, seats: list[SeatRow]
 ) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO record_seats (table_id, game_no, seat, place, who, name, bot, score, won, finished_at) "
