@@ -241,7 +241,7 @@ async def test_a_seat_bound_to_an_ssh_key_is_found_again_after_a_restart(tmp_pat
     _, conn = await seated(first, "alice", bots=1)
     await conn.start_game()
     await next_matching(conn, is_update)
-    first.bind_key("SHA256:alice-key", "t1", 0)
+    first.store.bind_key("SHA256:alice-key", "t1", 0)
     first.close()
     second = Lobby(settings(tmp_path))
     second.start()

@@ -3,8 +3,7 @@
 A ``Host`` plug-in (``nothanks host`` and ``server`` add one unless ``--no-advertise``): a ``_nothanks._tcp``
 service whose TXT record (link/dnssd.py) says the host's name, protocol and free seats, kept up to date at most
 once per ``MIN_INTERVAL``. It runs in a task of its own on zeroconf's asyncio API: the host never waits for the
-network, and a network without multicast costs one log line, never the host's start.
-"""
+network, and a network without multicast costs one log line, never the host's start."""
 
 from __future__ import annotations
 
@@ -77,7 +76,6 @@ class Advertiser:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, host: Host) -> None:
-        """Begin advertising ``host`` in the background; returns at once."""
         self._task = asyncio.get_running_loop().create_task(self._run(host), name="advertise")
 
     async def _run(self, host: Host) -> None:

@@ -11,8 +11,7 @@ Who a seat was: locally, its name (``name:``); at a host, the SSH key bound to t
 seat token's digest (``seat:``); a bot is ``bot:`` and its name. Only kinds and names leave the host.
 
 ``place`` says where a game was played: ``host`` (a host's table) or ``local`` (``nothanks play``). A host's lobby
-lists only its own games; ``nothanks history`` lists every game in the data dir.
-"""
+lists only its own games; ``nothanks history`` lists every game in the data dir."""
 
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ log = logging.getLogger(__name__)
 
 HOST = "host"
 LOCAL = "local"
+SeatRow = tuple[int, str, str, bool, int, bool]  # (seat, who, name, bot, score, won)
 
 _SCHEMA_2 = """
 ALTER TABLE records ADD COLUMN place TEXT NOT NULL DEFAULT 'host';
@@ -37,29 +37,14 @@ ALTER TABLE records ADD COLUMN summary TEXT;
 CREATE INDEX IF NOT EXISTS records_by_time ON records (finished_at);
 CREATE INDEX IF NOT EXISTS records_by_place ON records (place, finished_at);
 CREATE TABLE IF NOT EXISTS record_seats (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    place TEXT NOT NULL,
-    who TEXT NOT NULL,
-    name TEXT NOT NULL,
-    bot INTEGER NOT NULL,
-    score INTEGER NOT NULL,
-    won INTEGER NOT NULL,
-    finished_at REAL NOT NULL,
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, seat INTEGER NOT NULL, place TEXT NOT NULL, who TEXT NOT NULL,
+    name TEXT NOT NULL, bot INTEGER NOT NULL, score INTEGER NOT NULL, won INTEGER NOT NULL, finished_at REAL NOT NULL,
     PRIMARY KEY (table_id, game_no, seat)
 );
 CREATE INDEX IF NOT EXISTS record_seats_by_who ON record_seats (who, finished_at);
 CREATE TABLE IF NOT EXISTS players (
-    place TEXT NOT NULL,
-    who TEXT NOT NULL,
-    name TEXT NOT NULL,
-    bot INTEGER NOT NULL,
-    games INTEGER NOT NULL,
-    wins INTEGER NOT NULL,
-    score_sum INTEGER NOT NULL,
-    best INTEGER NOT NULL,
-    last_at REAL NOT NULL,
+    place TEXT NOT NULL, who TEXT NOT NULL, name TEXT NOT NULL, bot INTEGER NOT NULL, games INTEGER NOT NULL,
+    wins INTEGER NOT NULL, score_sum INTEGER NOT NULL, best INTEGER NOT NULL, last_at REAL NOT NULL,
     PRIMARY KEY (place, who)
 );
 """
@@ -79,12 +64,9 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
         except (ValueError, TypeError, KeyError, AttributeError):
             log.warning("record %s is not readable: left out of the history", game_id(table_id, game_no))
             continue
-        db.execute(
-            "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?",
-            (json.dumps(summary), table_id, game_no),
-        )
-        finished = _finished_at(record)
-        _put_seats(db, table_id, game_no, HOST, finished, seats)
+        query = "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?"
+        db.execute(query, (json.dumps(summary), table_id, game_no))
+        _put_seats(db, table_id, game_no, HOST, _finished_at(record), seats)
 
 
 def file_record(
@@ -131,7 +113,6 @@ def rate(db: sqlite3.Connection, record: dict[str, Any]) -> None:
 
 
 def rating_of(db: sqlite3.Connection, names: list[str]) -> dict[str, int]:
-    """The shown ratings of these names (rated people only), by name."""
     keys = {ratings.key(name): name for name in names}
     marks = ",".join("?" * len(keys))
     rows = db.execute(f"SELECT who, shown FROM ratings WHERE who IN ({marks})", list(keys)).fetchall()
@@ -139,7 +120,6 @@ def rating_of(db: sqlite3.Connection, names: list[str]) -> dict[str, int]:
 
 
 def leaderboard(db: sqlite3.Connection, limit: int) -> list[Rated]:
-    """People by shown rating, best first, with the bot levels' (ratings.board)."""
     rows = db.execute("SELECT name, shown, games FROM ratings ORDER BY shown DESC, who LIMIT ?", (max(0, limit),))
     return ratings.board([Rated(str(name), int(shown), int(games)) for name, shown, games in rows], limit)
 
@@ -161,9 +141,7 @@ def _host_identities(db: sqlite3.Connection, table_id: str, players: int) -> lis
     return who
 
 
-def summarise(
-    record: dict[str, Any], identities: list[str | None], place: str
-) -> tuple[dict[str, Any], list[tuple[int, str, str, bool, int, bool]]]:
+def summarise(record: dict[str, Any], identities: list[str | None], place: str) -> tuple[dict[str, Any], list[SeatRow]]:
     """(the listing's summary, one (seat, who, name, bot, score, won) per seat) of a record (also what a cluster
     files in Redis: cluster/redis_history.py)."""
     players = [str(name) for name in record["players"]]
@@ -191,12 +169,7 @@ def summarise(
 
 
 def _put_seats(
-    db: sqlite3.Connection,
-    table_id: str,
-    game_no: int,
-    place: str,
-    finished: float,
-    seats: list[tuple[int, str, str, bool, int, bool]],
+    db: sqlite3.Connection, table_id: str, game_no: int, place: str, finished: float, seats: list[SeatRow]
 ) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO record_seats (table_id, game_no, seat, place, who, name, bot, score, won, finished_at) "
@@ -216,15 +189,10 @@ def _put_seats(
     )
 
 
-# ---------------------------------------------------------------------------------------------- reading
-
-
 def list_games(db: sqlite3.Connection, offset: int, limit: int, place: str | None) -> tuple[list[GameListing], int]:
-    """A page of finished games, newest first, and how many there are. Rows whose summary does not read are
-    listed with what is known (the id and date), so the history never fails on one damaged row.
-
-    The count and the page's place in the order come from the indexes alone (``records`` rows hold whole records:
-    a scan of them is what would make a big history slow); only the page's own rows are read."""
+    """A page of finished games, newest first, and how many there are; a row whose summary does not read is listed
+    with what is known (id, date): one damaged row never fails the history. The count and the page's place come from
+    the indexes alone (``records`` rows hold whole records: scanning them would make a big history slow)."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     total = int(db.execute(f"SELECT count(*) FROM records {where}", args).fetchone()[0])
     rows = db.execute(
@@ -253,15 +221,8 @@ def listing(ident: str, finished: object, text: object) -> GameListing:
 
 def game_record(db: sqlite3.Connection, table_id: str, game_no: int | None, place: str | None) -> dict[str, Any] | None:
     """The record of one finished game (the table's latest when ``game_no`` is None); ValueError if damaged."""
-    query = "SELECT record FROM records WHERE table_id = ?"
-    args: list[object] = [table_id]
-    if game_no is not None:
-        query += " AND game_no = ?"
-        args.append(game_no)
-    if place is not None:
-        query += " AND place = ?"
-        args.append(place)
-    row = db.execute(query + " ORDER BY game_no DESC LIMIT 1", args).fetchone()
+    query = "SELECT record FROM records WHERE table_id = ? AND ifnull(game_no = ?, 1) AND ifnull(place = ?, 1)"
+    row = db.execute(query + " ORDER BY game_no DESC LIMIT 1", (table_id, game_no, place)).fetchone()
     if row is None:
         return None
     record = json.loads(str(row[0]))  # a JSONDecodeError is a ValueError

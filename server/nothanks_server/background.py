@@ -21,8 +21,7 @@ async def every(interval: float, beat: Callable[[], Awaitable[object]], failed: 
 async def start_beating(
     interval: float, beat: Callable[[], Awaitable[object]], failed: Callable[[Exception], None], name: str
 ) -> asyncio.Task[None]:
-    """``beat()`` now (its error is the caller's: a start that fails), then on a task of its own ``every``
-    ``interval`` seconds."""
+    """``beat()`` now (its error is the caller's), then every ``interval`` seconds on a task of its own."""
     await beat()
     return asyncio.get_running_loop().create_task(every(interval, beat, failed), name=name)
 

@@ -3,8 +3,7 @@
 A line is accepted only from a member of the table, cleaned once (``link.chat.clean_chat``) and sent to every
 member. Each connection's rate is checked where its messages are handled (tcp.py); the table bounds its own too,
 whoever speaks, as every line is drawn on every screen at the table. The last ``CHAT_HISTORY`` lines live in
-memory only: never in the store nor in a game's record (a restart forgets them).
-"""
+memory only: never in the store nor in a game's record (a restart forgets them)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ from .limits import TokenBucket
 
 
 class ChatRoom:
-    """The recent lines of one table (or ``lobby``), oldest first, at most ``CHAT_HISTORY``; ``rate`` lines a second
-    (``burst`` at once)."""
+    """The recent lines of one table (or ``lobby``), at most ``CHAT_HISTORY``; ``rate`` a second, ``burst`` at once."""
 
     def __init__(self, rate: float = TABLE_CHAT_RATE, burst: float = TABLE_CHAT_BURST, *, lobby: bool = False) -> None:
         self.lobby = lobby

@@ -7,8 +7,7 @@ statistics screens of ``nothanks history`` and the start screen; a host's own pl
 through the lobby (``InProcessLobby``), and everyone else through lobby requests (tcp.py).
 
 Neither ever raises into a game: a store that cannot be opened or written is logged (recording) or a clear
-``LobbyError`` (reading), never a traceback.
-"""
+``LobbyError`` (reading), never a traceback."""
 
 from __future__ import annotations
 
@@ -36,9 +35,8 @@ def history_database(directory: Path | str) -> Path:
 
 
 class LocalRecords(RecordStore):
-    """A solo table's finished games: into the store at ``directory``'s database, then as JSON files there.
-
-    Each solo table gets its own id (``local-`` and six hex digits), so its games never collide with another's."""
+    """A solo table's finished games: into the store at ``directory``, then as JSON files there; each solo table has its
+    own id (``local-`` and six hex digits), so its games never collide with another's."""
 
     def __init__(self, directory: Path | str) -> None:
         super().__init__(directory)

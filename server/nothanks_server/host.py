@@ -3,8 +3,7 @@ hosts until a signal: a single host, a cluster's front (gateway.py's FrontHost),
 
 A signal (SIGTERM, SIGINT, SIGHUP) is a restart: clients hear ``closing`` with ``restart: true`` and come back, and
 every table stays in the store for the next start. Only ``nothanks host``'s own player (``Host.player``, in this
-process) leaving ends the tables for good.
-"""
+process) leaving ends the tables for good."""
 
 from __future__ import annotations
 
@@ -79,9 +78,8 @@ class PlayerOptions(TypedDict, total=False):
 
 
 class PlayerPorts:
-    """What a host and a cluster's front share: the TCP port players connect to (the subclass's) and, with ``ssh``,
-    the SSH front beside it, whose workers reach that port on loopback, each player counted against their own
-    address (the ``proxy_key`` is this process's secret for saying whom a worker's connection carries)."""
+    """What a host and a cluster's front share: the players' TCP port (the subclass's) and, with ``ssh``, the SSH
+    front, whose workers reach that port on loopback, each player counted against their own address (``proxy_key``)."""
 
     def __init__(self, bind: str, ssh: SSHSettings | None, proxy_from: ProxySources | None) -> None:
         self.bind = bind
@@ -100,7 +98,6 @@ class PlayerPorts:
         raise_open_file_limit(per_client * MAX_CONNECTIONS + (ssh.max_connections if ssh else 0))
 
     async def _start_ssh(self, port: int) -> None:
-        """The SSH front, if asked, its workers' players reaching TCP ``port``."""
         if self.ssh_settings is not None:
             from .ssh.front import start_ssh_front
 
@@ -297,14 +294,11 @@ async def serve(
     stop_main: Callable[[], None] | None = None,
     ready: Callable[[], None] | None = None,
 ) -> None:
-    """Serve ``parts`` (started) until SIGINT/SIGTERM/SIGHUP, or until ``main`` (the host player's app) returns; then
-    close them in the reverse order (a member's front before its table host: the front's clients come back through
-    another front, then the tables move to another host).
-
-    A signal is a restart: every game is kept, clients are told to come back; ``stop_main`` (e.g. ``app.exit``)
-    first asks ``main`` to finish, so the host's own player sees why. When ``main`` returns (``nothanks host``'s
-    player left), the tables end with it. ``ready`` is called once the signals are handled.
-    """
+    """Serve ``parts`` (started) until SIGINT/SIGTERM/SIGHUP or until ``main`` (the host player's app) returns, then
+    close them in the reverse order (a member's front before its table host: its clients come back through another
+    front, then the tables move to another host). A signal is a restart: every game kept, clients told to come back,
+    ``main`` first asked to finish (``stop_main``, e.g. ``app.exit``) so the host's own player sees why. When ``main``
+    returns (``nothanks host``'s player left), the tables end with it. ``ready``: called once signals are handled."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in STOP_SIGNALS:

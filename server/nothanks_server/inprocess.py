@@ -3,8 +3,7 @@
 ``nothanks host`` gives its own player an ``InProcessLobby``; ``nothanks play`` a seat at a table of its own
 (solo.py: a seat with no lobby, whose game is dealt when the app starts reading and which closes the table when it
 leaves); tests drive tables with them. Each request is the message a TCP client would send, handed as a Struct
-(never bytes) to the host's own handler for it (tcp.py ``HostSide``): the same checks, events and refusals.
-"""
+(never bytes) to the host's own handler for it (tcp.py ``HostSide``): the same checks, events and refusals."""
 
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ tables, watches tables without reading, or asks for the table list forty times a
 before it can slow anyone else. Addresses count by network (``network_of``: an IPv6 /64 is one holder). At a
 total (``max_connections``, ``LobbySettings.max_tables``) a newcomer is not refused: the host closes the least
 used thing of the network holding the most (fair shares, not first come). Most numbers here are defaults that
-``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them.
-"""
+``nothanks server`` / ``nothanks host`` flags change; README's security model and docs/protocol.md quote them."""
 
 from __future__ import annotations
 
@@ -51,7 +50,6 @@ class AddressCounts:
         self.held: dict[str, set[Any]] = {}
 
     def take(self, address: str, limit: int, what: Any) -> bool:
-        """Count ``what`` for ``address`` if it holds fewer than ``limit``; False (and nothing counted) if not."""
         held = self.held.setdefault(address, set())
         if len(held) >= limit:
             return False
@@ -69,11 +67,9 @@ class AddressCounts:
 
 
 class LoopStalls:
-    """How long the event loop has been held up in all (seconds it could not run a short timer on time).
-
-    A message rate counted on arrival would blame a client for the host's own stall: a ping a second queued
-    behind a 20-second stall arrives as twenty at once. Rate budgets add back the stall time measured here.
-    """
+    """How long the event loop has been held up in all (seconds it could not run a short timer on time): rate
+    budgets add it back, or a client would be blamed for the host's own stall (a ping a second queued behind a
+    20-second stall arrives as twenty at once)."""
 
     TICK = 0.05  # seconds between checks
     SLACK = 0.02  # lateness below this is scheduling noise, not a stall
@@ -114,7 +110,6 @@ class TokenBucket:
         self._stall_seen = stalls.total if stalls is not None else 0.0
 
     def take(self, now: float, amount: float = 1) -> bool:
-        """Spend ``amount`` tokens if there are that many now (else spend none)."""
         stalled = 0.0
         if self._stalls is not None:
             stalled, self._stall_seen = self._stalls.total - self._stall_seen, self._stalls.total

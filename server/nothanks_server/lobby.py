@@ -5,8 +5,7 @@ it holds the settings every table shares (bot pace, turn timer, data dir) and cl
 
 It also owns the host's store (store.py): on start it brings back every table the store holds (``start``), and
 a table that ends for good (nobody left, no game waiting for anyone) leaves the store with it. Closing the lobby
-for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=True)`` ends them.
-"""
+for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=True)`` ends them."""
 
 from __future__ import annotations
 
@@ -124,17 +123,14 @@ class Lobby:
                 log.info("removed %d temp files a previous run left", removed)
             if written := self.records.export_pending(self.store):
                 log.info("wrote %d records the previous run had not written as JSON", written)
-        for stored in self.store.load_tables():
-            table = self._restore_one(stored)
-            if table is not None:
-                self._restored.append(table)
+        self._restored = [table for table in map(self._restore_one, self.store.load_tables()) if table is not None]
         if self._restored:
             log.info("restored %d tables from the store", len(self._restored))
 
     def _restore_one(self, stored: StoredTable) -> Table | None:
         """Bring back one stored table into this lobby (not yet playing: ``Table.resume_play``); None if it is not
         worth it (dropped from the store) or cannot be replayed (left out, kept in the store)."""
-        if not self._worth_restoring(stored):
+        if not any(seat is not None and seat.bot_kind is None for seat in stored.seats):  # nobody to come back
             self.store.drop_table(stored.table_id)
             return None
         try:
@@ -153,10 +149,9 @@ class Lobby:
         return table
 
     def adopt(self, stored: StoredTable) -> Table | None:
-        """On the event loop, while serving: one stored table joins this lobby and plays on at its last accepted
-        move (a table taken over from a host that died or stopped, cluster/takeover.py). Its players resume by
-        token or key; they have ``restored_waiting_grace`` seconds to (``start``). None if the table
-        is not worth restoring or cannot be replayed."""
+        """While serving: one stored table (taken over from a host that died or stopped, cluster/takeover.py) plays
+        on here at its last accepted move, its players given ``restored_waiting_grace`` seconds to resume by token
+        or key (as at ``start``). None if it is not worth restoring or cannot be replayed."""
         if self.closed or stored.table_id in self._tables:
             return None
         table = self._restore_one(stored)
@@ -179,10 +174,6 @@ class Lobby:
         table.close(reason)
         log.info("table %s released: %s", table_id, reason)
         return table
-
-    @staticmethod
-    def _worth_restoring(stored: StoredTable) -> bool:
-        return any(seat is not None and seat.bot_kind is None for seat in stored.seats)
 
     def start(self) -> None:
         """On the event loop: restored tables' bots and turn timers start again; their players have
@@ -214,24 +205,23 @@ class Lobby:
         for table in list(self._tables.values()):
             if problem is None:
                 table.driver.drive()
-                continue
-            for member in list(table.members):
-                table._deliver(member, down)
+            else:
+                for member in list(table.members):
+                    table._deliver(member, down)
 
     def _release(self, tables: list[Table]) -> None:
         for table in tables:
             table.release_away_seats()
 
     def tables(self) -> list[TableSummary]:
-        """The lobby's lines: private tables are not listed."""
         return [table.summary() for table in self.listed()]
 
     def listed(self) -> list[Table]:
-        return [table for table in self.all_tables(listed=True) if table.invite is None]
+        """The tables anyone may see: neither private nor a daily deal's."""
+        return [table for table_id, table in self._tables.items() if table.invite is None and not is_daily(table_id)]
 
-    def all_tables(self, listed: bool = False) -> list[Table]:
-        """Every table here; ``listed``: those anyone may see (not the daily deals')."""
-        return [table for table_id, table in self._tables.items() if not (listed and is_daily(table_id))]
+    def all_tables(self) -> list[Table]:
+        return list(self._tables.values())
 
     def table(self, table_id: object) -> Table:
         if not isinstance(table_id, str) or table_id not in self._tables or is_daily(table_id):
@@ -353,13 +343,10 @@ class Lobby:
 
     def daily_ranking(self, player: str) -> dict[str, Any]:
         """Today's ranking (its ``TOP`` lines), ``player``'s own line and whether they started today's deal."""
-        day = today()
-        try:
-            ranked = rank(self.store.daily_results(day))
-            you = next((line for line in ranked if line.name == player), None)
-            played = you is not None or self.store.daily_entry(day, player) is not None
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read the daily ranking ({error})") from None
+        day, what = today(), "the daily ranking"
+        ranked = rank(self._read(lambda: self.store.daily_results(day), what))
+        you = next((line for line in ranked if line.name == player), None)
+        played = you is not None or self._read(lambda: self.store.daily_entry(day, player), what) is not None
         reply = {"type": "daily_ranking", "day": day, "count": len(ranked), "top": ranked[:TOP], "you": you}
         return msgspec.to_builtins({**reply, "played": played})
 
@@ -390,10 +377,6 @@ class Lobby:
 
     # SSH keys: the SSH front binds a player's key to the seat they took, and gives it back when the key returns.
 
-    def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        """The SSH key ``fingerprint`` owns ``seat`` at ``table_id`` (kept in the store, across restarts)."""
-        self.store.bind_key(fingerprint, table_id, seat)
-
     def key_seat(self, fingerprint: str) -> tuple[Table, int] | None:
         """The table and seat bound to SSH key ``fingerprint`` now, if that table is still here."""
         bound = self.store.seat_for_key(fingerprint)
@@ -406,21 +389,15 @@ class Lobby:
 
     def resume_key(self, fingerprint: str, member: Member) -> tuple[Table, int]:
         """Give back the seat bound to SSH key ``fingerprint``; returns (table, seat). ``bad_token`` if none."""
-        bound = self.store.seat_for_key(fingerprint)
-        if bound is not None and bound[0] in self._tables:
-            table = self._tables[bound[0]]
-            return table, table.resume_seat(bound[1], member)
-        raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+        if (held := self.key_seat(fingerprint)) is None:
+            raise HostError(errors.BAD_TOKEN, "no seat is bound to this key (the game may be over)")
+        return held[0], held[0].resume_seat(held[1], member)
 
     # The history: finished games only. A record holds the deal, so a game still being played is never opened.
 
     def history(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        """A page of this host's finished games, newest first."""
         offset = max(0, offset)
-        try:
-            games, total = self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST)
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
+        games, total = self._read(lambda: self.store.list_games(offset, max(0, min(limit, HISTORY_PAGE)), HOST))
         return HistoryPage(tuple(games), total, offset)
 
     def game_record(self, game: str) -> dict[str, Any]:
@@ -435,10 +412,7 @@ class Lobby:
         table = self._tables.get(table_id)
         if table is not None and table.started and not table.finished and game_no in (None, table.games_played):
             raise HostError(errors.NOT_FINISHED, "that game is still being played: it can be replayed once it is over")
-        try:
-            record = self.store.game_record(table_id, game_no, HOST)
-        except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the record of {game[:40]!r} cannot be read ({error})") from None
+        record = self._read(lambda: self.store.game_record(table_id, game_no, HOST), f"the record of {game[:40]!r}")
         if record is None:
             raise HostError(errors.NO_GAME, f"no finished game {game[:40]!r} at this host")
         return record
@@ -451,15 +425,14 @@ class Lobby:
         """Players by rating at this host, best first, with the bot levels' fixed ratings (ratings.py)."""
         return self._read(self.store.leaderboard)
 
-    def _read(self, read: Callable[[], Read]) -> Read:
+    def _read(self, read: Callable[[], Read], what: str = "its history") -> Read:
         try:
             return read()
         except StoreError as error:
-            raise HostError(errors.NO_GAME, f"the host cannot read its history ({error})") from None
+            raise HostError(errors.NO_GAME, f"the host cannot read {what} ({error})") from None
 
     def close(self, reason: str = N_("the host is shutting down"), *, forget: bool = False) -> None:
-        """Close every table, telling every member ``reason``. The store keeps them for the next start (a restart),
-        unless ``forget``: then they end for good."""
+        """Close every table, its members told ``reason``; the store keeps them for the next start unless ``forget``."""
         self.closed = True
         self.commits.flush()  # moves accepted a moment ago are kept (and shown, to whoever is still here)
         for timer in (self._grace, self._checks):

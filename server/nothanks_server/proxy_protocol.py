@@ -4,8 +4,7 @@ Behind a balancer every connection comes from its address: the per-address limit
 as one. With ``send-proxy-v2`` it opens each connection with a binary header naming the client, read only from
 the addresses the host trusts (``--proxy-from``), where it is required; a bad or late header closes that
 connection only. The header ("proxy-protocol.txt", 2.2): a signature, version 2 and command (LOCAL: e.g. a
-health check; PROXY), family and transport, a length, the addresses and TLVs (checked for shape, ignored).
-"""
+health check; PROXY), family and transport, a length, the addresses and TLVs (checked for shape, ignored)."""
 
 from __future__ import annotations
 

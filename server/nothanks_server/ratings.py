@@ -5,8 +5,7 @@ Bots take part at a fixed rating per level, which never moves, so that a person'
 guest's seat (``guest`` flag) is left out. What players read is a conservative integer, ``1000 + 20 (mu - 3
 sigma)``: a newcomer shows 1000 and climbs as games make the model surer. People are keyed by their seat name at
 the host (case aside). The stores (archive.py, cluster/redis_history.py) apply ``rate`` in the same transaction
-that files the game's record, so a game is rated exactly once, keyed by its record's id.
-"""
+that files the game's record, so a game is rated exactly once, keyed by its record's id."""
 
 from __future__ import annotations
 
@@ -39,7 +38,6 @@ def bot_mu(level: str) -> float:
 
 
 def bot_rating(level: str) -> int:
-    """A bot level's fixed shown rating."""
     return shown(bot_mu(level), BOT_SIGMA)
 
 

@@ -4,8 +4,7 @@ A host's port (tcp.py) and a cluster front's (cluster/gateway.py) read clients a
 once into its message type (``link.messages``), rates, refusals, the hello and frame deadlines, lobby idling,
 connections per network and their fair shares of the total (``make_room``), PROXY v2 headers. Each session class
 has one handler per message type, ``on_<type>``, returning the reply (sent with the request's ``id`` as ``re``) or
-None; a refusal is a ``ProtocolError`` or ``HostError``, by its code.
-"""
+None; a refusal is a ``ProtocolError`` or ``HostError``, by its code."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import inspect
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypedDict, Unpack
 
 import msgpack
@@ -364,20 +364,15 @@ class ProtocolSession:
             pass
 
 
+@dataclass
 class TablePages:
     """The ``tables`` reply, page by page: each encoded once per change of the listing (``version``)."""
 
-    def __init__(
-        self,
-        listing: Callable[[], Sequence[Any]],
-        summary: Callable[[Any], TableSummary],
-        version: Callable[[], object],
-    ) -> None:
-        self._listing = listing  # the tables, in the order they are listed
-        self._summary = summary
-        self._version = version
-        self._pages: dict[int, bytes] = {}  # offset -> the encoded page
-        self._of: object = None
+    _listing: Callable[[], Sequence[Any]]  # the tables, in the order they are listed
+    _summary: Callable[[Any], TableSummary]
+    _version: Callable[[], object]
+    _pages: dict[int, bytes] = field(default_factory=dict, init=False)  # offset -> the encoded page
+    _of: object = field(default=None, init=False)
 
     def frame(self, offset: int, request_id: int | None) -> bytes:
         version = self._version()
@@ -609,6 +604,5 @@ class ProtocolServer:
         """The port closes (its clients told): close what it serves."""
 
     async def name_owner(self, name: str, owner: str | None) -> str | None:
-        """The key owning ``name`` here, which ``owner`` becomes, durably, if it had none (store.py's ``claim_name``);
-        None: nobody owns it."""
+        """The key owning ``name`` here, which ``owner`` becomes, durably, if none did (None: nobody; claim_name)."""
         return None

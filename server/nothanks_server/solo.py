@@ -2,8 +2,7 @@
 
 Local play is a host ``Table`` with one human seat, checked, paced and played exactly as at a network host. Only
 the set-up differs: the table is nobody else's, a seed makes its deals reproducible, it closes when its player
-leaves, and given a data dir (``records_dir``) its finished games are kept there (history.py ``LocalRecords``).
-"""
+leaves, and given a data dir (``records_dir``) its finished games are kept there (history.py ``LocalRecords``)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ The store (store.py) is where a finished game is kept first, in the same transac
 is the export people and tools read. Each game's file name follows from the record alone (its end time, table and
 game number), so a host that was killed between the commit and the file writes the same file on its next start
 (``export_pending``) and a game never has two. Files are written atomically and fsynced (``write_record``), and the
-temp files a killed host left behind are removed at start.
-"""
+temp files a killed host left behind are removed at start."""
 
 from __future__ import annotations
 

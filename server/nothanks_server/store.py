@@ -3,22 +3,16 @@ and finished games, so that tables outlive the process (a SIGKILL, a SIGTERM, a 
 
 One small interface, ``TableStore``, is all the host uses; ``SqliteStore`` implements it with the standard
 library's ``sqlite3`` (WAL, ``synchronous=FULL``: a commit has reached the disk when it returns). Without a data
-dir the host uses the same class on ``:memory:``, so tests run the very same statements. Another backend only has
-to implement the Protocol.
+dir the host uses the same class on ``:memory:``, so tests run the very same statements.
 
 What is kept, and why it is enough: a game is its config, its seed and its moves; the engine is deterministic, so
 the host rebuilds the state by replaying the moves (``Table.restore``). Seat tokens are kept as SHA-256 digests
 only: the database never holds a token a reader could use. A finished game's record and its final move are one
 transaction; the game's moves are then dropped (the record holds them).
 
-``GroupCommit`` sits in front of any store: the moves accepted during one turn of the event loop, at any number of
-tables, go to the disk in one transaction (one fsync), and each table hears back once its move is durable. A store
-that can commit without holding the event loop offers ``add_moves_async`` too (the Redis store does).
-
 A file store cannot vanish in silence: before SQLite touches the file, ``fault`` checks it is still the one opened
 and writable (a store deleted, replaced, made immutable or read-only: SQLite's mmap'd shared memory would fault the
-process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py).
-"""
+process with SIGBUS), ``check`` adds a write, and the lobby runs it every few seconds (lobby.py)."""
 
 from __future__ import annotations
 
@@ -48,8 +42,7 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 7  # 2: finished games indexed for the history (summaries, per-seat results); 3: a table's coach
 # option and its seats' stand-in bots (who left on purpose); 4: a private table's invite, a table's turn clock;
-# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats;
-# 7: the daily deal's secret and results
+# 5: players' ratings (ratings.py); 6: names owned by keys, guests' seats; 7: the daily deal's secret and results
 DATABASE_NAME = "nothanks.sqlite3"
 Read = TypeVar("Read")
 
@@ -155,11 +148,8 @@ class TableStore(Protocol):
     def create_table(self, table: StoredTable) -> None:
         """A new table with its seats (and the next table number moved past it)."""
 
-    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        """Fill (or, with None, free) one seat."""
-
     def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
-        """Several seats at once (a new table's bots: one commit, not one each)."""
+        """Fill (or, with None, free) seats, in one commit."""
 
     def set_creator(self, table_id: str, seat: int | None) -> None: ...
 
@@ -198,8 +188,6 @@ class TableStore(Protocol):
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None: ...
 
-    def unbind_key(self, fingerprint: str) -> None: ...
-
     def claim_name(self, name: str, owner: str | None) -> str | None:
         """The key owning ``name`` (case aside), which ``owner`` becomes, durably, if it had none (None: only ask)."""
 
@@ -224,60 +212,29 @@ class TableStore(Protocol):
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tables (
-    table_id TEXT PRIMARY KEY,
-    players INTEGER NOT NULL,
-    open_chips INTEGER NOT NULL,
-    variant TEXT NOT NULL,
-    default_bot TEXT NOT NULL,
-    chips_per_player INTEGER,
-    creator_seat INTEGER,
-    game_no INTEGER NOT NULL DEFAULT 0,
-    seed INTEGER,
-    started_at REAL,
-    finished INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    table_id TEXT PRIMARY KEY, players INTEGER NOT NULL, open_chips INTEGER NOT NULL, variant TEXT NOT NULL,
+    default_bot TEXT NOT NULL, chips_per_player INTEGER, creator_seat INTEGER, game_no INTEGER NOT NULL DEFAULT 0,
+    seed INTEGER, started_at REAL, finished INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS seats (
-    table_id TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    bot_kind TEXT,
-    bot_seed INTEGER,
-    token_hash BLOB,
-    PRIMARY KEY (table_id, seat)
+    table_id TEXT NOT NULL, seat INTEGER NOT NULL, name TEXT NOT NULL, bot_kind TEXT, bot_seed INTEGER,
+    token_hash BLOB, PRIMARY KEY (table_id, seat)
 );
 CREATE TABLE IF NOT EXISTS moves (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    state_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (table_id, game_no, state_id)
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, state_id INTEGER NOT NULL, seat INTEGER NOT NULL,
+    action TEXT NOT NULL, PRIMARY KEY (table_id, game_no, state_id)
 );
 CREATE TABLE IF NOT EXISTS records (
-    table_id TEXT NOT NULL,
-    game_no INTEGER NOT NULL,
-    finished_at REAL NOT NULL,
-    record TEXT NOT NULL,
-    exported INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (table_id, game_no)
+    table_id TEXT NOT NULL, game_no INTEGER NOT NULL, finished_at REAL NOT NULL, record TEXT NOT NULL,
+    exported INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (table_id, game_no)
 );
-CREATE TABLE IF NOT EXISTS key_bindings (
-    fingerprint TEXT PRIMARY KEY,
-    table_id TEXT NOT NULL,
-    seat INTEGER NOT NULL
-);
+CREATE TABLE IF NOT EXISTS key_bindings (fingerprint TEXT PRIMARY KEY, table_id TEXT NOT NULL, seat INTEGER NOT NULL);
 """
 _DAILY = """
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS daily (
-    day TEXT NOT NULL,
-    player TEXT NOT NULL,
-    table_id TEXT NOT NULL,
-    score INTEGER,
-    started_at REAL NOT NULL,
-    finished_at REAL,
-    PRIMARY KEY (day, player)
+    day TEXT NOT NULL, player TEXT NOT NULL, table_id TEXT NOT NULL, score INTEGER, started_at REAL NOT NULL,
+    finished_at REAL, PRIMARY KEY (day, player)
 );
 CREATE INDEX IF NOT EXISTS daily_tables ON daily (table_id)
 """
@@ -324,8 +281,6 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from None
         self._migrate()
-
-    # ---------------------------------------------------------------------------------------- plumbing
 
     def _file_id(self) -> tuple[int, int] | None:
         with contextlib.suppress(FileNotFoundError):
@@ -430,8 +385,6 @@ class SqliteStore:
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             # Later versions: `if version < 8: ALTER TABLE ...`, each step in this same transaction.
 
-    # ---------------------------------------------------------------------------------------- tables
-
     def load_tables(self) -> list[StoredTable]:
         db = self._db
         tables = []
@@ -456,8 +409,8 @@ class SqliteStore:
         return tables
 
     def next_table_number(self) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'next_table'").fetchone()
-        return 1 if row is None else int(row[0])
+        rows = self._rows("SELECT value FROM meta WHERE key = 'next_table'")
+        return int(rows[0][0]) if rows else 1
 
     def create_table(self, table: StoredTable) -> None:
         number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
@@ -488,9 +441,6 @@ class SqliteStore:
             (*values, int(seat.stand_in), int(seat.left), int(seat.guest)),
         )
 
-    def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        self.set_seats(table_id, {seat: stored})
-
     def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
         with self._transaction() as db:
             for seat, stored in seats.items():
@@ -501,15 +451,12 @@ class SqliteStore:
                     self._put_seat(db, table_id, seat, stored)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE tables SET creator_seat = ? WHERE table_id = ?", (seat, table_id))
+        self._write("UPDATE tables SET creator_seat = ? WHERE table_id = ?", seat, table_id)
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
+        query = "UPDATE tables SET game_no = ?, seed = ?, started_at = ?, finished = 0 WHERE table_id = ?"
         with self._transaction() as db:
-            db.execute(
-                "UPDATE tables SET game_no = ?, seed = ?, started_at = ?, finished = 0 WHERE table_id = ?",
-                (game_no, seed, started_at, table_id),
-            )
+            db.execute(query, (game_no, seed, started_at, table_id))
             db.execute("DELETE FROM moves WHERE table_id = ?", (table_id,))
 
     def add_moves(self, moves: Sequence[StoredMove]) -> None:
@@ -531,14 +478,11 @@ class SqliteStore:
             for name in ("tables", "seats", "moves", "key_bindings"):
                 db.execute(f"DELETE FROM {name} WHERE table_id = ?", (table_id,))
 
-    # ---------------------------------------------------------------------------------------- records
-
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
-        query = "SELECT table_id, game_no, record, exported FROM records"
-        if pending_only:
-            query += " WHERE exported = 0"
+        where = " WHERE exported = 0" if pending_only else ""
+        rows = self._rows(f"SELECT table_id, game_no, record, exported FROM records{where} ORDER BY finished_at")
         kept = []
-        for table_id, game_no, text, exported in self._db.execute(query + " ORDER BY finished_at").fetchall():
+        for table_id, game_no, text, exported in rows:
             try:
                 record = json.loads(text)
             except (ValueError, TypeError):
@@ -548,10 +492,7 @@ class SqliteStore:
         return kept
 
     def mark_exported(self, table_id: str, game_no: int) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", (table_id, game_no))
-
-    # ---------------------------------------------------------------------------------------- the history
+        self._write("UPDATE records SET exported = 1 WHERE table_id = ? AND game_no = ?", table_id, game_no)
 
     def add_record(
         self, table_id: str, game_no: int, record: dict[str, Any], place: str = "local", exported: bool = False
@@ -568,12 +509,10 @@ class SqliteStore:
                 archive.file_record(db, table_id, game_no, record, place)
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
-        """(finished games newest first from ``offset``, how many there are); ``place``: only those played there."""
         return self._reading(archive.list_games, offset, limit, place)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
-        """A finished game's record (``game_no`` None: the table's latest), None if there is none; ``StoreError``
-        if its row is not a readable record."""
+        """A finished game's record (``game_no`` None: the table's latest), or None; ``StoreError`` if damaged."""
         try:
             return archive.game_record(self._db, table_id, game_no, place)
         except sqlite3.Error as error:
@@ -585,7 +524,6 @@ class SqliteStore:
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
-        """Each player's games, wins, mean and best score (most games first); ``key``: the asker's SSH key."""
         return self._reading(archive.player_stats, place, limit, archive.who_is(place or "", key))
 
     def ratings(self, names: Sequence[str]) -> dict[str, int]:
@@ -600,24 +538,20 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
 
-    # ---------------------------------------------------------------------------------------- SSH keys
+    def _rows(self, query: str, *args: object) -> list[Any]:
+        return self._reading(lambda db: db.execute(query, args).fetchall())
+
+    def _write(self, query: str, *args: object) -> int:
+        with self._transaction() as db:
+            return int(db.execute(query, args).rowcount)
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        with self._transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)",
-                (fingerprint, table_id, seat),
-            )
+        query = "INSERT OR REPLACE INTO key_bindings (fingerprint, table_id, seat) VALUES (?,?,?)"
+        self._write(query, fingerprint, table_id, seat)
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
-        row = self._db.execute(
-            "SELECT table_id, seat FROM key_bindings WHERE fingerprint = ?", (fingerprint,)
-        ).fetchone()
-        return None if row is None else (str(row[0]), int(row[1]))
-
-    def unbind_key(self, fingerprint: str) -> None:
-        with self._transaction() as db:
-            db.execute("DELETE FROM key_bindings WHERE fingerprint = ?", (fingerprint,))
+        rows = self._rows("SELECT table_id, seat FROM key_bindings WHERE fingerprint = ?", fingerprint)
+        return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         try:
@@ -630,31 +564,26 @@ class SqliteStore:
             return owner
         return None if row is None else str(row[0])
 
-    # ---------------------------------------------------------------------------------------- the daily deal
-
     def daily_secret(self) -> bytes:
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES ('daily', ?)", (os.urandom(32),))
             return bytes(db.execute("SELECT value FROM secrets WHERE name = 'daily'").fetchone()[0])
 
     def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
-        query = "SELECT table_id, score FROM daily WHERE day = ? AND player = ?"
-        row = self._db.execute(query, (day, player)).fetchone()
-        return None if row is None else (str(row[0]), row[1])
+        rows = self._rows("SELECT table_id, score FROM daily WHERE day = ? AND player = ?", day, player)
+        return (str(rows[0][0]), rows[0][1]) if rows else None
 
     def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
-        with self._transaction() as db:
-            query = "INSERT OR IGNORE INTO daily (day, player, table_id, started_at) VALUES (?,?,?,?)"
-            return db.execute(query, (day, player, table_id, started_at)).rowcount == 1
+        query = "INSERT OR IGNORE INTO daily (day, player, table_id, started_at) VALUES (?,?,?,?)"
+        return self._write(query, day, player, table_id, started_at) == 1
 
     def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
-        with self._transaction() as db:
-            query = "UPDATE daily SET score = ?, finished_at = ? WHERE table_id = ? AND score IS NULL"
-            db.execute(query, (score, finished_at, table_id))
+        query = "UPDATE daily SET score = ?, finished_at = ? WHERE table_id = ? AND score IS NULL"
+        self._write(query, score, finished_at, table_id)
 
     def daily_results(self, day: str) -> list[tuple[str, int]]:
         query = "SELECT player, score FROM daily WHERE day = ? AND score IS NOT NULL"
-        return [(str(player), int(score)) for player, score in self._db.execute(query, (day,))]
+        return [(str(player), int(score)) for player, score in self._rows(query, day)]
 
     def close(self) -> None:
         if self.fault() is None:  # (else SQLite's last checkpoint could fault the process: the file is left as is)
@@ -666,12 +595,11 @@ class SqliteStore:
 
 
 class GroupCommit:
-    """Moves accepted in the same turn of the event loop are committed together: one transaction, one fsync, for
-    every table that moved meanwhile. ``add`` queues a move and ``done(error)`` is called once it is durable (error
-    None) or was refused (a ``StoreError``: nothing of the batch was kept). The moves that arrive during one commit
-    make up the next one: under load a commit carries many tables' moves, at a quiet table it carries one and costs
-    what a plain commit does. A store whose commits block (SQLite) holds the loop while its disk works, as a plain
-    commit would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
+    """Moves accepted in one turn of the event loop, at any tables, are committed together (one transaction, one
+    fsync); ``add`` queues a move, ``done(error)`` hears once it is durable (None) or refused (``StoreError``: nothing
+    of its batch kept). The moves arriving during a commit make up the next: under load one carries many tables'
+    moves, at a quiet table one. A blocking store (SQLite) holds the loop while its disk works, as a plain commit
+    would; one with ``add_moves_async`` (Redis) is awaited, and the loop serves everyone meanwhile."""
 
     def __init__(self, store: TableStore) -> None:
         self.store = store
@@ -690,8 +618,7 @@ class GroupCommit:
             self.flush()
 
     def flush(self) -> None:
-        """Commit what is queued now with the store's blocking call, then tell each table (in the order their
-        moves came)."""
+        """Commit what is queued with the store's blocking call, then tell each table (in the order moves came)."""
         batch, self._pending = self._pending, []
         if batch:
             try:

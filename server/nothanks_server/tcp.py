@@ -3,8 +3,7 @@
 ``HostSide`` has one handler per message type (``on_<type>``), each a call on the Lobby or its Table: a TCP
 ``Session`` and an in-process connection (inprocess.py) both go through them, so one place decides what a message
 does at a host. The reading (limits, decoding each frame into its message, refusals answered with their codes) is
-session.py's, shared with a cluster's front. Each member gets the view filtered for its seat when it is sent.
-"""
+session.py's, shared with a cluster's front. Each member gets the view filtered for its seat when it is sent."""
 
 from __future__ import annotations
 
@@ -62,7 +61,6 @@ class HostSide:
         return ""
 
     def handle(self, message: m.ClientMessage) -> Reply:
-        """What ``message`` does here: its handler, ``on_<type>``."""
         return getattr(self, "on_" + m.kind_of(message))(message)
 
     def on_create_table(self, message: m.CreateTable) -> Reply:
@@ -151,7 +149,7 @@ class HostSide:
         self.table, self.table_id, self.seat, self.token, self.idle_since = table, table.table_id, seat, token, None
         self._hear_lobby(False)
         if (key := self.key or self.owner) and token and seat is not None:
-            self.lobby.bind_key(key, table.table_id, seat)
+            self.lobby.store.bind_key(key, table.table_id, seat)
         return {"type": "joined", "table": table.table_id, "seat": seat, "token": token}
 
     def _watching(self, more: bool) -> None:

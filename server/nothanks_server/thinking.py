@@ -4,8 +4,7 @@ A searching thread holds Python's one interpreter while the loop serving every p
 four: scripts/bench_bot_gil.py). So a host sends the searches (``PubMctsBot``, ``IsmctsBot``, the coach) to
 workers below its priority; a search is a pure function of (seed, view), the same move in any process. Workers
 are spawned afresh (an entry point keeps its work under ``if __name__ == "__main__"``), end with the host, and a
-broken pool is replaced at the next search. ``use_processes(0)``, the default, keeps all in threads.
-"""
+broken pool is replaced at the next search. ``use_processes(0)``, the default, keeps all in threads."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ A member (a TCP or in-process connection, a test) joins a seat or watches. Every
 bot's through ``bot_plays``), checked by the engine, a stale ``state_id`` refused. After every change each member
 gets the view filtered for its seat then (``Member.deliver``: never the deck, the removed cards, the seed or hidden
 chips). With a store (store.py), every change is committed before anyone hears of it (a game's last move with its
-record); ``Table.restore`` replays a stored table's game from its seed after a restart.
-"""
+record); ``Table.restore`` replays a stored table's game from its seed after a restart."""
 
 from __future__ import annotations
 
@@ -179,10 +178,9 @@ class Table:
         self.driver.drive()
 
     def release_away_seats(self) -> None:
-        """A restored table's grace period is over: before the game, the seats of players who did not come back
-        free up as if they had left; a game nobody came back to is finished by stand-in bots (its record kept, even
-        without a turn timer); a table whose game is over (before the restart, or since) and nobody came back to
-        closes."""
+        """A restored table's grace is over: before the game, the seats of players not back free up as if they had
+        left; a game nobody came back to is finished by stand-in bots (its record kept, even without a turn timer);
+        a table whose game is over (before the restart, or since) and nobody came back to closes."""
         if self.closed:
             return
         self._quiet_returns.clear()  # (the grace is over: idle, it closes as any table)
@@ -388,8 +386,7 @@ class Table:
     def _seat_bots(
         self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
     ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` in order, then by ``seats.bot_name``; stored
-        in one commit."""
+        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` then ``bot_name``; stored in one commit."""
         placed = list(self.seats)
         for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
             label = labels[number] if number < len(labels) else bot_name(placed)
@@ -477,9 +474,8 @@ class Table:
         self._apply(apply(state, action, seat), member)
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
-        """``bot`` (seat ``index``'s, its stand-in, or one for this move of a present player whose turn clock ran
-        out) chose ``action`` in state ``state_id``: played if it still plays the seat there; an illegal choice takes
-        the card instead."""
+        """``bot`` (the seat's, its stand-in, or one for a present player whose turn clock ran out) chose ``action`` in
+        ``state_id``: played if it still plays the seat there; an illegal choice takes the card instead."""
         state, player = self.state, self.seats[index].player
         if not self.current(state_id) or (player is not None and player is not bot) or state is None:
             return
@@ -493,7 +489,6 @@ class Table:
         self._apply(state)
 
     def current(self, state_id: int) -> bool:
-        """The table is open, at state ``state_id``, and no move is being saved."""
         return not self.closed and not self.saving and self.state is not None and self.state.state_id == state_id
 
     def say(self, member: Member, text: object) -> ChatLine:
@@ -543,7 +538,6 @@ class Table:
         return advice
 
     def close(self, reason: str) -> None:
-        """Shut the table: every member is told why; no more changes."""
         if self.closed:
             return
         self.closed = True
@@ -630,7 +624,6 @@ class Table:
         return index
 
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
-        """``member`` sits at ``seat``, the creator's (or the acting creator's)."""
         if self.members.get(member) is None:
             raise HostError(errors.NOT_SEATED, "take a seat first")
         if self.members.get(member) != seat:
@@ -722,12 +715,11 @@ class Table:
     def _put_seat(self, index: int, seat: Seat) -> None:
         """Seat ``index`` is ``seat`` now: stored first (an empty seat frees it in the store)."""
         stored = seat.stored()
-        self._persist(lambda store: store.set_seat(self.table_id, index, stored))
+        self._persist(lambda store: store.set_seats(self.table_id, {index: stored}))
         self.seats[index] = seat
 
     def _no_stand_in(self, index: int) -> None:
-        """Seat ``index``'s player plays it again: no stand-in, not left (stored: a restart must not bring the bot
-        back in their place)."""
+        """Seat ``index``'s player plays it again: no stand-in, not left (stored: no bot is back after a restart)."""
         seat = self.seats[index]
         if seat.stand_in is not None or seat.left:
             seat.stand_in, seat.left = None, False

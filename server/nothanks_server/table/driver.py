@@ -2,8 +2,7 @@
 stand-in bot once their turn timer runs out, and a present player's one move once the table's turn clock does. It
 only decides: the table's authority plays the move (``Table.bot_plays``) or seats the stand-in (``Table.stand_in``).
 One task at a time, for the turn the table is at; bots choose off the event loop (thinking.py), in the table's own
-context, never a caller's.
-"""
+context, never a caller's."""
 
 from __future__ import annotations
 
@@ -46,8 +45,7 @@ class BotDriver:
 
     def deadline(self) -> float | None:
         """When (``time.monotonic``) a bot plays the human's turn now due (an away player's once the turn timer runs
-        out, a present one's move once the turn clock does), None if none waits; set once per turn and presence, for
-        every view and the timer."""
+        out, a present one's once the turn clock does), None if none; set once per turn and presence, for every view."""
         table, state = self.table, self.table.state
         if state is None or state.finished:
             return None

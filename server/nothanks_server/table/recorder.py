@@ -1,8 +1,7 @@
 """What a table remembers of its games: this game's comings and goings (the seat events every log shows between
 the moves), a finished game's score timeline, the match across "play again", and each finished game's record and
 JSON file. The timeline and the match are worked out only once a game is over: a score mid-game would reveal chip
-counts a table may hide. The authority (authority.py) tells it what happened; it decides nothing.
-"""
+counts a table may hide. The authority (authority.py) tells it what happened; it decides nothing."""
 
 from __future__ import annotations
 
@@ -37,12 +36,10 @@ class Recorder:
         self._records = records
 
     def dealt(self) -> None:
-        """A new game: its log starts empty."""
         self.seat_events = []
         self.timeline = ()
 
     def note(self, at: int, index: int, kind: str) -> None:
-        """Seat ``index``'s coming or going after ``at`` moves of this game."""
         last = self.seat_events[-1] if self.seat_events else None
         if kind == SEAT_BACK and last is not None and (last.at, last.seat, last.kind) == (at, index, SEAT_AWAY):
             self.seat_events.pop()  # away and back between two moves: nothing to tell (a reconnect)
@@ -133,7 +130,6 @@ class MatchTally:
         self.scores = [0] * players
 
     def add(self, final_scores: tuple[int, ...]) -> None:
-        """Count one finished game, given each seat's final score."""
         self.games += 1
         for seat in winners(final_scores):
             self.wins[seat] += 1

@@ -1,6 +1,5 @@
 """What a table is made of beside its game: its settings, its chairs, who may sit at it (a ``Member``), and the
-names a seat gets. The authority, the bot driver and the recorder read these; only the authority changes them.
-"""
+names a seat gets. The authority, the bot driver and the recorder read these; only the authority changes them."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ class TableSettings:
     """How a table is set up and paced. ``bot_delay``: seconds a bot waits before moving, give or take
     ``bot_delay_spread`` of it (tables started together would otherwise move in step, every screen redrawn in the
     same instant). ``turn_timer``: seconds an away player's turn waits before a stand-in bot plays (None: forever);
-    ``turn_clock``: a present player's, before the stand-in bot plays that one move (None: off).
-    """
+    ``turn_clock``: a present player's, before the stand-in bot plays that one move (None: off)."""
 
     players: int = 4
     open_chips: bool = False
