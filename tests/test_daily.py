@@ -119,6 +119,10 @@ async def test_a_second_try_the_same_day_is_refused_even_after_leaving_midway():
         await again.send({"type": "daily", "id": 3})
         error = await again.until(of_type("error"))
         assert error["code"] == "daily_played" and error["re"] == 3
+        louder = await RawClient.connect(host.port, "ALICE", key=keyed("alice"))  # the same name, in capitals
+        await louder.send({"type": "daily", "id": 4})
+        assert (await louder.until(of_type("error")))["code"] == "daily_played"
+        await louder.close()
         ranking = await TcpLobby_ranking(host.port, "alice")
         assert ranking.played and ranking.you is None  # started, never finished: not ranked
         await again.close()

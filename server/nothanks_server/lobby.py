@@ -30,6 +30,7 @@ from nothanks_tui.link import NewTable, Rejected, TableSummary, errors
 from nothanks_tui.link.daily import DAILY_BOT, DAILY_PLAYERS, TOP, daily_seed, is_daily, rank, today
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated, parse_game_id
 from nothanks_tui.link.invites import new_secret, parse_invite
+from nothanks_tui.link.names import name_key
 
 from .archive import HOST
 from .background import every
@@ -68,8 +69,9 @@ class LobbySettings:
 
 
 def daily_player(member: Member) -> str:
-    """Whom a daily deal is counted for: once a day per name at this host (the one place that says so)."""
-    return member.name
+    """Whom a daily deal is counted for: once a day per name at this host, case and width aside as a name is owned
+    (``Alice`` is ``alice``: the same player), shown so in the ranking (the one place that says so)."""
+    return name_key(member.name)
 
 
 class Lobby:
