@@ -354,3 +354,21 @@ async def test_leaving_a_hosts_game_says_what_happens_to_the_seat():
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuitScreen), "the confirmation")
         text = dialog_text(app)
         assert "a bot plays your seat until you come back" in text and "take it back from the lobby" in text
+
+
+@pytest.mark.parametrize("language", ["en", "fr", "es"])
+async def test_the_new_table_dialog_shows_its_create_button_whole_at_80x24(language):
+    """Every field of the dialog (private tables added one more) and its buttons within 24 rows: nothing to scroll."""
+    from nothanks_tui import i18n
+
+    choices = [("easy", "a casual player"), ("medium", "a quick search"), ("hard", "searches deeper")]
+    i18n.use_language(language)  # (this test's task only: contextvars)
+    app = NoThanksApp(start_forms=[], bot_choices=choices, default_bot="medium")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = NewTableScreen(app.bot_choices, app.default_bot)
+        app.push_screen(dialog)
+        await wait_until(pilot, lambda: app.screen is dialog and bool(dialog.query("#create")), "the dialog")
+        await pilot.pause()
+        for button in ("#create", "#cancel", "#private"):
+            region = dialog.query_one(button).region
+            assert region.height and region.y >= 0 and region.bottom <= 23, (button, region)  # (row 24: keys)

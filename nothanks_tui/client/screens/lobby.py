@@ -487,7 +487,7 @@ class NewTableScreen(ModalScreen[NewTable | None]):
         with Vertical(id="new-table", classes="dialog"):
             yield Label(_("New table"))
             yield from forms.table_size_fields()
-            yield from forms.bot_field(self.bot_choices, self.default_bot)
+            yield from forms.bot_field(self.bot_choices, self.default_bot, compact=True)
             yield from forms.variant_field(compact=True)
             yield from forms.turn_clock_field()
             yield forms.open_chips_box()

@@ -47,15 +47,15 @@ def name_field(default: str, compact: bool = False) -> ComposeResult:
     yield from form_row(_("Your name"), Input(value=default, max_length=MAX_NAME, id="name", compact=compact))
 
 
-def bot_field(choices: Sequence[tuple[str, str]], default: str) -> ComposeResult:
+def bot_field(choices: Sequence[tuple[str, str]], default: str, *, compact: bool = False) -> ComposeResult:
     """The "Level" field: each bot the command line offers, with what it is like (nothing when none is offered)."""
     if not choices:
         return
     names = [name for name, _description in choices]
     options = [(f"{name}: {_(description)}", name) for name, description in choices]
-    yield from form_row(
-        _("Level"), Select(options, value=default if default in names else names[0], allow_blank=False, id="bot")
-    )
+    value = default if default in names else names[0]
+    select = Select(options, value=value, allow_blank=False, id="bot", compact=compact)
+    yield from form_row(_("Level"), select, id="bot-field")
 
 
 def variant_field(*, compact: bool = False) -> ComposeResult:
