@@ -10,6 +10,7 @@ used thing of the network holding the most (fair shares, not first come). Most n
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,14 @@ class ClientLimits:
     def network(self, address: str) -> str:
         """The holder ``address`` counts for in every limit and share."""
         return network_of(address, self.v4_prefix, self.v6_prefix)
+
+
+def spend(buckets: dict[str, TokenBucket], holder: str, per_minute: float, burst: float) -> bool:
+    """One of ``holder``'s ``per_minute`` (``burst`` at once) from ``buckets``, its bucket made on first use."""
+    if len(buckets) > 10_000:  # (a few hundred bytes each: forgotten all at once)
+        buckets.clear()
+    now = time.monotonic()
+    return buckets.setdefault(holder, TokenBucket(per_minute / 60, burst, None, now)).take(now)
 
 
 class AddressCounts:

@@ -36,7 +36,7 @@ from .archive import HOST
 from .background import every
 from .chat import ChatRoom
 from .errors import HostError
-from .limits import TokenBucket
+from .limits import TokenBucket, spend
 from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
@@ -237,19 +237,12 @@ class Lobby:
         if table.invite is None:
             return table
         most = self.settings.code_guesses
-        if holder and not self._spend(self._guesses, holder, most, most):
+        if holder and not spend(self._guesses, holder, most, most):
             raise HostError(errors.TOO_MANY, f"your address tries at most {most:g} codes a minute")
         parsed = parse_invite(code) if isinstance(code, str) else None
         if parsed is None or parsed[0] != table.table_id or not secrets.compare_digest(parsed[1], table.invite):
             raise HostError(errors.PRIVATE_TABLE, "this table is private: its invite code lets you in")
         return table
-
-    def _spend(self, buckets: dict[str, TokenBucket], holder: str, per_minute: float, burst: float) -> bool:
-        """One of ``holder``'s ``per_minute`` (``burst`` at once) from ``buckets``."""
-        if len(buckets) > 10_000:  # (a few hundred bytes each: forgotten all at once)
-            buckets.clear()
-        now = time.monotonic()
-        return buckets.setdefault(holder, TokenBucket(per_minute / 60, burst, None, now)).take(now)
 
     def create_table(
         self, new: NewTable, creator: Member, owner: str | None = None, daily: int | None = None
@@ -262,7 +255,7 @@ class Lobby:
         limit, rate = self.settings.max_tables_per_address, self.settings.tables_per_minute
         if owner is not None and sum(1 for who in self._owners.values() if who == owner) >= limit:
             raise HostError(errors.TOO_MANY, f"your address has {limit} open tables already: play at one of them")
-        if owner is not None and not self._spend(self._made, owner, rate, max(rate, limit)):
+        if owner is not None and not spend(self._made, owner, rate, max(rate, limit)):
             raise HostError(errors.TOO_MANY, f"your address creates at most {rate:g} tables a minute")
         if new.bot not in bot_names():
             raise HostError(errors.BAD_BOT, f"unknown bot {new.bot[:20]!r}; choose from {', '.join(bot_names())}")

@@ -29,7 +29,7 @@ from nothanks_tui.link.names import MAX_NAME, BadName, clean_name
 from nothanks_tui.link.wire import PROTOCOL_VERSION, ProtocolError, encode
 
 from .cluster.membership import new_nonce, proves
-from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket
+from .limits import AddressCounts, ClientLimits, LoopStalls, TokenBucket, spend
 from .proxy_protocol import BadProxyHeader, ProxySources, read_header
 
 log = logging.getLogger(__name__)
@@ -502,11 +502,7 @@ class ProtocolServer:
 
     def _may_connect(self, network: str) -> bool:
         """Charge one new connection to ``network``'s rate (``limits.connects_per_minute``, as many at once)."""
-        per_minute = self.limits.connects_per_minute
-        bucket = self._connects.get(network)
-        if bucket is None:
-            bucket = self._connects[network] = TokenBucket(per_minute / 60, per_minute, None, time.monotonic())
-        return bucket.take(time.monotonic())
+        return spend(self._connects, network, self.limits.connects_per_minute, self.limits.connects_per_minute)
 
     def _too_many(self) -> str:
         return (

@@ -18,13 +18,14 @@ from nothanks_tui.engine import IllegalMove
 from nothanks_tui.link import CoachAdvice, errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE, LOBBY_CHAT
+from nothanks_tui.link.daily import is_daily
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.history import board_to_wire, page_to_wire, stats_to_wire
 from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
 
 from .errors import HostError
 from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
-from .lobby import Lobby, daily_player, is_daily
+from .lobby import Lobby, daily_player
 from .session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .store import StoreError
 from .table import HostEvent, Table
