@@ -83,6 +83,33 @@ async def test_logins_stalled_from_one_address_give_way_to_a_newcomer_from_anoth
     await asyncio.gather(*stalled, return_exceptions=True)
 
 
+async def test_between_networks_holding_as_few_logins_the_one_that_churned_gives_way_not_the_oldest(start_sessions):
+    """A botnet of many addresses holds one login each: a newcomer's slow login from a fresh address, the oldest, is
+    not the one closed; the login of a network whose connections closed before logging in is."""
+    sessions = await start_sessions(max_sessions=4)
+    churned = [await stall_from("127.0.0.5", sessions.port) for _ in range(2)]
+    await sessions.wait_until(lambda: sessions.logins_in_progress == 2, timeout=10)
+    for task in churned:  # closed before logging in: two strikes against 127.0.0.5
+        task.cancel()
+    await asyncio.gather(*churned, return_exceptions=True)
+    await sessions.wait_until(lambda: sessions.logins_in_progress == 0, timeout=10)
+    oldest = await stall_from("127.0.0.6", sessions.port)  # a slow login from a fresh address, first in line
+    await sessions.wait_until(lambda: sessions.logins_in_progress == 1, timeout=10)
+    struck = [await stall_from(source, sessions.port) for source in ("127.0.0.5", "127.0.0.7")]
+    await sessions.wait_until(lambda: sessions.logins_in_progress == 3, timeout=10)  # the logins cap: 3
+
+    player = await TerminalClient().connect(sessions.port, local_addr=("127.0.0.3", 0))
+    await player.wait_for("No Thanks!")
+    assert sessions.logins_evicted == 1
+    async with asyncio.timeout(10):
+        await asyncio.gather(struck[0], return_exceptions=True)  # 127.0.0.5's login was closed
+    assert not oldest.done() and not struck[1].done()
+    await player.close()
+    for task in (oldest, struck[1]):
+        task.cancel()
+    await asyncio.gather(oldest, struck[1], return_exceptions=True)
+
+
 async def test_logged_in_connections_without_a_session_give_way_at_the_sessions_cap(start_sessions):
     sessions = await start_sessions(max_sessions=4, session_timeout=60)
     watching = [Watching() for _ in range(3)]

@@ -166,6 +166,9 @@ class SessionServer:
         self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
         self._password_pump: asyncio.Task[None] | None = None
         self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
+        # Connections by network closed before logging in (churn, stalls given way): with failed passwords, what
+        # sends a network's logins first at a cap when every network holds as few (a botnet of many addresses).
+        self.closed_early: dict[str, int] = {}
 
     async def prepare(self) -> None:
         """Build what every connection shares (asyncssh's options: its algorithms, the host key) before the first
@@ -332,21 +335,23 @@ class SessionServer:
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
         places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
-        victim = least_in_use(places, held)
+        victim = self.least_in_use(places, held)
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
             return True
         return self.want_room is not None and await self.want_room(newcomer.network, key) and self.admit()
 
-    def evict(self, network: str, below: int) -> bool:
-        """For the front's totals: close the connection least in use here of ``network`` (or of any, "": the logins
-        cap's), of a tier below ``below`` (2: logins only); False if there is none."""
+    def evict(self, network: str, below: int, lone: bool = True) -> bool:
+        """For the totals: close the connection least in use here of ``network`` (or of any, "": the logins cap's),
+        of a tier below ``below`` (2: logins only); False if there is none. Not ``lone``: a network's only
+        connection here, never struck, stays (the front's total across workers counts connections on their way)."""
         gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
         held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
-        victim = least_in_use([gate for gate in gates if gate.tier < below and network in ("", gate.network)], held)
-        if victim is not None:
-            victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
-        return victim is not None
+        victim = self.least_in_use([g for g in gates if g.tier < below and network in ("", g.network)], held)
+        if victim is None or not (lone or held[victim.network] > 1 or self.strikes(victim.network)):
+            return False
+        victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
+        return True
 
     async def password_turn(self, network: str) -> None:
         """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
@@ -379,6 +384,17 @@ class SessionServer:
         finally:
             self._password_pump = None
 
+    def least_in_use(self, gates: list[_Gate], held: Counter[str]) -> _Gate | None:
+        """Of ``gates`` (oldest first), the one least in use of the network holding the most (in ``held``); between
+        networks holding as many, the one that behaved worst (connections closed early, failed passwords): a
+        newcomer's slow login from a fresh address is not closed for a botnet's churn, however old it is."""
+        strikes = {net: self.strikes(net) for net in {gate.network for gate in gates}}
+        return min(gates, key=lambda gate: (-held[gate.network], -strikes[gate.network], gate.tier), default=None)
+
+    def strikes(self, network: str) -> int:
+        """How badly ``network`` behaved here: its failed passwords and connections closed before logging in."""
+        return self.password_failures.get(network, 0) + self.closed_early.get(network, 0)
+
     def password_failed(self, network: str) -> None:
         remember(self.password_failures, network, self.password_failures.get(network, 0) + 1, PASSWORD_NETWORKS)
 
@@ -397,12 +413,6 @@ class SessionServer:
             return True  # clients without keyboard-interactive fall back to a password prompt: any answer will do
         expected = self.settings.password
         return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
-
-
-def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate | None:
-    """Of ``gates`` (oldest first), the one least in use of the network holding the most (of them, or ``held``)."""
-    held = held or Counter(gate.network for gate in gates)
-    return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
 
 
 class _Gate(asyncssh.SSHServer):
@@ -441,11 +451,15 @@ class _Gate(asyncssh.SSHServer):
         self._server.connections_held += 1
         log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._server.settings.inbound_rate / 1000)
 
-    def _login_over(self, logged_in: bool = False) -> None:
-        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is closing."""
-        logins = self._server._logins
+    def _login_over(self, logged_in: bool = False, closed: bool = False) -> None:
+        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is ``closed`` (a
+        strike against its network: ``SessionServer.least_in_use``)."""
+        server, logins = self._server, self._server._logins
         if self in logins:
             del logins[self]
+            if closed:
+                early = server.closed_early
+                remember(early, self.network, early.get(self.network, 0) + 1, PASSWORD_NETWORKS)
             self._server._changed.set()
         if logged_in:
             self._server.login_done(self._peer_address())
@@ -467,7 +481,7 @@ class _Gate(asyncssh.SSHServer):
         else:
             server.made_room += 1
         log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
-        self._login_over()
+        self._login_over(closed=True)
         if newcomer is not None:
             self._admitted = False
             server._holders.pop(self, None)
@@ -480,7 +494,7 @@ class _Gate(asyncssh.SSHServer):
             self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._login_over()
+        self._login_over(closed=True)
         self._session_deadline = cancel(self._session_deadline)
         if self._inbound is not None and self._conn is not None:
             unshape_inbound(self._conn, self._inbound)

@@ -113,7 +113,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                     stop.set()
             elif kind == b"b":
                 server.shut_out(text)
-            elif kind == b"v" and not server.evict(text[1:], int(text[:1] or 0)):
+            elif kind == b"v" and not server.evict(text[1:], int(text[:1] or 0), lone=bool(text[1:])):
                 tell(b"u" + data[2:])
             elif kind == b"m":
                 number, _, met = text.partition(" ")
