@@ -372,7 +372,10 @@ async def run_tcp(args: argparse.Namespace) -> None:
             said, _ = await attack.communicate()
             stop.set()
             await playing
-            tracebacks = (Path(data) / "host.log").read_text(errors="replace").count("Traceback")
+            host_log = (Path(data) / "host.log").read_text(errors="replace")
+            tracebacks = host_log.count("Traceback")
+            if args.log:
+                Path(args.log).write_text(host_log)
         finally:
             stop_server(server)
     seen = sorted(t for t in times if t is not None)

@@ -123,6 +123,49 @@ async def test_at_the_table_total_a_table_where_a_person_played_never_gives_way(
         assert (await newcomer.until(of_type("error")))["code"] == errors.TOO_MANY_TABLES
 
 
+async def test_at_the_table_total_a_table_where_a_person_played_an_earlier_game_keeps_its_place():
+    async with live_host(max_tables=2) as host:
+        player = await RawClient.connect(host.port, source="127.0.0.3")
+        await player.send({"type": "create_table", "players": 2, "bots": 1, "id": 1})
+        table = (await player.until(of_type("joined")))["table"]
+        await player.send({"type": "start", "id": 2})
+        while True:  # the person takes every card: the game ends
+            update = await player.until(lambda f: f.get("type") == "update" and not f.get("re"))
+            view = update["view"]
+            if view["finished"]:
+                break
+            if view["to_move"] == view["seat"]:
+                await player.send({"type": "action", "action": "take", "state_id": view["state_id"]})
+        await player.send({"type": "play_again", "id": 3})
+        await player.until(lambda f: f.get("type") == "update" and not f["view"]["finished"])  # nobody moved yet
+        for newcomer in ("127.0.0.4", "127.0.0.5"):
+            client = await RawClient.connect(host.port, source=newcomer)
+            await client.send({"type": "create_table", "players": 3, "id": 4})
+            assert (await client.until(of_type("joined")))["re"] == 4
+        assert host.lobby.table(table).members
+        assert not any(frame.get("type") == "table_closed" for frame in player.frames)
+
+
+async def test_at_the_table_total_a_network_whose_tables_were_closed_for_room_goes_before_a_newcomers_older_table():
+    """A botnet of many addresses holds a table each: the oldest waiting table, a newcomer's, is not the one to go."""
+    async with live_host(max_tables=2, max_tables_per_address=10) as host:
+        waiting = await RawClient.connect(host.port, source="127.0.0.3")
+        await waiting.send({"type": "create_table", "players": 3, "id": 1})
+        table = (await waiting.until(of_type("joined")))["table"]
+        churners = []
+        for _ in range(2):  # its second table closes its first (it holds the most): closed for room once
+            churners.append(await RawClient.connect(host.port, source="127.0.0.2"))
+            await churners[-1].send({"type": "create_table", "players": 7, "bots": 6, "id": 2})
+            await churners[-1].until(of_type("joined"))
+        assert "full" in (await churners[0].until(of_type("table_closed")))["reason"]
+        other = await RawClient.connect(host.port, source="127.0.0.4")
+        await other.send({"type": "create_table", "players": 3, "id": 4})
+        assert (await other.until(of_type("joined")))["re"] == 4
+        assert "full" in (await churners[1].until(of_type("table_closed")))["reason"]
+        assert host.lobby.table(table).members
+        assert not any(frame.get("type") == "table_closed" for frame in waiting.frames)
+
+
 async def test_a_connection_must_say_hello_in_time_and_then_send_each_frame_whole_in_time():
     limits = ClientLimits(hello_timeout=0.3, frame_timeout=0.3)
     async with live_host(limits=limits) as host:

@@ -94,6 +94,7 @@ class Lobby:
         self.version = 0  # counts changes to any table's lobby line (transports cache their table lists by it)
         self._owners: dict[str, str] = {}  # table id -> the address that created it (for the per-address limit)
         self._made: dict[str, TokenBucket] = {}  # address -> the tables it may create now
+        self._closed_for_room: Counter[str] = Counter()  # address -> its tables closed to make room (_make_room)
         self._guesses: dict[str, TokenBucket] = {}  # address -> the invite codes it may try now
         self.chat = ChatRoom(lobby=True)  # what is said at no table (in memory only), to ``hearing``
         self.hearing: set[Member] = set()  # the connections at no table whose hello listed lobby chat
@@ -270,7 +271,7 @@ class Lobby:
         table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
-        if len(self._tables) >= self.settings.max_tables and not self._make_room():
+        if len(self._tables) >= self.settings.max_tables and not self._make_room(owner or ""):
             raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         table._persist(lambda store: store.create_table(table.stored()))
         self._tables[table_id] = table
@@ -282,18 +283,25 @@ class Lobby:
         log.info("table %s created: %d players, %d bots", table_id, new.players, new.bots)
         return table, seat, token
 
-    def _make_room(self) -> bool:
-        """At the total: close the oldest table where no person has moved, of the network that created the most
-        (fair shares, not first come); False if a person has moved at every table."""
-        held = Counter(self._owners.values())
+    def _make_room(self, requester: str) -> bool:
+        """At the total: close the oldest table where no person has moved, of the network holding the most, more
+        than ``requester`` (the newcomer's network, which may replace its own), and between networks holding as
+        many, of the one whose tables were closed for room most often (a botnet of many addresses churns: a
+        newcomer's waiting table is not the oldest to go); False if there is none (fair shares, not first come)."""
+        held, closed, owners = Counter(self._owners.values()), self._closed_for_room, self._owners
 
         def played(table: Table) -> bool:
-            return table.state is not None and any(table.seats[move.seat].human for move in table.state.moves)
+            moves = () if table.state is None else table.state.moves
+            return table.person_moved or any(table.seats[move.seat].human for move in moves)
 
-        unplayed = [table for table in self._tables.values() if not played(table)]
+        unplayed = [(owners.get(table.table_id, ""), table) for table in self._tables.values() if not played(table)]
+        unplayed = [(owner, table) for owner, table in unplayed if held[owner] > held[requester] or owner == requester]
         if not unplayed:
             return False
-        victim = min(unplayed, key=lambda table: (-held[self._owners.get(table.table_id, "")], table.created_at))
+        owner, victim = min(unplayed, key=lambda pair: (-held[pair[0]], -closed[pair[0]], pair[1].created_at))
+        if len(closed) > 10_000:  # (forgotten all at once, as limits.spend's buckets)
+            closed.clear()
+        closed[owner] += 1
         self._drop(victim, "this host is full: it closed the oldest table where nobody had played")
         return True
 

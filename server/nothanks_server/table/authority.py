@@ -86,6 +86,7 @@ class Table:
         self._on_summary = parts.get("on_summary")
         self._summary: TableSummary | None = None
         self.created_at = time.monotonic()
+        self.person_moved = False  # a person played here (any game since it was made or restored): kept at a total
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
@@ -472,6 +473,7 @@ class Table:
                 f"now {state.state_id})",
             )
         self._apply(apply(state, action, seat), member)
+        self.person_moved = True
 
     def bot_plays(self, state_id: int, index: int, bot: Bot, action: Action) -> None:
         """``bot`` (the seat's, its stand-in, or one for a present player whose turn clock ran out) chose ``action`` in
