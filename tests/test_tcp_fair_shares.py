@@ -64,6 +64,19 @@ async def test_a_newcomer_from_the_biggest_network_is_let_in_and_an_older_connec
             await client.until(of_type("pong"))
 
 
+async def test_a_network_whose_connection_was_closed_for_room_waits_before_its_next_one_a_fresh_network_does_not():
+    async with live_host(limits=ClientLimits(max_connections=2, connects_per_minute=6)) as host:
+        held = [await RawClient.connect(host.port, source="127.0.0.2") for _ in range(2)]
+        held.append(await RawClient.connect(host.port, source="127.0.0.2"))  # its third: an older one of it gives way
+        await eventually(lambda: len(host.sessions) == 2)  # one of the two held gave way
+        again = RawClient(*await asyncio.open_connection("127.0.0.1", host.port, local_addr=("127.0.0.2", 0)))
+        refused = await again.until(of_type("error"))
+        assert refused["code"] == errors.TOO_MANY  # 3 of 6 spent, 30 owed: nothing left for a fourth
+        fresh = await RawClient.connect(host.port, source="127.0.0.3")  # welcomed: another of 127.0.0.2's gives way
+        await fresh.send({"type": "ping", "id": 1})
+        await fresh.until(of_type("pong"))
+
+
 async def test_a_player_with_a_seat_token_gets_back_in_when_strangers_hold_every_connection():
     async with live_host(limits=ClientLimits(max_connections=4)) as host:
         alice = await RawClient.connect(host.port, source="127.0.0.2")

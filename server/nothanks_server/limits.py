@@ -131,6 +131,10 @@ class TokenBucket:
         self._tokens -= amount
         return True
 
+    def owe(self, amount: float) -> None:
+        """Charge ``amount`` more, into debt if need be (refilled at ``rate`` as ever)."""
+        self._tokens -= amount
+
     def give_back(self) -> None:
         """Undo one ``take`` (what it paid for turned out not to be charged to this holder)."""
         self._tokens = min(self._cap, self._tokens + 1)

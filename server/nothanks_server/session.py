@@ -40,6 +40,9 @@ RATE_BURST = 100.0  # messages a connection may send at once
 MAX_SOFT_ERRORS = 20  # refused-but-harmless messages before we stop listening
 MAX_KEY = 128  # characters of an SSH key fingerprint kept ("SHA256:" and 43 more)
 LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages through the rest)
+# New connections a network owes when one of its own is closed for room at the total (15 s at the default rate): a
+# botnet whose connections close each other's in turn is refused at the door, where a connection costs least.
+ROOM_PENALTY = 30.0
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections (and a host's unstarted tables)
 
 Reply = dict[str, Any] | None
@@ -495,6 +498,8 @@ class ProtocolServer:
         self.sessions.discard(victim)
         if victim.counted is not None:  # (not chosen twice while it closes)
             self.connections.give_back(victim.counted, victim)
+            if (bucket := self._connects.get(victim.counted)) is not None:  # its next connections wait: no churn
+                bucket.owe(ROOM_PENALTY)
         self.log.info("%s closed: the connections are at their total, its network holds the most", victim.peer)
         victim.error(errors.SERVER_CLOSING, f"this {self.what} is full: it closed the least used connection of the "
                      "network holding the most", fatal=True)  # fmt: skip
