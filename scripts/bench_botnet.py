@@ -13,7 +13,8 @@ socket to a source address 127.0.A.B (``--addresses`` of them, ``--per-address``
 - session: each connection logs in, opens a pty session and sits in the lobby (the sessions cap).
 
 Every ``--every`` seconds a newcomer from an address no attacker uses (127.1.0.N) connects with a pty and waits
-for the welcome screen; with ``--key``, holding an SSH key (a player the host knows goes first). Reported: how
+for the welcome screen; with ``--key``, holding an SSH key (a player the host knows goes first); a bystander
+(127.0.0.3) plays at a table over SSH all along, timing each key to its screen. Reported: how
 many newcomers saw it within 2 s, their p50 and worst times, what they read when turned away, the attacker's
 tally, the server's peak memory (its process tree) and how long after the attack it took to come back within 10 %
 (or 20 MiB) of its memory before the attack (at most ``--settle`` seconds).
@@ -57,6 +58,7 @@ import asyncssh
 from bench_attacks import (
     Bystander,
     Link,
+    SSHBystander,
     frame,
     percentile,
     process_tree,
@@ -212,12 +214,14 @@ async def run(args: argparse.Namespace) -> None:
         try:
             await asyncio.sleep(1.0)
             idle = tree_rss(server.pid)
+            password = PASSWORD if args.attack in OPTIONS else None
+            stop, bystander = asyncio.Event(), SSHBystander(password=password)  # a player at a table meanwhile
+            playing = asyncio.create_task(bystander.play(port, stop))
             attack = await asyncio.create_subprocess_exec(
                 sys.executable, __file__, "--attacker", args.attack, "--port", str(port), "--addresses",
                 str(args.addresses), "--per-address", str(args.per_address), "--tries", str(args.tries),
                 "--seconds", str(args.seconds), stdout=subprocess.PIPE,
             )  # fmt: skip
-            password = PASSWORD if args.attack in OPTIONS else None
             key = asyncssh.generate_private_key("ssh-ed25519") if args.key else None
             times: list[float | None] = []
             refusals: Counter[str] = Counter()
@@ -232,6 +236,9 @@ async def run(args: argparse.Namespace) -> None:
                 peak = max(peak, tree_rss(server.pid))
                 await asyncio.sleep(args.every)
             said, _ = await attack.communicate()
+            stop.set()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(playing, 5)
             ended = time.monotonic()
             settled = None
             while time.monotonic() - ended < args.settle:
@@ -259,6 +266,9 @@ async def run(args: argparse.Namespace) -> None:
     )
     for why, count in refusals.most_common(3):
         print(f"  turned away {count}x: {why}")
+    keys = [t * 1000 for t in bystander.key_times]
+    print(f"SSH bystander at a table: {len(keys)} keys, p50 {percentile(keys, 0.5):.1f} ms, p99 "
+          f"{percentile(keys, 0.99):.1f} ms" + (f", {bystander.failure}" if bystander.failure else ""))  # fmt: skip
     after = "not within" if settled is None else f"{settled:.0f} s after"
     print(f"server memory: {idle:.0f} MiB idle, {peak:.0f} MiB peak, back to idle: {after} (of {args.settle:.0f} s)")
     print(f"  at the end, by process (host, then its children): {' '.join(by_process)} MiB")
