@@ -106,9 +106,9 @@ class Lobby:
         if new.turn_clock and not least <= new.turn_clock <= most:  # (the host's default is the command line's)
             raise IllegalMove(errors.BAD_FIELD, f"turn_clock must be {least:g}..{most:g} seconds, or 0 (off)")
         clock = self.settings.turn_clock if new.turn_clock is None else new.turn_clock or None
-        settings = TableSettings(new.players, new.open_chips, new.variant, default_bot=new.bot, coach=bool(new.coach))
-        return replace(
-            settings, bot_delay=self.settings.bot_delay, turn_timer=self.settings.turn_timer, turn_clock=clock
+        pace = {"bot_delay": self.settings.bot_delay, "turn_timer": self.settings.turn_timer, "turn_clock": clock}
+        return TableSettings(
+            new.players, new.open_chips, new.variant, default_bot=new.bot, coach=bool(new.coach), **pace
         )
 
     def _wiring(self) -> dict[str, Any]:
@@ -130,7 +130,7 @@ class Lobby:
             log.info("restored %d tables from the store", len(self._restored))
 
     def _restore_one(self, stored: StoredTable) -> Table | None:
-        """Bring back one stored table into this lobby (not yet playing: ``Table.resume_play``); None if it is not
+        """Bring back one stored table into this lobby (not yet playing: its ``driver.drive()``); None if it is not
         worth it (dropped from the store) or cannot be replayed (left out, kept in the store)."""
         if not any(seat is not None and seat.bot_kind is None for seat in stored.seats):  # nobody to come back
             self.store.drop_table(stored.table_id)
@@ -160,7 +160,7 @@ class Lobby:
         if table is None:
             return None
         self.version += 1
-        table.resume_play()
+        table.driver.drive()
         asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
         log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
         return table
@@ -168,13 +168,9 @@ class Lobby:
     def release(self, table_id: str, reason: str) -> Table | None:
         """The table stops here at once and leaves this lobby, but stays in the store (another host holds it now,
         or will: a lease lost, a host stopping). Its members are told ``reason``; the table, or None."""
-        table = self._tables.pop(table_id, None)
-        if table is None:
-            return None
-        self._owners.pop(table_id, None)
-        self.version += 1
-        table.close(reason)
-        log.info("table %s released: %s", table_id, reason)
+        table = self._tables.get(table_id)
+        if table is not None:
+            self._drop(table, reason, keep=True)
         return table
 
     def start(self) -> None:
@@ -186,7 +182,7 @@ class Lobby:
             checks = every(STORE_CHECK, self.check_store, lambda error: log.error("the store check failed: %s", error))
             self._checks = asyncio.get_running_loop().create_task(checks)
         for table in restored:
-            table.resume_play()
+            table.driver.drive()
         if restored:
             loop = asyncio.get_running_loop()
             self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, restored)
@@ -454,14 +450,16 @@ class Lobby:
         if table.finished and is_daily(table.table_id):
             self._daily_over(table)
 
-    def _drop(self, table: Table, reason: str = N_("table closed")) -> None:
+    def _drop(self, table: Table, reason: str = N_("table closed"), *, keep: bool = False) -> None:
+        """``table`` closes here, its members told ``reason``, and leaves the store (``keep``: stays in it)."""
         if self._tables.get(table.table_id) is table:
             del self._tables[table.table_id]
             self._owners.pop(table.table_id, None)
             self.version += 1
             table.close(reason)
             try:
-                self.store.drop_table(table.table_id)
+                if not keep:
+                    self.store.drop_table(table.table_id)
             except Exception:
                 log.exception("table %s: could not drop it from the store", table.table_id)
-            log.info("table %s closed: %s", table.table_id, reason)
+            log.info("table %s %s: %s", table.table_id, "released" if keep else "closed", reason)
