@@ -36,8 +36,8 @@ from .archive import HOST
 from .background import every
 from .chat import ChatRoom
 from .errors import HostError
+from .history import RecordStore
 from .limits import TokenBucket, spend
-from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
 from .table import Member, Table, TableSettings
 

@@ -30,8 +30,8 @@ from nothanks_tui.link.names import name_key
 from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
+from ..history import RecordStore
 from ..ratings import NEWCOMER
-from ..storage import RecordStore
 from ..store import GroupCommit, StoredMove, StoreDown, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
 from .recorder import Recorder
