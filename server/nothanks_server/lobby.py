@@ -106,9 +106,9 @@ class Lobby:
         if new.turn_clock and not least <= new.turn_clock <= most:  # (the host's default is the command line's)
             raise IllegalMove(errors.BAD_FIELD, f"turn_clock must be {least:g}..{most:g} seconds, or 0 (off)")
         clock = self.settings.turn_clock if new.turn_clock is None else new.turn_clock or None
-        pace = {"bot_delay": self.settings.bot_delay, "turn_timer": self.settings.turn_timer, "turn_clock": clock}
-        return TableSettings(
-            new.players, new.open_chips, new.variant, default_bot=new.bot, coach=bool(new.coach), **pace
+        settings = TableSettings(new.players, new.open_chips, new.variant, default_bot=new.bot, coach=bool(new.coach))
+        return replace(
+            settings, bot_delay=self.settings.bot_delay, turn_timer=self.settings.turn_timer, turn_clock=clock
         )
 
     def _wiring(self) -> dict[str, Any]:

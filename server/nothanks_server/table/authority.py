@@ -356,38 +356,32 @@ class Table:
     def add_bot(self, member: Member, bot_name: str | None = None) -> int:
         """Fill the first empty seat with a bot (the creator, before the game starts); returns the seat."""
         self._before_deal(member, "bots join before the game starts")
-        free = self._where("empty")[:1]
-        if not free:
+        if not self._where("empty"):
             raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
-        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
-        return free[0]
+        return self.add_bots(1, bot_name)[0]
 
-    def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
-        """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
+    def add_bots(self, count: int, bot_name: str | None = None) -> list[int]:
+        """Fill up to ``count`` empty seats with bots (host set-up, no creator check); returns the seats."""
         kind = bot_name or self.settings.default_bot
-        free = self._where("empty")[: max(0, count)]
-        self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
+        return self.seat_bots([self._make_bot(kind) for _ in self._where("empty")[: max(0, count)]])
 
-    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
-        """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
+    def seat_bots(self, bots: Sequence[Bot | tuple[Bot, str, int]], labels: Sequence[str] = ()) -> list[int]:
+        """Put these bots (each with its kind and seed, as a restored table makes it again, or not: a local table's,
+        a test's) in the empty seats, in order, named by ``labels`` then ``bot_name``; stored in one commit."""
         free = self._where("empty")
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
-
-    def _seat_bots(
-        self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
-    ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` then ``bot_name``; stored in one commit."""
         placed = list(self.seats)
-        for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
+        for number, (index, made) in enumerate(zip(free, bots)):
+            bot, kind, seed = made if isinstance(made, tuple) else (made, made.name, None)
             label = labels[number] if number < len(labels) else bot_name(placed)
             placed[index] = Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed)
-        new = {index: placed[index] for index in seats[: len(bots)]}
+        new = {index: placed[index] for index in free[: len(bots)]}
         self._persist(lambda store: store.set_seats(self.table_id, {i: seat.stored() for i, seat in new.items()}))
         for index, seat in new.items():
             self.seats[index] = seat
         self._broadcast()
+        return list(new)
 
     def remove(self, member: Member, asked: object) -> None:
         """The creator frees seat ``asked`` before the deal: a bot's, or a player's, who is told and goes back to
