@@ -39,7 +39,7 @@ from .errors import HostError
 from .history import RecordStore
 from .limits import TokenBucket, spend
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
-from .table import Member, Table, TableSettings
+from .table import Member, Table, TableParts, TableSettings
 
 Read = TypeVar("Read")
 
@@ -87,6 +87,10 @@ class Lobby:
         self.store: TableStore = store if store is not None else open_store(data_dir)
         self.records = None if data_dir is None else RecordStore(data_dir)
         self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
+        # What every table of this lobby is given: the store, the records, the group commit and the callbacks.
+        self._parts = TableParts(
+            store=self.store, records=self.records, commits=self.commits, on_idle=self._drop, on_summary=self._changed
+        )
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
         self._checks: asyncio.Task[None] | None = None
@@ -110,11 +114,6 @@ class Lobby:
         return replace(
             settings, bot_delay=self.settings.bot_delay, turn_timer=self.settings.turn_timer, turn_clock=clock
         )
-
-    def _wiring(self) -> dict[str, Any]:
-        """What every table of this lobby is given: the store, the records, the group commit and the callbacks."""
-        hooks = {"on_idle": self._drop, "on_summary": self._changed}
-        return {"store": self.store, "records": self.records, "commits": self.commits, **hooks}
 
     def _restore(self) -> None:
         """Bring back every table the store holds: a game in progress at its last accepted move, a table that had
@@ -141,7 +140,7 @@ class Lobby:
             settings = self._table_settings(
                 NewTable(stored.players, 0, bot, stored.open_chips, stored.variant, stored.coach, clock)
             )
-            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
+            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._parts)
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
@@ -262,7 +261,7 @@ class Lobby:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         rng = rng if daily is None else random.Random(daily)
-        table = Table(table_id, settings, rng=rng, **self._wiring())
+        table = Table(table_id, settings, rng=rng, **self._parts)
         table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")

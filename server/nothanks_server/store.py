@@ -66,9 +66,6 @@ class TablesRefused(StoreError):
         super().__init__(message)
         self.table_ids = frozenset(table_ids)
 
-    def refuses(self, table_id: str) -> bool:
-        return table_id in self.table_ids
-
 
 def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NOFOLLOW, 0o600)
@@ -642,7 +639,7 @@ class GroupCommit:
             self.commits += 1
             self.moves += len(batch)
         for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
-            done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
+            done(None if isinstance(error, TablesRefused) and move.table_id not in error.table_ids else error)
 
 
 def open_store(data_dir: Path | None) -> SqliteStore:
