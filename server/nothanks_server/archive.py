@@ -91,7 +91,7 @@ def file_record(
 
 
 def migrate_to_5(db: sqlite3.Connection) -> None:
-    """Schema 3 -> 4: players' ratings (ratings.py), every game kept so far rated in the order it finished."""
+    """Schema 4 -> 5: players' ratings (ratings.py), every game kept so far rated in the order it finished."""
     db.execute(
         "CREATE TABLE ratings (who TEXT PRIMARY KEY, name TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, "
         "games INTEGER NOT NULL, shown INTEGER NOT NULL)"
