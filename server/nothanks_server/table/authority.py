@@ -366,8 +366,8 @@ class Table:
         return self.seat_bots([self._make_bot(kind) for _ in self._where("empty")[: max(0, count)]])
 
     def seat_bots(self, bots: Sequence[Bot | tuple[Bot, str, int]], labels: Sequence[str] = ()) -> list[int]:
-        """Put these bots (each with its kind and seed, as a restored table makes it again, or not: a local table's,
-        a test's) in the empty seats, in order, named by ``labels`` then ``bot_name``; stored in one commit."""
+        """Put these bots in the empty seats, in order: made here (with the kind and seed a restored table makes it
+        again from) or given (a local table's, a test's); named by ``labels`` then ``bot_name``; one commit."""
         free = self._where("empty")
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
