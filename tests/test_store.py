@@ -13,8 +13,8 @@ import tempfile
 import pytest
 
 from nothanks_server import Lobby, LobbySettings
+from nothanks_server.history import RecordStore
 from nothanks_server.inprocess import InProcessLobby, InProcessTable
-from nothanks_server.storage import RecordStore
 from nothanks_server.store import (
     DATABASE_NAME,
     GroupCommit,

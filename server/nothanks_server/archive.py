@@ -53,9 +53,7 @@ CREATE TABLE IF NOT EXISTS players (
 def migrate_to_2(db: sqlite3.Connection) -> None:
     """Schema 1 -> 2, inside the store's migration transaction: the new columns and table, and every record
     already kept filed again with its summary (a record that does not read is left out of the history)."""
-    for statement in _SCHEMA_2.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    run_script(db, _SCHEMA_2)
     rows = db.execute("SELECT table_id, game_no, record FROM records WHERE summary IS NULL").fetchall()
     for table_id, game_no, text in rows:
         try:
@@ -67,6 +65,13 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
         query = "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?"
         db.execute(query, (json.dumps(summary), table_id, game_no))
         _put_seats(db, table_id, game_no, HOST, _finished_at(record), seats)
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Each statement of ``script`` in the caller's transaction (``executescript`` would commit it first)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
 
 
 def file_record(
@@ -86,7 +91,7 @@ def file_record(
 
 
 def migrate_to_5(db: sqlite3.Connection) -> None:
-    """Schema 3 -> 4: players' ratings (ratings.py), every game kept so far rated in the order it finished."""
+    """Schema 4 -> 5: players' ratings (ratings.py), every game kept so far rated in the order it finished."""
     db.execute(
         "CREATE TABLE ratings (who TEXT PRIMARY KEY, name TEXT NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL, "
         "games INTEGER NOT NULL, shown INTEGER NOT NULL)"

@@ -1,32 +1,101 @@
-"""Local games kept as a host keeps its own, and the history read back, in this process.
+"""Finished games outside the host's store: their JSON files, local games kept as a host keeps its own, and the
+history read back in this process.
 
-``LocalRecords`` is what a solo table writes its finished games with (``Table(records=...)``): the record goes into
-the same SQLite store a host uses (store.py, filed by archive.py with ``place`` ``local``), then out as a
-``nothanks-record/1`` JSON file beside it, like a host's. ``StoreHistory`` reads that store for the history and
-statistics screens of ``nothanks history`` and the start screen; a host's own player reads the host's games
-through the lobby (``InProcessLobby``), and everyone else through lobby requests (tcp.py).
+The store (store.py) keeps a finished game first, in the same transaction as its last move; ``RecordStore`` writes
+the ``nothanks-record/1`` JSON file people and tools read. Its name follows from the record alone (end time, table,
+game number), so a host killed between the commit and the file writes the same file on its next start
+(``export_pending``); files are written atomically and fsynced, and temp files a killed host left are removed at
+start. ``LocalRecords`` is what a solo table files its games with: into the same SQLite store (``place`` ``local``),
+then as JSON beside it. ``StoreHistory`` reads that store for ``nothanks history`` and the start screen; a host's
+own player reads the host's games through the lobby (``InProcessLobby``), everyone else through lobby requests.
 
-Neither ever raises into a game: a store that cannot be opened or written is logged (recording) or a clear
-``LobbyError`` (reading), never a traceback."""
+None of them ever raises into a game: a store or disk that refuses is logged (recording) or a clear ``LobbyError``
+(reading), never a traceback."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import secrets
+import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from nothanks_tui.engine import write_record
+from nothanks_tui.engine.records import TEMP_PREFIX, TEMP_SUFFIX
 from nothanks_tui.i18n import N_
 from nothanks_tui.link import LobbyError, errors
 from nothanks_tui.link.history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rated, parse_game_id
 
 from .archive import LOCAL
-from .storage import RecordStore
-from .store import DATABASE_NAME, SqliteStore, StoreError
+from .store import DATABASE_NAME, SqliteStore, StoreError, TableStore
 
 log = logging.getLogger(__name__)
+
+
+class RecordStore:
+    """Writes records into ``directory`` (created on first use); never raises into the game."""
+
+    def __init__(self, directory: Path | str) -> None:
+        self.directory = Path(directory)
+
+    def path_for(self, record: dict[str, Any], table_id: str, game_no: int) -> Path:
+        finished = record.get("finished_at")
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(finished if isinstance(finished, int | float) else None))
+        return self.directory / f"{stamp}-{table_id}-g{game_no}.json"
+
+    def save(self, record: dict[str, Any], table_id: str, game_no: int) -> Path | None:
+        """Write ``record``; returns its path, or None if the disk refused (logged, the game goes on)."""
+        path = self.path_for(record, table_id, game_no)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            return write_record(record, path, durable=True)
+        except OSError:
+            log.exception("could not write the record of table %s game %d", table_id, game_no)
+            return None
+
+    def ratings(self, names: list[str]) -> dict[str, int] | None:
+        """The ratings of ``names`` where these games are rated (None: not here, a host's tables ask its store)."""
+        return None
+
+    def exists(self, record: dict[str, Any], table_id: str, game_no: int) -> bool:
+        """A regular file (not a symlink, not anything else) holds this game's record already."""
+        try:
+            return stat.S_ISREG(os.lstat(self.path_for(record, table_id, game_no)).st_mode)
+        except OSError:
+            return False
+
+    def clean_temps(self) -> int:
+        """Remove what a killed writer left (``.nothanks-*.tmp``, and the ``*.json.tmp`` of versions before the
+        store; a symlink is removed, never followed)."""
+        removed = 0
+        try:
+            entries = list(os.scandir(self.directory))
+        except OSError:
+            return 0
+        for entry in entries:
+            ours = entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX)
+            if ours or entry.name.endswith(".json" + TEMP_SUFFIX):
+                try:
+                    os.unlink(entry.path)
+                    removed += 1
+                except OSError:
+                    log.warning("could not remove the stale temp file %s", entry.path)
+        return removed
+
+    def export_pending(self, store: TableStore) -> int:
+        """Write the JSON of every record the store has and this directory lacks; returns how many were written."""
+        written = 0
+        for stored in store.records(pending_only=True):
+            if not self.exists(stored.record, stored.table_id, stored.game_no):
+                if self.save(stored.record, stored.table_id, stored.game_no) is None:
+                    continue
+                written += 1
+            store.mark_exported(stored.table_id, stored.game_no)
+        return written
 
 
 def history_database(directory: Path | str) -> Path:

@@ -13,7 +13,7 @@ import logging
 import secrets
 import signal
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
+from typing import TYPE_CHECKING, Protocol
 
 from nothanks_tui.i18n import N_, _
 from nothanks_tui.link import ConnectionInfo
@@ -23,6 +23,7 @@ from .inprocess import InProcessLobby
 from .limits import ClientLimits
 from .lobby import Lobby, LobbySettings
 from .proxy_protocol import ProxySources
+from .session import PortOptions
 from .tcp import MAX_CONNECTIONS, RATE_PER_SECOND, Session, TcpHost
 
 if TYPE_CHECKING:
@@ -66,15 +67,6 @@ class Servable(Protocol):
     async def start(self) -> None: ...
 
     async def close(self, reason: str = ..., *, restart: bool = False, forget: bool = False) -> None: ...
-
-
-class PlayerOptions(TypedDict, total=False):
-    """A players' port's options beside its address (``PlayerPorts``; ``proxy_from``: proxy_protocol.py)."""
-
-    ssh: SSHSettings | None
-    rate: float
-    limits: ClientLimits | None
-    proxy_from: ProxySources | None
 
 
 class PlayerPorts:
@@ -125,21 +117,17 @@ class Host(PlayerPorts):
         *,
         cluster: ClusterSettings | None = None,
         plugins: Sequence[HostPlugin] = (),
-        **options: Unpack[PlayerOptions],
+        ssh: SSHSettings | None = None,
+        rate: float = RATE_PER_SECOND,
+        limits: ClientLimits | None = None,
+        proxy_from: ProxySources | None = None,  # (proxy_protocol.py)
     ) -> None:
-        super().__init__(bind, options.get("ssh"), options.get("proxy_from"))
+        super().__init__(bind, ssh, proxy_from)
         self.settings = settings
         self.lobby = Lobby(settings, store=self._table_store(cluster, settings))
-        self.tcp = TcpHost(
-            self.lobby,
-            bind,
-            port,
-            rate=options.get("rate", RATE_PER_SECOND),
-            limits=options.get("limits"),
-            proxy_key=self.proxy_key,
-            proxy_from=self.proxy_from,
-            member_secret=(cluster.secret or None) if cluster is not None else None,
-        )
+        options = PortOptions(rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from)
+        options["member_secret"] = (cluster.secret or None) if cluster is not None else None
+        self.tcp = TcpHost(self.lobby, bind, port, **options)
         self.cluster = cluster  # with it, this host is listed in the cluster's directory in Redis (cluster/)
         self.presence: Presence | None = None
         self.takeover: Takeover | None = None  # a table host's leases and takeovers (cluster/takeover.py)

@@ -36,10 +36,10 @@ from .archive import HOST
 from .background import every
 from .chat import ChatRoom
 from .errors import HostError
+from .history import RecordStore
 from .limits import TokenBucket, spend
-from .storage import RecordStore
 from .store import GroupCommit, StoredTable, StoreError, TableStore, hash_token, open_store
-from .table import Member, Table, TableSettings
+from .table import Member, Table, TableParts, TableSettings
 
 Read = TypeVar("Read")
 
@@ -87,6 +87,10 @@ class Lobby:
         self.store: TableStore = store if store is not None else open_store(data_dir)
         self.records = None if data_dir is None else RecordStore(data_dir)
         self.commits = GroupCommit(self.store)  # every table's moves, one commit per turn of the event loop
+        # What every table of this lobby is given: the store, the records, the group commit and the callbacks.
+        self._parts = TableParts(
+            store=self.store, records=self.records, commits=self.commits, on_idle=self._drop, on_summary=self._changed
+        )
         self._restored: list[Table] = []
         self._grace: asyncio.TimerHandle | None = None
         self._checks: asyncio.Task[None] | None = None
@@ -112,11 +116,6 @@ class Lobby:
             settings, bot_delay=self.settings.bot_delay, turn_timer=self.settings.turn_timer, turn_clock=clock
         )
 
-    def _wiring(self) -> dict[str, Any]:
-        """What every table of this lobby is given: the store, the records, the group commit and the callbacks."""
-        hooks = {"on_idle": self._drop, "on_summary": self._changed}
-        return {"store": self.store, "records": self.records, "commits": self.commits, **hooks}
-
     def _restore(self) -> None:
         """Bring back every table the store holds: a game in progress at its last accepted move, a table that had
         not started with its seats and creator. A table whose last game is over is not brought back (its record is
@@ -131,7 +130,7 @@ class Lobby:
             log.info("restored %d tables from the store", len(self._restored))
 
     def _restore_one(self, stored: StoredTable) -> Table | None:
-        """Bring back one stored table into this lobby (not yet playing: ``Table.resume_play``); None if it is not
+        """Bring back one stored table into this lobby (not yet playing: its ``driver.drive()``); None if it is not
         worth it (dropped from the store) or cannot be replayed (left out, kept in the store)."""
         if not any(seat is not None and seat.bot_kind is None for seat in stored.seats):  # nobody to come back
             self.store.drop_table(stored.table_id)
@@ -142,7 +141,7 @@ class Lobby:
             settings = self._table_settings(
                 NewTable(stored.players, 0, bot, stored.open_chips, stored.variant, stored.coach, clock)
             )
-            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._wiring())
+            table = Table.restore(stored, replace(settings, chips_per_player=stored.chips_per_player), **self._parts)
         except (IllegalMove, ValueError) as error:  # a store this version cannot replay: keep it out of play
             log.error("table %s cannot be restored (%s); leaving it out", stored.table_id, error)
             return None
@@ -161,7 +160,7 @@ class Lobby:
         if table is None:
             return None
         self.version += 1
-        table.resume_play()
+        table.driver.drive()
         asyncio.get_running_loop().call_later(self.settings.restored_waiting_grace, self._release, [table])
         log.info("table %s adopted at move %d", table.table_id, len(stored.moves))
         return table
@@ -169,13 +168,9 @@ class Lobby:
     def release(self, table_id: str, reason: str) -> Table | None:
         """The table stops here at once and leaves this lobby, but stays in the store (another host holds it now,
         or will: a lease lost, a host stopping). Its members are told ``reason``; the table, or None."""
-        table = self._tables.pop(table_id, None)
-        if table is None:
-            return None
-        self._owners.pop(table_id, None)
-        self.version += 1
-        table.close(reason)
-        log.info("table %s released: %s", table_id, reason)
+        table = self._tables.get(table_id)
+        if table is not None:
+            self._drop(table, reason, keep=True)
         return table
 
     def start(self) -> None:
@@ -187,7 +182,7 @@ class Lobby:
             checks = every(STORE_CHECK, self.check_store, lambda error: log.error("the store check failed: %s", error))
             self._checks = asyncio.get_running_loop().create_task(checks)
         for table in restored:
-            table.resume_play()
+            table.driver.drive()
         if restored:
             loop = asyncio.get_running_loop()
             self._grace = loop.call_later(self.settings.restored_waiting_grace, self._release, restored)
@@ -267,7 +262,7 @@ class Lobby:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         rng = None if self._rng is None else random.Random(self._rng.randrange(2**63))
         rng = rng if daily is None else random.Random(daily)
-        table = Table(table_id, settings, rng=rng, **self._wiring())
+        table = Table(table_id, settings, rng=rng, **self._parts)
         table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
@@ -462,14 +457,16 @@ class Lobby:
         if table.finished and is_daily(table.table_id):
             self._daily_over(table)
 
-    def _drop(self, table: Table, reason: str = N_("table closed")) -> None:
+    def _drop(self, table: Table, reason: str = N_("table closed"), *, keep: bool = False) -> None:
+        """``table`` closes here, its members told ``reason``, and leaves the store (``keep``: stays in it)."""
         if self._tables.get(table.table_id) is table:
             del self._tables[table.table_id]
             self._owners.pop(table.table_id, None)
             self.version += 1
             table.close(reason)
             try:
-                self.store.drop_table(table.table_id)
+                if not keep:
+                    self.store.drop_table(table.table_id)
             except Exception:
                 log.exception("table %s: could not drop it from the store", table.table_id)
-            log.info("table %s closed: %s", table.table_id, reason)
+            log.info("table %s %s: %s", table.table_id, "released" if keep else "closed", reason)

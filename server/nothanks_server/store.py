@@ -66,9 +66,6 @@ class TablesRefused(StoreError):
         super().__init__(message)
         self.table_ids = frozenset(table_ids)
 
-    def refuses(self, table_id: str) -> bool:
-        return table_id in self.table_ids
-
 
 def _private_opener(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NOFOLLOW, 0o600)
@@ -240,6 +237,14 @@ CREATE INDEX IF NOT EXISTS daily_tables ON daily (table_id)
 """
 
 
+# A table's and a seat's columns, in the order of ``StoredTable``'s and ``StoredSeat``'s fields.
+_TABLE_COLUMNS = tuple(
+    "table_id players open_chips variant default_bot chips_per_player creator_seat game_no seed started_at finished "
+    "coach invite turn_clock".split()
+)
+_SEAT_COLUMNS = "name, bot_kind, bot_seed, token_hash, stand_in, left_game, guest"
+
+
 class SqliteStore:
     """``TableStore`` on one SQLite file (``path``), or on ``":memory:"``. Use from one thread (the event loop's)."""
 
@@ -360,9 +365,7 @@ class SqliteStore:
                     f"{self.path} has store schema {version}; this nothanks knows up to {SCHEMA_VERSION}: update it"
                 )
             if version < 1:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+                archive.run_script(db, _SCHEMA)
             if version < 2:
                 archive.migrate_to_2(db)
             if version < 3:
@@ -378,34 +381,28 @@ class SqliteStore:
                 db.execute("ALTER TABLE seats ADD COLUMN guest INTEGER NOT NULL DEFAULT 0")
                 db.execute("CREATE TABLE names (name TEXT PRIMARY KEY, owner TEXT NOT NULL)")
             if version < 7:
-                for statement in _DAILY.split(";"):
-                    db.execute(statement)
+                archive.run_script(db, _DAILY)
             if version < SCHEMA_VERSION:
                 db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
             # Later versions: `if version < 8: ALTER TABLE ...`, each step in this same transaction.
 
     def load_tables(self) -> list[StoredTable]:
-        db = self._db
-        tables = []
-        rows = db.execute(
-            "SELECT table_id, players, open_chips, variant, default_bot, chips_per_player, creator_seat, game_no, "
-            "seed, started_at, finished, coach, invite, turn_clock FROM tables ORDER BY created_at, table_id"
-        ).fetchall()
-        for table_id, players, open_chips, variant, bot, chips, creator, game_no, seed, started, done, *more in rows:
+        db, tables = self._db, []
+        query = f"SELECT {', '.join(_TABLE_COLUMNS)} FROM tables ORDER BY created_at, table_id"
+        for row in db.execute(query).fetchall():
+            table = dict(zip(_TABLE_COLUMNS, row, strict=True))
+            table_id, players = table["table_id"], table["players"]
             seats: list[StoredSeat | None] = [None] * players
-            for seat, name, bot_kind, bot_seed, token_hash, *flags in db.execute(
-                "SELECT seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game, guest FROM seats "
-                "WHERE table_id = ?",
-                (table_id,),
-            ):
+            for seat, *fields in db.execute(f"SELECT seat, {_SEAT_COLUMNS} FROM seats WHERE table_id = ?", (table_id,)):
                 if 0 <= seat < players:
+                    name, bot_kind, bot_seed, token_hash, *flags = fields
                     digest = None if token_hash is None else bytes(token_hash)
                     seats[seat] = StoredSeat(name, bot_kind, bot_seed, digest, *map(bool, flags))
             query = "SELECT seat, action FROM moves WHERE table_id = ? AND game_no = ? ORDER BY state_id"
-            moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, game_no)))
-            kept = (table_id, players, bool(open_chips), variant, bot, chips, tuple(seats), creator, game_no, seed)
-            tables.append(StoredTable(*kept, started, bool(done), moves, bool(more[0]), *more[1:]))
+            moves = tuple((seat, action) for seat, action in db.execute(query, (table_id, table["game_no"])))
+            flags = {name: bool(table[name]) for name in ("open_chips", "finished", "coach")}
+            tables.append(StoredTable(**{**table, **flags}, seats=tuple(seats), moves=moves))
         return tables
 
     def next_table_number(self) -> int:
@@ -414,14 +411,11 @@ class SqliteStore:
 
     def create_table(self, table: StoredTable) -> None:
         number = int(table.table_id[1:]) if table.table_id[1:].isdigit() else 0
-        first = (table.table_id, table.players, int(table.open_chips), table.variant, table.default_bot)
-        then = (table.chips_per_player, table.creator_seat, table.game_no, table.seed, table.started_at)
+        values = [getattr(table, name) for name in _TABLE_COLUMNS]
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO tables (table_id, players, open_chips, variant, default_bot, chips_per_player, "
-                "creator_seat, game_no, seed, started_at, finished, created_at, coach, invite, turn_clock) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*first, *then, int(table.finished), time.time(), int(table.coach), table.invite, table.turn_clock),
+                f"INSERT INTO tables ({', '.join(_TABLE_COLUMNS)}, created_at) VALUES ({'?,' * len(values)}?)",
+                (*values, time.time()),
             )
             for index, seat in enumerate(table.seats):
                 if seat is not None:
@@ -434,12 +428,9 @@ class SqliteStore:
 
     @staticmethod
     def _put_seat(db: sqlite3.Connection, table_id: str, index: int, seat: StoredSeat) -> None:
-        values = (table_id, index, seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash)
-        db.execute(
-            "INSERT OR REPLACE INTO seats (table_id, seat, name, bot_kind, bot_seed, token_hash, stand_in, left_game, "
-            "guest) VALUES (?,?,?,?,?,?,?,?,?)",
-            (*values, int(seat.stand_in), int(seat.left), int(seat.guest)),
-        )
+        values = (seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left, seat.guest)
+        query = f"INSERT OR REPLACE INTO seats (table_id, seat, {_SEAT_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
+        db.execute(query, (table_id, index, *values))
 
     def set_seats(self, table_id: str, seats: Mapping[int, StoredSeat | None]) -> None:
         with self._transaction() as db:
@@ -554,15 +545,11 @@ class SqliteStore:
         return (str(rows[0][0]), int(rows[0][1])) if rows else None
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
-        try:
-            row = self._db.execute("SELECT owner FROM names WHERE name = ?", (name_key(name),)).fetchone()
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from error
-        if row is None and owner is not None:
-            with self._transaction() as db:
-                db.execute("INSERT INTO names (name, owner) VALUES (?, ?)", (name_key(name), owner))
+        rows = self._rows("SELECT owner FROM names WHERE name = ?", name_key(name))
+        if not rows and owner is not None:
+            self._write("INSERT INTO names (name, owner) VALUES (?, ?)", name_key(name), owner)
             return owner
-        return None if row is None else str(row[0])
+        return str(rows[0][0]) if rows else None
 
     def daily_secret(self) -> bytes:
         with self._transaction() as db:
@@ -621,12 +608,12 @@ class GroupCommit:
         """Commit what is queued with the store's blocking call, then tell each table (in the order moves came)."""
         batch, self._pending = self._pending, []
         if batch:
+            error: StoreError | None = None
             try:
                 self.store.add_moves([move for move, _ in batch])
             except StoreError as refused:
-                self._told(batch, refused)
-            else:
-                self._told(batch, None)
+                error = refused
+            self._told(batch, error)
 
     async def _commit_all(self) -> None:
         commit = getattr(self.store, "add_moves_async", None)
@@ -652,7 +639,7 @@ class GroupCommit:
             self.commits += 1
             self.moves += len(batch)
         for move, done in batch:  # (a store may refuse some tables' moves only: the others are kept)
-            done(None if isinstance(error, TablesRefused) and not error.refuses(move.table_id) else error)
+            done(None if isinstance(error, TablesRefused) and move.table_id not in error.table_ids else error)
 
 
 def open_store(data_dir: Path | None) -> SqliteStore:

@@ -30,8 +30,8 @@ from nothanks_tui.link.names import name_key
 from .. import thinking
 from ..chat import ChatRoom
 from ..errors import HostError
+from ..history import RecordStore
 from ..ratings import NEWCOMER
-from ..storage import RecordStore
 from ..store import GroupCommit, StoredMove, StoreDown, StoredTable, StoreError, TableStore, hash_token
 from .driver import BotDriver
 from .recorder import Recorder
@@ -143,7 +143,7 @@ class Table:
     @classmethod
     def restore(cls, stored: StoredTable, settings: TableSettings, **parts: Unpack[TableParts]) -> Table:
         """The table ``stored`` describes, at its last accepted move: its game replayed from the seed, its humans
-        away until they resume, its bots made again (same kind, reseeded). ``resume_play`` then, on the loop."""
+        away until they resume, its bots made again (same kind, reseeded). ``driver.drive()`` then, on the loop."""
         table = cls(stored.table_id, settings, **parts)
         table.invite = stored.invite
         for index, seat in enumerate(stored.seats[: len(table.seats)]):
@@ -173,10 +173,6 @@ class Table:
                 state = apply(state, action, seat_index)
             table.state = state
         return table
-
-    def resume_play(self) -> None:
-        """After ``restore``, on the event loop: bots move again, away players' turn timers start again."""
-        self.driver.drive()
 
     def release_away_seats(self) -> None:
         """A restored table's grace is over: before the game, the seats of players not back free up as if they had
@@ -324,7 +320,6 @@ class Table:
 
     def stand_in_for(self, member: Member, asked: object) -> None:
         """The (acting) creator lets a bot play for the away player in seat ``asked`` now, until they come back."""
-        self._check_open()
         self._check_seated_as(member, self.acting_creator())
         self._game_on()
         seat = self.seats[index := self._check_index(asked)]
@@ -361,50 +356,38 @@ class Table:
 
     def add_bot(self, member: Member, bot_name: str | None = None) -> int:
         """Fill the first empty seat with a bot (the creator, before the game starts); returns the seat."""
-        self._check_open()
-        self._check_seated_as(member, self.creator_seat)
-        if self.started:
-            raise HostError(errors.ALREADY_STARTED, "bots join before the game starts")
-        free = self._where("empty")[:1]
-        if not free:
+        self._before_deal(member, "bots join before the game starts")
+        if not self._where("empty"):
             raise HostError(errors.TABLE_FULL, "every seat at this table is taken")
-        self._seat_bots([self._make_bot(bot_name or self.settings.default_bot)], (), free)
-        return free[0]
+        return self.add_bots(1, bot_name)[0]
 
-    def add_bots(self, count: int, bot_name: str | None = None, labels: Sequence[str] = ()) -> None:
-        """Fill up to ``count`` empty seats with bots (host set-up, no creator check), named by ``labels``."""
+    def add_bots(self, count: int, bot_name: str | None = None) -> list[int]:
+        """Fill up to ``count`` empty seats with bots (host set-up, no creator check); returns the seats."""
         kind = bot_name or self.settings.default_bot
-        free = self._where("empty")[: max(0, count)]
-        self._seat_bots([self._make_bot(kind) for _ in free], labels, free)
+        return self.seat_bots([self._make_bot(kind) for _ in self._where("empty")[: max(0, count)]])
 
-    def seat_bots(self, bots: Sequence[Bot], labels: Sequence[str] = ()) -> None:
-        """Put these bots in the empty seats, in order (a local table, a test's scripted bot)."""
+    def seat_bots(self, bots: Sequence[Bot | tuple[Bot, str, int]], labels: Sequence[str] = ()) -> list[int]:
+        """Put these bots in the empty seats, in order: made here (with the kind and seed a restored table makes it
+        again from) or given (a local table's, a test's); named by ``labels`` then ``bot_name``; one commit."""
         free = self._where("empty")
         if len(bots) > len(free):
             raise HostError(errors.TABLE_FULL, f"{len(bots)} bots for {len(free)} free seats")
-        self._seat_bots([(bot, bot.name, None) for bot in bots], labels, free)
-
-    def _seat_bots(
-        self, bots: Sequence[tuple[Bot, str, int | None]], labels: Sequence[str], seats: Sequence[int]
-    ) -> None:
-        """Seat each (bot, kind, seed) in ``seats``, named by ``labels`` then ``bot_name``; stored in one commit."""
         placed = list(self.seats)
-        for number, (index, (bot, kind, seed)) in enumerate(zip(seats, bots)):
+        for number, (index, made) in enumerate(zip(free, bots)):
+            bot, kind, seed = made if isinstance(made, tuple) else (made, made.name, None)
             label = labels[number] if number < len(labels) else bot_name(placed)
             placed[index] = Seat(name=label, bot=bot, bot_kind=kind, bot_seed=seed)
-        new = {index: placed[index] for index in seats[: len(bots)]}
+        new = {index: placed[index] for index in free[: len(bots)]}
         self._persist(lambda store: store.set_seats(self.table_id, {i: seat.stored() for i, seat in new.items()}))
         for index, seat in new.items():
             self.seats[index] = seat
         self._broadcast()
+        return list(new)
 
     def remove(self, member: Member, asked: object) -> None:
         """The creator frees seat ``asked`` before the deal: a bot's, or a player's, who is told and goes back to
         the lobby, and may not sit here again before the deal (by name or SSH key)."""
-        self._check_open()
-        self._check_seated_as(member, self.creator_seat)
-        if self.started:
-            raise HostError(errors.ALREADY_STARTED, "players are removed before the game starts")
+        self._before_deal(member, "players are removed before the game starts")
         seat = self.seats[index := self._check_index(asked)]
         if seat.empty or index == self.creator_seat:
             raise HostError(errors.BAD_FIELD, f"seat {index} is empty, or yours")
@@ -421,11 +404,7 @@ class Table:
 
     def start(self, member: Member | None) -> None:
         """Deal and start (the creator; ``None`` for the host itself). Every seat must be filled."""
-        self._check_open()
-        if member is not None:
-            self._check_seated_as(member, self.creator_seat)
-        if self.started:
-            raise HostError(errors.ALREADY_STARTED, "the game has already started")
+        self._before_deal(member, "the game has already started")
         if self._where("empty"):
             raise HostError(errors.SEATS_EMPTY, "fill every seat (players or bots) before starting")
         self._deal()
@@ -433,10 +412,7 @@ class Table:
     def play_again(self, member: Member) -> None:
         """A seated player asks for a new game at the same seats once this one is over: dealt when every player
         present has asked (nobody's score screen is taken by someone quicker); until then updates say who asked."""
-        self._check_open()
-        seat = self.members.get(member)
-        if seat is None:
-            raise HostError(errors.NOT_SEATED, "only players at this table can start another game")
+        seat = self._seat_of(member, "only players at this table can start another game")
         if not self.finished:
             raise HostError(errors.NOT_FINISHED, "this game is not over yet")
         if seat in self._again:
@@ -459,19 +435,12 @@ class Table:
 
     def submit(self, member: Member, action: Action | str, state_id: int) -> None:
         """Play ``action`` for ``member``'s seat in state ``state_id``; refusals raise with a stable code."""
-        self._check_open()
-        seat = self.members.get(member)
-        if seat is None:
-            raise HostError(errors.NOT_SEATED, "spectators cannot play")
-        state = self.state
-        if state is None:
+        seat = self._seat_of(member, "spectators cannot play")
+        if self.state is None:
             raise HostError(errors.NOT_STARTED, "the game has not started yet")
-        if state_id != state.state_id or self.saving:
-            raise HostError(
-                errors.STALE_STATE,
-                f"the table moved on before that key press arrived; nothing was played (state {state_id}, "
-                f"now {state.state_id})",
-            )
+        state = self._fresh(
+            self.state, state_id, "the table moved on before that key press arrived; nothing was played"
+        )
         self._apply(apply(state, action, seat), member)
         self.person_moved = True
 
@@ -518,12 +487,8 @@ class Table:
         self._check_open()
         if not self.settings.coach:
             raise HostError(errors.COACH_OFF, "this table does not allow the coach")
-        seat = self.members.get(member)
-        if seat is None:
-            raise HostError(errors.NOT_SEATED, "only players at this table can ask the coach")
-        state = self._game_on()
-        if state_id != state.state_id or self.saving:
-            raise HostError(errors.STALE_STATE, "the table moved on: ask again")
+        seat = self._seat_of(member, "only players at this table can ask the coach")
+        state = self._fresh(self._game_on(), state_id, "the table moved on: ask again")
         if state.to_move != seat:
             raise HostError(errors.NOT_YOUR_TURN, "the coach advises on your own turn")
         if self._advice is not None and self._advice.state_id == state_id:
@@ -625,11 +590,30 @@ class Table:
             raise HostError(errors.BAD_FIELD, f"seat must be 0..{len(self.seats) - 1}")
         return index
 
+    def _seat_of(self, member: Member, refusal: str) -> int:
+        """``member``'s seat at this open table (``not_seated``, with ``refusal``, for a spectator or a stranger)."""
+        self._check_open()
+        if (seat := self.members.get(member)) is None:
+            raise HostError(errors.NOT_SEATED, refusal)
+        return seat
+
+    def _fresh(self, state: GameState, state_id: int, refusal: str) -> GameState:
+        """``state``, if ``state_id`` is still the table's (no move being saved), else ``stale_state``."""
+        if state_id != state.state_id or self.saving:
+            raise HostError(errors.STALE_STATE, f"{refusal} (state {state_id}, now {state.state_id})")
+        return state
+
     def _check_seated_as(self, member: Member, seat: int | None) -> None:
-        if self.members.get(member) is None:
-            raise HostError(errors.NOT_SEATED, "take a seat first")
-        if self.members.get(member) != seat:
+        if self._seat_of(member, "take a seat first") != seat:
             raise HostError(errors.NOT_CREATOR, "only the player who set up this table can do that")
+
+    def _before_deal(self, member: Member | None, refusal: str) -> None:
+        """The creator (``member``; None: the host itself) changes the table before the deal, else ``refusal``."""
+        self._check_open()
+        if member is not None:
+            self._check_seated_as(member, self.creator_seat)
+        if self.started:
+            raise HostError(errors.ALREADY_STARTED, refusal)
 
     def _make_bot(self, name: str) -> tuple[Bot, str, int]:
         """A new bot of kind ``name``, its kind, and its seed (a restored table makes it again)."""

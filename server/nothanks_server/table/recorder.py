@@ -14,7 +14,7 @@ from nothanks_tui.engine import Action, GameState, replay, score, to_record, win
 from nothanks_tui.link import MatchTotals, SeatEvent
 from nothanks_tui.link.events import SEAT_AWAY, SEAT_BACK
 
-from ..storage import RecordStore
+from ..history import RecordStore
 from ..store import StoredTable, StoreError, TableStore
 from .seats import Seat
 
