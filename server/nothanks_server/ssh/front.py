@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..background import stop_task
-from ..limits import TokenBucket
+from ..limits import TokenBucket, spend
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
 from .settings import SSHSettings, WorkerPlan, remember
 
@@ -506,7 +506,9 @@ class SSHFront(Shares):
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
             return "too many logins in progress"
-        if settings.connect_rate > 0 and not self._connect_bucket(address).take(self.clock()):
+        if settings.connect_rate > 0 and not spend(
+            self._connects, address, 60 * settings.connect_rate, max(1.0, settings.connect_burst)
+        ):
             return "too many new connections"  # churn: turned away here costs far less than an SSH handshake
         return None
 
@@ -568,13 +570,6 @@ class SSHFront(Shares):
                 continue
             for shares in (self, worker) if worker is not None else (self,):
                 shares.count(network, name, step)
-
-    def _connect_bucket(self, address: str) -> TokenBucket:
-        bucket = self._connects.pop(address, None)
-        if bucket is None:
-            rate = self.settings.connect_rate
-            bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
-        return remember(self._connects, address, bucket, REMEMBERED)
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address, deque())

@@ -5,7 +5,7 @@ is the player's identity (its fingerprint finds the seat again). Shell, exec, fo
 
 Fair shares, not first come: a connection counts in its network's share (``SSHSettings.network``). At the logins
 cap (``login_limit``) a newcomer closes the login least far along of the network holding the most here; at the
-sessions cap (``SharedAdmission``, across workers) it takes the place least in use (``_Gate.tier``) of a network
+sessions cap (``max_sessions``, across workers: ``admit``) it takes the place least in use (``_Gate.tier``) of a network
 holding two more than its own, here or through the front (``want_room``); a session is never closed for a
 newcomer, and a newcomer whose network holds the most is refused unless it proves a key (then any stranger's
 connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
@@ -101,43 +101,25 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-class SharedAdmission:
-    """The session cap across worker processes: one count per worker in shared memory, summed under its lock (a
-    count of its own for a server alone: tests)."""
-
-    def __init__(self, limit: int, counts: SynchronizedArray[int] | None = None, slot: int = 0) -> None:
-        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
-        self._slot = slot
-        self._limit = limit
-
-    def admit(self) -> bool:
-        with self._counts.get_lock():
-            if sum(self._counts[:]) >= self._limit:
-                return False
-            self._counts[self._slot] += 1
-            return True
-
-    def release(self) -> None:
-        with self._counts.get_lock():
-            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
-
-
 class SessionServer:
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
     def __init__(
-        self, settings: SSHSettings, app_factory: AppFactory, admission: SharedAdmission | None = None
+        self, settings: SSHSettings, factory: AppFactory, counts: SynchronizedArray[int] | None = None, slot: int = 0
     ) -> None:
         check_patches()  # fail at startup, not on the first connection, if a library changed underneath
         self.settings = settings
-        self.app_factory = app_factory
-        self._admission = admission or SharedAdmission(settings.max_sessions)
+        self.app_factory = factory
+        # The sessions cap across workers: one count per worker in shared memory, summed under its lock (a count of
+        # its own for a server alone: tests).
+        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
+        self._slot = slot
         self._host_key = load_or_create_host_key(settings.host_key_path)
         self._authorized = (
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
         )
         self._options: asyncssh.SSHServerConnectionOptions | None = None
-        self._connections = 0  # connections handed to serve() and not yet closed
+        self.connections = 0  # connections handed to serve() and not yet closed (logged in or not)
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
@@ -198,18 +180,15 @@ class SessionServer:
     def serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
         """Run SSH on an accepted connection (it is this server's from now on); ``client``: its client's address
         and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer)."""
-        self._connections += 1
+        self.connections += 1
         self.spawn(self._serve(sock, client), name="ssh-connection")
 
-    def login_done(self, peer: tuple[str, int]) -> None:
-        """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
-        if self._tiers.get(peer, 2) < 2:
-            self._tiers[peer] = 2
-            self.tell(b"a" + peer[0].encode())
-
-    def session_started(self, peer: tuple[str, int], tier: int) -> None:
-        self._tiers[peer] = tier
-        self.tell(b"o" + peer[0].encode())
+    def reached(self, peer: tuple[str, int], tier: int) -> None:
+        """Tell the front the connection from ``peer`` logged in (``tier`` 2: once, and not once closed) or opened
+        its session (3 or more)."""
+        if tier > 2 or self._tiers.get(peer, 2) < 2:
+            self._tiers[peer] = tier
+            self.tell((b"o" if tier > 2 else b"a") + peer[0].encode())
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -243,18 +222,9 @@ class SessionServer:
                 self._clients.pop(own, None)
             tier = self._tiers.pop(peer, 0)
             self.tell(b"x" + str(tier).encode() + peer[0].encode())
-            self._connection_closed()
-
-    def _connection_closed(self) -> None:
-        self._connections = max(0, self._connections - 1)
-        self._changed.set()
-        if self._connections == 0 and self.on_idle is not None:
-            self.on_idle()
-
-    @property
-    def connections(self) -> int:
-        """Connections being served now (logged in or not)."""
-        return self._connections
+            self.connections = max(0, self.connections - 1)
+            if self.connections == 0 and self.on_idle is not None:
+                self.on_idle()
 
     async def close(self, reason: str = "the host stopped") -> None:
         """End every session's app (each player is told ``reason``) and wait for them."""
@@ -318,10 +288,15 @@ class SessionServer:
 
     def admit(self) -> bool:
         self._changed.set()
-        return self._admission.admit()
+        with self._counts.get_lock():
+            if sum(self._counts[:]) >= self.settings.max_sessions:
+                return False
+            self._counts[self._slot] += 1
+            return True
 
     def release(self) -> None:
-        self._admission.release()
+        with self._counts.get_lock():
+            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
@@ -420,6 +395,8 @@ class _Gate(asyncssh.SSHServer):
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
+        self._address: tuple[str, int] = ("?", 0)  # the client's (behind a load balancer: its PROXY header's)
+        self._peer = "?"  # ... as ``address:port``, for the log
         self._session_deadline: asyncio.TimerHandle | None = None
         self._authenticating = False
         self._placing: asyncio.Future[bool] | None = None  # taking its place once logged in (a key's: room made)
@@ -427,7 +404,11 @@ class _Gate(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         settings = self._server.settings
-        self.network = settings.network(self._peer_address()[0])
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        own = (str(peer[0]), int(peer[1]))
+        self._address = self._server._clients.get(own, own)
+        self._peer = "{}:{}".format(*self._address)
+        self.network = settings.network(self._address[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
             self._server.evict("", 2)
@@ -439,16 +420,16 @@ class _Gate(asyncssh.SSHServer):
 
     def _over_budget(self) -> None:
         self._server.connections_held += 1
-        log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._server.settings.inbound_rate / 1000)
+        log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer, self._server.settings.inbound_rate / 1000)
 
     def _login_over(self, logged_in: bool = False) -> None:
-        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is closing."""
+        """No longer a login in progress: it logged in (told to the front: ``reached``), or it is closing."""
         logins = self._server._logins
         if self in logins:
             del logins[self]
             self._server._changed.set()
         if logged_in:
-            self._server.login_done(self._peer_address())
+            self._server.reached(self._address, 2)
 
     @property
     def tier(self) -> int:
@@ -466,7 +447,7 @@ class _Gate(asyncssh.SSHServer):
             server.logins_evicted += 1
         else:
             server.made_room += 1
-        log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
+        log.info("closed %s (%s) for a newcomer: %s", self._peer, self.network, message)
         self._login_over()
         if newcomer is not None:
             self._admitted = False
@@ -509,7 +490,7 @@ class _Gate(asyncssh.SSHServer):
         if self._admitted:
             return False
         settings = self._server.settings
-        log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
+        log.info("refused %s: %d sessions is the limit", self._peer, settings.max_sessions)
         if self._conn is not None:
             limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
             self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
@@ -520,7 +501,7 @@ class _Gate(asyncssh.SSHServer):
         return self._server.open_door or self._server._authorized is not None
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        allowed = self._server.key_allowed(key, self._peer_address()[0])
+        allowed = self._server.key_allowed(key, self._address[0])
         self._candidate_fingerprint = key.get_fingerprint("sha256") if allowed else None
         if not allowed:
             # Refused keys count towards the tries (as in OpenSSH) but are not delayed: a key cannot be guessed.
@@ -555,7 +536,7 @@ class _Gate(asyncssh.SSHServer):
         settings = server.settings
         self._failures += 1
         server.auth_failures += 1
-        address = self._peer_address()[0]
+        address = self._address[0]
         log.warning(
             "failed SSH login from %s as %s (%s; %d of %d on this connection)",
             printable(address),
@@ -609,7 +590,7 @@ class _Gate(asyncssh.SSHServer):
         if not self._has_session and self._conn is not None:
             log.info(
                 "closed %s: no session asked for within %.0f s of logging in",
-                self._peer(),
+                self._peer,
                 self._server.settings.session_timeout,
             )
             self._conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, NO_SESSION_MESSAGE)
@@ -619,12 +600,12 @@ class _Gate(asyncssh.SSHServer):
         if self._has_session or self._placing is None:
             return False
         self._has_session = True
-        self._server.session_started(self._peer_address(), self.tier)
+        self._server.reached(self._address, self.tier)
         self._session_deadline = cancel(self._session_deadline)
         assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
-        limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
-        session = GameSession(self._server, self._username, self._fingerprint, self._peer())
+        limit_environment(chan, self._peer)  # a client may send any number of env requests: keep only ours
+        session = GameSession(self._server, self._username, self._fingerprint, self._peer)
         return chan, session if self._admitted else self._when_placed(session)
 
     async def _when_placed(self, session: GameSession) -> GameSession:
@@ -633,14 +614,3 @@ class _Gate(asyncssh.SSHServer):
         if not await self._placing:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_CONNECT_FAILED, "No Thanks! is full right now")
         return session
-
-    def _peer_address(self) -> tuple[str, int]:
-        """The client's address and port (behind a load balancer: the one its PROXY header named)."""
-        if self._conn is None:
-            return ("?", 0)
-        peer = self._conn.get_extra_info("peername") or ("?", 0)
-        peer = (str(peer[0]), int(peer[1]))
-        return self._server._clients.get(peer, peer)
-
-    def _peer(self) -> str:
-        return "?" if self._conn is None else "{}:{}".format(*self._peer_address())

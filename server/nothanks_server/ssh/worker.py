@@ -25,7 +25,7 @@ from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .server import HostKeyError, SessionServer, SharedAdmission
+from .server import HostKeyError, SessionServer
 from .session import AppFactory
 from .settings import WorkerPlan, cancel
 
@@ -70,7 +70,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(plan.ssh.max_sessions, counts, plan.slot))
+    server = SessionServer(plan.ssh, load_app_factory(plan), counts, plan.slot)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     reason = [STOPPED]
