@@ -372,10 +372,6 @@ class SSHFront(Shares):
             self._workers.remove(worker)
         self._changed.set()
 
-    @property
-    def max_workers(self) -> int:
-        return min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
-
     def _replace(self) -> None:
         """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
         are alive or their memory is at ``memory_mib`` (until then a retiring worker goes on taking players)."""
@@ -389,7 +385,8 @@ class SSHFront(Shares):
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def _room_for_a_worker(self) -> bool:
-        return len(self._workers) + self._starting < self.max_workers and self.memory < self.settings.memory_mib
+        most = min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
+        return len(self._workers) + self._starting < most and self.memory < self.settings.memory_mib
 
     async def _start_replacement(self) -> None:
         self._starting -= 1

@@ -1,20 +1,10 @@
 """The SSH sessions of one worker process: an asyncssh server on each connection the front hands over.
 
-A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key; a proven key
-is the player's identity (its fingerprint finds the seat again). Shell, exec, forwarding, SFTP and SCP are off.
-
-Fair shares, not first come: a connection counts in its network's share (``SSHSettings.network``). At the logins
-cap (``login_limit``) a newcomer closes the login least far along of the network holding the most here; at the
-sessions cap (``max_sessions``, across workers: ``admit``) it takes the place least in use (``_Gate.tier``) of a network
-holding two more than its own, here or through the front (``want_room``); a session is never closed for a
-newcomer, and a newcomer whose network holds the most is refused unless it proves a key (then any stranger's
-connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
-
-Password guessing is bounded as OpenSSH's ``MaxAuthTries`` / ``PerSourcePenalties`` do: each failure is logged and
-reported to the front (``tell``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
-tries sent ahead gain nothing), ``auth_tries`` failures disconnect; passwords are looked at ``password_rate`` a
-second over all addresses, the network with the fewest failures first; a key never waits. Private asyncssh names:
-only those of patches.py.
+A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key (a proven key
+is the player's identity: its fingerprint finds the seat again), gives way by fair shares at the caps
+(``take_place``, ``evict``, by ``_Gate.tier``) and bounds password guessing as OpenSSH's ``MaxAuthTries`` and
+``PerSourcePenalties`` do (docs/architecture.md, "Over SSH", says how). Shell, exec, forwarding, SFTP and SCP are
+off. Private asyncssh names: only those of patches.py.
 """
 
 from __future__ import annotations
@@ -300,8 +290,8 @@ class SessionServer:
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
-        """Count ``newcomer`` against ``max_sessions``, making room at the cap (the module docstring) here or, through
-        the front, in another worker; ``key``: it proved a key, so any stranger's connection but a key's may go."""
+        """Count ``newcomer`` against ``max_sessions``, making room at the cap (docs/architecture.md, "Fair shares")
+        here or, through the front, in another worker; ``key``: it proved a key (any stranger's place may go)."""
         if self.admit():
             return True
         held = Counter(gate.network for gate in self._holders)
@@ -440,7 +430,7 @@ class _Gate(asyncssh.SSHServer):
         return 4 if self._fingerprint is not None else 2 + self._has_session
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
-        """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
+        """Closed for a newcomer (fair shares: docs/architecture.md); ``newcomer`` takes its place in the sessions
         count (passed over without a release, else released as it closes)."""
         server = self._server
         if message is BUSY_MESSAGE:

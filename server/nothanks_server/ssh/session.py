@@ -266,9 +266,6 @@ class GameSession(asyncssh.SSHServerSession):
         driver.resize(*self._size)  # a window change may have come before the driver existed
         self.input_gate.attach(driver)  # with whatever was typed before the app was up
 
-    def input_waiting(self) -> bool:
-        return self.input_gate.waiting
-
     def player(self) -> SSHPlayer:
         return SSHPlayer(
             username=self._username,
@@ -294,8 +291,9 @@ class GameSession(asyncssh.SSHServerSession):
             if plain is not None and self._term in PLAIN_TERMS:
                 status = await self._run_plain(plain)
                 return
-            app = self._server.app_factory(self.player())
-            self._prepare(app)
+            player = self.player()
+            app = self._server.app_factory(player)
+            self._prepare(app, player.color_system)
             starting = getattr(app, "ssh_session_starting", None)
             if starting is not None:
                 await starting()  # e.g. ask the host for the seat held for the player's key
@@ -360,16 +358,14 @@ class GameSession(asyncssh.SSHServerSession):
         farewell = words(self._server.farewell) if words is not None else self._server.farewell
         chan.write(f"No Thanks!: {farewell}.\r\n".encode())
 
-    def _prepare(self, app: App[Any]) -> None:
+    def _prepare(self, app: App[Any], color_system: str) -> None:
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
-        size = terminal_size(*self._size)
-        color_system = color_system_for(self._term, self._environment())
         if color_system == "none":
             app.no_color = True  # what Textual reads from the process's NO_COLOR, for this session's app alone
         app.driver_class = functools.partial(  # type: ignore[assignment]
             ChannelDriver, link=self, color_system=color_system
         )
-        app.console = session_console(self._term, size)
+        app.console = session_console(self._term, terminal_size(*self._size))
         disable_host_actions(app)
 
     def _client_gone(self) -> None:
