@@ -76,39 +76,24 @@ class PasteEscapes:
     def feed(self, text: str) -> str:
         """``text`` as the parser should get it."""
         out: list[str] = []
-        text = self._held + text
-        self._held = ""
-        position = 0
-        while position < len(text):
+        while True:
             if not self.in_paste:
-                window = self._seen + text[position:]
+                window = self._seen + text
                 found = window.find(PASTE_START)
                 if found < 0:
-                    out.append(text[position:])
-                    self._seen = window[-(len(PASTE_START) - 1) :]
-                    break
+                    self._seen = window[1 - len(PASTE_START) :]
+                    return "".join(out) + text
                 end = found + len(PASTE_START) - len(self._seen)  # where the marker ends, in text
-                out.append(text[position : position + end])
-                position += end
-                self._seen = ""
-                self.in_paste = True
-                continue
-            found = text.find(ESC, position)
-            if found < 0:
-                out.append(text[position:])
-                break
-            out.append(text[position:found])
-            rest = text[found : found + len(PASTE_END)]
-            if rest == PASTE_END:
-                out.append(PASTE_END)
-                position = found + len(PASTE_END)
-                self.in_paste = False
-            elif PASTE_END.startswith(rest):  # perhaps the end marker, cut short by the chunk's end: wait
-                self._held = rest
-                break
-            else:  # an escape code in the pasted text: its ESC goes, the rest stays text
-                position = found + 1
-        return "".join(out)
+                out.append(text[:end])
+                text, self._seen, self.in_paste = text[end:], "", True
+            text, self._held = self._held + text, ""
+            found = text.find(PASTE_END)
+            if found < 0:  # what may be the start of the end marker, cut short by the chunk's end, waits
+                size = next((n for n in range(len(PASTE_END) - 1, 0, -1) if text.endswith(PASTE_END[:n])), 0)
+                self._held = text[len(text) - size :]
+                return "".join(out) + text[: len(text) - size].replace(ESC, "")
+            out.append(text[:found].replace(ESC, "") + PASTE_END)  # an escape code's ESC goes, the rest stays text
+            text, self.in_paste = text[found + len(PASTE_END) :], False
 
 
 class ChannelDriver(Driver):

@@ -449,10 +449,17 @@ class SSHFront(Shares):
                 log.warning("SSH accept failed: %s", error)
                 return
             address = str(peer[0])
-            if self.proxy_from is not None and self.proxy_from.trusts(address):
-                self._read_proxy_header(connection, address)
-                continue
-            self._admit(connection, address, None)
+            if self.proxy_from is None or not self.proxy_from.trusts(address):
+                self._admit(connection, address, None)
+            elif len(self._reading_headers) >= MAX_HEADERS:
+                log.warning(
+                    "SSH: closed a connection from load balancer %s: %d headers being read", address, MAX_HEADERS
+                )
+                connection.close()
+            else:
+                connection.setblocking(False)
+                task = asyncio.get_running_loop().create_task(self._proxied(connection, address), name="proxy header")
+                self._reading_headers[connection] = task
 
     def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
         """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
@@ -464,15 +471,6 @@ class SSHFront(Shares):
         self._count(None, address, "open logging_in", 1)
         self._waiting.append((connection, address, client))
         self._hand_waiting()
-
-    def _read_proxy_header(self, connection: socket.socket, balancer: str) -> None:
-        if len(self._reading_headers) >= MAX_HEADERS:
-            log.warning("SSH: closed a connection from load balancer %s: %d headers being read", balancer, MAX_HEADERS)
-            connection.close()
-            return
-        connection.setblocking(False)
-        task = asyncio.get_running_loop().create_task(self._proxied(connection, balancer), name="proxy header")
-        self._reading_headers[connection] = task
 
     async def _proxied(self, connection: socket.socket, balancer: str) -> None:
         """Read a balancer connection's PROXY header (bounded, with a deadline), then admit it as its client."""

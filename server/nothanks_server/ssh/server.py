@@ -375,7 +375,7 @@ class _Gate(asyncssh.SSHServer):
 
     def __init__(self, server: SessionServer) -> None:
         self._server = server
-        self._conn: asyncssh.SSHServerConnection | None = None
+        self._conn: asyncssh.SSHServerConnection  # (from connection_made, the first thing asyncssh calls)
         self._admitted = False
         self._username = ""
         self._candidate_fingerprint: str | None = None
@@ -442,18 +442,16 @@ class _Gate(asyncssh.SSHServer):
         if newcomer is not None:
             self._admitted = False
             server._holders.pop(self, None)
-        if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
+        self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
         self._login_over()
-        if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
+        self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._login_over()
         self._session_deadline = cancel(self._session_deadline)
-        if self._inbound is not None and self._conn is not None:
+        if self._inbound is not None:
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
         if self._admitted:
@@ -481,9 +479,8 @@ class _Gate(asyncssh.SSHServer):
             return False
         settings = self._server.settings
         log.info("refused %s: %d sessions is the limit", self._peer, settings.max_sessions)
-        if self._conn is not None:
-            limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
+        limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
+        self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
         return True
 
     # Public keys: the last key validated is the one a successful publickey login signed with.
@@ -539,8 +536,7 @@ class _Gate(asyncssh.SSHServer):
             server.password_failed(self.network)
             server.tell(b"f" + address.encode())
         if self._failures >= settings.auth_tries:
-            if self._conn is not None:
-                self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
+            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
             return False
         if what == "password":
             self._not_before = server.clock() + failure_delay(self._failures, settings.auth_delay)
@@ -577,7 +573,7 @@ class _Gate(asyncssh.SSHServer):
 
     def _no_session(self) -> None:
         self._session_deadline = None
-        if not self._has_session and self._conn is not None:
+        if not self._has_session:
             log.info(
                 "closed %s: no session asked for within %.0f s of logging in",
                 self._peer,
@@ -592,7 +588,6 @@ class _Gate(asyncssh.SSHServer):
         self._has_session = True
         self._server.reached(self._address, self.tier)
         self._session_deadline = cancel(self._session_deadline)
-        assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer)  # a client may send any number of env requests: keep only ours
         session = GameSession(self._server, self._username, self._fingerprint, self._peer)

@@ -66,11 +66,6 @@ class SSHPlayer:
         host, _, port = self.peer.rpartition(":")
         return host if host and port.isdigit() else self.peer
 
-    @property
-    def identity(self) -> str | None:
-        """A stable identity for finding this player's seat again after a reconnect (key logins only)."""
-        return f"ssh-key:{self.key_fingerprint}" if self.key_fingerprint else None
-
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 PLAIN_TERMS = frozenset({None, "dumb"})  # a session without a pty, or TERM=dumb: the plain front (client/plain.py)
@@ -366,7 +361,8 @@ class GameSession(asyncssh.SSHServerSession):
             ChannelDriver, link=self, color_system=color_system
         )
         app.console = session_console(self._term, terminal_size(*self._size))
-        disable_host_actions(app)
+        for name, what in HOST_ACTIONS.items():  # every path to the driver's own goes through one of them
+            setattr(app, name, functools.partial(_refuse, what))
 
     def _client_gone(self) -> None:
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
@@ -412,12 +408,6 @@ def printable_user(username: str) -> str:
 HOST_ACTIONS = {"open_url": "opening a URL", "action_suspend_process": "suspending the process"}
 HOST_ACTIONS |= dict.fromkeys(("save_screenshot", "action_screenshot", "deliver_screenshot"), "saving a screenshot")
 HOST_ACTIONS |= dict.fromkeys(("deliver_text", "deliver_binary"), "saving a file")
-
-
-def disable_host_actions(app: App[Any]) -> None:
-    """Shadow ``HOST_ACTIONS`` on the instance (every path to the driver's own goes through one of them)."""
-    for name, what in HOST_ACTIONS.items():
-        setattr(app, name, functools.partial(_refuse, what))
 
 
 def _refuse(what: str, *args: Any, **kwargs: Any) -> None:
