@@ -101,17 +101,10 @@ class ChannelDriver(Driver):
 
     _unfinished: int  # characters parsed since the parser last produced an event
 
-    def __init__(
-        self,
-        app: App[Any],
-        *,
-        debug: bool = False,
-        mouse: bool = True,
-        size: tuple[int, int] | None = None,
-        link: GameSession,  # output to the client, input waiting (an escape may go on in it), driver_started
-        color_system: str = "truecolor",
-    ) -> None:
-        super().__init__(app, debug=False, mouse=mouse, size=size)
+    def __init__(self, app: App[Any], *, link: GameSession, color_system: str = "truecolor", **options: Any) -> None:
+        """``link``: output to the client, input waiting (an escape may go on in it), ``driver_started``; ``options``:
+        Textual's (``mouse``, ``size``; ``debug`` is never on)."""
+        super().__init__(app, **options | {"debug": False})
         self._link = link
         self._color_system = color_system  # the terminal's: output is drawn in 24-bit and brought down to it
         self._output: list[str] = []

@@ -230,16 +230,11 @@ class SSHFront(Shares):
         for worker in workers:
             self._gone(worker)
 
-    def _free_slot(self) -> int:
+    async def _start_worker(self) -> Worker:
         free = set(range(MAX_WORKERS)).difference(worker.slot for worker in self._workers if worker.state != "gone")
         if not free:
             raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
-        return min(free)
-
-    async def _start_worker(self) -> Worker:
-        slot = self._free_slot()
-        with self._counts.get_lock():
-            self._counts[slot] = 0
+        slot = min(free)  # (its count in self._counts went back to 0 as its last worker was gone)
         plan = WorkerPlan(
             slot=slot,
             ssh=self.settings,
