@@ -21,7 +21,7 @@ import struct
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from pathlib import Path
@@ -144,13 +144,13 @@ class SSHFront(Shares):
     ) -> None:
         Shares.__init__(self)  # connections by network, waiting or in a worker
         self.settings = settings
-        self.proxy_key = proxy_key
-        if proxy_from is not None and proxy_from.trusts(loopback_for(lobby_host)):
-            raise ValueError(f"the workers reach the host from {loopback_for(lobby_host)}: not a load balancer")
+        lobby_host = loopback_for(lobby_host)
+        if proxy_from is not None and proxy_from.trusts(lobby_host):
+            raise ValueError(f"the workers reach the host from {lobby_host}: not a load balancer")
         self.proxy_from = proxy_from
         self._reading_headers: dict[socket.socket, asyncio.Task[None]] = {}  # balancer connections, header unread
-        self.lobby_host = loopback_for(lobby_host)
-        self.lobby_port = lobby_port
+        # Each worker's plan but for its slot and the host's logging, as they are when it starts.
+        self._plan = WorkerPlan(0, settings, lobby_host, lobby_port, settings.host_key_path.parent, 0, proxy_key)
         self._context: Any = multiprocessing.get_context("forkserver")
         self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
         self._workers: list[Worker] = []
@@ -216,11 +216,9 @@ class SSHFront(Shares):
             self._listener = None
         while self._waiting:
             self._waiting.popleft()[0].close()
-        reading = list(self._reading_headers.items())
-        for connection, task in reading:
-            task.cancel()
+        for connection, task in list(self._reading_headers.items()):
             connection.close()
-        await asyncio.gather(*(stop_task(task) for _, task in reading), return_exceptions=True)
+            await stop_task(task)  # (one that ended is no longer there)
         while self._lingering:
             self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
@@ -235,16 +233,7 @@ class SSHFront(Shares):
         if not free:
             raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
         slot = min(free)  # (its count in self._counts went back to 0 as its last worker was gone)
-        plan = WorkerPlan(
-            slot=slot,
-            ssh=self.settings,
-            lobby_host=self.lobby_host,
-            lobby_port=self.lobby_port,
-            data_dir=self.settings.host_key_path.parent,
-            log_level=logging.getLogger().getEffectiveLevel(),
-            log_file=_log_file(),
-            proxy_key=self.proxy_key,
-        )
+        plan = replace(self._plan, slot=slot, log_level=logging.getLogger().getEffectiveLevel(), log_file=_log_file())
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = self._context.Process(
             target=_worker_main, args=(plan, theirs, self._counts), name=f"nothanks-ssh-worker-{slot}", daemon=True
@@ -463,7 +452,7 @@ class SSHFront(Shares):
         if refusal is not None:
             self._refuse(connection, address, refusal)
             return
-        self._count(None, address, "open logging_in", 1)
+        self.count(address, "open logging_in", 1)
         self._waiting.append((connection, address, client))
         self._hand_waiting()
 
@@ -552,14 +541,13 @@ class SSHFront(Shares):
                 self._send(worker, b"m" + number + (b" 1" if met else b" 0"))
                 return
 
-    def _count(self, worker: Worker | None, network: str, names: str, step: int = -1) -> None:
-        """Count a connection of ``network`` in (``step`` 1) or out of the ``names`` counts: the front's, and
-        ``worker``'s if it holds it (a worker's once gone are dropped: never counted out twice)."""
+    def _count(self, worker: Worker, network: str, names: str, step: int = -1) -> None:
+        """Count a connection ``worker`` holds of ``network`` in (``step`` 1) or out of the ``names`` counts, its and
+        the front's (a worker's once gone are dropped: never counted out twice)."""
         for name in names.split():
-            if worker is not None and getattr(worker, name)[network] + step < 0:
-                continue
-            for shares in (self, worker) if worker is not None else (self,):
-                shares.count(network, name, step)
+            if getattr(worker, name)[network] + step >= 0:
+                self.count(network, name, step)
+                worker.count(network, name, step)
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address, deque())
@@ -629,7 +617,7 @@ class SSHFront(Shares):
                 return
             except OSError as error:
                 log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
-                self._count(None, address, "open logging_in")
+                self.count(address, "open logging_in", -1)
             else:
                 worker.handed += 1
                 worker.count(address, "open logging_in", 1)
