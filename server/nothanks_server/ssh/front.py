@@ -30,7 +30,7 @@ from typing import Any
 from ..background import stop_task
 from ..limits import TokenBucket, spend
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import SSHSettings, WorkerPlan, remember
+from .settings import STOPPED, SSHSettings, WorkerPlan, remember
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,6 @@ START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
 WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
 RETRY_HAND_OVER = 0.01  # seconds before handing a connection over again to a worker whose socket was full
-STOPPED = "the host stopped"
 AUTH_WINDOW = 600.0  # seconds over which an address's failed passwords count against its budget
 LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turned away for the same reason
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten

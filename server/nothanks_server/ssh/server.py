@@ -31,7 +31,7 @@ from ..limits import TokenBucket
 from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, ChannelLines, GameSession
-from .settings import SSHSettings, cancel, failure_delay, printable, remember
+from .settings import STOPPED, SSHSettings, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class SessionServer:
             if self.connections == 0 and self.on_idle is not None:
                 self.on_idle()
 
-    async def close(self, reason: str = "the host stopped") -> None:
+    async def close(self, reason: str = STOPPED) -> None:
         """End every session's app (each player is told ``reason``) and wait for them."""
         self.farewell = reason
         for app in list(self._running_apps):

@@ -27,13 +27,12 @@ from multiprocessing.sharedctypes import SynchronizedArray
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
 from .server import HostKeyError, SessionServer
 from .session import AppFactory
-from .settings import WorkerPlan, cancel
+from .settings import STOPPED, WorkerPlan, cancel
 
 log = logging.getLogger(__name__)
 
 LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
 STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
-STOPPED = "the host stopped"
 FREEZE_INTERVAL = 1.0  # seconds between two ticks
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 
