@@ -364,8 +364,9 @@ class SessionServer:
         return expected is not None and hmac.compare_digest(password.encode(), expected.encode())
 
 
-def least_in_use(gates: list[_Gate], held: Counter[str]) -> _Gate | None:
-    """Of ``gates`` (oldest first), the one least in use of the network holding the most (by ``held``)."""
+def least_in_use(gates: list[_Gate], held: Counter[str] | None = None) -> _Gate | None:
+    """Of ``gates`` (oldest first), the one least in use of the network holding the most (of them, or ``held``)."""
+    held = held or Counter(gate.network for gate in gates)
     return min(gates, key=lambda gate: (-held[gate.network], gate.tier), default=None)
 
 
