@@ -94,9 +94,6 @@ class ChannelLines:
             raise line
         return line
 
-    def end(self) -> None:
-        self._lines.put_nowait(None)
-
     def exit(self) -> None:
         """The player is gone, or the server closes: their seat waits for them (the app's exit, for these lines)."""
         self._lines.put_nowait(Hangup())
@@ -114,7 +111,7 @@ class ChannelLines:
             elif char in "\x7f\b" and self._typed:
                 self._typed, echo = self._typed[:-1], "\b \b"
             elif char in "\x03\x04":  # Ctrl-C, Ctrl-D: the end
-                self.end()
+                self._lines.put_nowait(None)
             elif char.isprintable() and len(self._typed) < 200:
                 self._typed += char
                 echo = char
