@@ -76,79 +76,54 @@ class PasteEscapes:
     def feed(self, text: str) -> str:
         """``text`` as the parser should get it."""
         out: list[str] = []
-        text = self._held + text
-        self._held = ""
-        position = 0
-        while position < len(text):
+        while True:
             if not self.in_paste:
-                window = self._seen + text[position:]
+                window = self._seen + text
                 found = window.find(PASTE_START)
                 if found < 0:
-                    out.append(text[position:])
-                    self._seen = window[-(len(PASTE_START) - 1) :]
-                    break
+                    self._seen = window[1 - len(PASTE_START) :]
+                    return "".join(out) + text
                 end = found + len(PASTE_START) - len(self._seen)  # where the marker ends, in text
-                out.append(text[position : position + end])
-                position += end
-                self._seen = ""
-                self.in_paste = True
-                continue
-            found = text.find(ESC, position)
-            if found < 0:
-                out.append(text[position:])
-                break
-            out.append(text[position:found])
-            rest = text[found : found + len(PASTE_END)]
-            if rest == PASTE_END:
-                out.append(PASTE_END)
-                position = found + len(PASTE_END)
-                self.in_paste = False
-            elif PASTE_END.startswith(rest):  # perhaps the end marker, cut short by the chunk's end: wait
-                self._held = rest
-                break
-            else:  # an escape code in the pasted text: its ESC goes, the rest stays text
-                position = found + 1
-        return "".join(out)
-
-    def reset(self) -> None:
-        self.in_paste = False
-        self._seen = ""
-        self._held = ""
+                out.append(text[:end])
+                text, self._seen, self.in_paste = text[end:], "", True
+            text, self._held = self._held + text, ""
+            found = text.find(PASTE_END)
+            if found < 0:  # what may be the start of the end marker, cut short by the chunk's end, waits
+                size = next((n for n in range(len(PASTE_END) - 1, 0, -1) if text.endswith(PASTE_END[:n])), 0)
+                self._held = text[len(text) - size :]
+                return "".join(out) + text[: len(text) - size].replace(ESC, "")
+            out.append(text[:found].replace(ESC, "") + PASTE_END)  # an escape code's ESC goes, the rest stays text
+            text, self.in_paste = text[found + len(PASTE_END) :], False
 
 
 class ChannelDriver(Driver):
     """Drives one Textual app over one SSH channel; all work happens on the event loop."""
 
-    def __init__(
-        self,
-        app: App[Any],
-        *,
-        debug: bool = False,
-        mouse: bool = True,
-        size: tuple[int, int] | None = None,
-        link: GameSession,  # output to the client, input waiting (an escape may go on in it), driver_started
-        color_system: str = "truecolor",
-    ) -> None:
-        super().__init__(app, debug=False, mouse=mouse, size=size)
+    _unfinished: int  # characters parsed since the parser last produced an event
+
+    def __init__(self, app: App[Any], *, link: GameSession, color_system: str = "truecolor", **options: Any) -> None:
+        """``link``: output to the client, input waiting (an escape may go on in it), ``driver_started``; ``options``:
+        Textual's (``mouse``, ``size``; ``debug`` is never on)."""
+        super().__init__(app, **options | {"debug": False})
         self._link = link
         self._color_system = color_system  # the terminal's: output is drawn in 24-bit and brought down to it
-        self._parser = new_key_parser()  # the parser Textual's own drivers use (a private module: patches.py)
-        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
         self._output: list[str] = []
         self._flush_handle: asyncio.Handle | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._input_enabled = False
         self._app_context: contextvars.Context | None = None
-        self._unfinished = 0  # characters parsed since the parser last produced an event
-        self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
+        self._reset_parser()
 
     def feed(self, data: bytes) -> None:
         """Bytes the client typed: decode (bad UTF-8 becomes U+FFFD), parse, and post the events to the app."""
-        if not self._input_enabled or self._app_context is None:
-            return
-        text = self._decode(data)
-        if text:
-            self._app_context.run(self._parse, text)
+        if self._input_enabled and (text := self._decode(data)):
+            self._in_app(self._parse, text)
+
+    def _in_app(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``function(*args, **kwargs)`` in the app's context, while it takes input (else None)."""
+        if self._input_enabled and self._app_context is not None:
+            return self._app_context.run(function, *args, **kwargs)
+        return None
 
     def _parse(self, text: str) -> None:
         text = self._paste_escapes.feed(text)
@@ -174,10 +149,9 @@ class ChannelDriver(Driver):
 
     def _on_tick(self) -> None:
         self._tick_handle = None
-        if self._link.input_waiting():
+        if self._link.input_gate.waiting:
             return  # the rest may still come: the next feed decides, and schedules the tick again
-        if self._input_enabled and self._app_context is not None:
-            self._app_context.run(self._tick)
+        self._in_app(self._tick)
 
     def _tick(self) -> None:
         for event in self._parser.tick():
@@ -186,22 +160,20 @@ class ChannelDriver(Driver):
 
     def call_when_processed(self, callback: Callable[[], None]) -> bool:
         """Have the app run ``callback`` once it has handled every event fed so far (False: it takes no more)."""
-        if not self._input_enabled or self._app_context is None:
-            return False
-        return bool(self._app_context.run(self._app.call_later, callback))
+        return bool(self._in_app(self._app.call_later, callback))
 
     def input_dropped(self, notice: str | None) -> None:
         """Input was dropped mid-stream: start parsing afresh, and tell the player why when ``notice`` is given."""
         self._reset_parser()
-        if notice is not None and self._input_enabled and self._app_context is not None:
-            self._app_context.run(self._app.notify, notice, severity="warning", markup=False)
+        if notice is not None:
+            self._in_app(self._app.notify, notice, severity="warning", markup=False)
 
     def _reset_parser(self) -> None:
         """Forget any half-parsed escape sequence or unfinished paste."""
         self._tick_handle = cancel(self._tick_handle)
-        self._parser = new_key_parser()
+        self._parser = new_key_parser()  # the parser Textual's own drivers use (a private module: patches.py)
         self._parser.terminal_size = self._size or terminal_size(0, 0)
-        self._paste_escapes.reset()
+        self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
         self._unfinished = 0
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
 
@@ -241,11 +213,8 @@ class ChannelDriver(Driver):
         if not constants.DISABLE_KITTY_KEY:
             self.write(f"\x1b[>{_KITTY_FLAGS}u")
         self.flush()
-        width, height = terminal_size(*(self._size or (0, 0)))
-        self._size = (width, height)
-        self._parser.terminal_size = self._size
         self._input_enabled = True
-        self.send_message(events.Resize(Size(width, height), Size(width, height)))
+        self.resize(*(self._size or (0, 0)))
         self._link.driver_started(self)
 
     def disable_input(self) -> None:

@@ -21,16 +21,16 @@ import struct
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import SynchronizedArray
 from pathlib import Path
 from typing import Any
 
 from ..background import stop_task
-from ..limits import TokenBucket
+from ..limits import TokenBucket, spend
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import SSHSettings, WorkerPlan, remember
+from .settings import STOPPED, SSHSettings, WorkerPlan, remember
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,6 @@ START_TIMEOUT = 60.0  # seconds a worker may take to say it is ready
 STOP_TIMEOUT = 10.0  # seconds workers may take to end their sessions before they are killed
 WATCH_INTERVAL = 1.0  # seconds between two looks at the workers' memory
 RETRY_HAND_OVER = 0.01  # seconds before handing a connection over again to a worker whose socket was full
-STOPPED = "the host stopped"
 AUTH_WINDOW = 600.0  # seconds over which an address's failed passwords count against its budget
 LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turned away for the same reason
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
@@ -144,13 +143,13 @@ class SSHFront(Shares):
     ) -> None:
         Shares.__init__(self)  # connections by network, waiting or in a worker
         self.settings = settings
-        self.proxy_key = proxy_key
-        if proxy_from is not None and proxy_from.trusts(loopback_for(lobby_host)):
-            raise ValueError(f"the workers reach the host from {loopback_for(lobby_host)}: not a load balancer")
+        lobby_host = loopback_for(lobby_host)
+        if proxy_from is not None and proxy_from.trusts(lobby_host):
+            raise ValueError(f"the workers reach the host from {lobby_host}: not a load balancer")
         self.proxy_from = proxy_from
         self._reading_headers: dict[socket.socket, asyncio.Task[None]] = {}  # balancer connections, header unread
-        self.lobby_host = loopback_for(lobby_host)
-        self.lobby_port = lobby_port
+        # Each worker's plan but for its slot and the host's logging, as they are when it starts.
+        self._plan = WorkerPlan(0, settings, lobby_host, lobby_port, settings.host_key_path.parent, 0, proxy_key)
         self._context: Any = multiprocessing.get_context("forkserver")
         self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
         self._workers: list[Worker] = []
@@ -216,11 +215,9 @@ class SSHFront(Shares):
             self._listener = None
         while self._waiting:
             self._waiting.popleft()[0].close()
-        reading = list(self._reading_headers.items())
-        for connection, task in reading:
-            task.cancel()
+        for connection, task in list(self._reading_headers.items()):
             connection.close()
-        await asyncio.gather(*(stop_task(task) for _, task in reading), return_exceptions=True)
+            await stop_task(task)  # (one that ended is no longer there)
         while self._lingering:
             self._lingering.pop().close()
         workers = [worker for worker in self._workers if worker.state != "gone"]
@@ -230,26 +227,12 @@ class SSHFront(Shares):
         for worker in workers:
             self._gone(worker)
 
-    def _free_slot(self) -> int:
+    async def _start_worker(self) -> Worker:
         free = set(range(MAX_WORKERS)).difference(worker.slot for worker in self._workers if worker.state != "gone")
         if not free:
             raise RuntimeError(f"{MAX_WORKERS} SSH workers alive at once: none can be added")
-        return min(free)
-
-    async def _start_worker(self) -> Worker:
-        slot = self._free_slot()
-        with self._counts.get_lock():
-            self._counts[slot] = 0
-        plan = WorkerPlan(
-            slot=slot,
-            ssh=self.settings,
-            lobby_host=self.lobby_host,
-            lobby_port=self.lobby_port,
-            data_dir=self.settings.host_key_path.parent,
-            log_level=logging.getLogger().getEffectiveLevel(),
-            log_file=_log_file(),
-            proxy_key=self.proxy_key,
-        )
+        slot = min(free)  # (its count in self._counts went back to 0 as its last worker was gone)
+        plan = replace(self._plan, slot=slot, log_level=logging.getLogger().getEffectiveLevel(), log_file=_log_file())
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         process = self._context.Process(
             target=_worker_main, args=(plan, theirs, self._counts), name=f"nothanks-ssh-worker-{slot}", daemon=True
@@ -372,10 +355,6 @@ class SSHFront(Shares):
             self._workers.remove(worker)
         self._changed.set()
 
-    @property
-    def max_workers(self) -> int:
-        return min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
-
     def _replace(self) -> None:
         """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
         are alive or their memory is at ``memory_mib`` (until then a retiring worker goes on taking players)."""
@@ -389,7 +368,8 @@ class SSHFront(Shares):
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def _room_for_a_worker(self) -> bool:
-        return len(self._workers) + self._starting < self.max_workers and self.memory < self.settings.memory_mib
+        most = min(MAX_WORKERS, max(self.settings.max_workers, self.settings.workers + 1))
+        return len(self._workers) + self._starting < most and self.memory < self.settings.memory_mib
 
     async def _start_replacement(self) -> None:
         self._starting -= 1
@@ -452,10 +432,17 @@ class SSHFront(Shares):
                 log.warning("SSH accept failed: %s", error)
                 return
             address = str(peer[0])
-            if self.proxy_from is not None and self.proxy_from.trusts(address):
-                self._read_proxy_header(connection, address)
-                continue
-            self._admit(connection, address, None)
+            if self.proxy_from is None or not self.proxy_from.trusts(address):
+                self._admit(connection, address, None)
+            elif len(self._reading_headers) >= MAX_HEADERS:
+                log.warning(
+                    "SSH: closed a connection from load balancer %s: %d headers being read", address, MAX_HEADERS
+                )
+                connection.close()
+            else:
+                connection.setblocking(False)
+                task = asyncio.get_running_loop().create_task(self._proxied(connection, address), name="proxy header")
+                self._reading_headers[connection] = task
 
     def _admit(self, connection: socket.socket, address: str, client: tuple[str, int] | None) -> None:
         """Turn the connection away, or queue it for a worker (``client``: what a PROXY header said)."""
@@ -464,18 +451,9 @@ class SSHFront(Shares):
         if refusal is not None:
             self._refuse(connection, address, refusal)
             return
-        self._count(None, address, "open logging_in", 1)
+        self.count(address, "open logging_in", 1)
         self._waiting.append((connection, address, client))
         self._hand_waiting()
-
-    def _read_proxy_header(self, connection: socket.socket, balancer: str) -> None:
-        if len(self._reading_headers) >= MAX_HEADERS:
-            log.warning("SSH: closed a connection from load balancer %s: %d headers being read", balancer, MAX_HEADERS)
-            connection.close()
-            return
-        connection.setblocking(False)
-        task = asyncio.get_running_loop().create_task(self._proxied(connection, balancer), name="proxy header")
-        self._reading_headers[connection] = task
 
     async def _proxied(self, connection: socket.socket, balancer: str) -> None:
         """Read a balancer connection's PROXY header (bounded, with a deadline), then admit it as its client."""
@@ -506,7 +484,9 @@ class SSHFront(Shares):
             return "too many connections"
         if self.logging_in[address] >= settings.logins_per_address:
             return "too many logins in progress"
-        if settings.connect_rate > 0 and not self._connect_bucket(address).take(self.clock()):
+        if settings.connect_rate > 0 and not spend(
+            self._connects, address, 60 * settings.connect_rate, max(1.0, settings.connect_burst)
+        ):
             return "too many new connections"  # churn: turned away here costs far less than an SSH handshake
         return None
 
@@ -560,21 +540,13 @@ class SSHFront(Shares):
                 self._send(worker, b"m" + number + (b" 1" if met else b" 0"))
                 return
 
-    def _count(self, worker: Worker | None, network: str, names: str, step: int = -1) -> None:
-        """Count a connection of ``network`` in (``step`` 1) or out of the ``names`` counts: the front's, and
-        ``worker``'s if it holds it (a worker's once gone are dropped: never counted out twice)."""
+    def _count(self, worker: Worker, network: str, names: str, step: int = -1) -> None:
+        """Count a connection ``worker`` holds of ``network`` in (``step`` 1) or out of the ``names`` counts, its and
+        the front's (a worker's once gone are dropped: never counted out twice)."""
         for name in names.split():
-            if worker is not None and getattr(worker, name)[network] + step < 0:
-                continue
-            for shares in (self, worker) if worker is not None else (self,):
-                shares.count(network, name, step)
-
-    def _connect_bucket(self, address: str) -> TokenBucket:
-        bucket = self._connects.pop(address, None)
-        if bucket is None:
-            rate = self.settings.connect_rate
-            bucket = TokenBucket(rate, max(1.0, self.settings.connect_burst), None, self.clock())
-        return remember(self._connects, address, bucket, REMEMBERED)
+            if getattr(worker, name)[network] + step >= 0:
+                self.count(network, name, step)
+                worker.count(network, name, step)
 
     def _failures_of(self, address: str) -> int:
         failures = self._failures.get(address, deque())
@@ -644,7 +616,7 @@ class SSHFront(Shares):
                 return
             except OSError as error:
                 log.warning("could not hand a connection to SSH worker %d: %s", worker.slot, error)
-                self._count(None, address, "open logging_in")
+                self.count(address, "open logging_in", -1)
             else:
                 worker.handed += 1
                 worker.count(address, "open logging_in", 1)

@@ -40,13 +40,12 @@ class SessionLobby(TcpLobby):
     """A session's lobby connection to the host, for the SSH player. The session's end closes it without a
     ``leave``: a seat in a running game waits for its player (away), as for any dropped connection."""
 
-    def __init__(
-        self, host: str, port: int, name: str, player: SSHPlayer, proxy_key: str | None = None, probe: bool = False
-    ) -> None:
+    def __init__(self, door: SSHDoorway, name: str, probe: bool = False) -> None:
         """``probe``: only asks for the key's seat (its hello names no ``owner``: the name is not the player's)."""
-        super().__init__(host, port, name, via=player.address, proxy_key=proxy_key, key=player.key_fingerprint)
-        if player.key_fingerprint and self._speaks_for and not probe:
-            self._speaks_for["owner"] = player.key_fingerprint  # the key owns the name (else a guest's)
+        key = door.player.key_fingerprint
+        super().__init__(door.host, door.port, name, via=door.player.address, proxy_key=door.proxy_key, key=key)
+        if key and self._speaks_for and not probe:
+            self._speaks_for["owner"] = key  # the key owns the name (else a guest's)
         self.info = ConnectionInfo(description=N_("this host over SSH"), extras={"name": name, "via": "ssh"})
 
     async def resume(self, token: str) -> TableConnection:
@@ -75,7 +74,7 @@ class SSHDoorway:
         """Ask the host whether it holds a seat for the player's key (before the welcome screen asks us)."""
         if not (self.player.key_fingerprint and self.proxy_key):
             return
-        probe = SessionLobby(self.host, self.port, "player", self.player, self.proxy_key, probe=True)
+        probe = SessionLobby(self, "player", probe=True)
         try:
             await probe.start()
             held = probe.held
@@ -97,7 +96,7 @@ class SSHDoorway:
         self._held = None
 
     def lobby(self, name: str) -> LobbyConnection:
-        lobby = SessionLobby(self.host, self.port, name, self.player, self.proxy_key)
+        lobby = SessionLobby(self, name)
         self.lobbies.append(lobby)
         return lobby
 
@@ -148,12 +147,14 @@ class GameAppFactory:
     def __init__(self, plan: WorkerPlan) -> None:
         self.plan = plan
 
+    def _door(self, player: SSHPlayer) -> SSHDoorway:
+        return SSHDoorway(player, self.plan.lobby_host, self.plan.lobby_port, self.plan.proxy_key)
+
     def __call__(self, player: SSHPlayer) -> SSHGameApp:
-        plan = self.plan
         return SSHGameApp(
-            SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key),
-            bot_choices=plan.ssh.bot_choices,
-            default_bot=plan.ssh.default_bot,
+            self._door(player),
+            bot_choices=self.plan.ssh.bot_choices,
+            default_bot=self.plan.ssh.default_bot,
             language=player.language,
             reviewer=review_view,  # a finished game's review, in this worker (a thread of the player's app)
         )
@@ -161,8 +162,7 @@ class GameAppFactory:
     async def plain(self, player: SSHPlayer, lines: ChannelLines, name: str | None = None, language: str = "") -> int:
         """The plain front instead of the app (``TERM=dumb``, no pty, or chosen on the welcome screen)."""
         use_language(language or player.language)
-        plan = self.plan
-        door = SSHDoorway(player, plan.lobby_host, plan.lobby_port, plan.proxy_key)
+        door = self._door(player)
         lines.farewell = functools.partial(farewell_for, door, current_language())
         if name is not None:
             door.suggested_name = name

@@ -196,12 +196,9 @@ class InboundShaper:
         if self._transport.is_closing():
             self._pending.clear()  # the connection is going: nobody will read what is left
             return
-        now, over_budget = self._clock(), False
-        while self._pending:
-            wanted = min(len(self._pending), self._slice)
-            if not self._bucket.take(now, wanted):
-                over_budget = True
-                break
+        wanted = min(len(self._pending), self._slice)  # a slice per turn of the loop: the other sessions run between
+        over_budget = wanted > 0 and not self._bucket.take(self._clock(), wanted)
+        if wanted and not over_budget:
             chunk = bytes(self._pending[:wanted])
             del self._pending[:wanted]
             self.delivered += wanted
@@ -209,8 +206,6 @@ class InboundShaper:
             if self._transport.is_closing():
                 self._pending.clear()
                 return
-            if self._pending:
-                break  # a slice per turn of the loop: the other sessions run in between
         if not self._pending:
             if self._paused:
                 self._paused = False

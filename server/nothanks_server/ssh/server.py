@@ -1,20 +1,10 @@
 """The SSH sessions of one worker process: an asyncssh server on each connection the front hands over.
 
-A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key; a proven key
-is the player's identity (its fingerprint finds the seat again). Shell, exec, forwarding, SFTP and SCP are off.
-
-Fair shares, not first come: a connection counts in its network's share (``SSHSettings.network``). At the logins
-cap (``login_limit``) a newcomer closes the login least far along of the network holding the most here; at the
-sessions cap (``SharedAdmission``, across workers) it takes the place least in use (``_Gate.tier``) of a network
-holding two more than its own, here or through the front (``want_room``); a session is never closed for a
-newcomer, and a newcomer whose network holds the most is refused unless it proves a key (then any stranger's
-connection may go, and a key's player is never closed for a stranger). The front evicts the same way (``evict``).
-
-Password guessing is bounded as OpenSSH's ``MaxAuthTries`` / ``PerSourcePenalties`` do: each failure is logged and
-reported to the front (``tell``), the next try waits ``auth_delay`` doubling (``failure_delay``, awaited:
-tries sent ahead gain nothing), ``auth_tries`` failures disconnect; passwords are looked at ``password_rate`` a
-second over all addresses, the network with the fewest failures first; a key never waits. Private asyncssh names:
-only those of patches.py.
+A ``_Gate`` per connection lets in anyone, or holders of the shared password or of an authorized key (a proven key
+is the player's identity: its fingerprint finds the seat again), gives way by fair shares at the caps
+(``take_place``, ``evict``, by ``_Gate.tier``) and bounds password guessing as OpenSSH's ``MaxAuthTries`` and
+``PerSourcePenalties`` do (docs/architecture.md, "Over SSH", says how). Shell, exec, forwarding, SFTP and SCP are
+off. Private asyncssh names: only those of patches.py.
 """
 
 from __future__ import annotations
@@ -41,7 +31,7 @@ from ..limits import TokenBucket
 from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, ChannelLines, GameSession
-from .settings import SSHSettings, cancel, failure_delay, printable, remember
+from .settings import STOPPED, SSHSettings, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -101,43 +91,25 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-class SharedAdmission:
-    """The session cap across worker processes: one count per worker in shared memory, summed under its lock (a
-    count of its own for a server alone: tests)."""
-
-    def __init__(self, limit: int, counts: SynchronizedArray[int] | None = None, slot: int = 0) -> None:
-        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
-        self._slot = slot
-        self._limit = limit
-
-    def admit(self) -> bool:
-        with self._counts.get_lock():
-            if sum(self._counts[:]) >= self._limit:
-                return False
-            self._counts[self._slot] += 1
-            return True
-
-    def release(self) -> None:
-        with self._counts.get_lock():
-            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
-
-
 class SessionServer:
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
     def __init__(
-        self, settings: SSHSettings, app_factory: AppFactory, admission: SharedAdmission | None = None
+        self, settings: SSHSettings, factory: AppFactory, counts: SynchronizedArray[int] | None = None, slot: int = 0
     ) -> None:
         check_patches()  # fail at startup, not on the first connection, if a library changed underneath
         self.settings = settings
-        self.app_factory = app_factory
-        self._admission = admission or SharedAdmission(settings.max_sessions)
+        self.app_factory = factory
+        # The sessions cap across workers: one count per worker in shared memory, summed under its lock (a count of
+        # its own for a server alone: tests).
+        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
+        self._slot = slot
         self._host_key = load_or_create_host_key(settings.host_key_path)
         self._authorized = (
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
         )
         self._options: asyncssh.SSHServerConnectionOptions | None = None
-        self._connections = 0  # connections handed to serve() and not yet closed
+        self.connections = 0  # connections handed to serve() and not yet closed (logged in or not)
         self.apps_started = 0  # session apps ever started here
         self._tasks: set[asyncio.Task[Any]] = set()
         self._conns: set[asyncssh.SSHServerConnection] = set()
@@ -201,18 +173,15 @@ class SessionServer:
     def serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
         """Run SSH on an accepted connection (it is this server's from now on); ``client``: its client's address
         and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer)."""
-        self._connections += 1
+        self.connections += 1
         self.spawn(self._serve(sock, client), name="ssh-connection")
 
-    def login_done(self, peer: tuple[str, int]) -> None:
-        """The connection from ``peer`` logged in: no longer a login in progress (one closed before is not told)."""
-        if self._tiers.get(peer, 2) < 2:
-            self._tiers[peer] = 2
-            self.tell(b"a" + peer[0].encode())
-
-    def session_started(self, peer: tuple[str, int], tier: int) -> None:
-        self._tiers[peer] = tier
-        self.tell(b"o" + peer[0].encode())
+    def reached(self, peer: tuple[str, int], tier: int) -> None:
+        """Tell the front the connection from ``peer`` logged in (``tier`` 2: once, and not once closed) or opened
+        its session (3 or more)."""
+        if tier > 2 or self._tiers.get(peer, 2) < 2:
+            self._tiers[peer] = tier
+            self.tell((b"o" if tier > 2 else b"a") + peer[0].encode())
 
     def shut_out(self, network: str) -> None:
         """``network`` is past its failed-password budget (the front says so): its logins under way end now."""
@@ -246,20 +215,11 @@ class SessionServer:
                 self._clients.pop(own, None)
             tier = self._tiers.pop(peer, 0)
             self.tell(b"x" + str(tier).encode() + peer[0].encode())
-            self._connection_closed()
+            self.connections = max(0, self.connections - 1)
+            if self.connections == 0 and self.on_idle is not None:
+                self.on_idle()
 
-    def _connection_closed(self) -> None:
-        self._connections = max(0, self._connections - 1)
-        self._changed.set()
-        if self._connections == 0 and self.on_idle is not None:
-            self.on_idle()
-
-    @property
-    def connections(self) -> int:
-        """Connections being served now (logged in or not)."""
-        return self._connections
-
-    async def close(self, reason: str = "the host stopped") -> None:
+    async def close(self, reason: str = STOPPED) -> None:
         """End every session's app (each player is told ``reason``) and wait for them."""
         self.farewell = reason
         for app in list(self._running_apps):
@@ -321,15 +281,20 @@ class SessionServer:
 
     def admit(self) -> bool:
         self._changed.set()
-        return self._admission.admit()
+        with self._counts.get_lock():
+            if sum(self._counts[:]) >= self.settings.max_sessions:
+                return False
+            self._counts[self._slot] += 1
+            return True
 
     def release(self) -> None:
-        self._admission.release()
+        with self._counts.get_lock():
+            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
-        """Count ``newcomer`` against ``max_sessions``, making room at the cap (the module docstring) here or, through
-        the front, in another worker; ``key``: it proved a key, so any stranger's connection but a key's may go."""
+        """Count ``newcomer`` against ``max_sessions``, making room at the cap (docs/architecture.md, "Fair shares")
+        here or, through the front, in another worker; ``key``: it proved a key (any stranger's place may go)."""
         if self.admit():
             return True
         held = Counter(gate.network for gate in self._holders)
@@ -420,7 +385,7 @@ class _Gate(asyncssh.SSHServer):
 
     def __init__(self, server: SessionServer) -> None:
         self._server = server
-        self._conn: asyncssh.SSHServerConnection | None = None
+        self._conn: asyncssh.SSHServerConnection  # (from connection_made, the first thing asyncssh calls)
         self._admitted = False
         self._username = ""
         self._candidate_fingerprint: str | None = None
@@ -430,6 +395,8 @@ class _Gate(asyncssh.SSHServer):
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
         self.network = "?"  # the share it counts in (SSHSettings.network of its client's address)
+        self._address: tuple[str, int] = ("?", 0)  # the client's (behind a load balancer: its PROXY header's)
+        self._peer = "?"  # ... as ``address:port``, for the log
         self._session_deadline: asyncio.TimerHandle | None = None
         self._authenticating = False
         self._placing: asyncio.Future[bool] | None = None  # taking its place once logged in (a key's: room made)
@@ -437,7 +404,11 @@ class _Gate(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._conn = conn
         settings = self._server.settings
-        self.network = settings.network(self._peer_address()[0])
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        own = (str(peer[0]), int(peer[1]))
+        self._address = self._server._clients.get(own, own)
+        self._peer = "{}:{}".format(*self._address)
+        self.network = settings.network(self._address[0])
         logins = self._server._logins
         while len(logins) >= settings.login_limit:
             self._server.evict("", 2)
@@ -449,10 +420,10 @@ class _Gate(asyncssh.SSHServer):
 
     def _over_budget(self) -> None:
         self._server.connections_held += 1
-        log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer(), self._server.settings.inbound_rate / 1000)
+        log.info("slowed %s: over %.0f kB/s of SSH traffic", self._peer, self._server.settings.inbound_rate / 1000)
 
     def _login_over(self, logged_in: bool = False, closed: bool = False) -> None:
-        """No longer a login in progress: it logged in (told to the front: ``login_done``), or it is ``closed`` (a
+        """No longer a login in progress: it logged in (told to the front: ``reached``), or it is ``closed`` (a
         strike against its network: ``SessionServer.least_in_use``)."""
         server, logins = self._server, self._server._logins
         if self in logins:
@@ -462,7 +433,7 @@ class _Gate(asyncssh.SSHServer):
                 remember(early, self.network, early.get(self.network, 0) + 1, PASSWORD_NETWORKS)
             self._server._changed.set()
         if logged_in:
-            self._server.login_done(self._peer_address())
+            self._server.reached(self._address, 2)
 
     @property
     def tier(self) -> int:
@@ -473,30 +444,28 @@ class _Gate(asyncssh.SSHServer):
         return 4 if self._fingerprint is not None else 2 + self._has_session
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
-        """Closed for a newcomer (fair shares: the module docstring); ``newcomer`` takes its place in the sessions
+        """Closed for a newcomer (fair shares: docs/architecture.md); ``newcomer`` takes its place in the sessions
         count (passed over without a release, else released as it closes)."""
         server = self._server
         if message is BUSY_MESSAGE:
             server.logins_evicted += 1
         else:
             server.made_room += 1
-        log.info("closed %s (%s) for a newcomer: %s", self._peer(), self.network, message)
+        log.info("closed %s (%s) for a newcomer: %s", self._peer, self.network, message)
         self._login_over(closed=True)
         if newcomer is not None:
             self._admitted = False
             server._holders.pop(self, None)
-        if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
+        self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
         self._login_over()
-        if self._conn is not None:
-            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
+        self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._login_over(closed=True)
         self._session_deadline = cancel(self._session_deadline)
-        if self._inbound is not None and self._conn is not None:
+        if self._inbound is not None:
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
         if self._admitted:
@@ -523,10 +492,9 @@ class _Gate(asyncssh.SSHServer):
         if self._admitted:
             return False
         settings = self._server.settings
-        log.info("refused %s: %d sessions is the limit", self._peer(), settings.max_sessions)
-        if self._conn is not None:
-            limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
-            self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
+        log.info("refused %s: %d sessions is the limit", self._peer, settings.max_sessions)
+        limit = f"{settings.max_sessions} player" + "s" * (settings.max_sessions != 1)
+        self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL_MESSAGE.format(limit=limit))
         return True
 
     # Public keys: the last key validated is the one a successful publickey login signed with.
@@ -534,7 +502,7 @@ class _Gate(asyncssh.SSHServer):
         return self._server.open_door or self._server._authorized is not None
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
-        allowed = self._server.key_allowed(key, self._peer_address()[0])
+        allowed = self._server.key_allowed(key, self._address[0])
         self._candidate_fingerprint = key.get_fingerprint("sha256") if allowed else None
         if not allowed:
             # Refused keys count towards the tries (as in OpenSSH) but are not delayed: a key cannot be guessed.
@@ -569,7 +537,7 @@ class _Gate(asyncssh.SSHServer):
         settings = server.settings
         self._failures += 1
         server.auth_failures += 1
-        address = self._peer_address()[0]
+        address = self._address[0]
         log.warning(
             "failed SSH login from %s as %s (%s; %d of %d on this connection)",
             printable(address),
@@ -582,8 +550,7 @@ class _Gate(asyncssh.SSHServer):
             server.password_failed(self.network)
             server.tell(b"f" + address.encode())
         if self._failures >= settings.auth_tries:
-            if self._conn is not None:
-                self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
+            self._conn.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, TRIES_MESSAGE)
             return False
         if what == "password":
             self._not_before = server.clock() + failure_delay(self._failures, settings.auth_delay)
@@ -620,10 +587,10 @@ class _Gate(asyncssh.SSHServer):
 
     def _no_session(self) -> None:
         self._session_deadline = None
-        if not self._has_session and self._conn is not None:
+        if not self._has_session:
             log.info(
                 "closed %s: no session asked for within %.0f s of logging in",
-                self._peer(),
+                self._peer,
                 self._server.settings.session_timeout,
             )
             self._conn.disconnect(asyncssh.DISC_SERVICE_NOT_AVAILABLE, NO_SESSION_MESSAGE)
@@ -633,12 +600,11 @@ class _Gate(asyncssh.SSHServer):
         if self._has_session or self._placing is None:
             return False
         self._has_session = True
-        self._server.session_started(self._peer_address(), self.tier)
+        self._server.reached(self._address, self.tier)
         self._session_deadline = cancel(self._session_deadline)
-        assert self._conn is not None
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
-        limit_environment(chan, self._peer())  # a client may send any number of env requests: keep only ours
-        session = GameSession(self._server, self._username, self._fingerprint, self._peer())
+        limit_environment(chan, self._peer)  # a client may send any number of env requests: keep only ours
+        session = GameSession(self._server, self._username, self._fingerprint, self._peer)
         return chan, session if self._admitted else self._when_placed(session)
 
     async def _when_placed(self, session: GameSession) -> GameSession:
@@ -647,14 +613,3 @@ class _Gate(asyncssh.SSHServer):
         if not await self._placing:
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_CONNECT_FAILED, "No Thanks! is full right now")
         return session
-
-    def _peer_address(self) -> tuple[str, int]:
-        """The client's address and port (behind a load balancer: the one its PROXY header named)."""
-        if self._conn is None:
-            return ("?", 0)
-        peer = self._conn.get_extra_info("peername") or ("?", 0)
-        peer = (str(peer[0]), int(peer[1]))
-        return self._server._clients.get(peer, peer)
-
-    def _peer(self) -> str:
-        return "?" if self._conn is None else "{}:{}".format(*self._peer_address())

@@ -66,11 +66,6 @@ class SSHPlayer:
         host, _, port = self.peer.rpartition(":")
         return host if host and port.isdigit() else self.peer
 
-    @property
-    def identity(self) -> str | None:
-        """A stable identity for finding this player's seat again after a reconnect (key logins only)."""
-        return f"ssh-key:{self.key_fingerprint}" if self.key_fingerprint else None
-
 
 AppFactory = Callable[[SSHPlayer], App[Any]]
 PLAIN_TERMS = frozenset({None, "dumb"})  # a session without a pty, or TERM=dumb: the plain front (client/plain.py)
@@ -99,9 +94,6 @@ class ChannelLines:
             raise line
         return line
 
-    def end(self) -> None:
-        self._lines.put_nowait(None)
-
     def exit(self) -> None:
         """The player is gone, or the server closes: their seat waits for them (the app's exit, for these lines)."""
         self._lines.put_nowait(Hangup())
@@ -119,7 +111,7 @@ class ChannelLines:
             elif char in "\x7f\b" and self._typed:
                 self._typed, echo = self._typed[:-1], "\b \b"
             elif char in "\x03\x04":  # Ctrl-C, Ctrl-D: the end
-                self.end()
+                self._lines.put_nowait(None)
             elif char.isprintable() and len(self._typed) < 200:
                 self._typed += char
                 echo = char
@@ -266,9 +258,6 @@ class GameSession(asyncssh.SSHServerSession):
         driver.resize(*self._size)  # a window change may have come before the driver existed
         self.input_gate.attach(driver)  # with whatever was typed before the app was up
 
-    def input_waiting(self) -> bool:
-        return self.input_gate.waiting
-
     def player(self) -> SSHPlayer:
         return SSHPlayer(
             username=self._username,
@@ -294,8 +283,9 @@ class GameSession(asyncssh.SSHServerSession):
             if plain is not None and self._term in PLAIN_TERMS:
                 status = await self._run_plain(plain)
                 return
-            app = self._server.app_factory(self.player())
-            self._prepare(app)
+            player = self.player()
+            app = self._server.app_factory(player)
+            self._prepare(app, player.color_system)
             starting = getattr(app, "ssh_session_starting", None)
             if starting is not None:
                 await starting()  # e.g. ask the host for the seat held for the player's key
@@ -360,17 +350,16 @@ class GameSession(asyncssh.SSHServerSession):
         farewell = words(self._server.farewell) if words is not None else self._server.farewell
         chan.write(f"No Thanks!: {farewell}.\r\n".encode())
 
-    def _prepare(self, app: App[Any]) -> None:
+    def _prepare(self, app: App[Any], color_system: str) -> None:
         """Point ``app`` at this channel and the client's terminal, and take away anything acting on the host."""
-        size = terminal_size(*self._size)
-        color_system = color_system_for(self._term, self._environment())
         if color_system == "none":
             app.no_color = True  # what Textual reads from the process's NO_COLOR, for this session's app alone
         app.driver_class = functools.partial(  # type: ignore[assignment]
             ChannelDriver, link=self, color_system=color_system
         )
-        app.console = session_console(self._term, size)
-        disable_host_actions(app)
+        app.console = session_console(self._term, terminal_size(*self._size))
+        for name, what in HOST_ACTIONS.items():  # every path to the driver's own goes through one of them
+            setattr(app, name, functools.partial(_refuse, what))
 
     def _client_gone(self) -> None:
         """The client closed or vanished: let the app finish (it leaves its table), then make sure it did."""
@@ -416,12 +405,6 @@ def printable_user(username: str) -> str:
 HOST_ACTIONS = {"open_url": "opening a URL", "action_suspend_process": "suspending the process"}
 HOST_ACTIONS |= dict.fromkeys(("save_screenshot", "action_screenshot", "deliver_screenshot"), "saving a screenshot")
 HOST_ACTIONS |= dict.fromkeys(("deliver_text", "deliver_binary"), "saving a file")
-
-
-def disable_host_actions(app: App[Any]) -> None:
-    """Shadow ``HOST_ACTIONS`` on the instance (every path to the driver's own goes through one of them)."""
-    for name, what in HOST_ACTIONS.items():
-        setattr(app, name, functools.partial(_refuse, what))
 
 
 def _refuse(what: str, *args: Any, **kwargs: Any) -> None:

@@ -17,6 +17,7 @@ INBOUND_RATE = 16 * 1024  # bytes a second one connection may send, sustained (i
 INBOUND_BURST = 32 * 1024  # ... and at once
 HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless --ssh-host-key says where
 AUTH_DELAY_CAP = 8.0  # seconds: the longest pause after a failed password
+STOPPED = "the host stopped"  # why every session ends when the host gives no reason
 
 
 def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> float:

@@ -25,15 +25,14 @@ from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
 from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
-from .server import HostKeyError, SessionServer, SharedAdmission
+from .server import HostKeyError, SessionServer
 from .session import AppFactory
-from .settings import WorkerPlan, cancel
+from .settings import STOPPED, WorkerPlan, cancel
 
 log = logging.getLogger(__name__)
 
 LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
 STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
-STOPPED = "the host stopped"
 FREEZE_INTERVAL = 1.0  # seconds between two ticks
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 
@@ -70,7 +69,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
-    server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(plan.ssh.max_sessions, counts, plan.slot))
+    server = SessionServer(plan.ssh, load_app_factory(plan), counts, plan.slot)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     reason = [STOPPED]
