@@ -12,6 +12,7 @@ as a ``redis.RedisError``: it may handle it there.
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -55,83 +56,52 @@ def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
 
 
 def run(client: Any, exchange: Exchange[Result]) -> Result:
-    """``exchange`` on a blocking client."""
-    step = _step(exchange, None)
-    while isinstance(step, list):
-        step = _step(exchange, _sent(client, step))
-    return step.value
+    """``exchange`` on a blocking client: ``run_async``'s code, whose awaits never wait on it."""
+    driving = run_async(client, exchange)
+    try:
+        driving.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    raise RuntimeError("a blocking Redis client's exchange awaited")
 
 
 async def run_async(client: Any, exchange: Exchange[Result]) -> Result:
-    """``exchange`` on an asyncio client: the event loop goes on while Redis answers."""
-    step = _step(exchange, None)
-    while isinstance(step, list):
-        step = _step(exchange, await _sent_async(client, step))
-    return step.value
+    """``exchange`` on an asyncio client (or a blocking one, through ``run``): the event loop goes on while Redis
+    answers."""
+    outcome: list[Any] | Exception | None = None
+    while True:
+        try:
+            step = exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        outcome = await _sent(client, step)
 
 
-def _step(exchange: Exchange[Any], outcome: list[Any] | Exception | None) -> list[Command] | StopIteration:
-    """The exchange's next commands, given the last ones' answers or error (None: its first); or its end."""
-    try:
-        return exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
-    except StopIteration as done:
-        return done
-
-
-def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
+async def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
     """The answers to ``commands``, sent in one pipeline (again, once their scripts are loaded, if Redis had lost
     them), or the first error."""
     try:
-        answers = _piped(client, commands)
-        if _lost_scripts(answers):
-            for lua in _scripts(commands):
-                client.script_load(lua.text)
-            answers = _piped(client, commands)
+        answers = await _piped(client, commands)
+        if any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers):
+            for lua in {command[0] for command in commands if isinstance(command[0], Lua)}:
+                await _done(client.script_load(lua.text))
+            answers = await _piped(client, commands)
     except redis.RedisError as error:
         return error
-    return _first_error(answers)
+    return next((answer for answer in answers if isinstance(answer, Exception)), answers)
 
 
-async def _sent_async(client: Any, commands: list[Command]) -> list[Any] | Exception:
-    try:
-        answers = await _piped_async(client, commands)
-        if _lost_scripts(answers):
-            for lua in _scripts(commands):
-                await client.script_load(lua.text)
-            answers = await _piped_async(client, commands)
-    except redis.RedisError as error:
-        return error
-    return _first_error(answers)
-
-
-def _piped(client: Any, commands: list[Command]) -> list[Any]:
-    with client.pipeline(transaction=False) as pipe:
-        _queue(pipe, commands)
-        return list(pipe.execute(raise_on_error=False))
-
-
-async def _piped_async(client: Any, commands: list[Command]) -> list[Any]:
-    async with client.pipeline(transaction=False) as pipe:
-        _queue(pipe, commands)
-        return list(await pipe.execute(raise_on_error=False))
-
-
-def _queue(pipe: Any, commands: list[Command]) -> None:
+async def _piped(client: Any, commands: list[Command]) -> list[Any]:
+    pipe = client.pipeline(transaction=False)  # (its ``execute`` gives its connection back, whatever happens)
     for command in commands:
         if isinstance(command[0], Lua):
             lua, keys, args = command
             pipe.execute_command("EVALSHA", lua.sha, len(keys), *keys, *args)
         else:
             pipe.execute_command(*command)
+    return list(await _done(pipe.execute(raise_on_error=False)))
 
 
-def _lost_scripts(answers: list[Any]) -> bool:
-    return any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers)
-
-
-def _scripts(commands: list[Command]) -> list[Lua]:
-    return list({command[0].sha: command[0] for command in commands if isinstance(command[0], Lua)}.values())
-
-
-def _first_error(answers: list[Any]) -> list[Any] | Exception:
-    return next((answer for answer in answers if isinstance(answer, Exception)), answers)
+async def _done(result: Any) -> Any:
+    """An asyncio client's answer, awaited; a blocking one's, as it is."""
+    return await result if inspect.isawaitable(result) else result

@@ -103,7 +103,7 @@ return given
 
 class LeaseBook:
     """The leases ``owner`` (this host's id) holds under ``prefix``: on the blocking ``client``, and for what the
-    takeover does on the event loop (``renew_async``, ``claim_due_async``), on the asyncio ``aclient``."""
+    takeover does on the event loop (``renew``, ``claim_due``), on the asyncio ``aclient``."""
 
     def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL, aclient: Any = None) -> None:
         self.client = client
@@ -134,15 +134,12 @@ class LeaseBook:
         lease = self.held[table_id] = Lease(table_id, self.owner, int(epoch))
         return lease
 
-    def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
-        return run(self.client, self._claiming(limit))
-
-    async def claim_due_async(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+    async def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+        """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
+        host (the script decides). Two round trips when some are due, one when none is."""
         return await run_async(self.aclient, self._claiming(limit))
 
     def _claiming(self, limit: int) -> Exchange[list[Lease]]:
-        """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
-        host (the script decides). Two round trips when some are due, one when none is."""
         due = [_text(item) for item in (yield from call(_DUE, [self.deadlines], [limit]))]
         due = [table_id for table_id in due if table_id not in self.held]
         if not due:
@@ -158,14 +155,11 @@ class LeaseBook:
             leases.append(lease)
         return leases
 
-    def renew(self) -> list[str]:
-        return run(self.client, self._renewing())
-
-    async def renew_async(self) -> list[str]:
+    async def renew(self) -> list[str]:
+        """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
         return await run_async(self.aclient, self._renewing())
 
     def _renewing(self) -> Exchange[list[str]]:
-        """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
         if not self.held:
             return []
         leases = list(self.held.values())

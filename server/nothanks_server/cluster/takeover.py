@@ -78,7 +78,7 @@ class Takeover:
         """Renew every lease; stop the tables whose lease was lost (all of them, if Redis has not answered for a
         lease's length: another host may hold them by now). The tables stopped."""
         try:
-            lost = await self.leases.renew_async()
+            lost = await self.leases.renew()
             self._renewed = time.monotonic()
         except Exception as error:
             log.warning("renewing the tables' leases failed: %s", error)
@@ -96,7 +96,7 @@ class Takeover:
         ids. A table that cannot be brought in now (Redis failing midway) has its lease given up again, for the
         next look here or elsewhere: a lease is never held for a table that does not play."""
         taken = []
-        for lease in await self.leases.claim_due_async():
+        for lease in await self.leases.claim_due():
             try:
                 if self._adopt(lease.table_id):
                     taken.append(lease.table_id)
