@@ -80,12 +80,19 @@ class ListedTable:
     summary: TableSummary
 
 
-class Directory:
-    """The directory on one Redis client (``redis.asyncio.Redis``); ``connect(url)`` makes one."""
+class Keyed:
+    """Keys on one Redis ``client``, all under ``prefix`` (clusters and tests may share a Redis)."""
 
     def __init__(self, client: Any, prefix: str = DEFAULT_PREFIX) -> None:
         self.client = client
         self.prefix = prefix
+
+    def key(self, *parts: object) -> str:
+        return ":".join((self.prefix, *map(str, parts)))
+
+
+class Directory(Keyed):
+    """The directory on one Redis client (``redis.asyncio.Redis``); ``connect(url)`` makes one."""
 
     @classmethod
     async def connect(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Directory:
@@ -108,31 +115,28 @@ class Directory:
     async def close(self) -> None:
         await self.client.aclose()
 
-    def _key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
-
     # Presence ---------------------------------------------------------------------------------------------------
 
     async def announce(self, host: HostInfo, ttl: float = HOST_TTL) -> None:
         """A heartbeat: ``host`` is alive for ``ttl`` more seconds, and so is its lobby listing."""
         payload = msgpack.packb({"address": host.address, "tables": host.tables})
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.set(self._key("host", host.host_id), payload, px=_ms(ttl))
-            pipe.sadd(self._key("hosts"), host.host_id)
-            pipe.pexpire(self._key("lobby", host.host_id), _ms(ttl))
+            pipe.set(self.key("host", host.host_id), payload, px=_ms(ttl))
+            pipe.sadd(self.key("hosts"), host.host_id)
+            pipe.pexpire(self.key("lobby", host.host_id), _ms(ttl))
             await pipe.execute()
 
     async def withdraw(self, host_id: str) -> None:
         """A host leaving on purpose: it and its tables are no longer listed (its leases expire by themselves)."""
-        await self.client.delete(self._key("host", host_id), self._key("lobby", host_id))
-        await self.client.srem(self._key("hosts"), host_id)
+        await self.client.delete(self.key("host", host_id), self.key("lobby", host_id))
+        await self.client.srem(self.key("hosts"), host_id)
 
     async def hosts(self) -> list[HostInfo]:
         """The hosts whose heartbeat has not expired, by id."""
-        ids = sorted(text(member) for member in await self.client.smembers(self._key("hosts")))
+        ids = sorted(text(member) for member in await self.client.smembers(self.key("hosts")))
         if not ids:
             return []
-        values = await self.client.mget([self._key("host", host_id) for host_id in ids])
+        values = await self.client.mget([self.key("host", host_id) for host_id in ids])
         alive, gone = [], []
         for host_id, value in zip(ids, values, strict=True):
             if value is None:
@@ -141,7 +145,7 @@ class Directory:
             data = msgpack.unpackb(value)
             alive.append(HostInfo(host_id, str(data["address"]), int(data["tables"])))
         if gone:
-            await self.client.srem(self._key("hosts"), *gone)
+            await self.client.srem(self.key("hosts"), *gone)
         return alive
 
     async def least_loaded(self) -> HostInfo | None:
@@ -153,7 +157,7 @@ class Directory:
 
     async def publish_tables(self, host_id: str, summaries: list[TableSummary], ttl: float = HOST_TTL) -> None:
         """Replace ``host_id``'s lines of the lobby with ``summaries`` (they expire with its heartbeat)."""
-        key = self._key("lobby", host_id)
+        key = self.key("lobby", host_id)
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.delete(key)
             if summaries:
@@ -166,7 +170,7 @@ class Directory:
         hosts = await self.hosts()
         async with self.client.pipeline(transaction=False) as pipe:  # one round trip for every host's lines
             for host in hosts:
-                pipe.hgetall(self._key("lobby", host.host_id))
+                pipe.hgetall(self.key("lobby", host.host_id))
             every = await pipe.execute()
         listed = []
         for host, lines in zip(hosts, every, strict=True):
@@ -178,7 +182,7 @@ class Directory:
 
     async def holder(self, table_id: str) -> Lease | None:
         """Who holds ``table_id`` now, if anyone."""
-        value = await self.client.get(self._key("lease", table_id))
+        value = await self.client.get(self.key("lease", table_id))
         if value is None:
             return None
         owner, _, epoch = text(value).rpartition(" ")
@@ -191,17 +195,17 @@ class Directory:
 
     async def lease_renewed(self, table_id: str) -> float | None:
         """Seconds since ``table_id``'s lease was last taken or renewed, or None if nobody holds it."""
-        left = await self.client.pttl(self._key("lease", table_id))
+        left = await self.client.pttl(self.key("lease", table_id))
         return None if left < 0 else max(0.0, TABLE_LEASE_TTL - left / 1000)
 
     # Routes (the front's look-ups) ------------------------------------------------------------------------------
 
     async def table_of_token(self, token: str) -> str | None:
-        value = await self.client.get(self._key("token", hash_token(token).hex()))
+        value = await self.client.get(self.key("token", hash_token(token).hex()))
         return None if value is None else text(value)
 
     async def seat_of_key(self, fingerprint: str) -> KeySeat | None:
-        value = await self.client.get(self._key("keyseat", fingerprint))
+        value = await self.client.get(self.key("keyseat", fingerprint))
         table_id, _, seat = text(value or b"").rpartition(" ")
         return KeySeat(table_id, int(seat)) if seat.isdigit() else None
 

@@ -61,7 +61,7 @@ def run(client: Any, exchange: Exchange[Result]) -> Result:
     try:
         driving.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     raise RuntimeError("a blocking Redis client's exchange awaited")
 
 
@@ -73,7 +73,7 @@ async def run_async(client: Any, exchange: Exchange[Result]) -> Result:
         try:
             step = exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
         except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+            return done.value
         outcome = await _sent(client, step)
 
 

@@ -377,9 +377,7 @@ class Gateway(ProtocolServer):
     async def name_owner(self, name: str, owner: str | None) -> str | None:
         """The cluster's, in Redis (redis_store.py's ``claim_name``), shared with every front and table host."""
         try:
-            return await run_async(
-                self.directory.client, claim_name(f"{self.directory.prefix}:name:{name_key(name)}", owner)
-            )
+            return await run_async(self.directory.client, claim_name(self.directory.key("name", name_key(name)), owner))
         except RedisError as error:
             raise ProtocolError(
                 errors.SERVER_CLOSING, f"the cluster's names cannot be read now ({error})", fatal=True

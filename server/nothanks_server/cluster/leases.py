@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .directory import TABLE_LEASE_TTL, Lease
+from .directory import TABLE_LEASE_TTL, Keyed, Lease
 from .directory import text as _text
 from .exchanges import Exchange, Lua, call, run, run_async
 
@@ -101,20 +101,16 @@ return given
 """)
 
 
-class LeaseBook:
+class LeaseBook(Keyed):
     """The leases ``owner`` (this host's id) holds under ``prefix``: on the blocking ``client``, and for what the
     takeover does on the event loop (``renew``, ``claim_due``), on the asyncio ``aclient``."""
 
     def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL, aclient: Any = None) -> None:
-        self.client = client
+        super().__init__(client, prefix)
         self.aclient = aclient
-        self.prefix = prefix
         self.owner = owner
         self.ttl = ttl
         self.held: dict[str, Lease] = {}
-
-    def key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
 
     @property
     def deadlines(self) -> str:

@@ -12,32 +12,33 @@ Who a player is, as in archive.py: an SSH key bound to the seat (``key:``), else
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
+
+import redis
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
 from .. import ratings
 from ..archive import HOST, listing, summarise, who_is
 from ..store import StoreError
+from .directory import Keyed
 from .directory import text as _text
 
 
-class RedisHistory:
-    """Reads and files finished games under ``prefix`` on a synchronous Redis ``client``."""
+class RedisHistory(Keyed):
+    """Reads (as ``TableStore``'s, store.py) and files finished games under ``prefix`` on a blocking ``client``:
+    the base of redis_store.py's ``RedisTableStore``."""
 
-    def __init__(self, client: Any, prefix: str) -> None:
-        self.client = client
-        self.prefix = prefix
-        self.ratings_key = self._key("ratings")
-
-    def _key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
+    @property
+    def ratings_key(self) -> str:
+        return self.key("ratings")
 
     def game_key(self, table_id: str, game_no: int) -> str:
         """The key whose presence says the game is filed (written once, whoever sends it again)."""
-        return self._key("game", game_id(table_id, game_no))
+        return self.key("game", game_id(table_id, game_no))
 
     def file(
         self,
@@ -56,16 +57,16 @@ class RedisHistory:
             "HSET", self.game_key(table_id, game_no),
             "record", json.dumps(record), "summary", json.dumps(summary), "finished_at", finished_at,
         )  # fmt: skip
-        write("ZADD", self._key("games"), finished_at, ident)
-        write("ZADD", self._key("games_of", table_id), game_no, game_no)
+        write("ZADD", self.key("games"), finished_at, ident)
+        write("ZADD", self.key("games_of", table_id), game_no, game_no)
         for _seat, who, name, bot, score, won in seats:
-            player = self._key("player", who)
+            player = self.key("player", who)
             write("HINCRBY", player, "games", 1)
             write("HINCRBY", player, "wins", int(won))
             write("HINCRBY", player, "score_sum", score)
             write("HSET", player, "name", name, "bot", int(bot))
-            write("ZADD", self._key("player_best"), "LT", score, who)
-            write("ZINCRBY", self._key("players", "bots" if bot else "people"), -1, who)
+            write("ZADD", self.key("player_best"), "LT", score, who)
+            write("ZINCRBY", self.key("players", "bots" if bot else "people"), -1, who)
 
     @staticmethod
     def rated(record: dict[str, Any]) -> list[str]:
@@ -83,34 +84,39 @@ class RedisHistory:
         current = {who: tuple(json.loads(value)[1:]) for who, value in held.items() if value is not None}
         for who, (name, mu, sigma, games) in ratings.rate(record, current).items():
             write("HSET", self.ratings_key, who, json.dumps([name, mu, sigma, games]))
-            write("ZADD", self._key("rating_board"), ratings.shown(mu, sigma), who)
+            write("ZADD", self.key("rating_board"), ratings.shown(mu, sigma), who)
         return [(self.ratings_key, who, _text(value or b"")) for who, value in held.items()]
 
     def ratings(self, names: Any) -> dict[str, int]:
         """The shown ratings of these names (rated people only), by name."""
         wanted = {ratings.key(name): name for name in names}
-        found = self.client.hmget(self.ratings_key, "-", *wanted)[1:]
+        with redis_errors():
+            found = self.client.hmget(self.ratings_key, "-", *wanted)[1:]
         rows = {who: json.loads(value) for who, value in zip(wanted, found, strict=True) if value is not None}
         return {wanted[who]: ratings.shown(mu, sigma) for who, (_name, mu, sigma, _games) in rows.items()}
 
     def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
         """People by shown rating, best first, with the bot levels' (ratings.board)."""
-        keys = self.client.zrevrange(self._key("rating_board"), 0, max(0, limit) - 1) if limit > 0 else []
-        rows = [json.loads(value) for value in self.client.hmget(self.ratings_key, "-", *keys)[1:] if value]
+        with redis_errors():
+            keys = self.client.zrevrange(self.key("rating_board"), 0, max(0, limit) - 1) if limit > 0 else []
+            rows = [json.loads(value) for value in self.client.hmget(self.ratings_key, "-", *keys)[1:] if value]
         return ratings.board([Rated(name, ratings.shown(mu, sigma), games) for name, mu, sigma, games in rows], limit)
 
-    def list_games(self, offset: int, limit: int) -> tuple[list[GameListing], int]:
-        """A page of the cluster's finished games, newest first, and how many there are."""
+    def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
+        """A page of the cluster's finished games, newest first (every table host lists the same), and how many
+        there are."""
+        if place not in (None, HOST):
+            return [], 0
         offset, limit = max(0, offset), max(0, limit)
-        with self.client.pipeline(transaction=False) as pipe:
-            pipe.zcard(self._key("games"))
-            pipe.zrevrange(self._key("games"), offset, offset + limit - 1)
+        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
+            pipe.zcard(self.key("games"))
+            pipe.zrevrange(self.key("games"), offset, offset + limit - 1)
             total, ids = pipe.execute()
         if not ids or limit == 0:
             return [], int(total)
-        with self.client.pipeline(transaction=False) as pipe:
+        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
             for ident in ids:
-                pipe.hmget(self._key("game", _text(ident)), "finished_at", "summary")
+                pipe.hmget(self.key("game", _text(ident)), "finished_at", "summary")
             rows = pipe.execute()
         games = [
             listing(_text(ident), float(finished or 0), None if summary is None else _text(summary))
@@ -118,14 +124,17 @@ class RedisHistory:
         ]
         return games, int(total)
 
-    def game_record(self, table_id: str, game_no: int | None) -> dict[str, Any] | None:
+    def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
         """A finished game's record (``game_no`` None: the table's latest), None if there is none."""
-        if game_no is None:
-            latest = self.client.zrevrange(self._key("games_of", table_id), 0, 0)
-            if not latest:
-                return None
-            game_no = int(latest[0])
-        text = self.client.hget(self.game_key(table_id, game_no), "record")
+        if place not in (None, HOST):
+            return None
+        with redis_errors():
+            if game_no is None:
+                latest = self.client.zrevrange(self.key("games_of", table_id), 0, 0)
+                if not latest:
+                    return None
+                game_no = int(latest[0])
+            text = self.client.hget(self.game_key(table_id, game_no), "record")
         if text is None:
             return None
         try:
@@ -136,19 +145,24 @@ class RedisHistory:
             raise StoreError(f"the record of {game_id(table_id, game_no)} is not a JSON object")
         return record
 
-    def player_stats(self, limit: int = STATS_ROWS, key: str | None = None) -> list[PlayerStats]:
+    def player_stats(
+        self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
+    ) -> list[PlayerStats]:
         """Each player's games, wins, mean and best score: people before bots, most games first."""
+        if place not in (None, HOST):
+            return []
         limit = max(0, limit)
-        people = self.client.zrange(self._key("players", "people"), 0, limit - 1) if limit else []
-        room = limit - len(people)
-        bots = self.client.zrange(self._key("players", "bots"), 0, room - 1) if room > 0 else []
+        with redis_errors():
+            people = self.client.zrange(self.key("players", "people"), 0, limit - 1) if limit else []
+            room = limit - len(people)
+            bots = self.client.zrange(self.key("players", "bots"), 0, room - 1) if room > 0 else []
         chosen = [_text(who) for who in [*people, *bots]]
         if not chosen:
             return []
-        with self.client.pipeline(transaction=False) as pipe:
+        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
             for who in chosen:
-                pipe.hgetall(self._key("player", who))
-                pipe.zscore(self._key("player_best"), who)
+                pipe.hgetall(self.key("player", who))
+                pipe.zscore(self.key("player_best"), who)
             answers = pipe.execute()
         mine = who_is(HOST, key)
         stats = []
@@ -168,3 +182,13 @@ class RedisHistory:
                 )
             )
         return stats
+
+
+@contextlib.contextmanager
+def redis_errors(what: str = "") -> Iterator[None]:
+    """redis-py's errors (connection lost, timeout, a script's error) as ``StoreError``, with which the host knows
+    how to refuse a change."""
+    try:
+        yield
+    except redis.RedisError as error:
+        raise StoreError(f"Redis refused {what}: {error}" if what else f"Redis: {error}") from error

@@ -25,7 +25,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,6 @@ import msgpack
 import redis
 import redis.asyncio
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated
 from nothanks_tui.link.names import name_key
 
 from ..archive import HOST
@@ -52,7 +51,7 @@ from .directory import text as _text
 from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
-from .redis_history import RedisHistory
+from .redis_history import RedisHistory, redis_errors
 from .settings import DirectoryUnavailable
 
 log = logging.getLogger(__name__)
@@ -129,19 +128,17 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
     return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
 
 
-class RedisTableStore:
+class RedisTableStore(RedisHistory):
     """``TableStore`` (store.py) in Redis for the table host ``leases.owner``, on the leases' clients (blocking;
     asyncio for the moves); ``local`` keeps the games it finished, for their JSON files. ``on_fenced(table_id)``:
     a write was refused, this host no longer holds the lease (the table must stop here: another may play it)."""
 
     def __init__(self, leases: LeaseBook, local: SqliteStore) -> None:
-        self.client, self.aclient = leases.client, leases.aclient
+        super().__init__(leases.client, leases.prefix)
+        self.aclient = leases.aclient
         self.leases = leases
-        self.prefix = leases.prefix
         self.local = local
         self.on_fenced: Callable[[str], None] | None = None
-        self.history = RedisHistory(self.client, self.prefix)
-        self._key = leases.key
         self._closing: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------------------------------- tables
@@ -152,8 +149,8 @@ class RedisTableStore:
 
     def load_table(self, table_id: str) -> StoredTable | None:
         """``table_id`` as the store has it, at its last accepted move (None if it is not in the store)."""
-        with _redis_errors():
-            fields = {_text(name): value for name, value in self.client.hgetall(self._key("table", table_id)).items()}
+        with redis_errors():
+            fields = {_text(name): value for name, value in self.client.hgetall(self.key("table", table_id)).items()}
             if "config" not in fields:
                 return None
             game_no = int(fields.get("game_no", 0))
@@ -170,12 +167,12 @@ class RedisTableStore:
         return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
-        with _redis_errors():
-            return int(self.client.incr(self._key("next_table")))
+        with redis_errors():
+            return int(self.client.incr(self.key("next_table")))
 
     def create_table(self, table: StoredTable) -> None:
         """A new table, with its lease taken for this host."""
-        with _redis_errors():
+        with redis_errors():
             lease = self.leases.acquire(table.table_id)
         if lease is None:
             raise StoreError(f"table {table.table_id} is held by another host")
@@ -185,7 +182,7 @@ class RedisTableStore:
         fields |= {"finished": table.finished, "coach": table.coach}
         optional = {"creator": table.creator_seat, "invite": table.invite or None, "turn_clock": table.turn_clock}
         fields |= {name: value for name, value in optional.items() if value is not None}
-        write.hset(self._key("table", table.table_id), fields)
+        write.hset(self.key("table", table.table_id), fields)
         for index, seat in enumerate(table.seats):
             if seat is not None:
                 self._put_seat(write, table.table_id, index, seat)
@@ -196,21 +193,21 @@ class RedisTableStore:
             raise
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        table_key = self._key("table", table_id)
-        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
+        table_key = self.key("table", table_id)
+        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
             pipe.hget(table_key, f"seat:{seat}")
-            pipe.hgetall(self._key("keyseats", table_id))
+            pipe.hgetall(self.key("keyseats", table_id))
             before, bindings = pipe.execute()
         write = self._writes(table_id)
         old = None if before is None else _unpack_seat(before).token_hash
         if old is not None and (stored is None or stored.token_hash != old):
-            write("DEL", self._key("token", old.hex()))
+            write("DEL", self.key("token", old.hex()))
         if stored is None:
             write("HDEL", table_key, f"seat:{seat}")
             for fingerprint, bound in bindings.items():
                 if int(bound) == seat:
-                    write("DEL", self._key("keyseat", _text(fingerprint)))
-                    write("HDEL", self._key("keyseats", table_id), fingerprint)
+                    write("DEL", self.key("keyseat", _text(fingerprint)))
+                    write("HDEL", self.key("keyseats", table_id), fingerprint)
         else:
             self._put_seat(write, table_id, seat, stored)
         self._commit(table_id, write)
@@ -222,22 +219,22 @@ class RedisTableStore:
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
         fields = (seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left, seat.guest)
         packed = msgpack.packb(fields)
-        write("HSET", self._key("table", table_id), f"seat:{index}", packed)
+        write("HSET", self.key("table", table_id), f"seat:{index}", packed)
         if seat.token_hash is not None:
-            write("SET", self._key("token", seat.token_hash.hex()), table_id)
+            write("SET", self.key("token", seat.token_hash.hex()), table_id)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
         write = self._writes(table_id)
         if seat is None:
-            write("HDEL", self._key("table", table_id), "creator")
+            write("HDEL", self.key("table", table_id), "creator")
         else:
-            write("HSET", self._key("table", table_id), "creator", seat)
+            write("HSET", self.key("table", table_id), "creator", seat)
         self._commit(table_id, write)
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         write = self._writes(table_id)
         fields = {"game_no": game_no, "seed": seed, "started_at": started_at, "finished": False}
-        write.hset(self._key("table", table_id), fields)
+        write.hset(self.key("table", table_id), fields)
         for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
             write("DEL", moves_key(self.prefix, table_id, old))
         self._commit(table_id, write)
@@ -282,13 +279,13 @@ class RedisTableStore:
                 refused[first.table_id] = "this host does not hold the table"
                 fenced.append(first.table_id)
                 continue
-            keys += [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
+            keys += [self.key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
             args += [value, first.state_id, len(run_)]
             args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run_]
             sent.append(run_)
         answers = []
         if sent:
-            with _redis_errors("the moves"):
+            with redis_errors("the moves"):
                 answers = yield from call(_APPEND_MANY, keys, args)
         finished: list[StoredMove] = []
         for run_, answer in zip(sent, answers, strict=True):
@@ -317,9 +314,9 @@ class RedisTableStore:
         """``move`` ended its game: the table marked finished and the record filed, once, in Redis; and locally."""
         record = move.record
         assert record is not None
-        table_key = self._key("table", move.table_id)
+        table_key = self.key("table", move.table_id)
         while True:  # (again if another table host rated one of its players meanwhile)
-            fields, bindings, held = yield from self._reading(move.table_id, self.history.rated(record))
+            fields, bindings, held = yield from self._reading(move.table_id, self.rated(record))
             answer = yield from self._filing(move, record, table_key, fields, bindings, held)
             if answer != CHANGED:
                 break
@@ -349,13 +346,13 @@ class RedisTableStore:
         write("HSET", table_key, "finished", True)
         guards: list[tuple[str, str, str]] = []
         try:
-            self.history.file(write, move.table_id, move.game_no, record, who, float(finished_at))
-            guards = self.history.rate(write, record, held)
+            self.file(write, move.table_id, move.game_no, record, who, float(finished_at))
+            guards = self.rate(write, record, held)
         except (ValueError, TypeError, KeyError) as error:  # a record that does not read: the game still ends
             log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
             write = self._writes(move.table_id)
             write("HSET", table_key, "finished", True)
-        once = write.index(self.history.game_key(move.table_id, move.game_no))
+        once = write.index(self.game_key(move.table_id, move.game_no))
         return (yield from self._committing(move.table_id, write, once, guards))
 
     def drop_table(self, table_id: str) -> None:
@@ -364,20 +361,20 @@ class RedisTableStore:
         if self.leases.value(table_id) is None:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
-        table_key = self._key("table", table_id)
+        table_key = self.key("table", table_id)
         fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
         for name, value in fields.items():
             if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
-                write("DEL", self._key("token", digest.hex()))
+                write("DEL", self.key("token", digest.hex()))
         for fingerprint in bindings:
-            write("DEL", self._key("keyseat", _text(fingerprint)))
+            write("DEL", self.key("keyseat", _text(fingerprint)))
         game_no = int(fields.get(b"game_no", 0))
         write("DEL", moves_key(self.prefix, table_id, game_no))
         write("DEL", table_key)
-        write("DEL", self._key("keyseats", table_id))
+        write("DEL", self.key("keyseats", table_id))
         write("ZREM", self.leases.deadlines, table_id)
-        write("DEL", self._key("epoch", table_id))
+        write("DEL", self.key("epoch", table_id))
         write("DEL", self.leases.key("lease", table_id))
         self._commit(table_id, write)
         self.leases.forget(table_id)
@@ -385,65 +382,56 @@ class RedisTableStore:
     # ---------------------------------------------------------------------------------------- SSH keys
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        with _redis_errors():
-            before = self.client.get(self._key("keyseat", fingerprint))
+        with redis_errors():
+            before = self.client.get(self.key("keyseat", fingerprint))
         write = self._writes(table_id)
         if before is not None and (old := _text(before).rpartition(" ")[0]) != table_id:
-            write("HDEL", self._key("keyseats", old), fingerprint)
-        write("SET", self._key("keyseat", fingerprint), f"{table_id} {seat}")
-        write("HSET", self._key("keyseats", table_id), fingerprint, seat)
+            write("HDEL", self.key("keyseats", old), fingerprint)
+        write("SET", self.key("keyseat", fingerprint), f"{table_id} {seat}")
+        write("HSET", self.key("keyseats", table_id), fingerprint, seat)
         self._commit(table_id, write)
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
-        with _redis_errors():
-            value = self.client.get(self._key("keyseat", fingerprint))
+        with redis_errors():
+            value = self.client.get(self.key("keyseat", fingerprint))
         if value is None:
             return None
         table_id, _, seat = _text(value).rpartition(" ")
         return table_id, int(seat)
 
-    def unbind_key(self, fingerprint: str) -> None:
-        bound = self.seat_for_key(fingerprint)
-        if bound is None:
-            return
-        with _redis_errors(), self.client.pipeline(transaction=True) as pipe:
-            pipe.delete(self._key("keyseat", fingerprint))
-            pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
-            pipe.execute()
-
     def claim_name(self, name: str, owner: str | None) -> str | None:
-        with _redis_errors():
-            return run(self.client, claim_name(self._key("name", name_key(name)), owner))
+        with redis_errors():
+            return run(self.client, claim_name(self.key("name", name_key(name)), owner))
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
     def daily_secret(self) -> bytes:
-        with _redis_errors("the daily secret"):
-            self.client.set(self._key("daily_secret"), os.urandom(32), nx=True)
-            return bytes(self.client.get(self._key("daily_secret")))
+        with redis_errors("the daily secret"):
+            self.client.set(self.key("daily_secret"), os.urandom(32), nx=True)
+            return bytes(self.client.get(self.key("daily_secret")))
 
     def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
-        with _redis_errors():
-            value = self.client.hget(self._key("daily", day), player)
+        with redis_errors():
+            value = self.client.hget(self.key("daily", day), player)
         return None if value is None else tuple(msgpack.unpackb(value))
 
     def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
-        with _redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
-            pipe.hsetnx(self._key("daily", day), player, msgpack.packb((table_id, None)))
-            pipe.set(self._key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
-            pipe.expire(self._key("daily", day), DAILY_KEPT)
+        with redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(self.key("daily", day), player, msgpack.packb((table_id, None)))
+            pipe.set(self.key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
+            pipe.expire(self.key("daily", day), DAILY_KEPT)
             return bool(pipe.execute()[0])
 
     def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
-        with _redis_errors("a daily result"):
-            owner = self.client.get(self._key("daily_table", table_id))
+        with redis_errors("a daily result"):
+            owner = self.client.get(self.key("daily_table", table_id))
             if owner is not None:
                 day, player = msgpack.unpackb(owner)
-                self.client.hset(self._key("daily", day), player, msgpack.packb((table_id, score)))
+                self.client.hset(self.key("daily", day), player, msgpack.packb((table_id, score)))
 
     def daily_results(self, day: str) -> list[tuple[str, int]]:
-        with _redis_errors():
-            entries = self.client.hgetall(self._key("daily", day))
+        with redis_errors():
+            entries = self.client.hgetall(self.key("daily", day))
         scores = {_text(player): msgpack.unpackb(value)[1] for player, value in entries.items()}
         return [(player, score) for player, score in scores.items() if score is not None]
 
@@ -454,35 +442,6 @@ class RedisTableStore:
 
     def mark_exported(self, table_id: str, game_no: int) -> None:
         self.local.mark_exported(table_id, game_no)
-
-    def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
-        """The cluster's finished games (every table host lists the same)."""
-        if place not in (None, HOST):
-            return [], 0
-        with _redis_errors():
-            return self.history.list_games(offset, limit)
-
-    def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
-        if place not in (None, HOST):
-            return None
-        with _redis_errors():
-            return self.history.game_record(table_id, game_no)
-
-    def player_stats(
-        self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
-    ) -> list[PlayerStats]:
-        if place not in (None, HOST):
-            return []
-        with _redis_errors():
-            return self.history.player_stats(limit, key)
-
-    def ratings(self, names: Sequence[str]) -> dict[str, int]:
-        with _redis_errors():
-            return self.history.ratings(names)
-
-    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
-        with _redis_errors():
-            return self.history.leaderboard(limit)
 
     def close(self) -> None:
         """Give every lease up (the lobby committed its last moves before closing its store): the other table hosts
@@ -507,9 +466,9 @@ class RedisTableStore:
     def _reading(self, table_id: str, rated: Sequence[str] = ()) -> Exchange[list[Any]]:
         """The table's hash and its key bindings (fingerprint -> seat), and the ``rated`` players' ratings (a
         dict), in one round trip."""
-        reads: list[tuple[Any, ...]] = [("HGETALL", self._key("table", table_id))]
-        reads += [("HGETALL", self._key("keyseats", table_id)), ("HMGET", self.history.ratings_key, "-", *rated)]
-        with _redis_errors():
+        reads: list[tuple[Any, ...]] = [("HGETALL", self.key("table", table_id))]
+        reads += [("HGETALL", self.key("keyseats", table_id)), ("HMGET", self.ratings_key, "-", *rated)]
+        with redis_errors():
             *found, held = yield reads
         return [*found, dict(zip(rated, held[1:], strict=True))]
 
@@ -532,7 +491,7 @@ class RedisTableStore:
             args.append(once)
             held = [[write.index(key), field, before] for key, field, before in guards]
             args += [msgpack.packb(held, use_bin_type=False)] if held else []
-        with _redis_errors():
+        with redis_errors():
             answer = int((yield from call(_FENCED, write.keys, args)))
         if answer == NOT_HOLDER:
             self._lost(table_id)
@@ -543,16 +502,6 @@ class RedisTableStore:
         self.leases.forget(table_id)
         if self.on_fenced is not None:
             self.on_fenced(table_id)
-
-
-@contextlib.contextmanager
-def _redis_errors(what: str = "") -> Iterator[None]:
-    """redis-py's errors (connection lost, timeout, a script's error) as ``StoreError``, with which the host knows
-    how to refuse a change."""
-    try:
-        yield
-    except redis.RedisError as error:
-        raise StoreError(f"Redis refused {what}: {error}" if what else f"Redis: {error}") from error
 
 
 def _unanswered(error: StoreError) -> bool:
