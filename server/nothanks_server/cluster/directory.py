@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 
@@ -31,6 +30,9 @@ from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
 from ..background import start_beating, stop_task
 from ..store import hash_token
 from .settings import DirectoryUnavailable
+
+if TYPE_CHECKING:
+    from ..lobby import Lobby
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +69,6 @@ class Lease:
 
 
 @dataclass(frozen=True)
-class KeySeat:
-    table_id: str
-    seat: int
-
-
-@dataclass(frozen=True)
 class ListedTable:
     """One line of the shared lobby: a table and the host that holds it."""
 
@@ -97,14 +93,11 @@ class Directory(Keyed):
     @classmethod
     async def connect(cls, url: str, prefix: str = DEFAULT_PREFIX) -> Directory:
         """A directory on the Redis server at ``url`` (``redis://HOST:PORT/DB``, ``unix:///PATH``); pings it."""
-        import redis.asyncio  # here, not at the top: a host without a Redis URL never pays for it
+        import redis  # here, not at the top: a host without a Redis URL never pays for it
 
-        from .exchanges import reconnecting
+        from .exchanges import connect
 
-        try:
-            client = redis.asyncio.Redis.from_url(url, retry=reconnecting(True))
-        except ValueError as error:
-            raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
+        client = connect(url, asynchronous=True)
         try:
             await client.ping()
         except redis.RedisError as error:
@@ -204,20 +197,8 @@ class Directory(Keyed):
         value = await self.client.get(self.key("token", hash_token(token).hex()))
         return None if value is None else text(value)
 
-    async def seat_of_key(self, fingerprint: str) -> KeySeat | None:
-        value = await self.client.get(self.key("keyseat", fingerprint))
-        table_id, _, seat = text(value or b"").rpartition(" ")
-        return KeySeat(table_id, int(seat)) if seat.isdigit() else None
-
-
-class LobbyLike(Protocol):
-    """What presence reads of a lobby (``nothanks_server.lobby.Lobby``)."""
-
-    version: int
-
-    def all_tables(self) -> Sequence[object]: ...
-
-    def tables(self) -> list[TableSummary]: ...  # the listed ones (not private tables)
+    async def seat_of_key(self, fingerprint: str) -> tuple[str, int] | None:
+        return seat_at(await self.client.get(self.key("keyseat", fingerprint)))
 
 
 class _Beating:
@@ -245,9 +226,7 @@ class Presence(_Beating):
     """Keeps ``host_id`` (reached at ``address``) and its lobby's tables listed in ``directory``: its heartbeat,
     with the lobby's lines when one changed (``Lobby.version``); a host that stops on purpose withdraws at once."""
 
-    def __init__(
-        self, directory: Directory, lobby: LobbyLike, host_id: str, address: str, ttl: float = HOST_TTL
-    ) -> None:
+    def __init__(self, directory: Directory, lobby: Lobby, host_id: str, address: str, ttl: float = HOST_TTL) -> None:
         self.directory = directory
         self.lobby = lobby
         self.host_id = host_id
@@ -308,3 +287,9 @@ def _ms(seconds: float) -> int:
 def text(value: bytes | str) -> str:
     """A Redis answer as text (the cluster's modules share it)."""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def seat_at(value: bytes | None) -> tuple[str, int] | None:
+    """A ``P:keyseat:{fingerprint}`` value: (table, seat); None if there is none."""
+    table_id, _, seat = text(value or b"").rpartition(" ")
+    return (table_id, int(seat)) if seat.isdigit() else None

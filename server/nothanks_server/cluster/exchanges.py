@@ -18,9 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio
 import redis.asyncio.retry
 import redis.backoff
 import redis.retry
+
+from .settings import DirectoryUnavailable
 
 Result = TypeVar("Result")
 Command = tuple[Any, ...]  # ("HGETALL", key) or (lua, keys, args)
@@ -41,12 +44,16 @@ class Lua:
         return (self, list(keys), list(args))
 
 
-def reconnecting(asynchronous: bool) -> Any:
-    """A client's ``retry``: a pooled connection Redis closed (it restarted) is opened again and its command sent
-    once more, rather than failing its next use (each idle connection of a pool would). A timeout is not retried:
-    a Redis that hangs is waited for once."""
-    kind = redis.asyncio.retry.Retry if asynchronous else redis.retry.Retry
-    return kind(redis.backoff.NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+def connect(url: str, asynchronous: bool, **options: Any) -> Any:
+    """A client (blocking or asyncio) of the Redis at ``url``, nothing sent yet; ``DirectoryUnavailable`` if it is
+    not a Redis URL. A pooled connection Redis closed (it restarted) is opened again and its command sent once more,
+    rather than failing its next use (each idle connection of a pool would); a timeout is not retried: a Redis that
+    hangs is waited for once."""
+    kind, retry = (redis.asyncio.Redis, redis.asyncio.retry.Retry) if asynchronous else (redis.Redis, redis.retry.Retry)
+    try:
+        return kind.from_url(url, retry=retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,)), **options)
+    except ValueError as error:
+        raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
 
 
 def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:

@@ -34,9 +34,7 @@ from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
-from ..host import RESTART_REASON, PlayerPorts
-from ..limits import ClientLimits
-from ..proxy_protocol import ProxySources
+from ..host import RESTART_REASON, PlayerOptions, PlayerPorts
 from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
 from .exchanges import run_async
@@ -45,7 +43,7 @@ from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
 from .settings import ClusterSettings
 
 if TYPE_CHECKING:
-    from ..ssh.settings import SSHSettings
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +82,12 @@ class FrontSession(ProtocolSession):
             return None
         if held is None:
             return None
-        summary = self.server.cache.summary(held.table_id)
+        table_id, seat = held
+        summary = self.server.cache.summary(table_id)
         seat_name = self.name
-        if summary is not None and 0 <= held.seat < len(summary.seats):
-            seat_name = summary.seats[held.seat].name
-        return {"table": held.table_id, "seat": held.seat, "name": seat_name}
+        if summary is not None and 0 <= seat < len(summary.seats):
+            seat_name = summary.seats[seat].name
+        return {"table": table_id, "seat": seat, "name": seat_name}
 
     # ---------------------------------------------------------------- what goes to the owner
 
@@ -163,7 +162,7 @@ class FrontSession(ProtocolSession):
         if token is not None:
             return await self.server.directory.table_of_token(token)
         held = await self.server.directory.seat_of_key(self.key) if self.key else None
-        return None if held is None else held.table_id
+        return None if held is None else held[0]
 
     async def _holder_soon(self, table_id: str) -> HostInfo | None:
         """The holder of a table known to exist: waits a little for one being taken over right now."""
@@ -390,22 +389,12 @@ class Gateway(ProtocolServer):
 class FrontHost(PlayerPorts):
     """The gateway on ``bind``:``port`` and, with ``ssh``, the SSH front. ``start`` binds; ``close`` ends both."""
 
-    def __init__(
-        self,
-        cluster: ClusterSettings,
-        bind: str,
-        port: int,
-        *,
-        ssh: SSHSettings | None = None,
-        rate: float = RATE_PER_SECOND,
-        limits: ClientLimits | None = None,
-        proxy_from: ProxySources | None = None,
-    ) -> None:
-        super().__init__(bind, ssh, proxy_from)
+    def __init__(self, cluster: ClusterSettings, bind: str, port: int, **options: Unpack[PlayerOptions]) -> None:
+        super().__init__(bind, options.get("ssh"), options.get("proxy_from"))
         self.cluster = cluster
         self.requested_port = port
-        self.rate = rate
-        self.limits = limits
+        self.ports: PortOptions = {"rate": options.get("rate", RATE_PER_SECOND), "limits": options.get("limits")}
+        self.ports |= {"proxy_key": self.proxy_key, "proxy_from": self.proxy_from}
         self.gateway: Gateway | None = None
         self._closed = False
 
@@ -417,16 +406,7 @@ class FrontHost(PlayerPorts):
         """Reach Redis, listen for clients, then on SSH if asked; on any failure nothing is left listening."""
         self._raise_open_files(2)  # each client holds two sockets here: its own and its upstream to a table host
         directory = await Directory.connect(self.cluster.redis_url, self.cluster.prefix)
-        gateway = Gateway(
-            directory,
-            self.cluster.secret,
-            self.bind,
-            self.requested_port,
-            rate=self.rate,
-            limits=self.limits,
-            proxy_key=self.proxy_key,
-            proxy_from=self.proxy_from,
-        )
+        gateway = Gateway(directory, self.cluster.secret, self.bind, self.requested_port, **self.ports)
         try:
             await gateway.start()
         except BaseException:

@@ -47,12 +47,12 @@ from ..store import (
     TablesRefused,
     open_store,
 )
+from .directory import seat_at
 from .directory import text as _text
-from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
+from .exchanges import Exchange, Lua, call, connect, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
 from .redis_history import RedisHistory, redis_errors
-from .settings import DirectoryUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -116,15 +116,8 @@ class _Writes:
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
     """The store of a table host on the Redis at ``url`` (``leases.owner`` is set once the host knows its id), its
     JSON files' bookkeeping in ``data_dir``. Nothing is sent yet: a Redis out of reach shows as the host joins."""
-    try:  # (a Redis that hangs holds a blocking call this long at most)
-        client = redis.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(False)
-        )
-        aclient = redis.asyncio.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(True)
-        )
-    except ValueError as error:
-        raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
+    timeouts = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}  # (a Redis that hangs)
+    client, aclient = connect(url, False, **timeouts), connect(url, True, **timeouts)
     return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
 
 
@@ -393,11 +386,7 @@ class RedisTableStore(RedisHistory):
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
         with redis_errors():
-            value = self.client.get(self.key("keyseat", fingerprint))
-        if value is None:
-            return None
-        table_id, _, seat = _text(value).rpartition(" ")
-        return table_id, int(seat)
+            return seat_at(self.client.get(self.key("keyseat", fingerprint)))
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with redis_errors():
