@@ -149,14 +149,11 @@ class RedisTableStore(RedisHistory):
             game_no = int(fields.get("game_no", 0))
             logged = self.client.lrange(moves_key(self.prefix, table_id, game_no), 0, -1) if game_no else []
         players, open_chips, variant, default_bot, chips, _created = msgpack.unpackb(fields["config"])
-        seats: list[StoredSeat | None] = [None] * players
-        for name, value in fields.items():
-            if name.startswith("seat:") and 0 <= (index := int(name[5:])) < players:
-                seats[index] = _unpack_seat(value)
+        found = _seats(fields)
         moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
         known: dict[str, Any] = {name: kind(fields[key]) for key, name, kind in _OPTIONAL if key in fields}
         known |= {name: fields.get(name) == b"1" for name in ("finished", "coach")}
-        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(seats))
+        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(map(found.get, range(players))))
         return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
@@ -187,12 +184,9 @@ class RedisTableStore(RedisHistory):
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
         table_key = self.key("table", table_id)
-        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.hget(table_key, f"seat:{seat}")
-            pipe.hgetall(self.key("keyseats", table_id))
-            before, bindings = pipe.execute()
+        fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
-        old = None if before is None else _unpack_seat(before).token_hash
+        old = getattr(_seats(fields).get(seat), "token_hash", None)
         if old is not None and (stored is None or stored.token_hash != old):
             write("DEL", self.key("token", old.hex()))
         if stored is None:
@@ -325,10 +319,9 @@ class RedisTableStore(RedisHistory):
     ) -> Exchange[int]:
         """The fenced script filing the game and rating its people (from their ratings ``held`` before)."""
         who: list[str | None] = [None] * len(record.get("players", ()))
-        for name, value in fields.items():
-            index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
-            if 0 <= index < len(who) and (digest := _unpack_seat(value).token_hash) is not None:
-                who[index] = "seat:" + digest.hex()
+        for index, seat in _seats(fields).items():
+            if 0 <= index < len(who) and seat.token_hash is not None:
+                who[index] = "seat:" + seat.token_hash.hex()
         for fingerprint, seat in bindings.items():
             if 0 <= int(seat) < len(who):
                 who[int(seat)] = "key:" + _text(fingerprint)
@@ -357,9 +350,9 @@ class RedisTableStore(RedisHistory):
         table_key = self.key("table", table_id)
         fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
-        for name, value in fields.items():
-            if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
-                write("DEL", self.key("token", digest.hex()))
+        for seat in _seats(fields).values():
+            if seat.token_hash is not None:
+                write("DEL", self.key("token", seat.token_hash.hex()))
         for fingerprint in bindings:
             write("DEL", self.key("keyseat", _text(fingerprint)))
         game_no = int(fields.get(b"game_no", 0))
@@ -519,9 +512,15 @@ def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
     return None if value is None else _text(value)
 
 
-def _unpack_seat(value: bytes) -> StoredSeat:
-    name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
-    return StoredSeat(name, bot_kind, bot_seed, token_hash, *(bool(flag) for flag in (*flags, 0, 0, 0)[:3]))
+def _seats(fields: Mapping[Any, bytes]) -> dict[int, StoredSeat]:
+    """The seats in a table's hash (``seat:{n}`` fields), by index."""
+    seats = {}
+    for key, value in fields.items():
+        if _text(key).startswith("seat:"):
+            name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
+            flags = [bool(flag) for flag in (*flags, 0, 0, 0)[:3]]
+            seats[int(_text(key)[5:])] = StoredSeat(name, bot_kind, bot_seed, token_hash, *flags)
+    return seats
 
 
 def _arg(value: object) -> bytes | str:
