@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,11 +49,6 @@ class HostInfo:
     host_id: str
     address: str  # HOST:PORT of its table connection
     tables: int = 0
-
-    @property
-    def host_port(self) -> tuple[str, int]:
-        host, _, port = self.address.rpartition(":")
-        return host.strip("[]"), int(port)
 
 
 @dataclass(frozen=True)
@@ -205,8 +201,11 @@ class _Beating:
     """A task that reads or writes the directory now (a Redis that does not answer fails ``start``), then every
     ``interval`` seconds; Redis away costs a log line a beat (``_failed``), never the games."""
 
-    interval: float
+    interval = HOST_TTL / 3  # (two beats may be lost before a host's keys expire)
     _task: asyncio.Task[None] | None = None
+
+    def __init__(self, directory: Directory) -> None:
+        self.directory = directory
 
     async def start(self) -> None:
         self._task = await start_beating(self.interval, self.beat, self._failed, type(self).__name__)
@@ -224,44 +223,38 @@ class _Beating:
 
 class Presence(_Beating):
     """Keeps ``host_id`` (reached at ``address``) and its lobby's tables listed in ``directory``: its heartbeat,
-    with the lobby's lines when one changed (``Lobby.version``); a host that stops on purpose withdraws at once."""
+    with the lobby's lines when one changed (``Lobby.version``); a host that stops withdraws at once."""
 
-    def __init__(self, directory: Directory, lobby: Lobby, host_id: str, address: str, ttl: float = HOST_TTL) -> None:
-        self.directory = directory
+    def __init__(self, directory: Directory, lobby: Lobby, host_id: str, address: str) -> None:
+        super().__init__(directory)
         self.lobby = lobby
         self.host_id = host_id
         self.address = address
-        self.ttl = ttl
-        self.interval = ttl / 3
         self._published = -1  # the lobby version last published
 
     async def beat(self) -> None:
-        tables = list(self.lobby.all_tables())
+        tables = len(self.lobby.all_tables())
         version = self.lobby.version
         if version != self._published:
-            await self.directory.publish_tables(self.host_id, self.lobby.tables(), self.ttl)
+            await self.directory.publish_tables(self.host_id, self.lobby.tables())
             self._published = version
-        await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
+        await self.directory.announce(HostInfo(self.host_id, self.address, tables))
 
-    async def close(self, withdraw: bool = True) -> None:
-        """Stop beating; ``withdraw``: leave the directory now rather than when the keys expire."""
+    async def close(self) -> None:
+        """Stop beating and leave the directory now rather than when the keys expire."""
         await super().close()
-        if withdraw:
-            try:
-                await self.directory.withdraw(self.host_id)
-            except Exception as error:
-                log.warning("could not withdraw %s from the cluster directory: %s", self.host_id, error)
+        try:
+            await self.directory.withdraw(self.host_id)
+        except Exception as error:
+            log.warning("could not withdraw %s from the cluster directory: %s", self.host_id, error)
 
 
 class LobbyCache(_Beating):
     """The shared lobby as a front lists it, read every ``interval`` seconds by one task (every front the same;
     a table created a moment ago appears at the next beat)."""
 
-    def __init__(self, directory: Directory, interval: float = HOST_TTL / 3) -> None:
-        self.directory = directory
-        self.interval = interval
-        self.listed: list[ListedTable] = []
-        self.refreshes = 0
+    listed: Sequence[ListedTable] = ()  # (replaced whole at each beat)
+    refreshes = 0
 
     async def beat(self) -> None:  # (Redis away: the last listing stays)
         self.listed = sorted(await self.directory.lobby(), key=_listing_order)

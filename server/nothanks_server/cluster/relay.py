@@ -64,10 +64,10 @@ class Upstream:
     async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
         """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
         or ``UpstreamRefused`` (the connection closed)."""
-        host, port = self.target.host_port
+        host, _, port = self.target.address.rpartition(":")
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT):
-                self._reader, self._writer = await asyncio.open_connection(host, port)
+                self._reader, self._writer = await asyncio.open_connection(host.strip("[]"), int(port))
                 theirs = await self._next()
                 if theirs.get("type") != "hello" or theirs.get("protocol") != PROTOCOL_VERSION:
                     raise UpstreamRefused("bad_version", f"{self.target.address} is not a table host of this version")
