@@ -56,6 +56,11 @@ def connect(url: str, asynchronous: bool, **options: Any) -> Any:
         raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
 
 
+def asked(commands: list[Command]) -> Exchange[list[Any]]:
+    """``commands`` alone in their round trip: their answers."""
+    return (yield commands)
+
+
 def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
     """One script call, alone in its round trip: its answer."""
     [answer] = yield [lua(keys, args)]

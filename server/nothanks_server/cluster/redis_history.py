@@ -26,6 +26,7 @@ from ..archive import HOST, listing, summarise, who_is
 from ..store import StoreError
 from .directory import Keyed
 from .directory import text as _text
+from .exchanges import Command, asked, run
 
 
 class RedisHistory(Keyed):
@@ -87,19 +88,24 @@ class RedisHistory(Keyed):
             write("ZADD", self.key("rating_board"), ratings.shown(mu, sigma), who)
         return [(self.ratings_key, who, _text(value or b"")) for who, value in held.items()]
 
+    def ask(self, *commands: Command) -> list[Any]:
+        """The answers to ``commands``, sent together in one round trip on the blocking client (``StoreError`` if
+        Redis fails)."""
+        with redis_errors():
+            return run(self.client, asked(list(commands)))
+
     def ratings(self, names: Any) -> dict[str, int]:
         """The shown ratings of these names (rated people only), by name."""
         wanted = {ratings.key(name): name for name in names}
-        with redis_errors():
-            found = self.client.hmget(self.ratings_key, "-", *wanted)[1:]
-        rows = {who: json.loads(value) for who, value in zip(wanted, found, strict=True) if value is not None}
+        [found] = self.ask(("HMGET", self.ratings_key, "-", *wanted))
+        rows = {who: json.loads(value) for who, value in zip(wanted, found[1:], strict=True) if value is not None}
         return {wanted[who]: ratings.shown(mu, sigma) for who, (_name, mu, sigma, _games) in rows.items()}
 
     def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
         """People by shown rating, best first, with the bot levels' (ratings.board)."""
-        with redis_errors():
-            keys = self.client.zrevrange(self.key("rating_board"), 0, max(0, limit) - 1) if limit > 0 else []
-            rows = [json.loads(value) for value in self.client.hmget(self.ratings_key, "-", *keys)[1:] if value]
+        [keys] = self.ask(("ZREVRANGE", self.key("rating_board"), 0, limit - 1)) if limit > 0 else [[]]
+        [found] = self.ask(("HMGET", self.ratings_key, "-", *keys))
+        rows = [json.loads(value) for value in found[1:] if value]
         return ratings.board([Rated(name, ratings.shown(mu, sigma), games) for name, mu, sigma, games in rows], limit)
 
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
@@ -108,33 +114,27 @@ class RedisHistory(Keyed):
         if place not in (None, HOST):
             return [], 0
         offset, limit = max(0, offset), max(0, limit)
-        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.zcard(self.key("games"))
-            pipe.zrevrange(self.key("games"), offset, offset + limit - 1)
-            total, ids = pipe.execute()
+        games = self.key("games")
+        total, ids = self.ask(("ZCARD", games), ("ZREVRANGE", games, offset, offset + limit - 1))
         if not ids or limit == 0:
             return [], int(total)
-        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            for ident in ids:
-                pipe.hmget(self.key("game", _text(ident)), "finished_at", "summary")
-            rows = pipe.execute()
-        games = [
+        rows = self.ask(*(("HMGET", self.key("game", _text(ident)), "finished_at", "summary") for ident in ids))
+        listed = [
             listing(_text(ident), float(finished or 0), None if summary is None else _text(summary))
             for ident, (finished, summary) in zip(ids, rows, strict=True)
         ]
-        return games, int(total)
+        return listed, int(total)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
         """A finished game's record (``game_no`` None: the table's latest), None if there is none."""
         if place not in (None, HOST):
             return None
-        with redis_errors():
-            if game_no is None:
-                latest = self.client.zrevrange(self.key("games_of", table_id), 0, 0)
-                if not latest:
-                    return None
-                game_no = int(latest[0])
-            text = self.client.hget(self.game_key(table_id, game_no), "record")
+        if game_no is None:
+            [latest] = self.ask(("ZREVRANGE", self.key("games_of", table_id), 0, 0))
+            if not latest:
+                return None
+            game_no = int(latest[0])
+        [text] = self.ask(("HGET", self.game_key(table_id, game_no), "record"))
         if text is None:
             return None
         try:
@@ -152,18 +152,14 @@ class RedisHistory(Keyed):
         if place not in (None, HOST):
             return []
         limit = max(0, limit)
-        with redis_errors():
-            people = self.client.zrange(self.key("players", "people"), 0, limit - 1) if limit else []
-            room = limit - len(people)
-            bots = self.client.zrange(self.key("players", "bots"), 0, room - 1) if room > 0 else []
+        [people] = self.ask(("ZRANGE", self.key("players", "people"), 0, limit - 1)) if limit else [[]]
+        room = limit - len(people)
+        [bots] = self.ask(("ZRANGE", self.key("players", "bots"), 0, room - 1)) if room > 0 else [[]]
         chosen = [_text(who) for who in [*people, *bots]]
         if not chosen:
             return []
-        with redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            for who in chosen:
-                pipe.hgetall(self.key("player", who))
-                pipe.zscore(self.key("player_best"), who)
-            answers = pipe.execute()
+        reads = [(("HGETALL", self.key("player", who)), ("ZSCORE", self.key("player_best"), who)) for who in chosen]
+        answers = self.ask(*(read for pair in reads for read in pair))
         mine = who_is(HOST, key)
         stats = []
         for who, totals, best in zip(chosen, answers[::2], answers[1::2], strict=True):

@@ -142,12 +142,12 @@ class RedisTableStore(RedisHistory):
 
     def load_table(self, table_id: str) -> StoredTable | None:
         """``table_id`` as the store has it, at its last accepted move (None if it is not in the store)."""
-        with redis_errors():
-            fields = {_text(name): value for name, value in self.client.hgetall(self.key("table", table_id)).items()}
-            if "config" not in fields:
-                return None
-            game_no = int(fields.get("game_no", 0))
-            logged = self.client.lrange(moves_key(self.prefix, table_id, game_no), 0, -1) if game_no else []
+        [table] = self.ask(("HGETALL", self.key("table", table_id)))
+        fields = {_text(name): value for name, value in table.items()}
+        if "config" not in fields:
+            return None
+        game_no = int(fields.get("game_no", 0))
+        [logged] = self.ask(("LRANGE", moves_key(self.prefix, table_id, game_no), 0, -1)) if game_no else [[]]
         players, open_chips, variant, default_bot, chips, _created = msgpack.unpackb(fields["config"])
         found = _seats(fields)
         moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
@@ -157,8 +157,7 @@ class RedisTableStore(RedisHistory):
         return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
-        with redis_errors():
-            return int(self.client.incr(self.key("next_table")))
+        return int(self.ask(("INCR", self.key("next_table")))[0])
 
     def create_table(self, table: StoredTable) -> None:
         """A new table, with its lease taken for this host."""
@@ -368,18 +367,16 @@ class RedisTableStore(RedisHistory):
     # ---------------------------------------------------------------------------------------- SSH keys
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        with redis_errors():
-            before = self.client.get(self.key("keyseat", fingerprint))
+        before = self.seat_for_key(fingerprint)
         write = self._writes(table_id)
-        if before is not None and (old := _text(before).rpartition(" ")[0]) != table_id:
-            write("HDEL", self.key("keyseats", old), fingerprint)
+        if before is not None and before[0] != table_id:
+            write("HDEL", self.key("keyseats", before[0]), fingerprint)
         write("SET", self.key("keyseat", fingerprint), f"{table_id} {seat}")
         write("HSET", self.key("keyseats", table_id), fingerprint, seat)
         self._commit(table_id, write)
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
-        with redis_errors():
-            return seat_at(self.client.get(self.key("keyseat", fingerprint)))
+        return seat_at(self.ask(("GET", self.key("keyseat", fingerprint)))[0])
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with redis_errors():
@@ -388,13 +385,11 @@ class RedisTableStore(RedisHistory):
     # ---------------------------------------------------------------------------------------- the daily deal
 
     def daily_secret(self) -> bytes:
-        with redis_errors("the daily secret"):
-            self.client.set(self.key("daily_secret"), os.urandom(32), nx=True)
-            return bytes(self.client.get(self.key("daily_secret")))
+        key = self.key("daily_secret")
+        return bytes(self.ask(("SET", key, os.urandom(32), "NX"), ("GET", key))[1])
 
     def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
-        with redis_errors():
-            value = self.client.hget(self.key("daily", day), player)
+        [value] = self.ask(("HGET", self.key("daily", day), player))
         return None if value is None else tuple(msgpack.unpackb(value))
 
     def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
@@ -405,15 +400,13 @@ class RedisTableStore(RedisHistory):
             return bool(pipe.execute()[0])
 
     def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
-        with redis_errors("a daily result"):
-            owner = self.client.get(self.key("daily_table", table_id))
-            if owner is not None:
-                day, player = msgpack.unpackb(owner)
-                self.client.hset(self.key("daily", day), player, msgpack.packb((table_id, score)))
+        [owner] = self.ask(("GET", self.key("daily_table", table_id)))
+        if owner is not None:
+            day, player = msgpack.unpackb(owner)
+            self.ask(("HSET", self.key("daily", day), player, msgpack.packb((table_id, score))))
 
     def daily_results(self, day: str) -> list[tuple[str, int]]:
-        with redis_errors():
-            entries = self.client.hgetall(self.key("daily", day))
+        [entries] = self.ask(("HGETALL", self.key("daily", day)))
         scores = {_text(player): msgpack.unpackb(value)[1] for player, value in entries.items()}
         return [(player, score) for player, score in scores.items() if score is not None]
 
