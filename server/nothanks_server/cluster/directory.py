@@ -1,18 +1,7 @@
-"""The cluster's directory in Redis: live table hosts, the shared lobby, table leases with epochs, and the keys a
-front routes a client by. Every front must show the same lobby and find the host that owns a table, and a dead
-host's tables must be taken over by exactly one other; each key expires, so a host that dies without a word
-disappears by itself. Keys, all under one prefix (clusters and tests may share a Redis), values msgpack:
-
-- ``P:host:{id}``, the host's ``HostInfo``, expiring ``ttl`` after its last heartbeat (``Presence`` beats every
-  third of it: two beats may be lost), and ``P:hosts``, the ids ever announced (expired ones dropped on reading);
-- ``P:lobby:{id}``: table id -> its lobby line, replaced whole by its host when a line changed, expiring with the
-  heartbeat; a front reads it once per beat (``LobbyCache``: 500 tables cost 13 ms of decoding);
-- ``P:lease:{table}`` (``OWNER EPOCH``) and ``P:epoch:{table}``, so each new owner has a higher epoch and a store
-  refuses an older one's writes (fencing; leases.py takes and renews them, here they are only read);
-- ``P:token:{digest}`` -> a seat token's table and ``P:keyseat:{fingerprint}`` -> ``"{table} {seat}"`` (written by
-  redis_store.py): a front's look-ups when a client sits down or its table moves, never per move.
-
-``redis`` (redis-py) is imported by ``connect`` alone.
+"""The cluster's directory in Redis: live table hosts, the shared lobby, who holds a table's lease, and the keys a
+front routes a client by (docs/scaling.md, "Keys in Redis"). Every front must show the same lobby and find the host
+that owns a table, and a dead host's tables must be taken over by exactly one other (leases.py); each key expires,
+so a host that dies without a word disappears by itself. ``redis`` (redis-py) is imported by ``connect`` alone.
 """
 
 from __future__ import annotations

@@ -115,15 +115,11 @@ class FrontSession(ProtocolSession):
         return None
 
     async def _forward(self, message: m.ClientMessage) -> Reply:
-        if isinstance(message, m.SIT) and self.route is None:
-            await self._use(await self._owner_for(message))
-        elif isinstance(message, m.LOBBY_READS):
+        lobby_read = isinstance(message, m.LOBBY_READS)
+        if lobby_read:
             self.take_lobby_read("ask for the history")
-            if self.upstream is None:
-                target = await self.server.directory.least_loaded()
-                if target is None:
-                    raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
-                await self._use(target)
+        if (isinstance(message, m.SIT) and self.route is None) or (lobby_read and self.upstream is None):
+            await self._use(await self._owner_for(message))
         elif isinstance(message, m.Leave):
             self.route, self.idle_since = None, time.monotonic()  # what follows is at no table
             if self.upstream is None:
@@ -140,11 +136,12 @@ class FrontSession(ProtocolSession):
         return None
 
     async def _owner_for(self, message: m.ClientMessage) -> HostInfo:
-        """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
+        """The table host for a sit request or a lobby read; ``HostError`` (the client told why) if there is none."""
         directory = self.server.directory
-        if isinstance(message, m.CreateTable | m.Daily):  # (a daily deal is a new table too)
+        if isinstance(message, (m.CreateTable, m.Daily, *m.LOBBY_READS)):  # (a daily deal is a new table too)
             target = await directory.least_loaded()
-            refusal = (errors.TOO_MANY_TABLES, "no table host is up: try again soon")
+            code = errors.SERVER_CLOSING if isinstance(message, m.LOBBY_READS) else errors.TOO_MANY_TABLES
+            refusal = (code, "no table host is up: try again soon")
         elif isinstance(message, m.Join | m.Spectate):
             target, refusal = await directory.owner(message.table), (errors.NO_TABLE, "no such table")
         else:
@@ -185,15 +182,9 @@ class FrontSession(ProtocolSession):
 
     async def _open(self, target: HostInfo) -> Upstream:
         upstream = Upstream(target, self._from_owner, self._owner_lost)
-        hello: dict[str, Any] = {
-            "name": self.name,
-            "via": self.address,
-            "features": [feature for feature in RELAYED if feature in self.features],
-        }
-        if self.key:
-            hello["key"] = self.key
-        if self.owner:  # (none: a guest, to the table host too)
-            hello["owner"] = self.owner
+        hello = {"name": self.name, "via": self.address, "features": [f for f in RELAYED if f in self.features]}
+        hello |= {"key": self.key} if self.key else {}
+        hello |= {"owner": self.owner} if self.owner else {}  # (none: a guest, to the table host too)
         await upstream.open(hello, self.server.secret)
         return upstream
 

@@ -1,21 +1,15 @@
 """The table store of a cluster's table hosts: every table in Redis, so that any table host can restore any table.
 
-Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis,
-written only by the host holding the table's lease (leases.py) and refused to any other (fencing: each write is a
-script that first checks the lease, epoch and all); the host that takes a table over (takeover.py) reads it back
-with ``load_table`` at its last accepted move. Keys (``P``: the prefix; docs/scaling.md): ``P:table:{table}`` (a
-hash: ``config``, the game, ``seat:{n}``; the seed stays among the table hosts), ``P:token:{digest}`` and
-``P:keyseat:{fingerprint}`` for the fronts (with ``P:keyseats:{table}``, so a freed seat takes its key's binding
-along), ``P:next_table``, and movelog.py's moves. Finished games are filed for the whole cluster
-(redis_history.py); the local ``SqliteStore`` only says whether each JSON file was written.
+Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis
+(docs/scaling.md, "Keys in Redis"), written only by the host holding the table's lease (leases.py) and refused to
+any other (fencing: each write is a script that first checks the lease, epoch and all); the host that takes a table
+over (takeover.py) reads it back with ``load_table`` at its last accepted move. Finished games are filed for the
+whole cluster (redis_history.py); the local ``SqliteStore`` only says whether each JSON file was written.
 
 The moves, the hot path, go on the asyncio client (``add_moves_async``, the group commit's: one round trip, one
 script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
 writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
-expects. exchanges.py lets one code serve both.
-``P:name:{name_key(name)}`` holds the key (fingerprint) that owns the name, for every front and table host.
-``P:daily_secret`` is the daily deal's secret (``SET NX``: every table host deals the same); ``P:daily:{day}`` a
-hash player -> msgpack (table, score or nil), ``P:daily_table:{table}`` -> msgpack (day, player), for 8 days.
+expects (exchanges.py lets one code serve both).
 """
 
 from __future__ import annotations
