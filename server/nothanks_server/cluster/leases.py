@@ -140,15 +140,10 @@ class LeaseBook(Keyed):
         due = [table_id for table_id in due if table_id not in self.held]
         if not due:
             return []
-        keys = [self.deadlines]
-        for table_id in due:
-            keys += [self.key("lease", table_id), self.key("epoch", table_id)]
+        keys = [self.deadlines, *(self.key(kind, table_id) for table_id in due for kind in ("lease", "epoch"))]
         taken = yield from call(_CLAIM, keys, [self.owner, self._ms, *due])
-        leases = []
-        for table_id, epoch in zip(taken[::2], taken[1::2], strict=True):
-            lease = Lease(_text(table_id), self.owner, int(epoch))
-            self.held[lease.table_id] = lease
-            leases.append(lease)
+        leases = [Lease(_text(table_id), self.owner, int(epoch)) for table_id, epoch in zip(taken[::2], taken[1::2])]
+        self.held |= {lease.table_id: lease for lease in leases}
         return leases
 
     async def renew(self) -> list[str]:
@@ -159,10 +154,7 @@ class LeaseBook(Keyed):
         if not self.held:
             return []
         leases = list(self.held.values())
-        args: list[Any] = [self._ms]
-        for lease in leases:
-            args += [lease.table_id, lease.value]
-        answer = yield from call(_RENEW, [self.deadlines, *self._lease_keys(leases)], args)
+        answer = yield from call(_RENEW, *self._named(leases, self._ms))
         lost = [_text(item) for item in answer]
         for table_id in lost:
             if self.held.get(table_id) in leases:  # (not one taken again meanwhile, while Redis answered)
@@ -173,19 +165,16 @@ class LeaseBook(Keyed):
         """Give up the leases of ``table_ids`` (None: all), due at once for the other hosts; how many were held."""
         chosen = list(self.held) if table_ids is None else [t for t in table_ids if t in self.held]
         leases = [self.held.pop(table_id) for table_id in chosen]
-        if not leases:
-            return 0
-        args: list[Any] = []
-        for lease in leases:
-            args += [lease.table_id, lease.value]
-        return int(run(self.client, call(_RELEASE, [self.deadlines, *self._lease_keys(leases)], args)))
+        return int(run(self.client, call(_RELEASE, *self._named(leases)))) if leases else 0
 
     def forget(self, table_id: str) -> None:
         """This host no longer holds ``table_id`` (lost, or the table dropped with its lease)."""
         self.held.pop(table_id, None)
 
-    def _lease_keys(self, leases: Iterable[Lease]) -> list[str]:
-        return [self.key("lease", lease.table_id) for lease in leases]
+    def _named(self, leases: list[Lease], *first: Any) -> tuple[list[str], list[Any]]:
+        """KEYS (the deadlines, each lease) and ARGV (``first``, then each lease's table and value) of a script."""
+        pairs = [part for lease in leases for part in (lease.table_id, lease.value)]
+        return [self.deadlines, *(self.key("lease", lease.table_id) for lease in leases)], [*first, *pairs]
 
     @property
     def _ms(self) -> int:
