@@ -11,10 +11,10 @@ as a ``redis.RedisError``: it may handle it there.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import redis
@@ -30,18 +30,12 @@ Command = tuple[Any, ...]  # ("HGETALL", key) or (lua, keys, args)
 Exchange = Generator[list[Command], list[Any], Result]
 
 
-@dataclass(frozen=True)
-class Lua:
-    """A script, called by its SHA-1 digest."""
+class Lua(str):
+    """A script's text, called by its SHA-1 digest."""
 
-    text: str
-    sha: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sha", hashlib.sha1(self.text.encode()).hexdigest())
-
-    def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Command:
-        return (self, list(keys), list(args))
+    @functools.cached_property
+    def sha(self) -> str:
+        return hashlib.sha1(self.encode()).hexdigest()
 
 
 def connect(url: str, asynchronous: bool, **options: Any) -> Any:
@@ -63,7 +57,7 @@ def asked(commands: list[Command]) -> Exchange[list[Any]]:
 
 def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
     """One script call, alone in its round trip: its answer."""
-    [answer] = yield [lua(keys, args)]
+    [answer] = yield [(lua, list(keys), list(args))]
     return answer
 
 
@@ -96,7 +90,7 @@ async def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
         answers = await _piped(client, commands)
         if any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers):
             for lua in {command[0] for command in commands if isinstance(command[0], Lua)}:
-                await _done(client.script_load(lua.text))
+                await _done(client.script_load(str(lua)))
             answers = await _piped(client, commands)
     except redis.RedisError as error:
         return error
