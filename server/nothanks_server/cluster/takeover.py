@@ -15,9 +15,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from nothanks_tui.i18n import N_
-
 from ..background import stop_task
+from ..host import RESTART_REASON
 from ..lobby import Lobby
 from ..table import Table
 from .redis_store import RedisTableStore
@@ -25,9 +24,7 @@ from .redis_store import RedisTableStore
 log = logging.getLogger(__name__)
 
 LOOK_INTERVAL = 0.25  # seconds between looks for due leases
-# For the player it is a restart of the host (and the words are a restart's, host.RESTART_REASON): a front, or the
-# client itself, comes back to the table at its new host.
-MOVED_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
+MOVED_REASON = RESTART_REASON  # (for the player, a restart: a front, or the client, comes back at the new host)
 
 
 class Takeover:
