@@ -300,10 +300,9 @@ class RedisTableStore(Keyed):
         """``move`` ended its game: the table marked finished and the record filed, once, in Redis; and locally."""
         record = move.record
         assert record is not None
-        table_key = self.key("table", move.table_id)
         while True:  # (again if another table host rated one of its players meanwhile)
             fields, bindings, held = yield from self._reading(move.table_id, self.rated(record))
-            answer = yield from self._filing(move, record, table_key, fields, bindings, held)
+            answer = yield from self._filing(move, record, fields, bindings, held)
             if answer != CHANGED:
                 break
         if answer == 0:
@@ -313,10 +312,10 @@ class RedisTableStore(Keyed):
         except Exception:  # filed in Redis; only this host's JSON file bookkeeping misses it
             log.exception("table %s: game %d's record is not kept locally", move.table_id, move.game_no)
 
-    def _filing(
-        self, move: StoredMove, record: dict[str, Any], table_key: str, fields: Any, bindings: Any, held: Any
-    ) -> Exchange[int]:
-        """The fenced script filing the game and rating its people (from their ratings ``held`` before)."""
+    def _filing(self, move: StoredMove, record: dict[str, Any], fields: Any, bindings: Any, held: Any) -> Exchange[int]:
+        """The fenced script filing the game (its record, summary and the per-player totals) and rating its people
+        (from their ratings ``held`` before)."""
+        table_id, game_no, table_key = move.table_id, move.game_no, self.key("table", move.table_id)
         who: list[str | None] = [None] * len(record.get("players", ()))
         for index, seat in _seats(fields).items():
             if 0 <= index < len(who) and seat.token_hash is not None:
@@ -327,18 +326,30 @@ class RedisTableStore(Keyed):
         finished_at = record.get("finished_at")
         if not isinstance(finished_at, int | float) or isinstance(finished_at, bool):
             finished_at = time.time()
-        write = self._writes(move.table_id)
+        finished_at = float(finished_at)
+        write = self._writes(table_id)
         write("HSET", table_key, "finished", True)
         guards: list[tuple[str, str, str]] = []
         try:
-            self.file(write, move.table_id, move.game_no, record, who, float(finished_at))
+            summary, seats = summarise(record, who, HOST)
+            game = self.game_key(table_id, game_no)
+            write.hset(game, {"record": json.dumps(record), "summary": json.dumps(summary), "finished_at": finished_at})
+            write("ZADD", self.key("games"), finished_at, game_id(table_id, game_no))
+            write("ZADD", self.key("games_of", table_id), game_no, game_no)
+            for _seat, ident, name, bot, score, won in seats:
+                player = self.key("player", ident)
+                write("HINCRBY", player, "games", 1)
+                write("HINCRBY", player, "wins", int(won))
+                write("HINCRBY", player, "score_sum", score)
+                write("HSET", player, "name", name, "bot", int(bot))
+                write("ZADD", self.key("player_best"), "LT", score, ident)
+                write("ZINCRBY", self.key("players", "bots" if bot else "people"), -1, ident)
             guards = self.rate(write, record, held)
         except (ValueError, TypeError, KeyError) as error:  # a record that does not read: the game still ends
-            log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
-            write = self._writes(move.table_id)
+            log.error("table %s: game %d's record is not filed (%s)", table_id, game_no, error)
+            write = self._writes(table_id)
             write("HSET", table_key, "finished", True)
-        once = write.index(self.game_key(move.table_id, move.game_no))
-        return (yield from self._committing(move.table_id, write, once, guards))
+        return (yield from self._committing(table_id, write, write.index(self.game_key(table_id, game_no)), guards))
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its keys, token and key bindings, and its lease with no deadline left. A
@@ -426,34 +437,6 @@ class RedisTableStore(Keyed):
     def game_key(self, table_id: str, game_no: int) -> str:
         """The key whose presence says the game is filed (written once, whoever sends it again)."""
         return self.key("game", game_id(table_id, game_no))
-
-    def file(
-        self,
-        write: Callable[..., None],
-        table_id: str,
-        game_no: int,
-        record: dict[str, Any],
-        identities: list[str | None],
-        finished_at: float,
-    ) -> None:
-        """The commands filing one finished game, handed to ``write(command, key, *args)`` (the store's fenced
-        writes). ``identities``: who sat in each seat (``key:``, ``seat:``, or None for the name)."""
-        summary, seats = summarise(record, identities, HOST)
-        ident = game_id(table_id, game_no)
-        write(
-            "HSET", self.game_key(table_id, game_no),
-            "record", json.dumps(record), "summary", json.dumps(summary), "finished_at", finished_at,
-        )  # fmt: skip
-        write("ZADD", self.key("games"), finished_at, ident)
-        write("ZADD", self.key("games_of", table_id), game_no, game_no)
-        for _seat, who, name, bot, score, won in seats:
-            player = self.key("player", who)
-            write("HINCRBY", player, "games", 1)
-            write("HINCRBY", player, "wins", int(won))
-            write("HINCRBY", player, "score_sum", score)
-            write("HSET", player, "name", name, "bot", int(bot))
-            write("ZADD", self.key("player_best"), "LT", score, who)
-            write("ZINCRBY", self.key("players", "bots" if bot else "people"), -1, who)
 
     @staticmethod
     def rated(record: dict[str, Any]) -> list[str]:
