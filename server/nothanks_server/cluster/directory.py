@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -196,11 +196,10 @@ class _Beating:
     def __init__(self, directory: Directory) -> None:
         self.directory = directory
 
+    beat: Callable[[], Awaitable[None]]  # (each kind's)
+
     async def start(self) -> None:
         self._task = await start_beating(self.interval, self.beat, self._failed, type(self).__name__)
-
-    async def beat(self) -> None:
-        raise NotImplementedError
 
     def _failed(self, error: Exception) -> None:
         log.warning("%s of the cluster's directory failed: %s", type(self).__name__, error)

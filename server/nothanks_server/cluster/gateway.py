@@ -11,10 +11,6 @@ answering (relay.py's ping): the client hears ``table_moving``, and the front cl
 (link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``_frozen``), takes the seat
 back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
 the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
-
-``FrontHost`` is a front (``--role front``, or the front half of ``both``): this port and the SSH front beside it
-(``PlayerPorts``, as a single host's; its workers reach the gateway on loopback with this front's ``proxy_key``).
-Stopping it tells every client ``closing`` with ``restart``: they come back, by another front, to the same seats.
 """
 
 from __future__ import annotations
@@ -378,7 +374,9 @@ class Gateway(ProtocolServer):
 
 
 class FrontHost(PlayerPorts):
-    """The gateway on ``bind``:``port`` and, with ``ssh``, the SSH front. ``start`` binds; ``close`` ends both."""
+    """A front (``--role front``, or the front half of ``both``): the gateway on ``bind``:``port`` and, with ``ssh``,
+    the SSH front, whose workers reach the gateway on loopback with ``proxy_key``. ``start`` binds; ``close`` tells
+    every client ``closing`` with ``restart`` (they come back, by another front, to the same seats)."""
 
     def __init__(self, cluster: ClusterSettings, bind: str, port: int, **options: Unpack[PlayerOptions]) -> None:
         super().__init__(bind, options.get("ssh"), options.get("proxy_from"))
