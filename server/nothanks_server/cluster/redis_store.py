@@ -518,13 +518,10 @@ class RedisTableStore(Keyed):
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
         """Each player's games, wins, mean and best score: people before bots, most games first."""
-        if place not in (None, HOST):
+        if place not in (None, HOST) or limit <= 0:
             return []
-        limit = max(0, limit)
-        [people] = self.ask(("ZRANGE", self.key("players", "people"), 0, limit - 1)) if limit else [[]]
-        room = limit - len(people)
-        [bots] = self.ask(("ZRANGE", self.key("players", "bots"), 0, room - 1)) if room > 0 else [[]]
-        chosen = [_text(who) for who in [*people, *bots]]
+        people, bots = self.ask(*(("ZRANGE", self.key("players", kind), 0, limit - 1) for kind in ("people", "bots")))
+        chosen = [_text(who) for who in [*people, *bots][:limit]]
         if not chosen:
             return []
         reads = [(("HGETALL", self.key("player", who)), ("ZSCORE", self.key("player_best"), who)) for who in chosen]
@@ -533,19 +530,10 @@ class RedisTableStore(Keyed):
         stats = []
         for who, totals, best in zip(chosen, answers[::2], answers[1::2], strict=True):
             fields = {_text(name): _text(value) for name, value in totals.items()}
-            games = int(fields.get("games", 0))
-            bot = fields.get("bot") == "1"
-            stats.append(
-                PlayerStats(
-                    name=fields.get("name", "?"),
-                    kind="bot" if bot else who.partition(":")[0],
-                    games=games,
-                    wins=int(fields.get("wins", 0)),
-                    mean=int(fields.get("score_sum", 0)) / games if games else 0.0,
-                    best=int(best or 0),
-                    you=mine is not None and who == mine,
-                )
-            )
+            games, kind = int(fields.get("games", 0)), "bot" if fields.get("bot") == "1" else who.partition(":")[0]
+            mean = int(fields.get("score_sum", 0)) / games if games else 0.0
+            row = (fields.get("name", "?"), kind, games, int(fields.get("wins", 0)), mean, int(best or 0))
+            stats.append(PlayerStats(*row, you=who == mine))
         return stats
 
     def close(self) -> None:
