@@ -105,11 +105,11 @@ class LeaseBook(Keyed):
     """The leases ``owner`` (this host's id) holds under ``prefix``: on the blocking ``client``, and for what the
     takeover does on the event loop (``renew``, ``claim_due``), on the asyncio ``aclient``."""
 
-    def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL, aclient: Any = None) -> None:
+    def __init__(self, client: Any, aclient: Any, prefix: str, owner: str) -> None:
         super().__init__(client, prefix)
         self.aclient = aclient
         self.owner = owner
-        self.ttl = ttl
+        self.ttl = TABLE_LEASE_TTL
         self.held: dict[str, Lease] = {}
 
     @property

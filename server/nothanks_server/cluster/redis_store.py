@@ -118,7 +118,7 @@ def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTable
     JSON files' bookkeeping in ``data_dir``. Nothing is sent yet: a Redis out of reach shows as the host joins."""
     timeouts = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}  # (a Redis that hangs)
     client, aclient = connect(url, False, **timeouts), connect(url, True, **timeouts)
-    return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
+    return RedisTableStore(LeaseBook(client, aclient, prefix, owner=""), open_store(data_dir))
 
 
 class RedisTableStore(Keyed):
@@ -357,21 +357,15 @@ class RedisTableStore(Keyed):
         if self.leases.value(table_id) is None:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
-        table_key = self.key("table", table_id)
         fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
-        for seat in _seats(fields).values():
-            if seat.token_hash is not None:
-                write("DEL", self.key("token", seat.token_hash.hex()))
-        for fingerprint in bindings:
-            write("DEL", self.key("keyseat", _text(fingerprint)))
-        game_no = int(fields.get(b"game_no", 0))
-        write("DEL", moves_key(self.prefix, table_id, game_no))
-        write("DEL", table_key)
-        write("DEL", self.key("keyseats", table_id))
+        gone = [self.key("token", seat.token_hash.hex()) for seat in _seats(fields).values() if seat.token_hash]
+        gone += [self.key("keyseat", _text(fingerprint)) for fingerprint in bindings]
+        gone.append(moves_key(self.prefix, table_id, int(fields.get(b"game_no", 0))))
+        gone += [self.key(kind, table_id) for kind in ("table", "keyseats", "epoch", "lease")]
+        for key in gone:
+            write("DEL", key)
         write("ZREM", self.leases.deadlines, table_id)
-        write("DEL", self.key("epoch", table_id))
-        write("DEL", self.leases.key("lease", table_id))
         self._commit(table_id, write)
         self.leases.forget(table_id)
 
@@ -547,9 +541,8 @@ class RedisTableStore(Keyed):
             log.warning("could not give the tables' leases up: %s", error)
         self.client.close()
         self.local.close()
-        if self.aclient is not None:
-            with contextlib.suppress(RuntimeError):  # (no loop: its connections, if any, went with theirs)
-                self._closing = asyncio.get_running_loop().create_task(self.aclient.aclose())
+        with contextlib.suppress(RuntimeError):  # (no loop: its connections, if any, went with theirs)
+            self._closing = asyncio.get_running_loop().create_task(self.aclient.aclose())
 
     # ---------------------------------------------------------------------------------------- plumbing
 
