@@ -26,7 +26,6 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,16 +88,13 @@ _OPTIONAL += [
 ]
 
 
-@dataclass
 class _Writes:
-    """Redis commands for the fenced script, each naming its key by its place in KEYS (declared, as scripts must)."""
+    """Redis commands for the fenced script, each naming its key by its place in KEYS (declared, as scripts must),
+    the first the table's lease."""
 
-    lease_key: str
-    keys: list[str] = field(default_factory=list)
-    ops: list[list[Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.keys.append(self.lease_key)
+    def __init__(self, lease_key: str) -> None:
+        self.keys: list[str] = [lease_key]
+        self.ops: list[list[Any]] = []
 
     def __call__(self, command: str, key: str, *args: object) -> None:
         self.ops.append([command, self.index(key), *(_arg(arg) for arg in args)])
