@@ -114,17 +114,11 @@ class Directory(Keyed):
         ids = sorted(text(member) for member in await self.client.smembers(self.key("hosts")))
         if not ids:
             return []
-        values = await self.client.mget([self.key("host", host_id) for host_id in ids])
-        alive, gone = [], []
-        for host_id, value in zip(ids, values, strict=True):
-            if value is None:
-                gone.append(host_id)
-                continue
-            data = msgpack.unpackb(value)
-            alive.append(HostInfo(host_id, str(data["address"]), int(data["tables"])))
-        if gone:
+        values = dict(zip(ids, await self.client.mget([self.key("host", host_id) for host_id in ids]), strict=True))
+        if gone := [host_id for host_id, value in values.items() if value is None]:
             await self.client.srem(self.key("hosts"), *gone)
-        return alive
+        alive = {host_id: msgpack.unpackb(value) for host_id, value in values.items() if value is not None}
+        return [HostInfo(host_id, str(data["address"]), int(data["tables"])) for host_id, data in alive.items()]
 
     async def least_loaded(self) -> HostInfo | None:
         """Where a new table goes: the live host with the fewest tables (the first id on a tie)."""
@@ -150,11 +144,11 @@ class Directory(Keyed):
             for host in hosts:
                 pipe.hgetall(self.key("lobby", host.host_id))
             every = await pipe.execute()
-        listed = []
-        for host, lines in zip(hosts, every, strict=True):
-            for table_id in sorted(lines, key=text):
-                listed.append(ListedTable(host.host_id, summary_from_wire(msgpack.unpackb(lines[table_id]))))
-        return listed
+        return [
+            ListedTable(host.host_id, summary_from_wire(msgpack.unpackb(lines[table_id])))
+            for host, lines in zip(hosts, every, strict=True)
+            for table_id in sorted(lines, key=text)
+        ]
 
     # Leases -----------------------------------------------------------------------------------------------------
 
