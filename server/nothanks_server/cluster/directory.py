@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from nothanks_tui.link import TableSummary
+from nothanks_tui.link.names import name_key
 from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
 
 from ..background import start_beating, stop_task
@@ -23,6 +24,7 @@ from .settings import DirectoryUnavailable
 
 if TYPE_CHECKING:
     from ..lobby import Lobby
+    from .exchanges import Exchange
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,13 @@ class Keyed:
 
     def key(self, *parts: object) -> str:
         return ":".join((self.prefix, *map(str, parts)))
+
+    def claiming_name(self, name: str, owner: str | None) -> Exchange[str | None]:
+        """The owner of ``name`` (``P:name:{name_key(name)}``), set to ``owner`` first if there is none (SETNX: a
+        name never changes hands); run on either client (a table host's store, a front's hello)."""
+        key = self.key("name", name_key(name))
+        *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
+        return None if value is None else text(value)
 
 
 class Directory(Keyed):

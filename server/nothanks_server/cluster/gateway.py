@@ -25,7 +25,6 @@ from redis import RedisError  # (a front is a cluster member: redis is there)
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import LOBBY_CHAT
-from nothanks_tui.link.names import name_key
 from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
@@ -34,7 +33,6 @@ from ..host import RESTART_REASON, PlayerOptions, PlayerPorts
 from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
 from .exchanges import run_async
-from .redis_store import claim_name
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
 from .settings import ClusterSettings
 
@@ -361,9 +359,9 @@ class Gateway(ProtocolServer):
         return await super().start()
 
     async def name_owner(self, name: str, owner: str | None) -> str | None:
-        """The cluster's, in Redis (redis_store.py's ``claim_name``), shared with every front and table host."""
+        """The cluster's, in Redis (``Keyed.claiming_name``), shared with every front and table host."""
         try:
-            return await run_async(self.directory.client, claim_name(self.directory.key("name", name_key(name)), owner))
+            return await run_async(self.directory.client, self.directory.claiming_name(name, owner))
         except RedisError as error:
             raise ProtocolError(
                 errors.SERVER_CLOSING, f"the cluster's names cannot be read now ({error})", fatal=True

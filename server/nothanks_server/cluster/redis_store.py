@@ -33,7 +33,6 @@ import msgpack
 import redis
 
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
-from nothanks_tui.link.names import name_key
 
 from .. import ratings
 from ..archive import HOST, listing, summarise, who_is
@@ -381,7 +380,7 @@ class RedisTableStore(Keyed):
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with redis_errors():
-            return run(self.client, claim_name(self.key("name", name_key(name)), owner))
+            return run(self.client, self.claiming_name(name, owner))
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
@@ -613,13 +612,6 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
             chain.append([move])
             ordered.append(chain[-1])
     return ordered
-
-
-def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
-    """The owner at ``key`` (``P:name:{name_key(name)}``), set to ``owner`` first if there is none (SETNX: a name
-    never changes hands); run on either client (a table host's store, a front's hello)."""
-    *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
-    return None if value is None else _text(value)
 
 
 def _seats(fields: Mapping[Any, bytes]) -> dict[int, StoredSeat]:
