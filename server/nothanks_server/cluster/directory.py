@@ -108,9 +108,9 @@ class Directory(Keyed):
         """A heartbeat: ``host`` is alive for ``ttl`` more seconds, and so is its lobby listing."""
         payload = msgpack.packb({"address": host.address, "tables": host.tables})
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.set(self.key("host", host.host_id), payload, px=_ms(ttl))
+            pipe.set(self.key("host", host.host_id), payload, px=ms(ttl))
             pipe.sadd(self.key("hosts"), host.host_id)
-            pipe.pexpire(self.key("lobby", host.host_id), _ms(ttl))
+            pipe.pexpire(self.key("lobby", host.host_id), ms(ttl))
             await pipe.execute()
 
     async def withdraw(self, host_id: str) -> None:
@@ -143,7 +143,7 @@ class Directory(Keyed):
             pipe.delete(key)
             if summaries:
                 pipe.hset(key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries})
-                pipe.pexpire(key, _ms(ttl))
+                pipe.pexpire(key, ms(ttl))
             await pipe.execute()
 
     async def lobby(self) -> list[ListedTable]:
@@ -262,7 +262,8 @@ def _listing_order(line: ListedTable) -> tuple[bool, bool, int, str]:
     return (summary.started, summary.finished, int(number) if number.isdigit() else 0, summary.table_id)
 
 
-def _ms(seconds: float) -> int:
+def ms(seconds: float) -> int:
+    """A Redis expiry in milliseconds (at least one)."""
     return max(1, round(seconds * 1000))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .directory import TABLE_LEASE_TTL, Keyed, Lease
+from .directory import TABLE_LEASE_TTL, Keyed, Lease, ms
 from .directory import text as _text
 from .exchanges import Exchange, Lua, call, run, run_async
 
@@ -124,7 +124,7 @@ class LeaseBook(Keyed):
     def acquire(self, table_id: str) -> Lease | None:
         """The lease on a new table (None if someone holds it)."""
         keys = [self.deadlines, self.key("lease", table_id), self.key("epoch", table_id)]
-        epoch = run(self.client, call(_ACQUIRE, keys, [self.owner, self._ms, table_id]))
+        epoch = run(self.client, call(_ACQUIRE, keys, [self.owner, ms(self.ttl), table_id]))
         if epoch is None:
             return None
         lease = self.held[table_id] = Lease(table_id, self.owner, int(epoch))
@@ -141,7 +141,7 @@ class LeaseBook(Keyed):
         if not due:
             return []
         keys = [self.deadlines, *(self.key(kind, table_id) for table_id in due for kind in ("lease", "epoch"))]
-        taken = yield from call(_CLAIM, keys, [self.owner, self._ms, *due])
+        taken = yield from call(_CLAIM, keys, [self.owner, ms(self.ttl), *due])
         leases = [Lease(_text(table_id), self.owner, int(epoch)) for table_id, epoch in zip(taken[::2], taken[1::2])]
         self.held |= {lease.table_id: lease for lease in leases}
         return leases
@@ -154,7 +154,7 @@ class LeaseBook(Keyed):
         if not self.held:
             return []
         leases = list(self.held.values())
-        answer = yield from call(_RENEW, *self._named(leases, self._ms))
+        answer = yield from call(_RENEW, *self._named(leases, ms(self.ttl)))
         lost = [_text(item) for item in answer]
         for table_id in lost:
             if self.held.get(table_id) in leases:  # (not one taken again meanwhile, while Redis answered)
@@ -175,7 +175,3 @@ class LeaseBook(Keyed):
         """KEYS (the deadlines, each lease) and ARGV (``first``, then each lease's table and value) of a script."""
         pairs = [part for lease in leases for part in (lease.table_id, lease.value)]
         return [self.deadlines, *(self.key("lease", lease.table_id) for lease in leases)], [*first, *pairs]
-
-    @property
-    def _ms(self) -> int:
-        return max(1, round(self.ttl * 1000))
