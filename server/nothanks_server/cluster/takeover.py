@@ -73,8 +73,7 @@ class Takeover:
             if time.monotonic() - self._renewed < self.leases.ttl:
                 return []
             lost = list(self.leases.held)
-            for table_id in lost:
-                self.leases.forget(table_id)
+            self.leases.held.clear()
         for table_id in lost:
             self.stop(table_id)
         return lost
