@@ -1,9 +1,8 @@
 """A table host's leases: one per table it plays, taken when it creates or adopts the table, all renewed together
-in one script per beat (500 tables must not cost 500 round trips), given up when it stops; and the deadlines the
-other hosts watch to take a table over (``P:lease_deadlines``, a sorted set: a takeover reads the due ones, never
-every key of the cluster; 0 for a lease given up, due at once). Every script reads Redis's own clock (``TIME``),
-so the hosts' clocks never matter. What the takeover does every beat (renew, claim) runs on the asyncio client,
-the rest on the blocking one (exchanges.py).
+in one script per beat (500 tables must not cost 500 round trips), given up when it stops; and the deadlines a
+takeover reads, the due ones only, never every key (docs/scaling.md, "Keys in Redis"). Every script reads Redis's
+own clock (``TIME``), so the hosts' clocks never matter. What the takeover does every beat (renew, claim) runs on
+the asyncio client, the rest on the blocking one (exchanges.py).
 """
 
 from __future__ import annotations
