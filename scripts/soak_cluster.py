@@ -393,7 +393,7 @@ async def moves_lost(cluster: Cluster, seen: dict[tuple[str, int], Seen]) -> tup
     from tools.cluster_log import MoveLog
 
     directory = await cluster.directory_client()
-    filed: dict[tuple[str, int], dict[str, Any]] = {}  # the cluster's records in Redis (redis_history.py) ...
+    filed: dict[tuple[str, int], dict[str, Any]] = {}  # the cluster's records in Redis (redis_store.py) ...
     async for key in directory.client.scan_iter(match=f"{directory.prefix}:game:*", count=1000):
         table_id, _, number = key.decode().rsplit(":", 1)[1].partition("/")
         text = await directory.client.hget(key, "record")

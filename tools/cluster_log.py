@@ -49,20 +49,20 @@ def _ms(seconds: float) -> int:
 async def acquire(directory: Directory, table_id: str, owner: str, ttl: float = LEASE_TTL) -> Lease | None:
     """Take the lease on ``table_id`` for ``owner`` if nobody holds it: the lease, with the table's next epoch;
     None if another holds it."""
-    keys = [directory._key("lease", table_id), directory._key("epoch", table_id)]
+    keys = [directory.key("lease", table_id), directory.key("epoch", table_id)]
     epoch = await _script(directory, _ACQUIRE)(keys=keys, args=[owner, _ms(ttl)])
     return None if epoch is None else Lease(table_id, owner, int(epoch))
 
 
 async def renew(directory: Directory, lease: Lease, ttl: float = LEASE_TTL) -> bool:
     """Extend ``lease`` by ``ttl``; False if it was lost (expired, and maybe taken by another)."""
-    keys = [directory._key("lease", lease.table_id)]
+    keys = [directory.key("lease", lease.table_id)]
     return bool(await _script(directory, _RENEW)(keys=keys, args=[lease.value, _ms(ttl)]))
 
 
 async def release(directory: Directory, lease: Lease) -> bool:
     """Give ``lease`` up; False if it was not held any more."""
-    return bool(await _script(directory, _RELEASE)(keys=[directory._key("lease", lease.table_id)], args=[lease.value]))
+    return bool(await _script(directory, _RELEASE)(keys=[directory.key("lease", lease.table_id)], args=[lease.value]))
 
 
 class Fenced(Exception):
@@ -85,7 +85,7 @@ class MoveLog:
     async def append(self, lease: Lease, game_no: int, first: int, moves: Sequence[LoggedMove]) -> int:
         """Write ``moves`` at indexes ``first``, ``first + 1``... of game ``game_no`` of ``lease``'s table, if the
         lease is still the table's; how many were new. Raises ``Fenced`` or ``MoveConflict`` (nothing written)."""
-        keys = [self.directory._key("lease", lease.table_id), self._key(lease.table_id, game_no)]
+        keys = [self.directory.key("lease", lease.table_id), self._key(lease.table_id, game_no)]
         packed = [pack_move(move) for move in moves]
         added = int(await _script(self.directory, _APPEND)(keys=keys, args=[lease.value, first, *packed]))
         if added == NOT_HOLDER:

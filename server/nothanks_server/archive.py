@@ -148,7 +148,7 @@ def _host_identities(db: sqlite3.Connection, table_id: str, players: int) -> lis
 
 def summarise(record: dict[str, Any], identities: list[str | None], place: str) -> tuple[dict[str, Any], list[SeatRow]]:
     """(the listing's summary, one (seat, who, name, bot, score, won) per seat) of a record (also what a cluster
-    files in Redis: cluster/redis_history.py)."""
+    files in Redis: cluster/redis_store.py)."""
     players = [str(name) for name in record["players"]]
     final = record["final"]
     scores = [int(entry["score"]) for entry in final]

@@ -4,7 +4,7 @@ multiplayer rating library, not our own maths), lower score ranking first, equal
 Bots take part at a fixed rating per level, which never moves, so that a person's number reads against theirs; a
 guest's seat (``guest`` flag) is left out. What players read is a conservative integer, ``1000 + 20 (mu - 3
 sigma)``: a newcomer shows 1000 and climbs as games make the model surer. People are keyed by their seat name at
-the host (case aside). The stores (archive.py, cluster/redis_history.py) apply ``rate`` in the same transaction
+the host (case aside). The stores (archive.py, cluster/redis_store.py) apply ``rate`` in the same transaction
 that files the game's record, so a game is rated exactly once, keyed by its record's id."""
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ async def test_a_host_cut_off_from_redis_for_a_whole_lease_stops_its_tables(tabl
     async def unreachable() -> list[str]:
         raise ConnectionError("Redis does not answer")
 
-    monkeypatch.setattr(a.lobby.store.leases, "renew_async", unreachable)
+    monkeypatch.setattr(a.lobby.store.leases, "renew", unreachable)
     assert await a.takeover.renew() == []  # one renewal missed: the lease may still be a's, the table plays on
     assert [t.table_id for t in a.lobby.all_tables()] == [joined["table"]]
     a.takeover._renewed -= a.lobby.store.leases.ttl  # none has reached Redis for a whole lease

@@ -11,127 +11,103 @@ as a ``redis.RedisError``: it may handle it there.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio
 import redis.asyncio.retry
 import redis.backoff
 import redis.retry
+
+from .settings import DirectoryUnavailable
 
 Result = TypeVar("Result")
 Command = tuple[Any, ...]  # ("HGETALL", key) or (lua, keys, args)
 Exchange = Generator[list[Command], list[Any], Result]
 
 
-@dataclass(frozen=True)
-class Lua:
-    """A script, called by its SHA-1 digest."""
+class Lua(str):
+    """A script's text, called by its SHA-1 digest."""
 
-    text: str
-    sha: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sha", hashlib.sha1(self.text.encode()).hexdigest())
-
-    def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Command:
-        return (self, list(keys), list(args))
+    @functools.cached_property
+    def sha(self) -> str:
+        return hashlib.sha1(self.encode()).hexdigest()
 
 
-def reconnecting(asynchronous: bool) -> Any:
-    """A client's ``retry``: a pooled connection Redis closed (it restarted) is opened again and its command sent
-    once more, rather than failing its next use (each idle connection of a pool would). A timeout is not retried:
-    a Redis that hangs is waited for once."""
-    kind = redis.asyncio.retry.Retry if asynchronous else redis.retry.Retry
-    return kind(redis.backoff.NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+def connect(url: str, asynchronous: bool, **options: Any) -> Any:
+    """A client (blocking or asyncio) of the Redis at ``url``, nothing sent yet; ``DirectoryUnavailable`` if it is
+    not a Redis URL. A pooled connection Redis closed (it restarted) is opened again and its command sent once more,
+    rather than failing its next use (each idle connection of a pool would); a timeout is not retried: a Redis that
+    hangs is waited for once."""
+    kind, retry = (redis.asyncio.Redis, redis.asyncio.retry.Retry) if asynchronous else (redis.Redis, redis.retry.Retry)
+    try:
+        return kind.from_url(url, retry=retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,)), **options)
+    except ValueError as error:
+        raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
+
+
+def asked(commands: list[Command]) -> Exchange[list[Any]]:
+    """``commands`` alone in their round trip: their answers."""
+    return (yield commands)
 
 
 def call(lua: Lua, keys: Sequence[str], args: Sequence[Any]) -> Exchange[Any]:
     """One script call, alone in its round trip: its answer."""
-    [answer] = yield [lua(keys, args)]
+    [answer] = yield [(lua, list(keys), list(args))]
     return answer
 
 
 def run(client: Any, exchange: Exchange[Result]) -> Result:
-    """``exchange`` on a blocking client."""
-    step = _step(exchange, None)
-    while isinstance(step, list):
-        step = _step(exchange, _sent(client, step))
-    return step.value
+    """``exchange`` on a blocking client: ``run_async``'s code, whose awaits never wait on it."""
+    driving = run_async(client, exchange)
+    try:
+        driving.send(None)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("a blocking Redis client's exchange awaited")
 
 
 async def run_async(client: Any, exchange: Exchange[Result]) -> Result:
-    """``exchange`` on an asyncio client: the event loop goes on while Redis answers."""
-    step = _step(exchange, None)
-    while isinstance(step, list):
-        step = _step(exchange, await _sent_async(client, step))
-    return step.value
+    """``exchange`` on an asyncio client (or a blocking one, through ``run``): the event loop goes on while Redis
+    answers."""
+    outcome: list[Any] | Exception | None = None
+    while True:
+        try:
+            step = exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value
+        outcome = await _sent(client, step)
 
 
-def _step(exchange: Exchange[Any], outcome: list[Any] | Exception | None) -> list[Command] | StopIteration:
-    """The exchange's next commands, given the last ones' answers or error (None: its first); or its end."""
-    try:
-        return exchange.throw(outcome) if isinstance(outcome, Exception) else exchange.send(outcome)  # type: ignore[arg-type]
-    except StopIteration as done:
-        return done
-
-
-def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
+async def _sent(client: Any, commands: list[Command]) -> list[Any] | Exception:
     """The answers to ``commands``, sent in one pipeline (again, once their scripts are loaded, if Redis had lost
     them), or the first error."""
     try:
-        answers = _piped(client, commands)
-        if _lost_scripts(answers):
-            for lua in _scripts(commands):
-                client.script_load(lua.text)
-            answers = _piped(client, commands)
+        answers = await _piped(client, commands)
+        if any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers):
+            for lua in {command[0] for command in commands if isinstance(command[0], Lua)}:
+                await _done(client.script_load(str(lua)))
+            answers = await _piped(client, commands)
     except redis.RedisError as error:
         return error
-    return _first_error(answers)
+    return next((answer for answer in answers if isinstance(answer, Exception)), answers)
 
 
-async def _sent_async(client: Any, commands: list[Command]) -> list[Any] | Exception:
-    try:
-        answers = await _piped_async(client, commands)
-        if _lost_scripts(answers):
-            for lua in _scripts(commands):
-                await client.script_load(lua.text)
-            answers = await _piped_async(client, commands)
-    except redis.RedisError as error:
-        return error
-    return _first_error(answers)
-
-
-def _piped(client: Any, commands: list[Command]) -> list[Any]:
-    with client.pipeline(transaction=False) as pipe:
-        _queue(pipe, commands)
-        return list(pipe.execute(raise_on_error=False))
-
-
-async def _piped_async(client: Any, commands: list[Command]) -> list[Any]:
-    async with client.pipeline(transaction=False) as pipe:
-        _queue(pipe, commands)
-        return list(await pipe.execute(raise_on_error=False))
-
-
-def _queue(pipe: Any, commands: list[Command]) -> None:
+async def _piped(client: Any, commands: list[Command]) -> list[Any]:
+    pipe = client.pipeline(transaction=False)  # (its ``execute`` gives its connection back, whatever happens)
     for command in commands:
         if isinstance(command[0], Lua):
             lua, keys, args = command
             pipe.execute_command("EVALSHA", lua.sha, len(keys), *keys, *args)
         else:
             pipe.execute_command(*command)
+    return list(await _done(pipe.execute(raise_on_error=False)))
 
 
-def _lost_scripts(answers: list[Any]) -> bool:
-    return any(isinstance(answer, redis.exceptions.NoScriptError) for answer in answers)
-
-
-def _scripts(commands: list[Command]) -> list[Lua]:
-    return list({command[0].sha: command[0] for command in commands if isinstance(command[0], Lua)}.values())
-
-
-def _first_error(answers: list[Any]) -> list[Any] | Exception:
-    return next((answer for answer in answers if isinstance(answer, Exception)), answers)
+async def _done(result: Any) -> Any:
+    """An asyncio client's answer, awaited; a blocking one's, as it is."""
+    return await result if inspect.isawaitable(result) else result

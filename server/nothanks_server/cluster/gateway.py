@@ -11,10 +11,6 @@ answering (relay.py's ping): the client hears ``table_moving``, and the front cl
 (link/resume.py) to the table's new owner (not a silent host, which may be frozen: ``_frozen``), takes the seat
 back, sends the last move whose outcome was not seen (``LastMove``; a copy refused by ``state_id`` is dropped),
 the requests never answered, then the client's queued frames. After ``MOVE_FOR`` seconds: ``table_closed``.
-
-``FrontHost`` is a front (``--role front``, or the front half of ``both``): this port and the SSH front beside it
-(``PlayerPorts``, as a single host's; its workers reach the gateway on loopback with this front's ``proxy_key``).
-Stopping it tells every client ``closing`` with ``restart``: they come back, by another front, to the same seats.
 """
 
 from __future__ import annotations
@@ -29,22 +25,20 @@ from redis import RedisError  # (a front is a cluster member: redis is there)
 from nothanks_tui.link import errors
 from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import LOBBY_CHAT
-from nothanks_tui.link.names import name_key
 from nothanks_tui.link.resume import RESENT_MOVE_ID, LastMove, SeatRoute, climb
 from nothanks_tui.link.wire import FEATURES, MOVING, ProtocolError
 
 from ..errors import HostError
 from ..host import RESTART_REASON, PlayerPorts
-from ..limits import ClientLimits
-from ..proxy_protocol import ProxySources
 from ..session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .directory import TABLE_LEASE_TTL, Directory, HostInfo, LobbyCache
 from .exchanges import run_async
-from .redis_store import claim_name
 from .relay import ANSWER_WITHIN, PING_AFTER, Frame, Upstream, UpstreamRefused
 from .settings import ClusterSettings
 
 if TYPE_CHECKING:
+    from ..limits import ClientLimits
+    from ..proxy_protocol import ProxySources
     from ..ssh.settings import SSHSettings
 
 log = logging.getLogger(__name__)
@@ -84,11 +78,12 @@ class FrontSession(ProtocolSession):
             return None
         if held is None:
             return None
-        summary = self.server.cache.summary(held.table_id)
+        table_id, seat = held
+        summary = self.server.cache.summary(table_id)
         seat_name = self.name
-        if summary is not None and 0 <= held.seat < len(summary.seats):
-            seat_name = summary.seats[held.seat].name
-        return {"table": held.table_id, "seat": held.seat, "name": seat_name}
+        if summary is not None and 0 <= seat < len(summary.seats):
+            seat_name = summary.seats[seat].name
+        return {"table": table_id, "seat": seat, "name": seat_name}
 
     # ---------------------------------------------------------------- what goes to the owner
 
@@ -116,15 +111,11 @@ class FrontSession(ProtocolSession):
         return None
 
     async def _forward(self, message: m.ClientMessage) -> Reply:
-        if isinstance(message, m.SIT) and self.route is None:
-            await self._use(await self._owner_for(message))
-        elif isinstance(message, m.LOBBY_READS):
+        lobby_read = isinstance(message, m.LOBBY_READS)
+        if lobby_read:
             self.take_lobby_read("ask for the history")
-            if self.upstream is None:
-                target = await self.server.directory.least_loaded()
-                if target is None:
-                    raise HostError(errors.SERVER_CLOSING, "no table host is up: try again soon")
-                await self._use(target)
+        if (isinstance(message, m.SIT) and self.route is None) or (lobby_read and self.upstream is None):
+            await self._use(await self._owner_for(message))
         elif isinstance(message, m.Leave):
             self.route, self.idle_since = None, time.monotonic()  # what follows is at no table
             if self.upstream is None:
@@ -141,11 +132,12 @@ class FrontSession(ProtocolSession):
         return None
 
     async def _owner_for(self, message: m.ClientMessage) -> HostInfo:
-        """The table host for a sit request; ``HostError`` (the client told why) if there is none."""
+        """The table host for a sit request or a lobby read; ``HostError`` (the client told why) if there is none."""
         directory = self.server.directory
-        if isinstance(message, m.CreateTable | m.Daily):  # (a daily deal is a new table too)
+        if isinstance(message, (m.CreateTable, m.Daily, *m.LOBBY_READS)):  # (a daily deal is a new table too)
             target = await directory.least_loaded()
-            refusal = (errors.TOO_MANY_TABLES, "no table host is up: try again soon")
+            code = errors.SERVER_CLOSING if isinstance(message, m.LOBBY_READS) else errors.TOO_MANY_TABLES
+            refusal = (code, "no table host is up: try again soon")
         elif isinstance(message, m.Join | m.Spectate):
             target, refusal = await directory.owner(message.table), (errors.NO_TABLE, "no such table")
         else:
@@ -163,7 +155,7 @@ class FrontSession(ProtocolSession):
         if token is not None:
             return await self.server.directory.table_of_token(token)
         held = await self.server.directory.seat_of_key(self.key) if self.key else None
-        return None if held is None else held.table_id
+        return None if held is None else held[0]
 
     async def _holder_soon(self, table_id: str) -> HostInfo | None:
         """The holder of a table known to exist: waits a little for one being taken over right now."""
@@ -186,15 +178,9 @@ class FrontSession(ProtocolSession):
 
     async def _open(self, target: HostInfo) -> Upstream:
         upstream = Upstream(target, self._from_owner, self._owner_lost)
-        hello: dict[str, Any] = {
-            "name": self.name,
-            "via": self.address,
-            "features": [feature for feature in RELAYED if feature in self.features],
-        }
-        if self.key:
-            hello["key"] = self.key
-        if self.owner:  # (none: a guest, to the table host too)
-            hello["owner"] = self.owner
+        hello = {"name": self.name, "via": self.address, "features": [f for f in RELAYED if f in self.features]}
+        hello |= {"key": self.key} if self.key else {}
+        hello |= {"owner": self.owner} if self.owner else {}  # (none: a guest, to the table host too)
         await upstream.open(hello, self.server.secret)
         return upstream
 
@@ -375,11 +361,9 @@ class Gateway(ProtocolServer):
         return await super().start()
 
     async def name_owner(self, name: str, owner: str | None) -> str | None:
-        """The cluster's, in Redis (redis_store.py's ``claim_name``), shared with every front and table host."""
+        """The cluster's, in Redis (``Keyed.claiming_name``), shared with every front and table host."""
         try:
-            return await run_async(
-                self.directory.client, claim_name(f"{self.directory.prefix}:name:{name_key(name)}", owner)
-            )
+            return await run_async(self.directory.client, self.directory.claiming_name(name, owner))
         except RedisError as error:
             raise ProtocolError(
                 errors.SERVER_CLOSING, f"the cluster's names cannot be read now ({error})", fatal=True
@@ -390,7 +374,9 @@ class Gateway(ProtocolServer):
 
 
 class FrontHost(PlayerPorts):
-    """The gateway on ``bind``:``port`` and, with ``ssh``, the SSH front. ``start`` binds; ``close`` ends both."""
+    """A front (``--role front``, or the front half of ``both``): the gateway on ``bind``:``port`` and, with ``ssh``,
+    the SSH front, whose workers reach the gateway on loopback with ``proxy_key``. ``start`` binds; ``close`` tells
+    every client ``closing`` with ``restart`` (they come back, by another front, to the same seats)."""
 
     def __init__(
         self,
@@ -406,8 +392,7 @@ class FrontHost(PlayerPorts):
         super().__init__(bind, ssh, proxy_from)
         self.cluster = cluster
         self.requested_port = port
-        self.rate = rate
-        self.limits = limits
+        self.ports = PortOptions(rate=rate, limits=limits, proxy_key=self.proxy_key, proxy_from=proxy_from)
         self.gateway: Gateway | None = None
         self._closed = False
 
@@ -419,16 +404,7 @@ class FrontHost(PlayerPorts):
         """Reach Redis, listen for clients, then on SSH if asked; on any failure nothing is left listening."""
         self._raise_open_files(2)  # each client holds two sockets here: its own and its upstream to a table host
         directory = await Directory.connect(self.cluster.redis_url, self.cluster.prefix)
-        gateway = Gateway(
-            directory,
-            self.cluster.secret,
-            self.bind,
-            self.requested_port,
-            rate=self.rate,
-            limits=self.limits,
-            proxy_key=self.proxy_key,
-            proxy_from=self.proxy_from,
-        )
+        gateway = Gateway(directory, self.cluster.secret, self.bind, self.requested_port, **self.ports)
         try:
             await gateway.start()
         except BaseException:

@@ -1,9 +1,8 @@
 """A table host's leases: one per table it plays, taken when it creates or adopts the table, all renewed together
-in one script per beat (500 tables must not cost 500 round trips), given up when it stops; and the deadlines the
-other hosts watch to take a table over (``P:lease_deadlines``, a sorted set: a takeover reads the due ones, never
-every key of the cluster; 0 for a lease given up, due at once). Every script reads Redis's own clock (``TIME``),
-so the hosts' clocks never matter. What the takeover does every beat (renew, claim) runs on the asyncio client,
-the rest on the blocking one (exchanges.py).
+in one script per beat (500 tables must not cost 500 round trips), given up when it stops; and the deadlines a
+takeover reads, the due ones only, never every key (docs/scaling.md, "Keys in Redis"). Every script reads Redis's
+own clock (``TIME``), so the hosts' clocks never matter. What the takeover does every beat (renew, claim) runs on
+the asyncio client, the rest on the blocking one (exchanges.py).
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .directory import TABLE_LEASE_TTL, Lease
+from .directory import TABLE_LEASE_TTL, Keyed, Lease, ms
 from .directory import text as _text
 from .exchanges import Exchange, Lua, call, run, run_async
 
@@ -101,20 +100,16 @@ return given
 """)
 
 
-class LeaseBook:
+class LeaseBook(Keyed):
     """The leases ``owner`` (this host's id) holds under ``prefix``: on the blocking ``client``, and for what the
-    takeover does on the event loop (``renew_async``, ``claim_due_async``), on the asyncio ``aclient``."""
+    takeover does on the event loop (``renew``, ``claim_due``), on the asyncio ``aclient``."""
 
-    def __init__(self, client: Any, prefix: str, owner: str, ttl: float = TABLE_LEASE_TTL, aclient: Any = None) -> None:
-        self.client = client
+    def __init__(self, client: Any, aclient: Any, prefix: str, owner: str) -> None:
+        super().__init__(client, prefix)
         self.aclient = aclient
-        self.prefix = prefix
         self.owner = owner
-        self.ttl = ttl
+        self.ttl = TABLE_LEASE_TTL
         self.held: dict[str, Lease] = {}
-
-    def key(self, *parts: str) -> str:
-        return ":".join((self.prefix, *parts))
 
     @property
     def deadlines(self) -> str:
@@ -128,51 +123,37 @@ class LeaseBook:
     def acquire(self, table_id: str) -> Lease | None:
         """The lease on a new table (None if someone holds it)."""
         keys = [self.deadlines, self.key("lease", table_id), self.key("epoch", table_id)]
-        epoch = run(self.client, call(_ACQUIRE, keys, [self.owner, self._ms, table_id]))
+        epoch = run(self.client, call(_ACQUIRE, keys, [self.owner, ms(self.ttl), table_id]))
         if epoch is None:
             return None
         lease = self.held[table_id] = Lease(table_id, self.owner, int(epoch))
         return lease
 
-    def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
-        return run(self.client, self._claiming(limit))
-
-    async def claim_due_async(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+    async def claim_due(self, limit: int = CLAIM_BATCH) -> list[Lease]:
+        """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
+        host (the script decides). Two round trips when some are due, one when none is."""
         return await run_async(self.aclient, self._claiming(limit))
 
     def _claiming(self, limit: int) -> Exchange[list[Lease]]:
-        """Take the leases that ran out (their host died, or gave them up): at most ``limit``, each by exactly one
-        host (the script decides). Two round trips when some are due, one when none is."""
         due = [_text(item) for item in (yield from call(_DUE, [self.deadlines], [limit]))]
         due = [table_id for table_id in due if table_id not in self.held]
         if not due:
             return []
-        keys = [self.deadlines]
-        for table_id in due:
-            keys += [self.key("lease", table_id), self.key("epoch", table_id)]
-        taken = yield from call(_CLAIM, keys, [self.owner, self._ms, *due])
-        leases = []
-        for table_id, epoch in zip(taken[::2], taken[1::2], strict=True):
-            lease = Lease(_text(table_id), self.owner, int(epoch))
-            self.held[lease.table_id] = lease
-            leases.append(lease)
+        keys = [self.deadlines, *(self.key(kind, table_id) for table_id in due for kind in ("lease", "epoch"))]
+        taken = yield from call(_CLAIM, keys, [self.owner, ms(self.ttl), *due])
+        leases = [Lease(_text(table_id), self.owner, int(epoch)) for table_id, epoch in zip(taken[::2], taken[1::2])]
+        self.held |= {lease.table_id: lease for lease in leases}
         return leases
 
-    def renew(self) -> list[str]:
-        return run(self.client, self._renewing())
-
-    async def renew_async(self) -> list[str]:
+    async def renew(self) -> list[str]:
+        """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
         return await run_async(self.aclient, self._renewing())
 
     def _renewing(self) -> Exchange[list[str]]:
-        """Extend every lease held, in one script; the tables whose lease was lost (forgotten here)."""
         if not self.held:
             return []
         leases = list(self.held.values())
-        args: list[Any] = [self._ms]
-        for lease in leases:
-            args += [lease.table_id, lease.value]
-        answer = yield from call(_RENEW, [self.deadlines, *self._lease_keys(leases)], args)
+        answer = yield from call(_RENEW, *self._named(leases, ms(self.ttl)))
         lost = [_text(item) for item in answer]
         for table_id in lost:
             if self.held.get(table_id) in leases:  # (not one taken again meanwhile, while Redis answered)
@@ -183,20 +164,13 @@ class LeaseBook:
         """Give up the leases of ``table_ids`` (None: all), due at once for the other hosts; how many were held."""
         chosen = list(self.held) if table_ids is None else [t for t in table_ids if t in self.held]
         leases = [self.held.pop(table_id) for table_id in chosen]
-        if not leases:
-            return 0
-        args: list[Any] = []
-        for lease in leases:
-            args += [lease.table_id, lease.value]
-        return int(run(self.client, call(_RELEASE, [self.deadlines, *self._lease_keys(leases)], args)))
+        return int(run(self.client, call(_RELEASE, *self._named(leases)))) if leases else 0
 
     def forget(self, table_id: str) -> None:
         """This host no longer holds ``table_id`` (lost, or the table dropped with its lease)."""
         self.held.pop(table_id, None)
 
-    def _lease_keys(self, leases: Iterable[Lease]) -> list[str]:
-        return [self.key("lease", lease.table_id) for lease in leases]
-
-    @property
-    def _ms(self) -> int:
-        return max(1, round(self.ttl * 1000))
+    def _named(self, leases: list[Lease], *first: Any) -> tuple[list[str], list[Any]]:
+        """KEYS (the deadlines, each lease) and ARGV (``first``, then each lease's table and value) of a script."""
+        pairs = [part for lease in leases for part in (lease.table_id, lease.value)]
+        return [self.deadlines, *(self.key("lease", lease.table_id) for lease in leases)], [*first, *pairs]

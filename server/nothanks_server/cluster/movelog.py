@@ -5,10 +5,10 @@ Why: a table must outlive its host. Every accepted move is here before its effec
 last accepted move; and a host that lost its lease without knowing it (cut off, then back) cannot add a move after
 the new owner's: every append checks the writer's lease, epoch and all, in the script that writes.
 
-A game's moves are one list, ``{prefix}:moves:{table}:{game}``, a move's index its place in the game. The same
-move again at its index does nothing (a writer that did not hear whether it landed sends it again); another move
-there, or a gap, is refused: a move is neither lost nor applied twice. redis_store.py appends a group commit's
-moves of every table in one call (``APPEND_MANY``); tools/cluster_log.py's ``MoveLog`` one game's.
+A game's moves are one list (``P:moves:{table}:{game}``), a move's index its place in the game. The same move again
+at its index does nothing (a writer that did not hear whether it landed sends it again); another move there, or a
+gap, is refused: a move is neither lost nor applied twice. redis_store.py appends a group commit's moves of every
+table in one call (``APPEND_MANY``); tools/cluster_log.py's ``MoveLog`` one game's.
 """
 
 from __future__ import annotations

@@ -1,43 +1,41 @@
 """The table store of a cluster's table hosts: every table in Redis, so that any table host can restore any table.
 
-Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis,
-written only by the host holding the table's lease (leases.py) and refused to any other (fencing: each write is a
-script that first checks the lease, epoch and all); the host that takes a table over (takeover.py) reads it back
-with ``load_table`` at its last accepted move. Keys (``P``: the prefix; docs/scaling.md): ``P:table:{table}`` (a
-hash: ``config``, the game, ``seat:{n}``; the seed stays among the table hosts), ``P:token:{digest}`` and
-``P:keyseat:{fingerprint}`` for the fronts (with ``P:keyseats:{table}``, so a freed seat takes its key's binding
-along), ``P:next_table``, and movelog.py's moves. Finished games are filed for the whole cluster
-(redis_history.py); the local ``SqliteStore`` only says whether each JSON file was written.
+Why: a table must outlive its host (issue 19). Each table's seats, deal and moves are in the cluster's Redis
+(docs/scaling.md, "Keys in Redis"), written only by the host holding the table's lease (leases.py) and refused to
+any other (fencing: each write is a script that first checks the lease, epoch and all); the host that takes a table
+over (takeover.py) reads it back with ``load_table`` at its last accepted move.
+
+Finished games are filed here for the whole cluster: a front sends ``history``, ``replay`` and ``stats`` to any
+table host, so each answers alike. A game's record, with archive.py's summary and per-player totals (who a player
+is, as there: ``key:``, ``seat:``, else the name; ``bot:``), is filed once by the host that played its last move,
+in that move's round trip and fenced by the same lease, and rates its people only if the ratings read before are
+still there. The local ``SqliteStore`` only says whether each game's JSON file was written.
 
 The moves, the hot path, go on the asyncio client (``add_moves_async``, the group commit's: one round trip, one
 script call for every table's moves), so the event loop never waits for Redis while 500 tables play; the rare
 writes (a seat, a deal, a new or dropped table, a key binding) on the blocking one, as the table's ``_persist``
-expects. exchanges.py lets one code serve both.
-``P:name:{name_key(name)}`` holds the key (fingerprint) that owns the name, for every front and table host.
-``P:daily_secret`` is the daily deal's secret (``SET NX``: every table host deals the same); ``P:daily:{day}`` a
-hash player -> msgpack (table, score or nil), ``P:daily_table:{table}`` -> msgpack (day, player), for 8 days.
+expects (exchanges.py lets one code serve both).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import redis
-import redis.asyncio
 
-from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated
-from nothanks_tui.link.names import name_key
+from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
-from ..archive import HOST
+from .. import ratings
+from ..archive import HOST, listing, summarise, who_is
 from ..store import (
     SqliteStore,
     StoredMove,
@@ -48,12 +46,11 @@ from ..store import (
     TablesRefused,
     open_store,
 )
+from .directory import Keyed, seat_at
 from .directory import text as _text
-from .exchanges import Exchange, Lua, call, reconnecting, run, run_async
+from .exchanges import Command, Exchange, Lua, asked, call, connect, run, run_async
 from .leases import LeaseBook
 from .movelog import APPEND_MANY, GAP, NOT_HOLDER, OTHER_MOVE, LoggedMove, moves_key, pack_move
-from .redis_history import RedisHistory
-from .settings import DirectoryUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -90,16 +87,13 @@ _OPTIONAL += [
 ]
 
 
-@dataclass
 class _Writes:
-    """Redis commands for the fenced script, each naming its key by its place in KEYS (declared, as scripts must)."""
+    """Redis commands for the fenced script, each naming its key by its place in KEYS (declared, as scripts must),
+    the first the table's lease."""
 
-    lease_key: str
-    keys: list[str] = field(default_factory=list)
-    ops: list[list[Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.keys.append(self.lease_key)
+    def __init__(self, lease_key: str) -> None:
+        self.keys: list[str] = [lease_key]
+        self.ops: list[list[Any]] = []
 
     def __call__(self, command: str, key: str, *args: object) -> None:
         self.ops.append([command, self.index(key), *(_arg(arg) for arg in args)])
@@ -117,31 +111,22 @@ class _Writes:
 def open_redis_store(url: str, prefix: str, data_dir: Path | None) -> RedisTableStore:
     """The store of a table host on the Redis at ``url`` (``leases.owner`` is set once the host knows its id), its
     JSON files' bookkeeping in ``data_dir``. Nothing is sent yet: a Redis out of reach shows as the host joins."""
-    try:  # (a Redis that hangs holds a blocking call this long at most)
-        client = redis.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(False)
-        )
-        aclient = redis.asyncio.Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=reconnecting(True)
-        )
-    except ValueError as error:
-        raise DirectoryUnavailable(f"not a Redis URL: {url!r} ({error})") from None
-    return RedisTableStore(LeaseBook(client, prefix, owner="", aclient=aclient), open_store(data_dir))
+    timeouts = {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT}  # (a Redis that hangs)
+    client, aclient = connect(url, False, **timeouts), connect(url, True, **timeouts)
+    return RedisTableStore(LeaseBook(client, aclient, prefix, owner=""), open_store(data_dir))
 
 
-class RedisTableStore:
+class RedisTableStore(Keyed):
     """``TableStore`` (store.py) in Redis for the table host ``leases.owner``, on the leases' clients (blocking;
     asyncio for the moves); ``local`` keeps the games it finished, for their JSON files. ``on_fenced(table_id)``:
     a write was refused, this host no longer holds the lease (the table must stop here: another may play it)."""
 
     def __init__(self, leases: LeaseBook, local: SqliteStore) -> None:
-        self.client, self.aclient = leases.client, leases.aclient
+        super().__init__(leases.client, leases.prefix)
+        self.aclient = leases.aclient
         self.leases = leases
-        self.prefix = leases.prefix
         self.local = local
         self.on_fenced: Callable[[str], None] | None = None
-        self.history = RedisHistory(self.client, self.prefix)
-        self._key = leases.key
         self._closing: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------------------------------- tables
@@ -152,30 +137,26 @@ class RedisTableStore:
 
     def load_table(self, table_id: str) -> StoredTable | None:
         """``table_id`` as the store has it, at its last accepted move (None if it is not in the store)."""
-        with _redis_errors():
-            fields = {_text(name): value for name, value in self.client.hgetall(self._key("table", table_id)).items()}
-            if "config" not in fields:
-                return None
-            game_no = int(fields.get("game_no", 0))
-            logged = self.client.lrange(moves_key(self.prefix, table_id, game_no), 0, -1) if game_no else []
+        [table] = self.ask(("HGETALL", self.key("table", table_id)))
+        fields = {_text(name): value for name, value in table.items()}
+        if "config" not in fields:
+            return None
+        game_no = int(fields.get("game_no", 0))
+        [logged] = self.ask(("LRANGE", moves_key(self.prefix, table_id, game_no), 0, -1)) if game_no else [[]]
         players, open_chips, variant, default_bot, chips, _created = msgpack.unpackb(fields["config"])
-        seats: list[StoredSeat | None] = [None] * players
-        for name, value in fields.items():
-            if name.startswith("seat:") and 0 <= (index := int(name[5:])) < players:
-                seats[index] = _unpack_seat(value)
+        found = _seats(fields)
         moves = tuple((move.seat, move.action) for move in (LoggedMove(*msgpack.unpackb(item)) for item in logged))
         known: dict[str, Any] = {name: kind(fields[key]) for key, name, kind in _OPTIONAL if key in fields}
         known |= {name: fields.get(name) == b"1" for name in ("finished", "coach")}
-        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(seats))
+        config = (table_id, players, open_chips, variant, default_bot, chips, tuple(map(found.get, range(players))))
         return StoredTable(*config, game_no=game_no, moves=moves, **known)
 
     def next_table_number(self) -> int:
-        with _redis_errors():
-            return int(self.client.incr(self._key("next_table")))
+        return int(self.ask(("INCR", self.key("next_table")))[0])
 
     def create_table(self, table: StoredTable) -> None:
         """A new table, with its lease taken for this host."""
-        with _redis_errors():
+        with redis_errors():
             lease = self.leases.acquire(table.table_id)
         if lease is None:
             raise StoreError(f"table {table.table_id} is held by another host")
@@ -185,7 +166,7 @@ class RedisTableStore:
         fields |= {"finished": table.finished, "coach": table.coach}
         optional = {"creator": table.creator_seat, "invite": table.invite or None, "turn_clock": table.turn_clock}
         fields |= {name: value for name, value in optional.items() if value is not None}
-        write.hset(self._key("table", table.table_id), fields)
+        write.hset(self.key("table", table.table_id), fields)
         for index, seat in enumerate(table.seats):
             if seat is not None:
                 self._put_seat(write, table.table_id, index, seat)
@@ -196,21 +177,18 @@ class RedisTableStore:
             raise
 
     def set_seat(self, table_id: str, seat: int, stored: StoredSeat | None) -> None:
-        table_key = self._key("table", table_id)
-        with _redis_errors(), self.client.pipeline(transaction=False) as pipe:
-            pipe.hget(table_key, f"seat:{seat}")
-            pipe.hgetall(self._key("keyseats", table_id))
-            before, bindings = pipe.execute()
+        table_key = self.key("table", table_id)
+        fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
-        old = None if before is None else _unpack_seat(before).token_hash
+        old = getattr(_seats(fields).get(seat), "token_hash", None)
         if old is not None and (stored is None or stored.token_hash != old):
-            write("DEL", self._key("token", old.hex()))
+            write("DEL", self.key("token", old.hex()))
         if stored is None:
             write("HDEL", table_key, f"seat:{seat}")
             for fingerprint, bound in bindings.items():
                 if int(bound) == seat:
-                    write("DEL", self._key("keyseat", _text(fingerprint)))
-                    write("HDEL", self._key("keyseats", table_id), fingerprint)
+                    write("DEL", self.key("keyseat", _text(fingerprint)))
+                    write("HDEL", self.key("keyseats", table_id), fingerprint)
         else:
             self._put_seat(write, table_id, seat, stored)
         self._commit(table_id, write)
@@ -222,22 +200,22 @@ class RedisTableStore:
     def _put_seat(self, write: _Writes, table_id: str, index: int, seat: StoredSeat) -> None:
         fields = (seat.name, seat.bot_kind, seat.bot_seed, seat.token_hash, seat.stand_in, seat.left, seat.guest)
         packed = msgpack.packb(fields)
-        write("HSET", self._key("table", table_id), f"seat:{index}", packed)
+        write("HSET", self.key("table", table_id), f"seat:{index}", packed)
         if seat.token_hash is not None:
-            write("SET", self._key("token", seat.token_hash.hex()), table_id)
+            write("SET", self.key("token", seat.token_hash.hex()), table_id)
 
     def set_creator(self, table_id: str, seat: int | None) -> None:
         write = self._writes(table_id)
         if seat is None:
-            write("HDEL", self._key("table", table_id), "creator")
+            write("HDEL", self.key("table", table_id), "creator")
         else:
-            write("HSET", self._key("table", table_id), "creator", seat)
+            write("HSET", self.key("table", table_id), "creator", seat)
         self._commit(table_id, write)
 
     def start_game(self, table_id: str, game_no: int, seed: int, started_at: float) -> None:
         write = self._writes(table_id)
         fields = {"game_no": game_no, "seed": seed, "started_at": started_at, "finished": False}
-        write.hset(self._key("table", table_id), fields)
+        write.hset(self.key("table", table_id), fields)
         for old in range(max(0, game_no - 1), game_no + 1):  # the last game's moves, and any of this one's
             write("DEL", moves_key(self.prefix, table_id, old))
         self._commit(table_id, write)
@@ -268,7 +246,7 @@ class RedisTableStore:
         """Every table's moves in one round trip: one call of the fenced log's append for all of them (each table's
         checked against its own lease); a table this host no longer holds has nothing written and is named in
         ``TablesRefused`` (the others' moves are kept). A game that ended is then marked finished and its record
-        filed for the cluster's history (redis_history.py), fenced too (two round trips more, once a game); and
+        filed for the cluster's history (``file``), fenced too (two round trips more, once a game); and
         kept in the local store, which says whether its JSON file was written."""
         refused: dict[str, str] = {}
         fenced: list[str] = []
@@ -282,13 +260,13 @@ class RedisTableStore:
                 refused[first.table_id] = "this host does not hold the table"
                 fenced.append(first.table_id)
                 continue
-            keys += [self._key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
+            keys += [self.key("lease", first.table_id), moves_key(self.prefix, first.table_id, first.game_no)]
             args += [value, first.state_id, len(run_)]
             args += [pack_move(LoggedMove(move.seat, move.action, move.state_id)) for move in run_]
             sent.append(run_)
         answers = []
         if sent:
-            with _redis_errors("the moves"):
+            with redis_errors("the moves"):
                 answers = yield from call(_APPEND_MANY, keys, args)
         finished: list[StoredMove] = []
         for run_, answer in zip(sent, answers, strict=True):
@@ -317,10 +295,9 @@ class RedisTableStore:
         """``move`` ended its game: the table marked finished and the record filed, once, in Redis; and locally."""
         record = move.record
         assert record is not None
-        table_key = self._key("table", move.table_id)
         while True:  # (again if another table host rated one of its players meanwhile)
-            fields, bindings, held = yield from self._reading(move.table_id, self.history.rated(record))
-            answer = yield from self._filing(move, record, table_key, fields, bindings, held)
+            fields, bindings, held = yield from self._reading(move.table_id, self.rated(record))
+            answer = yield from self._filing(move, record, fields, bindings, held)
             if answer != CHANGED:
                 break
         if answer == 0:
@@ -330,33 +307,44 @@ class RedisTableStore:
         except Exception:  # filed in Redis; only this host's JSON file bookkeeping misses it
             log.exception("table %s: game %d's record is not kept locally", move.table_id, move.game_no)
 
-    def _filing(
-        self, move: StoredMove, record: dict[str, Any], table_key: str, fields: Any, bindings: Any, held: Any
-    ) -> Exchange[int]:
-        """The fenced script filing the game and rating its people (from their ratings ``held`` before)."""
+    def _filing(self, move: StoredMove, record: dict[str, Any], fields: Any, bindings: Any, held: Any) -> Exchange[int]:
+        """The fenced script filing the game (its record, summary and the per-player totals) and rating its people
+        (from their ratings ``held`` before)."""
+        table_id, game_no, table_key = move.table_id, move.game_no, self.key("table", move.table_id)
         who: list[str | None] = [None] * len(record.get("players", ()))
-        for name, value in fields.items():
-            index = int(_text(name)[5:]) if _text(name).startswith("seat:") else -1
-            if 0 <= index < len(who) and (digest := _unpack_seat(value).token_hash) is not None:
-                who[index] = "seat:" + digest.hex()
+        for index, seat in _seats(fields).items():
+            if 0 <= index < len(who) and seat.token_hash is not None:
+                who[index] = "seat:" + seat.token_hash.hex()
         for fingerprint, seat in bindings.items():
             if 0 <= int(seat) < len(who):
                 who[int(seat)] = "key:" + _text(fingerprint)
         finished_at = record.get("finished_at")
         if not isinstance(finished_at, int | float) or isinstance(finished_at, bool):
             finished_at = time.time()
-        write = self._writes(move.table_id)
+        finished_at = float(finished_at)
+        write = self._writes(table_id)
         write("HSET", table_key, "finished", True)
         guards: list[tuple[str, str, str]] = []
         try:
-            self.history.file(write, move.table_id, move.game_no, record, who, float(finished_at))
-            guards = self.history.rate(write, record, held)
+            summary, seats = summarise(record, who, HOST)
+            game = self.game_key(table_id, game_no)
+            write.hset(game, {"record": json.dumps(record), "summary": json.dumps(summary), "finished_at": finished_at})
+            write("ZADD", self.key("games"), finished_at, game_id(table_id, game_no))
+            write("ZADD", self.key("games_of", table_id), game_no, game_no)
+            for _seat, ident, name, bot, score, won in seats:
+                player = self.key("player", ident)
+                write("HINCRBY", player, "games", 1)
+                write("HINCRBY", player, "wins", int(won))
+                write("HINCRBY", player, "score_sum", score)
+                write("HSET", player, "name", name, "bot", int(bot))
+                write("ZADD", self.key("player_best"), "LT", score, ident)
+                write("ZINCRBY", self.key("players", "bots" if bot else "people"), -1, ident)
+            guards = self.rate(write, record, held)
         except (ValueError, TypeError, KeyError) as error:  # a record that does not read: the game still ends
-            log.error("table %s: game %d's record is not filed (%s)", move.table_id, move.game_no, error)
-            write = self._writes(move.table_id)
+            log.error("table %s: game %d's record is not filed (%s)", table_id, game_no, error)
+            write = self._writes(table_id)
             write("HSET", table_key, "finished", True)
-        once = write.index(self.history.game_key(move.table_id, move.game_no))
-        return (yield from self._committing(move.table_id, write, once, guards))
+        return (yield from self._committing(table_id, write, write.index(self.game_key(table_id, game_no)), guards))
 
     def drop_table(self, table_id: str) -> None:
         """The table is gone for good: its keys, token and key bindings, and its lease with no deadline left. A
@@ -364,90 +352,66 @@ class RedisTableStore:
         if self.leases.value(table_id) is None:
             log.info("table %s: not dropped from Redis, this host does not hold it", table_id)
             return
-        table_key = self._key("table", table_id)
         fields, bindings, _ = run(self.client, self._reading(table_id))
         write = self._writes(table_id)
-        for name, value in fields.items():
-            if _text(name).startswith("seat:") and (digest := _unpack_seat(value).token_hash) is not None:
-                write("DEL", self._key("token", digest.hex()))
-        for fingerprint in bindings:
-            write("DEL", self._key("keyseat", _text(fingerprint)))
-        game_no = int(fields.get(b"game_no", 0))
-        write("DEL", moves_key(self.prefix, table_id, game_no))
-        write("DEL", table_key)
-        write("DEL", self._key("keyseats", table_id))
+        gone = [self.key("token", seat.token_hash.hex()) for seat in _seats(fields).values() if seat.token_hash]
+        gone += [self.key("keyseat", _text(fingerprint)) for fingerprint in bindings]
+        gone.append(moves_key(self.prefix, table_id, int(fields.get(b"game_no", 0))))
+        gone += [self.key(kind, table_id) for kind in ("table", "keyseats", "epoch", "lease")]
+        for key in gone:
+            write("DEL", key)
         write("ZREM", self.leases.deadlines, table_id)
-        write("DEL", self._key("epoch", table_id))
-        write("DEL", self.leases.key("lease", table_id))
         self._commit(table_id, write)
         self.leases.forget(table_id)
 
     # ---------------------------------------------------------------------------------------- SSH keys
 
     def bind_key(self, fingerprint: str, table_id: str, seat: int) -> None:
-        with _redis_errors():
-            before = self.client.get(self._key("keyseat", fingerprint))
+        before = self.seat_for_key(fingerprint)
         write = self._writes(table_id)
-        if before is not None and (old := _text(before).rpartition(" ")[0]) != table_id:
-            write("HDEL", self._key("keyseats", old), fingerprint)
-        write("SET", self._key("keyseat", fingerprint), f"{table_id} {seat}")
-        write("HSET", self._key("keyseats", table_id), fingerprint, seat)
+        if before is not None and before[0] != table_id:
+            write("HDEL", self.key("keyseats", before[0]), fingerprint)
+        write("SET", self.key("keyseat", fingerprint), f"{table_id} {seat}")
+        write("HSET", self.key("keyseats", table_id), fingerprint, seat)
         self._commit(table_id, write)
 
     def seat_for_key(self, fingerprint: str) -> tuple[str, int] | None:
-        with _redis_errors():
-            value = self.client.get(self._key("keyseat", fingerprint))
-        if value is None:
-            return None
-        table_id, _, seat = _text(value).rpartition(" ")
-        return table_id, int(seat)
-
-    def unbind_key(self, fingerprint: str) -> None:
-        bound = self.seat_for_key(fingerprint)
-        if bound is None:
-            return
-        with _redis_errors(), self.client.pipeline(transaction=True) as pipe:
-            pipe.delete(self._key("keyseat", fingerprint))
-            pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
-            pipe.execute()
+        return seat_at(self.ask(("GET", self.key("keyseat", fingerprint)))[0])
 
     def claim_name(self, name: str, owner: str | None) -> str | None:
-        with _redis_errors():
-            return run(self.client, claim_name(self._key("name", name_key(name)), owner))
+        with redis_errors():
+            return run(self.client, self.claiming_name(name, owner))
 
     # ---------------------------------------------------------------------------------------- the daily deal
 
     def daily_secret(self) -> bytes:
-        with _redis_errors("the daily secret"):
-            self.client.set(self._key("daily_secret"), os.urandom(32), nx=True)
-            return bytes(self.client.get(self._key("daily_secret")))
+        key = self.key("daily_secret")
+        return bytes(self.ask(("SET", key, os.urandom(32), "NX"), ("GET", key))[1])
 
     def daily_entry(self, day: str, player: str) -> tuple[str, int | None] | None:
-        with _redis_errors():
-            value = self.client.hget(self._key("daily", day), player)
+        [value] = self.ask(("HGET", self.key("daily", day), player))
         return None if value is None else tuple(msgpack.unpackb(value))
 
     def daily_start(self, day: str, player: str, table_id: str, started_at: float) -> bool:
-        with _redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
-            pipe.hsetnx(self._key("daily", day), player, msgpack.packb((table_id, None)))
-            pipe.set(self._key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
-            pipe.expire(self._key("daily", day), DAILY_KEPT)
+        with redis_errors("a daily deal"), self.client.pipeline(transaction=True) as pipe:
+            pipe.hsetnx(self.key("daily", day), player, msgpack.packb((table_id, None)))
+            pipe.set(self.key("daily_table", table_id), msgpack.packb((day, player)), ex=DAILY_KEPT)
+            pipe.expire(self.key("daily", day), DAILY_KEPT)
             return bool(pipe.execute()[0])
 
     def daily_finish(self, table_id: str, score: int, finished_at: float) -> None:
-        with _redis_errors("a daily result"):
-            owner = self.client.get(self._key("daily_table", table_id))
-            if owner is not None:
-                day, player = msgpack.unpackb(owner)
-                self.client.hset(self._key("daily", day), player, msgpack.packb((table_id, score)))
+        [owner] = self.ask(("GET", self.key("daily_table", table_id)))
+        if owner is not None:
+            day, player = msgpack.unpackb(owner)
+            self.ask(("HSET", self.key("daily", day), player, msgpack.packb((table_id, score))))
 
     def daily_results(self, day: str) -> list[tuple[str, int]]:
-        with _redis_errors():
-            entries = self.client.hgetall(self._key("daily", day))
+        [entries] = self.ask(("HGETALL", self.key("daily", day)))
         scores = {_text(player): msgpack.unpackb(value)[1] for player, value in entries.items()}
         return [(player, score) for player, score in scores.items() if score is not None]
 
     # ---------------------------------------------------------------------------------------- finished games
+    # (the cluster's history: every table host reads the same)
 
     def records(self, pending_only: bool = False) -> list[StoredRecord]:
         return self.local.records(pending_only)
@@ -455,34 +419,111 @@ class RedisTableStore:
     def mark_exported(self, table_id: str, game_no: int) -> None:
         self.local.mark_exported(table_id, game_no)
 
+    @property
+    def ratings_key(self) -> str:
+        return self.key("ratings")
+
+    def game_key(self, table_id: str, game_no: int) -> str:
+        """The key whose presence says the game is filed (written once, whoever sends it again)."""
+        return self.key("game", game_id(table_id, game_no))
+
+    @staticmethod
+    def rated(record: dict[str, Any]) -> list[str]:
+        """The keys of the people a finished game rates (none for a record that does not read)."""
+        try:
+            return [who for who, _name, level, _score in ratings.ranked(record) if level is None]
+        except (ValueError, TypeError, KeyError):
+            return []
+
+    def rate(
+        self, write: Callable[..., None], record: dict[str, Any], held: dict[str, bytes | None]
+    ) -> list[tuple[str, str, str]]:
+        """The commands rating the game's people from their ratings ``held`` before, and what the script must find
+        still there for them: (key, field, value) each."""
+        current = {who: tuple(json.loads(value)[1:]) for who, value in held.items() if value is not None}
+        for who, (name, mu, sigma, games) in ratings.rate(record, current).items():
+            write("HSET", self.ratings_key, who, json.dumps([name, mu, sigma, games]))
+            write("ZADD", self.key("rating_board"), ratings.shown(mu, sigma), who)
+        return [(self.ratings_key, who, _text(value or b"")) for who, value in held.items()]
+
+    def ask(self, *commands: Command) -> list[Any]:
+        """The answers to ``commands``, sent together in one round trip on the blocking client (``StoreError`` if
+        Redis fails)."""
+        with redis_errors():
+            return run(self.client, asked(list(commands)))
+
+    def ratings(self, names: Any) -> dict[str, int]:
+        """The shown ratings of these names (rated people only), by name."""
+        wanted = {ratings.key(name): name for name in names}
+        [found] = self.ask(("HMGET", self.ratings_key, "-", *wanted))
+        rows = {who: json.loads(value) for who, value in zip(wanted, found[1:], strict=True) if value is not None}
+        return {wanted[who]: ratings.shown(mu, sigma) for who, (_name, mu, sigma, _games) in rows.items()}
+
+    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
+        """People by shown rating, best first, with the bot levels' (ratings.board)."""
+        [keys] = self.ask(("ZREVRANGE", self.key("rating_board"), 0, limit - 1)) if limit > 0 else [[]]
+        [found] = self.ask(("HMGET", self.ratings_key, "-", *keys))
+        rows = [json.loads(value) for value in found[1:] if value]
+        return ratings.board([Rated(name, ratings.shown(mu, sigma), games) for name, mu, sigma, games in rows], limit)
+
     def list_games(self, offset: int = 0, limit: int = 100, place: str | None = None) -> tuple[list[GameListing], int]:
-        """The cluster's finished games (every table host lists the same)."""
+        """A page of the cluster's finished games, newest first (every table host lists the same), and how many
+        there are."""
         if place not in (None, HOST):
             return [], 0
-        with _redis_errors():
-            return self.history.list_games(offset, limit)
+        offset, limit = max(0, offset), max(0, limit)
+        games = self.key("games")
+        total, ids = self.ask(("ZCARD", games), ("ZREVRANGE", games, offset, offset + limit - 1))
+        if not ids or limit == 0:
+            return [], int(total)
+        rows = self.ask(*(("HMGET", self.key("game", _text(ident)), "finished_at", "summary") for ident in ids))
+        listed = [
+            listing(_text(ident), float(finished or 0), None if summary is None else _text(summary))
+            for ident, (finished, summary) in zip(ids, rows, strict=True)
+        ]
+        return listed, int(total)
 
     def game_record(self, table_id: str, game_no: int | None, place: str | None = None) -> dict[str, Any] | None:
+        """A finished game's record (``game_no`` None: the table's latest), None if there is none."""
         if place not in (None, HOST):
             return None
-        with _redis_errors():
-            return self.history.game_record(table_id, game_no)
+        if game_no is None:
+            [latest] = self.ask(("ZREVRANGE", self.key("games_of", table_id), 0, 0))
+            if not latest:
+                return None
+            game_no = int(latest[0])
+        [text] = self.ask(("HGET", self.game_key(table_id, game_no), "record"))
+        if text is None:
+            return None
+        try:
+            record = json.loads(text)
+        except ValueError as error:
+            raise StoreError(f"the record of {game_id(table_id, game_no)} is damaged ({error})") from None
+        if not isinstance(record, dict):
+            raise StoreError(f"the record of {game_id(table_id, game_no)} is not a JSON object")
+        return record
 
     def player_stats(
         self, place: str | None = None, limit: int = STATS_ROWS, key: str | None = None
     ) -> list[PlayerStats]:
-        if place not in (None, HOST):
+        """Each player's games, wins, mean and best score: people before bots, most games first."""
+        if place not in (None, HOST) or limit <= 0:
             return []
-        with _redis_errors():
-            return self.history.player_stats(limit, key)
-
-    def ratings(self, names: Sequence[str]) -> dict[str, int]:
-        with _redis_errors():
-            return self.history.ratings(names)
-
-    def leaderboard(self, limit: int = STATS_ROWS) -> list[Rated]:
-        with _redis_errors():
-            return self.history.leaderboard(limit)
+        people, bots = self.ask(*(("ZRANGE", self.key("players", kind), 0, limit - 1) for kind in ("people", "bots")))
+        chosen = [_text(who) for who in [*people, *bots][:limit]]
+        if not chosen:
+            return []
+        reads = [(("HGETALL", self.key("player", who)), ("ZSCORE", self.key("player_best"), who)) for who in chosen]
+        answers = self.ask(*(read for pair in reads for read in pair))
+        mine = who_is(HOST, key)
+        stats = []
+        for who, totals, best in zip(chosen, answers[::2], answers[1::2], strict=True):
+            fields = {_text(name): _text(value) for name, value in totals.items()}
+            games, kind = int(fields.get("games", 0)), "bot" if fields.get("bot") == "1" else who.partition(":")[0]
+            mean = int(fields.get("score_sum", 0)) / games if games else 0.0
+            row = (fields.get("name", "?"), kind, games, int(fields.get("wins", 0)), mean, int(best or 0))
+            stats.append(PlayerStats(*row, you=who == mine))
+        return stats
 
     def close(self) -> None:
         """Give every lease up (the lobby committed its last moves before closing its store): the other table hosts
@@ -495,9 +536,8 @@ class RedisTableStore:
             log.warning("could not give the tables' leases up: %s", error)
         self.client.close()
         self.local.close()
-        if self.aclient is not None:
-            with contextlib.suppress(RuntimeError):  # (no loop: its connections, if any, went with theirs)
-                self._closing = asyncio.get_running_loop().create_task(self.aclient.aclose())
+        with contextlib.suppress(RuntimeError):  # (no loop: its connections, if any, went with theirs)
+            self._closing = asyncio.get_running_loop().create_task(self.aclient.aclose())
 
     # ---------------------------------------------------------------------------------------- plumbing
 
@@ -507,9 +547,9 @@ class RedisTableStore:
     def _reading(self, table_id: str, rated: Sequence[str] = ()) -> Exchange[list[Any]]:
         """The table's hash and its key bindings (fingerprint -> seat), and the ``rated`` players' ratings (a
         dict), in one round trip."""
-        reads: list[tuple[Any, ...]] = [("HGETALL", self._key("table", table_id))]
-        reads += [("HGETALL", self._key("keyseats", table_id)), ("HMGET", self.history.ratings_key, "-", *rated)]
-        with _redis_errors():
+        reads: list[tuple[Any, ...]] = [("HGETALL", self.key("table", table_id))]
+        reads += [("HGETALL", self.key("keyseats", table_id)), ("HMGET", self.ratings_key, "-", *rated)]
+        with redis_errors():
             *found, held = yield reads
         return [*found, dict(zip(rated, held[1:], strict=True))]
 
@@ -532,7 +572,7 @@ class RedisTableStore:
             args.append(once)
             held = [[write.index(key), field, before] for key, field, before in guards]
             args += [msgpack.packb(held, use_bin_type=False)] if held else []
-        with _redis_errors():
+        with redis_errors():
             answer = int((yield from call(_FENCED, write.keys, args)))
         if answer == NOT_HOLDER:
             self._lost(table_id)
@@ -546,7 +586,7 @@ class RedisTableStore:
 
 
 @contextlib.contextmanager
-def _redis_errors(what: str = "") -> Iterator[None]:
+def redis_errors(what: str = "") -> Iterator[None]:
     """redis-py's errors (connection lost, timeout, a script's error) as ``StoreError``, with which the host knows
     how to refuse a change."""
     try:
@@ -574,16 +614,15 @@ def _runs(moves: Sequence[StoredMove]) -> list[list[StoredMove]]:
     return ordered
 
 
-def claim_name(key: str, owner: str | None) -> Exchange[str | None]:
-    """The owner at ``key`` (``P:name:{name_key(name)}``), set to ``owner`` first if there is none (SETNX: a name
-    never changes hands); run on either client (a table host's store, a front's hello)."""
-    *_set, value = yield [*([("SETNX", key, owner)] if owner is not None else []), ("GET", key)]
-    return None if value is None else _text(value)
-
-
-def _unpack_seat(value: bytes) -> StoredSeat:
-    name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
-    return StoredSeat(name, bot_kind, bot_seed, token_hash, *(bool(flag) for flag in (*flags, 0, 0, 0)[:3]))
+def _seats(fields: Mapping[Any, bytes]) -> dict[int, StoredSeat]:
+    """The seats in a table's hash (``seat:{n}`` fields), by index."""
+    seats = {}
+    for key, value in fields.items():
+        if _text(key).startswith("seat:"):
+            name, bot_kind, bot_seed, token_hash, *flags = msgpack.unpackb(value)
+            flags = [bool(flag) for flag in (*flags, 0, 0, 0)[:3]]
+            seats[int(_text(key)[5:])] = StoredSeat(name, bot_kind, bot_seed, token_hash, *flags)
+    return seats
 
 
 def _arg(value: object) -> bytes | str:

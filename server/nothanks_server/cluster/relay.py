@@ -61,13 +61,13 @@ class Upstream:
         self.silent = False  # the table host stopped answering (see above)
         self.heard = 0.0  # (loop time) when it last said anything
 
-    async def open(self, hello: dict[str, Any], secret: str) -> dict[str, Any]:
-        """Connect, prove membership, say ``hello``; the host's ``welcome``. Raises ``OSError``, ``TimeoutError``
-        or ``UpstreamRefused`` (the connection closed)."""
-        host, port = self.target.host_port
+    async def open(self, hello: dict[str, Any], secret: str) -> None:
+        """Connect, prove membership, say ``hello``, hear ``welcome``. Raises ``OSError``, ``TimeoutError`` or
+        ``UpstreamRefused`` (the connection closed)."""
+        host, _, port = self.target.address.rpartition(":")
         try:
             async with asyncio.timeout(CONNECT_TIMEOUT):
-                self._reader, self._writer = await asyncio.open_connection(host, port)
+                self._reader, self._writer = await asyncio.open_connection(host.strip("[]"), int(port))
                 theirs = await self._next()
                 if theirs.get("type") != "hello" or theirs.get("protocol") != PROTOCOL_VERSION:
                     raise UpstreamRefused("bad_version", f"{self.target.address} is not a table host of this version")
@@ -77,16 +77,14 @@ class Upstream:
                     message["proof"] = proof(secret, nonce)
                 self._writer.write(encode(message))
                 welcome = await self._next()
+                if welcome.get("type") != "welcome":
+                    raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
         except BaseException:
             self._abort()
             raise
-        if welcome.get("type") != "welcome":
-            self._abort()
-            raise UpstreamRefused(str(welcome.get("code", "bad_frame")), str(welcome.get("message", "")))
         loop = asyncio.get_running_loop()
         self.heard = loop.time()
         self._task = loop.create_task(self._read(), name=f"upstream {self.target.host_id}")
-        return welcome
 
     def send(self, message: ClientMessage) -> None:
         if self._writer is not None and not self._writer.is_closing():

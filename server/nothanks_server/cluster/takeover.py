@@ -15,9 +15,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from nothanks_tui.i18n import N_
-
 from ..background import stop_task
+from ..host import RESTART_REASON
 from ..lobby import Lobby
 from ..table import Table
 from .redis_store import RedisTableStore
@@ -25,29 +24,18 @@ from .redis_store import RedisTableStore
 log = logging.getLogger(__name__)
 
 LOOK_INTERVAL = 0.25  # seconds between looks for due leases
-# For the player it is a restart of the host (and the words are a restart's, host.RESTART_REASON): a front, or the
-# client itself, comes back to the table at its new host.
-MOVED_REASON = N_("the host is restarting: your seat and your game are kept, come back in a moment")
+MOVED_REASON = RESTART_REASON  # (for the player, a restart: a front, or the client, comes back at the new host)
 
 
 class Takeover:
     """Keeps ``store``'s leases for ``lobby``'s tables, and brings due tables into ``lobby``. ``moving(table)``
     tells the table's connections, before it stops here, that it moves (the host closes them with ``restart``)."""
 
-    def __init__(
-        self,
-        lobby: Lobby,
-        store: RedisTableStore,
-        moving: Callable[[Table], None] | None = None,
-        look_interval: float = LOOK_INTERVAL,
-    ) -> None:
+    def __init__(self, lobby: Lobby, store: RedisTableStore, moving: Callable[[Table], None] | None = None) -> None:
         self.lobby = lobby
         self.store = store
         self.leases = store.leases
         self.moving = moving
-        self.look_interval = look_interval
-        self.renew_interval = self.leases.ttl / 3
-        self.adopted: list[tuple[str, float]] = []  # (table id, time.monotonic()) of each table taken over
         self._renewed = time.monotonic()  # the last renewal that reached Redis
         self._task: asyncio.Task[None] | None = None
         store.on_fenced = self._fenced
@@ -63,62 +51,51 @@ class Takeover:
         self._task = None
 
     async def _run(self) -> None:
-        next_renewal = time.monotonic() + self.renew_interval
+        next_renewal = time.monotonic() + self.leases.ttl / 3
         while True:
             if time.monotonic() >= next_renewal:
-                next_renewal = time.monotonic() + self.renew_interval
+                next_renewal = time.monotonic() + self.leases.ttl / 3
                 await self.renew()
             try:
                 await self.adopt_due()
             except Exception as error:  # Redis away: the tables here play on while their leases last
                 log.warning("looking for tables to take over failed: %s", error)
-            await asyncio.sleep(self.look_interval)  # a clock: nothing else to wait on
+            await asyncio.sleep(LOOK_INTERVAL)  # a clock: nothing else to wait on
 
     async def renew(self) -> list[str]:
         """Renew every lease; stop the tables whose lease was lost (all of them, if Redis has not answered for a
         lease's length: another host may hold them by now). The tables stopped."""
         try:
-            lost = await self.leases.renew_async()
+            lost = await self.leases.renew()
             self._renewed = time.monotonic()
         except Exception as error:
             log.warning("renewing the tables' leases failed: %s", error)
             if time.monotonic() - self._renewed < self.leases.ttl:
                 return []
             lost = list(self.leases.held)
-            for table_id in lost:
-                self.leases.forget(table_id)
+            self.leases.held.clear()
         for table_id in lost:
             self.stop(table_id)
         return lost
 
-    async def adopt_due(self) -> list[str]:
-        """Take over the tables whose lease is due and bring each into the lobby at its last accepted move; their
-        ids. A table that cannot be brought in now (Redis failing midway) has its lease given up again, for the
-        next look here or elsewhere: a lease is never held for a table that does not play."""
-        taken = []
-        for lease in await self.leases.claim_due_async():
+    async def adopt_due(self) -> None:
+        """Take over the tables whose lease is due and bring each into the lobby at its last accepted move. A table
+        that cannot be brought in now (Redis failing midway) has its lease given up again, for the next look here or
+        elsewhere: a lease is never held for a table that does not play."""
+        for lease in await self.leases.claim_due():
+            table_id = lease.table_id
             try:
-                if self._adopt(lease.table_id):
-                    taken.append(lease.table_id)
-                    log.info("took table %s over (epoch %d)", lease.table_id, lease.epoch)
+                stored = self.store.load_table(table_id)
+                if stored is None:  # dropped meanwhile: only its lease was left
+                    self.store.drop_table(table_id)
+                elif self.lobby.adopt(stored) is not None:
+                    log.info("took table %s over (epoch %d)", table_id, lease.epoch)
+                elif table_id in self.leases.held:  # (else not worth restoring: dropped, lease and all)
+                    log.error("table %s: taken over but cannot be played here; its lease is kept", table_id)
             except Exception:
-                log.exception("table %s: taken over but not brought in; its lease is given up", lease.table_id)
+                log.exception("table %s: taken over but not brought in; its lease is given up", table_id)
                 with contextlib.suppress(Exception):
-                    self.leases.release([lease.table_id])
-        return taken
-
-    def _adopt(self, table_id: str) -> bool:
-        stored = self.store.load_table(table_id)
-        if stored is None:  # dropped meanwhile: only its lease was left
-            self.store.drop_table(table_id)
-            return False
-        table = self.lobby.adopt(stored)
-        if table is None and table_id in self.leases.held:
-            log.error("table %s: taken over but cannot be played here; its lease is kept", table_id)
-        if table is None:  # (or not worth restoring: dropped, lease and all)
-            return False
-        self.adopted.append((table_id, time.monotonic()))
-        return True
+                    self.leases.release([table_id])
 
     def stop(self, table_id: str) -> None:
         """``table_id``'s lease is not this host's any more: the table stops here, its connections told it moves."""
