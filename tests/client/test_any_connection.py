@@ -63,7 +63,7 @@ async def test_a_spectator_sees_the_table_but_has_no_play_keys():
         screen = table_screen(app)
         assert screen.check_action("take", ()) is False
         assert screen.check_action("no_thanks", ()) is False
-        assert not screen.check_action("mute_bell", ()) and not screen.check_action("unmute_bell", ())  # no turn
+        assert not screen.check_action("bell", (False,)) and not screen.check_action("bell", (True,))  # no turn
         await pilot.press("t")
         await wait_until(pilot, lambda: any("watching" in str(n.message) for n in app._notifications), "notice")
         assert connection.sent == []

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -24,10 +24,9 @@ from ..replaying import Replay, ReplayError, load_replay, your_seat
 from ..reviewing import grade_text, review_of
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
-from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
 from .score import WINNER_MARK
 from .steady import SteadyScreen
-from .table import TitleBar
+from .table import TitleBar, table_widgets
 
 GUESS = "\0guess"  # (no player is named so: names are cleaned of control characters)
 
@@ -123,13 +122,7 @@ class ReplayScreen(SteadyScreen[None]):
 
     def compose(self) -> ComposeResult:
         title = _("Replay · {when}").format(when=when_text(self.replay.finished_at))
-        yield TitleBar(title, id="title", every_chip_shown=True).data_bind(ReplayScreen.table)
-        with Horizontal(id="top"):
-            yield FaceUpCard(id="card").data_bind(ReplayScreen.table)
-            yield TableStatus(id="status").data_bind(ReplayScreen.table)
-            yield MoveLog(id="log").data_bind(ReplayScreen.table)
-        yield LatestMove(id="log-line").data_bind(ReplayScreen.table)
-        yield PlayersPanel(id="players").data_bind(ReplayScreen.table)
+        yield from table_widgets(ReplayScreen, TitleBar(title, id="title", every_chip_shown=True))
         yield Static(id="replay-panel")
         yield KeyBar()
 

@@ -23,11 +23,11 @@ from ..widgets.chat import ChatInput
 
 log = logging.getLogger(__name__)
 ScreenResult = TypeVar("ScreenResult")
-CHAT_ACTIONS = ("chat", "mute_chat", "unmute_chat")
+CHAT_ACTIONS = ("chat", "mute")
 CHAT_KEYS = [  # (one of the two m keys at a time)
     Binding("c", "chat", N_("Chat")),
-    Binding("m", "mute_chat", N_("Mute chat")),
-    Binding("m", "unmute_chat", N_("Unmute chat")),
+    Binding("m", "mute(True)", N_("Mute chat")),
+    Binding("m", "mute(False)", N_("Unmute chat")),
 ]
 
 
@@ -104,24 +104,18 @@ class AtTableScreen(SteadyScreen[str | None]):
             log.exception("table connection failed")
             self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
 
-    def check_chat(self, action: str) -> bool:
+    def check_chat(self, action: str, parameters: tuple[object, ...]) -> bool:
         """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""
         if self.chat_input.display or not self.connection.can_chat:
             return False
-        return action == "chat" or self.chat_muted == (action == "unmute_chat")  # one of the two m keys at a time
+        return action == "chat" or self.chat_muted != parameters[0]  # one of the two m keys at a time
 
     def action_chat(self) -> None:
         if self.connection.can_chat:
             self.chat_input.open()
             self.refresh_bindings()
 
-    def action_mute_chat(self) -> None:
-        self.mute(True)
-
-    def action_unmute_chat(self) -> None:
-        self.mute(False)
-
-    def mute(self, muted: bool) -> None:
+    def action_mute(self, muted: bool) -> None:
         """Hide (or show again) what is said at the table; the app remembers it (on disk where it can)."""
         self.chat_muted = muted
         remember = getattr(self.app, "remember_chat_muted", None)

@@ -8,15 +8,18 @@ is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import events, work
+from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ...engine import STANDARD, Action
@@ -46,6 +49,7 @@ from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
 PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+TableViewType = TypeVar("TableViewType", bound=TableView)
 SEAT_KEPT = N_(
     "The game goes on without you: a bot plays your seat until you come back, shown to the others as "
     "'(bot playing)'. You can take it back from the lobby (Enter on the table marked 'your seat'), or by joining "
@@ -115,6 +119,23 @@ class TitleBar(TableView):
         return [line]
 
 
+def bound(screen: type[Screen[Any]], widget: TableViewType) -> TableViewType:
+    """``widget`` bound to each reactive of ``screen`` it has a reactive of the same name for."""
+    names = widget._reactives.keys() - Widget._reactives.keys()
+    return widget.data_bind(**{name: getattr(screen, name) for name in names if name in screen._reactives})
+
+
+def table_widgets(screen: type[Screen[Any]], title: TitleBar) -> ComposeResult:
+    """The table as the table screen and the replay draw it, bound to ``screen``'s reactives."""
+    yield bound(screen, title)
+    with Horizontal(id="top"):
+        yield bound(screen, FaceUpCard(id="card"))
+        yield bound(screen, TableStatus(id="status"))
+        yield bound(screen, MoveLog(id="log"))
+    yield bound(screen, LatestMove(id="log-line"))  # when the log has no room beside the card
+    yield bound(screen, PlayersPanel(id="players"))
+
+
 class TableScreen(AtTableScreen):
     """One seat at one table, through any ``TableConnection``."""
 
@@ -130,8 +151,8 @@ class TableScreen(AtTableScreen):
         # Quit before the keys a narrow terminal's footer may cut (the footer shows them in this order).
         Binding("q", "quit_table", N_("Quit")),
         *CHAT_KEYS,
-        Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
-        Binding("l", "unmute_bell", N_("Unmute bell")),
+        Binding("l", "bell(False)", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
+        Binding("l", "bell(True)", N_("Unmute bell")),
     ]
 
     # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
@@ -151,19 +172,9 @@ class TableScreen(AtTableScreen):
         self._notices: dict[str, float] = {}  # a warning toast's text: until when it shows (``_notice_once``)
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(self.connection.info.description, id="title").data_bind(
-            TableScreen.table, TableScreen.game_number
-        )
-        with Horizontal(id="top"):
-            yield FaceUpCard(id="card").data_bind(TableScreen.table)
-            yield TableStatus(id="status").data_bind(TableScreen.table, TableScreen.host_away)
-            yield MoveLog(id="log").data_bind(
-                TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
-            )
-        yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
-        yield PlayersPanel(id="players").data_bind(TableScreen.table)
+        yield from table_widgets(TableScreen, TitleBar(self.connection.info.description, id="title"))
         yield Static("", id="too-small")
-        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
+        yield bound(TableScreen, PrivatePanel(id="private"))
         yield self.chat_input
         yield KeyBar()
 
@@ -219,9 +230,7 @@ class TableScreen(AtTableScreen):
                 if callable(your_turn):
                     your_turn()
             self.table = event
-            keys = tuple(
-                self.check_action(binding.action, ()) for binding in self.BINDINGS if isinstance(binding, Binding)
-            )
+            keys = tuple(self.check_action(*parse(b.action)[1:]) for b in self.BINDINGS if isinstance(b, Binding))
             if keys != self._keys_shown:  # rebuilding the footer restyles every key: only when one changed
                 self._keys_shown = keys
                 self.refresh_bindings()
@@ -324,7 +333,7 @@ class TableScreen(AtTableScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.chat_input.display or action in CHAT_ACTIONS:
-            return self.check_chat(action)
+            return self.check_chat(action, parameters)
         view = self.table.view if self.table else None
         if action in PLAY_ACTIONS:
             if view is None:
@@ -337,10 +346,10 @@ class TableScreen(AtTableScreen):
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
-        if action in ("mute_bell", "unmute_bell"):
+        if action == "bell":
             if view is not None and view.seat is None:
                 return False  # a spectator has no turn to ring for
-            return bool(getattr(self.app, "bell_on", True)) == (action == "mute_bell")
+            return bool(getattr(self.app, "bell_on", True)) != parameters[0]
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
@@ -410,13 +419,7 @@ class TableScreen(AtTableScreen):
         if (note := presentation.advice_note(advice)) is not None:
             self.notify(note, title=presentation.advice_title(advice, card), markup=False)
 
-    def action_mute_bell(self) -> None:
-        self._ring_bell(False)
-
-    def action_unmute_bell(self) -> None:
-        self._ring_bell(True)
-
-    def _ring_bell(self, on: bool) -> None:
+    def action_bell(self, on: bool) -> None:
         set_bell = getattr(self.app, "set_bell", None)
         if callable(set_bell):
             set_bell(on)
@@ -436,8 +439,8 @@ class TableScreen(AtTableScreen):
             self._asked_again = True
             await self.connection.play_again()
 
-    def mute(self, muted: bool) -> None:
-        super().mute(muted)
+    def action_mute(self, muted: bool) -> None:
+        super().action_mute(muted)
         self.notify(_("Chat muted: m shows it again.") if muted else _("Chat shown again."), markup=False, timeout=3)
 
     async def action_stand_in(self) -> None:

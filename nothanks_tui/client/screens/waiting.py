@@ -145,7 +145,7 @@ class WaitingScreen(AtTableScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.chat_input.display or action in CHAT_ACTIONS:
-            return self.check_chat(action)
+            return self.check_chat(action, parameters)
         if action == "start":
             return self.waiting is not None and self.waiting.can_start
         if action == "add_bot":
