@@ -5,6 +5,7 @@ Every name on it is untrusted and drawn as plain text. A table opens in the ``Wa
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
-from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
+from ...link import LobbyConnection, LobbyError, NewTable, SeatInfo, TableConnection, TableSummary, errors
 from ...link.chat import CHAT_HISTORY
 from ...link.events import ChatHistory, ChatLine, Rejected
 from ...link.invites import parse_invite
@@ -69,18 +70,19 @@ def seat_names(summary: TableSummary) -> Text:
             text.append(_(" (bot playing)"), style="dim")
         elif seat.away:
             text.append(" " + _("away"), style="dim")
-    levels: dict[str, int] = {}
-    for seat in summary.seats:
-        if seat.is_bot and not seat.empty:
-            base, _space, number = seat.name.rpartition(" ")  # (an older host's "hard 2" names the level)
-            level = display_name(seat.level or (base if base and number.isdigit() else seat.name), 12)
-            levels[level] = levels.get(level, 0) + 1
+    levels = Counter(display_name(bot_level(seat), 12) for seat in summary.seats if seat.is_bot and not seat.empty)
     for level, count in levels.items():
         add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
     free = sum(1 for seat in summary.seats if seat.empty)
     if free and summary.started:
         add(ngettext("{count} free", "{count} free", free).format(count=free), "dim")
     return text
+
+
+def bot_level(seat: SeatInfo) -> str:
+    """A bot's level: the host's word, else read from an older host's "hard 2"."""
+    base, _space, number = seat.name.rpartition(" ")
+    return seat.level or (base if base and number.isdigit() else seat.name)
 
 
 def held_seats(connection: TableConnection | None) -> dict[str, str]:
@@ -254,21 +256,18 @@ class LobbyScreen(SteadyScreen[None]):
             self._daily = False
             self.action_daily()
 
-    def say(self, text: str) -> None:
-        self._refused = False
+    def say(self, *lines: str, refused: bool = False) -> None:
+        self._refused = refused
         message = self.query_one("#lobby-message", Static)
-        message.remove_class("-refused")
-        message.update(Text(clean_message(text)))
+        message.set_class(refused, "-refused")
+        message.update(Text("\n".join(clean_message(line) for line in lines)))
 
     def refuse(self, lines: Sequence[str], about: TableSummary | None = None) -> None:
         """Something asked at table ``about`` (by default the highlighted one) was refused: said so it stands out,
         and kept until the player moves to another table."""
         table = about or self._highlighted()
-        self._refused = True
         self._refused_at = None if table is None else table.table_id
-        message = self.query_one("#lobby-message", Static)
-        message.add_class("-refused")
-        message.update(Text("\n".join(clean_message(line) for line in lines)))
+        self.say(*lines, refused=True)
 
     def _refusal_stays(self, summary: TableSummary | None) -> bool:
         """Is a refusal on screen about ``summary``, the table highlighted now?"""
@@ -383,16 +382,17 @@ class LobbyScreen(SteadyScreen[None]):
             up_to_date = ngettext("Up to date: {count} table here.", "Up to date: {count} tables here.", count)
             self.say(up_to_date.format(count=count))
 
-    def _highlighted(self) -> TableSummary | None:
+    def _highlighted(self, none: str = "") -> TableSummary | None:
+        """The table under the cursor; none: ``none`` said, if given."""
         table = self.query_one("#tables", DataTable)
         if not self.summaries or table.cursor_row < 0 or table.cursor_row >= len(self.summaries):
+            if none:
+                self.say(none)
             return None
         return self.summaries[table.cursor_row]
 
     async def action_join(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            self.say(_("No table to join: press c to set one up."))
+        if (summary := self._highlighted(_("No table to join: press c to set one up."))) is None:
             return
         if self._mine(summary):
             token = self.held[summary.table_id]
@@ -402,11 +402,8 @@ class LobbyScreen(SteadyScreen[None]):
         await self._enter(lambda: self.lobby.join(summary.table_id), about=summary, creator=False)
 
     async def action_watch(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            self.say(_("No table to watch: press c to set one up."))
-            return
-        await self._enter(lambda: self.lobby.spectate(summary.table_id))
+        if (summary := self._highlighted(_("No table to watch: press c to set one up."))) is not None:
+            await self._enter(lambda: self.lobby.spectate(summary.table_id))
 
     def action_invited(self) -> None:
         """Sit at (or watch) a private table: its invite code names it."""

@@ -9,6 +9,7 @@ mounted (tests/client/test_first_screen_styles.py checks the result is the same)
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import TypeVar
 
 from textual import events, on, work
@@ -20,6 +21,7 @@ from textual.screen import Screen
 from ...i18n import N_, _
 from ...link import Closed, TableConnection, TableEvent
 from ..widgets.chat import ChatInput
+from .dialogs import HOST_WARNING, ConfirmQuitScreen
 
 log = logging.getLogger(__name__)
 ScreenResult = TypeVar("ScreenResult")
@@ -103,6 +105,25 @@ class AtTableScreen(SteadyScreen[str | None]):
         except Exception as error:  # a broken connection ends the game, never the app
             log.exception("table connection failed")
             self.post_message(self.TableEventArrived(Closed(_("connection lost: {error}").format(error=error))))
+
+    @property
+    def hosting(self) -> bool:
+        """This app runs the host, and this is its first screen: leaving stops the host."""
+        return bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
+
+    def ask_to_leave(self, title: str | None = None, text: str | None = None) -> None:
+        """``_leave`` once the player says yes (to stopping the host, when ``hosting``)."""
+        if self.hosting:
+            title, text = _("Stop the host?"), _(HOST_WARNING)
+
+        async def answered(leave: bool | None) -> None:
+            if leave and (leaving := self._leave()) is not None:
+                await leaving
+
+        self.app.push_screen(ConfirmQuitScreen(title, text), answered)
+
+    def _leave(self) -> Awaitable[None] | None:
+        raise NotImplementedError
 
     def check_chat(self, action: str, parameters: tuple[object, ...]) -> bool:
         """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""

@@ -43,7 +43,7 @@ from ..safe_text import clean_message
 from ..seat_log import CHAT_KEPT, LoggedChat, as_seated, chat_content
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
-from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
+from .dialogs import ClosedScreen, HelpScreen
 from .score import ScoreScreen
 from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
@@ -456,22 +456,13 @@ class TableScreen(AtTableScreen):
         self.app.push_screen(HelpScreen(variant=self.table.view.variant if self.table is not None else STANDARD))
 
     def action_quit_table(self) -> None:
-        hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
         watching = self.table is not None and self.table.view.seat is None  # a spectator has nothing to lose
-        if not hosting and (self.table is None or self.table.view.finished or watching):
+        if not self.hosting and (self.table is None or self.table.view.finished or watching):
             self._leave()
-            return
-
-        def confirmed(leave: bool | None) -> None:
-            if leave:
-                self._leave()
-
-        if hosting:
-            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
         elif self.connection.seat_kept:  # a host's table: the seat is kept for us (its token, or our SSH key)
-            self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
+            self.ask_to_leave(_("Leave this game?"), _(SEAT_KEPT))
         else:
-            self.app.push_screen(ConfirmQuitScreen(), confirmed)
+            self.ask_to_leave()
 
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""

@@ -21,7 +21,6 @@ from ..safe_text import clean_message, display_name
 from ..seat_log import as_seated
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
-from .dialogs import HOST_WARNING, ConfirmQuitScreen
 from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 
@@ -185,15 +184,10 @@ class WaitingScreen(AtTableScreen):
         await self.connection.add_bot()
 
     async def action_leave(self) -> None:
-        if getattr(self.app, "is_host", False) and len(self.app.screen_stack) == 1:
-
-            async def confirmed(leave: bool | None) -> None:
-                if leave:
-                    await self._leave()
-
-            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
-            return
-        await self._leave()
+        if self.hosting:
+            self.ask_to_leave()
+        else:
+            await self._leave()
 
     async def _leave(self) -> None:
         await self.connection.close()
