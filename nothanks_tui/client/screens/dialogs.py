@@ -74,12 +74,11 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
         super().__init__()
-        self.keys = keys
-        self.variant = variant
+        self.text = help_text(keys, variant)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(Content(help_text(self.keys, self.variant)), id="help-text")
+            yield Static(Content(self.text), id="help-text")
         yield KeyBar()
 
 
@@ -113,21 +112,20 @@ HOST_WARNING = N_(
 
 
 class ClosedScreen(ModalScreen[None]):
-    """The table (or, with another ``title``, the host) went away; say why, then any of the keys leaves."""
+    """The table went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "dismiss", N_("Close"), key_display="q/Esc"),
         Binding("enter", "dismiss", N_("Close"), show=False),
     ]
 
-    def __init__(self, reason: str, title: str = N_("The table closed")) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__()
         self.reason = reason
-        self.title_words = title
 
     def compose(self) -> ComposeResult:
         with Vertical(id="closed-box", classes="dialog"):
-            yield Static(Content.styled(_(self.title_words), "bold"))
+            yield Static(Content.styled(_("The table closed"), "bold"))
             reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
             yield Static(Content(clean_message(reason)))
         yield KeyBar()
@@ -153,12 +151,11 @@ class DailyScreen(ModalScreen[bool]):
         yield KeyBar()
 
     async def on_mount(self) -> None:
+        text = self.query_one("#daily-text", Static)
         try:
             ranking = await self.lobby.daily_ranking()
         except LobbyError as error:
-            self.query_one("#daily-text", Static).update(
-                Content(clean_message(error_sentence(error.code, error.message)))
-            )
+            text.update(Content(clean_message(error_sentence(error.code, error.message))))
             return
         self.played, day = ranking.played, clean_message(ranking.day, 20)  # (a host's words: literal, no escapes)
         self.refresh_bindings()
@@ -176,7 +173,7 @@ class DailyScreen(ModalScreen[bool]):
         finished = ngettext("{count} player has finished it:", "{count} players have finished it:", ranking.count)
         lines += ["", finished.format(count=ranking.count)]
         lines += [f"{place_text(line):>6}  {line.score:>4}  {display_name(line.name)}" for line in ranking.top]
-        self.query_one("#daily-text", Static).update(Content("\n".join(lines)))
+        text.update(Content("\n".join(lines)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "dismiss" and parameters == (True,) and self.played)

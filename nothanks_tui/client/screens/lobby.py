@@ -409,18 +409,14 @@ class LobbyScreen(SteadyScreen[None]):
         """Sit at (or watch) a private table: its invite code names it."""
 
         async def chosen(choice: tuple[str, bool] | None) -> None:
-            parsed = None if choice is None else parse_invite(choice[0])
-            if choice is None or parsed is None:
+            code, watch = choice or ("", False)
+            if choice is None or (parsed := parse_invite(code)) is None:
                 if choice is not None:
                     self.refuse([_("That is not an invite code: one reads like 12-K7PM-3QDX.")])
-                return
-            code, watch = choice
-            sit = (
-                (lambda: self.lobby.spectate(parsed[0], code))
-                if watch
-                else lambda: self.lobby.join(parsed[0], code=code)
-            )
-            await self._enter(sit, creator=None if watch else False)
+            elif watch:
+                await self._enter(lambda: self.lobby.spectate(parsed[0], code))
+            else:
+                await self._enter(lambda: self.lobby.join(parsed[0], code=code), creator=False)
 
         self.app.push_screen(InviteScreen(), chosen)
 
@@ -523,10 +519,7 @@ class InviteScreen(ModalScreen[tuple[str, bool] | None]):
         yield KeyBar()
 
     def on_input_submitted(self, _event: Input.Submitted) -> None:
-        self._chosen(watch=False)
+        self.dismiss((self.query_one("#invite-code", Input).value, False))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self._chosen(watch=event.button.id == "watch")
-
-    def _chosen(self, *, watch: bool) -> None:
-        self.dismiss((self.query_one("#invite-code", Input).value, watch))
+        self.dismiss((self.query_one("#invite-code", Input).value, event.button.id == "watch"))

@@ -96,26 +96,20 @@ class TitleBar(TableView):
     watch_game_number = TableView.watch_table
 
     def draw_lines(self) -> list[Content]:
-        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
-        number = game_number_of(self.table, self.game_number)
-        if number > 1:
-            parts.append("  ·  " + _("game {number}").format(number=number))
+        parts = [_(self.description)]
+        if (number := game_number_of(self.table, self.game_number)) > 1:
+            parts.append(_("game {number}").format(number=number))
         if self.table is not None:
             view = self.table.view
-            players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
-            parts.append(f"  ·  {players}")
-            if self.every_chip_shown:
-                parts.append("  ·  " + _("every chip shown"))
-            else:
-                parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
-            if self.table.coach:
-                parts.append("  ·  " + _("coach"))
-            if view.variant != STANDARD:
-                parts.append(f"  ·  {presentation.variant_label(view.variant)}")
-        line = Content.assemble(*parts)
-        if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
-            closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
-            line = Content.assemble(*closer)
+            parts.append(ngettext("{count} player", "{count} players", view.players).format(count=view.players))
+            chips = _("open chips") if view.open_chips else _("chips hidden")
+            parts.append(_("every chip shown") if self.every_chip_shown else chips)
+            parts += [_("coach")] if self.table.coach else []
+            parts += [presentation.variant_label(view.variant)] if view.variant != STANDARD else []
+        for between in ("  ·  ", " · "):  # a longer language, a narrower terminal: closer together
+            line = Content.assemble(("No Thanks!", "bold"), *(between + part for part in parts))
+            if line.cell_length <= self.content_region.width:
+                break
         return [line]
 
 
