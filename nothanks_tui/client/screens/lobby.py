@@ -29,11 +29,11 @@ from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, rating_tag, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets import forms
-from ..widgets.chat import LOBBY_PLACEHOLDER, ChatInput, ChatLines
+from ..widgets.chat import LOBBY_PLACEHOLDER, ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, DailyScreen, HelpScreen
 from .history import HistoryScreen, LeaderboardScreen
-from .steady import SteadyScreen
+from .steady import CHAT_ACTIONS, ChatScreen
 from .table import TableScreen
 from .waiting import WaitingScreen
 
@@ -129,7 +129,7 @@ def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[
     return lines
 
 
-class LobbyScreen(SteadyScreen[None]):
+class LobbyScreen(ChatScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -143,7 +143,8 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("l", "leaderboard", N_("Ranks")),
         Binding("d", "daily", N_("Daily")),
         Binding("t", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat"), show=False),
+        Binding("m", "mute(True)", N_("Mute chat"), show=False),
+        Binding("m", "mute(False)", N_("Unmute chat"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
@@ -152,7 +153,7 @@ class LobbyScreen(SteadyScreen[None]):
         self, lobby: LobbyConnection, join_hint: list[str] | None = None, held: dict[str, str] | None = None
     ) -> None:
         """``held``: table id -> seat token of the seats this player holds at this host."""
-        super().__init__()
+        super().__init__(LOBBY_PLACEHOLDER)
         self.lobby = lobby
         self.join_hint = join_hint or []
         self.held: dict[str, str] = dict(held or {})
@@ -164,7 +165,6 @@ class LobbyScreen(SteadyScreen[None]):
         # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
         self._refused_at: str | None = None
-        self.chat_input = ChatInput(LOBBY_PLACEHOLDER, id="chat-input")
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -176,7 +176,7 @@ class LobbyScreen(SteadyScreen[None]):
         table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-message")
-        yield ChatLines(id="lobby-chat")
+        yield ChatLines(id="lobby-chat").data_bind(muted=LobbyScreen.chat_muted)
         yield self.chat_input
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
@@ -184,7 +184,6 @@ class LobbyScreen(SteadyScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(ChatLines).display = self.lobby.can_chat
-        self.query_one(ChatLines).muted = bool(getattr(self.app, "chat_muted", False))
         self.lobby.on_chat = self._heard
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
@@ -197,28 +196,16 @@ class LobbyScreen(SteadyScreen[None]):
         else:
             chat.lines = event.lines if isinstance(event, ChatHistory) else (*chat.lines, event)[-CHAT_HISTORY:]
 
+    @property
+    def talk(self) -> LobbyConnection:
+        return self.lobby
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.chat_input.display:
-            return False  # keys type into the chat line (its own keys show)
-        return action not in ("chat", "mute_chat") or self.lobby.can_chat
+        # (while the chat line is open, keys type into it: its own keys show)
+        return self.check_chat(action, parameters) if self.chat_input.display or action in CHAT_ACTIONS else True
 
-    def action_mute_chat(self) -> None:
-        """Mute (or show again) the lobby's chat, as m does at a table: the choice is the player's, kept."""
-        chat = self.query_one(ChatLines)
-        chat.muted = not chat.muted
-        remember = getattr(self.app, "remember_chat_muted", None)
-        if callable(remember):
-            remember(chat.muted)
-
-    def action_chat(self) -> None:
-        self.chat_input.open()
-        self.refresh_bindings()
-
-    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+    def focus_after_chat(self) -> None:
         self.query_one("#tables", DataTable).focus()
-        self.refresh_bindings()
-        if message.text:
-            await self.lobby.send_chat(message.text)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(LOBBY_KEYS))

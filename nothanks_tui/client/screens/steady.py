@@ -1,4 +1,5 @@
-"""Full screens laid out once per size, and the base of a table's screens (its reader, its chat keys).
+"""Full screens laid out once per size, with a chat line (the lobby's, a table's), and the base of a table's
+screens (its reader).
 
 Textual lays a screen out again for a Resize to the size it already has (an app's first screen gets two while it
 starts); on an SSH host each full layout is paid once per player, so ``SteadyScreen`` skips those. An app's first
@@ -19,8 +20,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 
 from ...i18n import N_, _
-from ...link import Closed, TableConnection, TableEvent
-from ..widgets.chat import ChatInput
+from ...link import Closed, LobbyConnection, TableConnection, TableEvent
+from ..widgets.chat import PLACEHOLDER, ChatInput
 from .dialogs import HOST_WARNING, ConfirmQuitScreen
 
 log = logging.getLogger(__name__)
@@ -65,12 +66,58 @@ class SteadyScreen(Screen[ScreenResult]):
         return True
 
 
-class AtTableScreen(SteadyScreen[str | None]):
+class ChatScreen(SteadyScreen[ScreenResult]):
+    """A screen with a chat line to ``talk`` (c or t opens it), and m to mute what is said there, kept by the app."""
+
+    chat_muted: reactive[bool] = reactive(False, repaint=False)
+
+    def __init__(self, placeholder: str = PLACEHOLDER) -> None:
+        super().__init__()
+        self.chat_input = ChatInput(placeholder, id="chat-input")  # (kept: check_action asks it at each footer refresh)
+
+    @property
+    def talk(self) -> LobbyConnection | TableConnection:
+        """Where the lines go (the lobby, the table)."""
+        raise NotImplementedError
+
+    def on_mount(self) -> None:
+        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
+
+    def check_chat(self, action: str, parameters: tuple[object, ...]) -> bool:
+        """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""
+        if self.chat_input.display or not self.talk.can_chat:
+            return False
+        return action == "chat" or self.chat_muted != parameters[0]  # one of the two m keys at a time
+
+    def action_chat(self) -> None:
+        if self.talk.can_chat:
+            self.chat_input.open()
+            self.refresh_bindings()
+
+    def action_mute(self, muted: bool) -> None:
+        """Hide (or show again) what is said; the app remembers it (on disk where it can)."""
+        self.chat_muted = muted
+        remember = getattr(self.app, "remember_chat_muted", None)
+        if callable(remember):
+            remember(muted)
+        self.refresh_bindings()
+
+    def focus_after_chat(self) -> None:
+        if isinstance(self.focused, ChatInput):
+            self.set_focus(None)
+
+    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
+        self.focus_after_chat()
+        self.refresh_bindings()
+        if message.text:
+            await self.talk.send_chat(message.text)
+
+
+class AtTableScreen(ChatScreen[str | None]):
     """A screen at a table (its waiting room, its game; its result: why the table let it go): it reads the
-    connection until ``LAST``, posting each event to itself; c opens the chat line, m mutes what is said there."""
+    connection until ``LAST``, posting each event to itself."""
 
     LAST: type[TableEvent] | tuple[type[TableEvent], ...] = Closed
-    chat_muted: reactive[bool] = reactive(False, repaint=False)
 
     class TableEventArrived(Message, bubble=False):
         """An event of the connection, for this screen only."""
@@ -84,10 +131,12 @@ class AtTableScreen(SteadyScreen[str | None]):
         super().__init__()
         self.connection = connection
         self._read = read
-        self.chat_input = ChatInput(id="chat-input")  # (kept: check_action asks it on every footer refresh)
+
+    @property
+    def talk(self) -> TableConnection:
+        return self.connection
 
     def on_mount(self) -> None:
-        self.chat_muted = bool(getattr(self.app, "chat_muted", False))
         self.read_events()
 
     @work(exclusive=True, group="connection", exit_on_error=False)
@@ -124,29 +173,3 @@ class AtTableScreen(SteadyScreen[str | None]):
 
     def _leave(self) -> Awaitable[None] | None:
         raise NotImplementedError
-
-    def check_chat(self, action: str, parameters: tuple[object, ...]) -> bool:
-        """``check_action`` while the chat line is open (keys type into it), and for the chat keys."""
-        if self.chat_input.display or not self.connection.can_chat:
-            return False
-        return action == "chat" or self.chat_muted != parameters[0]  # one of the two m keys at a time
-
-    def action_chat(self) -> None:
-        if self.connection.can_chat:
-            self.chat_input.open()
-            self.refresh_bindings()
-
-    def action_mute(self, muted: bool) -> None:
-        """Hide (or show again) what is said at the table; the app remembers it (on disk where it can)."""
-        self.chat_muted = muted
-        remember = getattr(self.app, "remember_chat_muted", None)
-        if callable(remember):
-            remember(muted)
-        self.refresh_bindings()
-
-    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
-        if isinstance(self.focused, ChatInput):
-            self.set_focus(None)
-        self.refresh_bindings()
-        if message.text:
-            await self.connection.send_chat(message.text)
