@@ -153,7 +153,7 @@ class LobbyScreen(ChatScreen[None]):
         self, lobby: LobbyConnection, join_hint: list[str] | None = None, held: dict[str, str] | None = None
     ) -> None:
         """``held``: table id -> seat token of the seats this player holds at this host."""
-        super().__init__(LOBBY_PLACEHOLDER)
+        super().__init__(lobby, LOBBY_PLACEHOLDER)
         self.lobby = lobby
         self.join_hint = join_hint or []
         self.held: dict[str, str] = dict(held or {})
@@ -196,16 +196,9 @@ class LobbyScreen(ChatScreen[None]):
         else:
             chat.lines = event.lines if isinstance(event, ChatHistory) else (*chat.lines, event)[-CHAT_HISTORY:]
 
-    @property
-    def talk(self) -> LobbyConnection:
-        return self.lobby
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # (while the chat line is open, keys type into it: its own keys show)
         return self.check_chat(action, parameters) if self.chat_input.display or action in CHAT_ACTIONS else True
-
-    def focus_after_chat(self) -> None:
-        self.query_one("#tables", DataTable).focus()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(LOBBY_KEYS))

@@ -71,14 +71,10 @@ class ChatScreen(SteadyScreen[ScreenResult]):
 
     chat_muted: reactive[bool] = reactive(False, repaint=False)
 
-    def __init__(self, placeholder: str = PLACEHOLDER) -> None:
+    def __init__(self, talk: LobbyConnection | TableConnection, placeholder: str = PLACEHOLDER) -> None:
         super().__init__()
+        self.talk = talk
         self.chat_input = ChatInput(placeholder, id="chat-input")  # (kept: check_action asks it at each footer refresh)
-
-    @property
-    def talk(self) -> LobbyConnection | TableConnection:
-        """Where the lines go (the lobby, the table)."""
-        raise NotImplementedError
 
     def on_mount(self) -> None:
         self.chat_muted = bool(getattr(self.app, "chat_muted", False))
@@ -102,12 +98,9 @@ class ChatScreen(SteadyScreen[ScreenResult]):
             remember(muted)
         self.refresh_bindings()
 
-    def focus_after_chat(self) -> None:
-        if isinstance(self.focused, ChatInput):
-            self.set_focus(None)
-
     async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
-        self.focus_after_chat()
+        if isinstance(self.focused, ChatInput):
+            self.set_focus(next(iter(self.query("#tables")), None))  # (the lobby's list of tables)
         self.refresh_bindings()
         if message.text:
             await self.talk.send_chat(message.text)
@@ -128,13 +121,9 @@ class AtTableScreen(ChatScreen[str | None]):
 
     def __init__(self, connection: TableConnection, read: list[TableEvent] | None = None) -> None:
         """``read``: events already read from the (started) connection, posted first; None: start it."""
-        super().__init__()
+        super().__init__(connection)
         self.connection = connection
         self._read = read
-
-    @property
-    def talk(self) -> TableConnection:
-        return self.connection
 
     def on_mount(self) -> None:
         self.read_events()
