@@ -48,7 +48,6 @@ from .score import ScoreScreen
 from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
-PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
 TableViewType = TypeVar("TableViewType", bound=TableView)
 SEAT_KEPT = N_(
     "The game goes on without you: a bot plays your seat until you come back, shown to the others as "
@@ -135,8 +134,8 @@ class TableScreen(AtTableScreen):
 
     # Priority play keys: run as the app reads the key, a turn of a busy host's loop sooner (greyed: ``on_key``).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "take", N_("Take"), priority=True),
-        Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
+        Binding("t", "play('take')", N_("Take"), priority=True),
+        Binding("n,space", "play('pass')", N_("No thanks!"), key_display=N_("n/space"), priority=True),
         Binding("i", "coach", N_("Coach")),  # (c is chat)
         Binding("s", "show_score", N_("Scores")),
         Binding("a", "play_again", N_("Play again")),
@@ -329,12 +328,12 @@ class TableScreen(AtTableScreen):
         if self.chat_input.display or action in CHAT_ACTIONS:
             return self.check_chat(action, parameters)
         view = self.table.view if self.table else None
-        if action in PLAY_ACTIONS:
+        if action == "play":
             if view is None:
                 return False
             if self.host_away and not view.finished:
                 return None  # greyed: a move cannot reach the host now (on_key says so)
-            code = view.refusal(PLAY_ACTIONS[action])
+            code = view.refusal(Action(str(parameters[0])))
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
@@ -383,16 +382,9 @@ class TableScreen(AtTableScreen):
         self._notices[text] = now + NOTICE_SECONDS
         self.notify(text, severity="warning", timeout=NOTICE_SECONDS, markup=False)
 
-    async def action_take(self) -> None:
-        await self._send(Action.TAKE)
-
-    async def action_no_thanks(self) -> None:
-        await self._send(Action.PASS)
-
-    async def _send(self, action: Action) -> None:
-        if self.table is None:
-            return
-        await self.connection.send_action(action, self.table.view.state_id)
+    async def action_play(self, move: str) -> None:
+        if self.table is not None:
+            await self.connection.send_action(Action(move), self.table.view.state_id)
 
     def action_coach(self) -> None:
         if self.table is not None and self.table.view.legal:
