@@ -356,19 +356,15 @@ class TableScreen(AtTableScreen):
 
     def on_key(self, event: events.Key) -> None:
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
-        view = self.table.view if self.table else None
+        view, action = (self.table.view if self.table else None), PLAY_KEYS.get(event.key)
         if event.key == "i" and self.check_action("coach", ()) is None:  # greyed: not your turn yet
-            self._notice_once(_("The coach answers on your turn."))
-            event.stop()
+            notice: str | None = N_("The coach answers on your turn.")
+        elif view is None or action is None or self.chat_input.display:
             return
-        action = PLAY_KEYS.get(event.key)
-        if view is None or action is None or self.chat_input.display:
-            return
-        if self.host_away and not view.finished:
-            self._notice_once(_("The host is away: play once it is back (the table says so)."))
-            event.stop()
-            return
-        notice = presentation.REFUSAL_NOTICES.get(view.refusal(action) or "")
+        elif self.host_away and not view.finished:
+            notice = N_("The host is away: play once it is back (the table says so).")
+        else:
+            notice = presentation.REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
             self._notice_once(_(notice))
             event.stop()
