@@ -61,9 +61,9 @@ async def test_a_spectator_sees_the_table_but_has_no_play_keys():
         connection.events.put_nowait(TableUpdate(spectator_view(state), SEATS, "t1"))
         await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
         screen = table_screen(app)
-        assert screen.check_action("take", ()) is False
-        assert screen.check_action("no_thanks", ()) is False
-        assert not screen.check_action("mute_bell", ()) and not screen.check_action("unmute_bell", ())  # no turn
+        assert screen.check_action("play", ("take",)) is False
+        assert screen.check_action("play", ("pass",)) is False
+        assert not screen.check_action("bell", (False,)) and not screen.check_action("bell", (True,))  # no turn
         await pilot.press("t")
         await wait_until(pilot, lambda: any("watching" in str(n.message) for n in app._notifications), "notice")
         assert connection.sent == []
@@ -115,8 +115,8 @@ async def test_the_play_keys_follow_the_codes_the_view_carries_not_a_rule_of_the
         connection.events.put_nowait(TableUpdate(told_no_chips, SEATS, "t1"))
         await wait_until(pilot, lambda: app.table_screen is not None and app.table_screen.table is not None, "view")
         screen = table_screen(app)
-        assert screen.check_action("take", ()) is True
-        assert screen.check_action("no_thanks", ()) is None  # greyed
+        assert screen.check_action("play", ("take",)) is True
+        assert screen.check_action("play", ("pass",)) is None  # greyed
         assert "impossible with no chips" in screen.query_one(PrivatePanel).render().plain
         assert "no chips, you must take" in screen.query_one(TableStatus).render().plain
         await pilot.press("n")
@@ -128,8 +128,8 @@ async def test_the_play_keys_follow_the_codes_the_view_carries_not_a_rule_of_the
         told_go_ahead = dataclasses.replace(theirs, legal=(Action.TAKE, Action.PASS), refused=())
         connection.events.put_nowait(TableUpdate(told_go_ahead, SEATS, "t1"))
         await wait_until(pilot, lambda: screen.table is not None and screen.table.view.seat == 1, "the new view")
-        assert screen.check_action("take", ()) is True
-        assert screen.check_action("no_thanks", ()) is True
+        assert screen.check_action("play", ("take",)) is True
+        assert screen.check_action("play", ("pass",)) is True
         await pilot.press("n")
         await wait_until(pilot, lambda: bool(connection.sent), "the intent")
         assert connection.sent == [(Action.PASS, state.state_id)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.actions import parse
 from textual.widgets import Static
 
 from nothanks_tui.client.app import NoThanksApp
@@ -70,8 +71,8 @@ async def test_with_no_chips_no_thanks_is_greyed_refused_with_the_reason_and_tak
         screen = table_screen(app)
         before = screen.table.view
         assert before.my_chips == 0
-        assert screen.check_action("no_thanks", ()) is None  # shown, greyed
-        assert screen.check_action("take", ()) is True
+        assert screen.check_action("play", ("pass",)) is None  # shown, greyed
+        assert screen.check_action("play", ("take",)) is True
         assert "impossible with no chips" in app.screen.query_one(PrivatePanel).render().plain
         await pilot.press("n")
         await pilot.press("space")
@@ -164,7 +165,7 @@ async def test_help_opens_and_closes_and_every_key_is_in_the_footer():
         keys = {key for binding in TableScreen.BINDINGS for key in binding.key.split(",")}  # type: ignore[union-attr]
         assert {"t", "n", "space", "question_mark", "h", "q"} <= keys
         shown = {binding.action for binding in TableScreen.BINDINGS if binding.show}  # type: ignore[union-attr]
-        assert {"take", "no_thanks", "help", "quit_table"} <= shown
+        assert {"play('take')", "play('pass')", "help", "quit_table"} <= shown
         assert app.screen.query_one(KeyBar)
         await pilot.press("question_mark")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
@@ -262,7 +263,7 @@ async def test_the_footer_is_rebuilt_only_when_a_key_changes_state():
         assert moves >= 3, "the bots moved in between"
         assert len(rebuilds) == 2 < moves  # my turn ended, then came back: not once per move
         assert app.screen.query_one(KeyBar) is not None
-        assert screen.check_action("take", ()) is True
+        assert screen.check_action("play", ("take",)) is True
 
 
 def take_is_dim(bar: KeyBar) -> bool:
@@ -280,7 +281,7 @@ async def test_the_key_bar_shows_every_key_and_greys_those_that_do_nothing_now()
         bar = screen.query_one(KeyBar)
         line = bar.render().plain
         for binding in TableScreen.BINDINGS:
-            if binding.show and screen.check_action(binding.action, ()) is not False:  # type: ignore[union-attr]
+            if binding.show and screen.check_action(*parse(binding.action)[1:]) is not False:  # type: ignore[union-attr]
                 assert binding.description in line  # type: ignore[union-attr]
         assert {shown.description: shown.enabled for shown in bar.shown_keys()}["Take"] is True
         before = screen.table.view.state_id

@@ -31,14 +31,14 @@ async def test_the_table_says_the_host_is_away_and_offers_no_move_until_it_is_ba
         await wait_until(pilot, lambda: "Your turn" in text_of(table_screen(app).query_one(TableStatus)), "a turn")
         screen = table_screen(app)
         status, private = screen.query_one(TableStatus), screen.query_one(PrivatePanel)
-        assert "[t]" in text_of(private) and screen.check_action("take", ()) is True
+        assert "[t]" in text_of(private) and screen.check_action("play", ("take",)) is True
 
         connection.events.put_nowait(Rejected(errors.CLOSED, RESTARTING))  # what TcpLobby posts as it reconnects
         await wait_until(pilot, lambda: "Host away" in text_of(status), "the word on the table")
         assert "Your turn" not in text_of(status)
         assert "[t]" not in text_of(private) and "[n]" not in text_of(private)
         assert "nothing can be played" in text_of(private)
-        assert not screen.check_action("take", ()) and not screen.check_action("no_thanks", ())
+        assert not screen.check_action("play", ("take",)) and not screen.check_action("play", ("pass",))
         await pilot.press("t")
         await pilot.pause()
         assert connection.sent == []  # nothing sent into the void
@@ -47,6 +47,6 @@ async def test_the_table_says_the_host_is_away_and_offers_no_move_until_it_is_ba
         connection.events.put_nowait(TableUpdate(view_for(state, 0), SEATS, "t1"))  # back: the resumed table
         await wait_until(pilot, lambda: "Your turn" in text_of(status), "the turn again")
         assert "Host away" not in text_of(status) and "[t]" in text_of(private)
-        assert screen.check_action("take", ()) is True
+        assert screen.check_action("play", ("take",)) is True
         await pilot.press("t")
         await wait_until(pilot, lambda: connection.sent == [(Action.TAKE, state.state_id)], "the move sent")

@@ -3,7 +3,7 @@ deal's ranking."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,6 +20,7 @@ from ..error_sentences import error_sentence
 from ..safe_text import clean_message, display_name
 from ..widgets.keybar import KeyBar
 
+DialogResult = TypeVar("DialogResult")
 KEYS = (
     N_("Keys"),
     N_("  t          take the card (and its chips)"),
@@ -64,7 +65,28 @@ def help_text(keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> str:
     return "\n".join([*rules, "", *(_(line) if line else "" for line in keys), ""])
 
 
-class HelpScreen(ModalScreen[None]):
+class TextDialog(ModalScreen[DialogResult]):
+    """A box over the screen below: a bold title (if any) over a text, then the keys. ``BOX``: its id (app.tcss),
+    scrolled unless ``FIXED``; ``TEXT_ID``: the text's, for a dialog that fills it in later (``say``)."""
+
+    BOX, TEXT_ID, FIXED = "help-box", "dialog-text", False
+
+    def __init__(self, title: str = "", text: str = "") -> None:
+        super().__init__()
+        self.title_text, self.text = title, text
+
+    def compose(self) -> ComposeResult:
+        with (Vertical if self.FIXED else VerticalScroll)(id=self.BOX, classes="dialog"):
+            if self.title_text:
+                yield Static(Content.styled(self.title_text, "bold"))
+            yield Static(Content(self.text), id=self.TEXT_ID)
+        yield KeyBar()
+
+    def say(self, text: str) -> None:
+        self.query_one(f"#{self.TEXT_ID}", Static).update(Content(text))
+
+
+class HelpScreen(TextDialog[None]):
     """The rules in short (with what the table's variant changes), and the keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -72,18 +94,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark,h", "dismiss", N_("Close"), show=False),
     ]
 
+    TEXT_ID = "help-text"
+
     def __init__(self, keys: tuple[str, ...] = KEYS, variant: str = STANDARD) -> None:
-        super().__init__()
-        self.keys = keys
-        self.variant = variant
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(Content(help_text(self.keys, self.variant)), id="help-text")
-        yield KeyBar()
+        super().__init__(text=help_text(keys, variant))
 
 
-class ConfirmQuitScreen(ModalScreen[bool]):
+class ConfirmQuitScreen(TextDialog[bool]):
     """Leaving during a game (or stopping a host others play at) asks first, and says what it will do."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -93,17 +110,12 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         Binding("escape", "dismiss(False)", N_("Back"), show=False),
     ]
 
+    BOX, FIXED = "confirm-box", True
+
     def __init__(self, title: str | None = None, text: str | None = None) -> None:
         """``title`` and ``text`` in the player's language (by default: leave this game, which is not over)."""
-        super().__init__()
-        self.title_text = title if title is not None else _("Leave this game?")
-        self.text = text if text is not None else _("The game is not over. [y] leave, [n] keep playing.")
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box", classes="dialog"):
-            yield Static(Content.styled(self.title_text, "bold"), id="confirm-title")
-            yield Static(Content(self.text), id="confirm-text")
-        yield KeyBar()
+        text = text or _("The game is not over. [y] leave, [n] keep playing.")
+        super().__init__(title or _("Leave this game?"), text)
 
 
 HOST_WARNING = N_(
@@ -112,28 +124,23 @@ HOST_WARNING = N_(
 )
 
 
-class ClosedScreen(ModalScreen[None]):
-    """The table (or, with another ``title``, the host) went away; say why, then any of the keys leaves."""
+class ClosedScreen(TextDialog[None]):
+    """The table went away; say why, then any of the keys leaves."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q,escape", "dismiss", N_("Close"), key_display="q/Esc"),
         Binding("enter", "dismiss", N_("Close"), show=False),
     ]
 
-    def __init__(self, reason: str, title: str = N_("The table closed")) -> None:
-        super().__init__()
+    BOX, FIXED = "closed-box", True
+
+    def __init__(self, reason: str) -> None:
+        # (a host's fixed reasons are in the catalogs)
+        super().__init__(_("The table closed"), clean_message(_(reason) if reason else ""))
         self.reason = reason
-        self.title_words = title
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="closed-box", classes="dialog"):
-            yield Static(Content.styled(_(self.title_words), "bold"))
-            reason = _(self.reason) if self.reason else ""  # a host's fixed reasons are in the catalogs
-            yield Static(Content(clean_message(reason)))
-        yield KeyBar()
 
 
-class DailyScreen(ModalScreen[bool]):
+class DailyScreen(TextDialog[bool]):
     """Today's daily deal at this host: its ranking, your result to share, and ``p`` to play it (once a day).
     Dismissed True to play. Nothing here tells what the deal holds: the host sends names and scores only."""
 
@@ -142,23 +149,18 @@ class DailyScreen(ModalScreen[bool]):
         Binding("q,escape", "dismiss(False)", N_("Close"), key_display="q/Esc"),
     ]
 
+    TEXT_ID = "daily-text"
+
     def __init__(self, lobby: LobbyConnection) -> None:
-        super().__init__()
+        super().__init__(text=_("Asking the host for today's ranking..."))
         self.lobby = lobby
         self.played = True  # until the host says otherwise: no p
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box", classes="dialog"):
-            yield Static(_("Asking the host for today's ranking..."), id="daily-text")
-        yield KeyBar()
 
     async def on_mount(self) -> None:
         try:
             ranking = await self.lobby.daily_ranking()
         except LobbyError as error:
-            self.query_one("#daily-text", Static).update(
-                Content(clean_message(error_sentence(error.code, error.message)))
-            )
+            self.say(clean_message(error_sentence(error.code, error.message)))
             return
         self.played, day = ranking.played, clean_message(ranking.day, 20)  # (a host's words: literal, no escapes)
         self.refresh_bindings()
@@ -176,7 +178,7 @@ class DailyScreen(ModalScreen[bool]):
         finished = ngettext("{count} player has finished it:", "{count} players have finished it:", ranking.count)
         lines += ["", finished.format(count=ranking.count)]
         lines += [f"{place_text(line):>6}  {line.score:>4}  {display_name(line.name)}" for line in ranking.top]
-        self.query_one("#daily-text", Static).update(Content("\n".join(lines)))
+        self.say("\n".join(lines))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "dismiss" and parameters == (True,) and self.played)

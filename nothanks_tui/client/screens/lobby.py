@@ -5,6 +5,7 @@ Every name on it is untrusted and drawn as plain text. A table opens in the ``Wa
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from ...engine import STANDARD
 from ...i18n import N_, _, ngettext
-from ...link import LobbyConnection, LobbyError, NewTable, TableConnection, TableSummary, errors
+from ...link import LobbyConnection, LobbyError, NewTable, SeatInfo, TableConnection, TableSummary, errors
 from ...link.chat import CHAT_HISTORY
 from ...link.events import ChatHistory, ChatLine, Rejected
 from ...link.invites import parse_invite
@@ -28,11 +29,11 @@ from ..error_sentences import error_sentence
 from ..presentation import COACH_LABEL, rating_tag, variant_label
 from ..safe_text import clean_message, display_name
 from ..widgets import forms
-from ..widgets.chat import LOBBY_PLACEHOLDER, ChatInput, ChatLines
+from ..widgets.chat import LOBBY_PLACEHOLDER, ChatLines
 from ..widgets.keybar import KeyBar
 from .dialogs import LOBBY_KEYS, DailyScreen, HelpScreen
 from .history import HistoryScreen, LeaderboardScreen
-from .steady import SteadyScreen
+from .steady import CHAT_ACTIONS, ChatScreen
 from .table import TableScreen
 from .waiting import WaitingScreen
 
@@ -69,18 +70,19 @@ def seat_names(summary: TableSummary) -> Text:
             text.append(_(" (bot playing)"), style="dim")
         elif seat.away:
             text.append(" " + _("away"), style="dim")
-    levels: dict[str, int] = {}
-    for seat in summary.seats:
-        if seat.is_bot and not seat.empty:
-            base, _space, number = seat.name.rpartition(" ")  # (an older host's "hard 2" names the level)
-            level = display_name(seat.level or (base if base and number.isdigit() else seat.name), 12)
-            levels[level] = levels.get(level, 0) + 1
+    levels = Counter(display_name(bot_level(seat), 12) for seat in summary.seats if seat.is_bot and not seat.empty)
     for level, count in levels.items():
         add(ngettext("{count} {level} bot", "{count} {level} bots", count).format(count=count, level=level), "dim")
     free = sum(1 for seat in summary.seats if seat.empty)
     if free and summary.started:
         add(ngettext("{count} free", "{count} free", free).format(count=free), "dim")
     return text
+
+
+def bot_level(seat: SeatInfo) -> str:
+    """A bot's level: the host's word, else read from an older host's "hard 2"."""
+    base, _space, number = seat.name.rpartition(" ")
+    return seat.level or (base if base and number.isdigit() else seat.name)
 
 
 def held_seats(connection: TableConnection | None) -> dict[str, str]:
@@ -127,7 +129,7 @@ def join_refusal(code: str, message: str, summary: TableSummary | None) -> list[
     return lines
 
 
-class LobbyScreen(SteadyScreen[None]):
+class LobbyScreen(ChatScreen[None]):
     """The host's tables; Enter joins the highlighted one."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -141,7 +143,8 @@ class LobbyScreen(SteadyScreen[None]):
         Binding("l", "leaderboard", N_("Ranks")),
         Binding("d", "daily", N_("Daily")),
         Binding("t", "chat", N_("Chat")),
-        Binding("m", "mute_chat", N_("Mute chat"), show=False),
+        Binding("m", "mute(True)", N_("Mute chat"), show=False),
+        Binding("m", "mute(False)", N_("Unmute chat"), show=False),
         Binding("question_mark", "help", N_("Help"), key_display="?"),
         Binding("q", "quit_lobby", N_("Quit")),
     ]
@@ -150,7 +153,7 @@ class LobbyScreen(SteadyScreen[None]):
         self, lobby: LobbyConnection, join_hint: list[str] | None = None, held: dict[str, str] | None = None
     ) -> None:
         """``held``: table id -> seat token of the seats this player holds at this host."""
-        super().__init__()
+        super().__init__(lobby, LOBBY_PLACEHOLDER)
         self.lobby = lobby
         self.join_hint = join_hint or []
         self.held: dict[str, str] = dict(held or {})
@@ -162,7 +165,6 @@ class LobbyScreen(SteadyScreen[None]):
         # A refusal stays until the player moves to another table: whether one is shown, and its table's id.
         self._refused = False
         self._refused_at: str | None = None
-        self.chat_input = ChatInput(LOBBY_PLACEHOLDER, id="chat-input")
 
     def compose(self) -> ComposeResult:
         name = self.lobby.info.extras.get("name", "")
@@ -174,7 +176,7 @@ class LobbyScreen(SteadyScreen[None]):
         table: DataTable[object] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="lobby-message")
-        yield ChatLines(id="lobby-chat")
+        yield ChatLines(id="lobby-chat").data_bind(muted=LobbyScreen.chat_muted)
         yield self.chat_input
         if self.join_hint:
             yield Static(Text("\n".join([_("Others join with:"), *self.join_hint])), id="lobby-hint")
@@ -182,7 +184,6 @@ class LobbyScreen(SteadyScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(ChatLines).display = self.lobby.can_chat
-        self.query_one(ChatLines).muted = bool(getattr(self.app, "chat_muted", False))
         self.lobby.on_chat = self._heard
         self.refresh_tables()
         self._refresh_timer = self.set_interval(REFRESH_SECONDS, self.refresh_tables)
@@ -196,27 +197,8 @@ class LobbyScreen(SteadyScreen[None]):
             chat.lines = event.lines if isinstance(event, ChatHistory) else (*chat.lines, event)[-CHAT_HISTORY:]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.chat_input.display:
-            return False  # keys type into the chat line (its own keys show)
-        return action not in ("chat", "mute_chat") or self.lobby.can_chat
-
-    def action_mute_chat(self) -> None:
-        """Mute (or show again) the lobby's chat, as m does at a table: the choice is the player's, kept."""
-        chat = self.query_one(ChatLines)
-        chat.muted = not chat.muted
-        remember = getattr(self.app, "remember_chat_muted", None)
-        if callable(remember):
-            remember(chat.muted)
-
-    def action_chat(self) -> None:
-        self.chat_input.open()
-        self.refresh_bindings()
-
-    async def on_chat_input_closed(self, message: ChatInput.Closed) -> None:
-        self.query_one("#tables", DataTable).focus()
-        self.refresh_bindings()
-        if message.text:
-            await self.lobby.send_chat(message.text)
+        # (while the chat line is open, keys type into it: its own keys show)
+        return self.check_chat(action, parameters) if self.chat_input.display or action in CHAT_ACTIONS else True
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(LOBBY_KEYS))
@@ -254,21 +236,18 @@ class LobbyScreen(SteadyScreen[None]):
             self._daily = False
             self.action_daily()
 
-    def say(self, text: str) -> None:
-        self._refused = False
+    def say(self, *lines: str, refused: bool = False) -> None:
+        self._refused = refused
         message = self.query_one("#lobby-message", Static)
-        message.remove_class("-refused")
-        message.update(Text(clean_message(text)))
+        message.set_class(refused, "-refused")
+        message.update(Text("\n".join(clean_message(line) for line in lines)))
 
     def refuse(self, lines: Sequence[str], about: TableSummary | None = None) -> None:
         """Something asked at table ``about`` (by default the highlighted one) was refused: said so it stands out,
         and kept until the player moves to another table."""
         table = about or self._highlighted()
-        self._refused = True
         self._refused_at = None if table is None else table.table_id
-        message = self.query_one("#lobby-message", Static)
-        message.add_class("-refused")
-        message.update(Text("\n".join(clean_message(line) for line in lines)))
+        self.say(*lines, refused=True)
 
     def _refusal_stays(self, summary: TableSummary | None) -> bool:
         """Is a refusal on screen about ``summary``, the table highlighted now?"""
@@ -383,16 +362,17 @@ class LobbyScreen(SteadyScreen[None]):
             up_to_date = ngettext("Up to date: {count} table here.", "Up to date: {count} tables here.", count)
             self.say(up_to_date.format(count=count))
 
-    def _highlighted(self) -> TableSummary | None:
+    def _highlighted(self, none: str = "") -> TableSummary | None:
+        """The table under the cursor; none: ``none`` said, if given."""
         table = self.query_one("#tables", DataTable)
         if not self.summaries or table.cursor_row < 0 or table.cursor_row >= len(self.summaries):
+            if none:
+                self.say(none)
             return None
         return self.summaries[table.cursor_row]
 
     async def action_join(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            self.say(_("No table to join: press c to set one up."))
+        if (summary := self._highlighted(_("No table to join: press c to set one up."))) is None:
             return
         if self._mine(summary):
             token = self.held[summary.table_id]
@@ -402,28 +382,21 @@ class LobbyScreen(SteadyScreen[None]):
         await self._enter(lambda: self.lobby.join(summary.table_id), about=summary, creator=False)
 
     async def action_watch(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            self.say(_("No table to watch: press c to set one up."))
-            return
-        await self._enter(lambda: self.lobby.spectate(summary.table_id))
+        if (summary := self._highlighted(_("No table to watch: press c to set one up."))) is not None:
+            await self._enter(lambda: self.lobby.spectate(summary.table_id))
 
     def action_invited(self) -> None:
         """Sit at (or watch) a private table: its invite code names it."""
 
         async def chosen(choice: tuple[str, bool] | None) -> None:
-            parsed = None if choice is None else parse_invite(choice[0])
-            if choice is None or parsed is None:
+            code, watch = choice or ("", False)
+            if choice is None or (parsed := parse_invite(code)) is None:
                 if choice is not None:
                     self.refuse([_("That is not an invite code: one reads like 12-K7PM-3QDX.")])
-                return
-            code, watch = choice
-            sit = (
-                (lambda: self.lobby.spectate(parsed[0], code))
-                if watch
-                else lambda: self.lobby.join(parsed[0], code=code)
-            )
-            await self._enter(sit, creator=None if watch else False)
+            elif watch:
+                await self._enter(lambda: self.lobby.spectate(parsed[0], code))
+            else:
+                await self._enter(lambda: self.lobby.join(parsed[0], code=code), creator=False)
 
         self.app.push_screen(InviteScreen(), chosen)
 
@@ -526,10 +499,7 @@ class InviteScreen(ModalScreen[tuple[str, bool] | None]):
         yield KeyBar()
 
     def on_input_submitted(self, _event: Input.Submitted) -> None:
-        self._chosen(watch=False)
+        self.dismiss((self.query_one("#invite-code", Input).value, False))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self._chosen(watch=event.button.id == "watch")
-
-    def _chosen(self, *, watch: bool) -> None:
-        self.dismiss((self.query_one("#invite-code", Input).value, watch))
+        self.dismiss((self.query_one("#invite-code", Input).value, event.button.id == "watch"))

@@ -11,7 +11,7 @@ import contextlib
 import logging
 
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
@@ -65,11 +65,9 @@ class JoinForm(StartForm):
         if self.note:
             yield Static(Content(clean_message(self.note)), id="join-note")
         yield from forms.name_field(_("player"))
-        with Horizontal(classes="field", id="found-field"):
-            yield Label(_("Found"), classes="field-label")
-            with Vertical(id="found"):
-                yield Static(_("Looking for hosts on this network…"), id="found-status")
-                yield OptionList(id="found-hosts")
+        status = Static(_("Looking for hosts on this network…"), id="found-status")
+        found = Vertical(status, OptionList(id="found-hosts"), id="found")
+        yield from forms.form_row(_("Found"), found, id="found-field")
         address = _("address or address:port (port {port})").format(port=DEFAULT_PORT)
         yield from forms.form_row(_("Host"), Input(placeholder=address, id="address"))
         yield from forms.form_row("", Button(_("Join"), id="join", variant="primary"))
@@ -166,11 +164,9 @@ class HostForm(StartForm):
         yield from forms.table_size_fields()
         yield from forms.bot_field(self.launchers.bot_choices, self.launchers.default_bot)
         yield from forms.variant_field(compact=True)
-        with Horizontal(classes="field"):  # (``nothanks host --bind --port``)
-            yield Label(_("Listen on"), classes="field-label")
-            yield Input(value=self.BIND, id="bind", classes="bind")
-            yield Label(_("port"), classes="port-label")
-            yield Input(value=str(DEFAULT_PORT), id="port", classes="port")
+        port = Input(value=str(DEFAULT_PORT), id="port", classes="port")  # (``nothanks host --bind --port``)
+        bind = Input(value=self.BIND, id="bind", classes="bind")
+        yield from forms.form_row(_("Listen on"), bind, Label(_("port"), classes="port-label"), port)
         # (the tick boxes together: fits 80x24)
         yield from forms.form_row("", forms.open_chips_box(), classes="field -first-of-two")
         yield from forms.form_row("", forms.TickBox(_(COACH_LABEL), id="coach", compact=True))

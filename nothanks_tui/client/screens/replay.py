@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -24,10 +24,9 @@ from ..replaying import Replay, ReplayError, load_replay, your_seat
 from ..reviewing import grade_text, review_of
 from ..safe_text import clean_message
 from ..widgets.keybar import KeyBar
-from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, TableStatus
 from .score import WINNER_MARK
 from .steady import SteadyScreen
-from .table import TitleBar
+from .table import TitleBar, table_widgets
 
 GUESS = "\0guess"  # (no player is named so: names are cleaned of control characters)
 
@@ -102,10 +101,10 @@ class ReplayScreen(SteadyScreen[None]):
     """One finished game, stepped through. Opened by ``nothanks replay``, the history and the score screen."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,n", "step(1)", N_("Next"), key_display="→/n"),
-        Binding("left,p", "step(-1)", N_("Previous"), key_display="←/p"),
-        Binding("home,s", "go_to('start')", NC_("replay", "Start"), key_display="Home/s"),  # (its first move)
-        Binding("end,e", "go_to('end')", N_("End"), key_display="End/e"),
+        Binding("right,n", "go(1)", N_("Next"), key_display="→/n"),
+        Binding("left,p", "go(-1)", N_("Previous"), key_display="←/p"),
+        Binding("home,s", "go('start')", NC_("replay", "Start"), key_display="Home/s"),  # (its first move)
+        Binding("end,e", "go('end')", N_("End"), key_display="End/e"),
         Binding("g", "choose_move", N_("Go to move")),
         Binding("q,escape", "close", N_("Close"), key_display="q/Esc"),
     ]
@@ -123,13 +122,7 @@ class ReplayScreen(SteadyScreen[None]):
 
     def compose(self) -> ComposeResult:
         title = _("Replay · {when}").format(when=when_text(self.replay.finished_at))
-        yield TitleBar(title, id="title", every_chip_shown=True).data_bind(ReplayScreen.table)
-        with Horizontal(id="top"):
-            yield FaceUpCard(id="card").data_bind(ReplayScreen.table)
-            yield TableStatus(id="status").data_bind(ReplayScreen.table)
-            yield MoveLog(id="log").data_bind(ReplayScreen.table)
-        yield LatestMove(id="log-line").data_bind(ReplayScreen.table)
-        yield PlayersPanel(id="players").data_bind(ReplayScreen.table)
+        yield from table_widgets(ReplayScreen, TitleBar(title, id="title", every_chip_shown=True))
         yield Static(id="replay-panel")
         yield KeyBar()
 
@@ -156,20 +149,17 @@ class ReplayScreen(SteadyScreen[None]):
         self.query_one("#replay-panel", Static).update(Content("\n").join(lines))
         self.refresh_bindings()
 
+    def target(self, to: object) -> int:
+        """The move ``go(to)`` shows: ``to`` moves on (1) or back (-1), or the 'start' or the 'end'."""
+        if isinstance(to, int):
+            return max(0, min(self.replay.moves, self.step + to))
+        return 0 if to == "start" else self.replay.moves
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "step" and parameters:
-            forward = isinstance(parameters[0], int) and parameters[0] > 0
-            return None if (forward and self.step >= self.replay.moves) or (not forward and self.step <= 0) else True
-        if action == "go_to" and parameters:
-            at = 0 if parameters[0] == "start" else self.replay.moves
-            return None if self.step == at else True
-        return True
+        return None if action == "go" and self.target(parameters[0]) == self.step else True  # (greyed: already there)
 
-    def action_step(self, delta: int) -> None:
-        self.step = max(0, min(self.replay.moves, self.step + delta))
-
-    def action_go_to(self, where: str) -> None:
-        self.step = 0 if where == "start" else self.replay.moves
+    def action_go(self, to: int | str) -> None:
+        self.step = self.target(to)
 
     def action_choose_move(self) -> None:
         def chosen(step: int | None) -> None:

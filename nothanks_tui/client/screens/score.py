@@ -23,6 +23,7 @@ from ..reviewing import Reviewer, review_lines, review_of
 from ..safe_text import display_name
 from ..widgets.keybar import KeyBar
 from ..widgets.score_chart import ScoreChart, legend
+from .dialogs import TextDialog
 
 WINNER_MARK = "★"
 SCORE_LINE_CELLS = 66
@@ -145,23 +146,19 @@ class ChartScreen(ModalScreen[None]):
         yield KeyBar()
 
 
-class ReviewScreen(ModalScreen[None]):
+class ReviewScreen(TextDialog[None]):
     """The review of the player's own decisions (``v`` on the score screen), worked out in a thread as it opens."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("v,escape,q", "dismiss", N_("Back to the scores"), key_display="v/Esc")
     ]
 
+    BOX, TEXT_ID = "review-box", "review-body"
+
     def __init__(self, view: PlayerView, reviewer: Reviewer) -> None:
-        super().__init__()
+        super().__init__(_("Review of your game"), _("Grading your decisions…"))
         self.view = view
         self.reviewer = reviewer
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="review-box", classes="dialog"):
-            yield Static(Content.styled(_("Review of your game"), "bold"))
-            yield Static(_("Grading your decisions…"), id="review-body", markup=False)
-        yield KeyBar()
 
     def on_mount(self) -> None:
         self.run_worker(self._grade(), exclusive=True)
@@ -169,7 +166,7 @@ class ReviewScreen(ModalScreen[None]):
     async def _grade(self) -> None:
         review = await review_of(self.reviewer, self.view)
         text = "\n".join(review_lines(review)) if review else _("This game cannot be reviewed.")
-        self.query_one("#review-body", Static).update(Content(text))
+        self.say(text)
 
 
 class ScoreScreen(ModalScreen[str]):

@@ -88,17 +88,7 @@ class BotGameForm(StartForm):
         app.post_message(Playing(await self.launchers.open_solo_table(choice)))
 
 
-START_FORMS: list[type[StartForm]] = [BotGameForm]
-
-
-def _add_network_forms() -> None:
-    """Host and join tabs live in their own module (they import this one)."""
-    from .net_forms import HostForm, JoinForm
-
-    START_FORMS.extend([HostForm, JoinForm])
-
-
-_add_network_forms()
+START_FORMS: list[type[StartForm]] = [BotGameForm]  # (and, at the end, the host and join tabs)
 
 
 class StartScreen(SteadyScreen[None]):
@@ -137,14 +127,8 @@ class StartScreen(SteadyScreen[None]):
     def on_mount(self) -> None:
         self.set_class(self.app.size.height >= TALL_START, "-tall")
         # Every form's fields one line high, so a form fits 80x24 whatever tab it is in.
-        fields: list[Input | Select[object] | Button | Checkbox] = [
-            *self.query("StartForm Input").results(Input),
-            *self.query("StartForm Select").results(Select),
-            *self.query("StartForm Button").results(Button),
-            *self.query("StartForm Checkbox").results(Checkbox),
-        ]
-        for field in fields:
-            field.compact = True
+        for field in self.query("StartForm Input, StartForm Select, StartForm Button, StartForm Checkbox"):
+            field.compact = True  # type: ignore[attr-defined]  # (each of these has it)
         self._recall()
         if 0 < self._first_tab < len(self.forms):
             self._show_tab(self._first_tab)
@@ -258,3 +242,8 @@ class StartScreen(SteadyScreen[None]):
         if self.next_language():
             tab = self.forms.index(self._active_form())
             self.app.switch_screen(StartScreen([type(form)() for form in self.forms], tab))
+
+
+from .net_forms import HostForm, JoinForm  # noqa: E402  (in their own module, which imports this one)
+
+START_FORMS.extend([HostForm, JoinForm])

@@ -8,15 +8,18 @@ is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import events, work
+from textual.actions import parse
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ...engine import STANDARD, Action
@@ -40,12 +43,12 @@ from ..safe_text import clean_message
 from ..seat_log import CHAT_KEPT, LoggedChat, as_seated, chat_content
 from ..widgets.keybar import KeyBar
 from ..widgets.table import FaceUpCard, LatestMove, MoveLog, PlayersPanel, PrivatePanel, TableStatus, TableView
-from .dialogs import HOST_WARNING, ClosedScreen, ConfirmQuitScreen, HelpScreen
+from .dialogs import ClosedScreen, HelpScreen
 from .score import ScoreScreen
 from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 PLAY_KEYS = {"t": Action.TAKE, "n": Action.PASS, "space": Action.PASS}
-PLAY_ACTIONS = {"take": Action.TAKE, "no_thanks": Action.PASS}  # the screen's actions that play a move
+TableViewType = TypeVar("TableViewType", bound=TableView)
 SEAT_KEPT = N_(
     "The game goes on without you: a bot plays your seat until you come back, shown to the others as "
     "'(bot playing)'. You can take it back from the lobby (Enter on the table marked 'your seat'), or by joining "
@@ -92,27 +95,38 @@ class TitleBar(TableView):
     watch_game_number = TableView.watch_table
 
     def draw_lines(self) -> list[Content]:
-        parts: list[str | tuple[str, str]] = [("No Thanks!", "bold"), f"  ·  {_(self.description)}"]
-        number = game_number_of(self.table, self.game_number)
-        if number > 1:
-            parts.append("  ·  " + _("game {number}").format(number=number))
+        parts = [_(self.description)]
+        if (number := game_number_of(self.table, self.game_number)) > 1:
+            parts.append(_("game {number}").format(number=number))
         if self.table is not None:
             view = self.table.view
-            players = ngettext("{count} player", "{count} players", view.players).format(count=view.players)
-            parts.append(f"  ·  {players}")
-            if self.every_chip_shown:
-                parts.append("  ·  " + _("every chip shown"))
-            else:
-                parts.append("  ·  " + (_("open chips") if view.open_chips else _("chips hidden")))
-            if self.table.coach:
-                parts.append("  ·  " + _("coach"))
-            if view.variant != STANDARD:
-                parts.append(f"  ·  {presentation.variant_label(view.variant)}")
-        line = Content.assemble(*parts)
-        if line.cell_length > self.content_region.width:  # a longer language, a narrower terminal: closer together
-            closer = [part.replace("  ·  ", " · ") if isinstance(part, str) else part for part in parts]
-            line = Content.assemble(*closer)
+            parts.append(ngettext("{count} player", "{count} players", view.players).format(count=view.players))
+            chips = _("open chips") if view.open_chips else _("chips hidden")
+            parts.append(_("every chip shown") if self.every_chip_shown else chips)
+            parts += [_("coach")] if self.table.coach else []
+            parts += [presentation.variant_label(view.variant)] if view.variant != STANDARD else []
+        for between in ("  ·  ", " · "):  # a longer language, a narrower terminal: closer together
+            line = Content.assemble(("No Thanks!", "bold"), *(between + part for part in parts))
+            if line.cell_length <= self.content_region.width:
+                break
         return [line]
+
+
+def bound(screen: type[Screen[Any]], widget: TableViewType) -> TableViewType:
+    """``widget`` bound to each reactive of ``screen`` it has a reactive of the same name for."""
+    names = widget._reactives.keys() - Widget._reactives.keys()
+    return widget.data_bind(**{name: getattr(screen, name) for name in names if name in screen._reactives})
+
+
+def table_widgets(screen: type[Screen[Any]], title: TitleBar) -> ComposeResult:
+    """The table as the table screen and the replay draw it, bound to ``screen``'s reactives."""
+    yield bound(screen, title)
+    with Horizontal(id="top"):
+        yield bound(screen, FaceUpCard(id="card"))
+        yield bound(screen, TableStatus(id="status"))
+        yield bound(screen, MoveLog(id="log"))
+    yield bound(screen, LatestMove(id="log-line"))  # when the log has no room beside the card
+    yield bound(screen, PlayersPanel(id="players"))
 
 
 class TableScreen(AtTableScreen):
@@ -120,8 +134,8 @@ class TableScreen(AtTableScreen):
 
     # Priority play keys: run as the app reads the key, a turn of a busy host's loop sooner (greyed: ``on_key``).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "take", N_("Take"), priority=True),
-        Binding("n,space", "no_thanks", N_("No thanks!"), key_display=N_("n/space"), priority=True),
+        Binding("t", "play('take')", N_("Take"), priority=True),
+        Binding("n,space", "play('pass')", N_("No thanks!"), key_display=N_("n/space"), priority=True),
         Binding("i", "coach", N_("Coach")),  # (c is chat)
         Binding("s", "show_score", N_("Scores")),
         Binding("a", "play_again", N_("Play again")),
@@ -130,8 +144,8 @@ class TableScreen(AtTableScreen):
         # Quit before the keys a narrow terminal's footer may cut (the footer shows them in this order).
         Binding("q", "quit_table", N_("Quit")),
         *CHAT_KEYS,
-        Binding("l", "mute_bell", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
-        Binding("l", "unmute_bell", N_("Unmute bell")),
+        Binding("l", "bell(False)", N_("Mute bell")),  # (one of the two at a time: what pressing it does now)
+        Binding("l", "bell(True)", N_("Unmute bell")),
     ]
 
     # No repaint of the whole screen per move (tens of ms per SSH player on the host): the bound widgets redraw.
@@ -151,19 +165,9 @@ class TableScreen(AtTableScreen):
         self._notices: dict[str, float] = {}  # a warning toast's text: until when it shows (``_notice_once``)
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(self.connection.info.description, id="title").data_bind(
-            TableScreen.table, TableScreen.game_number
-        )
-        with Horizontal(id="top"):
-            yield FaceUpCard(id="card").data_bind(TableScreen.table)
-            yield TableStatus(id="status").data_bind(TableScreen.table, TableScreen.host_away)
-            yield MoveLog(id="log").data_bind(
-                TableScreen.table, TableScreen.chat, TableScreen.chat_muted, TableScreen.game_number
-            )
-        yield LatestMove(id="log-line").data_bind(TableScreen.table)  # when the log has no room beside the card
-        yield PlayersPanel(id="players").data_bind(TableScreen.table)
+        yield from table_widgets(TableScreen, TitleBar(self.connection.info.description, id="title"))
         yield Static("", id="too-small")
-        yield PrivatePanel(id="private").data_bind(TableScreen.table, TableScreen.advice, TableScreen.host_away)
+        yield bound(TableScreen, PrivatePanel(id="private"))
         yield self.chat_input
         yield KeyBar()
 
@@ -219,9 +223,7 @@ class TableScreen(AtTableScreen):
                 if callable(your_turn):
                     your_turn()
             self.table = event
-            keys = tuple(
-                self.check_action(binding.action, ()) for binding in self.BINDINGS if isinstance(binding, Binding)
-            )
+            keys = tuple(self.check_action(*parse(b.action)[1:]) for b in self.BINDINGS if isinstance(b, Binding))
             if keys != self._keys_shown:  # rebuilding the footer restyles every key: only when one changed
                 self._keys_shown = keys
                 self.refresh_bindings()
@@ -324,23 +326,23 @@ class TableScreen(AtTableScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.chat_input.display or action in CHAT_ACTIONS:
-            return self.check_chat(action)
+            return self.check_chat(action, parameters)
         view = self.table.view if self.table else None
-        if action in PLAY_ACTIONS:
+        if action == "play":
             if view is None:
                 return False
             if self.host_away and not view.finished:
                 return None  # greyed: a move cannot reach the host now (on_key says so)
-            code = view.refusal(PLAY_ACTIONS[action])
+            code = view.refusal(Action(str(parameters[0])))
             if code in HIDDEN_WHEN:
                 return False  # hidden once the game is over, and for spectators
             return None if code else True  # greyed while refused (not your turn, no chips)
         if action == "stand_in":
             return bool(self.table and _away_seats(self.table))
-        if action in ("mute_bell", "unmute_bell"):
+        if action == "bell":
             if view is not None and view.seat is None:
                 return False  # a spectator has no turn to ring for
-            return bool(getattr(self.app, "bell_on", True)) == (action == "mute_bell")
+            return bool(getattr(self.app, "bell_on", True)) != parameters[0]
         if action == "coach":
             if view is None or view.finished or view.seat is None or not (self.table and self.table.coach):
                 return False  # hidden where the table does not allow it, for spectators and after the game
@@ -354,19 +356,15 @@ class TableScreen(AtTableScreen):
 
     def on_key(self, event: events.Key) -> None:
         """Explain a play key that does nothing right now (its binding is greyed), in the words for its code."""
-        view = self.table.view if self.table else None
+        view, action = (self.table.view if self.table else None), PLAY_KEYS.get(event.key)
         if event.key == "i" and self.check_action("coach", ()) is None:  # greyed: not your turn yet
-            self._notice_once(_("The coach answers on your turn."))
-            event.stop()
+            notice: str | None = N_("The coach answers on your turn.")
+        elif view is None or action is None or self.chat_input.display:
             return
-        action = PLAY_KEYS.get(event.key)
-        if view is None or action is None or self.chat_input.display:
-            return
-        if self.host_away and not view.finished:
-            self._notice_once(_("The host is away: play once it is back (the table says so)."))
-            event.stop()
-            return
-        notice = presentation.REFUSAL_NOTICES.get(view.refusal(action) or "")
+        elif self.host_away and not view.finished:
+            notice = N_("The host is away: play once it is back (the table says so).")
+        else:
+            notice = presentation.REFUSAL_NOTICES.get(view.refusal(action) or "")
         if notice is not None:
             self._notice_once(_(notice))
             event.stop()
@@ -380,16 +378,9 @@ class TableScreen(AtTableScreen):
         self._notices[text] = now + NOTICE_SECONDS
         self.notify(text, severity="warning", timeout=NOTICE_SECONDS, markup=False)
 
-    async def action_take(self) -> None:
-        await self._send(Action.TAKE)
-
-    async def action_no_thanks(self) -> None:
-        await self._send(Action.PASS)
-
-    async def _send(self, action: Action) -> None:
-        if self.table is None:
-            return
-        await self.connection.send_action(action, self.table.view.state_id)
+    async def action_play(self, move: str) -> None:
+        if self.table is not None:
+            await self.connection.send_action(Action(move), self.table.view.state_id)
 
     def action_coach(self) -> None:
         if self.table is not None and self.table.view.legal:
@@ -410,13 +401,7 @@ class TableScreen(AtTableScreen):
         if (note := presentation.advice_note(advice)) is not None:
             self.notify(note, title=presentation.advice_title(advice, card), markup=False)
 
-    def action_mute_bell(self) -> None:
-        self._ring_bell(False)
-
-    def action_unmute_bell(self) -> None:
-        self._ring_bell(True)
-
-    def _ring_bell(self, on: bool) -> None:
+    def action_bell(self, on: bool) -> None:
         set_bell = getattr(self.app, "set_bell", None)
         if callable(set_bell):
             set_bell(on)
@@ -436,8 +421,8 @@ class TableScreen(AtTableScreen):
             self._asked_again = True
             await self.connection.play_again()
 
-    def mute(self, muted: bool) -> None:
-        super().mute(muted)
+    def action_mute(self, muted: bool) -> None:
+        super().action_mute(muted)
         self.notify(_("Chat muted: m shows it again.") if muted else _("Chat shown again."), markup=False, timeout=3)
 
     async def action_stand_in(self) -> None:
@@ -453,22 +438,13 @@ class TableScreen(AtTableScreen):
         self.app.push_screen(HelpScreen(variant=self.table.view.variant if self.table is not None else STANDARD))
 
     def action_quit_table(self) -> None:
-        hosting = bool(getattr(self.app, "is_host", False)) and len(self.app.screen_stack) == 1
         watching = self.table is not None and self.table.view.seat is None  # a spectator has nothing to lose
-        if not hosting and (self.table is None or self.table.view.finished or watching):
+        if not self.hosting and (self.table is None or self.table.view.finished or watching):
             self._leave()
-            return
-
-        def confirmed(leave: bool | None) -> None:
-            if leave:
-                self._leave()
-
-        if hosting:
-            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
         elif self.connection.seat_kept:  # a host's table: the seat is kept for us (its token, or our SSH key)
-            self.app.push_screen(ConfirmQuitScreen(_("Leave this game?"), _(SEAT_KEPT)), confirmed)
+            self.ask_to_leave(_("Leave this game?"), _(SEAT_KEPT))
         else:
-            self.app.push_screen(ConfirmQuitScreen(), confirmed)
+            self.ask_to_leave()
 
     def _leave(self) -> None:
         """Close the connection, then go back (in a worker: never from inside a dialog's dismissal)."""

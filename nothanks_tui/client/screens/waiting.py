@@ -21,7 +21,6 @@ from ..safe_text import clean_message, display_name
 from ..seat_log import as_seated
 from ..widgets.chat import ChatLines
 from ..widgets.keybar import KeyBar
-from .dialogs import HOST_WARNING, ConfirmQuitScreen
 from .steady import CHAT_ACTIONS, CHAT_KEYS, AtTableScreen
 
 
@@ -75,9 +74,7 @@ class WaitingScreen(AtTableScreen):
             self.app.switch_screen(TableScreen(self.connection, [event, *self._chat]))
         elif isinstance(event, ChatLine | ChatHistory):
             self._chat = [event] if isinstance(event, ChatHistory) else [*self._chat, event][-CHAT_HISTORY:]
-            said: list[ChatLine] = []
-            for item in self._chat:
-                said.extend(item.lines if isinstance(item, ChatHistory) else [item])
+            said = [line for item in self._chat for line in (item.lines if isinstance(item, ChatHistory) else [item])]
             seats = self.waiting.seats if self.waiting is not None else ()
             self.query_one(ChatLines).lines = tuple(as_seated(line, seats) for line in said)
         elif isinstance(event, Rejected):
@@ -145,22 +142,14 @@ class WaitingScreen(AtTableScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.chat_input.display or action in CHAT_ACTIONS:
-            return self.check_chat(action)
+            return self.check_chat(action, parameters)
         if action == "start":
             return self.waiting is not None and self.waiting.can_start
-        if action == "add_bot":
-            return (
-                self.waiting is not None
-                and self.creator is not False  # only the creator adds bots (the host refuses anyone else)
-                and self.waiting.my_seat is not None
-                and any(seat.empty for seat in self.waiting.seats)
-            )
-        if action == "remove":
-            mine = None if self.waiting is None else self.waiting.my_seat
-            others = self.waiting is not None and any(
-                not s.empty for i, s in enumerate(self.waiting.seats) if i != mine
-            )
-            return self.creator is not False and mine is not None and others
+        if action in ("add_bot", "remove"):  # the creator's (the host refuses anyone else): a free seat, another player
+            waiting, adding = self.waiting, action == "add_bot"
+            if waiting is None or self.creator is False or waiting.my_seat is None:
+                return False
+            return any(seat.empty == adding for i, seat in enumerate(waiting.seats) if adding or i != waiting.my_seat)
         return True
 
     def action_remove(self) -> None:
@@ -185,15 +174,10 @@ class WaitingScreen(AtTableScreen):
         await self.connection.add_bot()
 
     async def action_leave(self) -> None:
-        if getattr(self.app, "is_host", False) and len(self.app.screen_stack) == 1:
-
-            async def confirmed(leave: bool | None) -> None:
-                if leave:
-                    await self._leave()
-
-            self.app.push_screen(ConfirmQuitScreen(_("Stop the host?"), _(HOST_WARNING)), confirmed)
-            return
-        await self._leave()
+        if self.hosting:
+            self.ask_to_leave()
+        else:
+            await self._leave()
 
     async def _leave(self) -> None:
         await self.connection.close()

@@ -28,20 +28,12 @@ class Doorway(Protocol):
     """What the welcome screen needs from the session it runs in."""
 
     @property
-    def suggested_name(self) -> str:
-        """The name to prefill (may be empty)."""
-
-    def held_seat(self) -> tuple[str, str] | None:
-        """(display name, seat token) of a seat the host may still hold for this player, or None."""
-
+    def suggested_name(self) -> str: ...  # the name to prefill (may be empty)
+    def held_seat(self) -> tuple[str, str] | None: ...  # (display name, seat token) the host may still hold
     def forget_seat(self) -> None: ...  # (that seat is gone)
-
-    def lobby(self, name: str) -> LobbyConnection:
-        """A new, unstarted lobby connection under ``name`` (the doorway closes it when the session ends)."""
-
+    def lobby(self, name: str) -> LobbyConnection: ...  # new, unstarted; the doorway closes it with the session
     @property
-    def keeps_seats(self) -> bool:
-        """Can this player have their seat back when they come again (an SSH key login)? Missing: yes."""
+    def keeps_seats(self) -> bool: ...  # can the player have their seat back (an SSH key login)? Missing: yes
 
 
 class NameInput(Input):

@@ -26,8 +26,8 @@ class ChatInput(Input):
     """Hidden until opened; posts ``Closed`` when put away, with the text to send on Enter."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "send", N_("Send"), key_display="Enter"),
-        Binding("ctrl+g,escape", "put_away", N_("Close"), key_display="^G/Esc"),
+        Binding("enter", "put_away(True)", N_("Send"), key_display="Enter"),
+        Binding("ctrl+g,escape", "put_away(False)", N_("Close"), key_display="^G/Esc"),
     ]
 
     class Closed(Message):
@@ -51,13 +51,9 @@ class ChatInput(Input):
         self.display = True
         self.focus()
 
-    def action_send(self) -> None:
+    def action_put_away(self, send: bool) -> None:
         text, self.value = self.value, ""
-        self._put_away(text if text.strip() else "")
-
-    def action_put_away(self) -> None:
-        self.value = ""
-        self._put_away()
+        self._put_away(text if send and text.strip() else "")
 
     def _on_paste(self, event: events.Paste) -> None:
         """A paste longer than the room left is cut to fit, first line only (``Input`` would drop it whole); one that

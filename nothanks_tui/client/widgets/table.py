@@ -399,9 +399,9 @@ class PrivatePanel(TableView):
         hand = presentation.hand_lines(view.my_hand, width - prefix.cell_length)
         lines = [summary, *presentation.indented_lines(prefix, hand)]
         if view.finished:
-            if presentation.asked_by_me(self.table) or not self.table.can_restart:
-                return [*lines, Content.styled(_("Game over: s shows the scores."), "dim")]
-            return [*lines, Content.styled(_("Game over: s shows the scores, a to play again."), "dim")]
+            done = presentation.asked_by_me(self.table) or not self.table.can_restart
+            over = _("Game over: s shows the scores.") if done else _("Game over: s shows the scores, a to play again.")
+            return [*lines, Content.styled(over, "dim")]
         if self.host_away:  # a choice could not reach the host: none is offered until it is back
             waits = [Content.styled(_("Your choices come back with the host: nothing can be played meanwhile."), "dim")]
             return waits if self.compact else [*lines, *waits]
