@@ -234,8 +234,10 @@ def run_join(args: argparse.Namespace) -> int:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if argtypes.plain_wanted(args):
         return _join_plain(args.address, args.name, args.code)
-    if args.address is None:
-        return _join_found(args.name)
+    if args.address is None:  # the start screen's Join tab alone, listing the hosts on the LAN
+        from ..client.discovery import ZeroconfBrowser
+
+        return run_app(join_found_app(args.name, ZeroconfBrowser))
     from ..client.netlaunch import run_join as join
 
     return join(
@@ -261,13 +263,6 @@ def _join_plain(address: str | None, name: str | None, code: str | None) -> int:
     except ValueError as error:
         return failed("join", str(error), 2)
     return run_plain(join=(address or "", name or login_name(), code))
-
-
-def _join_found(name: str | None) -> int:
-    """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
-    from ..client.discovery import ZeroconfBrowser
-
-    return run_app(join_found_app(name, ZeroconfBrowser))
 
 
 def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:

@@ -45,17 +45,11 @@ def placeholders(template: str) -> list[str]:
     return [match.group(1) or "" for match in PLACEHOLDER.finditer(template)]
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    parts, start = [], 0
-    for match in PLACEHOLDER.finditer(template):
-        parts.append(re.escape(template[start : match.start()]))
-        parts.append("(.*?)")
-        start = match.end()
-    parts.append(re.escape(template[start:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-_PATTERNS = [(template, _pattern(template)) for template in ERRORS]
+# Each template as a pattern matching it filled in: its text as written, any value for each placeholder.
+_PATTERNS = [
+    (template, re.compile("(.*?)".join(map(re.escape, PLACEHOLDER.split(template)[::2])), re.DOTALL))
+    for template in ERRORS
+]
 
 
 def translate_message(message: str) -> str:
