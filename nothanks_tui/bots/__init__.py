@@ -2,14 +2,14 @@
 
 A new bot registers a factory ``(seed) -> Bot`` with ``register``; names are what players type. A bot with a
 setting (``ismcts:400``: IS-MCTS with 400 iterations) also registers a ``(seed, text) -> Bot`` factory for the part
-after the colon; the plain name gives its default.
+after the colon; the plain name gives its default. Players choose among the ``LEVELS`` (``offered_bots``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..i18n import N_
+from ..i18n import N_, _
 from .base import Bot
 from .ismcts import IsmctsBot, ismcts_with
 from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
@@ -74,4 +74,26 @@ register(
     pubmcts_with,
 )
 
-__all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]
+# The bots a player is offered in the app's forms, each with one line on what it is like to play against.
+LEVELS: tuple[tuple[str, str], ...] = (
+    ("easy", N_("casual, takes what looks cheap")),
+    ("medium", N_("steady, plans ahead a little")),
+    ("hard", N_("strong, reads the whole table")),
+    ("expert", N_("strongest, searches 10x deeper")),
+)
+
+
+def offered_bots(default: str) -> list[tuple[str, str]]:
+    """(name, description) of each level, and the command line's ``default`` bot first when it is not a level
+    (``--bot rules`` offers rules as well)."""
+    names = [name for name, _ in LEVELS]
+    extra = [] if default in names else [(default, N_("chosen on the command line"))]
+    return extra + list(LEVELS)
+
+
+def bots_help() -> str:
+    """Every bot of the registry and what it is like, for ``--bot``'s help (in the command line's language)."""
+    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
+
+
+__all__ = ["Bot", "bot_names", "bots_help", "describe", "make_bot", "offered_bots", "register"]

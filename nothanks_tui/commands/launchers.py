@@ -16,6 +16,7 @@ from nothanks_server.solo import SoloGame, solo_table
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
+from ..bots import offered_bots
 from ..bots.review import review_view
 from ..client.app import NoThanksApp
 from ..client.error_sentences import error_sentence
@@ -29,7 +30,6 @@ from ..link.names import BadName
 from . import run_app
 from .addresses import join_lines
 from .host_errors import cannot_listen
-from .levels import offered_bots
 
 
 @dataclass

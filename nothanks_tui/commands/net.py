@@ -25,7 +25,7 @@ from nothanks_server.tcp import RATE_PER_SECOND
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
-from ..bots import bot_names
+from ..bots import bot_names, bots_help, offered_bots
 from ..bots.review import review_view
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
@@ -40,7 +40,6 @@ from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
-from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
 

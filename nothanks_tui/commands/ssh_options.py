@@ -10,10 +10,10 @@ from pathlib import Path
 from nothanks_server.ssh.settings import HOST_KEY_NAME, SSHSettings
 
 from .. import paths
+from ..bots import offered_bots
 from ..defaults import DEFAULT_BOT, DEFAULT_SSH_PORT
 from ..i18n import N_, _
 from .argtypes import add_limit, non_negative, port, positive, readable_file
-from .levels import offered_bots
 
 # The SSH front's limits: each option, the ``SSHSettings`` field it sets (whose default it shows) and its help.
 # An option's last word names its metavar (N unless ``METAVARS`` says otherwise); times and rates take any number >= 0.
