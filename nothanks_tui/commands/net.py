@@ -55,10 +55,6 @@ def _seconds(text: str) -> float | None:
     return None if text.lower() in ("off", "none", "never") else _some_seconds(text)
 
 
-def _timer_text() -> str:
-    return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
-
-
 def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clock: float | None = None) -> None:
     """The options ``server`` and ``host`` share; ``keeps``: what else the data dir holds (``host``'s log); ``clock``:
     the default turn clock."""
@@ -96,7 +92,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clo
         default=TURN_TIMER,
         metavar="SECONDS",
         help=_("an away player's turn waits this long, then a bot plays for them until they return ({default})").format(
-            default=_timer_text()
+            default="off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
         ),
     )
     argtypes.add_turn_clock_option(parser, clock)
