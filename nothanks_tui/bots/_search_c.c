@@ -39,6 +39,9 @@ typedef struct { /* rollout.Tables */
     long milk_qs[MAX_SEATS];
 } Tables;
 
+/* rollout.THRESHOLD's tables (pubmcts's playouts): every limit 0, a chip on the card worth a point (4 quarters). */
+static const Tables THRESHOLD = {.pot_weights = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
+
 typedef struct {
     int node;
     int took;
@@ -419,34 +422,14 @@ static int pub_same(const PubKey *a, const PubKey *k, int players) {
     return 1;
 }
 
-/* pubmcts._heuristic_playout: the threshold rule, takes turning up one of pool[:left] uniformly. */
+/* pubmcts._heuristic_playout: ``playout`` by the threshold rule through the cards still face down, each turned up
+   from pool[:left] as a take would, all drawn first (no other draw comes between them). */
 static int pub_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, int *pool, int left,
                        int deck_left, PyObject *rand, long *scores) {
-    for (;;) {
-        long mine = chips[seat];
-        uint64_t mask = masks[seat];
-        if (mine > 0) {
-            long cost;
-            if ((mask >> (card - 1)) & 1)
-                cost = ((mask >> (card + 1)) & 1) ? -(card + 1) : 0;
-            else
-                cost = ((mask >> (card + 1)) & 1) ? -1 : card;
-            if (cost - pot > 0) {
-                chips[seat] = mine - 1;
-                pot += 1;
-                seat = seat + 1 == players ? 0 : seat + 1;
-                continue;
-            }
-        }
-        chips[seat] = mine + pot;
-        masks[seat] = mask | ((uint64_t)1 << card);
-        if (deck_left == 0) break;
-        deck_left -= 1;
-        if ((card = turn_up(pool, &left, rand)) < 0) return -1;
-        pot = 0;
-    }
-    scores_of(players, masks, chips, scores);
-    return 0;
+    int deck[MAX_CARDS];
+    for (int i = 0; i < deck_left; i++)
+        if ((deck[i] = turn_up(pool, &left, rand)) < 0) return -1;
+    return playout(&THRESHOLD, players, card, pot, seat, masks, chips, deck, 0, deck_left, rand, scores);
 }
 
 /* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, rand)
