@@ -87,16 +87,6 @@ SSH_LIMITS = (
 )
 
 
-def _dest(flag: str) -> str:
-    """Where argparse keeps ``flag``'s value: ``--ssh-workers`` -> ``ssh_workers``."""
-    return flag.removeprefix("--").replace("-", "_")
-
-
-def default_host_key_path(data_dir: Path | None) -> Path:
-    """``DATA_DIR/ssh_host_ed25519_key``; without --data-dir, in ``paths.data_dir()`` (~/.local/share/nothanks)."""
-    return (paths.data_dir() if data_dir is None else Path(data_dir)) / HOST_KEY_NAME
-
-
 def add_ssh_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(_("SSH (players join with `ssh -p PORT play@HOST`, nothing to install)"))
     group.add_argument(
@@ -133,13 +123,14 @@ def ssh_settings_from(args: argparse.Namespace) -> SSHSettings | None:
     """The SSH front's settings from parsed options, or None when --ssh-port was not given."""
     if args.ssh_port is None:
         return None
+    data_dir = paths.data_dir() if args.data_dir is None else Path(args.data_dir)  # (~/.local/share/nothanks)
     return SSHSettings(
-        host_key_path=args.ssh_host_key or default_host_key_path(args.data_dir),
+        host_key_path=args.ssh_host_key or data_dir / HOST_KEY_NAME,
         bind=args.bind,
         port=args.ssh_port,
         password=args.ssh_password,
         authorized_keys=args.ssh_authorized_keys,
-        **{field: getattr(args, _dest(flag)) for flag, field, _help in SSH_LIMITS},
+        **{field: getattr(args, flag[2:].replace("-", "_")) for flag, field, _help in SSH_LIMITS},  # (argparse's dest)
         bot_choices=tuple(offered_bots(getattr(args, "bot", None) or DEFAULT_BOT)),
         default_bot=getattr(args, "bot", None) or DEFAULT_BOT,
     )

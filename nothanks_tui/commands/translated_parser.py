@@ -70,11 +70,6 @@ def fill(template: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda field: values.get(field.group(1) or "", field.group(0)), template)
 
 
-def translate_heading(heading: str | None) -> str | None:
-    """A section heading of a help text: argparse's own in the current language, ours as given."""
-    return _(heading) if heading in HEADINGS else heading
-
-
 class TranslatedHelpFormatter(argparse.HelpFormatter):
     """argparse's help formatter, with the usage prefix and argparse's headings in the current language."""
 
@@ -88,7 +83,7 @@ class TranslatedHelpFormatter(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, _(USAGE) if prefix is None else prefix)
 
     def start_section(self, heading: str | None) -> None:
-        super().start_section(translate_heading(heading))
+        super().start_section(_(heading) if heading in HEADINGS else heading)  # (ours as given)
 
 
 class TranslatedParser(argparse.ArgumentParser):
