@@ -195,6 +195,6 @@ def parse_iterations(bot: str, setting: str) -> int:
     return iterations
 
 
-def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
-    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
-    return IsmctsBot(seed, IsmctsSettings(iterations=parse_iterations("ismcts", setting)))
+def ismcts_with(seed: int | None, iterations: int) -> IsmctsBot:
+    """``ismcts:N``: N iterations, random playouts."""
+    return IsmctsBot(seed, IsmctsSettings(iterations=iterations))
