@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from . import __version__
+from .bots import bots_help
 from .commands import argtypes
 from .commands.argtypes import add_turn_clock_option, add_variant_options, bot_name, non_negative, players
-from .commands.levels import bots_help
 from .commands.translated_parser import TranslatedParser
 from .defaults import BOT_PACE, DEFAULT_BOT, MIN_BOT_PACE, SOLO_BOTS_ROUND
 from .i18n import LANGUAGES, _, choose_language, known_language, use_language

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gettext
 from collections.abc import Mapping
 from contextvars import ContextVar
+from functools import cache
 from pathlib import Path
 
 DOMAIN = "nothanks"
@@ -17,8 +18,6 @@ LANGUAGES = ("en", "fr", "es")  # English first: the fallback
 LANGUAGE_NAMES = {"en": "English", "fr": "Français", "es": "Español"}  # each in its own language
 LOCALE_DIR = Path(__file__).parent / "locale"
 LOCALE_VARIABLES = ("LC_ALL", "LC_MESSAGES", "LANG")  # POSIX order: the first set one decides
-
-_catalogs: dict[str, gettext.NullTranslations] = {}
 
 
 class Speaking:
@@ -34,14 +33,12 @@ _PROCESS = Speaking("en")  # the language outside any app (the command line's ow
 _active: ContextVar[Speaking] = ContextVar("nothanks_language")
 
 
+@cache
 def catalog(language: str) -> gettext.NullTranslations:
     """The catalog of ``language`` (an English pass-through for English or when none is installed), loaded once."""
-    if language not in _catalogs:
-        if language == "en":
-            _catalogs[language] = gettext.NullTranslations()
-        else:
-            _catalogs[language] = gettext.translation(DOMAIN, LOCALE_DIR, languages=[language], fallback=True)
-    return _catalogs[language]
+    if language == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[language], fallback=True)
 
 
 def known_language(language: str | None) -> str | None:
@@ -84,13 +81,13 @@ def current_language() -> str:
 def _(message: str) -> str:
     """``message`` in the current language (in its context when it was marked with ``NC_``)."""
     if isinstance(message, InContext):
-        return catalog(_active.get(_PROCESS).language).pgettext(message.context, message)
-    return catalog(_active.get(_PROCESS).language).gettext(message)
+        return catalog(current_language()).pgettext(message.context, message)
+    return catalog(current_language()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The singular or plural form that suits ``count``, in the current language."""
-    return catalog(_active.get(_PROCESS).language).ngettext(singular, plural, count)
+    return catalog(current_language()).ngettext(singular, plural, count)
 
 
 def N_(message: str) -> str:

@@ -86,15 +86,11 @@ class SimulationResult:
     seconds: float = 0.0
     tallies: dict[str, BotTally] = field(default_factory=dict)
 
-    @property
-    def games_per_second(self) -> float:
-        return self.games / self.seconds if self.seconds > 0 else float("inf")
-
     def table(self) -> str:
         """The summary printed by ``nothanks simulate``."""
-        parity = 1 / self.players
+        parity, per_second = 1 / self.players, self.games / self.seconds if self.seconds > 0 else float("inf")
         lines = [
-            f"{self.games} games, {self.players} players, {self.seconds:.2f} s ({self.games_per_second:,.0f} games/s)",
+            f"{self.games} games, {self.players} players, {self.seconds:.2f} s ({per_second:,.0f} games/s)",
             f"{'bot':<16}{'games':>8}{'mean score':>12}{'win share':>11}{'parity':>8}",
         ]
         for label, tally in self.tallies.items():

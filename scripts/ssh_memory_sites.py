@@ -312,7 +312,7 @@ async def serve(args: argparse.Namespace) -> None:
     fields = ssh_settings.SSHSettings.__dataclass_fields__
     extra: dict[str, Any] = {}
     if "bot_choices" in fields:  # what the host passes its workers: the new-table dialog's bots
-        from nothanks_tui.commands.levels import offered_bots
+        from nothanks_tui.bots import offered_bots
         from nothanks_tui.defaults import DEFAULT_BOT
 
         extra = {"bot_choices": tuple(offered_bots(DEFAULT_BOT)), "default_bot": DEFAULT_BOT}

@@ -8,9 +8,8 @@ from types import SimpleNamespace
 
 from nothanks_server.ssh.game import make_app_factory
 from nothanks_server.ssh.settings import WorkerPlan
-from nothanks_tui.bots import bot_names
+from nothanks_tui.bots import bot_names, offered_bots
 from nothanks_tui.commands.launchers import LocalLaunchers
-from nothanks_tui.commands.levels import offered_bots
 from nothanks_tui.commands.net import add_parsers
 from nothanks_tui.commands.ssh_options import ssh_settings_from
 from nothanks_tui.defaults import DEFAULT_BOT

@@ -1,23 +1,23 @@
 """Bots by name. Every table, the simulator and the tournament make bots through ``make_bot``.
 
 A new bot registers a factory ``(seed) -> Bot`` with ``register``; names are what players type. A bot with a
-setting (``ismcts:400``: IS-MCTS with 400 iterations) also registers a ``(seed, text) -> Bot`` factory for the part
-after the colon; the plain name gives its default.
+setting, its iterations (``ismcts:400``: IS-MCTS with 400 iterations), also registers a ``(seed, iterations) -> Bot``
+factory; the plain name gives its default. Players choose among the ``LEVELS`` (``offered_bots``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..i18n import N_
+from ..i18n import N_, _
 from .base import Bot
-from .ismcts import IsmctsBot, ismcts_with
+from .ismcts import IsmctsBot, ismcts_with, parse_iterations
 from .levels import EasyBot, expert_bot, flat_bot, hard_bot, medium_bot
-from .pubmcts import PubMctsBot, pubmcts_with
+from .pubmcts import PubMctsBot
 from .simple import RandomBot, RuleBot, ThresholdBot
 
 BotFactory = Callable[[int | None], Bot]
-ParamFactory = Callable[[int | None, str], Bot]
+ParamFactory = Callable[[int | None, int], Bot]  # (seed, iterations)
 
 _REGISTRY: dict[str, tuple[BotFactory, str]] = {}
 _PARAMS: dict[str, ParamFactory] = {}
@@ -48,7 +48,7 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     if colon:
         if base not in _PARAMS:
             raise ValueError(f"unknown bot {name!r}: only {', '.join(_PARAMS) or 'none'} take a ':' setting")
-        bot = _PARAMS[base](seed, param)
+        bot = _PARAMS[base](seed, parse_iterations(base, param))
         bot.name = name
         return bot
     try:
@@ -71,7 +71,29 @@ register(
     "pubmcts",
     PubMctsBot,
     N_("plays like the published IS-MCTS bot (belief-game tree, heuristic playouts); pubmcts:N iterations (400)"),
-    pubmcts_with,
+    PubMctsBot,
 )
 
-__all__ = ["Bot", "bot_names", "describe", "make_bot", "register"]
+# The bots a player is offered in the app's forms, each with one line on what it is like to play against.
+LEVELS: tuple[tuple[str, str], ...] = (
+    ("easy", N_("casual, takes what looks cheap")),
+    ("medium", N_("steady, plans ahead a little")),
+    ("hard", N_("strong, reads the whole table")),
+    ("expert", N_("strongest, searches 10x deeper")),
+)
+
+
+def offered_bots(default: str) -> list[tuple[str, str]]:
+    """(name, description) of each level, and the command line's ``default`` bot first when it is not a level
+    (``--bot rules`` offers rules as well)."""
+    names = [name for name, _ in LEVELS]
+    extra = [] if default in names else [(default, N_("chosen on the command line"))]
+    return extra + list(LEVELS)
+
+
+def bots_help() -> str:
+    """Every bot of the registry and what it is like, for ``--bot``'s help (in the command line's language)."""
+    return "; ".join(f"{name}: {_(describe(name))}" for name in bot_names())
+
+
+__all__ = ["Bot", "bot_names", "bots_help", "describe", "make_bot", "offered_bots", "register"]

@@ -22,8 +22,8 @@
 #define GIL_EVERY 16 /* iterations between two chances for other threads to take the interpreter lock (a power of 2) */
 
 typedef struct {
-    long tv, pv;       /* visits of take and pass, for the seat to move here */
-    double tw, pw;     /* reward sums of take and pass */
+    long visits[2];    /* of pass [0] and take [1], for the seat to move here */
+    double sums[2];    /* their reward sums */
     int pass_child;    /* -1: none yet */
     int first_take;    /* first child after a take (one per card turned up next), -1: none */
     int next_sibling;  /* the next child of this node's parent after a take */
@@ -38,6 +38,9 @@ typedef struct { /* rollout.Tables */
     long penalties[MAX_SEATS];
     long milk_qs[MAX_SEATS];
 } Tables;
+
+/* rollout.THRESHOLD's tables (pubmcts's playouts): every limit 0, a chip on the card worth a point (4 quarters). */
+static const Tables THRESHOLD = {.pot_weights = {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
 
 typedef struct {
     int node;
@@ -77,13 +80,30 @@ static double draw(PyObject *rand) {
     return x;
 }
 
-/* Both searches' first rule at a node: an untried action first, at random between two (1: take, 0: pass); 2 when
-   both were tried (the search's bound decides), -1 on a Python error. */
-static int untried(long tv, long pv, PyObject *rand) {
-    if (tv != 0 && pv != 0) return 2;
-    if (tv != pv) return tv == 0;
+/* Both searches' rule at a node, from the visits and value sums of pass [0] and take [1]: an untried action first
+   (at random between two), else the best bound: the highest mean + c * sqrt(ln(n + extra) / n_a), or with
+   ``minimise`` the lowest mean - c * sqrt(...). 1: take, 0: pass, -1 on a Python error. */
+static int select_take(const long *n, const double *sum, double c, long extra, int minimise, PyObject *rand) {
+    if (n[0] == 0 || n[1] == 0) {
+        if (n[0] != n[1]) return n[1] == 0;
+        double x = draw(rand);
+        return x < 0.0 ? -1 : x < 0.5;
+    }
+    double log_n = log((double)(n[1] + n[0] + extra));
+    double take = sum[1] / (double)n[1], take_bound = c * sqrt(log_n / (double)n[1]);
+    double pass = sum[0] / (double)n[0], pass_bound = c * sqrt(log_n / (double)n[0]);
+    return minimise ? take - take_bound <= pass - pass_bound : take + take_bound >= pass + pass_bound;
+}
+
+/* One of pool[:*left] turned up uniformly and moved to pool[*left - 1], the pool one shorter; -1 on a Python error. */
+static int turn_up(int *pool, int *left, PyObject *rand) {
     double x = draw(rand);
-    return x < 0.0 ? -1 : x < 0.5;
+    if (x < 0.0) return -1;
+    int j = (int)(x * (double)*left), card = pool[j];
+    *left -= 1;
+    pool[j] = pool[*left];
+    pool[*left] = card;
+    return card;
 }
 
 /* rollout.playout: every seat plays its model (the tables) through deck[index:end]; without tables (NULL),
@@ -275,7 +295,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         return PyErr_NoMemory();
     }
     int node_count = 1;
-    nodes[0] = (Node){0, 0, 0.0, 0.0, -1, -1, -1, 0};
+    nodes[0] = (Node){.pass_child = -1, .first_take = -1, .next_sibling = -1};
     long root_scores[2] = {0, 0};
     uint64_t masks[MAX_SEATS];
     long chips[MAX_SEATS], scores[MAX_SEATS];
@@ -305,14 +325,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
         int cur = at.card, to_move = at.seat, index = 0, end = deck_left, node = 0, steps = 0, finished = 0;
         long on_card = at.pot;
         for (;;) {
-            long mine = chips[to_move], tv = nodes[node].tv, pv = nodes[node].pv;
-            int take = mine <= 0 ? 1 : untried(tv, pv, rand);
+            long mine = chips[to_move];
+            int take = mine <= 0 ? 1 : select_take(nodes[node].visits, nodes[node].sums, c, 0, 0, rand);
             if (take < 0) goto done;
-            if (take == 2) {
-                double log_n = log((double)(tv + pv));
-                take = nodes[node].tw / (double)tv + c * sqrt(log_n / (double)tv) >=
-                       nodes[node].pw / (double)pv + c * sqrt(log_n / (double)pv);
-            }
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
                 goto done;
@@ -331,7 +346,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
                 int child = nodes[node].first_take;
                 while (child >= 0 && nodes[child].card != cur) child = nodes[child].next_sibling;
                 if (child < 0) {
-                    nodes[node_count] = (Node){0, 0, 0.0, 0.0, -1, -1, nodes[node].first_take, cur};
+                    nodes[node_count] =
+                        (Node){.pass_child = -1, .first_take = -1, .next_sibling = nodes[node].first_take, .card = cur};
                     nodes[node].first_take = node_count++;
                     break;
                 }
@@ -343,7 +359,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
                 if (to_move == players) to_move = 0;
                 int child = nodes[node].pass_child;
                 if (child < 0) {
-                    nodes[node_count] = (Node){0, 0, 0.0, 0.0, -1, -1, -1, 0};
+                    nodes[node_count] = (Node){.pass_child = -1, .first_take = -1, .next_sibling = -1};
                     nodes[node].pass_child = node_count++;
                     break;
                 }
@@ -359,18 +375,12 @@ static PyObject *run(PyObject *self, PyObject *args) {
         rewards_of(players, scores, score_weight, rewards);
         root_scores[path[0].took] += scores[at.seat];
         for (int k = 0; k < steps; k++) {
-            Node *visited = &nodes[path[k].node];
-            if (path[k].took) {
-                visited->tv += 1;
-                visited->tw += rewards[path[k].mover];
-            } else {
-                visited->pv += 1;
-                visited->pw += rewards[path[k].mover];
-            }
+            nodes[path[k].node].visits[path[k].took] += 1;
+            nodes[path[k].node].sums[path[k].took] += rewards[path[k].mover];
         }
     }
-    result = Py_BuildValue("llddll", nodes[0].tv, nodes[0].pv, nodes[0].tw, nodes[0].pw, root_scores[0],
-                           root_scores[1]);
+    result = Py_BuildValue("llddll", nodes[0].visits[1], nodes[0].visits[0], nodes[0].sums[1], nodes[0].sums[0],
+                           root_scores[0], root_scores[1]);
 done:
     PyMem_Free(nodes);
     PyMem_Free(path);
@@ -390,8 +400,8 @@ typedef struct { /* a node's key: every hand, every chip count, the face-up card
 
 typedef struct {
     PubKey key;
-    long tv, pv;
-    double take_sum, pass_sum; /* the mover's own final scores summed: all of the score vector the mover reads */
+    long visits[2];  /* of pass [0] and take [1] */
+    double sums[2]; /* the mover's own values summed after each: all of the score vector the mover reads */
 } PubNode;
 
 static uint64_t pub_hash(const PubKey *k, int players) {
@@ -412,40 +422,14 @@ static int pub_same(const PubKey *a, const PubKey *k, int players) {
     return 1;
 }
 
-/* pubmcts._heuristic_playout: the threshold rule, takes turning up one of pool[:left] uniformly. */
+/* pubmcts._heuristic_playout: ``playout`` by the threshold rule through the cards still face down, each turned up
+   from pool[:left] as a take would, all drawn first (no other draw comes between them). */
 static int pub_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, int *pool, int left,
                        int deck_left, PyObject *rand, long *scores) {
-    for (;;) {
-        long mine = chips[seat];
-        uint64_t mask = masks[seat];
-        if (mine > 0) {
-            long cost;
-            if ((mask >> (card - 1)) & 1)
-                cost = ((mask >> (card + 1)) & 1) ? -(card + 1) : 0;
-            else
-                cost = ((mask >> (card + 1)) & 1) ? -1 : card;
-            if (cost - pot > 0) {
-                chips[seat] = mine - 1;
-                pot += 1;
-                seat = seat + 1 == players ? 0 : seat + 1;
-                continue;
-            }
-        }
-        chips[seat] = mine + pot;
-        masks[seat] = mask | ((uint64_t)1 << card);
-        if (deck_left == 0) break;
-        deck_left -= 1;
-        double x = draw(rand);
-        if (x < 0.0) return -1;
-        int j = (int)(x * (double)left);
-        left -= 1;
-        card = pool[j];
-        pool[j] = pool[left];
-        pool[left] = card;
-        pot = 0;
-    }
-    scores_of(players, masks, chips, scores);
-    return 0;
+    int deck[MAX_CARDS];
+    for (int i = 0; i < deck_left; i++)
+        if ((deck[i] = turn_up(pool, &left, rand)) < 0) return -1;
+    return playout(&THRESHOLD, players, card, pot, seat, masks, chips, deck, 0, deck_left, rand, scores);
 }
 
 /* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, rand)
@@ -493,7 +477,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
             while (table[slot] >= 0 && !pub_same(&nodes[table[slot]].key, &k, players)) slot = (slot + 1) & (slots - 1);
             if (table[slot] < 0) {
-                nodes[node_count] = (PubNode){k, 0, 0, 0.0, 0.0};
+                nodes[node_count] = (PubNode){.key = k};
                 table[slot] = node_count++;
                 if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
                                 scores) < 0)
@@ -501,16 +485,10 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
                 break;
             }
             int index = table[slot];
-            PubNode *node = &nodes[index];
             int seat = k.seat;
             long mine = k.chips[seat];
-            int take = mine <= 0 ? 1 : untried(node->tv, node->pv, rand);
+            int take = mine <= 0 ? 1 : select_take(nodes[index].visits, nodes[index].sums, c, 1, 1, rand);
             if (take < 0) goto done;
-            if (take == 2) {
-                double log_n = log((double)(node->tv + node->pv + 1));
-                take = node->take_sum / (double)node->tv - c * sqrt(log_n / (double)node->tv) <=
-                       node->pass_sum / (double)node->pv - c * sqrt(log_n / (double)node->pv);
-            }
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
                 goto done;
@@ -524,13 +502,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
                     break;
                 }
                 deck_left -= 1;
-                double x = draw(rand);
-                if (x < 0.0) goto done;
-                int j = (int)(x * (double)left);
-                left -= 1;
-                k.card = pool[j];
-                pool[j] = pool[left];
-                pool[left] = k.card;
+                if ((k.card = turn_up(pool, &left, rand)) < 0) goto done;
                 k.pot = 0;
             } else {
                 k.chips[seat] = mine - 1;
@@ -547,18 +519,12 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             values[seat0] += bonus * ((scores[seat0] > rival) + (scores[seat0] >= rival)) / 2.0;
         }
         for (int s = 0; s < steps; s++) {
-            PubNode *visited = &nodes[path[s].node];
-            if (path[s].took) {
-                visited->tv += 1;
-                visited->take_sum += values[path[s].mover];
-            } else {
-                visited->pv += 1;
-                visited->pass_sum += values[path[s].mover];
-            }
+            nodes[path[s].node].visits[path[s].took] += 1;
+            nodes[path[s].node].sums[path[s].took] += values[path[s].mover];
         }
     }
-    result = Py_BuildValue("lldddd", nodes[0].tv, nodes[0].pv, nodes[0].take_sum, nodes[0].pass_sum, (double)own[1],
-                           (double)own[0]);
+    result = Py_BuildValue("lldddd", nodes[0].visits[1], nodes[0].visits[0], nodes[0].sums[1], nodes[0].sums[0],
+                           (double)own[1], (double)own[0]);
 done:
     PyMem_Free(nodes);
     PyMem_Free(table);

@@ -30,6 +30,7 @@ except ImportError:  # a machine without a C compiler
 
 # Whether ``search`` runs its iterations in C (when built); tests turn it off to compare the two.
 ACCELERATED = search_in_c is not None
+MOST_ITERATIONS = 1_000_000  # what ``bot:N`` may ask of ismcts and pubmcts
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,11 +190,11 @@ def parse_iterations(bot: str, setting: str) -> int:
         iterations = int(setting)
     except ValueError:
         raise ValueError(f"{bot}:N takes a number of iterations, not {setting!r}") from None
-    if not 1 <= iterations <= 1_000_000:
-        raise ValueError(f"{bot}:N takes 1..1000000 iterations, not {iterations}")
+    if not 1 <= iterations <= MOST_ITERATIONS:
+        raise ValueError(f"{bot}:N takes 1..{MOST_ITERATIONS} iterations, not {iterations}")
     return iterations
 
 
-def ismcts_with(seed: int | None, setting: str) -> IsmctsBot:
-    """``ismcts:N``: N iterations (1..1,000,000), random playouts."""
-    return IsmctsBot(seed, IsmctsSettings(iterations=parse_iterations("ismcts", setting)))
+def ismcts_with(seed: int | None, iterations: int) -> IsmctsBot:
+    """``ismcts:N``: N iterations, random playouts."""
+    return IsmctsBot(seed, IsmctsSettings(iterations=iterations))

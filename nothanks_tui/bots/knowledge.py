@@ -3,8 +3,8 @@
 A search bot must decide from its own view only. This module turns a ``PlayerView`` (or an advise position) into
 an ``InfoSet``: the public table plus every chip count the seat can know. Hidden chip counts are recovered exactly
 from the public move history (everyone starts with the same chips, a pass pays one, a take collects the pot);
-without a history (an advise position) the hidden total is known and is split evenly. ``sample_deck`` then deals
-the unseen cards into one possible rest-of-deck; the other unseen cards are the ones set aside.
+without a history (an advise position) the hidden total is known and is split evenly; the unseen cards are the
+face-down ones and those set aside, in any order.
 """
 
 from __future__ import annotations
@@ -107,8 +107,3 @@ def fill_chips(info: InfoSet, rng: random.Random) -> list[int]:
         for seat in hidden:
             chips[seat] = share + (1 if seat in lucky else 0)
     return chips  # type: ignore[return-value]
-
-
-def sample_deck(info: InfoSet, rng: random.Random) -> list[int]:
-    """One possible order of the ``deck_left`` face-down cards, drawn uniformly from the unseen cards."""
-    return rng.sample(info.unseen, info.deck_left)

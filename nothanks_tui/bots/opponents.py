@@ -43,11 +43,8 @@ def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Mod
         else:
             chips[seat] = mine - 1
     models = []
-    for seat in range(players):
-        best = candidates[prior]
-        best_misses = misses[seat][prior] - SWITCH_MARGIN
-        for name, model in candidates.items():
-            if misses[seat][name] < best_misses:
-                best, best_misses = model, misses[seat][name]
-        models.append(candidates[prior] if seat == view.seat else best)
+    for seat, missed in enumerate(misses):
+        best = min(missed, key=missed.__getitem__)  # (the first of the fewest misses)
+        switch = seat != view.seat and missed[best] < missed[prior] - SWITCH_MARGIN
+        models.append(candidates[best if switch else prior])
     return models

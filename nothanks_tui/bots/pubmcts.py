@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 
 from .base import SearchingBot, SearchResult, decision_seed
-from .ismcts import parse_iterations, search_in_c
+from .ismcts import search_in_c
 from .knowledge import InfoSet, fill_chips
 from .rollout import scores_of
 
@@ -190,8 +190,3 @@ class PubMctsBot(SearchingBot):
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
         return search(info, iterations, self.seed, bonus=self.bonus)
-
-
-def pubmcts_with(seed: int | None, setting: str) -> PubMctsBot:
-    """``pubmcts:N``: N iterations (1..1,000,000)."""
-    return PubMctsBot(seed, parse_iterations("pubmcts", setting))

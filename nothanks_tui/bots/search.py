@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 
 from .base import SearchingBot, SearchResult, decision_seed
-from .knowledge import InfoSet, fill_chips, sample_deck
+from .knowledge import InfoSet, fill_chips
 from .rollout import MODELS, limit_tables, playout, scores_of
 
 
@@ -51,7 +51,7 @@ def evaluate(info: InfoSet, settings: SearchSettings, seed: int) -> SearchResult
     take_score_sum = pass_score_sum = worlds = 0  # own final scores
     next_seat = (me + 1) % players
     for worlds in range(1, settings.max_worlds + 1):
-        deck = sample_deck(info, rng)
+        deck = rng.sample(info.unseen, info.deck_left)  # one possible order of the face-down cards
         chips = fill_chips(info, rng) if hidden else known_chips
         take_masks = masks.copy()
         take_masks[me] |= 1 << card

@@ -1,4 +1,4 @@
-"""Subcommands of ``nothanks`` that live in their own modules: each has ``add_parser(sub)`` and ``run(args)``."""
+"""The subcommands of ``nothanks``, a module for each group (``cli.COMMANDS`` names their runners), and their exit."""
 
 from __future__ import annotations
 

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..bots import bot_names, make_bot
+from ..bots.ismcts import MOST_ITERATIONS
 from ..client.error_sentences import os_reason
 from ..defaults import TURN_CLOCK_RANGE
 from ..engine import MAX_PLAYERS, MIN_PLAYERS, STANDARD, VARIANTS
 from ..i18n import N_, _
 
-ISMCTS_MOST = 1_000_000  # the iterations ismcts:N takes at most (nothanks_tui/bots/ismcts.py)
 Number = TypeVar("Number", int, float)
 
 
@@ -91,7 +91,7 @@ def bot_name(text: str) -> str:
             message = _("{name}: ismcts:N takes N iterations, from 1 to {most}")
         else:
             message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
-        raise argparse.ArgumentTypeError(message.format(name=repr(text), most=ISMCTS_MOST)) from None
+        raise argparse.ArgumentTypeError(message.format(name=repr(text), most=MOST_ITERATIONS)) from None
     return text
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nothanks_server.history import StoreHistory
 
@@ -51,30 +52,27 @@ def missing_data_dir(args: argparse.Namespace, command: str) -> bool:
     return True
 
 
-def run_history(args: argparse.Namespace) -> int:
+def _show(screen: Callable[[], Any]) -> int:
+    """Run the app on ``screen`` alone (``history`` and ``replay``), reviews at hand."""
     from ..bots.review import review_view
-    from ..client.app import NetApp as HistoryApp
+    from ..client.app import NetApp
+
+    return run_app(NetApp(screen, exit_on_signals=True, reviewer=review_view))
+
+
+def run_history(args: argparse.Namespace) -> int:
     from ..client.screens.history import HistoryScreen, LeaderboardScreen, StatsScreen
 
     if missing_data_dir(args, "history"):
         return 2
     source = StoreHistory(args.data_dir or paths.records_dir())
     screen = LeaderboardScreen if args.leaderboard else StatsScreen if args.stats else HistoryScreen
-    return run_app(HistoryApp(lambda: screen(source), exit_on_signals=True, reviewer=review_view))
-
-
-def load(args: argparse.Namespace) -> Replay:
-    """The game ``nothanks replay`` was asked for; ``ReplayError`` or ``LobbyError`` (readable) if there is none."""
-    from ..client.replaying import load_replay, read_record_file
-
-    if args.file is not None:
-        return load_replay(read_record_file(args.file))
-    return load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
+    return _show(lambda: screen(source))
 
 
 def chosen_game(args: argparse.Namespace, command: str) -> Replay | int:
     """The game ``nothanks replay`` or ``review`` was asked for, or the exit status once it said why there is none."""
-    from ..client.replaying import ReplayError
+    from ..client.replaying import ReplayError, load_replay, read_record_file
     from ..client.safe_text import clean_message
 
     if args.file is not None and args.last:
@@ -86,7 +84,9 @@ def chosen_game(args: argparse.Namespace, command: str) -> Replay | int:
     if args.file is None and missing_data_dir(args, command):
         return 2
     try:
-        return load(args)
+        if args.file is not None:
+            return load_replay(read_record_file(args.file))
+        return load_replay(asyncio.run(StoreHistory(args.data_dir or paths.records_dir()).latest_game()))
     except ReplayError as error:
         print(f"nothanks {command}: {error}")
     except LobbyError as error:
@@ -95,14 +95,10 @@ def chosen_game(args: argparse.Namespace, command: str) -> Replay | int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from ..bots.review import review_view
-    from ..client.app import NetApp as HistoryApp
     from ..client.screens.replay import ReplayScreen
 
     replay = chosen_game(args, "replay")
-    if isinstance(replay, int):
-        return replay
-    return run_app(HistoryApp(lambda: ReplayScreen(replay), exit_on_signals=True, reviewer=review_view))
+    return replay if isinstance(replay, int) else _show(lambda: ReplayScreen(replay))
 
 
 def run_review(args: argparse.Namespace) -> int:

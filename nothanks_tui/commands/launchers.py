@@ -5,7 +5,7 @@ host; this layer may)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, asdict, dataclass
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from pathlib import Path
 
 from nothanks_server.advertise import Advertiser
@@ -16,6 +16,7 @@ from nothanks_server.solo import SoloGame, solo_table
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
+from ..bots import offered_bots
 from ..bots.review import review_view
 from ..client.app import NoThanksApp
 from ..client.error_sentences import error_sentence
@@ -29,7 +30,6 @@ from ..link.names import BadName
 from . import run_app
 from .addresses import join_lines
 from .host_errors import cannot_listen
-from .levels import offered_bots
 
 
 @dataclass
@@ -42,18 +42,12 @@ class LocalLaunchers:
     _: KW_ONLY
     advertise: bool = True  # a game hosted from the start screen is announced on the LAN
     bot_processes: int = 0  # for a hosted game (thinking.py); 0: in threads
+    bot_choices: Sequence[tuple[str, str]] = field(default_factory=lambda: offered_bots(DEFAULT_BOT))
+    default_bot: str = DEFAULT_BOT
 
     def history(self) -> HistorySource | None:
         """This machine's finished games (the start screen's history and statistics), if any are kept."""
         return None if self.records_dir is None else StoreHistory(self.records_dir)
-
-    @property
-    def bot_choices(self) -> Sequence[tuple[str, str]]:
-        return offered_bots(DEFAULT_BOT)
-
-    @property
-    def default_bot(self) -> str:
-        return DEFAULT_BOT
 
     def solo_game(self, choice: SoloChoice, seed: int | None = None) -> SoloGame:
         """The solo table ``choice`` asks for, at this pace, kept in the data dir, dealt from ``seed`` (None: this

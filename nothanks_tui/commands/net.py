@@ -25,7 +25,7 @@ from nothanks_server.tcp import RATE_PER_SECOND
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths
-from ..bots import bot_names
+from ..bots import bot_names, bots_help, offered_bots
 from ..bots.review import review_view
 from ..client.error_sentences import error_sentence
 from ..client.remembered import Remembered
@@ -40,7 +40,6 @@ from . import argtypes, cluster_options, failed, run_app
 from .addresses import hosting_lines, join_lines, ssh_lines
 from .argtypes import add_limit, add_variant_options, number, players, port, processes, whole_number, within
 from .host_errors import cannot_listen, data_dir_problem
-from .levels import bots_help, offered_bots
 from .ssh_options import add_ssh_options, ssh_settings_from
 from .translated_parser import TranslatedParser
 
@@ -54,10 +53,6 @@ _some_seconds = within(number, 0, math.inf, N_("must be >= 0 (or 'off')"))
 
 def _seconds(text: str) -> float | None:
     return None if text.lower() in ("off", "none", "never") else _some_seconds(text)
-
-
-def _timer_text() -> str:
-    return "off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
 
 
 def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clock: float | None = None) -> None:
@@ -97,7 +92,7 @@ def _host_options(parser: argparse.ArgumentParser, keeps: str | None = None, clo
         default=TURN_TIMER,
         metavar="SECONDS",
         help=_("an away player's turn waits this long, then a bot plays for them until they return ({default})").format(
-            default=_timer_text()
+            default="off" if TURN_TIMER is None else _("{seconds:g}; 'off' waits forever").format(seconds=TURN_TIMER)
         ),
     )
     argtypes.add_turn_clock_option(parser, clock)
@@ -234,8 +229,10 @@ def run_join(args: argparse.Namespace) -> int:
             return failed("join", "--name: " + error_sentence(errors.BAD_NAME), 2)
     if argtypes.plain_wanted(args):
         return _join_plain(args.address, args.name, args.code)
-    if args.address is None:
-        return _join_found(args.name)
+    if args.address is None:  # the start screen's Join tab alone, listing the hosts on the LAN
+        from ..client.discovery import ZeroconfBrowser
+
+        return run_app(join_found_app(args.name, ZeroconfBrowser))
     from ..client.netlaunch import run_join as join
 
     return join(
@@ -261,13 +258,6 @@ def _join_plain(address: str | None, name: str | None, code: str | None) -> int:
     except ValueError as error:
         return failed("join", str(error), 2)
     return run_plain(join=(address or "", name or login_name(), code))
-
-
-def _join_found(name: str | None) -> int:
-    """``nothanks join`` with no address: the start screen's Join tab alone, listing the hosts on the LAN."""
-    from ..client.discovery import ZeroconfBrowser
-
-    return run_app(join_found_app(name, ZeroconfBrowser))
 
 
 def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) -> NoThanksApp:

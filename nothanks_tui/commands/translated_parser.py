@@ -45,17 +45,11 @@ def placeholders(template: str) -> list[str]:
     return [match.group(1) or "" for match in PLACEHOLDER.finditer(template)]
 
 
-def _pattern(template: str) -> re.Pattern[str]:
-    parts, start = [], 0
-    for match in PLACEHOLDER.finditer(template):
-        parts.append(re.escape(template[start : match.start()]))
-        parts.append("(.*?)")
-        start = match.end()
-    parts.append(re.escape(template[start:]))
-    return re.compile("".join(parts), re.DOTALL)
-
-
-_PATTERNS = [(template, _pattern(template)) for template in ERRORS]
+# Each template as a pattern matching it filled in: its text as written, any value for each placeholder.
+_PATTERNS = [
+    (template, re.compile("(.*?)".join(map(re.escape, PLACEHOLDER.split(template)[::2])), re.DOTALL))
+    for template in ERRORS
+]
 
 
 def translate_message(message: str) -> str:
@@ -76,11 +70,6 @@ def fill(template: str, values: dict[str, str]) -> str:
     return PLACEHOLDER.sub(lambda field: values.get(field.group(1) or "", field.group(0)), template)
 
 
-def translate_heading(heading: str | None) -> str | None:
-    """A section heading of a help text: argparse's own in the current language, ours as given."""
-    return _(heading) if heading in HEADINGS else heading
-
-
 class TranslatedHelpFormatter(argparse.HelpFormatter):
     """argparse's help formatter, with the usage prefix and argparse's headings in the current language."""
 
@@ -94,7 +83,7 @@ class TranslatedHelpFormatter(argparse.HelpFormatter):
         super().add_usage(usage, actions, groups, _(USAGE) if prefix is None else prefix)
 
     def start_section(self, heading: str | None) -> None:
-        super().start_section(translate_heading(heading))
+        super().start_section(_(heading) if heading in HEADINGS else heading)  # (ours as given)
 
 
 class TranslatedParser(argparse.ArgumentParser):

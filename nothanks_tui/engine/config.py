@@ -20,11 +20,6 @@ MIN_PLAYERS = 2  # 2 is a house variant allowed by one rule text; 3..7 is the pu
 MAX_PLAYERS = 7
 
 
-def standard_chips(players: int) -> int:
-    """Chips each player starts with under the published rules: 11 for 2-5 players, 9 for 6, 7 for 7."""
-    return 11 if players <= 5 else 9 if players == 6 else 7
-
-
 def N_(text: str) -> str:
     """Marks ``text`` for the catalogs (scripts/i18n.py extracts it); the client translates it where it shows it.
     The engine may not import nothanks_tui.i18n, so it has this marker of its own."""
@@ -41,11 +36,12 @@ class Variant:
     label: str
     summary: str
     set_aside: tuple[int, ...] = ()  # always among the cards set aside; the rest of them are dealt at random
-    chips_change: int = 0  # added to the rules' starting chips for the player count (``standard_chips``)
+    chips_change: int = 0  # added to the published rules' starting chips for the player count
 
     def chips(self, players: int) -> int:
-        """Chips each of ``players`` starts with in this variant."""
-        return standard_chips(players) + self.chips_change
+        """Chips each of ``players`` starts with in this variant: the published rules' 11 for 2-5 players, 9 for 6,
+        7 for 7, and ``chips_change``."""
+        return (11 if players <= 5 else 9 if players == 6 else 7) + self.chips_change
 
 
 VARIANTS: dict[str, Variant] = {}  # by name, in the order players are offered them

@@ -54,10 +54,6 @@ class DealResult:
 Clocks = dict[str, list[float]]  # decision times by bot name, in seconds
 
 
-def _bot_seed(seed: int, deal_index: int, seating: int, seat: int) -> int:
-    return random.Random(f"{seed}:{deal_index}:{seating}:{seat}").getrandbits(48)
-
-
 class _Timed:
     """A bot whose ``choose`` (and ``decide``, when it has one) records how long each real choice took."""
 
@@ -98,10 +94,10 @@ def play_deals(
         result = DealResult(deal_index)
         for seating_index, order in enumerate(orders):
             names = tuple(lineup[i] for i in order)
-            bots = [
-                _Timed(make_bot(name, _bot_seed(seed, deal_index, seating_index, seat)), times[name], cpu[name])
-                for seat, name in enumerate(names)
-            ]
+            bots = []
+            for seat, name in enumerate(names):
+                bot_seed = random.Random(f"{seed}:{deal_index}:{seating_index}:{seat}").getrandbits(48)
+                bots.append(_Timed(make_bot(name, bot_seed), times[name], cpu[name]))
             result.games.append((names, tuple(play_scores(config, deal_seed, bots)[0])))
         results.append(result)
     return results, dict(times), dict(cpu)
