@@ -93,25 +93,3 @@ def parse_game_id(text: str) -> tuple[str, int | None]:
     if not number.isdigit() or len(number) > 9:
         raise ValueError(f"not a game id: {text[:40]!r}")
     return table, int(number)
-
-
-# ---------------------------------------------------------------------------------------------- wire
-# The replies' frames are typed in wire.py (which imports this module: hence the imports in the functions).
-
-
-def page_to_wire(page: HistoryPage) -> dict[str, Any]:
-    from .wire import Games, as_frame
-
-    return as_frame(page, Games)
-
-
-def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
-    from .wire import Stats, as_frame
-
-    return as_frame(Stats(players=rows), Stats)
-
-
-def board_to_wire(rows: list[Rated]) -> dict[str, Any]:
-    from .wire import Board, as_frame
-
-    return as_frame(Board(players=rows), Board)

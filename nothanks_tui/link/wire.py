@@ -141,71 +141,27 @@ def client_unpacker() -> msgpack.Unpacker:
 # ---------------------------------------------------------------------------------------------- host -> client
 
 
-def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
-    wire = {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
-    if seat.left:  # (absent means false: the usual seat costs no more bytes than before)
-        wire["left"] = True
-    if seat.stand_in:
-        wire["stand_in"] = True
-    if seat.level:
-        wire["level"] = seat.level
-    if seat.rating is not None:
-        wire["rating"] = seat.rating
-    if seat.change is not None:
-        wire["change"] = seat.change
-    if seat.guest:
-        wire["guest"] = True
-    return wire
-
-
 MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
 
 
-def event_to_wire(event: TableUpdate | TableWaiting) -> dict[str, Any]:
-    """The ``update`` or ``waiting`` frame for one recipient's event."""
-    if isinstance(event, TableWaiting):
-        return as_frame(event, Waiting)
-    return {**_update_head(event), "view": event.view.to_dict()}
-
-
 def _update_head(event: TableUpdate) -> dict[str, Any]:
-    """An ``update`` frame without its view; its optional keys are absent when empty, false or nil."""
-    head: dict[str, Any] = {
+    """An ``update`` frame without its view; the keys after ``coach`` are absent when empty, false or nil (None
+    here; ``bot_in`` in whole milliseconds: no float is ever sent)."""
+    head = {
         "type": "update",
         "table": event.table_id,
-        "seats": [seat_to_wire(seat) for seat in event.seats],
+        "seats": [to_wire(seat) for seat in event.seats],
         "can_restart": event.can_restart,
         "coach": event.coach,
+        "seat_events": [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]] or None,
+        "bot_in_ms": None if event.bot_in is None else round(max(0.0, event.bot_in) * 1000),
+        "creator": event.creator or None,
+        "again": list(event.again) or None,
+        "match": None if event.match is None else msgspec.to_builtins(event.match),
+        "timeline": [list(row) for row in event.timeline] or None,
+        "invite": event.invite or None,
     }
-    if event.seat_events:
-        head["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
-    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
-        head["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
-    if event.creator:
-        head["creator"] = True
-    if event.again:
-        head["again"] = list(event.again)
-    if event.match is not None:
-        head["match"] = msgspec.to_builtins(event.match)
-    if event.timeline:
-        head["timeline"] = [list(row) for row in event.timeline]
-    if event.invite:
-        head["invite"] = event.invite
-    return head
-
-
-ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
-
-
-def advice_to_wire(advice: CoachAdvice) -> dict[str, Any]:
-    """The ``advice`` reply to a ``coach`` request (the asking seat only)."""
-    return {
-        "type": "advice",
-        "state_id": advice.state_id,
-        "action": advice.action,
-        "take": round(advice.take_score * ADVICE_TENTHS),
-        "pass": None if advice.pass_score is None else round(advice.pass_score * ADVICE_TENTHS),
-    }
+    return {key: value for key, value in head.items() if value is not None}
 
 
 _moves_cache: tuple[object, bytes] | None = None
@@ -214,11 +170,11 @@ _VIEW_KEY = encode("view")
 
 
 def encode_event(event: TableUpdate | TableWaiting) -> bytes:
-    """``encode(event_to_wire(event))``, faster: the move list, the same for every seat, is packed once per move
+    """``encode(to_wire(event))``, faster: the move list, the same for every seat, is packed once per move
     (a map packed without its last pair becomes the full map with one more entry counted and the pair appended)."""
     global _moves_cache
     if isinstance(event, TableWaiting):
-        return encode(event_to_wire(event))
+        return encode(to_wire(event))
     view = event.view
     moves = view.moves
     cached = _moves_cache
@@ -249,20 +205,11 @@ def _one_more_entry(packed: bytes) -> bytes:
     raise ValueError("not a map with room for one more entry")
 
 
-def summary_to_wire(summary: TableSummary) -> dict[str, Any]:
-    return as_frame(summary, Summary)
-
-
-def chat_to_wire(event: ChatLine | ChatHistory) -> dict[str, Any]:
-    """The ``chat`` frame for one line, or the ``chat_history`` frame for a table's recent lines."""
-    return as_frame(event, ChatLines if isinstance(event, ChatHistory) else Chat)
-
-
 # ------------------------------------------------------------------------- host -> client, as the client reads it
 # Each frame a host sends is a msgspec Struct, decoded and checked once by ``decode_host`` (a wrong type, a missing
 # key or a broken rule is a ``msgspec.ValidationError``; keys a newer host adds are skipped); ``event`` turns a
 # pushed frame into the link's event. A Struct's fields are named as its event's (``rename``: their wire names), so
-# one converts into the other by attributes, both ways (``as_frame`` encodes an event as its frame's map).
+# one converts into the other by attributes, both ways (``to_wire`` encodes an event as its frame's map).
 
 Count = Annotated[int, msgspec.Meta(ge=0, le=10_000)]  # moves or seat events, as a host counts them
 
@@ -274,11 +221,6 @@ class HostFrame(msgspec.Struct, tag_field="type", kw_only=True):
 
     def event(self) -> Any:
         return msgspec.convert(self, self.EVENT, from_attributes=True)
-
-
-def as_frame(event: object, frame: type[msgspec.Struct]) -> dict[str, Any]:
-    """``event``'s map on the wire, as ``frame`` (a Struct named like it) says."""
-    return msgspec.to_builtins(msgspec.convert(event, frame, from_attributes=True))
 
 
 class Seat(msgspec.Struct, kw_only=True, omit_defaults=True, rename={"is_bot": "bot"}):
@@ -469,6 +411,9 @@ class Tables(HostFrame, tag="tables"):
     offset: int = 0
 
 
+ADVICE_TENTHS = 10  # expected scores travel as whole tenths of a point (msgpack frames carry no floats)
+
+
 class Advice(HostFrame, tag="advice", rename={"pass_": "pass"}):
     state_id: int
     action: Literal["take", "pass"]
@@ -529,6 +474,30 @@ def kind_of(frame: msgspec.Struct | type[msgspec.Struct]) -> str:
 
 
 HOST_FRAMES: dict[str, type[HostFrame]] = {kind_of(cls): cls for cls in HostFrame.__subclasses__()}
+
+
+FRAME_OF: dict[type, type[msgspec.Struct]] = {  # an event's frame, named like it
+    SeatInfo: Seat,
+    TableWaiting: Waiting,
+    TableSummary: Summary,
+    ChatLine: Chat,
+    ChatHistory: ChatLines,
+    HistoryPage: Games,
+}
+
+
+def to_wire(event: object) -> dict[str, Any]:
+    """``event``'s map on the wire: a frame Struct's as it is, an event's as its frame in ``FRAME_OF`` says (an
+    ``update``'s as ``_update_head`` and its view's ``to_dict``; the coach's scores in whole tenths)."""
+    if isinstance(event, TableUpdate):
+        return {**_update_head(event), "view": event.view.to_dict()}
+    if isinstance(event, CoachAdvice):
+        tenths = None if event.pass_score is None else round(event.pass_score * ADVICE_TENTHS)
+        take = round(event.take_score * ADVICE_TENTHS)
+        event = Advice(state_id=event.state_id, action=event.action, take=take, pass_=tenths)  # type: ignore[arg-type]
+    elif not isinstance(event, msgspec.Struct):
+        event = msgspec.convert(event, FRAME_OF[type(event)], from_attributes=True)
+    return msgspec.to_builtins(event)
 
 
 def decode_host(message: object) -> HostFrame | None:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import msgpack
 
 from nothanks_tui.link import TableSummary
-from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
+from nothanks_tui.link.wire import summary_from_wire, to_wire
 
 from ..background import start_beating, stop_task
 from ..store import hash_token
@@ -157,7 +157,7 @@ class Directory:
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.delete(key)
             if summaries:
-                pipe.hset(key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries})
+                pipe.hset(key, mapping={s.table_id: msgpack.packb(to_wire(s)) for s in summaries})
                 pipe.pexpire(key, _ms(ttl))
             await pipe.execute()
 
