@@ -19,10 +19,13 @@ from .events import (
     SEAT_EVENT_KINDS,
     ChatHistory,
     ChatLine,
+    Closed,
     CoachAdvice,
     MatchTotals,
+    Rejected,
     SeatEvent,
     SeatInfo,
+    TableMoving,
     TableSummary,
     TableUpdate,
     TableWaiting,
@@ -351,6 +354,7 @@ class ChatLines(HostFrame, tag="chat_history"):
 
 
 class Error(HostFrame, tag="error"):
+    EVENT = Rejected
     code: str = "error"
     message: str = ""
     fatal: bool = False
@@ -358,6 +362,7 @@ class Error(HostFrame, tag="error"):
 
 
 class TableClosed(HostFrame, tag="table_closed"):
+    EVENT = Closed
     reason: str = N_("table closed")
 
 
@@ -368,6 +373,8 @@ class Closing(HostFrame, tag="closing"):
 
 class Moving(HostFrame, tag="table_moving"):
     """A cluster's front moves the table to another server, and resumes the seat by itself."""
+
+    EVENT = TableMoving
 
 
 class Hello(HostFrame, tag="hello"):
