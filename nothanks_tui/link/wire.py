@@ -30,7 +30,7 @@ from .events import (
     TableUpdate,
     TableWaiting,
 )
-from .history import HistoryPage, PlayerStats, Rated
+from .history import GameListing, HistoryPage, PlayerStats, Rated
 
 PROTOCOL_VERSION = 2  # 2: views carry `legal` and `refused` (docs/protocol.md, "Versions")
 FEATURES = ("chat", "lobby_chat")  # what this side speaks beyond the version, in `hello` (protocol.md, "Features")
@@ -74,7 +74,6 @@ class FrameTooBig(Exception):
 
     def __init__(self, size: int, limit: int) -> None:
         super().__init__(f"a frame of {size} bytes or more; at most {limit}")
-        self.size = size
         self.limit = limit
 
 
@@ -432,23 +431,9 @@ class Advice(HostFrame, tag="advice", rename={"pass_": "pass"}):
         return CoachAdvice(self.state_id, self.action, self.take / ADVICE_TENTHS, pass_score)
 
 
-class Listing(msgspec.Struct, kw_only=True, rename={"game_id": "game"}):
-    game_id: str
-    finished_at: float
-    players: tuple[str, ...]
-    scores: tuple[int, ...]
-    winners: tuple[int, ...]
-    bots: tuple[bool, ...]
-
-    def __post_init__(self) -> None:
-        seats = len(self.players)
-        if not seats == len(self.scores) == len(self.bots) or not all(0 <= seat < seats for seat in self.winners):
-            raise ValueError("one name, score and bot flag per seat; winners are seats")
-
-
 class Games(HostFrame, tag="history"):
     EVENT = HistoryPage
-    games: tuple[Listing, ...]
+    games: tuple[GameListing, ...]
     total: int
     offset: int = 0
 
