@@ -143,27 +143,52 @@ def client_unpacker() -> msgpack.Unpacker:
 # ---------------------------------------------------------------------------------------------- host -> client
 
 
+def seat_to_wire(seat: SeatInfo) -> dict[str, Any]:
+    """``to_wire(seat)`` (as ``Seat`` says: absent means false or nil), written out: a host's hottest path, six times
+    faster than through the Struct."""
+    wire = {"name": seat.name, "bot": seat.is_bot, "away": seat.away, "empty": seat.empty}
+    if seat.left:
+        wire["left"] = True
+    if seat.stand_in:
+        wire["stand_in"] = True
+    if seat.level:
+        wire["level"] = seat.level
+    if seat.rating is not None:
+        wire["rating"] = seat.rating
+    if seat.change is not None:
+        wire["change"] = seat.change
+    if seat.guest:
+        wire["guest"] = True
+    return wire
+
+
 MAX_SEAT_EVENTS = 64  # the newest a host sends (the log shows far fewer); a client reads no more than this
 
 
 def _update_head(event: TableUpdate) -> dict[str, Any]:
-    """An ``update`` frame without its view; the keys after ``coach`` are absent when empty, false or nil (None
-    here; ``bot_in`` in whole milliseconds: no float is ever sent)."""
-    head = {
+    """An ``update`` frame without its view; its optional keys are absent when empty, false or nil."""
+    head: dict[str, Any] = {
         "type": "update",
         "table": event.table_id,
-        "seats": [to_wire(seat) for seat in event.seats],
+        "seats": [seat_to_wire(seat) for seat in event.seats],
         "can_restart": event.can_restart,
         "coach": event.coach,
-        "seat_events": [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]] or None,
-        "bot_in_ms": None if event.bot_in is None else round(max(0.0, event.bot_in) * 1000),
-        "creator": event.creator or None,
-        "again": list(event.again) or None,
-        "match": None if event.match is None else msgspec.to_builtins(event.match),
-        "timeline": [list(row) for row in event.timeline] or None,
-        "invite": event.invite or None,
     }
-    return {key: value for key, value in head.items() if value is not None}
+    if event.seat_events:
+        head["seat_events"] = [[e.at, e.seat, e.kind] for e in event.seat_events[-MAX_SEAT_EVENTS:]]
+    if event.bot_in is not None:  # (in whole milliseconds: no float is ever sent)
+        head["bot_in_ms"] = round(max(0.0, event.bot_in) * 1000)
+    if event.creator:
+        head["creator"] = True
+    if event.again:
+        head["again"] = list(event.again)
+    if event.match is not None:
+        head["match"] = msgspec.to_builtins(event.match)
+    if event.timeline:
+        head["timeline"] = [list(row) for row in event.timeline]
+    if event.invite:
+        head["invite"] = event.invite
+    return head
 
 
 _moves_cache: tuple[object, bytes] | None = None
