@@ -114,12 +114,6 @@ class TcpTable(TableConnection):
     def can_chat(self) -> bool:
         return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
 
-    async def send_chat(self, text: str) -> None:
-        if (too_long := _too_long(text)) is not None:
-            self.events.put_nowait(too_long)
-            return
-        await super().send_chat(text)
-
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
         if self._closed:
@@ -276,11 +270,7 @@ class TcpLobby(LobbyConnection):
         return LOBBY_CHAT in self.features  # (an older host, or a cluster's front: no lobby chat)
 
     async def send_chat(self, text: str) -> None:
-        too_long = _too_long(text)
-        if too_long is None:
-            await self.send(m.Chat(text=text))
-        elif self.on_chat is not None:
-            self.on_chat(too_long)
+        await self.send(m.Chat(text=text))
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
@@ -306,7 +296,12 @@ class TcpLobby(LobbyConnection):
     # ---------------------------------------------------------------- plumbing
 
     async def send(self, message: m.ClientMessage) -> None:
-        """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
+        """Send without waiting for a reply (table intents: the answer is an update or an error event). A chat line
+        the host would drop the connection for (a str over ``CLIENT_MAX_STR`` bytes) is refused here."""
+        if isinstance(message, m.Chat) and len(message.text.encode("utf-8", "replace")) > CLIENT_MAX_STR:
+            too_long = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say less"
+            self._pushed(w.Error(code=errors.CHAT_TOO_LONG, message=too_long))
+            return
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
                 if self.closed_reason is None and self._restarting:
@@ -550,13 +545,6 @@ def _lobby_chat(event: object, at_table: bool) -> TypeGuard[ChatLine | ChatHisto
     if isinstance(event, ChatLine | ChatHistory):
         return any(line.lobby for line in (event.lines[:1] if isinstance(event, ChatHistory) else (event,)))
     return isinstance(event, Rejected) and not at_table and event.code.startswith("chat_")
-
-
-def _too_long(text: str) -> Rejected | None:
-    """A line the host would drop the connection for (a str over ``CLIENT_MAX_STR`` bytes) is refused here."""
-    if len(text.encode("utf-8", "replace")) <= CLIENT_MAX_STR:
-        return None
-    return Rejected(errors.CHAT_TOO_LONG, f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say less")
 
 
 def _client() -> str:
