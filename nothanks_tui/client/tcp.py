@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeGuard, TypeVar
 
 import msgpack
@@ -356,37 +356,32 @@ class TcpLobby(LobbyConnection):
 
     async def _read_one(self, unpacker: msgpack.Unpacker, where: str, expect: type[Reply]) -> Reply:
         """The next frame of the handshake, of type ``expect`` (the caller bounds the wait)."""
-        assert self._reader is not None
-        while True:
-            try:
-                message = next(unpacker)
-            except StopIteration:
-                data = await self._reader.read(65536)
-                if not data:
-                    raise LobbyError(
-                        errors.CLOSED, f"{where} hung up at once: not a nothanks host, or a busy one"
-                    ) from None
-                unpacker.feed(data)
-                continue
+        async for message in self._frames(unpacker):
             try:
                 frame = w.decode_host(message)
             except ValueError:
                 frame = None
             return _expected(frame, expect, f"{where} is not a nothanks host (it answered something else)")
+        raise LobbyError(errors.CLOSED, f"{where} hung up at once: not a nothanks host, or a busy one")
+
+    async def _frames(self, unpacker: msgpack.Unpacker) -> AsyncIterator[object]:
+        """Each frame the host sends (those after the one taken stay in ``unpacker``), until it hangs up."""
+        assert self._reader is not None
+        while True:
+            for message in unpacker:
+                yield message
+            data = await self._reader.read(65536)
+            if not data:
+                return
+            unpacker.feed(data)
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
         reason = N_("the host closed the connection")
         try:
-            assert self._reader is not None
-            while True:
-                for message in unpacker:
-                    closing = self._route(message)
-                    if closing is not None:
-                        reason = closing
-                data = await self._reader.read(65536)
-                if not data:
-                    break
-                unpacker.feed(data)
+            async for message in self._frames(unpacker):
+                closing = self._route(message)
+                if closing is not None:
+                    reason = closing
         except asyncio.CancelledError:
             raise
         except (ConnectionError, OSError):
