@@ -22,7 +22,7 @@ from nothanks_tui.link.wire import (
     decode_host,
     encode,
     encode_event,
-    event_to_wire,
+    to_wire,
 )
 
 from .net_helpers import RawClient, live_host, of_type
@@ -40,7 +40,7 @@ def sample_updates():
 def test_encode_event_is_byte_for_byte_the_plain_encoding_and_decodes_back():
     for update in sample_updates():
         fast = encode_event(update)
-        assert fast == encode(event_to_wire(update))
+        assert fast == encode(to_wire(update))
         assert decode_host(msgpack.unpackb(fast, raw=False)).event() == update
 
 
@@ -403,8 +403,8 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
     """Lobby lines, ``waiting``, chat and the history's replies are encoded through the Structs the client decodes
     them with: the bytes are still docs/protocol.md's maps, key for key and in the same order."""
     from nothanks_tui.link.events import ChatHistory, ChatLine, TableSummary
-    from nothanks_tui.link.history import GameListing, HistoryPage, PlayerStats, page_to_wire, stats_to_wire
-    from nothanks_tui.link.wire import chat_to_wire, summary_to_wire
+    from nothanks_tui.link.history import GameListing, HistoryPage, PlayerStats
+    from nothanks_tui.link.wire import Stats, to_wire
 
     seats = (SeatInfo("a"), SeatInfo("b", is_bot=True, level="hard"), SeatInfo("", empty=True, left=True))
     seat_maps = [
@@ -413,7 +413,7 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
         {"name": "", "bot": False, "away": False, "empty": True, "left": True},
     ]
     summary = TableSummary("t1", 3, seats, False, False, True, "standard", 2)
-    assert encode(summary_to_wire(summary)) == encode(
+    assert encode(to_wire(summary)) == encode(
         {"table": "t1", "players": 3, "seats": seat_maps, "started": False, "finished": False, "open_chips": True,
          "variant": "standard", "spectators": 2, "coach": False, "turn_clock": 0}
     )  # fmt: skip
@@ -423,19 +423,17 @@ def test_frames_encoded_through_their_structs_keep_their_bytes():
          "open_chips": False, "variant": "tactical", "coach": False, "invite": None, "removed_players": []}
     )  # fmt: skip
     said, before = ChatLine("a", "hi", 0, at=3, events=1), ChatLine("b", "yo", None, events=2)
-    assert encode(chat_to_wire(said)) == encode(
-        {"type": "chat", "name": "a", "seat": 0, "text": "hi", "at": 3, "events": 1}
-    )
-    assert encode(chat_to_wire(ChatHistory((before,)))) == encode(
+    assert encode(to_wire(said)) == encode({"type": "chat", "name": "a", "seat": 0, "text": "hi", "at": 3, "events": 1})
+    assert encode(to_wire(ChatHistory((before,)))) == encode(
         {"type": "chat_history", "lines": [{"name": "b", "seat": None, "text": "yo"}]}
     )
     page = HistoryPage((GameListing("t3/2", 17.5, ("a", "b"), (12, 40), (0,), (False, True)),), total=9, offset=4)
     listing = {"game": "t3/2", "finished_at": 17.5, "players": ["a", "b"], "scores": [12, 40], "winners": [0]}
-    assert encode(page_to_wire(page)) == encode(
+    assert encode(to_wire(page)) == encode(
         {"type": "history", "games": [{**listing, "bots": [False, True]}], "total": 9, "offset": 4}
     )
     row = PlayerStats("a", "key", 12, 5, 18.5, -3, True)
-    assert encode(stats_to_wire([row])) == encode(
+    assert encode(to_wire(Stats(players=[row]))) == encode(
         {"type": "stats", "players": [{"name": "a", "kind": "key", "games": 12, "wins": 5, "mean": 18.5, "best": -3,
                                        "you": True}]}
     )  # fmt: skip

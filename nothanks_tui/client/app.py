@@ -117,8 +117,9 @@ class NoThanksApp(App[int]):
         self.language = language
         self._exit_on_signals = exit_on_signals
         self.is_host = is_host  # this app's player hosts the game: leaving stops it for everyone
-        self._bot_choices = bot_choices  # for a lobby's new tables, when there are no launchers
-        self._default_bot = default_bot
+        # The bots a new table may have: the launchers', else (a lobby's new tables) those given.
+        self.bot_choices = launchers.bot_choices if launchers is not None else bot_choices
+        self.default_bot = launchers.default_bot if launchers is not None else default_bot
         self.remembered = remembered  # the start screen's name and last choices, kept by the command line
         # Chat hidden (m), the your-turn bell: on disk where the command line keeps preferences, else for the session.
         self.chat_muted = bool(remembered.preferences.get("chat_muted")) if remembered is not None else False
@@ -147,14 +148,6 @@ class NoThanksApp(App[int]):
         self.chat_muted = muted
         if self.remembered is not None:
             self.remembered.prefer("chat_muted", muted)
-
-    @property
-    def bot_choices(self) -> Sequence[tuple[str, str]]:
-        return self.launchers.bot_choices if self.launchers is not None else self._bot_choices
-
-    @property
-    def default_bot(self) -> str:
-        return self.launchers.default_bot if self.launchers is not None else self._default_bot
 
     def get_default_screen(self) -> Screen[Any]:
         if self._connection is not None:

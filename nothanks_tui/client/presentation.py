@@ -73,21 +73,18 @@ def hand_lines(cards: Sequence[int], width: int, empty: str | None = None) -> li
     wider. ``empty``: what no cards shows ("no cards")."""
     if not cards:
         return [Content.styled(_("no cards") if empty is None else empty, "dim")]
-    width = max(1, width)
     lines: list[list[tuple[str, str]]] = [[]]
     used = 0
     for run in runs_of(cards):
         text = run_text(run)
-        style = "bold" if len(run) > 1 else ""
-        needed = len(text) + (2 if lines[-1] else 0)
-        if lines[-1] and used + needed > width:
+        if lines[-1] and used + 2 + len(text) <= width:
+            lines[-1].append(("  ", ""))
+            used += 2
+        elif lines[-1]:
             lines.append([])
             used = 0
-            needed = len(text)
-        if lines[-1]:
-            lines[-1].append(("  ", ""))
-        lines[-1].append((text, style))
-        used += needed
+        lines[-1].append((text, "bold" if len(run) > 1 else ""))
+        used += len(text)
     return [Content.assemble(*parts) for parts in lines]
 
 

@@ -66,35 +66,28 @@ def your_seat(replay: Replay, name: str | None = None) -> int | None:
 def load_replay(record: object) -> Replay:
     """The replay of ``record``; ``ReplayError`` for anything that is not a finished game's valid record."""
     try:
-        return _load(record)
+        if not isinstance(record, dict):
+            raise ReplayError(_("This is not a game record."))
+        states = replay_states(record)  # every move and the stated result checked
+        if not states[-1].finished:
+            raise ReplayError(_("This game was not finished: only finished games can be replayed."))
+        players, bots = record["players"], record.get("bots")
+        flags = [bool(flag) for flag in bots] if isinstance(bots, list) and len(bots) == len(players) else []
+        finished, table = record.get("finished_at"), record.get("table")
+        return Replay(
+            states=tuple(states),
+            seats=tuple(SeatInfo(str(name)[:256], bool(flags and flags[i])) for i, name in enumerate(players)),
+            finished_at=float(finished)
+            if isinstance(finished, int | float) and not isinstance(finished, bool)
+            else None,
+            table_id=str(table)[:40] if isinstance(table, str) else "",
+        )
     except ReplayError:
         raise
     except IllegalMove as error:
         raise ReplayError(_("This record does not replay: {reason}").format(reason=error.message[:200])) from None
     except Exception as error:  # a hand-edited record can be wrong in any way at all
         raise ReplayError(_("This record is damaged ({kind}).").format(kind=type(error).__name__)) from None
-
-
-def _load(record: object) -> Replay:
-    if not isinstance(record, dict):
-        raise ReplayError(_("This is not a game record."))
-    states = replay_states(record)  # every move and the stated result checked
-    if not states[-1].finished:
-        raise ReplayError(_("This game was not finished: only finished games can be replayed."))
-    players = record["players"]
-    bots = record.get("bots")
-    flags = [bool(flag) for flag in bots] if isinstance(bots, list) and len(bots) == len(players) else []
-    seats = tuple(
-        SeatInfo(name=str(name)[:256], is_bot=bool(flags and flags[index])) for index, name in enumerate(players)
-    )
-    finished = record.get("finished_at")
-    table = record.get("table")
-    return Replay(
-        states=tuple(states),
-        seats=seats,
-        finished_at=float(finished) if isinstance(finished, int | float) and not isinstance(finished, bool) else None,
-        table_id=str(table)[:40] if isinstance(table, str) else "",
-    )
 
 
 def read_record_file(path: Path | str) -> dict[str, Any]:

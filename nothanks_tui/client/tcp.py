@@ -1,7 +1,7 @@
 """The client side of the TCP protocol: a host's lobby and one table over one msgpack connection.
 
 ``TcpLobby``'s reader task decodes each host frame once into its type (link/wire.py) and routes it: a reply to the
-pending request with its ``id``, anything else to its type's handler. A host that restarts (``closing`` with
+pending request with its ``id``, anything else as its event (``_pushed``). A host that restarts (``closing`` with
 ``restart``), or a connection lost while at a table, is reconnected to for up to ``RECONNECT_FOR`` seconds and the
 table taken back (link/resume.py), so the screens see a pause, not an end.
 """
@@ -12,8 +12,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeGuard, TypeVar
 
 import msgpack
 import msgspec
@@ -25,7 +25,7 @@ from ..link import ChatHistory, ChatLine, ConnectionInfo, LobbyConnection, Lobby
 from ..link import messages as m
 from ..link import wire as w
 from ..link.chat import CHAT, LOBBY_CHAT
-from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableMoving, TableSummary
+from ..link.events import Closed, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
 from ..link.history import HISTORY_PAGE, HistoryPage, PlayerStats, Rated
 from ..link.identity import Identity
 from ..link.names import MAX_NAME, MAX_RAW_NAME, printable_text
@@ -113,12 +113,6 @@ class TcpTable(TableConnection):
     @property
     def can_chat(self) -> bool:
         return CHAT in self.lobby.features  # an older host has no chat: the key is not offered
-
-    async def send_chat(self, text: str) -> None:
-        if (too_long := _too_long(text)) is not None:
-            self.events.put_nowait(too_long)
-            return
-        await super().send_chat(text)
 
     async def close(self) -> None:
         """Leave the table; the lobby connection stays open for the next one."""
@@ -276,11 +270,7 @@ class TcpLobby(LobbyConnection):
         return LOBBY_CHAT in self.features  # (an older host, or a cluster's front: no lobby chat)
 
     async def send_chat(self, text: str) -> None:
-        too_long = _too_long(text)
-        if too_long is None:
-            await self.send(m.Chat(text=text))
-        elif self.on_chat is not None:
-            self.on_chat(too_long)
+        await self.send(m.Chat(text=text))
 
     async def resume_key(self) -> TableConnection:
         """Take back the seat bound to the SSH key given in hello (a host's own front only)."""
@@ -306,7 +296,12 @@ class TcpLobby(LobbyConnection):
     # ---------------------------------------------------------------- plumbing
 
     async def send(self, message: m.ClientMessage) -> None:
-        """Send without waiting for a reply (table intents: the answer is an update or an error event)."""
+        """Send without waiting for a reply (table intents: the answer is an update or an error event). A chat line
+        the host would drop the connection for (a str over ``CLIENT_MAX_STR`` bytes) is refused here."""
+        if isinstance(message, m.Chat) and len(message.text.encode("utf-8", "replace")) > CLIENT_MAX_STR:
+            too_long = f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say less"
+            self._pushed(w.Error(code=errors.CHAT_TOO_LONG, message=too_long))
+            return
         if self._writer is None or not self._online.is_set():
             if self.table is not None:
                 if self.closed_reason is None and self._restarting:
@@ -361,37 +356,32 @@ class TcpLobby(LobbyConnection):
 
     async def _read_one(self, unpacker: msgpack.Unpacker, where: str, expect: type[Reply]) -> Reply:
         """The next frame of the handshake, of type ``expect`` (the caller bounds the wait)."""
-        assert self._reader is not None
-        while True:
-            try:
-                message = next(unpacker)
-            except StopIteration:
-                data = await self._reader.read(65536)
-                if not data:
-                    raise LobbyError(
-                        errors.CLOSED, f"{where} hung up at once: not a nothanks host, or a busy one"
-                    ) from None
-                unpacker.feed(data)
-                continue
+        async for message in self._frames(unpacker):
             try:
                 frame = w.decode_host(message)
             except ValueError:
                 frame = None
             return _expected(frame, expect, f"{where} is not a nothanks host (it answered something else)")
+        raise LobbyError(errors.CLOSED, f"{where} hung up at once: not a nothanks host, or a busy one")
+
+    async def _frames(self, unpacker: msgpack.Unpacker) -> AsyncIterator[object]:
+        """Each frame the host sends (those after the one taken stay in ``unpacker``), until it hangs up."""
+        assert self._reader is not None
+        while True:
+            for message in unpacker:
+                yield message
+            data = await self._reader.read(65536)
+            if not data:
+                return
+            unpacker.feed(data)
 
     async def _read_loop(self, unpacker: msgpack.Unpacker) -> None:
         reason = N_("the host closed the connection")
         try:
-            assert self._reader is not None
-            while True:
-                for message in unpacker:
-                    closing = self._route(message)
-                    if closing is not None:
-                        reason = closing
-                data = await self._reader.read(65536)
-                if not data:
-                    break
-                unpacker.feed(data)
+            async for message in self._frames(unpacker):
+                closing = self._route(message)
+                if closing is not None:
+                    reason = closing
         except asyncio.CancelledError:
             raise
         except (ConnectionError, OSError):
@@ -455,12 +445,11 @@ class TcpLobby(LobbyConnection):
     async def _try_connect(self) -> msgpack.Unpacker | None:
         try:
             return await self._connect()
-        except (LobbyError, OSError, TimeoutError):
-            self._writer = None
+        except (LobbyError, OSError):  # (the socket dropped by _connect)
             return None
 
     def _route(self, message: object) -> str | None:
-        """One frame from the host: a reply to its pending request, or an event for its type's handler (a type
+        """One frame from the host: a reply to its pending request, or a pushed frame's event (a type
         this client does not know is left alone); a closing reason if the host is done with us. A malformed reply
         fails its request, a malformed chat line is dropped, any other malformed frame ends the connection."""
         reply_to, kind = (message.get("re"), message.get("type")) if isinstance(message, dict) else (None, None)
@@ -482,45 +471,27 @@ class TcpLobby(LobbyConnection):
             if not future.done():
                 future.set_result(frame)
             return None
-        handler = getattr(self, f"_on_{w.kind_of(frame)}", None) if frame is not None else None
-        return None if handler is None else handler(frame)
+        return None if frame is None else self._pushed(frame)
 
-    def _on_update(self, frame: w.Update | w.Waiting | w.Chat | w.ChatLines) -> str | None:
+    def _pushed(self, frame: w.HostFrame) -> str | None:
+        """A frame no request waits for: an event for our table or the lobby's chat, or why the host is done with us
+        (a cluster's front moving our table resumes our seat by itself: ``TableMoving``)."""
+        if isinstance(frame, w.Closing):
+            self._told, self._restarting = True, self._restarting or frame.restart
+            return frame.reason
+        if isinstance(frame, w.Error) and frame.fatal:
+            self._told = True
+            return error_sentence(frame.code, frame.message)
+        if not isinstance(frame, PUSHED):
+            return None
         event = frame.event()
-        if isinstance(event, ChatLine | ChatHistory) and _in_lobby(event):  # (never a table's, whatever we are at)
+        if _lobby_chat(event, self.table is not None):
             if self.on_chat is not None:
                 self.on_chat(event)
         elif self.table is not None:
             self.table.events.put_nowait(event)
-        return None
-
-    _on_waiting = _on_chat = _on_chat_history = _on_update
-
-    def _on_error(self, frame: w.Error) -> str | None:
-        if frame.fatal:
-            self._told = True
-            return error_sentence(frame.code, frame.message)
-        if self.table is not None:
-            self.table.events.put_nowait(Rejected(frame.code, frame.message))
-        elif self.on_chat is not None and frame.code.startswith("chat_"):  # (a lobby line refused)
-            self.on_chat(Rejected(frame.code, frame.message))
-        return None
-
-    def _on_table_closed(self, frame: w.TableClosed) -> str | None:
-        if self.table is not None:
-            self.table.events.put_nowait(Closed(frame.reason))
-            self.table = None
-        return None
-
-    def _on_closing(self, frame: w.Closing) -> str | None:
-        self._told = True
-        self._restarting = self._restarting or frame.restart
-        return frame.reason
-
-    def _on_table_moving(self, frame: w.Moving) -> str | None:
-        """A cluster's front moves our table to another server and resumes our seat by itself."""
-        if self.table is not None:
-            self.table.events.put_nowait(TableMoving())
+            if isinstance(event, Closed):
+                self.table = None
         return None
 
     def _end(self, reason: str) -> None:
@@ -537,6 +508,7 @@ class TcpLobby(LobbyConnection):
 
 
 Reply = TypeVar("Reply", bound=w.HostFrame)
+PUSHED = (w.Update, w.Waiting, w.Chat, w.ChatLines, w.Error, w.TableClosed, w.Moving)  # frames with an event
 
 
 def _expected(frame: w.HostFrame | None, expect: type[Reply], otherwise: str) -> Reply:
@@ -563,15 +535,11 @@ def _unreached(error: Exception, where: str) -> LobbyError:
     return LobbyError(errors.BAD_FRAME, f"{where} is not a nothanks host (it answered something else)")
 
 
-def _in_lobby(event: ChatLine | ChatHistory) -> bool:
-    return any(line.lobby for line in (event.lines[:1] if isinstance(event, ChatHistory) else (event,)))
-
-
-def _too_long(text: str) -> Rejected | None:
-    """A line the host would drop the connection for (a str over ``CLIENT_MAX_STR`` bytes) is refused here."""
-    if len(text.encode("utf-8", "replace")) <= CLIENT_MAX_STR:
-        return None
-    return Rejected(errors.CHAT_TOO_LONG, f"this line is too long to send (at most {CLIENT_MAX_STR} bytes): say less")
+def _lobby_chat(event: object, at_table: bool) -> TypeGuard[ChatLine | ChatHistory | Rejected]:
+    """A line said in the host's lobby (never a table's, wherever we are), or the refusal of ours (at no table)."""
+    if isinstance(event, ChatLine | ChatHistory):
+        return any(line.lobby for line in (event.lines[:1] if isinstance(event, ChatHistory) else (event,)))
+    return isinstance(event, Rejected) and not at_table and event.code.startswith("chat_")
 
 
 def _client() -> str:

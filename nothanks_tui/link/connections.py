@@ -14,7 +14,7 @@ from ..engine.errors import CodedError
 from . import errors
 from . import messages as m
 from .events import ChatHistory, ChatLine, CoachAdvice, NewTable, Rejected, TableEvent, TableSummary
-from .history import HISTORY_PAGE, HistoryPage, HistorySource, PlayerStats, Rated
+from .history import HistorySource
 from .wire import DailyRanking
 
 
@@ -111,7 +111,7 @@ class TableConnection(ABC):
 
 
 class LobbyConnection(HistorySource):
-    """A host's lobby: list, create, join and watch tables; also its history (by default none: ``no_game``)."""
+    """A host's lobby: list, create, join and watch tables; also its history and daily deal."""
 
     info: ConnectionInfo
     on_chat: Callable[[ChatLine | ChatHistory | Rejected], None] | None = None  # the lobby's chat, while at no table
@@ -153,22 +153,10 @@ class LobbyConnection(HistorySource):
     async def close(self) -> None:
         """Disconnect; safe to call twice."""
 
-    async def list_games(self, offset: int = 0, limit: int = HISTORY_PAGE) -> HistoryPage:
-        raise LobbyError(errors.NO_GAME, "this host keeps no history")
-
-    async def open_game(self, game_id: str) -> dict[str, Any]:
-        raise LobbyError(errors.NO_GAME, "this host keeps no history")
-
-    async def player_stats(self) -> list[PlayerStats]:
-        raise LobbyError(errors.NO_GAME, "this host keeps no history")
-
-    async def leaderboard(self) -> list[Rated]:
-        raise LobbyError(errors.NO_GAME, "this host keeps no history")
-
+    @abstractmethod
     async def daily(self) -> TableConnection:
         """Play today's daily deal at a table of your own (``daily_played`` if you have)."""
-        raise LobbyError(errors.NO_GAME, "this host has no daily deal")
 
+    @abstractmethod
     async def daily_ranking(self) -> DailyRanking:
         """Today's ranking of the daily deal, with your own line."""
-        raise LobbyError(errors.NO_GAME, "this host has no daily deal")

@@ -7,13 +7,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 HISTORY_PAGE = 100  # games in one page of the history (a request may ask for fewer)
 STATS_ROWS = 100  # players in a statistics reply, most games first
 
 
-@dataclass(frozen=True, slots=True)
-class GameListing:
-    """One line of the history: a finished game, its players and their final scores."""
+class GameListing(msgspec.Struct, frozen=True, rename={"game_id": "game"}):
+    """One line of the history: a finished game, its players and their final scores (``game`` on the wire)."""
 
     game_id: str  # "<table>/<game number>": what ``open_game`` takes
     finished_at: float  # seconds since the epoch
@@ -21,6 +22,11 @@ class GameListing:
     scores: tuple[int, ...]
     winners: tuple[int, ...]  # seats
     bots: tuple[bool, ...]
+
+    def __post_init__(self) -> None:
+        seats = len(self.players)
+        if not seats == len(self.scores) == len(self.bots) or not all(0 <= seat < seats for seat in self.winners):
+            raise ValueError("one name, score and bot flag per seat; winners are seats")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,25 +99,3 @@ def parse_game_id(text: str) -> tuple[str, int | None]:
     if not number.isdigit() or len(number) > 9:
         raise ValueError(f"not a game id: {text[:40]!r}")
     return table, int(number)
-
-
-# ---------------------------------------------------------------------------------------------- wire
-# The replies' frames are typed in wire.py (which imports this module: hence the imports in the functions).
-
-
-def page_to_wire(page: HistoryPage) -> dict[str, Any]:
-    from .wire import Games, as_frame
-
-    return as_frame(page, Games)
-
-
-def stats_to_wire(rows: list[PlayerStats]) -> dict[str, Any]:
-    from .wire import Stats, as_frame
-
-    return as_frame(Stats(players=rows), Stats)
-
-
-def board_to_wire(rows: list[Rated]) -> dict[str, Any]:
-    from .wire import Board, as_frame
-
-    return as_frame(Board(players=rows), Board)

@@ -386,7 +386,7 @@ class TablePages:
         page = self._pages.get(offset)
         if page is None:
             listed = self._listing()
-            tables = [wire.summary_to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
+            tables = [wire.to_wire(self._summary(table)) for table in listed[offset : offset + LIST_PAGE]]
             page = encode({"type": "tables", "tables": tables, "total": len(listed), "offset": offset})
             if len(self._pages) < 64:
                 self._pages[offset] = page

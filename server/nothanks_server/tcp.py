@@ -20,8 +20,7 @@ from nothanks_tui.link import messages as m
 from nothanks_tui.link.chat import CHAT, CHAT_BURST, CHAT_RATE, LOBBY_CHAT
 from nothanks_tui.link.daily import is_daily
 from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Rejected, TableUpdate, TableWaiting
-from nothanks_tui.link.history import board_to_wire, page_to_wire, stats_to_wire
-from nothanks_tui.link.wire import ProtocolError, advice_to_wire, chat_to_wire, encode_event
+from nothanks_tui.link.wire import Board, ProtocolError, Stats, encode_event, to_wire
 
 from .errors import HostError
 from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
@@ -213,7 +212,7 @@ class Session(HostSide, ProtocolSession):
             self.send({"type": "error", "code": event.code, "message": event.message})
         elif isinstance(event, ChatLine | ChatHistory):
             if CHAT in self.features:  # a client that did not say it speaks chat never gets a chat frame
-                self.send(chat_to_wire(event))
+                self.send(to_wire(event))
 
     async def on_hello(self, message: m.Hello) -> Reply:
         self.reply(await super().on_hello(message) or {}, message.id)  # (before the lobby's chat history)
@@ -231,7 +230,7 @@ class Session(HostSide, ProtocolSession):
     def on_history(self, message: m.History) -> Reply:
         """The history's lobby requests: finished games only (``Lobby.game_record`` refuses a game in progress)."""
         self.take_lobby_read("ask for the history")
-        return page_to_wire(self.lobby.history(message.offset, message.limit))
+        return to_wire(self.lobby.history(message.offset, message.limit))
 
     def on_replay(self, message: m.Replay) -> Reply:
         self.take_lobby_read("ask for the history")
@@ -239,11 +238,11 @@ class Session(HostSide, ProtocolSession):
 
     def on_stats(self, message: m.Stats) -> Reply:
         self.take_lobby_read("ask for the history")
-        return stats_to_wire(self.lobby.stats(self.key or self.owner))
+        return to_wire(Stats(players=self.lobby.stats(self.key or self.owner)))
 
     def on_leaderboard(self, message: m.Leaderboard) -> Reply:
         self.take_lobby_read("ask for the history")
-        return board_to_wire(self.lobby.leaderboard())
+        return to_wire(Board(players=self.lobby.leaderboard()))
 
     def on_daily_ranking(self, message: m.DailyRanking) -> Reply:
         self.take_lobby_read("ask for the daily ranking")
@@ -256,7 +255,7 @@ class Session(HostSide, ProtocolSession):
         elif error is not None:
             log.error("the coach failed", exc_info=error)
         elif not task.cancelled():
-            self.reply(advice_to_wire(task.result()), request_id)
+            self.reply(to_wire(task.result()), request_id)
 
     def _watching(self, more: bool) -> None:
         counts, limit = self.server.spectating, self.server.limits.per_address_spectating

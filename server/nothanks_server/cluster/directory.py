@@ -16,7 +16,7 @@ import msgpack
 
 from nothanks_tui.link import TableSummary
 from nothanks_tui.link.names import name_key
-from nothanks_tui.link.wire import summary_from_wire, summary_to_wire
+from nothanks_tui.link.wire import summary_from_wire, to_wire
 
 from ..background import start_beating, stop_task
 from ..store import hash_token
@@ -142,7 +142,7 @@ class Directory(Keyed):
         async with self.client.pipeline(transaction=True) as pipe:
             pipe.delete(key)
             if summaries:
-                pipe.hset(key, mapping={s.table_id: msgpack.packb(summary_to_wire(s)) for s in summaries})
+                pipe.hset(key, mapping={s.table_id: msgpack.packb(to_wire(s)) for s in summaries})
                 pipe.pexpire(key, ms(ttl))
             await pipe.execute()
 
