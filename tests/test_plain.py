@@ -243,3 +243,13 @@ async def test_the_question_is_asked_again_below_a_line_that_comes_while_it_wait
     question = lines.text.split("\n")[2]
     assert question.startswith("Your turn: card ") and question.endswith("q leave: ")
     assert lines.text.endswith(f"{question}\n<ana> hi\n{question}\nThe table closed.\n")
+
+
+def test_the_same_question_still_parked_is_not_written_again_another_is_below_it():
+    lines = Written()
+    front = PlainFront(lines)
+    front.ask("Your turn: t take, p pass:")
+    front.ask("Your turn: t take, p pass:")
+    assert lines.text == "Your turn: t take, p pass: "
+    front.ask("Play again? y/n:")
+    assert lines.text == "Your turn: t take, p pass: \nPlay again? y/n: "

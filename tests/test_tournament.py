@@ -102,6 +102,12 @@ def test_unknown_bot_is_a_clear_error(capsys):
     with pytest.raises(SystemExit):
         main(["tournament", "hard", "ismcts:0", "--games", "1"])
     assert "'ismcts:0': ismcts:N takes N iterations, from 1 to 1000000" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tournament", "hard", "pubmcts:0", "--games", "1"])
+    assert "'pubmcts:0': pubmcts:N takes N iterations, from 1 to 1000000" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["tournament", "hard", "expert:5", "--games", "1"])
+    assert "'expert:5': only ismcts, pubmcts take a setting" in capsys.readouterr().err
 
 
 def test_head_to_head_counts_every_meeting_of_two_different_bots():

@@ -36,6 +36,11 @@ def bot_names() -> list[str]:
     return list(_REGISTRY)
 
 
+def bots_with_setting() -> list[str]:
+    """Names of the bots that take a ``:N`` setting (their iterations)."""
+    return list(_PARAMS)
+
+
 def describe(name: str) -> str:
     """One line about a bot, for help texts."""
     return _REGISTRY[name][1]

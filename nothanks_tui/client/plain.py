@@ -96,10 +96,11 @@ class PlainFront:
         self.parked = False
 
     def ask(self, question: str) -> None:
-        if question != self.question or not self.parked:
-            self.question = safe(question) + " "
-            self.lines.write(("\n" if self.parked else "") + self.question)
-            self.parked = True
+        """Park the cursor after ``question``; the same question still parked is not written again."""
+        asked = safe(question) + " "
+        if asked != self.question or not self.parked:
+            self.lines.write(("\n" if self.parked else "") + asked)
+            self.question, self.parked = asked, True
 
     def answered(self, line: str | None) -> str | None:
         """``line`` read for the question: the cursor is at a new line again."""

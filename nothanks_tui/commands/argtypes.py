@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ..bots import bot_names, make_bot
+from ..bots import bot_names, bots_with_setting, make_bot
 from ..bots.ismcts import MOST_ITERATIONS
 from ..client.error_sentences import os_reason
 from ..defaults import TURN_CLOCK_RANGE
@@ -87,11 +87,13 @@ def bot_name(text: str) -> str:
             raise argparse.ArgumentTypeError(
                 _("unknown bot {name}; choose from {names}").format(name=repr(text), names=", ".join(bot_names()))
             ) from None
-        if base == "ismcts":
-            message = _("{name}: ismcts:N takes N iterations, from 1 to {most}")
+        if base in bots_with_setting():
+            message = _("{name}: {base}:N takes N iterations, from 1 to {most}")
         else:
-            message = _("{name}: only ismcts takes a setting, its iterations: ismcts:N, N from 1 to {most}")
-        raise argparse.ArgumentTypeError(message.format(name=repr(text), most=MOST_ITERATIONS)) from None
+            message = _("{name}: only {bots} take a setting, their iterations: NAME:N, N from 1 to {most}")
+        bots = ", ".join(bots_with_setting())
+        said = message.format(name=repr(text), base=base, bots=bots, most=MOST_ITERATIONS)
+        raise argparse.ArgumentTypeError(said) from None
     return text
 
 
