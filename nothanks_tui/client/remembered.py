@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import getpass
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +89,4 @@ class Remembered:
     def _save(self) -> None:
         data = {"name": self.name, "language": self.language, "choices": self.choices, "preferences": self.preferences}
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            os.replace(temporary, self.path)
+            paths.write_private(self.path, data, indent=1)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 from pathlib import Path
 
 from .. import paths
@@ -37,12 +36,7 @@ class SeatTokens:
         else:
             names[name] = token
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temp = self.path.with_suffix(".tmp")
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle)
-            temp.replace(self.path)
+            paths.write_private(self.path, data)
         except OSError:
             log.warning("could not save the seat token in %s", self.path)
 

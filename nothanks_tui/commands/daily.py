@@ -59,11 +59,7 @@ class DailyBook:
         return lines
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as file:
-            json.dump({"secret": self.secret.hex(), "days": self.days}, file)
-        os.replace(temporary, self.path)
+        paths.write_private(self.path, {"secret": self.secret.hex(), "days": self.days})
 
 
 def run_daily(args: argparse.Namespace) -> int:
