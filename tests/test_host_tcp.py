@@ -36,7 +36,7 @@ async def play_to_end(conn, action=Action.TAKE):
         if event.view.finished:
             return event
         if event.view.my_turn:
-            legal = event.view.legal_actions()
+            legal = event.view.legal
             await conn.send_action(action if action in legal else legal[0], event.view.state_id)
 
 
