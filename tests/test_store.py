@@ -48,7 +48,7 @@ async def play_moves(conn, count: int, update: TableUpdate | None = None) -> Tab
     for _ in range(count):
         if update.view.finished:
             break
-        legal = update.view.legal_actions()
+        legal = update.view.legal
         await conn.send_action(Action.PASS if Action.PASS in legal else Action.TAKE, update.view.state_id)
         update = await next_matching(conn, lambda e: is_update(e) and (e.view.my_turn or e.view.finished))
         if update.view.finished:
