@@ -25,7 +25,8 @@ from nothanks_server.store import (
     StoreError,
     hash_token,
 )
-from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.client.replaying import read_record_file
+from nothanks_tui.engine import Action, replay
 from nothanks_tui.link import NewTable, Rejected, TableUpdate, TableWaiting
 
 from .test_host_table import WAIT, is_update, next_matching
@@ -175,7 +176,7 @@ async def test_a_finished_game_has_exactly_one_record_in_the_store_and_one_json_
     lobby.close()
     [stored] = SqliteStore(tmp_path / DATABASE_NAME).records()
     [path] = tmp_path.glob("*.json")
-    assert read_record(path) == stored.record and stored.exported
+    assert read_record_file(path) == stored.record and stored.exported
     assert replay(stored.record).finished
     # A host killed after the commit but before the file: the next start writes it, once.
     path.unlink()
