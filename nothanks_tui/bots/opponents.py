@@ -16,11 +16,12 @@ from .rollout import MODELS, Model, model_takes, rivals_union
 SWITCH_MARGIN = 1
 
 
-def fit_models(view: PlayerView, prior: str = "rules") -> list[Model]:
-    """One playout model per seat, the best of ``MODELS``; the ``prior`` model wins ties
+def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Model] | None = None) -> list[Model]:
+    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the ``prior`` model wins ties
     and needs no evidence, and the viewer's own seat plays it."""
+    candidates = candidates or MODELS
     players = view.players
-    misses = [dict.fromkeys(MODELS, 0) for _ in range(players)]
+    misses = [dict.fromkeys(candidates, 0) for _ in range(players)]
     masks = [0] * players
     chips = [view.chips_per_player] * players
     taken = 0
@@ -32,7 +33,7 @@ def fit_models(view: PlayerView, prior: str = "rules") -> list[Model]:
         mine = chips[seat]
         if seat != view.seat and mine > 0:
             union, left = rivals_union(masks, seat), CARDS_PLAYED - taken - 1
-            for name, model in MODELS.items():
+            for name, model in candidates.items():
                 if model_takes(model, move.card, move.pot, mine, masks[seat], union, players, left) != took:
                     misses[seat][name] += 1
         if took:
@@ -43,10 +44,10 @@ def fit_models(view: PlayerView, prior: str = "rules") -> list[Model]:
             chips[seat] = mine - 1
     models = []
     for seat in range(players):
-        best = MODELS[prior]
+        best = candidates[prior]
         best_misses = misses[seat][prior] - SWITCH_MARGIN
-        for name, model in MODELS.items():
+        for name, model in candidates.items():
             if misses[seat][name] < best_misses:
                 best, best_misses = model, misses[seat][name]
-        models.append(MODELS[prior] if seat == view.seat else best)
+        models.append(candidates[prior] if seat == view.seat else best)
     return models
