@@ -94,6 +94,9 @@ def test_every_table_store_method_round_trips(stores):
     assert store.client.get(f"{p}:token:{hash_token('bob' + chr(39) + 's').hex()}") is None
     store.set_creator("t1", None)
     assert store.load_table("t1").creator_seat is None
+    store.bind_key("SHA256:annkey", "t1", 0)
+    store.unbind_key("SHA256:annkey")
+    assert store.seat_for_key("SHA256:annkey") is None
     store.set_creator("t1", 0)
 
     store.set_seat("t1", 2, StoredSeat("Rules", "rules", 7))

@@ -402,6 +402,15 @@ class RedisTableStore:
         table_id, _, seat = _text(value).rpartition(" ")
         return table_id, int(seat)
 
+    def unbind_key(self, fingerprint: str) -> None:
+        bound = self.seat_for_key(fingerprint)
+        if bound is None:
+            return
+        with _redis_errors(), self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(self._key("keyseat", fingerprint))
+            pipe.hdel(self._key("keyseats", bound[0]), fingerprint)
+            pipe.execute()
+
     def claim_name(self, name: str, owner: str | None) -> str | None:
         with _redis_errors():
             return run(self.client, claim_name(self._key("name", name_key(name)), owner))
