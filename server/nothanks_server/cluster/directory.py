@@ -250,6 +250,7 @@ class Presence(_Beating):
         self.address = address
         self.ttl = ttl
         self.interval = ttl / 3
+        self.beats = 0  # heartbeats that reached Redis
         self._published = -1  # the lobby version last published
 
     async def beat(self) -> None:
@@ -259,6 +260,7 @@ class Presence(_Beating):
             await self.directory.publish_tables(self.host_id, self.lobby.tables(), self.ttl)
             self._published = version
         await self.directory.announce(HostInfo(self.host_id, self.address, len(tables)), self.ttl)
+        self.beats += 1
 
     async def close(self, withdraw: bool = True) -> None:
         """Stop beating; ``withdraw``: leave the directory now rather than when the keys expire."""
