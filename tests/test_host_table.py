@@ -10,7 +10,8 @@ import pytest
 from nothanks_server import Lobby, LobbySettings
 from nothanks_server.inprocess import InProcessLobby
 from nothanks_server.table import Table, TableSettings
-from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.client.replaying import read_record_file
+from nothanks_tui.engine import Action, replay
 from nothanks_tui.link import (
     Closed,
     LobbyError,
@@ -81,7 +82,7 @@ async def test_creator_sits_adds_bots_and_starts_and_bots_play_to_the_end(lobby,
             await conn.send_action(Action.TAKE, event.view.state_id)
     records = list((tmp_path / "records").glob("*.json"))
     assert len(records) == 1
-    record = read_record(records[0])
+    record = read_record_file(records[0])
     assert record["players"][0] == "alice"
     assert replay(record).finished
     await conn.close()

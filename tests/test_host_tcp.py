@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from nothanks_tui.client.replaying import read_record_file
 from nothanks_tui.client.tcp import TcpLobby, parse_address
-from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.engine import Action, replay
 from nothanks_tui.link import Closed, LobbyError, NewTable, Rejected, TableUpdate, TableWaiting
 from nothanks_tui.link.wire import PROTOCOL_VERSION
 
@@ -36,7 +37,7 @@ async def play_to_end(conn, action=Action.TAKE):
         if event.view.finished:
             return event
         if event.view.my_turn:
-            legal = event.view.legal_actions()
+            legal = event.view.legal
             await conn.send_action(action if action in legal else legal[0], event.view.state_id)
 
 
@@ -60,7 +61,7 @@ async def test_two_players_and_a_bot_play_a_full_game_over_tcp_and_a_spectator_w
         assert final.view.seat is None and sum(len(h) for h in final.view.hands) == 24
         assert results[0].can_restart and not final.can_restart
         [path] = list(tmp_path.glob("*.json"))
-        record = read_record(path)
+        record = read_record_file(path)
         assert record["players"] == ["alice", "ana", "bob"]
         assert replay(record).hands == final.view.hands
         for client in (alice, bob, eve):

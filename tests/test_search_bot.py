@@ -128,7 +128,7 @@ def test_the_bot_is_given_only_a_view():
     view = view_for(state, state.to_move)
     text = repr(view)
     assert "deck=" not in text and "removed=" not in text
-    assert make_bot("hard", 1).choose(view) in view.legal_actions()
+    assert make_bot("hard", 1).choose(view) in view.legal
 
 
 def test_same_seed_same_decision_and_choose_is_thread_safe():

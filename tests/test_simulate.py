@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from nothanks_tui.cli import main
-from nothanks_tui.engine import read_record, replay
+from nothanks_tui.client.replaying import read_record_file
+from nothanks_tui.engine import replay
 from nothanks_tui.simulate import labels_for, simulate
 
 from .referee import check_record
@@ -21,16 +22,16 @@ def test_two_hundred_games_per_count_pass_an_independent_referee(tmp_path, playe
     files = sorted(tmp_path.glob("*.json"))
     assert len(files) == 200
     for path in files:
-        record = read_record(path)
+        record = read_record_file(path)
         assert record["format"] == "nothanks-record/1"
         assert check_record(record) == [], path.name
-    assert replay(read_record(files[0])).finished
+    assert replay(read_record_file(files[0])).finished
     assert sum(tally.games for tally in result.tallies.values()) == 200 * players
 
 
 def test_the_referee_catches_a_corrupt_record(tmp_path):
     simulate(players=3, games=1, seed=1, bot_names=["rules"], records_dir=tmp_path)
-    record = read_record(next(tmp_path.glob("*.json")))
+    record = read_record_file(next(tmp_path.glob("*.json")))
     assert check_record(record) == []
     bad_score = json.loads(json.dumps(record))
     bad_score["final"][0]["score"] += 1
@@ -56,7 +57,7 @@ def test_fast_and_reference_paths_give_the_same_games(tmp_path):
     simulate(players=4, games=5, seed=11, bot_names=["rules"], records_dir=tmp_path)
     for game, path in enumerate(sorted(tmp_path.glob("*.json"))):
         reference = play_game(GameConfig(players=4), 11 + game, [make_bot("rules")] * 4)
-        assert read_record(path)["moves"] == to_record(reference, ["a", "b", "c", "d"])["moves"]
+        assert read_record_file(path)["moves"] == to_record(reference, ["a", "b", "c", "d"])["moves"]
 
 
 def test_labels_for_repeated_bots():

@@ -25,7 +25,8 @@ from nothanks_server.store import (
     StoreError,
     hash_token,
 )
-from nothanks_tui.engine import Action, read_record, replay
+from nothanks_tui.client.replaying import read_record_file
+from nothanks_tui.engine import Action, replay
 from nothanks_tui.link import NewTable, Rejected, TableUpdate, TableWaiting
 
 from .test_host_table import WAIT, is_update, next_matching
@@ -48,7 +49,7 @@ async def play_moves(conn, count: int, update: TableUpdate | None = None) -> Tab
     for _ in range(count):
         if update.view.finished:
             break
-        legal = update.view.legal_actions()
+        legal = update.view.legal
         await conn.send_action(Action.PASS if Action.PASS in legal else Action.TAKE, update.view.state_id)
         update = await next_matching(conn, lambda e: is_update(e) and (e.view.my_turn or e.view.finished))
         if update.view.finished:
@@ -175,7 +176,7 @@ async def test_a_finished_game_has_exactly_one_record_in_the_store_and_one_json_
     lobby.close()
     [stored] = SqliteStore(tmp_path / DATABASE_NAME).records()
     [path] = tmp_path.glob("*.json")
-    assert read_record(path) == stored.record and stored.exported
+    assert read_record_file(path) == stored.record and stored.exported
     assert replay(stored.record).finished
     # A host killed after the commit but before the file: the next start writes it, once.
     path.unlink()

@@ -21,7 +21,7 @@ class Bot(Protocol):
     name: str
 
     def choose(self, view: PlayerView) -> Action:
-        """The action to play; only called when ``view.my_turn`` is true. Must be one of ``view.legal_actions()``."""
+        """The action to play; only called when ``view.my_turn`` is true. Must be one of ``view.legal``."""
         ...
 
 

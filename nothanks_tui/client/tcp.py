@@ -154,7 +154,6 @@ class TcpLobby(LobbyConnection):
         self.held: dict[str, Any] | None = None  # the seat the host holds for ``key``: table, seat, name
         self.info = ConnectionInfo(description=f"{host}:{port}")
         self.table: TcpTable | None = None
-        self.server_name = ""
         self.features: frozenset[str] = frozenset()  # what the host's hello says it speaks beyond the version
         self.closed_reason: str | None = None
         self._reader: asyncio.StreamReader | None = None
@@ -207,7 +206,6 @@ class TcpLobby(LobbyConnection):
                 f"{where} speaks protocol {hello.protocol!r} and this nothanks speaks {PROTOCOL_VERSION}: use the "
                 "same version as the host",
             )
-        self.server_name = hello.server
         self.features = m.features_of(hello.features)
         welcome = await self._read_one(unpacker, where, w.Welcome)
         self.name = welcome.name or self.name

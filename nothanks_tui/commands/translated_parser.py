@@ -34,8 +34,6 @@ ERRORS = (
     N_("expected at least one argument"),
 )
 
-WORDS = (USAGE, *HEADINGS, *ERRORS)
-
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sr]|%[sr]")
 NESTED = "message"  # the placeholder holding another of argparse's messages (or one of ours, already translated)
 

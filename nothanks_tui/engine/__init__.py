@@ -12,7 +12,7 @@ from .config import (
     variant_of,
 )
 from .errors import ERROR_CODES, IllegalMove
-from .records import read_record, replay, replay_states, to_record, write_record
+from .records import replay, replay_states, to_record, write_record
 from .scoring import breakdown, card_points, runs_of, score, take_cost, winners
 from .state import Action, GameState, Move, apply, check, deal, from_deal, legal_actions, new_game
 from .views import PlayerView, choices, spectator_view, view_for

@@ -39,10 +39,6 @@ def cards_to_mask(cards: Iterable[int]) -> int:
     return mask
 
 
-def mask_to_cards(mask: int) -> tuple[int, ...]:
-    return tuple(card for card in range(mask.bit_length()) if (mask >> card) & 1)
-
-
 def play_fast(
     deck: Sequence[int], first_player: int, chips_each: int, deciders: Sequence[FastDecider]
 ) -> tuple[list[FastMove], list[int], list[int]]:

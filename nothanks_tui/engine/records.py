@@ -128,8 +128,3 @@ def write_record(record: dict[str, Any], path: Path | str, *, durable: bool = Fa
         finally:
             os.close(directory)
     return target
-
-
-def read_record(path: Path | str) -> dict[str, Any]:
-    """Load one record from a JSON file."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -47,16 +47,6 @@ class ScoreBreakdown:
     chips: int
     score: int
 
-    @property
-    def isolated(self) -> tuple[int, ...]:
-        """Cards that belong to no longer run."""
-        return tuple(run[0] for run in self.runs if len(run) == 1)
-
-    @property
-    def sequences(self) -> tuple[tuple[int, ...], ...]:
-        """Runs of two or more cards."""
-        return tuple(run for run in self.runs if len(run) > 1)
-
 
 def breakdown(cards: Iterable[int], chips: int) -> ScoreBreakdown:
     """Explain a score the way the rule texts do: 3 + 7 + 10 + 14 + 25 = 59, minus 8 chips = 51."""

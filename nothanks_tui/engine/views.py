@@ -52,10 +52,6 @@ class PlayerView:
     def removed_count(self) -> int:
         return CARDS_REMOVED
 
-    def legal_actions(self) -> tuple[Action, ...]:
-        """``legal``, by the name the bot interface uses (nothanks_tui/bots/base.py)."""
-        return self.legal
-
     def refusal(self, action: Action) -> str | None:
         """The code the table would refuse ``action`` with now, or None when it is legal."""
         return dict(self.refused).get(action)

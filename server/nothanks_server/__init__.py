@@ -2,6 +2,5 @@
 (table/), served over TCP (tcp.py, session.py), SSH (ssh/) and in-process (inprocess.py) through the same handlers."""
 
 from .lobby import Lobby, LobbySettings
-from .table import Member, Table, TableSettings
 
-__all__ = ["Lobby", "LobbySettings", "Member", "Table", "TableSettings"]
+__all__ = ["Lobby", "LobbySettings"]

@@ -254,8 +254,7 @@ def test_the_rule_books_example_59_points_with_8_chips_is_51():
     """FR: «un joueur termine avec trois cartes isolées et deux suites, totalisant 59 points (3 + 7 + 10 + 14 + 25).
     Il lui reste 8 jetons, son score final est donc de 51 points.» ES: the same example."""
     parts = breakdown([3, 7, 10, 14, 15, 16, 25, 26], chips=8)
-    assert parts.isolated == (3, 7, 10)
-    assert parts.sequences == ((14, 15, 16), (25, 26))
+    assert parts.runs == ((3,), (7,), (10,), (14, 15, 16), (25, 26))  # three isolated cards and two runs
     assert parts.card_total == 59 == 3 + 7 + 10 + 14 + 25
     assert parts.chips == 8
     assert parts.score == 51

@@ -101,14 +101,12 @@ class SessionEnvironment(dict[bytes, bytes]):
         super().__init__(initial)  # e.g. an authorized_keys environment= option: set by the host's owner, kept
         self.peer = peer
         self.requests = 0  # env requests received on this channel
-        self.ignored = 0  # ... of which not kept
 
     def __setitem__(self, key: bytes, value: bytes) -> None:
         self.requests += 1
         if key in KEPT_VARIABLES and len(value) <= MAX_VALUE:
             super().__setitem__(key, value)
             return
-        self.ignored += 1
         if self.requests == TOO_MANY_REQUESTS + 1:
             log.info("ignoring env requests from %s: more than %d on one session", self.peer, TOO_MANY_REQUESTS)
 
