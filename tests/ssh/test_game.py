@@ -3,10 +3,12 @@ a table with bots, take and pass, resize, reconnect."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import asyncssh
 
 from tools.loadgen.terminal_client import TerminalClient
-from tools.loadgen.visitors import FIRST_BOT_SEAT
+from tools.loadgen.visitors import FIRST_BOT_SEAT, NOT_YOUR_TURN
 
 from .conftest import until
 
@@ -58,15 +60,23 @@ async def test_markup_in_a_name_is_shown_as_text(game_sessions):
     await client.close()
 
 
+async def press_on_my_turn(client: TerminalClient, key: str, done: Callable[[], bool]) -> None:
+    """Press ``key`` once the screen says it is my turn, until ``done``: a screen read between the packets of one
+    redraw may still say "Your turn" when the table has moved on, and the app then says so (a toast) instead."""
+    while True:
+        await client.wait_for("Your turn")
+        client.send(key)
+        await client.wait_for(lambda: done() or NOT_YOUR_TURN in client.text())
+        if done():
+            return
+        await client.wait_for(lambda: NOT_YOUR_TURN not in client.text())
+
+
 async def test_a_game_with_bots_take_pass_and_resize(game_sessions):
     client = await TerminalClient().connect(game_sessions.port, "alice")
     await sit_at_bot_table(client)
-    await client.wait_for("Your turn")
-    client.send("n")
-    await client.wait_for("You: 10 chips")
-    await client.wait_for("Your turn")
-    client.send("t")
-    await client.wait_for(lambda: "You: " in client.text() and "no cards" not in client.text())
+    await press_on_my_turn(client, "n", lambda: "You: 10 chips" in client.text())
+    await press_on_my_turn(client, "t", lambda: "You: " in client.text() and "no cards" not in client.text())
     client.resize(100, 30)
     await client.wait_for("─" * 100)
     await client.close()
