@@ -18,6 +18,9 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
    players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made of").
 6. textual ``Strip.__init__`` (``lazy_strip_caches``): each drawn line made seven small caches it seldom uses; they
    are made when first asked for (``__getattr__``), at Textual's sizes: a strip 1,249 -> 353 bytes.
+7. textual ``XTermParser._parse_extended_key`` (``shared_key_cache``): an ``lru_cache`` keyed on the parser, whose
+   parse generator holds its last key, whose sender is the app: every departed player's app stayed reachable until
+   the worker exited. One cache keyed on the sequence alone (the method reads no parser state) holds plain strings.
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -27,6 +30,7 @@ Private Textual names outside this file are the client's, each with its reason t
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -35,6 +39,7 @@ import asyncssh
 import textual
 from asyncssh.connection import SSHConnection
 from rich.segment import Segment
+from textual import events
 from textual._xterm_parser import XTermParser
 from textual.cache import FIFOCache
 from textual.css.model import RuleSet
@@ -87,6 +92,7 @@ def check_patches() -> None:
     problems += _check_divide()
     problems += _check_parse_rules()
     problems += _check_strip_caches()
+    problems += _check_key_cache()
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -297,3 +303,38 @@ def lazy_strip_caches() -> None:
     """Install the ``Strip.__init__`` of patch 6 (process-wide, in the forkserver and each worker; idempotent)."""
     Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
     Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]
+
+
+# 7. the key parser's cache without the parser ---------------------------------------------------------------------
+
+_TEXTUAL_EXTENDED_KEY: Callable[[Any, str], list[events.Key] | None] | None = getattr(
+    XTermParser._parse_extended_key, "__wrapped__", None
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _extended_key_names(sequence: str) -> tuple[tuple[str, str | None], ...] | None:
+    assert _TEXTUAL_EXTENDED_KEY is not None  # (check_patches says so otherwise)
+    keys = _TEXTUAL_EXTENDED_KEY(XTermParser, sequence)  # (it reads only the class's _parse_colon_codepoints)
+    return None if keys is None else tuple((key.key, key.character) for key in keys)
+
+
+def _parse_extended_key(self: XTermParser, sequence: str) -> list[events.Key] | None:
+    names = _extended_key_names(sequence)
+    return None if names is None else [events.Key(key, character) for key, character in names]
+
+
+def _check_key_cache() -> list[str]:
+    if _TEXTUAL_EXTENDED_KEY is None:
+        return ["textual's XTermParser._parse_extended_key is no longer an lru_cache"]
+    parser = XTermParser()
+    for sequence in ("\x1b[97;5u", "\x1b[13u", "\x1b[57441;2u", "\x1b[97;1;65u", "\x1b[1;5A", "a", "\x1b[Z"):
+        theirs, ours = _TEXTUAL_EXTENDED_KEY(parser, sequence), _parse_extended_key(parser, sequence)
+        if [(key.key, key.character) for key in theirs or ()] != [(key.key, key.character) for key in ours or ()]:
+            return [f"textual's XTermParser._parse_extended_key changed ({sequence!r}: {theirs!r}, ours {ours!r})"]
+    return []
+
+
+def shared_key_cache() -> None:
+    """Install the ``_parse_extended_key`` of patch 7 (process-wide, in each worker; idempotent)."""
+    XTermParser._parse_extended_key = _parse_extended_key  # type: ignore[method-assign,assignment]

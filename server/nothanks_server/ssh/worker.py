@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
-from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
+from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css, shared_key_cache
 from .server import HostKeyError, SessionServer, SharedAdmission
 from .session import AppFactory
 from .settings import WorkerPlan, cancel
@@ -70,6 +70,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
     share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
     lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
+    shared_key_cache()  # else Textual's key cache keeps every departed player's app (patches.py)
     server = SessionServer(plan.ssh, load_app_factory(plan), SharedAdmission(plan.ssh.max_sessions, counts, plan.slot))
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()

@@ -1,0 +1,34 @@
+"""Patch 7 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+from textual import events
+from textual._xterm_parser import XTermParser
+
+from nothanks_server.ssh import patches
+
+KEYS = "a\x1b[97;5u\x1b[13u\x1b[1;5A"  # a letter, then ctrl+a and enter (the kitty protocol's), then ctrl+up
+
+
+def parsed(parser: XTermParser) -> list[tuple[str, str | None]]:
+    return [(event.key, event.character) for event in parser.feed(KEYS) if isinstance(event, events.Key)]
+
+
+def test_a_parser_gone_is_not_kept_by_the_cache_and_keys_parse_as_textuals(monkeypatch: pytest.MonkeyPatch) -> None:
+    theirs = parsed(XTermParser())
+    monkeypatch.setattr(XTermParser, "_parse_extended_key", patches._parse_extended_key)
+    parser = XTermParser()
+    assert parsed(parser) == theirs == [("a", "a"), ("ctrl+a", None), ("enter", "\r"), ("ctrl+up", None)]
+    assert parsed(XTermParser()) == theirs  # (from the cache this time)
+    gone = weakref.ref(parser)
+    del parser
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_parser_cache_is_as_checked() -> None:
+    assert patches._check_key_cache() == []
