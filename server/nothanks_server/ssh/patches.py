@@ -21,6 +21,8 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 7. textual ``XTermParser._parse_extended_key`` (``shared_key_cache``): an ``lru_cache`` keyed on the parser, whose
    parse generator holds its last key, whose sender is the app: every departed player's app stayed reachable until
    the worker exited. One cache keyed on the sequence alone (the method reads no parser state) holds plain strings.
+8. textual ``App._disable_tooltips`` (``without_tooltips``): every screen mounts a tooltip widget, and the game
+   shows no tooltip; off as ``App.run_test`` turns it off (its ``tooltips`` flag): 13 KiB less on every screen.
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -41,9 +43,11 @@ from asyncssh.connection import SSHConnection
 from rich.segment import Segment
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
+from textual.screen import Screen
 from textual.strip import Strip
 
 from .input_gate import INBOUND_SLICE, InboundShaper
@@ -93,6 +97,8 @@ def check_patches() -> None:
     problems += _check_parse_rules()
     problems += _check_strip_caches()
     problems += _check_key_cache()
+    if not all("_disable_tooltips" in f.__code__.co_names for f in (App.__init__, Screen._extend_compose)):
+        problems.append("textual's App._disable_tooltips (what keeps a screen from mounting a tooltip) is gone")
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -338,3 +344,11 @@ def _check_key_cache() -> list[str]:
 def shared_key_cache() -> None:
     """Install the ``_parse_extended_key`` of patch 7 (process-wide, in each worker; idempotent)."""
     XTermParser._parse_extended_key = _parse_extended_key  # type: ignore[method-assign,assignment]
+
+
+# 8. no tooltip widget on every screen -------------------------------------------------------------------------------
+
+
+def without_tooltips(app: App[Any]) -> None:
+    """What ``App.run_test(tooltips=False)`` does: the app's screens mount no tooltip widget (patch 8)."""
+    app._disable_tooltips = True
