@@ -1,5 +1,6 @@
-"""Patches 7 and 8 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and
-app); an SSH player's screens mount no tooltip widget (the game shows none) and still show notifications."""
+"""Patches 7-9 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app);
+an SSH player's screens mount no tooltip widget (the game shows none), and a notification rack only once they have a
+notification to show, which they show."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.app import App
+from textual.screen import Screen
 from textual.widgets import Tooltip
-from textual.widgets._toast import ToastRack
+from textual.widgets._toast import Toast, ToastRack
 
 from nothanks_server.ssh import patches
 from tools.loadgen.terminal_client import TerminalClient
@@ -39,11 +42,34 @@ def test_the_parser_cache_is_as_checked() -> None:
     assert patches._check_key_cache() == []
 
 
-async def test_an_ssh_players_screens_have_no_tooltip_widget(game_sessions: Any) -> None:
+@pytest.fixture
+def lazy_racks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patch 9 installed for this test only."""
+    monkeypatch.setattr(Screen, "_extend_compose", patches._extend_compose_without_rack)
+    monkeypatch.setattr(App, "_refresh_notifications", patches._refresh_notifications)
+
+
+async def test_an_ssh_players_screens_have_no_tooltip_and_no_idle_rack(game_sessions: Any, lazy_racks: None) -> None:
     client = await TerminalClient().connect(game_sessions.port, "alice")
     await client.wait_for("Your name at the table")
     client.send("\r")
     await client.wait_for("No tables yet")
     (app,) = list(game_sessions.apps)
-    assert app.screen.query(ToastRack) and not app.screen.query(Tooltip)
+    assert not app.screen.query(Tooltip) and not app.screen.query(ToastRack)
     await client.close()
+
+
+async def test_a_screen_gets_a_notification_rack_when_it_first_shows_a_notification(lazy_racks: None) -> None:
+    app: App[None] = App()
+    async with app.run_test(notifications=True) as pilot:
+        assert not app.screen.query(ToastRack)
+        app.notify("No thanks!", title="Chat")
+        await pilot.pause()
+        await pilot.pause()
+        (toast,) = app.screen.query(Toast)
+        assert "No thanks!" in str(toast.render()) and app.screen.query_one(ToastRack).display
+        app.push_screen(Screen())
+        app.notify("Take it")
+        await pilot.pause()
+        await pilot.pause()
+        assert len(app.screen.query(Toast)) == 2  # the new screen's own rack shows both

@@ -7,22 +7,25 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 2. asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``): bytes are decrypted and parsed
    before any budget sees them; an ``InboundShaper`` goes in front. An IGNORE flood took 98 % of a core and another
    player's keys to 1.0-2.1 s; with it 7 % and 8 / 36 ms p50 / p99 (docs/benchmarks.md, "SSH front, eighth pass").
-3. textual ``Strip.divide`` (``divide_without_cycles``): for a cut at the line's own end Textual caches ``[self]`` in
+3. textual ``Strip.divide`` (``install``): for a cut at the line's own end Textual caches ``[self]`` in
    the strip, a self-reference the per-second freeze (worker.py) kept for ever. Without it, at 40 players memory
    grows 0.06 MiB/s instead of 2, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
 4. textual ``_xterm_parser.XTermParser`` and ``_timeout_time`` (``new_key_parser``, ``escape_pending``): Textual has
    no public key parser; the SSH driver needs one. Not a saving: what a driver needs.
-5. textual ``Stylesheet._parse_rules`` (``share_parsed_css``): every app parsed the same CSS into rule sets of its
+5. textual ``Stylesheet._parse_rules`` (``install``): every app parsed the same CSS into rule sets of its
    own, only read once parsed: one table per process (keyed on source, origin, scope and the CSS variables), filled
    in the forkserver, shares them. The parser's ~0.8 MiB per player is gone; with the smaller msgpack buffer, 30
    players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made of").
-6. textual ``Strip.__init__`` (``lazy_strip_caches``): each drawn line made seven small caches it seldom uses; they
+6. textual ``Strip.__init__`` (``install``): each drawn line made seven small caches it seldom uses; they
    are made when first asked for (``__getattr__``), at Textual's sizes: a strip 1,249 -> 353 bytes.
-7. textual ``XTermParser._parse_extended_key`` (``shared_key_cache``): an ``lru_cache`` keyed on the parser, whose
+7. textual ``XTermParser._parse_extended_key`` (``install``): an ``lru_cache`` keyed on the parser, whose
    parse generator holds its last key, whose sender is the app: every departed player's app stayed reachable until
    the worker exited. One cache keyed on the sequence alone (the method reads no parser state) holds plain strings.
 8. textual ``App._disable_tooltips`` (``without_tooltips``): every screen mounts a tooltip widget, and the game
    shows no tooltip; off as ``App.run_test`` turns it off (its ``tooltips`` flag): 13 KiB less on every screen.
+9. textual ``Screen._extend_compose``, ``App._refresh_notifications`` and ``_notifications`` (``install``): every
+   screen mounted a notification rack, and only the table shows notifications: a screen gets one when it first
+   has a notification to show, 24 KiB less on every other screen.
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -49,6 +52,8 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets._toast import ToastRack
 
 from .input_gate import INBOUND_SLICE, InboundShaper
 from .settings import INBOUND_BURST, INBOUND_RATE
@@ -97,8 +102,9 @@ def check_patches() -> None:
     problems += _check_parse_rules()
     problems += _check_strip_caches()
     problems += _check_key_cache()
-    if not all("_disable_tooltips" in f.__code__.co_names for f in (App.__init__, Screen._extend_compose)):
-        problems.append("textual's App._disable_tooltips (what keeps a screen from mounting a tooltip) is gone")
+    textual_names = App.__init__.__code__.co_names + _TEXTUAL_EXTEND_COMPOSE.__code__.co_names
+    if not {"_disable_tooltips", "_notifications", "ToastRack"} <= set(textual_names):
+        problems.append("textual's App no longer says in _extend_compose which screens get a tooltip and a ToastRack")
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -189,11 +195,6 @@ def _check_divide() -> list[str]:
     return problems
 
 
-def divide_without_cycles() -> None:
-    """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
-    Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
-
-
 # 4. the key parser Textual's own drivers use ----------------------------------------------------------------------
 
 
@@ -254,12 +255,6 @@ def _check_parse_rules() -> list[str]:
     return []
 
 
-def share_parsed_css() -> None:
-    """Install the ``Stylesheet._parse_rules`` of patch 5 (process-wide, in the forkserver and each worker;
-    idempotent)."""
-    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
-
-
 # 6. Strip caches made when first used ------------------------------------------------------------------------------
 
 _TEXTUAL_STRIP_INIT: Callable[..., None] = Strip.__init__
@@ -305,29 +300,20 @@ def _check_strip_caches() -> list[str]:
     return []
 
 
-def lazy_strip_caches() -> None:
-    """Install the ``Strip.__init__`` of patch 6 (process-wide, in the forkserver and each worker; idempotent)."""
-    Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
-    Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]
-
-
 # 7. the key parser's cache without the parser ---------------------------------------------------------------------
 
-_TEXTUAL_EXTENDED_KEY: Callable[[Any, str], list[events.Key] | None] | None = getattr(
-    XTermParser._parse_extended_key, "__wrapped__", None
-)
+_TEXTUAL_EXTENDED_KEY: Any = getattr(XTermParser._parse_extended_key, "__wrapped__", None)
 
 
 @functools.lru_cache(maxsize=1024)
-def _extended_key_names(sequence: str) -> tuple[tuple[str, str | None], ...] | None:
-    assert _TEXTUAL_EXTENDED_KEY is not None  # (check_patches says so otherwise)
-    keys = _TEXTUAL_EXTENDED_KEY(XTermParser, sequence)  # (it reads only the class's _parse_colon_codepoints)
-    return None if keys is None else tuple((key.key, key.character) for key in keys)
+def _extended_key_names(sequence: str) -> tuple[tuple[str, str | None], ...]:
+    """(key, character) of each key ``sequence`` is, none if it is no extended key (Textual's method reads only
+    the class's ``_parse_colon_codepoints``, no parser state)."""
+    return tuple((key.key, key.character) for key in _TEXTUAL_EXTENDED_KEY(XTermParser, sequence) or ())
 
 
 def _parse_extended_key(self: XTermParser, sequence: str) -> list[events.Key] | None:
-    names = _extended_key_names(sequence)
-    return None if names is None else [events.Key(key, character) for key, character in names]
+    return [events.Key(*names) for names in _extended_key_names(sequence)] or None
 
 
 def _check_key_cache() -> list[str]:
@@ -335,15 +321,25 @@ def _check_key_cache() -> list[str]:
         return ["textual's XTermParser._parse_extended_key is no longer an lru_cache"]
     parser = XTermParser()
     for sequence in ("\x1b[97;5u", "\x1b[13u", "\x1b[57441;2u", "\x1b[97;1;65u", "\x1b[1;5A", "a", "\x1b[Z"):
-        theirs, ours = _TEXTUAL_EXTENDED_KEY(parser, sequence), _parse_extended_key(parser, sequence)
-        if [(key.key, key.character) for key in theirs or ()] != [(key.key, key.character) for key in ours or ()]:
+        theirs, ours = (parse(parser, sequence) for parse in (_TEXTUAL_EXTENDED_KEY, _parse_extended_key))
+        if (theirs is None, [(key.key, key.character) for key in theirs or ()]) != (
+            ours is None,
+            [(key.key, key.character) for key in ours or ()],
+        ):
             return [f"textual's XTermParser._parse_extended_key changed ({sequence!r}: {theirs!r}, ours {ours!r})"]
     return []
 
 
-def shared_key_cache() -> None:
-    """Install the ``_parse_extended_key`` of patch 7 (process-wide, in each worker; idempotent)."""
+def install() -> None:
+    """Install patches 3, 5, 6, 7 and 9, process-wide (in the forkserver before its warm-up, and in each worker;
+    idempotent): a worker's lines, parsed CSS and key cache as described above."""
+    Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
+    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
+    Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
+    Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]
     XTermParser._parse_extended_key = _parse_extended_key  # type: ignore[method-assign,assignment]
+    Screen._extend_compose = _extend_compose_without_rack  # type: ignore[method-assign]
+    App._refresh_notifications = _refresh_notifications  # type: ignore[method-assign]
 
 
 # 8. no tooltip widget on every screen -------------------------------------------------------------------------------
@@ -352,3 +348,20 @@ def shared_key_cache() -> None:
 def without_tooltips(app: App[Any]) -> None:
     """What ``App.run_test(tooltips=False)`` does: the app's screens mount no tooltip widget (patch 8)."""
     app._disable_tooltips = True
+
+
+# 9. a notification rack on the screens that show a notification ----------------------------------------------------
+
+_TEXTUAL_EXTEND_COMPOSE = Screen._extend_compose
+_TEXTUAL_REFRESH_NOTIFICATIONS = App._refresh_notifications
+
+
+def _extend_compose_without_rack(self: Screen[Any], widgets: list[Widget]) -> None:
+    _TEXTUAL_EXTEND_COMPOSE(self, widgets)
+    widgets[:] = [widget for widget in widgets if not isinstance(widget, ToastRack)]
+
+
+def _refresh_notifications(self: App[Any]) -> None:
+    if self._notifications and self.screen_stack and not self.screen.query_children(ToastRack):
+        self.screen.mount(ToastRack(id="textual-toastrack"))
+    _TEXTUAL_REFRESH_NOTIFICATIONS(self)
