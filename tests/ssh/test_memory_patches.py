@@ -1,6 +1,6 @@
-"""Patches 7-9 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app);
+"""Patches 7-10 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app);
 an SSH player's screens mount no tooltip widget (the game shows none), and a notification rack only once they have a
-notification to show, which they show."""
+notification to show, which they show; a restyled widget keeps its component-style nodes, styled as Textual would."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
-from textual.widgets import Tooltip
+from textual.widgets import Checkbox, DataTable, Tooltip
 from textual.widgets._toast import Toast, ToastRack
 
 from nothanks_server.ssh import patches
@@ -73,3 +74,38 @@ async def test_a_screen_gets_a_notification_rack_when_it_first_shows_a_notificat
         await pilot.pause()
         await pilot.pause()
         assert len(app.screen.query(Toast)) == 2  # the new screen's own rack shows both
+
+
+class Styled(App[None]):
+    CSS = "Screen.-narrow DataTable > .datatable--cursor { background: red; }"
+
+    def compose(self) -> ComposeResult:
+        yield DataTable()
+        yield Checkbox("Open chips")
+
+
+def component_rules(app: App[None]) -> dict[tuple[str, str], Any]:
+    return {
+        (type(node).__name__, name): styles.base.get_rules()
+        for node in app.screen.query("*")
+        for name, styles in node._component_styles.items()
+    }
+
+
+async def test_a_restyled_widget_keeps_its_component_nodes_styled_as_textual_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Stylesheet, "_process_component_classes", patches._process_component_classes)
+    app = Styled()
+    async with app.run_test() as pilot:
+        table = app.query_one(DataTable)
+        first = dict(table._component_styles)
+        app.screen.add_class("-narrow")  # a restyle of every widget, and a component rule that matches now
+        await pilot.press("tab", "tab")  # focus moves: restyles again
+        await pilot.pause()
+        assert all(table._component_styles[name] is styles for name, styles in first.items())  # no new node
+        ours = component_rules(app)
+        assert ours[("DataTable", "datatable--cursor")]["background"].rgb == (255, 0, 0)
+        for node in app.screen.query("*"):
+            patches._TEXTUAL_COMPONENTS(app.stylesheet, node)  # Textual's own, with new nodes
+        assert component_rules(app) == ours

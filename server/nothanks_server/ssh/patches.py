@@ -26,6 +26,9 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 9. textual ``Screen._extend_compose``, ``App._refresh_notifications`` and ``_notifications`` (``install``): every
    screen mounted a notification rack, and only the table shows notifications: a screen gets one when it first
    has a notification to show, 24 KiB less on every other screen.
+10. textual ``Stylesheet._process_component_classes`` (``install``): every restyle of a widget (focus, hover, a
+    resize class) made a new node per component class of it, 6.5 KiB each, and left the old one, frozen, as
+    garbage; each widget keeps its own (Textual's styles, tested against its method).
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -50,6 +53,7 @@ from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -105,6 +109,8 @@ def check_patches() -> None:
     textual_names = App.__init__.__code__.co_names + _TEXTUAL_EXTEND_COMPOSE.__code__.co_names
     if not {"_disable_tooltips", "_notifications", "ToastRack"} <= set(textual_names):
         problems.append("textual's App no longer says in _extend_compose which screens get a tooltip and a ToastRack")
+    if not {"_get_component_classes", "_component_styles", "_attach"} <= set(_TEXTUAL_COMPONENTS.__code__.co_names):
+        problems.append("textual's Stylesheet._process_component_classes changed")
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -331,7 +337,7 @@ def _check_key_cache() -> list[str]:
 
 
 def install() -> None:
-    """Install patches 3, 5, 6, 7 and 9, process-wide (in the forkserver before its warm-up, and in each worker;
+    """Install patches 3, 5, 6, 7, 9 and 10, process-wide (in the forkserver before its warm-up, and in each worker;
     idempotent): a worker's lines, parsed CSS and key cache as described above."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
     Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
@@ -340,6 +346,7 @@ def install() -> None:
     XTermParser._parse_extended_key = _parse_extended_key  # type: ignore[method-assign,assignment]
     Screen._extend_compose = _extend_compose_without_rack  # type: ignore[method-assign]
     App._refresh_notifications = _refresh_notifications  # type: ignore[method-assign]
+    Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
 
 
 # 8. no tooltip widget on every screen -------------------------------------------------------------------------------
@@ -365,3 +372,26 @@ def _refresh_notifications(self: App[Any]) -> None:
     if self._notifications and self.screen_stack and not self.screen.query_children(ToastRack):
         self.screen.mount(ToastRack(id="textual-toastrack"))
     _TEXTUAL_REFRESH_NOTIFICATIONS(self)
+
+
+# 10. one node per widget and component class ----------------------------------------------------------------------
+
+_TEXTUAL_COMPONENTS = Stylesheet._process_component_classes
+
+
+def _process_component_classes(self: Stylesheet, node: DOMNode) -> None:
+    """Textual's, with the node a component's styles were read from kept and styled again (not a new one)."""
+    refresh = False
+    for component in sorted(node._get_component_classes()):
+        styles = node._component_styles.get(component)
+        if styles is None or styles.node is None:
+            virtual, before = DOMNode(classes=component), None
+            virtual._attach(node)
+        else:
+            virtual, before = styles.node, styles.base.get_rules()
+            virtual.styles.base.reset()  # (as new: Textual's apply sets no rule where none matches)
+        self.apply(virtual, animate=False)
+        refresh = refresh or before != virtual.styles.base.get_rules()
+        node._component_styles[component] = virtual.styles
+    if refresh:
+        node.refresh()
