@@ -22,7 +22,6 @@ from nothanks_tui.client.tcp import TcpLobby
 from nothanks_tui.i18n import N_, catalog, current_language, use_language
 from nothanks_tui.link import ConnectionInfo, LobbyConnection, LobbyError, TableConnection
 
-from .patches import without_tooltips
 from .session import ChannelLines, SSHPlayer
 from .settings import WorkerPlan
 
@@ -119,7 +118,6 @@ class SSHGameApp(NetApp):
 
     def __init__(self, door: SSHDoorway, **kwargs: Any) -> None:
         super().__init__(lambda: WelcomeScreen(door), **kwargs)
-        without_tooltips(self)  # (the game has none: patches.py)
         self.door = door
         self.go_plain: str | None = None  # the name typed when the player chose plain lines on the welcome screen
 

@@ -21,11 +21,10 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 7. textual ``XTermParser._parse_extended_key`` (``install``): an ``lru_cache`` keyed on the parser, whose
    parse generator holds its last key, whose sender is the app: every departed player's app stayed reachable until
    the worker exited. One cache keyed on the sequence alone (the method reads no parser state) holds plain strings.
-8. textual ``App._disable_tooltips`` (``without_tooltips``): every screen mounts a tooltip widget, and the game
-   shows no tooltip; off as ``App.run_test`` turns it off (its ``tooltips`` flag): 13 KiB less on every screen.
-9. textual ``Screen._extend_compose``, ``App._refresh_notifications`` and ``_notifications`` (``install``): every
-   screen mounted a notification rack, and only the table shows notifications: a screen gets one when it first
-   has a notification to show, 24 KiB less on every other screen.
+8. textual ``Screen._extend_compose`` (``install``): every screen mounted a tooltip widget (13 KiB), and the game
+   shows no tooltip: none now (Textual's screens do without one, as under ``App.run_test``).
+9. textual ``App._refresh_notifications`` and ``_notifications`` (``install``): every screen mounted a notification
+   rack (24 KiB), and only the table shows notifications: a screen gets one when it first has one to show.
 10. textual ``Stylesheet._process_component_classes`` (``install``): every restyle of a widget (focus, hover, a
     resize class) made a new node per component class of it, 6.5 KiB each, and left the old one, frozen, as
     garbage; each widget keeps its own (Textual's styles, tested against its method).
@@ -57,6 +56,7 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Tooltip
 from textual.widgets._toast import ToastRack
 
 from .input_gate import INBOUND_SLICE, InboundShaper
@@ -106,11 +106,9 @@ def check_patches() -> None:
     problems += _check_parse_rules()
     problems += _check_strip_caches()
     problems += _check_key_cache()
-    textual_names = App.__init__.__code__.co_names + _TEXTUAL_EXTEND_COMPOSE.__code__.co_names
-    if not {"_disable_tooltips", "_notifications", "ToastRack"} <= set(textual_names):
-        problems.append("textual's App no longer says in _extend_compose which screens get a tooltip and a ToastRack")
-    if not {"_get_component_classes", "_component_styles", "_attach"} <= set(_TEXTUAL_COMPONENTS.__code__.co_names):
-        problems.append("textual's Stylesheet._process_component_classes changed")
+    names = {name for f in (App.__init__, _TEXTUAL_EXTEND_COMPOSE, _TEXTUAL_COMPONENTS) for name in f.__code__.co_names}
+    if not {"_notifications", "ToastRack", "Tooltip", "_get_component_classes", "_component_styles"} <= names:
+        problems.append("textual's screens' ToastRack and Tooltip, or its component styles, changed (patches 8-10)")
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -327,17 +325,17 @@ def _check_key_cache() -> list[str]:
         return ["textual's XTermParser._parse_extended_key is no longer an lru_cache"]
     parser = XTermParser()
     for sequence in ("\x1b[97;5u", "\x1b[13u", "\x1b[57441;2u", "\x1b[97;1;65u", "\x1b[1;5A", "a", "\x1b[Z"):
-        theirs, ours = (parse(parser, sequence) for parse in (_TEXTUAL_EXTENDED_KEY, _parse_extended_key))
-        if (theirs is None, [(key.key, key.character) for key in theirs or ()]) != (
-            ours is None,
-            [(key.key, key.character) for key in ours or ()],
-        ):
+        theirs, ours = (
+            None if keys is None else [(key.key, key.character) for key in keys]
+            for keys in (_TEXTUAL_EXTENDED_KEY(parser, sequence), _parse_extended_key(parser, sequence))
+        )
+        if theirs != ours:
             return [f"textual's XTermParser._parse_extended_key changed ({sequence!r}: {theirs!r}, ours {ours!r})"]
     return []
 
 
 def install() -> None:
-    """Install patches 3, 5, 6, 7, 9 and 10, process-wide (in the forkserver before its warm-up, and in each worker;
+    """Install patches 3 and 5-10, process-wide (in the forkserver before its warm-up, and in each worker;
     idempotent): a worker's lines, parsed CSS and key cache as described above."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
     Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
@@ -349,15 +347,7 @@ def install() -> None:
     Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
 
 
-# 8. no tooltip widget on every screen -------------------------------------------------------------------------------
-
-
-def without_tooltips(app: App[Any]) -> None:
-    """What ``App.run_test(tooltips=False)`` does: the app's screens mount no tooltip widget (patch 8)."""
-    app._disable_tooltips = True
-
-
-# 9. a notification rack on the screens that show a notification ----------------------------------------------------
+# 8 and 9. no tooltip widget, a notification rack on the screens that show a notification ---------------------------
 
 _TEXTUAL_EXTEND_COMPOSE = Screen._extend_compose
 _TEXTUAL_REFRESH_NOTIFICATIONS = App._refresh_notifications
@@ -365,7 +355,7 @@ _TEXTUAL_REFRESH_NOTIFICATIONS = App._refresh_notifications
 
 def _extend_compose_without_rack(self: Screen[Any], widgets: list[Widget]) -> None:
     _TEXTUAL_EXTEND_COMPOSE(self, widgets)
-    widgets[:] = [widget for widget in widgets if not isinstance(widget, ToastRack)]
+    widgets[:] = [widget for widget in widgets if not isinstance(widget, (ToastRack, Tooltip))]
 
 
 def _refresh_notifications(self: App[Any]) -> None:
