@@ -206,14 +206,12 @@ async def _serve_logins(
     """Serve logins one at a time on ``listener``, like a worker; after each, send its marks up the pipe."""
     import cProfile
 
+    from nothanks_server.ssh import patches
     from nothanks_server.ssh.game import make_app_factory
-    from nothanks_server.ssh.patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
     from nothanks_server.ssh.server import SessionServer
     from nothanks_server.ssh.settings import SSHSettings, WorkerPlan
 
-    divide_without_cycles()
-    share_parsed_css()
-    lazy_strip_caches()
+    patches.install()
     directory = tempfile.mkdtemp(prefix="ssh-login-cost-")
     settings = SSHSettings(host_key_path=Path(directory) / "host_key", port=0, max_sessions=1000)
     plan = WorkerPlan(slot=0, ssh=settings, lobby_host="127.0.0.1", lobby_port=9, data_dir=Path(directory),

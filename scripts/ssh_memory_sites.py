@@ -306,7 +306,8 @@ async def serve(args: argparse.Namespace) -> None:
     from nothanks_server.ssh.server import SessionServer
     from nothanks_server.ssh.worker import load_app_factory
 
-    for name in ("divide_without_cycles", "share_parsed_css", "lazy_strip_caches"):  # a worker's patches
+    # a worker's patches
+    for name in ("install", "divide_without_cycles", "share_parsed_css", "lazy_strip_caches"):
         if hasattr(patches, name):
             getattr(patches, name)()
     fields = ssh_settings.SSHSettings.__dataclass_fields__

@@ -7,17 +7,27 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 2. asyncssh ``SSHConnection.data_received`` / ``_transport`` (``shape_inbound``): bytes are decrypted and parsed
    before any budget sees them; an ``InboundShaper`` goes in front. An IGNORE flood took 98 % of a core and another
    player's keys to 1.0-2.1 s; with it 7 % and 8 / 36 ms p50 / p99 (docs/benchmarks.md, "SSH front, eighth pass").
-3. textual ``Strip.divide`` (``divide_without_cycles``): for a cut at the line's own end Textual caches ``[self]`` in
+3. textual ``Strip.divide`` (``install``): for a cut at the line's own end Textual caches ``[self]`` in
    the strip, a self-reference the per-second freeze (worker.py) kept for ever. Without it, at 40 players memory
    grows 0.06 MiB/s instead of 2, keys p50/p99/max 16/114/254 ms instead of 22/302/711.
 4. textual ``_xterm_parser.XTermParser`` and ``_timeout_time`` (``new_key_parser``, ``escape_pending``): Textual has
    no public key parser; the SSH driver needs one. Not a saving: what a driver needs.
-5. textual ``Stylesheet._parse_rules`` (``share_parsed_css``): every app parsed the same CSS into rule sets of its
+5. textual ``Stylesheet._parse_rules`` (``install``): every app parsed the same CSS into rule sets of its
    own, only read once parsed: one table per process (keyed on source, origin, scope and the CSS variables), filled
    in the forkserver, shares them. The parser's ~0.8 MiB per player is gone; with the smaller msgpack buffer, 30
    players' PSS 291 -> 266 MiB (docs/benchmarks.md, "What an SSH player's memory is made of").
-6. textual ``Strip.__init__`` (``lazy_strip_caches``): each drawn line made seven small caches it seldom uses; they
+6. textual ``Strip.__init__`` (``install``): each drawn line made seven small caches it seldom uses; they
    are made when first asked for (``__getattr__``), at Textual's sizes: a strip 1,249 -> 353 bytes.
+7. textual ``XTermParser._parse_extended_key`` (``install``): an ``lru_cache`` keyed on the parser, whose
+   parse generator holds its last key, whose sender is the app: every departed player's app stayed reachable until
+   the worker exited. One cache keyed on the sequence alone (the method reads no parser state) holds plain strings.
+8. textual ``Screen._extend_compose`` (``install``): every screen mounted a tooltip widget (13 KiB), and the game
+   shows no tooltip: none now (Textual's screens do without one, as under ``App.run_test``).
+9. textual ``App._refresh_notifications`` and ``_notifications`` (``install``): every screen mounted a notification
+   rack (24 KiB), and only the table shows notifications: a screen gets one when it first has one to show.
+10. textual ``Stylesheet._process_component_classes`` (``install``): every restyle of a widget (focus, hover, a
+    resize class) made a new node per component class of it, 6.5 KiB each, and left the old one, frozen, as
+    garbage; each widget keeps its own (Textual's styles, tested against its method).
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -27,6 +37,7 @@ Private Textual names outside this file are the client's, each with its reason t
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -35,11 +46,18 @@ import asyncssh
 import textual
 from asyncssh.connection import SSHConnection
 from rich.segment import Segment
+from textual import events
 from textual._xterm_parser import XTermParser
+from textual.app import App
 from textual.cache import FIFOCache
 from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.strip import Strip
+from textual.widget import Widget
+from textual.widgets import Tooltip
+from textual.widgets._toast import ToastRack
 
 from .input_gate import INBOUND_SLICE, InboundShaper
 from .settings import INBOUND_BURST, INBOUND_RATE
@@ -87,6 +105,10 @@ def check_patches() -> None:
     problems += _check_divide()
     problems += _check_parse_rules()
     problems += _check_strip_caches()
+    problems += _check_key_cache()
+    names = {name for f in (App.__init__, _TEXTUAL_EXTEND_COMPOSE, _TEXTUAL_COMPONENTS) for name in f.__code__.co_names}
+    if not {"_notifications", "ToastRack", "Tooltip", "_get_component_classes", "_component_styles"} <= names:
+        problems.append("textual's screens' ToastRack and Tooltip, or its component styles, changed (patches 8-10)")
     if problems:
         raise PatchedInternalsChanged("review server/nothanks_server/ssh/patches.py: " + "; ".join(problems))
 
@@ -175,11 +197,6 @@ def _check_divide() -> list[str]:
     return problems
 
 
-def divide_without_cycles() -> None:
-    """Install the ``Strip.divide`` of patch 3 (process-wide, in a worker; idempotent)."""
-    Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
-
-
 # 4. the key parser Textual's own drivers use ----------------------------------------------------------------------
 
 
@@ -240,12 +257,6 @@ def _check_parse_rules() -> list[str]:
     return []
 
 
-def share_parsed_css() -> None:
-    """Install the ``Stylesheet._parse_rules`` of patch 5 (process-wide, in the forkserver and each worker;
-    idempotent)."""
-    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
-
-
 # 6. Strip caches made when first used ------------------------------------------------------------------------------
 
 _TEXTUAL_STRIP_INIT: Callable[..., None] = Strip.__init__
@@ -291,7 +302,84 @@ def _check_strip_caches() -> list[str]:
     return []
 
 
-def lazy_strip_caches() -> None:
-    """Install the ``Strip.__init__`` of patch 6 (process-wide, in the forkserver and each worker; idempotent)."""
+# 7. the key parser's cache without the parser ---------------------------------------------------------------------
+
+_TEXTUAL_EXTENDED_KEY: Any = getattr(XTermParser._parse_extended_key, "__wrapped__", None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _extended_key_names(sequence: str) -> tuple[tuple[str, str | None], ...]:
+    """(key, character) of each key ``sequence`` is, none if it is no extended key (Textual's method reads only
+    the class's ``_parse_colon_codepoints``, no parser state)."""
+    return tuple((key.key, key.character) for key in _TEXTUAL_EXTENDED_KEY(XTermParser, sequence) or ())
+
+
+def _parse_extended_key(self: XTermParser, sequence: str) -> list[events.Key] | None:
+    return [events.Key(*names) for names in _extended_key_names(sequence)] or None
+
+
+def _check_key_cache() -> list[str]:
+    if _TEXTUAL_EXTENDED_KEY is None:
+        return ["textual's XTermParser._parse_extended_key is no longer an lru_cache"]
+    parser = XTermParser()
+    for sequence in ("\x1b[97;5u", "\x1b[13u", "\x1b[57441;2u", "\x1b[97;1;65u", "\x1b[1;5A", "a", "\x1b[Z"):
+        theirs, ours = (
+            None if keys is None else [(key.key, key.character) for key in keys]
+            for keys in (_TEXTUAL_EXTENDED_KEY(parser, sequence), _parse_extended_key(parser, sequence))
+        )
+        if theirs != ours:
+            return [f"textual's XTermParser._parse_extended_key changed ({sequence!r}: {theirs!r}, ours {ours!r})"]
+    return []
+
+
+def install() -> None:
+    """Install patches 3 and 5-10, process-wide (in the forkserver before its warm-up, and in each worker;
+    idempotent): a worker's lines, parsed CSS and key cache as described above."""
+    Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
+    Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
     Strip.__init__ = _lean_strip_init  # type: ignore[method-assign]
     Strip.__getattr__ = _strip_cache  # type: ignore[attr-defined]
+    XTermParser._parse_extended_key = _parse_extended_key  # type: ignore[method-assign,assignment]
+    Screen._extend_compose = _extend_compose_without_rack  # type: ignore[method-assign]
+    App._refresh_notifications = _refresh_notifications  # type: ignore[method-assign]
+    Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
+
+
+# 8 and 9. no tooltip widget, a notification rack on the screens that show a notification ---------------------------
+
+_TEXTUAL_EXTEND_COMPOSE = Screen._extend_compose
+_TEXTUAL_REFRESH_NOTIFICATIONS = App._refresh_notifications
+
+
+def _extend_compose_without_rack(self: Screen[Any], widgets: list[Widget]) -> None:
+    _TEXTUAL_EXTEND_COMPOSE(self, widgets)
+    widgets[:] = [widget for widget in widgets if not isinstance(widget, (ToastRack, Tooltip))]
+
+
+def _refresh_notifications(self: App[Any]) -> None:
+    if self._notifications and self.screen_stack and not self.screen.query_children(ToastRack):
+        self.screen.mount(ToastRack(id="textual-toastrack"))
+    _TEXTUAL_REFRESH_NOTIFICATIONS(self)
+
+
+# 10. one node per widget and component class ----------------------------------------------------------------------
+
+_TEXTUAL_COMPONENTS = Stylesheet._process_component_classes
+
+
+def _process_component_classes(self: Stylesheet, node: DOMNode) -> None:
+    """Textual's, with the node a component's styles were read from kept and styled again (not a new one)."""
+    refresh = False
+    for component in sorted(node._get_component_classes()):
+        styles = node._component_styles.get(component)
+        if styles is None or styles.node is None:
+            virtual, before = DOMNode(classes=component), None
+            virtual._attach(node)
+        else:
+            virtual, before = styles.node, styles.base.get_rules()
+            virtual.styles.base.reset()  # (as new: Textual's apply sets no rule where none matches)
+        self.apply(virtual, animate=False)
+        refresh = refresh or before != virtual.styles.base.get_rules()
+        node._component_styles[component] = virtual.styles
+    if refresh:
+        node.refresh()

@@ -9,12 +9,11 @@ import asyncio
 import gc
 import threading
 
+from . import patches
 from .game import draw_first_screen
-from .patches import lazy_strip_caches, share_parsed_css
 from .worker import run_worker  # noqa: F401  (imported to be inherited by every worker, not used here)
 
-share_parsed_css()  # the first screen's rule sets, parsed here, are then shared by every worker's apps
-lazy_strip_caches()  # (as in each worker: worker.py)
+patches.install()  # as in each worker (worker.py): the first screen's rule sets, parsed here, are then shared
 asyncio.run(draw_first_screen())
 if threading.active_count() != 1:
     raise RuntimeError("warming up the SSH workers' forkserver left a thread behind: forking would be unsafe")

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
-from .patches import divide_without_cycles, lazy_strip_caches, share_parsed_css
+from . import patches
 from .server import HostKeyError, SessionServer
 from .session import AppFactory
 from .settings import STOPPED, WorkerPlan, cancel
@@ -66,9 +66,7 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
 
 
 async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
-    divide_without_cycles()  # else every frame leaves self-referencing lines to the frozen heap (patches.py)
-    share_parsed_css()  # else every app parses the same CSS into rule sets of its own (patches.py)
-    lazy_strip_caches()  # else every line drawn makes seven caches it seldom uses (patches.py)
+    patches.install()  # self-referencing lines, CSS parsed per app, unused line caches, a key cache holding apps
     server = SessionServer(plan.ssh, load_app_factory(plan), counts, plan.slot)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
