@@ -44,6 +44,7 @@ LOG_INTERVAL = 60.0  # seconds between two log lines about the same address turn
 REMEMBERED = 10_000  # addresses remembered for their failures or refusals before the oldest are forgotten
 REFUSED = "No Thanks!: {reason} from your address. Please try again later."
 MEMORY_FULL = "No Thanks! has no memory left for one more player right now. Please try again in a few minutes."
+ACCEPT_BATCH = 16  # connections taken in one turn of the event loop (the listening socket stays readable)
 NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authenticating costs its network (OpenSSH's
 PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
@@ -422,8 +423,12 @@ class SSHFront(Shares):
                 self._check_recycle(worker)
 
     def _accept(self) -> None:
+        """Take up to ``ACCEPT_BATCH`` new connections; the kernel keeps the rest for the loop's next turn, so that
+        a flood of connections does not hold up the games this process also serves."""
         listener = self._listener
-        while listener is not None:
+        for _ in range(ACCEPT_BATCH):
+            if listener is None:
+                return
             try:
                 connection, peer = listener.accept()
             except (BlockingIOError, InterruptedError):
