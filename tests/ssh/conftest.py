@@ -90,19 +90,34 @@ async def start_sessions(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
 
 
 @pytest.fixture
-async def game_sessions(start_sessions: Any, tmp_path: Path) -> AsyncIterator[ListeningSessions]:
-    """The game's sessions in this process, at the tables of a TCP host in this process (bots move at once)."""
-    lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=11))
-    host = TcpHost(lobby, "127.0.0.1", 0, proxy_key=PROXY_KEY)
-    await host.start()
-    settings = SSHSettings(host_key_path=tmp_path / "ssh_host_ed25519_key")
-    plan = WorkerPlan(0, settings, "127.0.0.1", host.port, tmp_path, logging.INFO, proxy_key=PROXY_KEY)
-    sessions = await start_sessions(make_app_factory(plan))
-    sessions.lobby = lobby
-    sessions.host = host  # its TCP port, for a raw client beside the SSH players
+async def start_game_sessions(start_sessions: Any, tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+    """``await start_game_sessions(**ssh_settings)``: the game's sessions in this process, at the tables of a TCP
+    host in this process (bots move at once)."""
+    hosts: list[TcpHost] = []
+
+    async def start(**options: Any) -> ListeningSessions:
+        lobby = Lobby(LobbySettings(bot_delay=0.0, turn_timer=None, seed=11))
+        host = TcpHost(lobby, "127.0.0.1", 0, proxy_key=PROXY_KEY)
+        await host.start()
+        hosts.append(host)
+        settings = SSHSettings(host_key_path=tmp_path / "ssh_host_ed25519_key")
+        plan = WorkerPlan(0, settings, "127.0.0.1", host.port, tmp_path, logging.INFO, proxy_key=PROXY_KEY)
+        sessions = await start_sessions(make_app_factory(plan), **options)
+        sessions.lobby = lobby
+        sessions.host = host  # its TCP port, for a raw client beside the SSH players
+        return sessions
+
+    yield start
+    for host in hosts:
+        await host.close("the test is over")
+
+
+@pytest.fixture
+async def game_sessions(start_game_sessions: Any) -> AsyncIterator[ListeningSessions]:
+    """The game's sessions (``start_game_sessions`` with the default settings)."""
+    sessions = await start_game_sessions()
     yield sessions
     await sessions.close()
-    await host.close("the test is over")
 
 
 @pytest.fixture

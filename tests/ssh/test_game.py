@@ -3,14 +3,18 @@ a table with bots, take and pass, resize, reconnect."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import asyncssh
+import pytest
 
+from nothanks_server.ssh.server import SESSION_SETTLE
 from tools.loadgen.terminal_client import TerminalClient
 from tools.loadgen.visitors import FIRST_BOT_SEAT, NOT_YOUR_TURN
 
 from .conftest import until
+from .test_auth_limits import FakeClock
 
 
 async def sit_at_bot_table(client: TerminalClient) -> None:
@@ -107,3 +111,30 @@ async def test_without_a_key_a_reconnect_starts_over(game_sessions):
     again = await TerminalClient().connect(game_sessions.port, "dave")
     await again.wait_for("Your name at the table")
     await again.close()
+
+
+async def test_at_the_sessions_cap_a_session_in_the_lobby_gives_way_to_a_newcomer_one_at_a_table_does_not(
+    start_game_sessions,
+):
+    sessions = await start_game_sessions(max_sessions=2)
+    clock = FakeClock()
+    sessions.server.clock = clock
+    idle = await TerminalClient().connect(sessions.port, "lobbyist", local_addr=("127.0.0.2", 0))
+    await idle.wait_for("Your name at the table")
+    idle.send("\r")
+    await idle.wait_for("No tables yet")  # in the lobby, at no table
+    playing = await TerminalClient().connect(sessions.port, "player", local_addr=("127.0.0.4", 0))
+    await sit_at_bot_table(playing)
+    await playing.wait_for("Your turn")
+    with pytest.raises(asyncssh.DisconnectError, match="full"):  # the lobby's session is too young to give way yet
+        await TerminalClient().connect(sessions.port, "late", local_addr=("127.0.0.6", 0))
+    clock.now += SESSION_SETTLE
+    newcomer = await TerminalClient().connect(sessions.port, "newcomer", local_addr=("127.0.0.3", 0))
+    await newcomer.wait_for("Your name at the table")  # in: the lobby's session gave way
+    async with asyncio.timeout(10):
+        await idle.closed.wait()
+    assert sessions.made_room == 1 and not playing.closed.is_set()
+    with pytest.raises(asyncssh.DisconnectError, match="full"):  # one at a table, one just in: no room
+        await TerminalClient().connect(sessions.port, "second", local_addr=("127.0.0.5", 0))
+    for client in (playing, newcomer):
+        await client.close()

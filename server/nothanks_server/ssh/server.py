@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
+SESSION_SETTLE = 30.0  # seconds a session is not closed for a newcomer, even at no table (its player sits down)
 ROOM_MESSAGE = "No Thanks! is full, and your address holds the most connections not playing. Please try again."
 NO_SESSION_MESSAGE = "No session was asked for in time after logging in."
 TRIES_MESSAGE = "Too many authentication failures."
@@ -300,6 +301,8 @@ class SessionServer:
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
         places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
+        if not places and not key:  # then a session in the lobby or watching, of a network holding more
+            places = [gate for gate in self._holders if gate.tier == 3 and held[gate.network] > mine and gate.idle]
         victim = self.least_in_use(places, held)
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
@@ -391,6 +394,8 @@ class _Gate(asyncssh.SSHServer):
         self._candidate_fingerprint: str | None = None
         self._fingerprint: str | None = None
         self._has_session = False
+        self._game: GameSession | None = None  # its session, once asked for (at ``_session_at``, server.clock)
+        self._session_at = 0.0
         self._inbound: InboundShaper | None = None
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
@@ -434,6 +439,15 @@ class _Gate(asyncssh.SSHServer):
             self._server._changed.set()
         if logged_in:
             self._server.reached(self._address, 2)
+
+    @property
+    def idle(self) -> bool:
+        """In a session for ``SESSION_SETTLE`` seconds or more, whose player sits at no table (in the lobby, or
+        watching): one just begun is a newcomer on its way to a table, never closed for the next one."""
+        server = self._server
+        return (
+            self._game is not None and server.clock() - self._session_at >= SESSION_SETTLE and not self._game.seated()
+        )
 
     @property
     def tier(self) -> int:
@@ -604,7 +618,8 @@ class _Gate(asyncssh.SSHServer):
         self._session_deadline = cancel(self._session_deadline)
         chan = self._conn.create_server_channel(window=INPUT_WINDOW)  # bounds what a paused client can send ahead
         limit_environment(chan, self._peer)  # a client may send any number of env requests: keep only ours
-        session = GameSession(self._server, self._username, self._fingerprint, self._peer)
+        session = self._game = GameSession(self._server, self._username, self._fingerprint, self._peer)
+        self._session_at = self._server.clock()
         return chan, session if self._admitted else self._when_placed(session)
 
     async def _when_placed(self, session: GameSession) -> GameSession:

@@ -156,6 +156,12 @@ class GameSession(asyncssh.SSHServerSession):
     def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:
         self._chan = chan
 
+    def seated(self) -> bool:
+        """Whether its player sits at a table, as its app says (``ssh_session_seated``); an app that cannot say, or
+        the plain lines, count as seated (never closed for a stranger)."""
+        says = getattr(self._app, "ssh_session_seated", None)
+        return says is None or bool(says())
+
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
         self._term = term_type or "xterm"
         self._size = (term_size[0], term_size[1])
