@@ -55,3 +55,16 @@ async def test_the_host_player_leaving_ends_the_tables() -> None:
 
     await serve([Part("host", said)], main=main)
     assert said == [("close", "host", SHUTDOWN_REASON, False, True)]
+
+
+async def test_while_serving_what_starting_left_is_frozen_out_of_full_collections_and_thawed_after() -> None:
+    import gc
+
+    frozen: list[int] = []
+
+    async def main() -> None:
+        frozen.append(gc.get_freeze_count())
+
+    await serve([Part("host", [])], main=main)
+    assert frozen[0] > 1000  # the modules, the host's parts: never walked by a collection while it serves
+    assert gc.get_freeze_count() == 0
