@@ -9,7 +9,6 @@ from collections.abc import Callable
 import asyncssh
 import pytest
 
-from nothanks_server.ssh.server import SESSION_SETTLE
 from tools.loadgen.terminal_client import TerminalClient
 from tools.loadgen.visitors import FIRST_BOT_SEAT, NOT_YOUR_TURN
 
@@ -128,7 +127,7 @@ async def test_at_the_sessions_cap_a_session_in_the_lobby_gives_way_to_a_newcome
     await playing.wait_for("Your turn")
     with pytest.raises(asyncssh.DisconnectError, match="full"):  # the lobby's session is too young to give way yet
         await TerminalClient().connect(sessions.port, "late", local_addr=("127.0.0.6", 0))
-    clock.now += SESSION_SETTLE
+    clock.now += sessions.server.settings.session_settle
     newcomer = await TerminalClient().connect(sessions.port, "newcomer", local_addr=("127.0.0.3", 0))
     await newcomer.wait_for("Your name at the table")  # in: the lobby's session gave way
     async with asyncio.timeout(10):

@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 
 FULL_MESSAGE = "No Thanks! is full right now ({limit} at once). Please try again in a few minutes."
 BUSY_MESSAGE = "No Thanks! had too many logins in progress, and yours was the oldest. Please try again."
-SESSION_SETTLE = 30.0  # seconds a session is not closed for a newcomer, even at no table (its player sits down)
 ROOM_MESSAGE = "No Thanks! is full, and your address holds the most connections not playing. Please try again."
 NO_SESSION_MESSAGE = "No session was asked for in time after logging in."
 TRIES_MESSAGE = "Too many authentication failures."
@@ -442,12 +441,11 @@ class _Gate(asyncssh.SSHServer):
 
     @property
     def idle(self) -> bool:
-        """In a session for ``SESSION_SETTLE`` seconds or more, whose player sits at no table (in the lobby, or
+        """In a session for ``session_settle`` seconds or more, whose player sits at no table (in the lobby, or
         watching): one just begun is a newcomer on its way to a table, never closed for the next one."""
         server = self._server
-        return (
-            self._game is not None and server.clock() - self._session_at >= SESSION_SETTLE and not self._game.seated()
-        )
+        settled = server.clock() - self._session_at >= server.settings.session_settle
+        return self._game is not None and settled and not self._game.seated()
 
     @property
     def tier(self) -> int:

@@ -78,6 +78,7 @@ class SSHSettings:
     max_connections: int = 1000  # connections at once at the front; one more: the biggest holder gives way
     login_timeout: float = 30.0  # seconds from TCP connect to finished authentication (OpenSSH's LoginGraceTime)
     session_timeout: float = 10.0  # seconds from authentication to the session's request, then disconnected
+    session_settle: float = 30.0  # seconds a session at no table is not closed for a newcomer (server.py: idle)
     password_rate: float = 10.0  # passwords looked at per second over every address (a key login never waits)
     v4_prefix: int = 32  # addresses in the same IPv4 /v4_prefix share one per-address share
     v6_prefix: int = 64  # ... and in the same IPv6 /v6_prefix
