@@ -7,7 +7,7 @@ import asyncio
 import random
 import stat
 
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import SoloGame, solo_table
 from nothanks_tui import cli, paths
 from nothanks_tui.commands.daily import DailyBook
 from nothanks_tui.engine import Action, new_game

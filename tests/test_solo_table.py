@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.engine import Action, PlayerView
 from nothanks_tui.link import Closed, Rejected, TableConnection, TableUpdate

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from nothanks_server.solo import SoloGame, solo_bot_pace, solo_table
+from nothanks_server.inprocess import SoloGame, solo_bot_pace, solo_table
 from nothanks_tui import cli
 from nothanks_tui.defaults import BOT_PACE, MIN_BOT_PACE
 

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import SoloGame, solo_table
 
 from .. import paths
 from ..client.app import NoThanksApp

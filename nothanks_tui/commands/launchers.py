@@ -11,8 +11,8 @@ from pathlib import Path
 from nothanks_server.advertise import Advertiser
 from nothanks_server.history import StoreHistory
 from nothanks_server.host import SHUTDOWN_REASON, Host
+from nothanks_server.inprocess import SoloGame, solo_table
 from nothanks_server.lobby import LobbySettings
-from nothanks_server.solo import SoloGame, solo_table
 from nothanks_server.thinking import DEFAULT_PROCESSES as DEFAULT_BOT_PROCESSES
 
 from .. import paths

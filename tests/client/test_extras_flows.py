@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.remembered import Remembered

@@ -7,8 +7,7 @@ from textual.widgets import Static
 
 from nothanks_server import Lobby, LobbySettings, ratings
 from nothanks_server.history import LocalRecords, StoreHistory
-from nothanks_server.inprocess import InProcessLobby
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import InProcessLobby, SoloGame, solo_table
 from nothanks_tui.cli import main
 from nothanks_tui.client.app import NetApp as HistoryApp
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.inprocess import InProcessLobby
-from nothanks_server.solo import SoloGame, solo_table
+from nothanks_server.inprocess import InProcessLobby, SoloGame, solo_table
 from nothanks_tui.bots import make_bot
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.netlaunch import NetApp, first_screen_for
