@@ -216,12 +216,9 @@ def listing(ident: str, finished: object, text: object) -> GameListing:
         players = tuple(str(name) for name in summary["players"])
         scores = tuple(int(value) for value in summary["scores"])
         winners = tuple(int(seat) for seat in summary["winners"] if 0 <= int(seat) < len(players))
-        bots = tuple(bool(flag) for flag in summary["bots"])
-        if len(scores) != len(players) or len(bots) != len(players):
-            raise ValueError("one score and bot flag per player")
-    except (ValueError, TypeError, KeyError):
+        return GameListing(ident, when, players, scores, winners, tuple(bool(flag) for flag in summary["bots"]))
+    except (ValueError, TypeError, KeyError):  # (GameListing checks one score and bot flag per player)
         return GameListing(ident, when, ("?",), (0,), (), (False,))
-    return GameListing(ident, when, players, scores, winners, bots)
 
 
 def game_record(db: sqlite3.Connection, table_id: str, game_no: int | None, place: str | None) -> dict[str, Any] | None:
