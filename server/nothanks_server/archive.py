@@ -238,17 +238,22 @@ def player_stats(db: sqlite3.Connection, place: str | None, limit: int, mine: st
     latest name. ``mine``: the asker's identity (``who_is``), whose row is marked ``you``."""
     where, args = ("WHERE place = ?", (place,)) if place else ("", ())
     rows = db.execute(
-        "SELECT who, sum(games), sum(wins), sum(score_sum), min(best), max(bot), max(last_at) "
+        "SELECT who, max(bot), max(last_at), sum(games), sum(wins), sum(score_sum), min(best) "
         f"FROM players {where} GROUP BY who ORDER BY max(bot), sum(games) DESC, who LIMIT ?",
         (*args, max(0, limit)),
     ).fetchall()
     stats = []
-    for who, games, wins, score_sum, best, bot, last in rows:
+    for who, bot, last, *totals in rows:
         latest = db.execute("SELECT name FROM players WHERE who = ? AND last_at = ? LIMIT 1", (who, last)).fetchone()
-        name, kind = str(latest[0]) if latest else "?", "bot" if bot else str(who).partition(":")[0]
-        mean = float(score_sum) / int(games) if games else 0.0
-        stats.append(PlayerStats(name, kind, int(games), int(wins or 0), mean, int(best or 0), mine == who))
+        stats.append(stats_row(str(who), str(latest[0]) if latest else "?", bool(bot), totals, mine))
     return stats
+
+
+def stats_row(who: str, name: str, bot: bool, totals: list[Any], mine: str | None) -> PlayerStats:
+    """One player's row from their running totals (games, wins, sum of scores, best; SQLite's or Redis's)."""
+    games, wins, score_sum, best = (int(value or 0) for value in totals)
+    mean = score_sum / games if games else 0.0
+    return PlayerStats(name, "bot" if bot else who.partition(":")[0], games, wins, mean, best, who == mine)
 
 
 def who_is(place: str, key: str | None) -> str | None:

@@ -35,7 +35,7 @@ import redis
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
 from .. import ratings
-from ..archive import HOST, listing, summarise, who_is
+from ..archive import HOST, listing, stats_row, summarise, who_is
 from ..store import (
     SqliteStore,
     StoredMove,
@@ -518,11 +518,9 @@ class RedisTableStore(Keyed):
         mine = who_is(HOST, key)
         stats = []
         for who, totals, best in zip(chosen, answers[::2], answers[1::2], strict=True):
-            fields = {_text(name): _text(value) for name, value in totals.items()}
-            games, kind = int(fields.get("games", 0)), "bot" if fields.get("bot") == "1" else who.partition(":")[0]
-            mean = int(fields.get("score_sum", 0)) / games if games else 0.0
-            row = (fields.get("name", "?"), kind, games, int(fields.get("wins", 0)), mean, int(best or 0))
-            stats.append(PlayerStats(*row, you=who == mine))
+            got = {_text(name): _text(value) for name, value in totals.items()}
+            counts = [got.get("games"), got.get("wins"), got.get("score_sum"), best]
+            stats.append(stats_row(who, got.get("name", "?"), got.get("bot") == "1", counts, mine))
         return stats
 
     def close(self) -> None:
