@@ -92,12 +92,12 @@ class PlayerPorts:
 
     async def _start_ssh(self, port: int) -> None:
         if self.ssh_settings is not None:
-            from .ssh.front import start_ssh_front
+            from .ssh.front import SSHFront
 
+            front = SSHFront(self.ssh_settings, self.bind, port, self.proxy_key, self.proxy_from)
             try:
-                self.ssh_front = await start_ssh_front(
-                    self.ssh_settings, self.bind, port, self.proxy_key, self.proxy_from
-                )
+                await front.start()
+                self.ssh_front = front
             except OSError as error:
                 raise CannotListen(error, self.ssh_settings.bind, self.ssh_settings.port, ssh=True) from error
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from nothanks_server import Lobby, LobbySettings
-from nothanks_server.ssh.front import SSHFront, start_ssh_front
+from nothanks_server.ssh.front import SSHFront
 from nothanks_server.ssh.game import make_app_factory
 from nothanks_server.ssh.server import SessionServer
 from nothanks_server.ssh.session import AppFactory, SSHPlayer
@@ -131,7 +131,8 @@ async def start_host(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
         await host.start()
         settings.setdefault("host_key_path", tmp_path / "ssh_host_ed25519_key")
         settings.setdefault("port", 0)
-        front = await start_ssh_front(SSHSettings(**settings), "127.0.0.1", host.port, PROXY_KEY)
+        front = SSHFront(SSHSettings(**settings), "127.0.0.1", host.port, PROXY_KEY)
+        await front.start()
         front.lobby = lobby  # type: ignore[attr-defined]
         started.append((host, front))
         return front

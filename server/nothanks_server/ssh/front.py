@@ -676,13 +676,6 @@ def _stop(process: BaseProcess) -> None:
         process.join(2.0)
 
 
-async def start_ssh_front(*args: Any, **kwargs: Any) -> SSHFront:
-    """``SSHFront(*args, **kwargs)``, started; ``close(reason)`` it when the host stops."""
-    front = SSHFront(*args, **kwargs)
-    await front.start()
-    return front
-
-
 def host_key_fingerprint(private_key: Path) -> str:
     """``256 SHA256:... (ED25519)`` for the host key at ``private_key``, as ``ssh-keygen -lf`` and a first ``ssh``
     show it (players check it): from its ``.pub``, else from the public half an OpenSSH private key keeps in the
