@@ -30,7 +30,7 @@ from typing import Any
 from ..background import stop_task
 from ..limits import TokenBucket, spend
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import STOPPED, SSHSettings, WorkerPlan, remember
+from .settings import STOPPED, SSHSettings, Watched, WorkerPlan, remember
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class Worker(Shares):
         return self.process.pid or 0
 
 
-class SSHFront(Shares):
+class SSHFront(Shares, Watched):
     """The SSH port of a host whose TCP lobby is at ``lobby_host``:``lobby_port`` (the module docstring). With the
     host's ``proxy_key`` each player counts against their own address in the host's limits, not the workers'
     loopback; ``proxy_from``: load balancers whose connections open with a PROXY v2 header naming the client."""
@@ -644,13 +644,6 @@ class SSHFront(Shares):
 
     def worker_pids(self) -> list[int]:
         return [worker.pid for worker in self._workers]
-
-    async def wait_until(self, condition: Callable[[], bool], timeout: float = 30.0) -> None:
-        """Wait until ``condition()`` holds, looking whenever a worker changes state (TimeoutError after)."""
-        async with asyncio.timeout(timeout):
-            while not condition():
-                self._changed.clear()
-                await self._changed.wait()
 
 
 def disconnect_packet(message: str, reason: int = DISC_TOO_MANY_CONNECTIONS) -> bytes:

@@ -31,7 +31,7 @@ from ..limits import TokenBucket
 from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, ChannelLines, GameSession
-from .settings import STOPPED, SSHSettings, cancel, failure_delay, printable, remember
+from .settings import STOPPED, SSHSettings, Watched, cancel, failure_delay, printable, remember
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
     return key
 
 
-class SessionServer:
+class SessionServer(Watched):
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
     def __init__(
@@ -256,13 +256,6 @@ class SessionServer:
     def app_finished(self, app: App[Any] | ChannelLines) -> None:
         self._running_apps.discard(app)
         self._changed.set()
-
-    async def wait_until(self, condition: Callable[[], bool], timeout: float) -> None:
-        """Wait until ``condition()`` holds, checking whenever a session count changes (TimeoutError after)."""
-        async with asyncio.timeout(timeout):
-            while not condition():
-                self._changed.clear()
-                await self._changed.wait()
 
     @property
     def running_apps(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -18,6 +19,19 @@ INBOUND_BURST = 32 * 1024  # ... and at once
 HOST_KEY_NAME = "ssh_host_ed25519_key"  # in the data dir, unless --ssh-host-key says where
 AUTH_DELAY_CAP = 8.0  # seconds: the longest pause after a failed password
 STOPPED = "the host stopped"  # why every session ends when the host gives no reason
+
+
+class Watched:
+    """The front and a worker's server: ``_changed`` is set whenever a count or a worker's state changes."""
+
+    _changed: asyncio.Event
+
+    async def wait_until(self, condition: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Wait until ``condition()`` holds, looking again at each change (TimeoutError after ``timeout`` s)."""
+        async with asyncio.timeout(timeout):
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
 
 
 def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> float:
