@@ -235,15 +235,14 @@ def run_join(args: argparse.Namespace) -> int:
         return run_app(join_found_app(args.name, ZeroconfBrowser))
     from ..client.netlaunch import run_join as join
 
-    return join(
-        args.address,
-        args.name,
-        args.code,
-        bot_choices=offered_bots(DEFAULT_BOT),
-        default_bot=DEFAULT_BOT,
-        remembered=Remembered.of_this_user(),
-        reviewer=review_view,
-    )
+    return join(args.address, args.name, args.code, **app_options(DEFAULT_BOT))
+
+
+def app_options(default_bot: str) -> dict[str, Any]:
+    """What the apps of ``join`` and ``host`` are given: this user's remembered choices, the bots a new table may
+    have (``default_bot`` first), and the reviewer of a finished game (the client never imports the bots)."""
+    bots, remembered = offered_bots(default_bot), Remembered.of_this_user()
+    return dict(remembered=remembered, bot_choices=bots, default_bot=default_bot, reviewer=review_view)
 
 
 def _join_plain(address: str | None, name: str | None, code: str | None) -> int:
@@ -265,18 +264,10 @@ def join_found_app(name: str | None, host_browser: Callable[[], HostBrowser]) ->
     from ..client.app import NoThanksApp
     from ..client.screens.net_forms import JoinForm
 
-    remembered = Remembered.of_this_user()
+    options = app_options(DEFAULT_BOT)
     if name:
-        remembered.name = name  # this run's name, in the field (kept only if the player joins)
-    return NoThanksApp(
-        start_forms=[JoinForm()],
-        exit_on_signals=True,
-        remembered=remembered,
-        bot_choices=offered_bots(DEFAULT_BOT),
-        default_bot=DEFAULT_BOT,
-        host_browser=host_browser,
-        reviewer=review_view,
-    )
+        options["remembered"].name = name  # this run's name, in the field (kept only if the player joins)
+    return NoThanksApp(start_forms=[JoinForm()], exit_on_signals=True, host_browser=host_browser, **options)
 
 
 async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callable[[Host], None]) -> int:
@@ -301,14 +292,8 @@ async def host_and_play(host: Host, name: str, table: NewTable, on_ready: Callab
         print("nothanks host: " + clean_message(error_sentence(error.code, error.message)))
         return 1
     on_ready(host)
-    app = NetApp(
-        first_screen_for(player, connection, join_lines(host.bind, host.port)),
-        is_host=True,
-        remembered=Remembered.of_this_user(),
-        bot_choices=offered_bots(host.lobby.settings.default_bot),
-        default_bot=host.lobby.settings.default_bot,
-        reviewer=review_view,
-    )
+    first = first_screen_for(player, connection, join_lines(host.bind, host.port))
+    app = NetApp(first, is_host=True, **app_options(host.lobby.settings.default_bot))
     # (no farewell from the app: run_host says "nothanks host stopped." once the terminal is back)
     await serve([host], main=app.run_async, stop_main=lambda: app.exit(0))
     return app.return_code or 0
