@@ -190,7 +190,7 @@ class Host(PlayerPorts):
     @staticmethod
     def _table_store(cluster: ClusterSettings | None, settings: LobbySettings) -> TableStore | None:
         """A cluster's table host keeps its tables in Redis (None: the lobby's own store, SQLite)."""
-        if cluster is None or getattr(cluster, "role", "both") not in ("table", "both"):
+        if cluster is None or not cluster.hosts_tables:
             return None
         from .cluster.redis_store import open_redis_store
 
