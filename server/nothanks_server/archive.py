@@ -64,7 +64,7 @@ def migrate_to_2(db: sqlite3.Connection) -> None:
             continue
         query = "UPDATE records SET summary = ? WHERE table_id = ? AND game_no = ?"
         db.execute(query, (json.dumps(summary), table_id, game_no))
-        _put_seats(db, table_id, game_no, HOST, _finished_at(record), seats)
+        _put_seats(db, table_id, game_no, HOST, finished_at(record), seats)
 
 
 def run_script(db: sqlite3.Connection, script: str) -> None:
@@ -79,8 +79,11 @@ def file_record(
 ) -> None:
     """Insert one finished game (record, summary, seats, totals) in the caller's transaction; ``exported``: its JSON
     file is written already."""
-    finished = _finished_at(record)
-    identities = _host_identities(db, table_id, len(record["players"])) if place == HOST else None
+    finished, identities = finished_at(record), None
+    if place == HOST:
+        tokens = db.execute("SELECT seat, token_hash FROM seats WHERE table_id = ?", (table_id,)).fetchall()
+        keys = db.execute("SELECT seat, fingerprint FROM key_bindings WHERE table_id = ?", (table_id,)).fetchall()
+        identities = host_identities(len(record["players"]), tokens, keys)
     summary, seats = summarise(record, identities or [None] * len(record["players"]), place)
     db.execute(
         "INSERT INTO records (table_id, game_no, finished_at, record, place, summary, exported) VALUES (?,?,?,?,?,?,?)",
@@ -129,18 +132,19 @@ def leaderboard(db: sqlite3.Connection, limit: int) -> list[Rated]:
     return ratings.board([Rated(str(name), int(shown), int(games)) for name, shown, games in rows], limit)
 
 
-def _finished_at(record: dict[str, Any]) -> float:
+def finished_at(record: dict[str, Any]) -> float:
+    """When the game ended, as its record says (now, if it says nothing that reads)."""
     value = record.get("finished_at")
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else time.time()
 
 
-def _host_identities(db: sqlite3.Connection, table_id: str, players: int) -> list[str | None]:
-    """Who sat in each seat of a host's table: the SSH key bound to it, else its seat token's digest."""
+def host_identities(players: int, tokens: list[Any], keys: list[Any]) -> list[str | None]:
+    """Who sat in each seat of a host's table: the SSH key bound to it (``keys``), else its token's (``tokens``)."""
     who: list[str | None] = [None] * players
-    for seat, token_hash in db.execute("SELECT seat, token_hash FROM seats WHERE table_id = ?", (table_id,)):
+    for seat, token_hash in tokens:
         if 0 <= seat < players and token_hash is not None:
             who[seat] = "seat:" + bytes(token_hash).hex()
-    for seat, fingerprint in db.execute("SELECT seat, fingerprint FROM key_bindings WHERE table_id = ?", (table_id,)):
+    for seat, fingerprint in keys:
         if 0 <= seat < players:
             who[seat] = "key:" + str(fingerprint)
     return who

@@ -35,7 +35,7 @@ import redis
 from nothanks_tui.link.history import STATS_ROWS, GameListing, PlayerStats, Rated, game_id
 
 from .. import ratings
-from ..archive import HOST, listing, stats_row, summarise, who_is
+from ..archive import HOST, finished_at, host_identities, listing, stats_row, summarise, who_is
 from ..store import (
     SqliteStore,
     StoredMove,
@@ -311,25 +311,17 @@ class RedisTableStore(Keyed):
         """The fenced script filing the game (its record, summary and the per-player totals) and rating its people
         (from their ratings ``held`` before)."""
         table_id, game_no, table_key = move.table_id, move.game_no, self.key("table", move.table_id)
-        who: list[str | None] = [None] * len(record.get("players", ()))
-        for index, seat in _seats(fields).items():
-            if 0 <= index < len(who) and seat.token_hash is not None:
-                who[index] = "seat:" + seat.token_hash.hex()
-        for fingerprint, seat in bindings.items():
-            if 0 <= int(seat) < len(who):
-                who[int(seat)] = "key:" + _text(fingerprint)
-        finished_at = record.get("finished_at")
-        if not isinstance(finished_at, int | float) or isinstance(finished_at, bool):
-            finished_at = time.time()
-        finished_at = float(finished_at)
+        tokens = [(index, seat.token_hash) for index, seat in _seats(fields).items()]
+        keys = [(int(seat), _text(fingerprint)) for fingerprint, seat in bindings.items()]
+        who, finished = host_identities(len(record.get("players", ())), tokens, keys), finished_at(record)
         write = self._writes(table_id)
         write("HSET", table_key, "finished", True)
         guards: list[tuple[str, str, str]] = []
         try:
             summary, seats = summarise(record, who, HOST)
             game = self.game_key(table_id, game_no)
-            write.hset(game, {"record": json.dumps(record), "summary": json.dumps(summary), "finished_at": finished_at})
-            write("ZADD", self.key("games"), finished_at, game_id(table_id, game_no))
+            write.hset(game, {"record": json.dumps(record), "summary": json.dumps(summary), "finished_at": finished})
+            write("ZADD", self.key("games"), finished, game_id(table_id, game_no))
             write("ZADD", self.key("games_of", table_id), game_no, game_no)
             for _seat, ident, name, bot, score, won in seats:
                 player = self.key("player", ident)
