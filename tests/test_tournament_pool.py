@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from nothanks_tui.tournament.stats import MeanCI, mean_ci, pooled_mean_ci
+from nothanks_tui.tournament.stats import MeanCI, mean_ci
+from tools.pooling import pooled_mean_ci
 
 
 @pytest.mark.parametrize("sizes", [(5, 7), (2, 30, 1, 11), (40, 40, 45)])
