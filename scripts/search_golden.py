@@ -21,8 +21,11 @@ from pathlib import Path
 from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import info_from_view
-from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD, WIN_BONUS
+from nothanks_tui.bots.levels import WIN_BONUS
 from nothanks_tui.engine import GameConfig, PlayerView, apply, new_game, view_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ is not installed
+from tools.ismcts_levels import ISMCTS_EXPERT, ISMCTS_HARD
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "data" / "search_golden.json"
 SETTINGS = {  # small budgets: the same code paths as the levels, in a fraction of the time

@@ -16,9 +16,9 @@ import pytest
 from nothanks_tui.bots import ismcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import make_info
-from nothanks_tui.bots.levels import ISMCTS_EXPERT, ISMCTS_HARD
 from nothanks_tui.bots.rollout import MODELS
 from nothanks_tui.engine.config import ALL_CARDS
+from tools.ismcts_levels import ISMCTS_EXPERT, ISMCTS_HARD
 
 built = pytest.mark.skipif(ismcts.search_in_c is None, reason="the C search loop was not built here (no compiler)")
 GOLDEN_SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "search_golden.py"

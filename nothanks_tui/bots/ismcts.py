@@ -1,5 +1,5 @@
 """Single-observer information-set MCTS (Cowling, Powley and Whitehouse, 2012): the ``ismcts`` sparring partner,
-and the search of ``hard`` and ``expert`` from issue 15 until issue 33 (``levels.ISMCTS_HARD``), when ``pubmcts``'s
+and the search of ``hard`` and ``expert`` from issue 15 until issue 33 (``tools/ismcts_levels.py``), when ``pubmcts``'s
 belief-game search beat it against the published bot.
 
 Every iteration draws a determinization of what the seat cannot see (the face-down cards' order, hidden chips as

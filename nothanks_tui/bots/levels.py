@@ -16,17 +16,12 @@ import random
 from functools import partial
 
 from ..engine.fast import mask_take_cost
-from .ismcts import IsmctsSettings
 from .pubmcts import PubMctsBot
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
 FLAT = SearchSettings(prior="greedy")  # ``hard`` of issue 5: flat Monte Carlo, 48..240 worlds
 MEDIUM = SearchSettings(max_worlds=12, min_worlds=12, margin_weight=0.0, read_rivals=False, prior="greedy")
-# ``hard`` and ``expert`` of issues 15 to 32 (docs/bots.md): no level plays them now; the golden searches, the C-loop
-# tests and the bench scripts still do.
-ISMCTS_HARD = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=150_000)
-ISMCTS_EXPERT = IsmctsSettings(playout="greedy", read_rivals=True, score_weight=0.5, work=1_500_000)
 # Iterations a decision with the C loop, and without it (pure Python, ~25 us an iteration: 100 ms p50 for hard and
 # 1 s p99 for expert); a decision is a pure function of (seed, view) on each.
 HARD_ITERATIONS, HARD_PYTHON_ITERATIONS = 20_000, 3_000
