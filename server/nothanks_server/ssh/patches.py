@@ -30,7 +30,9 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
     garbage; each widget keeps its own (Textual's styles, tested against its method).
 11. textual ``Select.compose`` and the methods reading its overlay (``_LAZY_SELECT``): every ``Select`` composed
     its drop-down list (an ``OptionList``), hidden; the new-table dialog has five, and most players open none:
-    the list is made when its select first opens. The dialog 1,260 -> 1,040 KiB a player, frozen garbage once closed.
+    the list is made when its select first opens. The open dialog 1,260 -> 1,040 KiB (frozen garbage once closed);
+    100 players' PSS 4.85-4.89 -> 4.60-4.62 MiB a player (docs/benchmarks.md, "A newcomer's first screen at 100
+    SSH players").
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
