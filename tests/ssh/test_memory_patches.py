@@ -1,6 +1,7 @@
-"""Patches 7-10 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app);
+"""Patches 7-11 (ssh/patches.py): Textual's key parser cache no longer keeps a departed player's parser (and app);
 an SSH player's screens mount no tooltip widget (the game shows none), and a notification rack only once they have a
-notification to show, which they show; a restyled widget keeps its component-style nodes, styled as Textual would."""
+notification to show, which they show; a restyled widget keeps its component-style nodes, styled as Textual would;
+a select makes its drop-down list when it first opens, and chooses as Textual's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Tooltip
+from textual.widgets import Checkbox, DataTable, Select, Static, Tooltip
+from textual.widgets._select import SelectOverlay
 from textual.widgets._toast import Toast, ToastRack
 
 from nothanks_server.ssh import patches
@@ -109,3 +111,41 @@ async def test_a_restyled_widget_keeps_its_component_nodes_styled_as_textual_wou
         for node in app.screen.query("*"):
             patches._TEXTUAL_COMPONENTS(app.stylesheet, node)  # Textual's own, with new nodes
         assert component_rules(app) == ours
+
+
+class Chooser(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.changes: list[object] = []
+
+    def compose(self) -> ComposeResult:
+        yield Select([("one", 1), ("two", 2), ("three", 3)], value=2, allow_blank=False, compact=True)
+        yield Checkbox("Open chips")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.changes.append(event.value)
+
+
+async def test_a_select_makes_its_list_when_first_opened_and_chooses_as_textuals(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert patches._check_select() == []
+    for name, method in patches._LAZY_SELECT.items():
+        monkeypatch.setattr(Select, name, method)
+    app = Chooser()
+    async with app.run_test() as pilot:
+        select = app.query_one(Select)
+        select.value = 3
+        await pilot.pause()
+        label = select.query_one("SelectCurrent #label", Static)
+        assert not select.query(SelectOverlay) and "three" in str(label.content)
+        assert app.changes == [2, 3]
+        await pilot.press("enter")  # (the select has the focus)
+        overlay = select.query_one(SelectOverlay)
+        assert select.expanded and overlay.highlighted == 2 and overlay.compact and overlay.option_count == 3
+        await pilot.press("up", "enter")
+        assert select.value == 2 and not select.expanded and app.changes == [2, 3, 2]
+        select.set_options([("none", 0), ("one bot", 1)])
+        await pilot.press("enter", "down", "enter")
+        assert select.value == 1 and "one bot" in str(label.content)
+        assert len(select.query(SelectOverlay)) == 1

@@ -129,7 +129,7 @@ class SSHGameApp(NetApp):
     def ssh_session_seated(self) -> bool:
         """Whether the player sits at a table (not in the lobby, not watching): at the sessions cap, a session that
         does not may give way to a newcomer from a network holding fewer (server.py ``take_place``)."""
-        return any(lobby.table is not None and lobby.table.seat is not None for lobby in self.door.lobbies)
+        return self.door.seated
 
     def farewell(self, reason: str) -> str:
         return farewell_for(self.door, self.language or "en", reason)

@@ -28,6 +28,11 @@ startup check (``check_patches``) that fails loudly if a release changed it (tex
 10. textual ``Stylesheet._process_component_classes`` (``install``): every restyle of a widget (focus, hover, a
     resize class) made a new node per component class of it, 6.5 KiB each, and left the old one, frozen, as
     garbage; each widget keeps its own (Textual's styles, tested against its method).
+11. textual ``Select.compose`` and the methods reading its overlay (``_LAZY_SELECT``): every ``Select`` composed
+    its drop-down list (an ``OptionList``), hidden; the new-table dialog has five, and most players open none:
+    the list is made when its select first opens. The open dialog 1,260 -> 1,040 KiB (frozen garbage once closed);
+    100 players' PSS 4.85-4.89 -> 4.60-4.62 MiB a player (docs/benchmarks.md, "A newcomer's first screen at 100
+    SSH players").
 
 Removed, measured (docs/benchmarks.md, "SSH front, worker processes"): the sweeper, the session task factory, the
 freezing collector, the component-style rewrite, the lru-cache clearing, the uncached key parser, the stdout guard.
@@ -39,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import asyncssh
@@ -56,7 +61,8 @@ from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Tooltip
+from textual.widgets import Select, Tooltip
+from textual.widgets._select import SelectCurrent, SelectOverlay
 from textual.widgets._toast import ToastRack
 
 from .input_gate import INBOUND_SLICE, InboundShaper
@@ -106,6 +112,7 @@ def check_patches() -> None:
     problems += _check_parse_rules()
     problems += _check_strip_caches()
     problems += _check_key_cache()
+    problems += _check_select()
     names = {name for f in (App.__init__, _TEXTUAL_EXTEND_COMPOSE, _TEXTUAL_COMPONENTS) for name in f.__code__.co_names}
     if not {"_notifications", "ToastRack", "Tooltip", "_get_component_classes", "_component_styles"} <= names:
         problems.append("textual's screens' ToastRack and Tooltip, or its component styles, changed (patches 8-10)")
@@ -333,7 +340,7 @@ def _check_key_cache() -> list[str]:
 
 
 def install() -> None:
-    """Install patches 3 and 5-10, process-wide (in the forkserver before its warm-up, and in each worker;
+    """Install patches 3 and 5-11, process-wide (in the forkserver before its warm-up, and in each worker;
     idempotent): a worker's lines, parsed CSS and key cache as described above."""
     Strip.divide = _divide_without_cycle  # type: ignore[method-assign]
     Stylesheet._parse_rules = _shared_parse_rules  # type: ignore[method-assign]
@@ -343,6 +350,8 @@ def install() -> None:
     Screen._extend_compose = _extend_compose_without_rack  # type: ignore[method-assign]
     App._refresh_notifications = _refresh_notifications  # type: ignore[method-assign]
     Stylesheet._process_component_classes = _process_component_classes  # type: ignore[method-assign]
+    for name, method in _LAZY_SELECT.items():
+        setattr(Select, name, method)
 
 
 # 8 and 9. no tooltip widget, a notification rack on the screens that show a notification ---------------------------
@@ -383,3 +392,60 @@ def _process_component_classes(self: Stylesheet, node: DOMNode) -> None:
         node._component_styles[component] = virtual.styles
     if refresh:
         node.refresh()
+
+
+# 11. a Select's overlay made when it first opens -------------------------------------------------------------------
+
+_TEXTUAL_SELECT = {name: getattr(Select, name) for name in ("compose", "_setup_options_renderables", "_watch_value")}
+
+
+def _select_compose(self: Select[Any]) -> Iterator[Widget]:
+    yield next(iter(_TEXTUAL_SELECT["compose"](self)))  # the current value only (the overlay is its second widget)
+
+
+def _with_overlay(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Textual's ``method``, with the overlay mounted first if the select has none yet (not to close it)."""
+
+    def opening(self: Select[Any], *args: Any) -> Any:
+        if args[:1] != (False,) and self.is_mounted and not self.query_children(SelectOverlay):
+            overlay = SelectOverlay(type_to_search=self._type_to_search)
+            overlay.compact = self.compact  # (Textual binds it: a select's ``compact`` is never changed here)
+            self.mount(overlay)
+            _TEXTUAL_SELECT["_setup_options_renderables"](self)
+        return method(self, *args)
+
+    return opening
+
+
+def _setup_options(self: Select[Any]) -> None:
+    if self.query_children(SelectOverlay):  # (else they go in when it is made)
+        _TEXTUAL_SELECT["_setup_options_renderables"](self)
+
+
+def _watch_value(self: Select[Any], value: Any) -> None:
+    if self.query_children(SelectOverlay):
+        _TEXTUAL_SELECT["_watch_value"](self, value)
+        return
+    self._value = value  # as Textual's: the current value shows the option's prompt, and says it changed
+    for current in self.query_children(SelectCurrent):
+        current.update(next((shown for shown, of in self._options if of == value != self.NULL), self.NULL))
+        self.post_message(self.Changed(self, value))
+
+
+OPENING = ("_watch_expanded", "action_show_overlay", "_watch_prompt")  # Textual's Select methods that show its list
+_LAZY_SELECT = {
+    "compose": _select_compose,
+    "_setup_options_renderables": _setup_options,
+    "_watch_value": _watch_value,
+    **{name: _with_overlay(getattr(Select, name)) for name in OPENING},
+}
+
+
+def _check_select() -> list[str]:
+    compose = _TEXTUAL_SELECT["compose"].__code__.co_names
+    if compose[:2] != ("SelectCurrent", "prompt") or "SelectOverlay" not in compose:
+        return ["textual's Select.compose no longer yields its SelectCurrent, then its SelectOverlay (patch 11)"]
+    select = Select([("No thanks!", 1)], allow_blank=False)
+    if not all(hasattr(select, name) for name in ("_type_to_search", "_options", "compact", *_LAZY_SELECT)):
+        return ["textual's Select lost a name patch 11 uses"]
+    return []
