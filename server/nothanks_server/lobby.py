@@ -270,11 +270,11 @@ class Lobby:
         table.hush = True  # the table, its creator's seat, its bots and the table closed for room: one commit
         try:
             with getattr(self.store, "batch", contextlib.nullcontext)():  # (a botnet makes dozens a second)
-                if len(self._tables) >= self.settings.max_tables and not self._make_room(owner or ""):
-                    raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
                 table._persist(lambda store: store.create_table(table.stored()))
                 seat, token = table.join(creator)
                 table.add_bots(new.bots, new.bot)
+                if len(self._tables) >= self.settings.max_tables and not self._make_room(owner or ""):
+                    raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
         except StoreError as error:
             raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
         table.hush = False

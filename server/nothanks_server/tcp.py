@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 # What changes a table (a store commit), taken ``COSTLY_PER_TURN`` a turn of the loop (limits.PerTurn); not moves.
 COSTLY = frozenset("create_table daily join start play_again add_bot remove resume resume_key".split())
-COSTLY_PER_TURN = 8
+COSTLY_PER_TURN = 4
 
 
 class HostSide:
