@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import inspect
 import logging
@@ -438,7 +439,6 @@ class ProtocolServer:
         self.stalls = LoopStalls()
         self.connections = AddressCounts()
         self._connects: dict[str, TokenBucket] = {}  # each network's new connections a minute (churn)
-        self._refusal: bytes | None = None
         self.sessions: set[Any] = set()
         self._reading_headers: set[asyncio.StreamWriter] = set()  # balancer connections not through their header
         self._server: asyncio.Server | None = None
@@ -472,7 +472,7 @@ class ProtocolServer:
         if self.member_secret is None and (
             not self._may_connect(network) or self.connections[network] >= self.limits.per_address_connections
         ):
-            writer.write(self._refusal or self._refuse())
+            writer.write(self._refusal)
             writer.close()  # (the frame is in the kernel's buffer: a fresh socket's is empty)
             return
         session = self.session_class(self, reader, writer, peer)
@@ -520,10 +520,10 @@ class ProtocolServer:
         """Charge one new connection to ``network``'s rate (``limits.connects_per_minute``, as many at once)."""
         return spend(self._connects, network, self.limits.connects_per_minute, self.limits.connects_per_minute)
 
-    def _refuse(self) -> bytes:
+    @functools.cached_property
+    def _refusal(self) -> bytes:
         """The door's refusal, encoded once (``too_many``, fatal)."""
-        self._refusal = encode({"type": "error", "code": errors.TOO_MANY, "message": self._too_many(), "fatal": True})
-        return self._refusal
+        return encode({"type": "error", "code": errors.TOO_MANY, "message": self._too_many(), "fatal": True})
 
     def _too_many(self) -> str:
         return (
