@@ -9,7 +9,7 @@ import socket
 
 import msgpack
 
-from nothanks_server.limits import ClientLimits, LoopStalls, TokenBucket
+from nothanks_server.limits import ClientLimits, LoopStalls, PerTurn, TokenBucket
 from nothanks_tui.link import errors
 from nothanks_tui.link.wire import CLIENT_MAX_FRAME, PROTOCOL_VERSION, encode
 
@@ -282,3 +282,21 @@ def test_the_command_line_sets_the_tcp_totals_rate_and_prefixes():
     assert limits.network("198.51.100.7") == limits.network("198.51.100.200") != limits.network("198.51.101.7")
     default = _limits(build_parser().parse_args(["server"]))
     assert (default.connects_per_minute, default.max_connections, default.v4_prefix) == (120, 5000, 32)
+
+
+async def test_costly_requests_start_a_few_a_turn_of_the_loop_first_come_first_served():
+    per_turn, turn = PerTurn(2), 0
+    started: list[tuple[int, int]] = []  # (request, the loop turn it started in)
+
+    async def request(number: int) -> None:
+        await per_turn.take()
+        started.append((number, turn))
+
+    tasks = [asyncio.create_task(request(number)) for number in range(7)]
+    tasks[3].cancel()  # (its connection ended while it waited: it takes nobody's turn)
+    while len(started) < 6 and turn < 100:
+        await asyncio.sleep(0)  # one turn of the loop
+        turn += 1
+    assert [number for number, _ in started] == [0, 1, 2, 4, 5, 6]
+    by_turn = [sum(1 for _, at in started if at == turn) for turn in {at for _, at in started}]
+    assert max(by_turn) == 2 and len(by_turn) == 3

@@ -10,7 +10,7 @@ import signal
 
 import pytest
 
-from nothanks_server.host import RESTART_REASON, SHUTDOWN_REASON, serve, start
+from nothanks_server.host import RESTART_REASON, SHUTDOWN_REASON, YOUNG_COLLECTION, serve, start
 
 
 class Part:
@@ -61,10 +61,14 @@ async def test_while_serving_what_starting_left_is_frozen_out_of_full_collection
     import gc
 
     frozen: list[int] = []
+    before = gc.get_threshold()
 
     async def main() -> None:
         frozen.append(gc.get_freeze_count())
+        frozen.append(gc.get_threshold()[0])
 
     await serve([Part("host", [])], main=main)
     assert frozen[0] > 1000  # the modules, the host's parts: never walked by a collection while it serves
+    assert frozen[1] == YOUNG_COLLECTION > before[0]  # young collections rarer: fewer short-lived objects grow old
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == before

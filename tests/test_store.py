@@ -423,3 +423,37 @@ def test_a_data_dir_that_is_a_file_is_said_so(tmp_path):
     taken.write_text("")
     with pytest.raises(StoreError, match=f"^{taken}: not a directory"):
         SqliteStore(taken / "nothanks.sqlite3")
+
+
+async def test_a_table_its_creator_its_bots_and_the_table_closed_for_room_are_one_commit_or_none():
+    class CountingStore(FailingStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.commits = 0
+            self._sqlite.set_trace_callback(self.traced)
+
+        def traced(self, statement: str) -> None:
+            self.commits += statement == "COMMIT"
+
+        def create_table(self, table) -> None:
+            super().create_table(table)
+            if self.fail:
+                raise sqlite3.OperationalError("disk I/O error")  # (after its writes: they must not be kept)
+
+    store = CountingStore()
+    lobby = Lobby(settings(None, max_tables=1), store=store)
+    await seated(lobby, "alice", players=3, bots=2)
+    before = store.commits
+    bob = InProcessLobby(lobby, "bob")
+    await bob.start()
+    await bob.create_table(NewTable(players=4, bots=3))  # alice's unplayed table closes for it
+    assert store.commits == before + 1
+    assert [(t.table_id, len([s for s in t.seats if s])) for t in store.load_tables()] == [("t2", 4)]
+    store.fail = True
+    carol = InProcessLobby(lobby, "carol")
+    await carol.start()
+    with pytest.raises(Exception) as refused:
+        await carol.create_table(NewTable(players=2, bots=1))
+    assert getattr(refused.value, "code", None) == "not_saved"
+    assert [t.table_id for t in lobby.all_tables()] == ["t2"] and [t.table_id for t in store.load_tables()] == ["t2"]
+    lobby.close()

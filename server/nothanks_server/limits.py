@@ -10,7 +10,9 @@ used thing of the network holding the most (fair shares, not first come). Most n
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,7 @@ from .background import stop_task
 from .ssh.settings import network_of
 
 MAX_CONNECTIONS = 5000  # TCP connections at once (the open-file limit is raised for them)
+_network_of = functools.lru_cache(maxsize=4096)(network_of)  # (parsed at every connect: a botnet's thousands a second)
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class ClientLimits:
 
     def network(self, address: str) -> str:
         """The holder ``address`` counts for in every limit and share."""
-        return network_of(address, self.v4_prefix, self.v6_prefix)
+        return _network_of(address, self.v4_prefix, self.v6_prefix)
 
 
 def spend(buckets: dict[str, TokenBucket], holder: str, per_minute: float, burst: float) -> bool:
@@ -146,3 +149,38 @@ class TokenBucket:
     def wait(self, amount: float) -> float:
         """Seconds until ``amount`` tokens are there (after ``take`` found too few)."""
         return max(0.0, amount - self._tokens) / self.rate
+
+
+class PerTurn:
+    """About ``most`` costly requests (a table made or dealt: a store commit each) start in one turn of the event
+    loop; the others wait their turn, first come first served: a botnet's hundreds at once would otherwise hold
+    up every player's move for a second (moves are never held: the group commit takes them)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._left = most
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._refill: asyncio.Handle | None = None
+
+    async def take(self) -> None:
+        if self._left > 0 and not self._waiting:
+            self._left -= 1
+            self._next()
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        self._next()
+        await waiter  # (cancelled with its connection: skipped)
+
+    def _next(self) -> None:
+        if self._refill is None:
+            self._refill = asyncio.get_running_loop().call_soon(self._turn)
+
+    def _turn(self) -> None:
+        self._refill, self._left = None, self.most
+        while self._left > 0 and self._waiting:
+            if not (waiter := self._waiting.popleft()).done():
+                waiter.set_result(None)
+                self._left -= 1
+        if self._waiting:
+            self._next()

@@ -10,6 +10,7 @@ for a restart (SIGTERM, SIGINT) keeps every table in the store; ``close(forget=T
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
@@ -266,15 +267,21 @@ class Lobby:
         table.invite = new_secret() if new.private else None
         if not isinstance(new.bots, int) or not 0 <= new.bots < new.players:
             raise IllegalMove(errors.BAD_FIELD, f"bots must be 0..{new.players - 1}: one seat is yours")
-        if len(self._tables) >= self.settings.max_tables and not self._make_room(owner or ""):
-            raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
-        table._persist(lambda store: store.create_table(table.stored()))
+        table.hush = True  # the table, its creator's seat, its bots and the table closed for room: one commit
+        try:
+            with getattr(self.store, "batch", contextlib.nullcontext)():  # (a botnet makes dozens a second)
+                table._persist(lambda store: store.create_table(table.stored()))
+                seat, token = table.join(creator)
+                table.add_bots(new.bots, new.bot)
+                if len(self._tables) >= self.settings.max_tables and not self._make_room(owner or ""):
+                    raise HostError(errors.TOO_MANY_TABLES, "this host has as many tables as it can hold")
+        except StoreError as error:
+            raise HostError(errors.NOT_SAVED, f"the host could not save a new table ({error})") from None
+        table.hush = False
         self._tables[table_id] = table
-        self.version += 1
         if owner is not None:
             self._owners[table_id] = owner
-        seat, token = table.join(creator)
-        table.add_bots(new.bots, new.bot)
+        table._broadcast()  # (the lobby's version moves with its line)
         log.info("table %s created: %d players, %d bots", table_id, new.players, new.bots)
         return table, seat, token
 
@@ -286,8 +293,7 @@ class Lobby:
         held, closed, owners = Counter(self._owners.values()), self._closed_for_room, self._owners
 
         def played(table: Table) -> bool:
-            moves = () if table.state is None else table.state.moves
-            return table.person_moved or any(table.seats[move.seat].human for move in moves)
+            return table.person_moved or any(table.seats[seat].human for seat in table.movers())
 
         unplayed = [(owners.get(table.table_id, ""), table) for table in self._tables.values() if not played(table)]
         unplayed = [(owner, table) for owner, table in unplayed if held[owner] > held[requester] or owner == requester]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import inspect
 import logging
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +45,8 @@ LIST_PAGE = 50  # tables in one `tables` reply (list_tables' `offset` pages thro
 # New connections a network owes when one of its own is closed for room at the total (15 s at the default rate): a
 # botnet whose connections close each other's in turn is refused at the door, where a connection costs least.
 ROOM_PENALTY = 30.0
+ACCEPT_BATCH = 16  # connections accepted in one turn of the event loop (a botnet's churn: thousands a second)...
+LISTEN_BACKLOG = 1024  # ...while the kernel holds up to this many more for the next turns
 HOUSEKEEPING_INTERVAL = 5.0  # seconds between checks for idle connections (and a host's unstarted tables)
 
 Reply = dict[str, Any] | None
@@ -442,7 +446,12 @@ class ProtocolServer:
         self._housekeeping: asyncio.Task[None] | None = None
 
     async def start(self) -> tuple[str, int]:
-        self._server = await asyncio.start_server(self._accept, self.bind, self.port, limit=READ_CHUNK * 4)
+        self._server = await asyncio.start_server(
+            self._accept, self.bind, self.port, limit=READ_CHUNK * 4, backlog=ACCEPT_BATCH
+        )
+        for listening in self._server.sockets:  # asyncio accepts ``backlog`` a turn; the kernel queues more
+            with socket.fromfd(listening.fileno(), listening.family, listening.type) as same:
+                same.listen(LISTEN_BACKLOG)
         host, port = self._server.sockets[0].getsockname()[:2]
         self.port = port
         self.stalls.start()
@@ -456,17 +465,19 @@ class ProtocolServer:
             peer = await self._proxied_peer(reader, writer, peer)
             if peer is None:
                 return
-        session = self.session_class(self, reader, writer, peer)
         # A cluster's table port counts a member's connection against the player it speaks for, once its hello
-        # says whom (a front carries many players from one address); any other port counts it from the start.
+        # says whom (a front carries many players from one address); any other port counts it from the start, and
+        # refuses it at the door before making it a session (a botnet's churn: thousands a second).
+        network = self.limits.network(address_of(peer))
+        if self.member_secret is None and (
+            not self._may_connect(network) or self.connections[network] >= self.limits.per_address_connections
+        ):
+            writer.write(self._refusal)
+            writer.close()  # (the frame is in the kernel's buffer: a fresh socket's is empty)
+            return
+        session = self.session_class(self, reader, writer, peer)
         if self.member_secret is None:
-            network = self.limits.network(session.address)
-            if not self._may_connect(network) or not self.connections.take(
-                network, self.limits.per_address_connections, session
-            ):
-                session.error(errors.TOO_MANY, self._too_many(), fatal=True)
-                await session.close_writer()
-                return
+            self.connections.take(network, self.limits.per_address_connections, session)
             session.counted = network
         if len(self.sessions) >= self.limits.max_connections:
             self.make_room(session)
@@ -508,6 +519,11 @@ class ProtocolServer:
     def _may_connect(self, network: str) -> bool:
         """Charge one new connection to ``network``'s rate (``limits.connects_per_minute``, as many at once)."""
         return spend(self._connects, network, self.limits.connects_per_minute, self.limits.connects_per_minute)
+
+    @functools.cached_property
+    def _refusal(self) -> bytes:
+        """The door's refusal, encoded once (``too_many``, fatal)."""
+        return encode({"type": "error", "code": errors.TOO_MANY, "message": self._too_many(), "fatal": True})
 
     def _too_many(self) -> str:
         return (

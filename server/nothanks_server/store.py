@@ -256,6 +256,7 @@ class SqliteStore:
         and SQLite's own locking between the writers."""
         self.path = str(path)
         self.broken: str | None = None  # what ``check`` last found wrong with the file (every access refused)
+        self._batched = 0  # ``batch``es open
         self._lock: BinaryIO | None = None  # a file object: the lock goes when it is closed or collected
         if self.path != ":memory:":
             try:
@@ -339,18 +340,31 @@ class SqliteStore:
         return self._sqlite
 
     @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """The writes made inside are one transaction: one commit (one fsync, on the event loop), all kept or none."""
+        with self._transaction():
+            self._batched += 1
+            try:
+                yield
+            finally:
+                self._batched -= 1
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self._db
+        db, outer = self._db, not self._batched  # (inside a batch: part of its transaction)
         try:
-            db.execute("BEGIN IMMEDIATE")
+            if outer:
+                db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             raise StoreError(f"{self.path}: {error}") from error
         try:
             yield db
-            db.execute("COMMIT")
+            if outer:
+                db.execute("COMMIT")
         except BaseException as error:
             with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
+                if outer:
+                    db.execute("ROLLBACK")
             if isinstance(error, sqlite3.Error):
                 raise StoreError(f"{self.path}: {error}") from error
             raise

@@ -23,7 +23,7 @@ from nothanks_tui.link.events import ChatHistory, ChatLine, Closed, NewTable, Re
 from nothanks_tui.link.wire import Board, ProtocolError, Stats, encode_event, to_wire
 
 from .errors import HostError
-from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, TokenBucket
+from .limits import MAX_CONNECTIONS, AddressCounts, LoopStalls, PerTurn, TokenBucket
 from .lobby import Lobby, daily_player
 from .session import RATE_PER_SECOND, PortOptions, ProtocolServer, ProtocolSession, Reply, TablePages
 from .store import StoreError
@@ -32,6 +32,10 @@ from .table import HostEvent, Table
 __all__ = ["MAX_CONNECTIONS", "RATE_PER_SECOND", "HostSide", "Session", "TcpHost"]
 
 log = logging.getLogger(__name__)
+
+# What changes a table (a store commit), taken ``COSTLY_PER_TURN`` a turn of the loop (limits.PerTurn); not moves.
+COSTLY = frozenset("create_table daily join start play_again add_bot remove resume resume_key".split())
+COSTLY_PER_TURN = 4
 
 
 class HostSide:
@@ -201,6 +205,11 @@ class Session(HostSide, ProtocolSession):
     def in_use(self) -> int:
         return super().in_use() if self.table is None else 2 if self.seat is None else 3
 
+    async def handle_message(self, message: m.ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
+        if m.kind_of(message) in COSTLY:
+            await self.server.costly.take()
+        return await super().handle_message(message, handler)
+
     def deliver(self, event: HostEvent) -> None:
         """What the table tells this member, as its frame (a view encoded once for every member it goes to)."""
         if isinstance(event, TableUpdate | TableWaiting):
@@ -294,6 +303,7 @@ class TcpHost(ProtocolServer):
         super().__init__(TablePages(listed, Table.summary, lambda: lobby.version), bind, port, **options)
         self.lobby = lobby
         self.spectating = AddressCounts()
+        self.costly = PerTurn(COSTLY_PER_TURN)
 
     def keep_house(self) -> None:
         self.lobby.expire_unstarted()  # tables that never started

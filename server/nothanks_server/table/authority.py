@@ -79,6 +79,7 @@ class Table:
         self._advice: CoachAdvice | None = None  # the coach's answer in this state (only its mover may ask)
         self._asking: set[int] = set()  # seats whose coach request is being answered
         self.closed = False
+        self.hush = False  # being set up (Lobby.create_table): nobody hears of it before it is kept
         # A move is being committed: views show the last durable state, moves are refused as stale, bots wait.
         self.saving = False
         self._rng = rng
@@ -87,6 +88,7 @@ class Table:
         self._summary: TableSummary | None = None
         self.created_at = time.monotonic()
         self.person_moved = False  # a person played here (any game since it was made or restored): kept at a total
+        self._movers: tuple[int, set[int]] = (0, set())  # the seats that moved in this game, as of its first N moves
         self.chat = ChatRoom()  # recent lines, in memory only (chat.py)
         self._quiet_returns: set[int] = set()  # seats of a restored table: their first return is no news
         self._again: set[int] = set()  # seats whose players asked for another game once this one ended
@@ -115,6 +117,15 @@ class Table:
             coach=self.settings.coach,
             turn_clock=round(self.settings.turn_clock or 0),
         )
+
+    def movers(self) -> set[int]:
+        """The seats that moved in this game (a bot's move for a player's seat too): each move looked at once, as
+        the lobby asks at its table total for every table (``Lobby._make_room``)."""
+        moves = () if self.state is None else self.state.moves
+        seen, seats = self._movers
+        seats.update(move.seat for move in moves[seen:])
+        self._movers = (len(moves), seats)
+        return seats
 
     def seat_of_digest(self, digest: bytes) -> int | None:
         """The seat whose token has this SHA-256 digest (``store.hash_token``), if any."""
@@ -549,6 +560,8 @@ class Table:
 
     def _broadcast(self) -> None:
         """Every member gets the view for its seat, one event per seat (the spectators share theirs: encoded once)."""
+        if self.hush:
+            return
         views: dict[int | None, HostEvent] = {}
         infos = tuple(s.info() for s in self.seats)
         for member, seat in list(self.members.items()):
@@ -629,6 +642,7 @@ class Table:
         self._persist(lambda store: store.start_game(self.table_id, self.games_played + 1, seed, started_at))
         self.state, self.started_at = state, started_at
         self.games_played += 1
+        self._movers = (0, set())
         self._again.clear()
         self.removed, self._barred = [], set()
         self.recorder.dealt()
