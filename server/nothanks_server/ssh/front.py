@@ -301,9 +301,11 @@ class SSHFront(Shares):
                 remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
-        elif data[:1] == b"t":
+        elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
             worker.seated = int(data[1:] or 0)
-            self._spare()
+            if all(other.seated for other in self._taking()) and not self._starting:  # a spare, room allowing:
+                if self._room_for_a_worker() and "starting" not in [other.state for other in self._workers]:
+                    self._replace()  # a botnet's handshakes then run beside nobody's game
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
@@ -403,17 +405,6 @@ class SSHFront(Shares):
                 self._drain(worker)  # enough others take players (a spare among them): none needs to start
             else:
                 self._replace()
-
-    def _spare(self) -> None:
-        """While every worker taking players holds one at a table, start one more (room allowing) to take the
-        newcomers, so that a botnet's handshakes run beside nobody's game (``_hand_waiting``)."""
-        if (
-            all(worker.seated for worker in self._taking())
-            and not self._starting
-            and not any(worker.state == "starting" for worker in self._workers)
-            and self._room_for_a_worker()
-        ):
-            self._replace()
 
     def _check_recycle(self, worker: Worker) -> None:
         # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
@@ -628,7 +619,7 @@ class SSHFront(Shares):
             taking = self._taking()
             if not taking:
                 return  # the next worker to be ready takes them
-            taking = [worker for worker in taking if not worker.seated] or taking  # (``_spare``)
+            taking = [worker for worker in taking if not worker.seated] or taking  # (``t`` in ``_handle``)
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
             connection, address, client = self._waiting[0]
