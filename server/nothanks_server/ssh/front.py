@@ -122,6 +122,7 @@ class Worker(Shares):
     ready: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     ready_mib: float = 0.0  # its resident memory once ready
     idle: int = 0  # looks since it was last seen with a connection
+    seated: int = 0  # players there at a table, as it last said (``t``)
     start_error: str | None = None  # why it could not start, as it said before exiting
 
     @property
@@ -300,6 +301,11 @@ class SSHFront(Shares, Watched):
                 remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
+        elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
+            worker.seated = int(data[1:] or 0)
+            if all(other.seated for other in self._taking()) and not self._starting:  # a spare, room allowing:
+                if self._room_for_a_worker() and "starting" not in [other.state for other in self._workers]:
+                    self._replace()  # a botnet's handshakes then run beside nobody's game
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
@@ -394,7 +400,11 @@ class SSHFront(Shares, Watched):
         if worker.state == "taking" and not self._closing:
             worker.state = "retiring"
             log.info("SSH worker %d is retiring: %s", worker.slot, why)
-            self._replace()
+            others = [other for other in self._workers if other.state == "taking"]
+            if len(others) >= self.settings.workers and not all(other.seated for other in others):
+                self._drain(worker)  # enough others take players (a spare among them): none needs to start
+            else:
+                self._replace()
 
     def _check_recycle(self, worker: Worker) -> None:
         # Logins, not connections: one closed before logging in (a port scan, churn from a botnet) leaves nothing in
@@ -609,6 +619,7 @@ class SSHFront(Shares, Watched):
             taking = self._taking()
             if not taking:
                 return  # the next worker to be ready takes them
+            taking = [worker for worker in taking if not worker.seated] or taking  # (``t`` in ``_handle``)
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
             connection, address, client = self._waiting[0]

@@ -262,6 +262,10 @@ class SessionServer(Watched):
         """Apps running right now."""
         return len(self._running_apps)
 
+    def seated(self) -> int:
+        """Players here at a table now, as their apps say (``ssh_session_seated``; an app that cannot say: none)."""
+        return sum(bool(getattr(app, "ssh_session_seated", bool)()) for app in self._running_apps)
+
     @property
     def logins_in_progress(self) -> int:
         """Connections not yet logged in (at most ``settings.login_limit``)."""

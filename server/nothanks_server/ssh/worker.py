@@ -4,9 +4,10 @@ From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a P
 drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
 end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
 ``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
-ran; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
-``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
-cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
+ran; ``t`` + a count: players here at a table now, when it changes; with the client's address: ``f`` failed
+password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it here to close;
+``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot
+serve (a host key it cannot use).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 LAG_TICK = 0.02  # seconds between two looks at how late the event loop runs
 STALL_LOGGED = 0.05  # seconds late: logged ("event loop stalled"), since every player of this worker waited that long
 FREEZE_INTERVAL = 1.0  # seconds between two ticks
+SEATED_LOOK = 0.25  # seconds between two looks at how many players here sit at a table (told to the front)
 ROOM_WAIT = 2.0  # seconds a newcomer waits for the front to close a place in another worker
 
 
@@ -145,6 +147,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     freezer = Freezer(FREEZE_INTERVAL)
     freezer.start(loop)
     lag = loop.create_task(_watch_lag(loop), name="lag watch")
+    seated = loop.create_task(_tell_seated(server, tell), name="seated watch")
     try:
         try:
             control.send(b"r")
@@ -153,6 +156,7 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
         await stop.wait()
     finally:
         lag.cancel()
+        seated.cancel()
         freezer.stop()
         log.info("frozen heap: %s", freezer.summary())
         loop.remove_reader(control.fileno())
@@ -173,6 +177,17 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
         await asyncio.sleep(LAG_TICK)
         if loop.time() - due > STALL_LOGGED:
             log.info("event loop stalled %.0f ms", 1000 * (loop.time() - due))
+
+
+async def _tell_seated(server: SessionServer, tell: Callable[[bytes], None]) -> None:
+    """Tells the front how many players here sit at a table whenever that changes: it hands newcomers (a botnet's
+    handshakes among them) to a worker where nobody plays, if there is one (front.py ``_hand_waiting``)."""
+    told = 0
+    while True:
+        await asyncio.sleep(SEATED_LOOK)
+        if (seated := server.seated()) != told:
+            told = seated
+            tell(b"t%d" % seated)
 
 
 class Freezer:
