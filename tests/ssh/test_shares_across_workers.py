@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing
+from types import SimpleNamespace
 
 import asyncssh
 
 from nothanks_server.ssh import front as front_module
 from nothanks_server.ssh.front import MEMORY_FULL
-from nothanks_server.ssh.server import BUSY_MESSAGE, ROOM_MESSAGE
+from nothanks_server.ssh.server import BUSY_MESSAGE, ROOM_MESSAGE, SessionServer
+from nothanks_server.ssh.settings import SSHSettings, shared_counts
 from tools.loadgen.terminal_client import TerminalClient
 
 from .conftest import PROBE, until
-from .test_auth_limits import Guesser
+from .test_auth_limits import FakeClock, Guesser
 from .test_fair_shares import open_from
 from .test_front import _write_authorized
+from .test_game import sit_at_bot_table
 
+GAME = SSHSettings.app  # the game's app, whose sessions say whether their player sits at a table
 LOOSE = {"per_address": 16, "logins_per_address": 16, "connect_burst": 16, "app": PROBE}  # one address may hold many
 
 
@@ -190,3 +195,88 @@ async def test_a_network_whose_connections_close_before_logging_in_is_penalised(
     player = await TerminalClient().connect(front.port, "new", local_addr=("127.0.12.2", 0))  # another network: in
     await player.wait_for("name: new")
     await player.close()
+
+
+def servers_sharing(tmp_path, count: int, **settings: object) -> list[SessionServer]:
+    """``count`` workers' servers in this process, sharing their counts as the front's workers do."""
+    counts = shared_counts(multiprocessing, count)
+    shared = SSHSettings(host_key_path=tmp_path / "key", **settings)  # type: ignore[arg-type]
+    return [SessionServer(shared, lambda player: None, counts, slot) for slot in range(count)]
+
+
+async def test_passwords_are_looked_at_at_most_password_rate_a_second_over_every_worker(tmp_path):
+    servers = servers_sharing(tmp_path, 3, workers=1, password_rate=4)  # a spare and a retiring one take players too
+    clock = FakeClock()
+    for server in servers:
+        server.clock, server.sleep = clock, lambda _delay: asyncio.sleep(0)
+    turns = [asyncio.ensure_future(server.password_turn(f"10.0.0.{n}")) for server in servers for n in range(20)]
+    for _ in range(40):  # 2 seconds on the servers' clock
+        clock.now += 0.05
+        for _ in range(10):
+            await asyncio.sleep(0)
+    assert 8 <= sum(turn.done() for turn in turns) <= 4 * 2 + 4  # the rate over 2 s, and a burst of 4 at once
+    for turn in turns:
+        turn.cancel()
+
+
+async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_worker(tmp_path):
+    guessed, fresh = servers_sharing(tmp_path, 2, password_rate=1)
+    clock = FakeClock()
+    moved = asyncio.Event()
+
+    async def until_moved(_delay: float) -> None:
+        await moved.wait()
+        await asyncio.sleep(0)
+
+    for server in (guessed, fresh):
+        server.clock, server.sleep = clock, until_moved
+    guessed.password_failures["10.0.0.1"] = 5
+    await guessed.password_turn("10.0.0.1")  # the burst, spent
+    order: list[str] = []
+    guesses = [asyncio.ensure_future(guessed.password_turn("10.0.0.1")) for _ in range(3)]
+    await until(lambda: guessed._password_pump is not None)
+    newcomer = asyncio.ensure_future(fresh.password_turn("10.0.0.2"))
+    for task in (*guesses, newcomer):
+        task.add_done_callback(lambda done, who=("new" if task is newcomer else "guess"): order.append(who))
+    await until(lambda: fresh._password_pump is not None or newcomer.done())
+    assert not newcomer.done()  # the burst was spent in the other worker
+    clock.now += 1.0  # one more password's time: the newcomer's, though the guesses waited first
+    moved.set()
+    await until(lambda: bool(order))
+    assert order[0] == "new"
+    for task in (*guesses, newcomer):
+        task.cancel()
+
+
+async def test_a_place_closed_in_another_worker_goes_to_the_newcomer_it_was_closed_for(tmp_path):
+    mine, theirs = servers_sharing(tmp_path, 2, max_sessions=2)
+    assert theirs.admit() and theirs.admit()
+    stolen: list[bool] = []
+
+    async def front_makes_room(network: str, key: bool) -> bool:
+        theirs.release()  # the place closed for the newcomer...
+        stolen.append(theirs.admit())  # ... and an attacker's login there, before the newcomer's worker counts it
+        return True
+
+    mine.want_room = front_makes_room
+    assert await mine.take_place(SimpleNamespace(network="10.0.0.2"))  # type: ignore[arg-type]
+    assert stolen == [False] and list(mine._counts[:4]) == [1, 1, 0, 0]  # sessions by worker, then places held
+
+
+async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a_seated_players(start_host):
+    front = await start_host(workers=1, worker_sessions=2, max_sessions=2, session_settle=0, **LOOSE | {"app": GAME})
+    player = await TerminalClient().connect(front.port, "seated", local_addr=("127.0.13.1", 0))
+    await sit_at_bot_table(player)
+    lobbyist = await TerminalClient().connect(front.port, "lobbyist", local_addr=("127.0.13.1", 0))
+    await lobbyist.wait_for("Your name at the table")
+    lobbyist.send("\r")
+    await lobbyist.wait_for("you are lobbyist")  # in the lobby
+    first = front.workers()[0]
+    await front.wait_until(lambda: first.state == "draining" and first.seated == 1)
+    newcomer = await TerminalClient().connect(front.port, "new", local_addr=("127.0.13.2", 0))
+    await newcomer.wait_for("Your name at the table")  # in another worker: the lobby's session gave way
+    async with asyncio.timeout(10):
+        await lobbyist.closed.wait()
+    assert not player.closed.is_set()
+    for client in (player, newcomer):
+        await client.close()

@@ -14,6 +14,7 @@ import binascii
 import contextlib
 import hashlib
 import logging
+import math
 import multiprocessing
 import os
 import socket
@@ -30,7 +31,7 @@ from typing import Any
 from ..background import stop_task
 from ..limits import TokenBucket, spend
 from ..proxy_protocol import BadProxyHeader, ProxySources, read_header, socket_reader
-from .settings import STOPPED, SSHSettings, Watched, WorkerPlan, remember
+from .settings import STOPPED, SSHSettings, Watched, WorkerPlan, remember, shared_counts
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ class SSHFrontError(RuntimeError):
     """The SSH front cannot serve: its workers cannot start (the message says why, in one sentence)."""
 
 
-def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+def _worker_main(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[float]) -> None:
     from .worker import run_worker  # preloaded in the forkserver: costs nothing here
 
     run_worker(plan, control, counts)
@@ -153,7 +154,7 @@ class SSHFront(Shares, Watched):
         # Each worker's plan but for its slot and the host's logging, as they are when it starts.
         self._plan = WorkerPlan(0, settings, lobby_host, lobby_port, settings.host_key_path.parent, 0, proxy_key)
         self._context: Any = multiprocessing.get_context("forkserver")
-        self._counts: SynchronizedArray[int] = self._context.Array("i", MAX_WORKERS)
+        self._counts: SynchronizedArray[float] = shared_counts(self._context, MAX_WORKERS)
         self._workers: list[Worker] = []
         self._listener: socket.socket | None = None
         # Accepted, not yet handed to a worker: the socket, the client's address, and its (address, port) if a
@@ -312,6 +313,8 @@ class SSHFront(Shares, Watched):
             number, _, network = data[2:].decode(errors="replace").partition(" ")
             below, mine = (4, 0) if data[1:2] == b"k" else (3, self.open[network])  # (with the newcomer: +1)
             asked = self._evict(network, mine, below)
+            if asked is None and below == 3:  # then a session in the lobby or watching, as in a worker (take_place)
+                asked = self._evict(network, mine - 1, below, idle=True)
             if asked is None:
                 self._send(worker, b"m" + number.encode() + b" 0")  # nothing to close for it: refused
             else:
@@ -353,7 +356,8 @@ class SSHFront(Shares, Watched):
             loop.remove_reader(worker.control.fileno())
             worker.control.close()
         with self._counts.get_lock():
-            self._counts[worker.slot] = 0  # its sessions are gone with it
+            self._counts[worker.slot] = self._counts[MAX_WORKERS + worker.slot] = 0  # its sessions and holds are gone
+            self._counts[2 * MAX_WORKERS + worker.slot] = math.inf  # ... and its passwords waiting
         for name in COUNTS:  # ... and its connections
             own = getattr(worker, name)
             setattr(self, name, getattr(self, name) - own)
@@ -524,17 +528,19 @@ class SSHFront(Shares, Watched):
                 self._send(busiest, b"v2")
         return None
 
-    def _evict(self, newcomer: str, mine: int, below: int) -> str | None:
+    def _evict(self, newcomer: str, mine: int, below: int, idle: bool = False) -> str | None:
         """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
-        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session); the
-        network asked, or None if there is none."""
-        spare = self.open - self.playing if below == 3 else self.open.copy()  # what may be closed, by network
+        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session; ``idle``:
+        of its sessions, one whose player sits at no table: server.py ``evict``); the network asked, or None."""
+        spare = self.playing.copy() if idle else self.open - self.playing if below == 3 else self.open.copy()
         spare[newcomer] = 0
         held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
         network = max(held, key=held.__getitem__, default=None)
         if network is None or held[network] <= mine:
             return None
-        spare_in = (lambda w: w.open[network] - w.playing[network]) if below == 3 else (lambda w: w.open[network])
+        spare_in = (
+            (lambda w: w.playing[network]) if idle else (lambda w: w.open[network] - w.playing[network] * (below == 3))
+        )
         worker = max(self._workers, key=spare_in, default=None)
         if worker is None:
             return None
@@ -647,7 +653,7 @@ class SSHFront(Shares, Watched):
     def sessions(self) -> int:
         """Players let in (past key exchange) across every worker now."""
         with self._counts.get_lock():
-            return sum(self._counts[:])
+            return int(sum(self._counts[:MAX_WORKERS]))
 
     def workers(self) -> list[Worker]:
         """The workers alive now."""

@@ -14,6 +14,7 @@ import contextlib
 import contextvars
 import hmac
 import logging
+import math
 import multiprocessing
 import os
 import socket
@@ -27,11 +28,10 @@ from typing import Any
 import asyncssh
 from textual.app import App
 
-from ..limits import TokenBucket
 from .input_gate import INPUT_WINDOW, InboundShaper
 from .patches import check_patches, limit_environment, shape_inbound, unshape_inbound
 from .session import AppFactory, ChannelLines, GameSession
-from .settings import STOPPED, SSHSettings, Watched, cancel, failure_delay, printable, remember
+from .settings import STOPPED, SSHSettings, Watched, cancel, failure_delay, printable, remember, shared_counts
 
 log = logging.getLogger(__name__)
 
@@ -95,15 +95,16 @@ class SessionServer(Watched):
     """Runs SSH on the connections given to ``serve``, one game app per session; owns their tasks and counts."""
 
     def __init__(
-        self, settings: SSHSettings, factory: AppFactory, counts: SynchronizedArray[int] | None = None, slot: int = 0
+        self, settings: SSHSettings, factory: AppFactory, counts: SynchronizedArray[float] | None = None, slot: int = 0
     ) -> None:
         check_patches()  # fail at startup, not on the first connection, if a library changed underneath
         self.settings = settings
         self.app_factory = factory
-        # The sessions cap across workers: one count per worker in shared memory, summed under its lock (a count of
-        # its own for a server alone: tests).
-        self._counts = counts if counts is not None else multiprocessing.Array("i", 1)
-        self._slot = slot
+        # The sessions cap and the password rate across workers, in shared memory (settings.shared_counts; counts of
+        # its own for a server alone: tests): this worker's sessions, places held, and first password waiting.
+        self._counts = counts if counts is not None else shared_counts(multiprocessing, 1)
+        slots = (len(self._counts) - 2) // 3
+        self._slot, self._held, self._head = slot, slots + slot, 2 * slots + slot
         self._host_key = load_or_create_host_key(settings.host_key_path)
         self._authorized = (
             asyncssh.read_authorized_keys(str(settings.authorized_keys)) if settings.authorized_keys else None
@@ -134,7 +135,6 @@ class SessionServer(Watched):
         self.auth_failures = 0  # failed passwords and refused keys, ever
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # tests: a fake clock's
         self.clock: Callable[[], float] = time.monotonic
-        self._passwords: TokenBucket | None = None  # made at the first password (on the clock in use then)
         self._password_queue: list[tuple[str, asyncio.Future[None]]] = []  # (network, its turn), oldest first
         self._password_pump: asyncio.Task[None] | None = None
         self.password_failures: dict[str, int] = {}  # failed passwords by network (the last PASSWORD_NETWORKS)
@@ -276,17 +276,21 @@ class SessionServer(Watched):
         """Connections counted against ``max_sessions`` here and not yet closed."""
         return len(self._holders)
 
-    def admit(self) -> bool:
+    def admit(self, held: bool = False) -> bool:
+        """Count one more session here if under ``max_sessions``, places held included; ``held``: the place held
+        for it is let go of in the same lock (``take_place``: nobody else takes the place freed for it)."""
         self._changed.set()
         with self._counts.get_lock():
-            if sum(self._counts[:]) >= self.settings.max_sessions:
+            self._counts[self._held] -= held
+            if sum(self._counts[: self._head - self._slot]) >= self.settings.max_sessions:
                 return False
             self._counts[self._slot] += 1
             return True
 
-    def release(self) -> None:
+    def release(self, held: bool = False) -> None:
         with self._counts.get_lock():
-            self._counts[self._slot] = max(0, self._counts[self._slot] - 1)
+            index = self._held if held else self._slot
+            self._counts[index] = max(0, self._counts[index] - 1)
         self._changed.set()
 
     async def take_place(self, newcomer: _Gate, key: bool = False) -> bool:
@@ -303,15 +307,30 @@ class SessionServer(Watched):
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
             return True
-        return self.want_room is not None and await self.want_room(newcomer.network, key) and self.admit()
+        if self.want_room is None:
+            return False
+        with self._counts.get_lock():  # a place held until the front has closed one (in the sum: nobody takes it)
+            self._counts[self._held] += 1
+        try:
+            await self.want_room(newcomer.network, key)
+        except BaseException:
+            self.release(held=True)
+            raise
+        return self.admit(held=True)
 
     def evict(self, network: str, below: int, lone: bool = True) -> bool:
         """For the totals: close the connection least in use here of ``network`` (or of any, "": the logins cap's),
         of a tier below ``below`` (2: logins only); False if there is none. Not ``lone``: a network's only
         connection here, never struck, stays (the front's total across workers counts connections on their way)."""
-        gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
+        if below in (3, 4):  # for the sessions cap (``w``): only a place counted there frees one
+            gates = dict(self._holders)
+        else:
+            gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
         held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
-        victim = self.least_in_use([g for g in gates if g.tier < below and network in ("", g.network)], held)
+        places = [g for g in gates if g.tier < below and network in ("", g.network)]
+        if below == 3 and not places:  # as in ``take_place``: then a session in the lobby or watching
+            places = [gate for gate in gates if gate.network == network and gate.tier == 3 and gate.idle]
+        victim = self.least_in_use(places, held)
         if victim is None or not (lone or held[victim.network] > 1 or self.strikes(victim.network)):
             return False
         victim.give_way(BUSY_MESSAGE if below == 2 else ROOM_MESSAGE)
@@ -321,12 +340,10 @@ class SessionServer(Watched):
         """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
         connection, and when passwords wait, the network with the fewest failed passwords goes first (the oldest
         try of those), so that a newcomer's password is not queued behind a botnet's guesses."""
-        rate = self.settings.password_rate / max(1, self.settings.workers)
+        rate = self.settings.password_rate
         if rate <= 0:
             return
-        if self._passwords is None:
-            self._passwords = TokenBucket(rate, max(1.0, rate), None, self.clock())
-        if not self._password_queue and self._passwords.take(self.clock()):
+        if not self._password_queue and self._take_password(self.password_failures.get(network, 0)):
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._password_queue.append((network, turn))
@@ -334,19 +351,37 @@ class SessionServer(Watched):
             self._password_pump = self.spawn(self._pump_passwords(rate), name="ssh-passwords")
         await turn
 
+    def _take_password(self, failures: float) -> bool:
+        """One of the passwords' tokens (a bucket over every worker), unless another worker's first password waiting
+        has fewer ``failures``: this worker's first one then says its own, and waits."""
+        rate, counts = self.settings.password_rate, self._counts
+        with counts.get_lock():
+            counts[self._head] = failures
+            if failures > min(counts[self._head - self._slot : -2]):
+                return False
+            now = self.clock()
+            tokens = min(max(1.0, rate), counts[-2] + max(0.0, now - counts[-1]) * rate)
+            counts[-1] = now
+            if tokens < 1:
+                counts[-2] = tokens
+                return False
+            counts[-2], counts[self._head] = tokens - 1, math.inf
+            return True
+
     async def _pump_passwords(self, rate: float) -> None:
-        assert self._passwords is not None
         try:
-            while self._password_queue:
-                while not self._passwords.take(self.clock()):
+            while queue := [entry for entry in self._password_queue if not entry[1].done()]:
+                self._password_queue = queue
+                failures = self.password_failures
+                first = min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0))
+                if self._take_password(failures.get(queue[first][0], 0)):
+                    queue.pop(first)[1].set_result(None)
+                else:
                     await self.sleep(1 / rate)
-                queue = self._password_queue = [entry for entry in self._password_queue if not entry[1].done()]
-                if queue:
-                    failures = self.password_failures
-                    _network, turn = queue.pop(min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0)))
-                    turn.set_result(None)
         finally:
             self._password_pump = None
+            with self._counts.get_lock():
+                self._counts[self._head] = math.inf
 
     def least_in_use(self, gates: list[_Gate], held: Counter[str]) -> _Gate | None:
         """Of ``gates`` (oldest first), the one least in use of the network holding the most (in ``held``); between

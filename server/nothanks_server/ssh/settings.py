@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -32,6 +33,13 @@ class Watched:
             while not condition():
                 self._changed.clear()
                 await self._changed.wait()
+
+
+def shared_counts(context: Any, slots: int) -> Any:
+    """What the workers count together, in shared memory under its lock: by worker slot, its sessions, then the
+    places held for its newcomers while the front makes room (server.py ``take_place``), then the failures of the
+    network of its first password waiting (``password_turn``; inf: none); last, the passwords' bucket (tokens, when)."""
+    return context.Array("d", [0.0] * 2 * slots + [math.inf] * slots + [0.0, -math.inf])
 
 
 def failure_delay(failures: int, first: float, cap: float = AUTH_DELAY_CAP) -> float:

@@ -46,7 +46,7 @@ def load_app_factory(plan: WorkerPlan) -> AppFactory:
     return make(plan)
 
 
-def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[float]) -> None:
     """A worker process's main: serve what the front hands over until it says stop or drain (or is gone)."""
     if plan.log_file is not None:
         # The host logs to a file because its terminal is taken (``nothanks host`` runs the host player's app
@@ -67,7 +67,7 @@ def run_worker(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArr
         raise SystemExit(1) from None
 
 
-async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[int]) -> None:
+async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedArray[float]) -> None:
     patches.install()  # self-referencing lines, CSS parsed per app, unused line caches, a key cache holding apps
     server = SessionServer(plan.ssh, load_app_factory(plan), counts, plan.slot)
     loop = asyncio.get_running_loop()
