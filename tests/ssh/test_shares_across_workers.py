@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import socket
 from types import SimpleNamespace
 
 import asyncssh
@@ -280,3 +281,34 @@ async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a
     assert not player.closed.is_set()
     for client in (player, newcomer):
         await client.close()
+
+
+async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(tmp_path):
+    front = front_module.SSHFront(SSHSettings(host_key_path=tmp_path / "key"), "127.0.0.1", 1)
+    ends = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(3)]
+    first, second, newcomers = workers = [
+        front_module.Worker(slot, None, ours, state="taking")  # type: ignore[arg-type]
+        for slot, (ours, _theirs) in enumerate(ends)
+    ]
+    front._workers = workers
+    for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2), (newcomers, "10.0.0.9", 1)):
+        for _ in range(held):
+            front._count(worker, network, "open", 1)
+
+    def said(worker: front_module.Worker) -> list[bytes]:
+        theirs, messages = ends[worker.slot][1], []
+        theirs.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                messages.append(theirs.recv(256))
+        return messages
+
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(first) == [b"v310.0.0.1"]  # the biggest holder's first
+    front._handle(first, b"u10.0.0.1")  # ... whose worker had no place of it to close (logins in key exchange)
+    assert said(second) == [b"v310.0.0.2"] and said(newcomers) == []  # the next, not "full"
+    front._handle(second, b"x210.0.0.2")
+    assert said(newcomers) == [b"m7 1"]
+    for ours, theirs in ends:
+        ours.close()
+        theirs.close()

@@ -48,6 +48,7 @@ MEMORY_FULL = "No Thanks! has no memory left for one more player right now. Plea
 ACCEPT_BATCH = 16  # connections taken in one turn of the event loop (the listening socket stays readable)
 NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authenticating costs its network (OpenSSH's
 PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
+ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at the sessions cap (each had none: ``u``)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
 COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
@@ -161,7 +162,8 @@ class SSHFront(Shares, Watched):
         # load balancer's PROXY header named it (else the worker asks the socket).
         self._waiting: deque[tuple[socket.socket, str, tuple[str, int] | None]] = deque()
         self._asked: Counter[str] = Counter()  # connections asked to close for a newcomer, by network, not yet seen
-        self._rooms: list[tuple[Worker, bytes, str]] = []  # room requests met by a closing: (worker, number, network)
+        # Room requests waiting for a closing: (worker, number, network asked, the newcomer's, key, networks asked).
+        self._rooms: list[tuple[Worker, bytes, str, str, bool, frozenset[str]]] = []
         self.memory = 0.0  # the workers' resident memory in all (MiB), at the last look
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
         self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
@@ -311,14 +313,7 @@ class SSHFront(Shares, Watched):
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
             number, _, network = data[2:].decode(errors="replace").partition(" ")
-            below, mine = (4, 0) if data[1:2] == b"k" else (3, self.open[network])  # (with the newcomer: +1)
-            asked = self._evict(network, mine, below)
-            if asked is None and below == 3:  # then a session in the lobby or watching, as in a worker (take_place)
-                asked = self._evict(network, mine - 1, below, idle=True)
-            if asked is None:
-                self._send(worker, b"m" + number.encode() + b" 0")  # nothing to close for it: refused
-            else:
-                self._rooms = [*self._rooms[-255:], (worker, number.encode(), asked)]  # (its worker waits 2 s at most)
+            self._ask_room(worker, number.encode(), network, data[1:2] == b"k")
         elif not data:
             asyncio.get_running_loop().remove_reader(worker.control.fileno())
 
@@ -528,12 +523,16 @@ class SSHFront(Shares, Watched):
                 self._send(busiest, b"v2")
         return None
 
-    def _evict(self, newcomer: str, mine: int, below: int, idle: bool = False) -> str | None:
+    def _evict(
+        self, newcomer: str, mine: int, below: int, idle: bool = False, skip: frozenset[str] = frozenset()
+    ) -> str | None:
         """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
         newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session; ``idle``:
-        of its sessions, one whose player sits at no table: server.py ``evict``); the network asked, or None."""
+        of its sessions, one whose player sits at no table: server.py ``evict``; none of ``skip``); the network asked,
+        or None."""
         spare = self.playing.copy() if idle else self.open - self.playing if below == 3 else self.open.copy()
-        spare[newcomer] = 0
+        for net in (newcomer, *skip):
+            spare[net] = 0
         held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
         network = max(held, key=held.__getitem__, default=None)
         if network is None or held[network] <= mine:
@@ -548,6 +547,20 @@ class SSHFront(Shares, Watched):
         self._asked[network] += 1
         return network
 
+    def _ask_room(
+        self, worker: Worker, number: bytes, network: str, key: bool, tried: frozenset[str] = frozenset()
+    ) -> None:
+        """Have a place at the sessions cap closed in some worker for ``worker``'s newcomer of ``network`` (``w``);
+        ``tried``: networks asked already, whose worker had none to close (``u``). ``m`` 0 once none is left."""
+        below, mine = (4, 0) if key else (3, self.open[network])  # (with the newcomer: +1)
+        asked = self._evict(network, mine, below, skip=tried) if len(tried) < ROOM_TRIES else None
+        if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle session, as in a worker (take_place)
+            asked = self._evict(network, mine - 1, below, idle=True, skip=tried)
+        if asked is None:
+            self._send(worker, b"m" + number + b" 0")  # nothing to close for it: refused
+        else:  # (its worker waits 2 s at most)
+            self._rooms = [*self._rooms[-255:], (worker, number, asked, network, key, tried | {asked})]
+
     def _seen(self, network: str, met: bool) -> None:
         """A connection of ``network`` closed (``met``), or a worker had none to close: one asked is answered, and
         so is the oldest room request that waited on that network."""
@@ -555,10 +568,13 @@ class SSHFront(Shares, Watched):
             self._asked.pop(network, None)
         else:
             self._asked[network] -= 1
-        for index, (worker, number, asked) in enumerate(self._rooms):
+        for index, (worker, number, asked, newcomer, key, tried) in enumerate(self._rooms):
             if asked == network:
                 del self._rooms[index]
-                self._send(worker, b"m" + number + (b" 1" if met else b" 0"))
+                if met:
+                    self._send(worker, b"m" + number + b" 1")
+                else:  # the worker asked had none of it to close: the next network is asked
+                    self._ask_room(worker, number, newcomer, key, tried)
                 return
 
     def _count(self, worker: Worker, network: str, names: str, step: int = -1) -> None:
