@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import signal
+import socket
 
 import asyncssh
 import pytest
@@ -89,12 +90,12 @@ async def test_a_killed_worker_is_replaced_and_its_player_comes_back_to_the_seat
     key = asyncssh.generate_private_key("ssh-ed25519")
     player = await TerminalClient().connect(front.port, "carol", client_keys=[key])
     await sit_at_bot_table(player)
-    await front.wait_until(lambda: len(front.worker_pids()) == 2)  # a spare takes newcomers while carol plays
-    (pid,) = [worker.pid for worker in front.workers() if worker.seated]
+    await front.wait_until(lambda: front.workers()[0].seated == 1)
+    (pid,) = front.worker_pids()  # no spare: nobody floods it
     assert front.open == {"127.0.0.1": 1} and not front.logging_in  # the per-address counts (front.py)
     os.kill(pid, signal.SIGKILL)
     assert await player.wait_closed() is None  # the connection is simply gone
-    await front.wait_until(lambda: front.restarts == 1 and len(front.worker_pids()) == 2)
+    await front.wait_until(lambda: front.restarts == 1 and len(front.worker_pids()) == 1)
     assert not front.open  # its connections no longer count against their address
     await until(lambda: front.lobby.tables()[0].seats[0].away)
     again = await TerminalClient().connect(front.port, "carol", client_keys=[key])
@@ -105,16 +106,25 @@ async def test_a_killed_worker_is_replaced_and_its_player_comes_back_to_the_seat
 
 async def test_a_worker_where_a_player_sits_at_a_table_takes_no_newcomer_while_a_spare_can(start_host):
     """A botnet's handshakes land beside no game (issue 31: they made a seated player's keys wait 100-900 ms)."""
-    front = await start_host(workers=1)
+    front = await start_host(workers=1, spare_after=2)
     player = await TerminalClient().connect(front.port, "dora")
     await sit_at_bot_table(player)
+    await front.wait_until(lambda: front.workers()[0].seated == 1)
+    first = await TerminalClient().connect(front.port, "first")  # one newcomer alone is no flood: no spare
+    await first.wait_for("Your name at the table")
+    assert len(front.workers()) == 1 and front.workers()[0].handed == 2
+    await first.close()
+    silent = socket.create_connection(("127.0.0.1", front.port))  # two connections never logging in: a flood
+    silent_too = socket.create_connection(("127.0.0.1", front.port))
     await front.wait_until(lambda: [worker.state for worker in front.workers()] == ["taking", "taking"])
+    silent.close()
+    silent_too.close()
     playing, spare = front.workers()
-    assert playing.seated == 1 and playing.handed == 1 and spare.seated == 0
+    assert playing.seated == 1 and playing.handed == 4 and spare.seated == 0
     newcomers = [await TerminalClient().connect(front.port, "newcomer") for _ in range(3)]
     for newcomer in newcomers:
         await newcomer.wait_for("Your name at the table")
-    assert playing.handed == 1 and spare.handed == 3
+    assert playing.handed == 4 and spare.handed == 3
     await player.close()  # its last player left: it goes, and the spare takes players alone (no third starts)
     await front.wait_until(lambda: front.workers() == [spare])
     assert front.recycled == 1 and front.restarts == 0 and spare.state == "taking"

@@ -306,9 +306,7 @@ class SSHFront(Shares, Watched):
             self._seen(network, met=True)
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
             worker.seated = int(data[1:] or 0)
-            if all(other.seated for other in self._taking()) and not self._starting:  # a spare, room allowing:
-                if self._room_for_a_worker() and "starting" not in [other.state for other in self._workers]:
-                    self._replace()  # a botnet's handshakes then run beside nobody's game
+            self._spare_if_flooded()
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
@@ -633,6 +631,18 @@ class SSHFront(Shares, Watched):
         log.warning("SSH: turned away %s: %s (%d more since the last line)", address, reason, since)
         remember(self._logged_refusals, key, (now, 0), REMEMBERED)
 
+    def _spare_if_flooded(self) -> None:
+        """Start a spare, room allowing, while every worker taking players holds a seated one and connections not in
+        a session (a flood of handshakes, a botnet's logins) pile up there: they then run beside nobody's game. A
+        crowd arriving one by one starts none (a worker's memory for nothing)."""
+        taking = self._taking()
+        if not all(worker.seated for worker in taking) or self._starting:
+            return
+        waiting = sum(worker.open.total() - worker.playing.total() for worker in taking)
+        if waiting >= self.settings.spare_after and self._room_for_a_worker():
+            if "starting" not in [other.state for other in self._workers]:
+                self._replace()
+
     def _taking(self) -> list[Worker]:
         return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
 
@@ -658,6 +668,7 @@ class SSHFront(Shares, Watched):
             else:
                 worker.handed += 1
                 worker.count(address, "open logging_in", 1)
+                self._spare_if_flooded()
             self._waiting.popleft()
             connection.close()  # the worker has its own copy now (or it could not be handed over)
 
