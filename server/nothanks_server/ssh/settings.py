@@ -107,7 +107,7 @@ class SSHSettings:
     keepalive_interval: float = 30.0  # seconds between keepalives to an idle client
     keepalive_count_max: int = 3  # unanswered keepalives before the connection is dropped
     workers: int = 1  # worker processes taking new players at once (front.py)
-    spare_after: int = 16  # connections not in a session, beside seated players, that start a spare (front.py)
+    spare_after: int = 8  # connections not in a session, beside seated players, that start a spare (front.py)
     worker_sessions: int = 200  # logins a worker takes before it drains (gets no more, exits when empty)
     worker_mib: int = 768  # ... or once its resident memory passes this many MiB
     max_workers: int = 4  # worker processes alive at once (taking, or draining their last players)
