@@ -21,6 +21,7 @@ from rich.style import Style
 from textual.app import App, CSSPathType
 from textual.binding import Binding, BindingType
 from textual.color import Color
+from textual.driver import Driver
 from textual.filter import LineFilter, Monochrome, NoColor
 from textual.screen import Screen
 
@@ -34,6 +35,7 @@ from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import START_FORMS, Playing, StartForm, StartScreen
 from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
+from .textual_private import switchable
 
 ScreenType = TypeVar("ScreenType", bound=Screen[Any])
 
@@ -68,13 +70,21 @@ class Colourless(LineFilter):
 COLOURLESS = Colourless()
 
 
+@functools.cache
+def clearing(driver: type[Driver]) -> type[Driver]:
+    class Clearing(driver):  # type: ignore[valid-type,misc]
+        def stop_application_mode(self) -> None:
+            self.write(CLEAR_SCREEN)
+            super().stop_application_mode()
+
+    return Clearing
+
+
 def first_screen(screen: ScreenType) -> ScreenType:
     """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``), not pushed over
-    Textual's blank default screen (on the SSH host a third of the CPU to a first frame). ``switch_screen`` pops a
-    result callback from the screen it replaces, and only a pushed screen has one: no public API gives a default
-    screen one, so it gets the one ``switch_screen`` gives (tests/client/test_screens_below.py). Not styled twice
-    (``SteadyScreen.styled_at_mount``)."""
-    screen._push_result_callback(screen, None)
+    Textual's blank default screen (on the SSH host a third of the CPU to a first frame), and still replaceable by
+    ``switch_screen`` (``switchable``). Not styled twice (``SteadyScreen.styled_at_mount``)."""
+    switchable(screen)
     if isinstance(screen, SteadyScreen):
         screen.styled_at_mount = True
     return screen
@@ -135,6 +145,11 @@ class NoThanksApp(App[int]):
         self.reviewer = reviewer
         # A host gone, the Join tab opens (``host_gone``): for the start screen and ``nothanks join``, never over SSH.
         self.may_join_others = False
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, erasing the screen before it leaves the alternate one: a terminal without one (GNU screen
+        with ``altscreen off``) kept the last frame under the shell's prompt (the SSH front's driver does the same)."""
+        return clearing(super().get_driver_class())
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """With ``no_color`` (Textual sets it from ``NO_COLOR`` at its start; the SSH front, for its session), no
@@ -273,13 +288,6 @@ class NoThanksApp(App[int]):
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Never open URLs: over SSH it would open them on the host."""
-
-    def on_exit_app(self) -> None:
-        """Erase the screen before Textual leaves the alternate screen: a terminal without one (GNU screen with
-        ``altscreen off``) kept the last frame under the shell's prompt."""
-        driver = self._driver
-        if driver is not None and not self.is_headless:
-            driver.write(CLEAR_SCREEN)
 
     async def on_unmount(self) -> None:
         """A host started from the start screen lives as long as the app: stop it, telling its players."""

@@ -133,10 +133,15 @@ async def test_toasts_leave_the_choices_in_sight_and_an_ask_s_toast_goes_with_th
         for toast in table.query(Toast):
             assert not toast.region.overlaps(private), (toast.region, private)
         assert any("press a" in str(note.message) for note in app._notifications)
+        table.notify("a toast of the last game", title="Test")  # every toast of the last game goes with it
+        await wait_until(pilot, lambda: any("last game" in str(n.message) for n in app._notifications), "the toast")
         await pilot.press("a")
         await wait_until(pilot, lambda: not table.table.view.finished, "game 2")
         await pilot.pause()
         assert not any("press a" in str(note.message) for note in app._notifications)
+        assert not any("last game" in str(note.message) for note in app._notifications)
+        gone = lambda: not any("press a" in str(toast.render()) for toast in table.query(Toast))  # noqa: E731
+        await wait_until(pilot, gone, "the ask's toast off the screen")
         # At the next deal the choices are live: a toast then must not cover them either.
         table.notify("a long enough toast to reach across the screen", title="Test")
         await wait_until(pilot, lambda: any("long enough" in str(t.render()) for t in table.query(Toast)), "toast")

@@ -45,6 +45,7 @@ async def test_clean_exit_restores_the_terminal(start_sessions):
     tail = raw[raw.rindex(b"\x1b[?1049h") :]
     assert tail.endswith(LEAVE_SEQUENCES.encode())
     leave = tail.rindex(b"\x1b[?1049l")
+    assert tail.rindex(b"\x1b[2J") < leave  # erased first: a terminal without an alternate screen keeps no frame
     assert tail.rindex(b"\x1b[?25h") > leave  # cursor shown after leaving the alternate screen
     assert front.running_apps == 0
 

@@ -108,7 +108,7 @@ class StartScreen(SteadyScreen[None]):
         super().__init__()
         self._first_tab = tab
         self._default_forms = forms is None
-        self._name = ""  # the name in every tab's name field
+        self._player_name = ""  # the name in every tab's name field
         self.forms = forms if forms is not None else [form() for form in START_FORMS]
 
     def compose(self) -> ComposeResult:
@@ -147,7 +147,7 @@ class StartScreen(SteadyScreen[None]):
         """One name in every tab (the remembered one, else the login name), and each tab's last choices."""
         remembered = self.remembered
         name = (remembered.name if remembered else None) or login_name()
-        self._name = name
+        self._player_name = name
         for field in self.query("#name").results(Input):
             field.value = name[: field.max_length or None]
         if remembered is None:
@@ -180,9 +180,9 @@ class StartScreen(SteadyScreen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Your name is one name: typed in one tab, it is the name in the others too."""
-        if event.input.id != "name" or event.value == self._name or event.value != event.input.value:
+        if event.input.id != "name" or event.value == self._player_name or event.value != event.input.value:
             return  # not the name, the name as it is already (set from another field), or an old change
-        self._name = event.value
+        self._player_name = event.value
         for field in self.query("#name").results(Input):
             if field is not event.input and field.value != event.value:
                 field.value = event.value

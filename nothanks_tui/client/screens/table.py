@@ -7,6 +7,7 @@ is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, ClassVar, TypeVar
 
@@ -17,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Size
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -112,10 +113,16 @@ class TitleBar(TableView):
         return [line]
 
 
+@functools.cache
+def reactives(kind: type[Widget]) -> frozenset[str]:
+    """The names of the reactives ``kind`` and its bases declare, Textual's ``Widget`` and its bases left out."""
+    mro = kind.__mro__[: kind.__mro__.index(Widget)]
+    return frozenset(name for base in mro for name, value in vars(base).items() if isinstance(value, Reactive))
+
+
 def bound(screen: type[Screen[Any]], widget: TableViewType) -> TableViewType:
     """``widget`` bound to each reactive of ``screen`` it has a reactive of the same name for."""
-    names = widget._reactives.keys() - Widget._reactives.keys()
-    return widget.data_bind(**{name: getattr(screen, name) for name in names if name in screen._reactives})
+    return widget.data_bind(**{name: getattr(screen, name) for name in reactives(type(widget)) & reactives(screen)})
 
 
 def table_widgets(screen: type[Screen[Any]], title: TitleBar) -> ComposeResult:
@@ -299,8 +306,8 @@ class TableScreen(AtTableScreen):
                 self.notify(text, title=_("Next game"), markup=False)
 
     def _close_stale_scores(self, update: TableUpdate) -> None:
-        """The next game was dealt: close the last game's score dialog (and what is over it); a spectator, or a player
-        who was away, is told it began."""
+        """The next game was dealt: close the last game's score dialog (and what is over it) and toasts (Textual lets
+        the app clear them all, not one); a spectator, or a player who was away, is told it began."""
         for screen in reversed(self.app.screen_stack):
             if isinstance(screen, ScoreScreen):
                 while self.app.screen is not screen:  # its chart, or a replay of the last game: the game is on
@@ -308,9 +315,7 @@ class TableScreen(AtTableScreen):
                 if self.app.screen is screen:
                     screen.dismiss("table")
                 break
-        for notification in list(self.app._notifications):  # "bob wants another game: press a..." is over
-            if notification.title == _("Next game"):
-                self.app._unnotify(notification)
+        self.app.clear_notifications()  # the last game's toasts ("bob wants another game: press a...") are over
         asked, self._asked_again = self._asked_again, False
         if asked or (self.table is not None and presentation.asked_by_me(self.table)):
             return

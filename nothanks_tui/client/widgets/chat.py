@@ -55,19 +55,18 @@ class ChatInput(Input):
         text, self.value = self.value, ""
         self._put_away(text if send and text.strip() else "")
 
-    def _on_paste(self, event: events.Paste) -> None:
-        """A paste longer than the room left is cut to fit, first line only (``Input`` would drop it whole); one that
-        fits is left to ``Input``'s own handler, which Textual calls next."""
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste longer than the room left is cut to fit, first line only (``Input`` would drop it whole), and
+        pasted again; one that fits is left to ``Input``'s own handler, which Textual calls next."""
         lines = event.text.splitlines()
         room = MAX_CHAT - len(self.value) + abs(self.selection.end - self.selection.start)
         if lines and len(lines[0]) > room:
             event.stop()
             event.prevent_default()  # (not Input's handler as well, with the whole paste)
             if room > 0:
-                super()._on_paste(events.Paste(lines[0][:room]))
+                self.post_message(events.Paste(lines[0][:room]))
 
-    def _on_blur(self, event: events.Blur) -> None:
-        super()._on_blur(event)
+    def on_blur(self, event: events.Blur) -> None:
         if self.display:
             self._put_away()
 

@@ -24,9 +24,9 @@ TABLE_PLAYERS = 3  # the "Players" field's first choice
 class TickBox(Checkbox):
     """A checkbox drawn ``[✓]`` when on and ``[ ]`` when off, in the text colour (Textual's colours an X)."""
 
-    @property
-    def _button(self) -> Content:
-        return Content.styled("[✓]" if self.value else "[ ]", "bold")
+    def render(self) -> Content:
+        label = self.label.pad(1, 1).stylize_before(self.get_visual_style("toggle--label"))
+        return Content.assemble(Content.styled("[✓]" if self.value else "[ ]", "bold"), label)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many lines as its label takes at this width (Textual's is one line: 60 columns cut the label)."""

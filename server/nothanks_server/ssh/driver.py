@@ -54,10 +54,11 @@ PASTE_END = "\x1b[201~"
 # Alternate screen, cursor hidden, mouse presses as SGR (no motion tracking: it costs every session bandwidth), focus
 # events, bracketed paste, no line wrap; and a question: does the terminal do synchronized output?
 ENTER_SEQUENCES = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1006h\x1b[?1004h\x1b[?2004h\x1b[?7l\x1b[?2026$p"
-# Bracketed paste off, line wrap on, every mouse mode off, the kitty keyboard mode popped (ignored by terminals
+# The screen erased (a terminal without an alternate screen, GNU screen with altscreen off, kept the last frame),
+# bracketed paste off, line wrap on, every mouse mode off, the kitty keyboard mode popped (ignored by terminals
 # without it), the alternate screen left, the cursor shown, focus events off, default colours.
 LEAVE_SEQUENCES = (
-    "\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"
+    "\x1b[H\x1b[2J\x1b[?2004l\x1b[?7h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l"
     "\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l\x1b[0m"
 )
 
@@ -105,6 +106,8 @@ class ChannelDriver(Driver):
         """``link``: output to the client, input waiting (an escape may go on in it), ``driver_started``; ``options``:
         Textual's (``mouse``, ``size``; ``debug`` is never on)."""
         super().__init__(app, **options | {"debug": False})
+        self._game_app = app  # (Textual's Driver keeps it, and the size, under private names of its own)
+        self._terminal: tuple[int, int] | None = options.get("size")
         self._link = link
         self._color_system = color_system  # the terminal's: output is drawn in 24-bit and brought down to it
         self._output: list[str] = []
@@ -137,7 +140,7 @@ class ChannelDriver(Driver):
         if self._unfinished > MAX_UNFINISHED_INPUT:
             log.info("dropping an unfinished paste of more than %d characters", MAX_UNFINISHED_INPUT)
             self._reset_parser()
-            self._app.notify(TOO_LONG_NOTICE, severity="warning", markup=False)  # already in the app's context
+            self._game_app.notify(TOO_LONG_NOTICE, severity="warning", markup=False)  # already in the app's context
             return
         self._schedule_tick()
 
@@ -145,7 +148,8 @@ class ChannelDriver(Driver):
         """A lone ESC is only known to be the Escape key once no more bytes follow within the escape delay."""
         self._tick_handle = cancel(self._tick_handle)
         if self._input_enabled and escape_pending(self._parser):  # a lone ESC
-            self._tick_handle = self._loop.call_later(constants.ESCAPE_DELAY + _TICK_MARGIN, self._on_tick)
+            delay = constants.ESCAPE_DELAY + _TICK_MARGIN
+            self._tick_handle = asyncio.get_running_loop().call_later(delay, self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick_handle = None
@@ -160,19 +164,19 @@ class ChannelDriver(Driver):
 
     def call_when_processed(self, callback: Callable[[], None]) -> bool:
         """Have the app run ``callback`` once it has handled every event fed so far (False: it takes no more)."""
-        return bool(self._in_app(self._app.call_later, callback))
+        return bool(self._in_app(self._game_app.call_later, callback))
 
     def input_dropped(self, notice: str | None) -> None:
         """Input was dropped mid-stream: start parsing afresh, and tell the player why when ``notice`` is given."""
         self._reset_parser()
         if notice is not None:
-            self._in_app(self._app.notify, notice, severity="warning", markup=False)
+            self._in_app(self._game_app.notify, notice, severity="warning", markup=False)
 
     def _reset_parser(self) -> None:
         """Forget any half-parsed escape sequence or unfinished paste."""
         self._tick_handle = cancel(self._tick_handle)
         self._parser = new_key_parser()  # the parser Textual's own drivers use (a private module: patches.py)
-        self._parser.terminal_size = self._size or terminal_size(0, 0)
+        self._parser.terminal_size = self._terminal or terminal_size(0, 0)
         self._paste_escapes = PasteEscapes()  # pasted text stays text: its escape codes never become keys
         self._unfinished = 0
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode
@@ -180,14 +184,14 @@ class ChannelDriver(Driver):
     def resize(self, width: int, height: int) -> None:
         """The client's window changed size."""
         size = terminal_size(width, height)
-        self._size = size
+        self._terminal = size
         self._parser.terminal_size = size
         if self._input_enabled:
             self.send_message(events.Resize(Size(*size), Size(*size)))
 
     def send_message(self, message: Message) -> None:
         # Same thread as the app: queue directly rather than through run_coroutine_threadsafe.
-        self._app.post_message(message)
+        self._game_app.post_message(message)
 
     def process_message(self, message: Message) -> None:
         if isinstance(message, InBandWindowResize):
@@ -197,7 +201,7 @@ class ChannelDriver(Driver):
     def write(self, data: str) -> None:
         self._output.append(data)
         if self._flush_handle is None:
-            self._flush_handle = self._loop.call_soon(self.flush)
+            self._flush_handle = asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
         self._flush_handle = cancel(self._flush_handle)
@@ -214,7 +218,7 @@ class ChannelDriver(Driver):
             self.write(f"\x1b[>{_KITTY_FLAGS}u")
         self.flush()
         self._input_enabled = True
-        self.resize(*(self._size or (0, 0)))
+        self.resize(*(self._terminal or (0, 0)))
         self._link.driver_started(self)
 
     def disable_input(self) -> None:
