@@ -14,7 +14,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -33,11 +33,8 @@ from .remembered import Remembered
 from .reviewing import Reviewer
 from .screens.dialogs import HOST_WARNING, ConfirmQuitScreen
 from .screens.start import START_FORMS, Playing, StartForm, StartScreen
-from .screens.steady import SteadyScreen
 from .screens.table import TableScreen
-from .textual_private import switchable
-
-ScreenType = TypeVar("ScreenType", bound=Screen[Any])
+from .textual_private import first_screen
 
 STYLES = Path(__file__).parent
 
@@ -78,16 +75,6 @@ def clearing(driver: type[Driver]) -> type[Driver]:
             super().stop_application_mode()
 
     return Clearing
-
-
-def first_screen(screen: ScreenType) -> ScreenType:
-    """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``), not pushed over
-    Textual's blank default screen (on the SSH host a third of the CPU to a first frame), and still replaceable by
-    ``switch_screen`` (``switchable``). Not styled twice (``SteadyScreen.styled_at_mount``)."""
-    switchable(screen)
-    if isinstance(screen, SteadyScreen):
-        screen.styled_at_mount = True
-    return screen
 
 
 class NoThanksApp(App[int]):

@@ -4,14 +4,22 @@ nothanks_server/ssh/patches.py.)"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.screen import Screen
 
+from .screens.steady import SteadyScreen
 
-def switchable(screen: Screen[Any]) -> None:
-    """Give a first screen (returned by ``get_default_screen``) the result callback that ``switch_screen`` pops from
-    the screen it replaces: only a pushed screen has one. No public route costs nothing: pushed over Textual's blank
-    default screen, a first screen cost a third more CPU to its first frame on the SSH host; as the first screen of
-    a mode (``MODES``, ``switch_mode``) it costs the app a full restyle (``App.refresh_css``)."""
+ScreenType = TypeVar("ScreenType", bound=Screen[Any])
+
+
+def first_screen(screen: ScreenType) -> ScreenType:
+    """``screen`` made ready to be the app's first screen (returned by ``get_default_screen``): not styled twice
+    (``SteadyScreen.styled_at_mount``), and given the result callback ``switch_screen`` pops from the screen it
+    replaces, which only a pushed screen has. No public route is as cheap: pushed over Textual's blank default
+    screen, an SSH login's CPU to its first screen was half as much again; as the first screen of a mode (``MODES``,
+    ``switch_mode``: the app restyled in full) 25-36 ms against 19-28 (``ssh_login_cost.py phases``)."""
     screen._push_result_callback(screen, None)
+    if isinstance(screen, SteadyScreen):
+        screen.styled_at_mount = True
+    return screen

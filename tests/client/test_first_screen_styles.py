@@ -1,5 +1,5 @@
 """An app's first screen is styled as it mounts, and not all over again when it is first shown
-(``SteadyScreen.styled_at_mount``, set by ``app.first_screen``): it must look exactly as if it had been."""
+(``SteadyScreen.styled_at_mount``, set by ``textual_private.first_screen``): it must look exactly as if it had been."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from nothanks_tui.client.app import NoThanksApp
 from nothanks_tui.client.screens.dialogs import HelpScreen
 from nothanks_tui.client.screens.start import StartScreen
-from nothanks_tui.client.textual_private import switchable
+from nothanks_tui.client.textual_private import first_screen
 
 from .ui_helpers import local_app, my_turn, table_screen, wait_until
 
@@ -20,7 +20,7 @@ from .ui_helpers import local_app, my_turn, table_screen, wait_until
 def test_textual_still_gives_screens_result_callbacks_the_first_screen_needs():
     # If this fails, Textual changed how switch_screen treats result callbacks: review client/textual_private.py.
     screen = Screen()
-    switchable(screen)
+    first_screen(screen)
     screen._pop_result_callback()  # what switch_screen does to the screen it replaces
     with pytest.raises(IndexError):
         screen._pop_result_callback()  # a screen that was never given one (Textual's default screen)

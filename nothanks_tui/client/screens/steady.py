@@ -3,8 +3,8 @@ screens (its reader).
 
 Textual lays a screen out again for a Resize to the size it already has (an app's first screen gets two while it
 starts); on an SSH host each full layout is paid once per player, so ``SteadyScreen`` skips those. An app's first
-screen (``app.first_screen``) is also not styled a second time at its first resume: every node was styled as it was
-mounted (tests/client/test_first_screen_styles.py checks the result is the same).
+screen (``textual_private.first_screen``) is also not styled a second time at its first resume: every node was
+styled as it was mounted (tests/client/test_first_screen_styles.py checks the result is the same).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ is live, greyed or hidden comes from the view's ``legal``/``refused`` codes: the
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 from typing import Any, ClassVar, TypeVar
 
@@ -115,14 +116,13 @@ class TitleBar(TableView):
 
 @functools.cache
 def reactives(kind: type[Widget]) -> frozenset[str]:
-    """The names of the reactives ``kind`` and its bases declare, Textual's ``Widget`` and its bases left out."""
-    mro = kind.__mro__[: kind.__mro__.index(Widget)]
-    return frozenset(name for base in mro for name, value in vars(base).items() if isinstance(value, Reactive))
+    return frozenset(name for name, _ in inspect.getmembers(kind, lambda value: isinstance(value, Reactive)))
 
 
 def bound(screen: type[Screen[Any]], widget: TableViewType) -> TableViewType:
     """``widget`` bound to each reactive of ``screen`` it has a reactive of the same name for."""
-    return widget.data_bind(**{name: getattr(screen, name) for name in reactives(type(widget)) & reactives(screen)})
+    names = (reactives(type(widget)) - reactives(Widget)) & reactives(screen)
+    return widget.data_bind(**{name: getattr(screen, name) for name in names})
 
 
 def table_widgets(screen: type[Screen[Any]], title: TitleBar) -> ComposeResult:

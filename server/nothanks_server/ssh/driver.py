@@ -40,7 +40,7 @@ DEFAULT_SIZE = (80, 24)
 MAX_SIZE = (400, 150)  # a 4K screen with a small font is about 380x100; beyond this a size is only a way to make
 # the host draw (and keep) a screen of millions of cells for one player: it is cut down to this
 _TRUECOLOR_TERMS = ("truecolor", "24bit", "direct", "kitty", "wezterm", "alacritty", "foot", "ghostty", "iterm")
-_TICK_MARGIN = 0.005  # seconds after the escape delay, so the parser's deadline has surely passed
+_TICK_AFTER = constants.ESCAPE_DELAY + 0.005  # seconds: just after the escape delay, the parser's deadline passed
 _KITTY_FLAGS = 0b1 | 0b1000 | 0b10000  # disambiguate escapes, report all keys as codes, report associated text
 # Characters the parser may take in without producing an event: a bracketed paste collects in the parser until
 # its end marker, so a client that opens a paste and never closes it would grow that buffer (within the input
@@ -148,8 +148,7 @@ class ChannelDriver(Driver):
         """A lone ESC is only known to be the Escape key once no more bytes follow within the escape delay."""
         self._tick_handle = cancel(self._tick_handle)
         if self._input_enabled and escape_pending(self._parser):  # a lone ESC
-            delay = constants.ESCAPE_DELAY + _TICK_MARGIN
-            self._tick_handle = asyncio.get_running_loop().call_later(delay, self._on_tick)
+            self._tick_handle = asyncio.get_running_loop().call_later(_TICK_AFTER, self._on_tick)
 
     def _on_tick(self) -> None:
         self._tick_handle = None
