@@ -404,7 +404,7 @@ class SSHFront(Shares, Watched):
             worker.state = "retiring"
             log.info("SSH worker %d is retiring: %s", worker.slot, why)
             others = [other for other in self._workers if other.state == "taking"]
-            if len(others) >= self.settings.workers and any(self._calm(other) for other in others):
+            if len(others) >= self.settings.workers and any(map(self._calm, others)):
                 self._drain(worker)  # enough others take players (a calm spare among them): none needs to start
             else:
                 self._replace()
@@ -431,8 +431,9 @@ class SSHFront(Shares, Watched):
                     worker.idle = 0
                     if worker.handed:  # what churn left in its frozen heap goes back with it
                         self._retire(worker, "idle, its memory grew by a tenth")
-                elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
-                    self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
+                elif worker.state == "retiring" and worker.idle:
+                    if any(self._calm(other) for other in self._taking() if other is not worker):
+                        self._drain(worker)  # nobody in it, a calm one takes players: no need to wait for one to start
                 self._check_recycle(worker)
 
     def _accept(self) -> None:
@@ -674,16 +675,18 @@ class SSHFront(Shares, Watched):
 
     def _place(self, taking: list[Worker], network: str) -> Worker | None:
         """The worker for a connection of ``network`` (None: it waits for a spare on its way). A network whose player
-        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``), to
-        the one a flood fills if there is one, so that the others stay calm for the players."""
+        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``), and
+        while someone plays, to the one a flood fills if there is one, so that the others stay calm for players (a
+        crowd arriving at an empty host is spread)."""
         if self.clock() - self._players.get(network, -math.inf) < PLAYER_MEMORY:
             return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))
         if self._held_for_spare(taking):
             return None
-        taking = [worker for worker in taking if not worker.seated] or taking
-        flooded = max(taking, key=lambda worker: worker.logging_in.total())
-        if flooded.logging_in.total() >= self.settings.spare_after:
+        free = [worker for worker in taking if not worker.seated]
+        flooded = max(free or taking, key=lambda worker: worker.logging_in.total())
+        if flooded.logging_in.total() >= self.settings.spare_after and any(worker.seated for worker in self._workers):
             return flooded
+        taking = free or taking
         self._turn = (self._turn + 1) % len(taking)
         return taking[self._turn]
 
