@@ -675,16 +675,15 @@ class SSHFront(Shares, Watched):
 
     def _place(self, taking: list[Worker], network: str) -> Worker | None:
         """The worker for a connection of ``network`` (None: it waits for a spare on its way). A network whose player
-        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``), and
-        while someone plays, to the one a flood fills if there is one, so that the others stay calm for players (a
-        crowd arriving at an empty host is spread)."""
+        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``), to
+        the one a flood fills if there is one, so that the others stay calm for players."""
         if self.clock() - self._players.get(network, -math.inf) < PLAYER_MEMORY:
             return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))
         if self._held_for_spare(taking):
             return None
         free = [worker for worker in taking if not worker.seated]
         flooded = max(free or taking, key=lambda worker: worker.logging_in.total())
-        if flooded.logging_in.total() >= self.settings.spare_after and any(worker.seated for worker in self._workers):
+        if flooded.logging_in.total() >= self.settings.spare_after:
             return flooded
         taking = free or taking
         self._turn = (self._turn + 1) % len(taking)
