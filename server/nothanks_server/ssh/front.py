@@ -50,6 +50,7 @@ NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authentica
 PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
 ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at the sessions cap (each had none: ``u``)
 PLAYER_MEMORY = 3600.0  # seconds a network whose player sat at a table counts as a player's (``_place``)
+SEAT_GRACE = 5.0  # seconds a worker whose players left their tables takes no stranger (a player between two games)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
 COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
@@ -126,6 +127,7 @@ class Worker(Shares):
     ready_mib: float = 0.0  # its resident memory once ready
     idle: int = 0  # looks since it was last seen with a connection
     seated: int = 0  # players there at a table, as it last said (``t``)
+    sat_until: float = -math.inf  # when it last said so with players seated (front clock)
     start_error: str | None = None  # why it could not start, as it said before exiting
 
     @property
@@ -307,6 +309,8 @@ class SSHFront(Shares, Watched):
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
+            if worker.seated:
+                worker.sat_until = self.clock()
             worker.seated = int(data[1:] or 0)
             self._changed.set()
             self._spare_if_flooded()
@@ -675,16 +679,13 @@ class SSHFront(Shares, Watched):
 
     def _place(self, taking: list[Worker], network: str) -> Worker | None:
         """The worker for a connection of ``network`` (None: it waits for a spare on its way). A network whose player
-        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``), to
-        the one a flood fills if there is one, so that the others stay calm for players."""
+        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``) nor
+        sat ``SEAT_GRACE`` ago, so that a flood stays off a player's worker between two games too."""
         if self.clock() - self._players.get(network, -math.inf) < PLAYER_MEMORY:
             return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))
         if self._held_for_spare(taking):
             return None
-        free = [worker for worker in taking if not worker.seated]
-        flooded = max(free or taking, key=lambda worker: worker.logging_in.total())
-        if flooded.logging_in.total() >= self.settings.spare_after:
-            return flooded
+        free = [w for w in taking if not w.seated and self.clock() - w.sat_until >= SEAT_GRACE]
         taking = free or taking
         self._turn = (self._turn + 1) % len(taking)
         return taking[self._turn]
