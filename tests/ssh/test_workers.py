@@ -161,6 +161,22 @@ async def test_a_flood_waits_for_its_spare_and_a_player_back_for_another_game_lo
         await client.close()
 
 
+async def test_a_spare_left_idle_after_a_flood_exits(start_host, monkeypatch):
+    monkeypatch.setattr("nothanks_server.ssh.front.IDLE_LOOKS", 1)
+    front = await start_host(workers=1, spare_after=2)
+    player = await TerminalClient().connect(front.port, "fay")
+    await sit_at_bot_table(player)
+    playing = front.workers()[0]
+    await front.wait_until(lambda: playing.seated == 1)
+    flood = [socket.create_connection(("127.0.0.1", front.port), source_address=(f"127.0.16.{n}", 0)) for n in "12"]
+    await front.wait_until(lambda: len(front.workers()) == 2)
+    for connection in flood:
+        connection.close()
+    await front.wait_until(lambda: front.workers() == [playing])  # (none replaces it)
+    assert front.recycled == 1 and front.restarts == 0
+    await player.close()
+
+
 async def test_a_key_login_finds_its_seat_from_any_worker(start_host):
     front = await start_host(workers=2)
     key = asyncssh.generate_private_key("ssh-ed25519")

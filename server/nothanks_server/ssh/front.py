@@ -431,7 +431,10 @@ class SSHFront(Shares, Watched):
                 self._replace()
             for worker in list(self._workers):
                 worker.idle = worker.idle + 1 if not worker.open else 0
-                if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
+                extra = worker.state == "taking" and len(self._taking()) > self.settings.workers
+                if worker.idle >= IDLE_LOOKS and extra:
+                    self._drain(worker)  # a spare a flood left (or its replacement), idle: its memory back
+                elif worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
                     worker.idle = 0
                     if worker.handed:  # what churn left in its frozen heap goes back with it
                         self._retire(worker, "idle, its memory grew by a tenth")
