@@ -132,6 +132,51 @@ async def test_a_worker_where_a_player_sits_at_a_table_takes_no_newcomer_while_a
         await newcomer.close()
 
 
+async def test_a_flood_waits_for_its_spare_and_a_player_back_for_another_game_logs_in_beside_none(start_host):
+    """Issue 31: a bystander's keys waited 100-1200 ms for strangers' logins, handed to its worker while the spare
+    started, or met in the worker the flood fills when it logged in again for its next game."""
+    front = await start_host(workers=1, spare_after=2)
+    player = await TerminalClient().connect(front.port, "erin", local_addr=("127.0.14.1", 0))
+    await sit_at_bot_table(player)
+    playing = front.workers()[0]
+    await front.wait_until(lambda: playing.seated == 1)
+    flood = [socket.create_connection(("127.0.0.1", front.port), source_address=(f"127.0.15.{n}", 0)) for n in "1234"]
+    await front.wait_until(lambda: len(front.workers()) == 2 and front.workers()[1].handed == 2)
+    spare = front.workers()[1]
+    assert playing.handed == 3  # the two that made it a flood; the next two waited for the spare
+    for connection in flood[:2]:
+        connection.close()
+    await player.close()  # its worker is empty: it goes once another worker is up, the spare being flooded
+    await front.wait_until(lambda: playing.state != "taking")
+    again = await TerminalClient().connect(front.port, "erin", local_addr=("127.0.14.1", 0))
+    await again.wait_for("Your name at the table")
+    assert spare.handed == 2  # the player's next login: not where the flood is
+    handed = playing.handed
+    stranger = await TerminalClient().connect(front.port, "stranger")
+    await stranger.wait_for("Your name at the table")
+    assert playing.handed == handed  # nor a stranger where a player just left the tables (``SEAT_GRACE``)
+    for connection in flood[2:]:
+        connection.close()
+    for client in (again, stranger):
+        await client.close()
+
+
+async def test_a_spare_left_idle_after_a_flood_exits(start_host, monkeypatch):
+    monkeypatch.setattr("nothanks_server.ssh.front.IDLE_LOOKS", 1)
+    front = await start_host(workers=1, spare_after=2)
+    player = await TerminalClient().connect(front.port, "fay")
+    await sit_at_bot_table(player)
+    playing = front.workers()[0]
+    await front.wait_until(lambda: playing.seated == 1)
+    flood = [socket.create_connection(("127.0.0.1", front.port), source_address=(f"127.0.16.{n}", 0)) for n in "12"]
+    await front.wait_until(lambda: len(front.workers()) == 2)
+    for connection in flood:
+        connection.close()
+    await front.wait_until(lambda: front.workers() == [playing])  # (none replaces it)
+    assert front.recycled == 1 and front.restarts == 0
+    await player.close()
+
+
 async def test_a_key_login_finds_its_seat_from_any_worker(start_host):
     front = await start_host(workers=2)
     key = asyncssh.generate_private_key("ssh-ed25519")

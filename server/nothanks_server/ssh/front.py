@@ -49,6 +49,8 @@ ACCEPT_BATCH = 16  # connections taken in one turn of the event loop (the listen
 NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authenticating costs its network (OpenSSH's
 PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
 ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at the sessions cap (each had none: ``u``)
+PLAYER_MEMORY = 3600.0  # seconds a network whose player sat at a table counts as a player's (``_place``)
+SEAT_GRACE = 5.0  # seconds a worker whose players left their tables takes no stranger (a player between two games)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
 COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
@@ -125,6 +127,7 @@ class Worker(Shares):
     ready_mib: float = 0.0  # its resident memory once ready
     idle: int = 0  # looks since it was last seen with a connection
     seated: int = 0  # players there at a table, as it last said (``t``)
+    sat_until: float = -math.inf  # when it last said so with players seated (front clock)
     start_error: str | None = None  # why it could not start, as it said before exiting
 
     @property
@@ -168,6 +171,7 @@ class SSHFront(Shares, Watched):
         self._failures: dict[str, deque[float]] = {}  # failed passwords by address, within AUTH_WINDOW
         self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
         self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
+        self._players: dict[str, float] = {}  # network -> when a worker last said a player of it sat at a table
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
@@ -305,8 +309,13 @@ class SSHFront(Shares, Watched):
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network, met=True)
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
+            if worker.seated:
+                worker.sat_until = self.clock()
             worker.seated = int(data[1:] or 0)
+            self._changed.set()
             self._spare_if_flooded()
+        elif data[:1] == b"p":  # a player of that network sits at a table there
+            remember(self._players, self._network(data[1:]), self.clock(), REMEMBERED)
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
         elif data[:1] == b"w":
@@ -358,6 +367,7 @@ class SSHFront(Shares, Watched):
         if worker in self._workers:
             self._workers.remove(worker)
         self._changed.set()
+        self._hand_waiting()  # (what waited for it, had it been starting)
 
     def _replace(self) -> None:
         """Start one more worker taking players (for one retiring or dead), or once one exits if ``max_workers``
@@ -398,8 +408,8 @@ class SSHFront(Shares, Watched):
             worker.state = "retiring"
             log.info("SSH worker %d is retiring: %s", worker.slot, why)
             others = [other for other in self._workers if other.state == "taking"]
-            if len(others) >= self.settings.workers and not all(other.seated for other in others):
-                self._drain(worker)  # enough others take players (a spare among them): none needs to start
+            if len(others) >= self.settings.workers and any(map(self._calm, others)):
+                self._drain(worker)  # enough others take players (a calm spare among them): none needs to start
             else:
                 self._replace()
 
@@ -421,12 +431,16 @@ class SSHFront(Shares, Watched):
                 self._replace()
             for worker in list(self._workers):
                 worker.idle = worker.idle + 1 if not worker.open else 0
-                if worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
+                extra = worker.state == "taking" and len(self._taking()) > self.settings.workers
+                if worker.idle >= IDLE_LOOKS and extra:
+                    self._drain(worker)  # a spare a flood left (or its replacement), idle: its memory back
+                elif worker.idle >= IDLE_LOOKS and resident_mib(worker.pid) > 1.1 * worker.ready_mib > 0:
                     worker.idle = 0
                     if worker.handed:  # what churn left in its frozen heap goes back with it
                         self._retire(worker, "idle, its memory grew by a tenth")
-                elif worker.state == "retiring" and worker.idle and len(self._taking()) > 1:
-                    self._drain(worker)  # nobody in it, others take players: no need to wait for a replacement
+                elif worker.state == "retiring" and worker.idle:
+                    if any(self._calm(other) for other in self._taking() if other is not worker):
+                        self._drain(worker)  # nobody in it, a calm one takes players: no need to wait for one to start
                 self._check_recycle(worker)
 
     def _accept(self) -> None:
@@ -646,15 +660,45 @@ class SSHFront(Shares, Watched):
     def _taking(self) -> list[Worker]:
         return [worker for worker in self._workers if worker.state in ("taking", "retiring")]
 
+    def _held_for_spare(self, taking: list[Worker]) -> bool:
+        """True while every worker taking players holds a seated one and another is starting (``_spare_if_flooded``):
+        the flood waits here for it, not beside a game; past ``login_limit`` waiting, the biggest holder's newest
+        goes."""
+        if not all(worker.seated for worker in taking) or not (
+            self._starting or any(worker.state == "starting" for worker in self._workers)
+        ):
+            return False
+        while len(self._waiting) > self.settings.login_limit:
+            held = Counter(address for _, address, _ in self._waiting)
+            newest = next(entry for entry in reversed(self._waiting) if held[entry[1]] == max(held.values()))
+            self._waiting.remove(newest)
+            self.count(newest[1], "open logging_in", -1)
+            self._refuse(newest[0], newest[1], "too many logins in progress")
+        return True
+
+    def _calm(self, worker: Worker) -> bool:
+        """Nobody sits there and no flood lands there."""
+        return not worker.seated and worker.logging_in.total() < self.settings.spare_after
+
+    def _place(self, taking: list[Worker], network: str) -> Worker | None:
+        """The worker for a connection of ``network`` (None: it waits for a spare on its way). A network whose player
+        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``) nor
+        sat ``SEAT_GRACE`` ago, so that a flood stays off a player's worker between two games too."""
+        if self.clock() - self._players.get(network, -math.inf) < PLAYER_MEMORY:
+            return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))
+        if self._held_for_spare(taking):
+            return None
+        free = [w for w in taking if not w.seated and self.clock() - w.sat_until >= SEAT_GRACE]
+        taking = free or taking
+        self._turn = (self._turn + 1) % len(taking)
+        return taking[self._turn]
+
     def _hand_waiting(self) -> None:
         while self._waiting:
-            taking = self._taking()
-            if not taking:
-                return  # the next worker to be ready takes them
-            taking = [worker for worker in taking if not worker.seated] or taking  # (``t`` in ``_handle``)
-            self._turn = (self._turn + 1) % len(taking)
-            worker = taking[self._turn]
             connection, address, client = self._waiting[0]
+            worker = self._place(self._taking(), address) if self._taking() else None
+            if worker is None:
+                return  # the next worker to be ready takes them
             told = b"" if client is None else f"{client[0]} {client[1]}".encode()
             try:
                 socket.send_fds(worker.control, [b"c" + told], [connection.fileno()])

@@ -262,9 +262,10 @@ class SessionServer(Watched):
         """Apps running right now."""
         return len(self._running_apps)
 
-    def seated(self) -> int:
-        """Players here at a table now, as their apps say (``ssh_session_seated``; an app that cannot say: none)."""
-        return sum(bool(getattr(app, "ssh_session_seated", bool)()) for app in self._running_apps)
+    def seated(self) -> Counter[str]:
+        """The networks of the players here at a table now, as their apps say (``ssh_session_seated``; an app that
+        cannot say: none)."""
+        return Counter(gate.network for gate in self._holders if gate.seated)
 
     @property
     def logins_in_progress(self) -> int:
@@ -478,6 +479,11 @@ class _Gate(asyncssh.SSHServer):
         server = self._server
         settled = server.clock() - self._session_at >= server.settings.session_settle
         return self._game is not None and settled and not self._game.seated()
+
+    @property
+    def seated(self) -> bool:
+        app = self._game and self._game._app
+        return bool(getattr(app, "ssh_session_seated", bool)())
 
     @property
     def tier(self) -> int:

@@ -4,10 +4,10 @@ From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a P
 drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
 end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
 ``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
-ran; ``t`` + a count: players here at a table now, when it changes; with the client's address: ``f`` failed
-password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it here to close;
-``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot
-serve (a host key it cannot use).
+ran; ``t`` + a count: players here at a table now, when it changes; ``p`` + a network: one of its players newly at
+a table; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
+``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
+cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import os
 import signal
 import socket
 import time
+from collections import Counter
 from collections.abc import Callable
 from multiprocessing.sharedctypes import SynchronizedArray
 
@@ -180,14 +181,18 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
 
 
 async def _tell_seated(server: SessionServer, tell: Callable[[bytes], None]) -> None:
-    """Tells the front how many players here sit at a table whenever that changes: it hands newcomers (a botnet's
-    handshakes among them) to a worker where nobody plays, if there is one (front.py ``_hand_waiting``)."""
-    told = 0
+    """Tells the front how many players here sit at a table whenever that changes, and their networks: it hands
+    newcomers (a botnet's handshakes among them) to a worker where nobody plays, if there is one, and a player's
+    next login to where no flood is (front.py ``_place``)."""
+    told: Counter[str] = Counter()
     while True:
         await asyncio.sleep(SEATED_LOOK)
-        if (seated := server.seated()) != told:
-            told = seated
-            tell(b"t%d" % seated)
+        seated = server.seated()
+        for network in seated.keys() - told.keys():
+            tell(b"p" + network.encode())
+        if seated.total() != told.total():
+            tell(b"t%d" % seated.total())
+        told = seated
 
 
 class Freezer:
