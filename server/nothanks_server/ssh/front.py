@@ -314,7 +314,7 @@ class SSHFront(Shares, Watched):
             worker.seated = int(data[1:] or 0)
             self._changed.set()
             self._spare_if_flooded()
-        elif data[:1] == b"p":  # a player of that network sits at a table there
+        elif data[:1] == b"j":  # a player of that network sits at a table there
             remember(self._players, self._network(data[1:]), self.clock(), REMEMBERED)
         elif data[:1] == b"u":
             self._seen(data[1:].decode(errors="replace"), met=False)
@@ -682,7 +682,7 @@ class SSHFront(Shares, Watched):
 
     def _place(self, taking: list[Worker], network: str) -> Worker | None:
         """The worker for a connection of ``network`` (None: it waits for a spare on its way). A network whose player
-        sat at a table (``p``) goes where the fewest logins are under way; any other where nobody sits (``t``) nor
+        sat at a table (``j``) goes where the fewest logins are under way; any other where nobody sits (``t``) nor
         sat ``SEAT_GRACE`` ago, so that a flood stays off a player's worker between two games too."""
         if self.clock() - self._players.get(network, -math.inf) < PLAYER_MEMORY:
             return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))

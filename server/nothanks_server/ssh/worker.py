@@ -4,7 +4,7 @@ From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a P
 drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
 end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
 ``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
-ran; ``t`` + a count: players here at a table now, when it changes; ``p`` + a network: one of its players newly at
+ran; ``t`` + a count: players here at a table now, when it changes; ``j`` + a network: one of its players newly at
 a table; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
 ``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
 cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
@@ -189,7 +189,7 @@ async def _tell_seated(server: SessionServer, tell: Callable[[bytes], None]) -> 
         await asyncio.sleep(SEATED_LOOK)
         seated = server.seated()
         for network in seated.keys() - told.keys():
-            tell(b"p" + network.encode())
+            tell(b"j" + network.encode())
         if seated.total() != told.total():
             tell(b"t%d" % seated.total())
         told = seated
