@@ -8,9 +8,11 @@ import asyncio
 import contextlib
 import multiprocessing
 import socket
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 
 import asyncssh
+import pytest
 
 from nothanks_server.ssh import front as front_module
 from nothanks_server.ssh.front import MEMORY_FULL
@@ -264,6 +266,30 @@ async def test_a_place_closed_in_another_worker_goes_to_the_newcomer_it_was_clos
     assert stolen == [False] and list(mine._counts[:4]) == [1, 1, 0, 0]  # sessions by worker, then places held
 
 
+async def test_a_place_closed_for_another_workers_newcomer_is_free_before_its_connection_has_closed(start_sessions):
+    sessions = await start_sessions(max_sessions=2, session_timeout=60)
+    idle = [await open_from("127.0.0.2", sessions.port, password="") for _ in range(2)]
+    await sessions.wait_until(lambda: sessions.admitted == 2 and sessions.logins_in_progress == 0, timeout=10)
+    assert sessions.evict("127.0.0.2", 3)  # the front's ``v``: its worker then tells it ``g`` at once
+    assert sessions.admit()  # the newcomer's worker, told ``m`` 1, finds the place free
+    for conn in idle:
+        conn.close()
+
+
+async def test_a_place_closed_for_a_newcomer_is_its_own_though_others_wait_for_theirs(tmp_path):
+    mine, theirs = servers_sharing(tmp_path, 2, max_sessions=2)
+    assert theirs.admit() and theirs.admit()
+    theirs._counts[3] += 1  # a place held in the other worker too, for a room request of its own still on its way
+
+    async def front_makes_room(network: str, key: bool) -> bool:
+        theirs.release()  # the place closed for the newcomer
+        return True
+
+    mine.want_room = front_makes_room
+    assert await mine.take_place(SimpleNamespace(network="10.0.0.2"))  # type: ignore[arg-type]
+    assert list(mine._counts[:4]) == [1, 1, 0, 1]
+
+
 async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a_seated_players(start_host):
     front = await start_host(workers=1, worker_sessions=2, max_sessions=2, session_settle=0, **LOOSE | {"app": GAME})
     player = await TerminalClient().connect(front.port, "seated", local_addr=("127.0.13.1", 0))
@@ -283,32 +309,80 @@ async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a
         await client.close()
 
 
-async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(tmp_path):
-    front = front_module.SSHFront(SSHSettings(host_key_path=tmp_path / "key"), "127.0.0.1", 1)
-    ends = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(3)]
-    first, second, newcomers = workers = [
-        front_module.Worker(slot, None, ours, state="taking")  # type: ignore[arg-type]
-        for slot, (ours, _theirs) in enumerate(ends)
-    ]
-    front._workers = workers
-    for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2), (newcomers, "10.0.0.9", 1)):
+@pytest.fixture
+def front_with_workers(tmp_path) -> Iterator[Callable[[int], tuple[front_module.SSHFront, list, Callable]]]:
+    """``front_with_workers(count)``: a front, ``count`` workers it sends to, and ``said(worker)``: what it sent
+    that worker since last asked."""
+    ends: list[tuple[socket.socket, socket.socket]] = []
+
+    def make(count: int) -> tuple[front_module.SSHFront, list, Callable]:
+        front = front_module.SSHFront(SSHSettings(host_key_path=tmp_path / "key"), "127.0.0.1", 1)
+        ends.extend(socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(count))
+        front._workers = [
+            front_module.Worker(slot, None, ours, state="taking")  # type: ignore[arg-type]
+            for slot, (ours, _theirs) in enumerate(ends)
+        ]
+
+        def said(worker: front_module.Worker) -> list[bytes]:
+            theirs, messages = ends[worker.slot][1], []
+            theirs.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    messages.append(theirs.recv(256))
+            return messages
+
+        return front, front._workers, said
+
+    yield make
+    for pair in ends:
+        for end in pair:
+            end.close()
+
+
+async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(front_with_workers):
+    front, (first, second, newcomers), said = front_with_workers(3)
+    for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2)):
         for _ in range(held):
-            front._count(worker, network, "open", 1)
-
-    def said(worker: front_module.Worker) -> list[bytes]:
-        theirs, messages = ends[worker.slot][1], []
-        theirs.setblocking(False)
-        with contextlib.suppress(BlockingIOError):
-            while True:
-                messages.append(theirs.recv(256))
-        return messages
-
+            front._count(worker, network, "open", 1)  # places (logged in)
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)  # the newcomer, logging in
     front._handle(newcomers, b"w-7 10.0.0.9")
     assert said(first) == [b"v310.0.0.1"]  # the biggest holder's first
     front._handle(first, b"u10.0.0.1")  # ... whose worker had no place of it to close (logins in key exchange)
     assert said(second) == [b"v310.0.0.2"] and said(newcomers) == []  # the next, not "full"
-    front._handle(second, b"x210.0.0.2")
+    front._handle(second, b"g10.0.0.2")  # its place closed
     assert said(newcomers) == [b"m7 1"]
-    for ours, theirs in ends:
-        ours.close()
-        theirs.close()
+
+
+async def test_a_room_request_asks_the_network_holding_the_most_places_not_the_most_connections(front_with_workers):
+    front, (first, second, newcomers), said = front_with_workers(3)
+    for _ in range(6):  # a network whose connections are still logging in: they hold no place
+        front._count(first, "10.0.0.1", "open logging_in", 1)
+    for _ in range(3):  # one that holds 3 places (logged in, no session)
+        front._count(second, "10.0.0.2", "open", 1)
+    front._count(first, "10.0.0.2", "open logging_in", 1)
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(first) == [] and said(second) == [b"v310.0.0.2"]  # where its places are
+
+
+async def test_a_room_request_is_met_by_the_place_asked_for_closing_not_by_any_connection_of_its_network(
+    front_with_workers,
+):
+    front, (holder, newcomers), said = front_with_workers(2)
+    for _ in range(3):
+        front._count(holder, "10.0.0.1", "open", 1)
+    front._count(holder, "10.0.0.1", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(holder) == [b"v310.0.0.1"]
+    front._handle(holder, b"x110.0.0.1")  # another of its connections, refused while logging in: no place freed
+    assert said(newcomers) == []
+    front._handle(holder, b"g10.0.0.1")  # the place asked for, closed
+    assert said(newcomers) == [b"m7 1"]
+
+
+async def test_a_room_request_asks_for_an_idle_place_when_no_network_holds_two_more(front_with_workers):
+    front, (holder, newcomers), said = front_with_workers(2)
+    front._count(holder, "10.0.0.1", "open", 1)  # a botnet of many addresses: one place each (logged in)
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(holder) == [b"vi10.0.0.1"]  # if idle (server.py ``_Gate.idle``), its worker closes it

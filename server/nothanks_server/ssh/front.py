@@ -303,12 +303,12 @@ class SSHFront(Shares, Watched):
                 owed = max(self._penalties.get(network, 0), self.clock()) + NOAUTH_PENALTY
                 remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
-            self._seen(network, met=True)
+            self._seen(network)
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
             worker.seated = int(data[1:] or 0)
             self._spare_if_flooded()
-        elif data[:1] == b"u":
-            self._seen(data[1:].decode(errors="replace"), met=False)
+        elif data[:1] in (b"g", b"u"):  # a place of the network asked closed (its place free now), or none was
+            self._seen(data[1:].decode(errors="replace"), met=data[:1] == b"g")
         elif data[:1] == b"w":
             number, _, network = data[2:].decode(errors="replace").partition(" ")
             self._ask_room(worker, number.encode(), network, data[1:2] == b"k")
@@ -524,24 +524,29 @@ class SSHFront(Shares, Watched):
     def _evict(
         self, newcomer: str, mine: int, below: int, idle: bool = False, skip: frozenset[str] = frozenset()
     ) -> str | None:
-        """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
-        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session; ``idle``:
-        of its sessions, one whose player sits at no table: server.py ``evict``; none of ``skip``); the network asked,
-        or None."""
-        spare = self.playing.copy() if idle else self.open - self.playing if below == 3 else self.open.copy()
+        """Ask the worker holding the most of the network holding the most (more than ``mine``, the newcomer's) to
+        close what that network uses least there, below tier ``below`` (server.py ``evict``; none of ``skip``). At the
+        connections total (5) counted in connections; at the sessions cap in places, its connections logged in (3:
+        not in a session; 4: a key's newcomer; ``idle``: an idle login or session, server.py ``_Gate.idle``). The
+        network asked, or None."""
+        places = below != 5  # (connections still logging in mostly hold none: asking their network found nothing)
+        held = self.open - self.logging_in if places else self.open
+        spare = held - self.playing if below == 3 and not idle else held.copy()
         for net in (newcomer, *skip):
             spare[net] = 0
-        held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
-        network = max(held, key=held.__getitem__, default=None)
-        if network is None or held[network] <= mine:
+        left = {net: count - self._asked[net] for net, count in held.items() if spare[net] > self._asked[net]}
+        network = max(left, key=left.__getitem__, default=None)
+        if network is None or left[network] <= mine:
             return None
-        spare_in = (
-            (lambda w: w.playing[network]) if idle else (lambda w: w.open[network] - w.playing[network] * (below == 3))
-        )
+
+        def spare_in(worker: Worker) -> int:
+            playing = worker.playing[network] * (below == 3 and not idle)
+            return worker.open[network] - places * worker.logging_in[network] - playing
+
         worker = max(self._workers, key=spare_in, default=None)
         if worker is None:
             return None
-        self._send(worker, b"v" + str(below).encode() + network.encode())
+        self._send(worker, b"v" + (b"i" if idle else str(below).encode()) + network.encode())
         self._asked[network] += 1
         return network
 
@@ -550,23 +555,25 @@ class SSHFront(Shares, Watched):
     ) -> None:
         """Have a place at the sessions cap closed in some worker for ``worker``'s newcomer of ``network`` (``w``);
         ``tried``: networks asked already, whose worker had none to close (``u``). ``m`` 0 once none is left."""
-        below, mine = (4, 0) if key else (3, self.open[network])  # (with the newcomer: +1)
+        below, mine = (4, 0) if key else (3, self.open[network] - self.logging_in[network] + 1)  # (its places, +1)
         asked = self._evict(network, mine, below, skip=tried) if len(tried) < ROOM_TRIES else None
-        if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle session, as in a worker (take_place)
+        if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle one, as in a worker (take_place)
             asked = self._evict(network, mine - 1, below, idle=True, skip=tried)
         if asked is None:
             self._send(worker, b"m" + number + b" 0")  # nothing to close for it: refused
         else:  # (its worker waits 2 s at most)
             self._rooms = [*self._rooms[-255:], (worker, number, asked, network, key, tried | {asked})]
 
-    def _seen(self, network: str, met: bool) -> None:
-        """A connection of ``network`` closed (``met``), or a worker had none to close: one asked is answered, and
-        so is the oldest room request that waited on that network."""
-        if self._asked[network] <= 1:
-            self._asked.pop(network, None)
-        else:
-            self._asked[network] -= 1
-        for index, (worker, number, asked, newcomer, key, tried) in enumerate(self._rooms):
+    def _seen(self, network: str, met: bool | None = None) -> None:
+        """A connection of ``network`` closed (``met`` None), or the worker asked to close a place of it answered:
+        closed, its place free (``g``: ``met``), or none there (``u``); that answers the oldest room request that
+        waited on the network (a connection merely closing does not: it may have held no place)."""
+        if met is not True:  # (one closed for room is seen closing too)
+            if self._asked[network] <= 1:
+                self._asked.pop(network, None)
+            else:
+                self._asked[network] -= 1
+        for index, (worker, number, asked, newcomer, key, tried) in enumerate(self._rooms if met is not None else ()):
             if asked == network:
                 del self._rooms[index]
                 if met:

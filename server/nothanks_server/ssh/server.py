@@ -43,6 +43,7 @@ TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
+LOGIN_IDLE = 1.0  # seconds logged in without asking for a session: idle (a client asks for it at once)
 
 
 class HostKeyError(RuntimeError):
@@ -276,13 +277,14 @@ class SessionServer(Watched):
         """Connections counted against ``max_sessions`` here and not yet closed."""
         return len(self._holders)
 
-    def admit(self, held: bool = False) -> bool:
+    def admit(self, held: bool = False, met: bool = False) -> bool:
         """Count one more session here if under ``max_sessions``, places held included; ``held``: the place held
-        for it is let go of in the same lock (``take_place``: nobody else takes the place freed for it)."""
+        for it is let go of in the same lock (``take_place``: nobody else takes the place freed for it); ``met``: a
+        place was freed for it, so the others held do not count (each waits for its own)."""
         self._changed.set()
         with self._counts.get_lock():
             self._counts[self._held] -= held
-            if sum(self._counts[: self._head - self._slot]) >= self.settings.max_sessions:
+            if sum(self._counts[: (self._held if met else self._head) - self._slot]) >= self.settings.max_sessions:
                 return False
             self._counts[self._slot] += 1
             return True
@@ -301,8 +303,8 @@ class SessionServer(Watched):
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
         places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
-        if not places and not key:  # then a session in the lobby or watching, of a network holding more
-            places = [gate for gate in self._holders if gate.tier == 3 and held[gate.network] > mine and gate.idle]
+        if not places and not key:  # then an idle login or session (lobby, watching) of a network holding more
+            places = [g for g in self._holders if g.tier in (2, 3) and held[g.network] > mine and g.idle]
         victim = self.least_in_use(places, held)
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
@@ -312,24 +314,25 @@ class SessionServer(Watched):
         with self._counts.get_lock():  # a place held until the front has closed one (in the sum: nobody takes it)
             self._counts[self._held] += 1
         try:
-            await self.want_room(newcomer.network, key)
+            met = await self.want_room(newcomer.network, key)
         except BaseException:
             self.release(held=True)
             raise
-        return self.admit(held=True)
+        return self.admit(held=True, met=met)
 
-    def evict(self, network: str, below: int, lone: bool = True) -> bool:
+    def evict(self, network: str, below: int, lone: bool = True, idle: bool = False) -> bool:
         """For the totals: close the connection least in use here of ``network`` (or of any, "": the logins cap's),
-        of a tier below ``below`` (2: logins only); False if there is none. Not ``lone``: a network's only
-        connection here, never struck, stays (the front's total across workers counts connections on their way)."""
+        of a tier below ``below`` (2: logins only; ``idle``: only an idle one, ``_Gate.idle``); False if there is
+        none. Not ``lone``: a network's only connection here, never struck, stays (the front's total across workers
+        counts connections on their way)."""
         if below in (3, 4):  # for the sessions cap (``w``): only a place counted there frees one
             gates = dict(self._holders)
         else:
             gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
         held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
-        places = [g for g in gates if g.tier < below and network in ("", g.network)]
-        if below == 3 and not places:  # as in ``take_place``: then a session in the lobby or watching
-            places = [gate for gate in gates if gate.network == network and gate.tier == 3 and gate.idle]
+        places = [] if idle else [g for g in gates if g.tier < below and network in ("", g.network)]
+        if below == 3 and not places:  # as in ``take_place``: then an idle login or session
+            places = [g for g in gates if g.network == network and g.tier in (2, 3) and g.idle]
         victim = self.least_in_use(places, held)
         if victim is None or not (lone or held[victim.network] > 1 or self.strikes(victim.network)):
             return False
@@ -427,6 +430,7 @@ class _Gate(asyncssh.SSHServer):
         self._has_session = False
         self._game: GameSession | None = None  # its session, once asked for (at ``_session_at``, server.clock)
         self._session_at = 0.0
+        self._logged_in_at = math.inf  # (server.clock)
         self._inbound: InboundShaper | None = None
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
@@ -473,11 +477,14 @@ class _Gate(asyncssh.SSHServer):
 
     @property
     def idle(self) -> bool:
-        """In a session for ``session_settle`` seconds or more, whose player sits at no table (in the lobby, or
-        watching): one just begun is a newcomer on its way to a table, never closed for the next one."""
+        """Logged in without a session for ``LOGIN_IDLE`` seconds, or in a session for ``session_settle`` seconds or
+        more whose player sits at no table (in the lobby, or watching): one just begun is a newcomer on its way to
+        a table, never closed for the next one."""
         server = self._server
+        if self._game is None:
+            return server.clock() - self._logged_in_at >= LOGIN_IDLE
         settled = server.clock() - self._session_at >= server.settings.session_settle
-        return self._game is not None and settled and not self._game.seated()
+        return settled and not self._game.seated()
 
     @property
     def tier(self) -> int:
@@ -489,7 +496,7 @@ class _Gate(asyncssh.SSHServer):
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
         """Closed for a newcomer (fair shares: docs/architecture.md); ``newcomer`` takes its place in the sessions
-        count (passed over without a release, else released as it closes)."""
+        count (passed over without a release, else released at once)."""
         server = self._server
         if message is BUSY_MESSAGE:
             server.logins_evicted += 1
@@ -497,9 +504,11 @@ class _Gate(asyncssh.SSHServer):
             server.made_room += 1
         log.info("closed %s (%s) for a newcomer: %s", self._peer, self.network, message)
         self._login_over(closed=True)
-        if newcomer is not None:
+        if self._admitted:  # its place: the newcomer's, else free now (a room request from another worker is met)
             self._admitted = False
             server._holders.pop(self, None)
+            if newcomer is None:
+                server.release()
         self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
@@ -620,6 +629,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
+        self._logged_in_at = self._server.clock()
         self._login_over(logged_in=True)
         self._placing = asyncio.ensure_future(self._take_place(key=self._fingerprint is not None))  # a key: room made
         if not await self._placing:

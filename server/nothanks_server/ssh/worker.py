@@ -2,12 +2,12 @@
 
 From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a PROXY header named the client); ``d``
 drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
-end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
-``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
-ran; ``t`` + a count: players here at a table now, when it changes; with the client's address: ``f`` failed
-password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it here to close;
-``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot
-serve (a host key it cannot use).
+end; ``v`` + a tier (or ``i``: idle) + a network: close that network's connection least in use below the tier
+(``evict``); ``m`` + ``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again
+after a player's app ran; ``t`` + a count: players here at a table now, when it changes; with the client's address:
+``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it
+here to close, ``g`` + network: its place closed (``v`` 3, 4, ``i``); ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room
+wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
 """
 
 from __future__ import annotations
@@ -112,8 +112,12 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                     stop.set()
             elif kind == b"b":
                 server.shut_out(text)
-            elif kind == b"v" and not server.evict(text[1:], int(text[:1] or 0), lone=bool(text[1:])):
-                tell(b"u" + data[2:])
+            elif kind == b"v":
+                below, idle = (3, True) if text[:1] == "i" else (int(text[:1] or 0), False)
+                if not server.evict(text[1:], below, lone=bool(text[1:]), idle=idle):
+                    tell(b"u" + data[2:])
+                elif below in (3, 4):  # a place closed for a room request: free now
+                    tell(b"g" + data[2:])
             elif kind == b"m":
                 number, _, met = text.partition(" ")
                 room = rooms.pop(int(number), None) if number.isdigit() else None
