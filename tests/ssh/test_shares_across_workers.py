@@ -268,9 +268,13 @@ async def test_a_place_closed_in_another_worker_goes_to_the_newcomer_it_was_clos
 
 async def test_a_place_closed_for_another_workers_newcomer_is_free_before_its_connection_has_closed(start_sessions):
     sessions = await start_sessions(max_sessions=2, session_timeout=60)
+    told: list[bytes] = []
+    sessions.server.tell = told.append  # what the front hears (the places by network, which it ranks by)
     idle = [await open_from("127.0.0.2", sessions.port, password="") for _ in range(2)]
     await sessions.wait_until(lambda: sessions.admitted == 2 and sessions.logins_in_progress == 0, timeout=10)
+    assert told.count(b"p127.0.0.2") == 2
     assert sessions.evict("127.0.0.2", 3)  # the front's ``v``: its worker then tells it ``g`` at once
+    assert told[-1] == b"q127.0.0.2"
     assert sessions.admit()  # the newcomer's worker, told ``m`` 1, finds the place free
     for conn in idle:
         conn.close()
@@ -343,7 +347,7 @@ async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_
     front, (first, second, newcomers), said = front_with_workers(3)
     for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2)):
         for _ in range(held):
-            front._count(worker, network, "open", 1)  # places (logged in)
+            front._count(worker, network, "open placed", 1)
     front._count(newcomers, "10.0.0.9", "open logging_in", 1)  # the newcomer, logging in
     front._handle(newcomers, b"w-7 10.0.0.9")
     assert said(first) == [b"v310.0.0.1"]  # the biggest holder's first
@@ -355,10 +359,10 @@ async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_
 
 async def test_a_room_request_asks_the_network_holding_the_most_places_not_the_most_connections(front_with_workers):
     front, (first, second, newcomers), said = front_with_workers(3)
-    for _ in range(6):  # a network whose connections are still logging in: they hold no place
+    for _ in range(6):  # a network whose connections are in key exchange, or refused: they hold no place
         front._count(first, "10.0.0.1", "open logging_in", 1)
-    for _ in range(3):  # one that holds 3 places (logged in, no session)
-        front._count(second, "10.0.0.2", "open", 1)
+    for _ in range(3):  # one that holds 3 places (logged in or at the password prompt, no session)
+        front._count(second, "10.0.0.2", "open placed", 1)
     front._count(first, "10.0.0.2", "open logging_in", 1)
     front._count(newcomers, "10.0.0.9", "open logging_in", 1)
     front._handle(newcomers, b"w-7 10.0.0.9")
@@ -370,7 +374,7 @@ async def test_a_room_request_is_met_by_the_place_asked_for_closing_not_by_any_c
 ):
     front, (holder, newcomers), said = front_with_workers(2)
     for _ in range(3):
-        front._count(holder, "10.0.0.1", "open", 1)
+        front._count(holder, "10.0.0.1", "open placed", 1)
     front._count(holder, "10.0.0.1", "open logging_in", 1)
     front._handle(newcomers, b"w-7 10.0.0.9")
     assert said(holder) == [b"v310.0.0.1"]
@@ -382,7 +386,7 @@ async def test_a_room_request_is_met_by_the_place_asked_for_closing_not_by_any_c
 
 async def test_a_room_request_asks_for_an_idle_place_when_no_network_holds_two_more(front_with_workers):
     front, (holder, newcomers), said = front_with_workers(2)
-    front._count(holder, "10.0.0.1", "open", 1)  # a botnet of many addresses: one place each (logged in)
+    front._count(holder, "10.0.0.1", "open placed", 1)  # a botnet of many addresses: one place each
     front._count(newcomers, "10.0.0.9", "open logging_in", 1)
     front._handle(newcomers, b"w-7 10.0.0.9")
     assert said(holder) == [b"vi10.0.0.1"]  # if idle (server.py ``_Gate.idle``), its worker closes it

@@ -50,7 +50,7 @@ NOAUTH_PENALTY = 1.0  # seconds of penalty a connection closed before authentica
 PENALTY_LIMIT = 10.0  # PerSourcePenalties noauth); past this many seconds owed, the network is turned away until then
 ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at the sessions cap (each had none: ``u``)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
-COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
+COUNTS = ("open", "logging_in", "playing", "placed")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
 DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
 LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
@@ -96,12 +96,14 @@ def resident_mib(pid: int) -> float:
 
 @dataclass(eq=False, kw_only=True)
 class Shares:
-    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session. The
-    front counts all of them; each ``Worker`` those it holds (counted out with it if it dies)."""
+    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session; and of
+    the open, those holding a place at the sessions cap. The front counts all of them; each ``Worker`` those it holds
+    (counted out with it if it dies)."""
 
     open: Counter[str] = field(default_factory=Counter)
     logging_in: Counter[str] = field(default_factory=Counter)
     playing: Counter[str] = field(default_factory=Counter)
+    placed: Counter[str] = field(default_factory=Counter)
 
     def count(self, network: str, names: str, step: int) -> None:
         for name in names.split():
@@ -307,6 +309,8 @@ class SSHFront(Shares, Watched):
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
             worker.seated = int(data[1:] or 0)
             self._spare_if_flooded()
+        elif data[:1] in (b"p", b"q"):  # a connection took a place at the sessions cap, or let go of it
+            self._count(worker, self._network(data[1:]), "placed", 1 if data[:1] == b"p" else -1)
         elif data[:1] in (b"g", b"u"):  # a place of the network asked closed (its place free now), or none was
             self._seen(data[1:].decode(errors="replace"), met=data[:1] == b"g")
         elif data[:1] == b"w":
@@ -526,11 +530,10 @@ class SSHFront(Shares, Watched):
     ) -> str | None:
         """Ask the worker holding the most of the network holding the most (more than ``mine``, the newcomer's) to
         close what that network uses least there, below tier ``below`` (server.py ``evict``; none of ``skip``). At the
-        connections total (5) counted in connections; at the sessions cap in places, its connections logged in (3:
-        not in a session; 4: a key's newcomer; ``idle``: an idle login or session, server.py ``_Gate.idle``). The
-        network asked, or None."""
-        places = below != 5  # (connections still logging in mostly hold none: asking their network found nothing)
-        held = self.open - self.logging_in if places else self.open
+        connections total (5) counted in connections; at the sessions cap in places (3: not in a session; 4: a key's
+        newcomer; ``idle``: an idle login or session, server.py ``_Gate.idle``). The network asked, or None."""
+        places = below != 5  # (a botnet's connections mostly hold none: asking their network found nothing)
+        held = self.placed if places else self.open
         spare = held - self.playing if below == 3 and not idle else held.copy()
         for net in (newcomer, *skip):
             spare[net] = 0
@@ -540,8 +543,8 @@ class SSHFront(Shares, Watched):
             return None
 
         def spare_in(worker: Worker) -> int:
-            playing = worker.playing[network] * (below == 3 and not idle)
-            return worker.open[network] - places * worker.logging_in[network] - playing
+            there = worker.placed if places else worker.open
+            return there[network] - (below == 3 and not idle) * worker.playing[network]
 
         worker = max(self._workers, key=spare_in, default=None)
         if worker is None:
@@ -555,7 +558,7 @@ class SSHFront(Shares, Watched):
     ) -> None:
         """Have a place at the sessions cap closed in some worker for ``worker``'s newcomer of ``network`` (``w``);
         ``tried``: networks asked already, whose worker had none to close (``u``). ``m`` 0 once none is left."""
-        below, mine = (4, 0) if key else (3, self.open[network] - self.logging_in[network] + 1)  # (its places, +1)
+        below, mine = (4, 0) if key else (3, self.placed[network] + 1)  # (with the newcomer's: +1)
         asked = self._evict(network, mine, below, skip=tried) if len(tried) < ROOM_TRIES else None
         if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle one, as in a worker (take_place)
             asked = self._evict(network, mine - 1, below, idle=True, skip=tried)

@@ -505,10 +505,7 @@ class _Gate(asyncssh.SSHServer):
         log.info("closed %s (%s) for a newcomer: %s", self._peer, self.network, message)
         self._login_over(closed=True)
         if self._admitted:  # its place: the newcomer's, else free now (a room request from another worker is met)
-            self._admitted = False
-            server._holders.pop(self, None)
-            if newcomer is None:
-                server.release()
+            self._place(False, release=newcomer is None)
         self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
@@ -522,9 +519,7 @@ class _Gate(asyncssh.SSHServer):
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
         if self._admitted:
-            self._admitted = False
-            self._server._holders.pop(self, None)
-            self._server.release()
+            self._place(False, release=True)
 
     async def begin_auth(self, username: str) -> bool:
         self._username = username
@@ -536,9 +531,21 @@ class _Gate(asyncssh.SSHServer):
         """Counted against max_sessions (making room at the cap), or False: no place for a stranger now, and the
         connection is refused unless it proves a key (``key``: it did; if still no place, it is refused)."""
         if not self._admitted and await self._server.take_place(self, key):
-            self._admitted = True
-            self._server._holders[self] = None
+            self._place(True)
         return self._admitted
+
+    def _place(self, placed: bool, release: bool = False) -> None:
+        """Counted against ``max_sessions`` here, or no longer (``release``: its place is free, not passed on); told
+        to the front (``p``, ``q``), which ranks networks by the places they hold (``SSHFront._evict``)."""
+        server = self._server
+        self._admitted = placed
+        if placed:
+            server._holders[self] = None
+        else:
+            server._holders.pop(self, None)
+        if release:
+            server.release()
+        server.tell((b"p" if placed else b"q") + self._address[0].encode())
 
     def _full(self) -> bool:
         """True (and the connection is refused) if it has no place: its password is not even looked at."""

@@ -6,8 +6,9 @@ end; ``v`` + a tier (or ``i``: idle) + a network: close that network's connectio
 (``evict``); ``m`` + ``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again
 after a player's app ran; ``t`` + a count: players here at a table now, when it changes; with the client's address:
 ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it
-here to close, ``g`` + network: its place closed (``v`` 3, 4, ``i``); ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room
-wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
+here to close, ``g`` + network: its place closed (``v`` 3, 4, ``i``); ``p``, ``q`` + address: a place at the sessions
+cap taken, let go of; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` +
+a sentence: cannot serve (a host key it cannot use).
 """
 
 from __future__ import annotations
