@@ -222,17 +222,22 @@ async def test_passwords_are_looked_at_at_most_password_rate_a_second_over_every
         turn.cancel()
 
 
-async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_worker(tmp_path):
-    guessed, fresh = servers_sharing(tmp_path, 2, password_rate=1)
-    clock = FakeClock()
-    moved = asyncio.Event()
+def held_still(servers: list[SessionServer]) -> tuple[FakeClock, asyncio.Event]:
+    """``servers`` on one clock, whose password queues do not move until the event is set."""
+    clock, moved = FakeClock(), asyncio.Event()
 
     async def until_moved(_delay: float) -> None:
         await moved.wait()
         await asyncio.sleep(0)
 
-    for server in (guessed, fresh):
+    for server in servers:
         server.clock, server.sleep = clock, until_moved
+    return clock, moved
+
+
+async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_worker(tmp_path):
+    guessed, fresh = servers_sharing(tmp_path, 2, password_rate=1)
+    clock, moved = held_still([guessed, fresh])
     guessed.password_failures["10.0.0.1"] = 5
     await guessed.password_turn("10.0.0.1")  # the burst, spent
     order: list[str] = []
@@ -248,6 +253,25 @@ async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_w
     await until(lambda: bool(order))
     assert order[0] == "new"
     for task in (*guesses, newcomer):
+        task.cancel()
+
+
+async def test_a_newcomers_password_goes_before_guesses_whose_networks_only_had_connections_closed_early(tmp_path):
+    servers = servers_sharing(tmp_path, 2, password_rate=1)
+    clock, moved = held_still(servers)
+    await servers[0].password_turn("10.0.9.9")  # the burst, spent
+    guesses = []  # a botnet's first passwords, none failed yet: its connections refused or closed for room
+    for n, server in enumerate(servers * 2):
+        server.closed_early[f"10.0.0.{n}"] = 1
+        guesses.append(asyncio.ensure_future(server.password_turn(f"10.0.0.{n}")))
+    await until(lambda: all(len(server._password_queue) == 2 for server in servers))
+    newcomer = asyncio.ensure_future(servers[1].password_turn("10.0.1.1"))  # a fresh address, queued last
+    await until(lambda: len(servers[1]._password_queue) == 3)
+    clock.now += 1.0  # one password's time
+    moved.set()
+    await until(lambda: newcomer.done() or any(guess.done() for guess in guesses))
+    assert newcomer.done() and not any(guess.done() for guess in guesses)
+    for task in guesses:
         task.cancel()
 
 

@@ -340,27 +340,30 @@ class SessionServer(Watched):
         return True
 
     async def password_turn(self, network: str) -> None:
-        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
-        connection, and when passwords wait, the network with the fewest failed passwords goes first (the oldest
-        try of those), so that a newcomer's password is not queued behind a botnet's guesses."""
+        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every connection,
+        the fewest ``strikes`` first (oldest first of those): a botnet's networks, struck by connections closed early
+        long before their passwords fail at this pace, never queue ahead of a newcomer's password."""
         rate = self.settings.password_rate
         if rate <= 0:
             return
-        if not self._password_queue and self._take_password(self.password_failures.get(network, 0)):
+        strikes = self.strikes(network)
+        if not self._password_queue and self._take_password(strikes):
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._password_queue.append((network, turn))
+        with self._counts.get_lock():  # said at once: the other workers' guesses do not take the next turn
+            self._counts[self._head] = min(self._counts[self._head], strikes)
         if self._password_pump is None:
             self._password_pump = self.spawn(self._pump_passwords(rate), name="ssh-passwords")
         await turn
 
-    def _take_password(self, failures: float) -> bool:
+    def _take_password(self, strikes: float) -> bool:
         """One of the passwords' tokens (a bucket over every worker), unless another worker's first password waiting
-        has fewer ``failures``: this worker's first one then says its own, and waits."""
+        has fewer ``strikes``: this worker's first one then says its own, and waits."""
         rate, counts = self.settings.password_rate, self._counts
         with counts.get_lock():
-            counts[self._head] = failures
-            if failures > min(counts[self._head - self._slot : -2]):
+            counts[self._head] = strikes
+            if strikes > min(counts[self._head - self._slot : -2]):
                 return False
             now = self.clock()
             tokens = min(max(1.0, rate), counts[-2] + max(0.0, now - counts[-1]) * rate)
@@ -375,9 +378,9 @@ class SessionServer(Watched):
         try:
             while queue := [entry for entry in self._password_queue if not entry[1].done()]:
                 self._password_queue = queue
-                failures = self.password_failures
-                first = min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0))
-                if self._take_password(failures.get(queue[first][0], 0)):
+                strikes = [self.strikes(network) for network, _turn in queue]
+                first = strikes.index(min(strikes))
+                if self._take_password(strikes[first]):
                     queue.pop(first)[1].set_result(None)
                 else:
                     await self.sleep(1 / rate)
