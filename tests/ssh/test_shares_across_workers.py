@@ -367,6 +367,26 @@ def front_with_workers(tmp_path) -> Iterator[Callable[[int], tuple[front_module.
             end.close()
 
 
+async def test_the_front_tells_the_worker_how_often_it_turned_a_connections_network_away(front_with_workers, tmp_path):
+    front, (worker,), said = front_with_workers(1)
+    for _ in range(2):  # a botnet's address, turned away before any worker saw it
+        refused, client = socket.socketpair()
+        front._refuse(refused, "10.0.0.5", "too many connections")
+        client.close()
+    handed, client = socket.socketpair()
+    front._waiting.append((handed, "10.0.0.5", None))
+    front._hand_waiting()
+    assert said(worker) == [b"c2"]
+    (server,) = servers_sharing(tmp_path, 1)  # the worker: two strikes, as if closed early here
+    server.serve(client, ("10.0.0.5", 2222), 2)
+    await asyncio.sleep(0)
+    assert server.strikes("10.0.0.5") == 2
+    client.close()
+    await until(lambda: not server._tasks, timeout=10)
+    for lingering in front._lingering:
+        lingering.close()
+
+
 async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(front_with_workers):
     front, (first, second, newcomers), said = front_with_workers(3)
     for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2)):

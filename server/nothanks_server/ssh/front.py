@@ -171,6 +171,7 @@ class SSHFront(Shares, Watched):
         self._connects: dict[str, TokenBucket] = {}  # new connections by address (settings.connect_rate)
         self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
+        self._struck: dict[str, int] = {}  # network -> connections turned away (told with each: server.py strikes)
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
         self.clock: Callable[[], float] = time.monotonic
@@ -619,6 +620,7 @@ class SSHFront(Shares, Watched):
 
     def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
         self.refused[reason] += 1
+        remember(self._struck, address, self._struck.get(address, 0) + 1, REMEMBERED)
         try:
             connection.setblocking(False)
             text = reason if reason == MEMORY_FULL else REFUSED.format(reason=reason)
@@ -665,9 +667,9 @@ class SSHFront(Shares, Watched):
             self._turn = (self._turn + 1) % len(taking)
             worker = taking[self._turn]
             connection, address, client = self._waiting[0]
-            told = b"" if client is None else f"{client[0]} {client[1]}".encode()
+            told = f"{self._struck.get(address, 0)}" + ("" if client is None else f" {client[0]} {client[1]}")
             try:
-                socket.send_fds(worker.control, [b"c" + told], [connection.fileno()])
+                socket.send_fds(worker.control, [b"c" + told.encode()], [connection.fileno()])
             except (BlockingIOError, InterruptedError):
                 # The worker has not read its earlier connections yet: try again in a moment, in order.
                 asyncio.get_running_loop().call_later(RETRY_HAND_OVER, self._hand_waiting)

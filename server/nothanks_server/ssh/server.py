@@ -171,11 +171,12 @@ class SessionServer(Watched):
             )
         return self._options
 
-    def serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
+    def serve(self, sock: socket.socket, client: tuple[str, int] | None = None, struck: int = 0) -> None:
         """Run SSH on an accepted connection (it is this server's from now on); ``client``: its client's address
-        and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer)."""
+        and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer);
+        ``struck``: its network's connections the front turned away (so many closed early: ``strikes``)."""
         self.connections += 1
-        self.spawn(self._serve(sock, client), name="ssh-connection")
+        self.spawn(self._serve(sock, client, struck), name="ssh-connection")
 
     def reached(self, peer: tuple[str, int], tier: int) -> None:
         """Tell the front the connection from ``peer`` logged in (``tier`` 2: once, and not once closed) or opened
@@ -190,7 +191,7 @@ class SessionServer(Watched):
             if gate.network == network:
                 gate.end_login(SHUT_OUT_MESSAGE)
 
-    async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
+    async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None, struck: int = 0) -> None:
         conn: asyncssh.SSHServerConnection | None = None
         try:
             own: tuple[str, int] = tuple(sock.getpeername()[:2])
@@ -199,6 +200,8 @@ class SessionServer(Watched):
         peer = own
         if client is not None:
             self._clients[own] = peer = client
+        if struck > self.closed_early.get(network := self.settings.network(peer[0]), 0):
+            remember(self.closed_early, network, struck, PASSWORD_NETWORKS)
         self._tiers[peer] = 0
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
