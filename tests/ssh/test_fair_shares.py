@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 
 import asyncssh
+import pytest
 
 from nothanks_server.ssh.server import NO_SESSION_MESSAGE, ROOM_MESSAGE
 from nothanks_server.ssh.settings import SSHSettings, network_of
@@ -126,6 +127,29 @@ async def test_logged_in_connections_without_a_session_give_way_at_the_sessions_
     assert not other.is_closed() and not idle[1].is_closed()  # the lone other address kept its place
     await player.close()
     for conn in [*idle, other]:
+        conn.close()
+
+
+async def test_a_login_idle_without_a_session_gives_way_to_a_network_holding_none(start_sessions):
+    sessions = await start_sessions(max_sessions=2, session_timeout=60)
+    sessions.server.clock = clock = FakeClock()
+    watching = [Watching() for _ in range(2)]
+    idle = [
+        await open_from(f"127.0.0.{n}", sessions.port, password="", client_factory=lambda w=w: w)
+        for n, w in zip((2, 4), watching, strict=True)
+    ]  # a botnet of many addresses: each holds one place
+    await sessions.wait_until(lambda: sessions.admitted == 2 and sessions.logins_in_progress == 0, timeout=10)
+    with pytest.raises(asyncssh.DisconnectError, match="full"):  # logged in just now: on their way to a session
+        await TerminalClient().connect(sessions.port, local_addr=("127.0.0.3", 0))
+    assert sessions.made_room == 0
+    clock.now += 1.0  # no session asked for within a second: idle
+    player = await TerminalClient().connect(sessions.port, local_addr=("127.0.0.3", 0))
+    await player.wait_for("No Thanks!")
+    assert sessions.made_room == 1
+    await sessions.wait_until(lambda: any(w.ended is not None for w in watching), timeout=10)
+    assert sum(ROOM_MESSAGE in str(w.ended) for w in watching) == 1
+    await player.close()
+    for conn in idle:
         conn.close()
 
 

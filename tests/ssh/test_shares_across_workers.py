@@ -8,9 +8,11 @@ import asyncio
 import contextlib
 import multiprocessing
 import socket
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 
 import asyncssh
+import pytest
 
 from nothanks_server.ssh import front as front_module
 from nothanks_server.ssh.front import MEMORY_FULL
@@ -220,17 +222,22 @@ async def test_passwords_are_looked_at_at_most_password_rate_a_second_over_every
         turn.cancel()
 
 
-async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_worker(tmp_path):
-    guessed, fresh = servers_sharing(tmp_path, 2, password_rate=1)
-    clock = FakeClock()
-    moved = asyncio.Event()
+def held_still(servers: list[SessionServer]) -> tuple[FakeClock, asyncio.Event]:
+    """``servers`` on one clock, whose password queues do not move until the event is set."""
+    clock, moved = FakeClock(), asyncio.Event()
 
     async def until_moved(_delay: float) -> None:
         await moved.wait()
         await asyncio.sleep(0)
 
-    for server in (guessed, fresh):
+    for server in servers:
         server.clock, server.sleep = clock, until_moved
+    return clock, moved
+
+
+async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_worker(tmp_path):
+    guessed, fresh = servers_sharing(tmp_path, 2, password_rate=1)
+    clock, moved = held_still([guessed, fresh])
     guessed.password_failures["10.0.0.1"] = 5
     await guessed.password_turn("10.0.0.1")  # the burst, spent
     order: list[str] = []
@@ -249,6 +256,25 @@ async def test_a_newcomers_password_goes_before_the_guesses_waiting_in_another_w
         task.cancel()
 
 
+async def test_a_newcomers_password_goes_before_guesses_whose_networks_only_had_connections_closed_early(tmp_path):
+    servers = servers_sharing(tmp_path, 2, password_rate=1)
+    clock, moved = held_still(servers)
+    await servers[0].password_turn("10.0.9.9")  # the burst, spent
+    guesses = []  # a botnet's first passwords, none failed yet: its connections refused or closed for room
+    for n, server in enumerate(servers * 2):
+        server.closed_early[f"10.0.0.{n}"] = 1
+        guesses.append(asyncio.ensure_future(server.password_turn(f"10.0.0.{n}")))
+    await until(lambda: all(len(server._password_queue) == 2 for server in servers))
+    newcomer = asyncio.ensure_future(servers[1].password_turn("10.0.1.1"))  # a fresh address, queued last
+    await until(lambda: len(servers[1]._password_queue) == 3)
+    clock.now += 1.0  # one password's time
+    moved.set()
+    await until(lambda: newcomer.done() or any(guess.done() for guess in guesses))
+    assert newcomer.done() and not any(guess.done() for guess in guesses)
+    for task in guesses:
+        task.cancel()
+
+
 async def test_a_place_closed_in_another_worker_goes_to_the_newcomer_it_was_closed_for(tmp_path):
     mine, theirs = servers_sharing(tmp_path, 2, max_sessions=2)
     assert theirs.admit() and theirs.admit()
@@ -262,6 +288,34 @@ async def test_a_place_closed_in_another_worker_goes_to_the_newcomer_it_was_clos
     mine.want_room = front_makes_room
     assert await mine.take_place(SimpleNamespace(network="10.0.0.2"))  # type: ignore[arg-type]
     assert stolen == [False] and list(mine._counts[:4]) == [1, 1, 0, 0]  # sessions by worker, then places held
+
+
+async def test_a_place_closed_for_another_workers_newcomer_is_free_before_its_connection_has_closed(start_sessions):
+    sessions = await start_sessions(max_sessions=2, session_timeout=60)
+    told: list[bytes] = []
+    sessions.server.tell = told.append  # what the front hears (the places by network, which it ranks by)
+    idle = [await open_from("127.0.0.2", sessions.port, password="") for _ in range(2)]
+    await sessions.wait_until(lambda: sessions.admitted == 2 and sessions.logins_in_progress == 0, timeout=10)
+    assert told.count(b"p127.0.0.2") == 2
+    assert sessions.evict("127.0.0.2", 3)  # the front's ``v``: its worker then tells it ``g`` at once
+    assert told[-1] == b"q127.0.0.2"
+    assert sessions.admit()  # the newcomer's worker, told ``m`` 1, finds the place free
+    for conn in idle:
+        conn.close()
+
+
+async def test_a_place_closed_for_a_newcomer_is_its_own_though_others_wait_for_theirs(tmp_path):
+    mine, theirs = servers_sharing(tmp_path, 2, max_sessions=2)
+    assert theirs.admit() and theirs.admit()
+    theirs._counts[3] += 1  # a place held in the other worker too, for a room request of its own still on its way
+
+    async def front_makes_room(network: str, key: bool) -> bool:
+        theirs.release()  # the place closed for the newcomer
+        return True
+
+    mine.want_room = front_makes_room
+    assert await mine.take_place(SimpleNamespace(network="10.0.0.2"))  # type: ignore[arg-type]
+    assert list(mine._counts[:4]) == [1, 1, 0, 1]
 
 
 async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a_seated_players(start_host):
@@ -283,32 +337,100 @@ async def test_the_sessions_cap_closes_a_lobby_session_in_another_worker_never_a
         await client.close()
 
 
-async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(tmp_path):
-    front = front_module.SSHFront(SSHSettings(host_key_path=tmp_path / "key"), "127.0.0.1", 1)
-    ends = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(3)]
-    first, second, newcomers = workers = [
-        front_module.Worker(slot, None, ours, state="taking")  # type: ignore[arg-type]
-        for slot, (ours, _theirs) in enumerate(ends)
-    ]
-    front._workers = workers
-    for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2), (newcomers, "10.0.0.9", 1)):
+@pytest.fixture
+def front_with_workers(tmp_path) -> Iterator[Callable[[int], tuple[front_module.SSHFront, list, Callable]]]:
+    """``front_with_workers(count)``: a front, ``count`` workers it sends to, and ``said(worker)``: what it sent
+    that worker since last asked."""
+    ends: list[tuple[socket.socket, socket.socket]] = []
+
+    def make(count: int) -> tuple[front_module.SSHFront, list, Callable]:
+        front = front_module.SSHFront(SSHSettings(host_key_path=tmp_path / "key"), "127.0.0.1", 1)
+        ends.extend(socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(count))
+        front._workers = [
+            front_module.Worker(slot, None, ours, state="taking")  # type: ignore[arg-type]
+            for slot, (ours, _theirs) in enumerate(ends)
+        ]
+
+        def said(worker: front_module.Worker) -> list[bytes]:
+            theirs, messages = ends[worker.slot][1], []
+            theirs.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    messages.append(theirs.recv(256))
+            return messages
+
+        return front, front._workers, said
+
+    yield make
+    for pair in ends:
+        for end in pair:
+            end.close()
+
+
+async def test_the_front_tells_the_worker_how_often_it_turned_a_connections_network_away(front_with_workers, tmp_path):
+    front, (worker,), said = front_with_workers(1)
+    for _ in range(2):  # a botnet's address, turned away before any worker saw it
+        refused, client = socket.socketpair()
+        front._refuse(refused, "10.0.0.5", "too many connections")
+        client.close()
+    handed, client = socket.socketpair()
+    front._waiting.append((handed, "10.0.0.5", None))
+    front._hand_waiting()
+    assert said(worker) == [b"c2"]
+    (server,) = servers_sharing(tmp_path, 1)  # the worker: two strikes, as if closed early here
+    server.serve(client, ("10.0.0.5", 2222), 2)
+    await asyncio.sleep(0)
+    assert server.strikes("10.0.0.5") == 2
+    client.close()
+    await until(lambda: not server._tasks, timeout=10)
+    for lingering in front._lingering:
+        lingering.close()
+
+
+async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(front_with_workers):
+    front, (first, second, newcomers), said = front_with_workers(3)
+    for worker, network, held in ((first, "10.0.0.1", 3), (second, "10.0.0.2", 2)):
         for _ in range(held):
-            front._count(worker, network, "open", 1)
-
-    def said(worker: front_module.Worker) -> list[bytes]:
-        theirs, messages = ends[worker.slot][1], []
-        theirs.setblocking(False)
-        with contextlib.suppress(BlockingIOError):
-            while True:
-                messages.append(theirs.recv(256))
-        return messages
-
+            front._count(worker, network, "open placed", 1)
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)  # the newcomer, logging in
     front._handle(newcomers, b"w-7 10.0.0.9")
     assert said(first) == [b"v310.0.0.1"]  # the biggest holder's first
     front._handle(first, b"u10.0.0.1")  # ... whose worker had no place of it to close (logins in key exchange)
     assert said(second) == [b"v310.0.0.2"] and said(newcomers) == []  # the next, not "full"
-    front._handle(second, b"x210.0.0.2")
+    front._handle(second, b"g10.0.0.2")  # its place closed
     assert said(newcomers) == [b"m7 1"]
-    for ours, theirs in ends:
-        ours.close()
-        theirs.close()
+
+
+async def test_a_room_request_asks_the_network_holding_the_most_places_not_the_most_connections(front_with_workers):
+    front, (first, second, newcomers), said = front_with_workers(3)
+    for _ in range(6):  # a network whose connections are in key exchange, or refused: they hold no place
+        front._count(first, "10.0.0.1", "open logging_in", 1)
+    for _ in range(3):  # one that holds 3 places (logged in or at the password prompt, no session)
+        front._count(second, "10.0.0.2", "open placed", 1)
+    front._count(first, "10.0.0.2", "open logging_in", 1)
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(first) == [] and said(second) == [b"v310.0.0.2"]  # where its places are
+
+
+async def test_a_room_request_is_met_by_the_place_asked_for_closing_not_by_any_connection_of_its_network(
+    front_with_workers,
+):
+    front, (holder, newcomers), said = front_with_workers(2)
+    for _ in range(3):
+        front._count(holder, "10.0.0.1", "open placed", 1)
+    front._count(holder, "10.0.0.1", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(holder) == [b"v310.0.0.1"]
+    front._handle(holder, b"x110.0.0.1")  # another of its connections, refused while logging in: no place freed
+    assert said(newcomers) == []
+    front._handle(holder, b"g10.0.0.1")  # the place asked for, closed
+    assert said(newcomers) == [b"m7 1"]
+
+
+async def test_a_room_request_asks_for_an_idle_place_when_no_network_holds_two_more(front_with_workers):
+    front, (holder, newcomers), said = front_with_workers(2)
+    front._count(holder, "10.0.0.1", "open placed", 1)  # a botnet of many addresses: one place each
+    front._count(newcomers, "10.0.0.9", "open logging_in", 1)
+    front._handle(newcomers, b"w-7 10.0.0.9")
+    assert said(holder) == [b"vi10.0.0.1"]  # if idle (server.py ``_Gate.idle``), its worker closes it

@@ -52,7 +52,7 @@ ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at th
 PLAYER_MEMORY = 3600.0  # seconds a network whose player sat at a table counts as a player's (``_place``)
 SEAT_GRACE = 5.0  # seconds a worker whose players left their tables takes no stranger (a player between two games)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
-COUNTS = ("open", "logging_in", "playing")  # a front's and a worker's counts of connections, by network
+COUNTS = ("open", "logging_in", "playing", "placed")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
 DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
 LINGER = 1.0  # seconds a refused connection stays open for its client to read why (write side shut)
@@ -98,12 +98,14 @@ def resident_mib(pid: int) -> float:
 
 @dataclass(eq=False, kw_only=True)
 class Shares:
-    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session. The
-    front counts all of them; each ``Worker`` those it holds (counted out with it if it dies)."""
+    """Connections by network (``SSHSettings.network``): open, of which logging in, of which in a session; and of
+    the open, those holding a place at the sessions cap. The front counts all of them; each ``Worker`` those it holds
+    (counted out with it if it dies)."""
 
     open: Counter[str] = field(default_factory=Counter)
     logging_in: Counter[str] = field(default_factory=Counter)
     playing: Counter[str] = field(default_factory=Counter)
+    placed: Counter[str] = field(default_factory=Counter)
 
     def count(self, network: str, names: str, step: int) -> None:
         for name in names.split():
@@ -173,6 +175,7 @@ class SSHFront(Shares, Watched):
         self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
         self._players: dict[str, float] = {}  # network -> when a worker last said a player of it sat at a table
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
+        self._struck: dict[str, int] = {}  # network -> connections turned away (told with each: server.py strikes)
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
         self.clock: Callable[[], float] = time.monotonic
@@ -307,7 +310,7 @@ class SSHFront(Shares, Watched):
                 owed = max(self._penalties.get(network, 0), self.clock()) + NOAUTH_PENALTY
                 remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
-            self._seen(network, met=True)
+            self._seen(network)
         elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
             if worker.seated:
                 worker.sat_until = self.clock()
@@ -316,8 +319,10 @@ class SSHFront(Shares, Watched):
             self._spare_if_flooded()
         elif data[:1] == b"j":  # a player of that network sits at a table there
             remember(self._players, self._network(data[1:]), self.clock(), REMEMBERED)
-        elif data[:1] == b"u":
-            self._seen(data[1:].decode(errors="replace"), met=False)
+        elif data[:1] in (b"p", b"q"):  # a connection took a place at the sessions cap, or let go of it
+            self._count(worker, self._network(data[1:]), "placed", 1 if data[:1] == b"p" else -1)
+        elif data[:1] in (b"g", b"u"):  # a place of the network asked closed (its place free now), or none was
+            self._seen(data[1:].decode(errors="replace"), met=data[:1] == b"g")
         elif data[:1] == b"w":
             number, _, network = data[2:].decode(errors="replace").partition(" ")
             self._ask_room(worker, number.encode(), network, data[1:2] == b"k")
@@ -538,24 +543,28 @@ class SSHFront(Shares, Watched):
     def _evict(
         self, newcomer: str, mine: int, below: int, idle: bool = False, skip: frozenset[str] = frozenset()
     ) -> str | None:
-        """Ask the worker holding the most of the network holding the most connections (more than ``mine``, the
-        newcomer's) to close what that network uses least there, below tier ``below`` (3: not a session; ``idle``:
-        of its sessions, one whose player sits at no table: server.py ``evict``; none of ``skip``); the network asked,
-        or None."""
-        spare = self.playing.copy() if idle else self.open - self.playing if below == 3 else self.open.copy()
+        """Ask the worker holding the most of the network holding the most (more than ``mine``, the newcomer's) to
+        close what that network uses least there, below tier ``below`` (server.py ``evict``; none of ``skip``). At the
+        connections total (5) counted in connections; at the sessions cap in places (3: not in a session; 4: a key's
+        newcomer; ``idle``: an idle login or session, server.py ``_Gate.idle``). The network asked, or None."""
+        places = below != 5  # (a botnet's connections mostly hold none: asking their network found nothing)
+        held = self.placed if places else self.open
+        spare = held - self.playing if below == 3 and not idle else held.copy()
         for net in (newcomer, *skip):
             spare[net] = 0
-        held = {net: count - self._asked[net] for net, count in self.open.items() if spare[net] > self._asked[net]}
-        network = max(held, key=held.__getitem__, default=None)
-        if network is None or held[network] <= mine:
+        left = {net: count - self._asked[net] for net, count in held.items() if spare[net] > self._asked[net]}
+        network = max(left, key=left.__getitem__, default=None)
+        if network is None or left[network] <= mine:
             return None
-        spare_in = (
-            (lambda w: w.playing[network]) if idle else (lambda w: w.open[network] - w.playing[network] * (below == 3))
-        )
+
+        def spare_in(worker: Worker) -> int:
+            there = worker.placed if places else worker.open
+            return there[network] - (below == 3 and not idle) * worker.playing[network]
+
         worker = max(self._workers, key=spare_in, default=None)
         if worker is None:
             return None
-        self._send(worker, b"v" + str(below).encode() + network.encode())
+        self._send(worker, b"v" + (b"i" if idle else str(below).encode()) + network.encode())
         self._asked[network] += 1
         return network
 
@@ -564,23 +573,25 @@ class SSHFront(Shares, Watched):
     ) -> None:
         """Have a place at the sessions cap closed in some worker for ``worker``'s newcomer of ``network`` (``w``);
         ``tried``: networks asked already, whose worker had none to close (``u``). ``m`` 0 once none is left."""
-        below, mine = (4, 0) if key else (3, self.open[network])  # (with the newcomer: +1)
+        below, mine = (4, 0) if key else (3, self.placed[network] + 1)  # (with the newcomer's: +1)
         asked = self._evict(network, mine, below, skip=tried) if len(tried) < ROOM_TRIES else None
-        if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle session, as in a worker (take_place)
+        if asked is None and not key and len(tried) < ROOM_TRIES:  # then an idle one, as in a worker (take_place)
             asked = self._evict(network, mine - 1, below, idle=True, skip=tried)
         if asked is None:
             self._send(worker, b"m" + number + b" 0")  # nothing to close for it: refused
         else:  # (its worker waits 2 s at most)
             self._rooms = [*self._rooms[-255:], (worker, number, asked, network, key, tried | {asked})]
 
-    def _seen(self, network: str, met: bool) -> None:
-        """A connection of ``network`` closed (``met``), or a worker had none to close: one asked is answered, and
-        so is the oldest room request that waited on that network."""
-        if self._asked[network] <= 1:
-            self._asked.pop(network, None)
-        else:
-            self._asked[network] -= 1
-        for index, (worker, number, asked, newcomer, key, tried) in enumerate(self._rooms):
+    def _seen(self, network: str, met: bool | None = None) -> None:
+        """A connection of ``network`` closed (``met`` None), or the worker asked to close a place of it answered:
+        closed, its place free (``g``: ``met``), or none there (``u``); that answers the oldest room request that
+        waited on the network (a connection merely closing does not: it may have held no place)."""
+        if met is not True:  # (one closed for room is seen closing too)
+            if self._asked[network] <= 1:
+                self._asked.pop(network, None)
+            else:
+                self._asked[network] -= 1
+        for index, (worker, number, asked, newcomer, key, tried) in enumerate(self._rooms if met is not None else ()):
             if asked == network:
                 del self._rooms[index]
                 if met:
@@ -623,6 +634,7 @@ class SSHFront(Shares, Watched):
 
     def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
         self.refused[reason] += 1
+        remember(self._struck, address, self._struck.get(address, 0) + 1, REMEMBERED)
         try:
             connection.setblocking(False)
             text = reason if reason == MEMORY_FULL else REFUSED.format(reason=reason)
@@ -699,9 +711,9 @@ class SSHFront(Shares, Watched):
             worker = self._place(self._taking(), address) if self._taking() else None
             if worker is None:
                 return  # the next worker to be ready takes them
-            told = b"" if client is None else f"{client[0]} {client[1]}".encode()
+            told = f"{self._struck.get(address, 0)}" + ("" if client is None else f" {client[0]} {client[1]}")
             try:
-                socket.send_fds(worker.control, [b"c" + told], [connection.fileno()])
+                socket.send_fds(worker.control, [b"c" + told.encode()], [connection.fileno()])
             except (BlockingIOError, InterruptedError):
                 # The worker has not read its earlier connections yet: try again in a moment, in order.
                 asyncio.get_running_loop().call_later(RETRY_HAND_OVER, self._hand_waiting)

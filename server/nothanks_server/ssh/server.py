@@ -43,6 +43,7 @@ TRIES_MESSAGE = "Too many authentication failures."
 SHUT_OUT_MESSAGE = "Too many failed passwords from your address. Please try again later."
 PASSWORD_NETWORKS = 10_000  # networks whose failed passwords are remembered (for the order passwords wait in)
 CLIENT_CLOSE_WAIT = 2.0  # seconds a closing server leaves clients to close connections whose sessions ended
+LOGIN_IDLE = 1.0  # seconds logged in without asking for a session: idle (a client asks for it at once)
 
 
 class HostKeyError(RuntimeError):
@@ -170,11 +171,12 @@ class SessionServer(Watched):
             )
         return self._options
 
-    def serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
+    def serve(self, sock: socket.socket, client: tuple[str, int] | None = None, struck: int = 0) -> None:
         """Run SSH on an accepted connection (it is this server's from now on); ``client``: its client's address
-        and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer)."""
+        and port, when a load balancer's PROXY header named them (the socket's peer is then the balancer);
+        ``struck``: its network's connections the front turned away (so many closed early: ``strikes``)."""
         self.connections += 1
-        self.spawn(self._serve(sock, client), name="ssh-connection")
+        self.spawn(self._serve(sock, client, struck), name="ssh-connection")
 
     def reached(self, peer: tuple[str, int], tier: int) -> None:
         """Tell the front the connection from ``peer`` logged in (``tier`` 2: once, and not once closed) or opened
@@ -189,7 +191,7 @@ class SessionServer(Watched):
             if gate.network == network:
                 gate.end_login(SHUT_OUT_MESSAGE)
 
-    async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None) -> None:
+    async def _serve(self, sock: socket.socket, client: tuple[str, int] | None = None, struck: int = 0) -> None:
         conn: asyncssh.SSHServerConnection | None = None
         try:
             own: tuple[str, int] = tuple(sock.getpeername()[:2])
@@ -198,6 +200,8 @@ class SessionServer(Watched):
         peer = own
         if client is not None:
             self._clients[own] = peer = client
+        if struck > self.closed_early.get(network := self.settings.network(peer[0]), 0):
+            remember(self.closed_early, network, struck, PASSWORD_NETWORKS)
         self._tiers[peer] = 0
         try:
             conn = await asyncssh.run_server(sock, options=await self._connection_options())
@@ -277,13 +281,14 @@ class SessionServer(Watched):
         """Connections counted against ``max_sessions`` here and not yet closed."""
         return len(self._holders)
 
-    def admit(self, held: bool = False) -> bool:
+    def admit(self, held: bool = False, met: bool = False) -> bool:
         """Count one more session here if under ``max_sessions``, places held included; ``held``: the place held
-        for it is let go of in the same lock (``take_place``: nobody else takes the place freed for it)."""
+        for it is let go of in the same lock (``take_place``: nobody else takes the place freed for it); ``met``: a
+        place was freed for it, so the others held do not count (each waits for its own)."""
         self._changed.set()
         with self._counts.get_lock():
             self._counts[self._held] -= held
-            if sum(self._counts[: self._head - self._slot]) >= self.settings.max_sessions:
+            if sum(self._counts[: (self._held if met else self._head) - self._slot]) >= self.settings.max_sessions:
                 return False
             self._counts[self._slot] += 1
             return True
@@ -302,8 +307,8 @@ class SessionServer(Watched):
         held = Counter(gate.network for gate in self._holders)
         mine = -1 if key else held[newcomer.network]
         places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
-        if not places and not key:  # then a session in the lobby or watching, of a network holding more
-            places = [gate for gate in self._holders if gate.tier == 3 and held[gate.network] > mine and gate.idle]
+        if not places and not key:  # then an idle login or session (lobby, watching) of a network holding more
+            places = [g for g in self._holders if g.tier in (2, 3) and held[g.network] > mine and g.idle]
         victim = self.least_in_use(places, held)
         if victim is not None:
             victim.give_way(ROOM_MESSAGE, newcomer)  # its place passes to the newcomer without a release
@@ -313,24 +318,25 @@ class SessionServer(Watched):
         with self._counts.get_lock():  # a place held until the front has closed one (in the sum: nobody takes it)
             self._counts[self._held] += 1
         try:
-            await self.want_room(newcomer.network, key)
+            met = await self.want_room(newcomer.network, key)
         except BaseException:
             self.release(held=True)
             raise
-        return self.admit(held=True)
+        return self.admit(held=True, met=met)
 
-    def evict(self, network: str, below: int, lone: bool = True) -> bool:
+    def evict(self, network: str, below: int, lone: bool = True, idle: bool = False) -> bool:
         """For the totals: close the connection least in use here of ``network`` (or of any, "": the logins cap's),
-        of a tier below ``below`` (2: logins only); False if there is none. Not ``lone``: a network's only
-        connection here, never struck, stays (the front's total across workers counts connections on their way)."""
+        of a tier below ``below`` (2: logins only; ``idle``: only an idle one, ``_Gate.idle``); False if there is
+        none. Not ``lone``: a network's only connection here, never struck, stays (the front's total across workers
+        counts connections on their way)."""
         if below in (3, 4):  # for the sessions cap (``w``): only a place counted there frees one
             gates = dict(self._holders)
         else:
             gates = {gate: None for gate in (*self._logins, *self._holders)}  # (a login may be a holder too)
         held = Counter(gate.network for gate in gates)  # the biggest holder: of connections here, logged in or not
-        places = [g for g in gates if g.tier < below and network in ("", g.network)]
-        if below == 3 and not places:  # as in ``take_place``: then a session in the lobby or watching
-            places = [gate for gate in gates if gate.network == network and gate.tier == 3 and gate.idle]
+        places = [] if idle else [g for g in gates if g.tier < below and network in ("", g.network)]
+        if below == 3 and not places:  # as in ``take_place``: then an idle login or session
+            places = [g for g in gates if g.network == network and g.tier in (2, 3) and g.idle]
         victim = self.least_in_use(places, held)
         if victim is None or not (lone or held[victim.network] > 1 or self.strikes(victim.network)):
             return False
@@ -338,27 +344,30 @@ class SessionServer(Watched):
         return True
 
     async def password_turn(self, network: str) -> None:
-        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every
-        connection, and when passwords wait, the network with the fewest failed passwords goes first (the oldest
-        try of those), so that a newcomer's password is not queued behind a botnet's guesses."""
+        """Wait until a password from ``network`` may be looked at: ``password_rate`` a second over every connection,
+        the fewest ``strikes`` first (oldest first of those): a botnet's networks, struck by connections closed early
+        long before their passwords fail at this pace, never queue ahead of a newcomer's password."""
         rate = self.settings.password_rate
         if rate <= 0:
             return
-        if not self._password_queue and self._take_password(self.password_failures.get(network, 0)):
+        strikes = self.strikes(network)
+        if not self._password_queue and self._take_password(strikes):
             return
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._password_queue.append((network, turn))
+        with self._counts.get_lock():  # said at once: the other workers' guesses do not take the next turn
+            self._counts[self._head] = min(self._counts[self._head], strikes)
         if self._password_pump is None:
             self._password_pump = self.spawn(self._pump_passwords(rate), name="ssh-passwords")
         await turn
 
-    def _take_password(self, failures: float) -> bool:
+    def _take_password(self, strikes: float) -> bool:
         """One of the passwords' tokens (a bucket over every worker), unless another worker's first password waiting
-        has fewer ``failures``: this worker's first one then says its own, and waits."""
+        has fewer ``strikes``: this worker's first one then says its own, and waits."""
         rate, counts = self.settings.password_rate, self._counts
         with counts.get_lock():
-            counts[self._head] = failures
-            if failures > min(counts[self._head - self._slot : -2]):
+            counts[self._head] = strikes
+            if strikes > min(counts[self._head - self._slot : -2]):
                 return False
             now = self.clock()
             tokens = min(max(1.0, rate), counts[-2] + max(0.0, now - counts[-1]) * rate)
@@ -373,9 +382,9 @@ class SessionServer(Watched):
         try:
             while queue := [entry for entry in self._password_queue if not entry[1].done()]:
                 self._password_queue = queue
-                failures = self.password_failures
-                first = min(range(len(queue)), key=lambda i: failures.get(queue[i][0], 0))
-                if self._take_password(failures.get(queue[first][0], 0)):
+                strikes = [self.strikes(network) for network, _turn in queue]
+                first = strikes.index(min(strikes))
+                if self._take_password(strikes[first]):
                     queue.pop(first)[1].set_result(None)
                 else:
                     await self.sleep(1 / rate)
@@ -428,6 +437,7 @@ class _Gate(asyncssh.SSHServer):
         self._has_session = False
         self._game: GameSession | None = None  # its session, once asked for (at ``_session_at``, server.clock)
         self._session_at = 0.0
+        self._logged_in_at = math.inf  # (server.clock)
         self._inbound: InboundShaper | None = None
         self._failures = 0  # failed passwords and refused keys on this connection
         self._not_before = 0.0  # the next password is not looked at before this time (server.clock)
@@ -474,11 +484,14 @@ class _Gate(asyncssh.SSHServer):
 
     @property
     def idle(self) -> bool:
-        """In a session for ``session_settle`` seconds or more, whose player sits at no table (in the lobby, or
-        watching): one just begun is a newcomer on its way to a table, never closed for the next one."""
+        """Logged in without a session for ``LOGIN_IDLE`` seconds, or in a session for ``session_settle`` seconds or
+        more whose player sits at no table (in the lobby, or watching): one just begun is a newcomer on its way to
+        a table, never closed for the next one."""
         server = self._server
+        if self._game is None:
+            return server.clock() - self._logged_in_at >= LOGIN_IDLE
         settled = server.clock() - self._session_at >= server.settings.session_settle
-        return self._game is not None and settled and not self._game.seated()
+        return settled and not self._game.seated()
 
     @property
     def seated(self) -> bool:
@@ -495,7 +508,7 @@ class _Gate(asyncssh.SSHServer):
 
     def give_way(self, message: str, newcomer: _Gate | None = None) -> None:
         """Closed for a newcomer (fair shares: docs/architecture.md); ``newcomer`` takes its place in the sessions
-        count (passed over without a release, else released as it closes)."""
+        count (passed over without a release, else released at once)."""
         server = self._server
         if message is BUSY_MESSAGE:
             server.logins_evicted += 1
@@ -503,9 +516,8 @@ class _Gate(asyncssh.SSHServer):
             server.made_room += 1
         log.info("closed %s (%s) for a newcomer: %s", self._peer, self.network, message)
         self._login_over(closed=True)
-        if newcomer is not None:
-            self._admitted = False
-            server._holders.pop(self, None)
+        if self._admitted:  # its place: the newcomer's, else free now (a room request from another worker is met)
+            self._place(False, release=newcomer is None)
         self._conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, message)
 
     def end_login(self, message: str) -> None:
@@ -519,9 +531,7 @@ class _Gate(asyncssh.SSHServer):
             unshape_inbound(self._conn, self._inbound)
             self._inbound = None
         if self._admitted:
-            self._admitted = False
-            self._server._holders.pop(self, None)
-            self._server.release()
+            self._place(False, release=True)
 
     async def begin_auth(self, username: str) -> bool:
         self._username = username
@@ -533,9 +543,21 @@ class _Gate(asyncssh.SSHServer):
         """Counted against max_sessions (making room at the cap), or False: no place for a stranger now, and the
         connection is refused unless it proves a key (``key``: it did; if still no place, it is refused)."""
         if not self._admitted and await self._server.take_place(self, key):
-            self._admitted = True
-            self._server._holders[self] = None
+            self._place(True)
         return self._admitted
+
+    def _place(self, placed: bool, release: bool = False) -> None:
+        """Counted against ``max_sessions`` here, or no longer (``release``: its place is free, not passed on); told
+        to the front (``p``, ``q``), which ranks networks by the places they hold (``SSHFront._evict``)."""
+        server = self._server
+        self._admitted = placed
+        if placed:
+            server._holders[self] = None
+        else:
+            server._holders.pop(self, None)
+        if release:
+            server.release()
+        server.tell((b"p" if placed else b"q") + self._address[0].encode())
 
     def _full(self) -> bool:
         """True (and the connection is refused) if it has no place: its password is not even looked at."""
@@ -626,6 +648,7 @@ class _Gate(asyncssh.SSHServer):
 
     async def auth_completed(self) -> None:
         self._fingerprint = self._candidate_fingerprint
+        self._logged_in_at = self._server.clock()
         self._login_over(logged_in=True)
         self._placing = asyncio.ensure_future(self._take_place(key=self._fingerprint is not None))  # a key: room made
         if not await self._placing:

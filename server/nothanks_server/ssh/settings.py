@@ -37,7 +37,7 @@ class Watched:
 
 def shared_counts(context: Any, slots: int) -> Any:
     """What the workers count together, in shared memory under its lock: by worker slot, its sessions, then the
-    places held for its newcomers while the front makes room (server.py ``take_place``), then the failures of the
+    places held for its newcomers while the front makes room (server.py ``take_place``), then the strikes of the
     network of its first password waiting (``password_turn``; inf: none); last, the passwords' bucket (tokens, when)."""
     return context.Array("d", [0.0] * 2 * slots + [math.inf] * slots + [0.0, -math.inf])
 

@@ -1,13 +1,15 @@
 """A worker process of the SSH front: asyncssh and a game app for each connection the front hands it (front.py).
 
-From the front, one datagram each: ``c`` + a socket (+ ``ADDRESS PORT`` when a PROXY header named the client); ``d``
-drain (exit once empty); ``s`` + a reason: stop now (so does end of file); ``b`` + an address: shut out, its logins
-end; ``v`` + a tier + a network: close that network's connection least in use below the tier (``evict``); ``m`` +
-``NUMBER 1|0``: room request NUMBER met or not. To the front: ``r`` ready; ``e`` empty again after a player's app
-ran; ``t`` + a count: players here at a table now, when it changes; ``j`` + a network: one of its players newly at
-a table; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
-``u`` + network: nothing of it here to close; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions
-cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
+From the front, one datagram each: ``c`` + a socket + its network's connections the front turned away (+ `` ADDRESS
+PORT`` when a PROXY header named the client); ``d`` drain (exit once empty); ``s`` + a reason: stop now (so does end of
+file); ``b`` + an address: shut out, its logins end; ``v`` + a tier (or ``i``: idle) + a network: close that network's
+connection least in use below the tier (``evict``); ``m`` + ``NUMBER 1|0``: room request NUMBER met or not. To the
+front: ``r`` ready; ``e`` empty again after a player's app ran; ``t`` + a count: players here at a table now, when it
+changes; ``j`` + a network: one of its players newly at a table; with the client's address: ``f`` failed password,
+``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it here to close, ``g`` +
+network: its place closed (``v`` 3, 4, ``i``); ``p``, ``q`` + address: a place at the sessions cap taken, let go of;
+``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot
+serve (a host key it cannot use).
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                 return
             kind, text = data[:1], data[1:].decode("utf-8", "replace")
             if kind == b"c" and fds:
-                server.serve(socket.socket(fileno=fds[0]), _client(text))
+                struck, _, told = text.partition(" ")
+                server.serve(socket.socket(fileno=fds[0]), _client(told), int(struck) if struck.isdigit() else 0)
             elif kind == b"d":
                 draining = True
                 log.info("draining: %d connections left", server.connections)
@@ -113,8 +116,12 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
                     stop.set()
             elif kind == b"b":
                 server.shut_out(text)
-            elif kind == b"v" and not server.evict(text[1:], int(text[:1] or 0), lone=bool(text[1:])):
-                tell(b"u" + data[2:])
+            elif kind == b"v":
+                below, idle = (3, True) if text[:1] == "i" else (int(text[:1] or 0), False)
+                if not server.evict(text[1:], below, lone=bool(text[1:]), idle=idle):
+                    tell(b"u" + data[2:])
+                elif below in (3, 4):  # a place closed for a room request: free now
+                    tell(b"g" + data[2:])
             elif kind == b"m":
                 number, _, met = text.partition(" ")
                 room = rooms.pop(int(number), None) if number.isdigit() else None
