@@ -700,7 +700,8 @@ class SSHFront(Shares, Watched):
             return min(taking, key=lambda worker: (worker.logging_in.total(), worker.seated))
         if self._held_for_spare(taking):
             return None
-        free = [w for w in taking if not w.seated and self.clock() - w.sat_until >= SEAT_GRACE]
+        now = self.clock()
+        free = [w for w in taking if not w.seated and now - w.sat_until >= SEAT_GRACE]
         taking = free or taking
         self._turn = (self._turn + 1) % len(taking)
         return taking[self._turn]
@@ -708,7 +709,8 @@ class SSHFront(Shares, Watched):
     def _hand_waiting(self) -> None:
         while self._waiting:
             connection, address, client = self._waiting[0]
-            worker = self._place(self._taking(), address) if self._taking() else None
+            taking = self._taking()
+            worker = self._place(taking, address) if taking else None
             if worker is None:
                 return  # the next worker to be ready takes them
             told = f"{self._struck.get(address, 0)}" + ("" if client is None else f" {client[0]} {client[1]}")
