@@ -300,3 +300,20 @@ async def test_costly_requests_start_a_few_a_turn_of_the_loop_first_come_first_s
     assert [number for number, _ in started] == [0, 1, 2, 4, 5, 6]
     by_turn = [sum(1 for _, at in started if at == turn) for turn in {at for _, at in started}]
     assert max(by_turn) == 2 and len(by_turn) == 3
+
+
+async def test_costly_requests_of_several_networks_are_served_in_rotation():
+    """A network queueing hundreds of table requests does not hold another network's one behind them all."""
+    per_turn = PerTurn(2)
+    started: list[str] = []
+
+    async def request(holder: str, number: int) -> None:
+        await per_turn.take(holder)
+        started.append(f"{holder}{number}")
+
+    tasks = [asyncio.create_task(request("botnet", number)) for number in range(20)]
+    tasks += [asyncio.create_task(request("player", 0)), asyncio.create_task(request("other", 0))]
+    await asyncio.gather(*tasks)
+    assert started[:2] == ["botnet0", "botnet1"]  # (the first turn's, before anyone else waited)
+    assert started.index("player0") <= 3 and started.index("other0") <= 4
+    assert [name for name in started if name.startswith("botnet")] == [f"botnet{n}" for n in range(20)]

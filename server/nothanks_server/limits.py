@@ -153,22 +153,23 @@ class TokenBucket:
 
 class PerTurn:
     """About ``most`` costly requests (a table made or dealt: a store commit each) start in one turn of the event
-    loop; the others wait their turn, first come first served: a botnet's hundreds at once would otherwise hold
-    up every player's move for a second (moves are never held: the group commit takes them)."""
+    loop; the others wait their turn, the holders (networks) served in rotation, one request each: a botnet's
+    hundreds at once would otherwise hold up every player's move for a second, and one network's queue everyone
+    else's table (moves are never held: the group commit takes them)."""
 
     def __init__(self, most: int) -> None:
         self.most = most
         self._left = most
-        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}  # by holder, in the order of their turns
         self._refill: asyncio.Handle | None = None
 
-    async def take(self) -> None:
+    async def take(self, holder: str = "") -> None:
         if self._left > 0 and not self._waiting:
             self._left -= 1
             self._next()
             return
         waiter = asyncio.get_running_loop().create_future()
-        self._waiting.append(waiter)
+        self._waiting.setdefault(holder, deque()).append(waiter)
         self._next()
         await waiter  # (cancelled with its connection: skipped)
 
@@ -179,7 +180,11 @@ class PerTurn:
     def _turn(self) -> None:
         self._refill, self._left = None, self.most
         while self._left > 0 and self._waiting:
-            if not (waiter := self._waiting.popleft()).done():
+            holder = next(iter(self._waiting))
+            waiter = (waiters := self._waiting.pop(holder)).popleft()
+            if waiters:
+                self._waiting[holder] = waiters  # (to the back of the rotation)
+            if not waiter.done():
                 waiter.set_result(None)
                 self._left -= 1
         if self._waiting:

@@ -207,7 +207,7 @@ class Session(HostSide, ProtocolSession):
 
     async def handle_message(self, message: m.ClientMessage, handler: Callable[[Any], Any] | None = None) -> bool:
         if m.kind_of(message) in COSTLY:
-            await self.server.costly.take()
+            await self.server.costly.take(self.holder)
         return await super().handle_message(message, handler)
 
     def deliver(self, event: HostEvent) -> None:
