@@ -21,6 +21,11 @@ async def take_to_the_end(pilot, app) -> None:
             await wait_until(pilot, lambda b=before: table_screen(app).table.view.state_id > b, "the take")
 
 
+def scores_drawn(app) -> bool:
+    """The score screen is laid out (it opens just after the game's last move is drawn)."""
+    return any(note.region.area for note in app.screen.query("#score-note"))
+
+
 def games(app) -> int:
     screen = app.screen
     match = screen.table.match if isinstance(screen, ScoreScreen) else None
@@ -32,7 +37,7 @@ async def two_games(pilot, app) -> None:
     await pilot.press("a")
     await wait_until(pilot, lambda: not isinstance(app.screen, ScoreScreen) or games(app) == 2, "game 2")
     await take_to_the_end(pilot, app)
-    await wait_until(pilot, lambda: games(app) == 2 and bool(app.screen.query("#score-note")), "the scores")
+    await wait_until(pilot, lambda: games(app) == 2 and scores_drawn(app), "the scores")
     app.clear_notifications()  # "game 2 has started", said when it did: not what this picture is about
     await wait_until(pilot, lambda: not any(screen.query("Toast") for screen in app.screen_stack), "no toast")
 

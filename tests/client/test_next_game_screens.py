@@ -11,6 +11,7 @@ from nothanks_tui.client.screens.table import TableScreen
 from nothanks_tui.client.screens.waiting import WaitingScreen
 
 from ..net_helpers import WAIT
+from ..test_extras_snapshots import scores_drawn
 from ..test_leaving import take_on_my_turns
 from .ui_helpers import lobby_app, open_new_table_dialog, wait_until
 
@@ -28,6 +29,7 @@ async def play_to_the_score_screen(app, pilot, bob_table) -> tuple[TableScreen, 
             await pilot.press("t")
         await pilot.pause(0.005)
     await asyncio.wait_for(bob_plays, WAIT)
+    await wait_until(pilot, lambda: scores_drawn(app), "the scores")
     return table, app.screen
 
 

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import socket
+from collections import Counter
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 
@@ -15,6 +16,7 @@ import asyncssh
 import pytest
 
 from nothanks_server.ssh import front as front_module
+from nothanks_server.ssh import worker as worker_module
 from nothanks_server.ssh.front import MEMORY_FULL
 from nothanks_server.ssh.server import BUSY_MESSAGE, ROOM_MESSAGE, SessionServer
 from nothanks_server.ssh.settings import SSHSettings, shared_counts
@@ -385,6 +387,52 @@ async def test_the_front_tells_the_worker_how_often_it_turned_a_connections_netw
     await until(lambda: not server._tasks, timeout=10)
     for lingering in front._lingering:
         lingering.close()
+
+
+async def test_a_networks_connections_turned_away_are_forgiven_in_time(front_with_workers):
+    front, (worker,), said = front_with_workers(1)
+    now = [100.0]
+    front.clock = lambda: now[0]
+    for _ in range(2):
+        refused, client = socket.socketpair()
+        front._refuse(refused, "10.0.0.5", "too many connections")
+        client.close()
+    for later in (0.0, front_module.STRIKE_FORGIVEN, 2 * front_module.STRIKE_FORGIVEN):
+        now[0] = 100.0 + later
+        handed, client = socket.socketpair()
+        front._waiting.append((handed, "10.0.0.5", None))
+        front._hand_waiting()
+        client.close()
+    assert said(worker) == [b"c2", b"c1", b"c0"]  # one forgiven a minute, as penalties run out
+    for lingering in front._lingering:
+        lingering.close()
+
+
+async def test_a_workers_report_of_its_places_heals_a_lost_p_or_q(front_with_workers):
+    front, (worker,), _said = front_with_workers(1)
+    for told in (b"p10.0.0.1", b"p10.0.0.1", b"p10.0.0.2", b"q10.0.0.1"):  # 10.0.0.2's q and 10.0.0.3's p were lost
+        front._handle(worker, told)
+    front._handle(worker, b"t1 10.0.0.1 1 10.0.0.3 2")  # what the worker holds now, absolute
+    assert front.placed == worker.placed == {"10.0.0.1": 1, "10.0.0.3": 2} and worker.seated == 1
+    front._handle(worker, b"t0")
+    assert not front.placed and not worker.placed and worker.seated == 0
+
+
+async def test_a_worker_tells_its_counts_again_until_the_front_has_them(monkeypatch):
+    monkeypatch.setattr(worker_module, "SEATED_LOOK", 0)
+    server = SimpleNamespace(seated=lambda: Counter({"10.0.0.1": 1}), places=lambda: Counter({"10.0.0.1": 2}))
+    reports: list[bytes] = []
+
+    def tell(message: bytes) -> bool:  # the control socket full for the first two reports
+        reports.extend([message] if message[:1] == b"t" else [])
+        return len(reports) > 2
+
+    telling = asyncio.create_task(worker_module._tell_seated(server, tell))  # type: ignore[arg-type]
+    await until(lambda: len(reports) == 3)
+    for _ in range(20):
+        await asyncio.sleep(0)  # looks that find nothing changed since the report the front had
+    telling.cancel()
+    assert reports == [b"t1 10.0.0.1 2"] * 3
 
 
 async def test_a_room_request_asks_the_next_network_when_the_first_worker_asked_has_none_to_close(front_with_workers):

@@ -60,6 +60,7 @@ TALL, TALLER, WIDE = 30, 36, 110  # terminal sizes from which the table grows (a
 COMPACT = 16  # rows below which your area shows only your two choices (your chips and cards are in your row)
 SMALLEST = (36, 13)  # columns, rows the whole table needs; below, your choices alone and how big it must be
 NOTICE_SECONDS = 3.0  # how long a warning toast shows (and is not repeated)
+SCORES_AFTER = 0.1  # seconds from the final move on the table to the score screen (the move first)
 HIDDEN_WHEN = frozenset({errors.GAME_OVER, errors.NOT_SEATED})  # play keys hidden, not greyed, for these codes
 CHAT_REFUSALS = frozenset({errors.CHAT_EMPTY, errors.CHAT_TOO_LONG, errors.CHAT_TOO_FAST})
 
@@ -236,7 +237,9 @@ class TableScreen(AtTableScreen):
                 self.refresh_bindings()
             if event.view.finished and self._score_shown_for != self.game_number:
                 self._score_shown_for = self.game_number
-                self.action_show_score()
+                # The move that ended the game shows at once, the scores just after: drawn in the same frame, they
+                # made that move's key the slowest of a game over SSH (30 ms of CPU more; docs/bench/history.md).
+                self.set_timer(SCORES_AFTER, self.action_show_score)
         elif isinstance(event, ChatLine):
             self._chat_arrived((event,))
         elif isinstance(event, ChatHistory):

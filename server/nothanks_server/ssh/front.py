@@ -52,6 +52,8 @@ ROOM_TRIES = 8  # networks asked in turn to close a place for one newcomer at th
 PLAYER_MEMORY = 3600.0  # seconds a network whose player sat at a table counts as a player's (``_place``)
 SEAT_GRACE = 5.0  # seconds a worker whose players left their tables takes no stranger (a player between two games)
 IDLE_LOOKS = 10  # looks (seconds) a worker with no connection is left before it is recycled if its memory grew
+MESSAGE_MOST = 65536  # bytes of a worker's message (``t`` lists its places by network)
+STRIKE_FORGIVEN = 60.0  # seconds after which a connection turned away no longer counts against its network
 COUNTS = ("open", "logging_in", "playing", "placed")  # a front's and a worker's counts of connections, by network
 SERVER_VERSION = b"SSH-2.0-nothanks\r\n"
 DISC_TOO_MANY_CONNECTIONS = 12  # RFC 4253, 11.1 (and 4250, 4.2.2)
@@ -175,7 +177,8 @@ class SSHFront(Shares, Watched):
         self._penalties: dict[str, float] = {}  # network -> when its penalty has run out (self.clock)
         self._players: dict[str, float] = {}  # network -> when a worker last said a player of it sat at a table
         self._logged_refusals: dict[tuple[str, str], tuple[float, int]] = {}  # last logged, refused since
-        self._struck: dict[str, int] = {}  # network -> connections turned away (told with each: server.py strikes)
+        # network -> when its connections turned away are forgiven, STRIKE_FORGIVEN each (told with each: strikes)
+        self._struck: dict[str, float] = {}
         self.refused: Counter[str] = Counter()  # connections turned away, by reason (tests, the benchmark)
         self._lingering: set[socket.socket] = set()  # refused, left open a moment for their client to read why
         self.clock: Callable[[], float] = time.monotonic
@@ -278,7 +281,7 @@ class SSHFront(Shares, Watched):
         """Handle what a worker sent (an exited worker's last words too: why it could not start, its closings)."""
         while worker.state != "gone" and worker.control.fileno() >= 0:
             try:
-                data = worker.control.recv(256)
+                data = worker.control.recv(MESSAGE_MOST)
             except (BlockingIOError, InterruptedError):
                 return
             except OSError:
@@ -311,10 +314,14 @@ class SSHFront(Shares, Watched):
                 remember(self._penalties, network, owed, REMEMBERED)
             self._count(worker, network, "open logging_in" if tier < 2 else "open playing" if tier > 2 else "open")
             self._seen(network)
-        elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can)
+        elif data[:1] == b"t":  # its players at a table (``_hand_waiting`` hands newcomers to others if it can) and
+            seated, *places = data[1:].decode(errors="replace").split() or ["0"]  # its places by network, absolute:
+            now = Counter(dict(zip(places[::2], map(int, places[1::2]))))  # what a lost ``p`` or ``q`` left off heals
+            for network in worker.placed.keys() | now.keys():
+                self._count(worker, network, "placed", now[network] - worker.placed[network])
             if worker.seated:
                 worker.sat_until = self.clock()
-            worker.seated = int(data[1:] or 0)
+            worker.seated = int(seated)
             self._changed.set()
             self._spare_if_flooded()
         elif data[:1] == b"j":  # a player of that network sits at a table there
@@ -634,7 +641,8 @@ class SSHFront(Shares, Watched):
 
     def _refuse(self, connection: socket.socket, address: str, reason: str) -> None:
         self.refused[reason] += 1
-        remember(self._struck, address, self._struck.get(address, 0) + 1, REMEMBERED)
+        now = self.clock()
+        remember(self._struck, address, max(self._struck.get(address, 0.0), now) + STRIKE_FORGIVEN, REMEMBERED)
         try:
             connection.setblocking(False)
             text = reason if reason == MEMORY_FULL else REFUSED.format(reason=reason)
@@ -648,7 +656,6 @@ class SSHFront(Shares, Watched):
                 asyncio.get_running_loop().call_later(LINGER, self._close_lingering, connection)
             else:
                 connection.close()
-        now = self.clock()
         key = (address, reason)
         last, since = self._logged_refusals.get(key, (-LOG_INTERVAL, 0))
         if now - last < LOG_INTERVAL:
@@ -713,7 +720,8 @@ class SSHFront(Shares, Watched):
             worker = self._place(taking, address) if taking else None
             if worker is None:
                 return  # the next worker to be ready takes them
-            told = f"{self._struck.get(address, 0)}" + ("" if client is None else f" {client[0]} {client[1]}")
+            struck = math.ceil((self._struck.get(address, 0.0) - self.clock()) / STRIKE_FORGIVEN)
+            told = f"{max(0, struck)}" + ("" if client is None else f" {client[0]} {client[1]}")
             try:
                 socket.send_fds(worker.control, [b"c" + told.encode()], [connection.fileno()])
             except (BlockingIOError, InterruptedError):

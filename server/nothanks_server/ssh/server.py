@@ -125,7 +125,7 @@ class SessionServer(Watched):
         self.logins_evicted = 0
         self.on_idle: Callable[[], None] | None = None  # called whenever the last connection closes
         # Tells the front of each failed password, login, session and closing, with the client's address (worker.py).
-        self.tell: Callable[[bytes], None] = lambda message: None
+        self.tell: Callable[[bytes], object] = lambda message: None
         # Asks the front to close a place in another worker for a newcomer of this network (True: one was closed);
         # the flag: the newcomer proved a key (any stranger's connection but a key's may go).
         self.want_room: Callable[[str, bool], Awaitable[bool]] | None = None
@@ -271,6 +271,10 @@ class SessionServer(Watched):
         cannot say: none)."""
         return Counter(gate.network for gate in self._holders if gate.seated)
 
+    def places(self) -> Counter[str]:
+        """The places held here at the sessions cap, by network (what ``p`` and ``q`` told the front)."""
+        return Counter(gate.network for gate in self._holders)
+
     @property
     def logins_in_progress(self) -> int:
         """Connections not yet logged in (at most ``settings.login_limit``)."""
@@ -304,7 +308,7 @@ class SessionServer(Watched):
         here or, through the front, in another worker; ``key``: it proved a key (any stranger's place may go)."""
         if self.admit():
             return True
-        held = Counter(gate.network for gate in self._holders)
+        held = self.places()
         mine = -1 if key else held[newcomer.network]
         places = [gate for gate in self._holders if gate.tier < 3 + key and held[gate.network] > mine + 1]
         if not places and not key:  # then an idle login or session (lobby, watching) of a network holding more

@@ -4,12 +4,12 @@ From the front, one datagram each: ``c`` + a socket + its network's connections 
 PORT`` when a PROXY header named the client); ``d`` drain (exit once empty); ``s`` + a reason: stop now (so does end of
 file); ``b`` + an address: shut out, its logins end; ``v`` + a tier (or ``i``: idle) + a network: close that network's
 connection least in use below the tier (``evict``); ``m`` + ``NUMBER 1|0``: room request NUMBER met or not. To the
-front: ``r`` ready; ``e`` empty again after a player's app ran; ``t`` + a count: players here at a table now, when it
-changes; ``j`` + a network: one of its players newly at a table; with the client's address: ``f`` failed password,
-``a`` logged in, ``o`` session opened, ``x`` + tier closed; ``u`` + network: nothing of it here to close, ``g`` +
-network: its place closed (``v`` 3, 4, ``i``); ``p``, ``q`` + address: a place at the sessions cap taken, let go of;
-``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the sessions cap (``want_room``); ``k`` + a sentence: cannot
-serve (a host key it cannot use).
+front: ``r`` ready; ``e`` empty again after a player's app ran; ``t`` + a count + `` NETWORK COUNT`` pairs: players
+here at a table and places held by network now, when that changes; ``j`` + a network: one of its players newly at a
+table; with the client's address: ``f`` failed password, ``a`` logged in, ``o`` session opened, ``x`` + tier closed;
+``u`` + network: nothing of it here to close, ``g`` + network: its place closed (``v`` 3, 4, ``i``); ``p``, ``q`` +
+address: a place at the sessions cap taken, let go of; ``w`` + ``k``|``-`` + ``NUMBER NETWORK``: room wanted at the
+sessions cap (``want_room``); ``k`` + a sentence: cannot serve (a host key it cannot use).
 """
 
 from __future__ import annotations
@@ -80,9 +80,12 @@ async def _serve(plan: WorkerPlan, control: socket.socket, counts: SynchronizedA
     rooms: dict[int, asyncio.Future[bool]] = {}  # room requests to the front, by number, unanswered
     numbers = itertools.count()
 
-    def tell(message: bytes) -> None:
-        with contextlib.suppress(OSError):
+    def tell(message: bytes) -> bool:
+        try:
             control.send(message)
+        except OSError:  # (a full socket too: what counts is told again, absolute, by _tell_seated)
+            return False
+        return True
 
     def idle() -> None:
         if draining:
@@ -187,19 +190,23 @@ async def _watch_lag(loop: asyncio.AbstractEventLoop) -> None:
             log.info("event loop stalled %.0f ms", 1000 * (loop.time() - due))
 
 
-async def _tell_seated(server: SessionServer, tell: Callable[[bytes], None]) -> None:
-    """Tells the front how many players here sit at a table whenever that changes, and their networks: it hands
-    newcomers (a botnet's handshakes among them) to a worker where nobody plays, if there is one, and a player's
-    next login to where no flood is (front.py ``_place``)."""
+async def _tell_seated(server: SessionServer, tell: Callable[[bytes], bool]) -> None:
+    """Tells the front how many players here sit at a table and the places held here by network whenever that
+    changes (``t``: absolute, told again until sent, so that a ``p``, ``q`` or ``t`` lost on a full control socket
+    heals), and the networks of newly seated players: it hands newcomers (a botnet's handshakes among them) to a
+    worker where nobody plays, if there is one, and a player's next login to where no flood is (front.py ``_place``)."""
     told: Counter[str] = Counter()
+    reported = b""
     while True:
         await asyncio.sleep(SEATED_LOOK)
         seated = server.seated()
         for network in seated.keys() - told.keys():
             tell(b"j" + network.encode())
-        if seated.total() != told.total():
-            tell(b"t%d" % seated.total())
         told = seated
+        places = b"".join(b" %s %d" % (network.encode(), count) for network, count in server.places().items())
+        report = b"t%d" % seated.total() + places
+        if report != reported and tell(report):
+            reported = report
 
 
 class Freezer:
