@@ -9,19 +9,22 @@ the prior says).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..engine import CARDS_PLAYED, Action, PlayerView
+from ..engine.fast import mask_take_cost
 from .rollout import MODELS, Model, model_takes, rivals_union
 
 # Misses a model other than ``rules`` must save before it replaces ``rules`` as a rival's model.
 SWITCH_MARGIN = 1
+# Choices a rival must have made, all by the threshold rule, before ``threshold_rivals`` reads it as a threshold player.
+THRESHOLD_EVIDENCE = 16
 
 
-def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Model] | None = None) -> list[Model]:
-    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the ``prior`` model wins ties
-    and needs no evidence, and the viewer's own seat plays it."""
-    candidates = candidates or MODELS
+def _rival_choices(view: PlayerView) -> Iterator[tuple[int, tuple[int, int, int, int, int, int], bool]]:
+    """Each past choice of a rival holding chips: its seat, (card, pot, chips, hand, rivals' hands, cards left)
+    as ``model_takes`` reads them, and whether it took."""
     players = view.players
-    misses = [dict.fromkeys(candidates, 0) for _ in range(players)]
     masks = [0] * players
     chips = [view.chips_per_player] * players
     taken = 0
@@ -32,19 +35,40 @@ def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Mod
         took = move.action is Action.TAKE
         mine = chips[seat]
         if seat != view.seat and mine > 0:
-            union, left = rivals_union(masks, seat), CARDS_PLAYED - taken - 1
-            for name, model in candidates.items():
-                if model_takes(model, move.card, move.pot, mine, masks[seat], union, players, left) != took:
-                    misses[seat][name] += 1
+            where = (move.card, move.pot, mine, masks[seat], rivals_union(masks, seat), CARDS_PLAYED - taken - 1)
+            yield seat, where, took
         if took:
             chips[seat] = mine + move.pot
             masks[seat] |= 1 << move.card
             taken += 1
         else:
             chips[seat] = mine - 1
+
+
+def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Model] | None = None) -> list[Model]:
+    """One playout model per seat, the best of ``candidates`` (default ``MODELS``); the ``prior`` model wins ties
+    and needs no evidence, and the viewer's own seat plays it."""
+    candidates = candidates or MODELS
+    misses = [dict.fromkeys(candidates, 0) for _ in range(view.players)]
+    for seat, (card, pot, mine, mask, union, left), took in _rival_choices(view):
+        for name, model in candidates.items():
+            if model_takes(model, card, pot, mine, mask, union, view.players, left) != took:
+                misses[seat][name] += 1
     models = []
     for seat, missed in enumerate(misses):
         best = min(missed, key=missed.__getitem__)  # (the first of the fewest misses)
         switch = seat != view.seat and missed[best] < missed[prior] - SWITCH_MARGIN
         models.append(candidates[best if switch else prior])
     return models
+
+
+def threshold_rivals(view: PlayerView, least: int = THRESHOLD_EVIDENCE) -> int:
+    """The rivals (a bit per seat) whose every past choice, ``least`` of them at the fewest, followed the threshold
+    rule: the searches of ``hard`` and ``expert`` play them by that rule (issue 33: against such rivals the rule is
+    what they will do; a strong rival departs from it within a few choices)."""
+    choices, missed = [0] * view.players, 0
+    for seat, (card, pot, _, mask, _, _), took in _rival_choices(view):
+        choices[seat] += 1
+        if took != (mask_take_cost(mask, card) <= pot):
+            missed |= 1 << seat
+    return sum(1 << seat for seat, count in enumerate(choices) if count >= least and not (missed >> seat) & 1)
