@@ -17,8 +17,10 @@ from .rollout import MODELS, Model, model_takes, rivals_union
 
 # Misses a model other than ``rules`` must save before it replaces ``rules`` as a rival's model.
 SWITCH_MARGIN = 1
-# Choices a rival must have made, all by the threshold rule, before ``threshold_rivals`` reads it as a threshold player.
-THRESHOLD_EVIDENCE = 16
+# Choices a rival must have made, all by the threshold rule, before ``threshold_rivals`` reads it as a threshold
+# player, and how many of them told the rule apart from the other models (none of 90 ``pubmcts:400`` seats was so read).
+THRESHOLD_CHOICES, THRESHOLD_TELLING = 8, 2
+OTHERS = tuple(model for name, model in MODELS.items() if name != "threshold")
 
 
 def _rival_choices(view: PlayerView) -> Iterator[tuple[int, tuple[int, int, int, int, int, int], bool]]:
@@ -62,13 +64,20 @@ def fit_models(view: PlayerView, prior: str = "rules", candidates: dict[str, Mod
     return models
 
 
-def threshold_rivals(view: PlayerView, least: int = THRESHOLD_EVIDENCE) -> int:
-    """The rivals (a bit per seat) whose every past choice, ``least`` of them at the fewest, followed the threshold
-    rule: the searches of ``hard`` and ``expert`` play them by that rule (issue 33: against such rivals the rule is
-    what they will do; a strong rival departs from it within a few choices)."""
-    choices, missed = [0] * view.players, 0
-    for seat, (card, pot, _, mask, _, _), took in _rival_choices(view):
+def threshold_rivals(view: PlayerView) -> int:
+    """The rivals (a bit per seat) whose every past choice followed the threshold rule, ``THRESHOLD_CHOICES`` of them
+    at the fewest and ``THRESHOLD_TELLING`` where another model in ``MODELS`` would have chosen otherwise: the
+    searches of ``hard`` play them by that rule (issue 33: against such rivals the rule is what they will do; a strong
+    rival departs from it within a few telling choices, docs/bots.md)."""
+    choices, telling, missed = [0] * view.players, [0] * view.players, 0
+    for seat, (card, pot, mine, mask, union, left), took in _rival_choices(view):
+        rule = mask_take_cost(mask, card) <= pot
         choices[seat] += 1
-        if took != (mask_take_cost(mask, card) <= pot):
+        telling[seat] += any(model_takes(m, card, pot, mine, mask, union, view.players, left) != rule for m in OTHERS)
+        if took != rule:
             missed |= 1 << seat
-    return sum(1 << seat for seat, count in enumerate(choices) if count >= least and not (missed >> seat) & 1)
+    return sum(
+        1 << seat
+        for seat in range(view.players)
+        if choices[seat] >= THRESHOLD_CHOICES and telling[seat] >= THRESHOLD_TELLING and not (missed >> seat) & 1
+    )
