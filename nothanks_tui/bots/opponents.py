@@ -76,8 +76,8 @@ def threshold_rivals(view: PlayerView) -> int:
         telling[seat] += any(model_takes(m, card, pot, mine, mask, union, view.players, left) != rule for m in OTHERS)
         if took != rule:
             missed |= 1 << seat
-    return sum(
-        1 << seat
-        for seat in range(view.players)
-        if choices[seat] >= THRESHOLD_CHOICES and telling[seat] >= THRESHOLD_TELLING and not (missed >> seat) & 1
-    )
+    enough = [
+        seat != view.seat and n >= THRESHOLD_CHOICES and t >= THRESHOLD_TELLING
+        for seat, (n, t) in enumerate(zip(choices, telling))
+    ]
+    return sum(1 << seat for seat in range(view.players) if enough[seat] and not (missed >> seat) & 1)
