@@ -184,17 +184,17 @@ def _watched(rivals: str, seed: int, watcher: str = "hard") -> list[tuple[PubMct
     return seen
 
 
-def test_hard_reads_rivals_who_always_follow_the_threshold_rule_and_only_them():
-    """Against ``threshold`` rivals, after enough choices both are read as threshold players (and searched so);
-    against ``pubmcts`` rivals, who depart from the rule within a few choices, never."""
+def test_hard_reads_rivals_as_threshold_players_until_they_depart_from_the_rule():
+    """``threshold`` rivals are read as threshold players all game (and searched so); ``pubmcts`` rivals, who depart
+    from the rule within a few choices, from then on no more."""
     against_threshold = _watched("threshold", 4)
-    assert against_threshold[0][2] == 0  # no evidence yet
-    assert against_threshold[-1][2] == 0b110
+    assert {ruled for _, _, ruled in against_threshold} == {0b110}
     bot, view, ruled = against_threshold[-1]
     assert bot.read_rivals and not make_bot("pubmcts", 1).read_rivals
     info = info_from_view(view)
     assert bot.evaluate_view(view) == bot.evaluate(info, ruled) != bot.evaluate(info, 0)
-    assert all(ruled == 0 for _, _, ruled in _watched("pubmcts:40", 5))
+    against_pubmcts = [ruled for _, _, ruled in _watched("pubmcts:40", 5)]
+    assert against_pubmcts[0] == 0b110 and against_pubmcts[-1] == 0
 
 
 def test_one_choice_against_the_threshold_rule_ends_the_reading():

@@ -6,8 +6,8 @@
   (which held up far better against casual players than ``rules``).
 - ``hard``: the belief-game search of the published IS-MCTS bot (``pubmcts``) with 20,000 iterations instead of
   400, playing to win (its own score counts 40 points more in a playout it loses): against the published bot it
-  beat every change to our own IS-MCTS (issue 33, docs/bots.md). A rival whose every choice so far (8 at the
-  fewest) followed the threshold rule is searched as playing it (``opponents.threshold_rivals``).
+  beat every change to our own IS-MCTS (issue 33, docs/bots.md). A rival who never departed from the threshold rule so
+  far is searched as playing it (``opponents.threshold_rivals``).
 - ``expert``: the same search ten times deeper, for analysis and ``nothanks advise`` (not reading rivals yet: its
   line against ``pubmcts:4000`` in docs/bots.md was played without it).
 """
