@@ -65,6 +65,8 @@ def threshold_rivals(view: PlayerView) -> int:
     by it (issue 33: against such a rival the rule is what it will do, and searched so ``hard`` wins 97% against two
     ``threshold`` instead of 87%; a strong rival departs from it within a few choices and is searched as any other
     from then on, at a cost against ``pubmcts:400`` too small to measure: docs/bots.md)."""
+    if view.seat is None:
+        return 0
     ruled = ((1 << view.players) - 1) & ~(1 << view.seat)
     for seat, (card, pot, _, mask, _, _), took in _rival_choices(view):
         if took != (mask_take_cost(mask, card) <= pot):
