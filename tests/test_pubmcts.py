@@ -128,10 +128,11 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
         info = info_from_view(view_for(state, state.to_move))
         iterations = rng.choice([2, 50, 300])
         bonus = rng.choice([0.0, 0.0, 10.0, 40.0])  # 0: the published rule; else the root mover's loss costs more
+        ruled = rng.randrange(1 << players) & ~(1 << state.to_move)  # rivals searched as threshold players
         monkeypatch.setattr(pubmcts, "ACCELERATED", True)
-        fast = search(info, iterations, case, bonus=bonus)
+        fast = search(info, iterations, case, bonus=bonus, ruled=ruled)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
-        assert search(info, iterations, case, bonus=bonus) == fast
+        assert search(info, iterations, case, bonus=bonus, ruled=ruled) == fast
 
 
 def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
@@ -149,6 +150,8 @@ def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
 def test_hard_sees_the_same_position_with_open_and_hidden_chips():
     """So the hidden-chip lines of docs/bots.md play the open-chip games for ``hard`` (win bonus included): at every
     turn of a game its search starts from the same InfoSet, and ``hard``'s search is a function of it and the seed."""
+    from nothanks_tui.bots.opponents import threshold_rivals
+
     for players in (3, 4, 5):
         open_game, hidden_game = _midgame(players, players, 0, True), _midgame(players, players, 0, False)
         assert open_game.chips == hidden_game.chips
@@ -159,5 +162,49 @@ def test_hard_sees_the_same_position_with_open_and_hidden_chips():
             seat = open_game.to_move
             seen, unseen = view_for(open_game, seat), view_for(hidden_game, seat)
             assert any(c is None for c in unseen.chips) and info_from_view(seen) == info_from_view(unseen)
+            assert threshold_rivals(seen) == threshold_rivals(unseen)  # (the rivals it reads as threshold players)
             action = bot.choose(seen)
             open_game, hidden_game = apply(open_game, action, seat), apply(hidden_game, action, seat)
+
+
+def _watched(rivals: str, seed: int, watcher: str = "hard") -> list[tuple[PubMctsBot, object, int]]:
+    """Every decision of a ``watcher`` seat 0 in a 3-player game against two ``rivals``: (bot, view, rivals read)."""
+    from nothanks_tui.bots.opponents import threshold_rivals
+
+    seen = []
+
+    class Watch:
+        name = watcher
+
+        def __init__(self) -> None:
+            self.bot = make_bot(watcher, seed)
+
+        def choose(self, view):
+            seen.append((self.bot, view, threshold_rivals(view)))
+            return Action.PASS if view.my_chips > 2 and view.card > 8 else Action.TAKE  # (cheap: a long game)
+
+    play_game(GameConfig(players=3, open_chips=True), seed, [Watch(), make_bot(rivals, 1), make_bot(rivals, 2)])
+    return seen
+
+
+def test_hard_reads_rivals_as_threshold_players_until_they_depart_from_the_rule():
+    """``threshold`` rivals are read as threshold players all game (and searched so); ``pubmcts`` rivals, who depart
+    from the rule within a few choices, from then on no more."""
+    against_threshold = _watched("threshold", 4)
+    assert {ruled for _, _, ruled in against_threshold} == {0b110}
+    bot, view, ruled = against_threshold[-1]
+    assert bot.read_rivals and not make_bot("pubmcts", 1).read_rivals
+    info = info_from_view(view)
+    assert bot.evaluate_view(view) == bot.evaluate(info, ruled) != bot.evaluate(info, 0)
+    against_pubmcts = [ruled for _, _, ruled in _watched("pubmcts:40", 5)]
+    assert against_pubmcts[0] == 0b110 and against_pubmcts[-1] == 0
+
+
+def test_one_choice_against_the_threshold_rule_ends_the_reading():
+    from nothanks_tui.bots.opponents import threshold_rivals
+
+    *_, (_, view, ruled) = _watched("threshold", 6)
+    assert ruled == 0b110
+    first = next(i for i, move in enumerate(view.moves) if move.seat == 1 and move.action is Action.PASS)
+    flipped = replace(view.moves[first], action=Action.TAKE)  # seat 1 took a card the rule passes on
+    assert threshold_rivals(replace(view, moves=(*view.moves[:first], flipped, *view.moves[first + 1 :]))) == 0b100

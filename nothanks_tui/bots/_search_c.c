@@ -432,15 +432,24 @@ static int pub_playout(int players, int card, long pot, int seat, uint64_t *mask
     return playout(&THRESHOLD, players, card, pot, seat, masks, chips, deck, 0, deck_left, rand, scores);
 }
 
-/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, rand)
+/* The threshold rule: take when the score the card adds is at most the chips on it (chips to pay assumed). */
+static int threshold_takes(int card, long pot, uint64_t mask) {
+    int below = (mask >> (card - 1)) & 1, above = (mask >> (card + 1)) & 1;
+    long cost = below ? (above ? -(card + 1) : 0) : (above ? -1 : card);
+    return cost <= pot;
+}
+
+/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand)
    -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
-   after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. */
+   after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. The
+   seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players). */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *position, *rand;
     long iterations;
+    long ruled;
     double c, bonus;
     Position at;
-    if (!PyArg_ParseTuple(args, "O!lddO", &PyTuple_Type, &position, &iterations, &c, &bonus, &rand) ||
+    if (!PyArg_ParseTuple(args, "O!lddlO", &PyTuple_Type, &position, &iterations, &c, &bonus, &ruled, &rand) ||
         read_position(position, PUB_SEATS, &at) < 0)
         return NULL;
     int players = at.players, seat0 = at.seat, deck_left0 = at.deck_left, pool_size = at.pool, pool[MAX_CARDS];
@@ -487,7 +496,9 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             int index = table[slot];
             int seat = k.seat;
             long mine = k.chips[seat];
-            int take = mine <= 0 ? 1 : select_take(nodes[index].visits, nodes[index].sums, c, 1, 1, rand);
+            int take = mine <= 0                 ? 1
+                       : (ruled >> seat) & 1 ? threshold_takes(k.card, k.pot, k.masks[seat])
+                                             : select_take(nodes[index].visits, nodes[index].sums, c, 1, 1, rand);
             if (take < 0) goto done;
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");

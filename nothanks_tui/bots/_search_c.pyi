@@ -15,5 +15,5 @@ def run(
     fill: Callable[[], list[int]] | None,
 ) -> tuple[int, int, float, float, int, int]: ...
 def pub_run(
-    position: Position, iterations: int, exploration: float, bonus: float, rand: Callable[[], float]
+    position: Position, iterations: int, exploration: float, bonus: float, ruled: int, rand: Callable[[], float]
 ) -> tuple[int, int, float, float, float, float]: ...

@@ -21,9 +21,12 @@ import math
 import random
 from collections.abc import Callable
 
+from ..engine import PlayerView
+from ..engine.fast import mask_take_cost
 from .base import SearchingBot, SearchResult, decision_seed
 from .ismcts import search_in_c
-from .knowledge import InfoSet, fill_chips
+from .knowledge import InfoSet, fill_chips, info_from_view
+from .opponents import threshold_rivals
 from .rollout import scores_of
 
 # Whether ``search`` runs in C (when built); tests turn it off to compare the two.
@@ -86,6 +89,7 @@ def _python_search(
     rand: Callable[[], float],
     tree: dict[tuple, list] | None = None,
     bonus: float = 0.0,
+    ruled: int = 0,
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
@@ -114,6 +118,8 @@ def _python_search(
             mine = chips[seat]
             if mine <= 0:
                 take = True
+            elif (ruled >> seat) & 1:  # a rival read as a threshold player (``threshold_rivals``)
+                take = mask_take_cost(masks[seat], card) <= pot
             else:
                 tv, pv = node[0], node[1]
                 if tv == 0 or pv == 0:
@@ -154,24 +160,32 @@ def _python_search(
     return root[0], root[1], root[2], root[3], own[1], own[0]
 
 
-def search(info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0) -> SearchResult:
+def search(
+    info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0, ruled: int = 0
+) -> SearchResult:
     """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
     the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
-    published bot's rule is 0); the result's scores are the root mover's own either way."""
+    published bot's rule is 0); the result's scores are the root mover's own either way. The seats in the bit set
+    ``ruled`` play the threshold rule in the tree (``opponents.threshold_rivals``; the published bot: none)."""
     rng = random.Random(decision_seed(info, 33, seed))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     if ACCELERATED and search_in_c is not None:
-        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(args, iterations, float(c), float(bonus), rng.random)
+        tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(
+            args, iterations, float(c), float(bonus), ruled, rng.random
+        )
     else:
-        tv, pv, _, _, take_own, pass_own = _python_search(*args, iterations, float(c), rng.random, bonus=float(bonus))
+        tv, pv, _, _, take_own, pass_own = _python_search(
+            *args, iterations, float(c), rng.random, bonus=float(bonus), ruled=ruled
+        )
     take, pass_ = take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0
     return SearchResult(-take, -pass_, take, pass_, iterations, tv, pv)  # (values: the mean scores negated)
 
 
 class PubMctsBot(SearchingBot):
     """Plays like the published IS-MCTS bot (see the module docstring). ``python_iterations``, if given, replaces
-    ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend)."""
+    ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend).
+    ``read_rivals``: rivals whose every choice so far followed the threshold rule are searched as playing it."""
 
     def __init__(
         self,
@@ -180,13 +194,19 @@ class PubMctsBot(SearchingBot):
         name: str = "pubmcts",
         bonus: float = 0.0,
         python_iterations: int | None = None,
+        read_rivals: bool = False,
     ) -> None:
         super().__init__(seed, name)
         self.iterations = iterations
         self.bonus = bonus
         self.python_iterations = python_iterations
+        self.read_rivals = read_rivals
 
-    def evaluate(self, info: InfoSet) -> SearchResult:
+    def evaluate(self, info: InfoSet, ruled: int = 0) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
-        return search(info, iterations, self.seed, bonus=self.bonus)
+        return search(info, iterations, self.seed, bonus=self.bonus, ruled=ruled)
+
+    def evaluate_view(self, view: PlayerView) -> SearchResult:
+        ruled = threshold_rivals(view) if self.read_rivals else 0
+        return self.evaluate(info_from_view(view, self.prior), ruled)
