@@ -14,6 +14,7 @@ from nothanks_tui.bots.knowledge import info_from_view, make_info
 from nothanks_tui.bots.pubmcts import PubMctsBot, _heuristic_playout, _python_search, search
 from nothanks_tui.engine import Action, GameConfig, apply, view_for
 from nothanks_tui.engine.config import ALL_CARDS
+from nothanks_tui.engine.fast import mask_take_cost
 from nothanks_tui.simulate import play_game
 
 from .test_ismcts import _hidden_variant, _midgame
@@ -129,10 +130,11 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
         iterations = rng.choice([2, 50, 300])
         bonus = rng.choice([0.0, 0.0, 10.0, 40.0])  # 0: the published rule; else the root mover's loss costs more
         ruled = rng.randrange(1 << players) & ~(1 << state.to_move)  # rivals searched as threshold players
+        odds = tuple(rng.choice([0.0, 0.25, 0.9, 1.0]) for _ in range(players))  # ... in a share of the iterations
         monkeypatch.setattr(pubmcts, "ACCELERATED", True)
-        fast = search(info, iterations, case, bonus=bonus, ruled=ruled)
+        fast = search(info, iterations, case, bonus=bonus, ruled=ruled, odds=odds)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
-        assert search(info, iterations, case, bonus=bonus, ruled=ruled) == fast
+        assert search(info, iterations, case, bonus=bonus, ruled=ruled, odds=odds) == fast
 
 
 def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
@@ -179,7 +181,7 @@ def _watched(rivals: str, seed: int) -> list[tuple[PubMctsBot, object, int]]:
         name = "hard"
 
         def __init__(self) -> None:
-            self.bot = hard_bot(seed, read_rivals=True)
+            self.bot = hard_bot(seed, rival_prior=1.0)
 
         def choose(self, view):
             seen.append((self.bot, view, threshold_rivals(view)))
@@ -195,10 +197,10 @@ def test_hard_reading_rivals_reads_them_as_threshold_players_until_they_depart_f
     not read rivals: it cost 5 points of win share against ``pubmcts:400``, docs/bots.md.)"""
     against_threshold = _watched("threshold", 4)
     assert {ruled for _, _, ruled in against_threshold} == {0b110}
-    bot, view, ruled = against_threshold[-1]
-    assert bot.read_rivals and not make_bot("pubmcts", 1).read_rivals and not make_bot("hard", 1).read_rivals
+    bot, view, _ = against_threshold[-1]
+    assert bot.rival_prior == 1.0 and not make_bot("pubmcts", 1).rival_prior
     info = info_from_view(view)
-    assert bot.evaluate_view(view) == bot.evaluate(info, ruled) != bot.evaluate(info, 0)
+    assert bot.evaluate_view(view) == bot.evaluate(info, (0.0, 1.0, 1.0)) != bot.evaluate(info)
     against_pubmcts = [ruled for _, _, ruled in _watched("pubmcts:40", 5)]
     assert against_pubmcts[0] == 0b110 and against_pubmcts[-1] == 0
 
@@ -211,3 +213,41 @@ def test_one_choice_against_the_threshold_rule_ends_the_reading():
     first = next(i for i, move in enumerate(view.moves) if move.seat == 1 and move.action is Action.PASS)
     flipped = replace(view.moves[first], action=Action.TAKE)  # seat 1 took a card the rule passes on
     assert threshold_rivals(replace(view, moves=(*view.moves[:first], flipped, *view.moves[first + 1 :]))) == 0b100
+
+
+def test_odds_of_zero_and_one_are_the_bit_set_and_a_share_between_draws_per_iteration():
+    """Searching a rival as a threshold player in a share of the iterations (issue 33, round 4): odds of 0 draw
+    nothing (the published search exactly), odds of 1 are the ``ruled`` bit set, odds between change the search."""
+    state = _midgame(7, players=3, moves=9)
+    info = info_from_view(view_for(state, state.to_move))
+    rivals = [seat for seat in range(3) if seat != state.to_move]
+    plain = search(info, 300, 1, bonus=40.0)
+    assert search(info, 300, 1, bonus=40.0, odds=(0.0, 0.0, 0.0)) == plain
+    certain = tuple(1.0 if seat in rivals else 0.0 for seat in range(3))
+    bits = sum(1 << seat for seat in rivals)
+    assert search(info, 300, 1, bonus=40.0, odds=certain) == search(info, 300, 1, bonus=40.0, ruled=bits) != plain
+    own = tuple(1.0 if seat == state.to_move else 0.0 for seat in range(3))
+    assert search(info, 300, 1, bonus=40.0, odds=own) == plain  # (the root mover always searches)
+    share = tuple(0.5 if seat in rivals else 0.0 for seat in range(3))
+    assert search(info, 300, 1, bonus=40.0, odds=share) not in (plain, search(info, 300, 1, bonus=40.0, ruled=bits))
+
+
+def test_threshold_odds_rise_with_choices_by_the_rule_and_fall_to_zero_on_a_departure():
+    from nothanks_tui.bots.opponents import strong_departure, threshold_odds, threshold_rivals
+
+    views = [view for _, view, _ in _watched("threshold", 4)]
+    first = views[0]
+    assert threshold_odds(first, 0.3)[0] == 0.0  # (the viewer's own seat)
+    for view in views:
+        assert threshold_odds(view, 1.0) == tuple(1.0 if seat else 0.0 for seat in range(3))
+        assert threshold_rivals(view) == 0b110
+    for seat in (1, 2):  # each choice by the rule multiplies the odds ratio by 1 / (1 - a strong player's rate)
+        trail = [threshold_odds(view, 0.3)[seat] for view in views]
+        assert trail == sorted(trail) and trail[0] >= 0.3 and trail[-1] > 0.9
+    view = next(view for view in views if [m.seat for m in view.moves].count(1) == 1)
+    (move,) = [m for m in view.moves if m.seat == 1]  # seat 1's one choice so far, with all its chips
+    margin = mask_take_cost(0, move.card) - move.pot  # (it held no cards yet)
+    assert threshold_odds(view, 0.3)[1] == pytest.approx(0.3 / (0.3 + 0.7 * (1 - strong_departure(margin))))
+    assert 0.0 < strong_departure(0) < 1.0 and strong_departure(40) < strong_departure(0)
+    pubmcts_views = [view for _, view, _ in _watched("pubmcts:40", 5)]
+    assert threshold_odds(pubmcts_views[-1], 0.3) == (0.0, 0.0, 0.0)  # (both departed: ruled out)

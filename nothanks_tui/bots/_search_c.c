@@ -439,19 +439,39 @@ static int threshold_takes(int card, long pot, uint64_t mask) {
     return cost <= pot;
 }
 
-/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand)
+/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand[, odds])
    -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
    after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. The
-   seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players). */
+   seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players); so does a
+   seat s in an iteration with probability odds[s] (always at 1), drawn at the iteration's start for each seat
+   whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step played by the rule is not recorded: only the mover reads
+   its node's statistics, and a ruled mover reads none. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
-    PyObject *position, *rand;
+    PyObject *position, *rand, *odds_obj = NULL;
     long iterations;
     long ruled;
     double c, bonus;
     Position at;
-    if (!PyArg_ParseTuple(args, "O!lddlO", &PyTuple_Type, &position, &iterations, &c, &bonus, &ruled, &rand) ||
+    if (!PyArg_ParseTuple(args, "O!lddlO|O", &PyTuple_Type, &position, &iterations, &c, &bonus, &ruled, &rand,
+                          &odds_obj) ||
         read_position(position, PUB_SEATS, &at) < 0)
         return NULL;
+    double odds[PUB_SEATS] = {0};
+    if (odds_obj != NULL && odds_obj != Py_None) {
+        PyObject *seq = PySequence_Fast(odds_obj, "odds must be a sequence of floats");
+        if (seq == NULL) return NULL;
+        Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < count && i < at.players; i++) {
+            odds[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            if (odds[i] == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+        }
+        Py_DECREF(seq);
+    }
+    for (int i = 0; i < at.players; i++)
+        if (odds[i] >= 1.0) ruled |= 1L << i;
     int players = at.players, seat0 = at.seat, deck_left0 = at.deck_left, pool_size = at.pool, pool[MAX_CARDS];
     const int *unseen = at.unseen;
     PubKey root = {.pot = at.pot, .card = at.card, .seat = seat0}; /* (the seats past ``players`` stay 0) */
@@ -481,6 +501,13 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
         share_the_lock(it);
         memcpy(pool, unseen, sizeof(int) * (size_t)pool_size);
         int left = pool_size, deck_left = deck_left0, steps = 0;
+        long ruled_now = ruled & ~(1L << seat0); /* (the root mover always searches) */
+        for (int i = 0; i < players; i++)
+            if (i != seat0 && odds[i] > 0.0 && odds[i] < 1.0 && !((ruled >> i) & 1)) {
+                double x = draw(rand);
+                if (x < 0.0) goto done;
+                if (x < odds[i]) ruled_now |= 1L << i;
+            }
         k = root;
         for (;;) {
             size_t slot = (size_t)pub_hash(&k, players) & (slots - 1);
@@ -496,15 +523,16 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             int index = table[slot];
             int seat = k.seat;
             long mine = k.chips[seat];
-            int take = mine <= 0                 ? 1
-                       : (ruled >> seat) & 1 ? threshold_takes(k.card, k.pot, k.masks[seat])
-                                             : select_take(nodes[index].visits, nodes[index].sums, c, 1, 1, rand);
+            int by_rule = mine > 0 && (ruled_now >> seat) & 1;
+            int take = mine <= 0  ? 1
+                       : by_rule ? threshold_takes(k.card, k.pot, k.masks[seat])
+                                 : select_take(nodes[index].visits, nodes[index].sums, c, 1, 1, rand);
             if (take < 0) goto done;
             if (steps == path_cap) {
                 PyErr_SetString(PyExc_RuntimeError, "search path longer than a game can be");
                 goto done;
             }
-            path[steps++] = (Step){index, take, seat};
+            if (!by_rule) path[steps++] = (Step){index, take, seat};
             if (take) {
                 k.chips[seat] = mine + k.pot;
                 k.masks[seat] |= (uint64_t)1 << k.card;

@@ -26,7 +26,7 @@ from ..engine.fast import mask_take_cost
 from .base import SearchingBot, SearchResult, decision_seed
 from .ismcts import search_in_c
 from .knowledge import InfoSet, fill_chips, info_from_view
-from .opponents import threshold_rivals
+from .opponents import threshold_odds
 from .rollout import scores_of
 
 # Whether ``search`` runs in C (when built); tests turn it off to compare the two.
@@ -90,18 +90,30 @@ def _python_search(
     tree: dict[tuple, list] | None = None,
     bonus: float = 0.0,
     ruled: int = 0,
+    odds: tuple[float, ...] = (),
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
     key, (card, pot, seat to move, hands, chips), to [take visits, pass visits, the mover's score sums after taking,
-    after passing]: the only part of the backed-up score vector a node's mover reads."""
+    after passing]: the only part of the backed-up score vector a node's mover reads. The seats in ``ruled``, and
+    each seat s in an iteration with probability ``odds[s]``, play the threshold rule; such steps are not recorded
+    (a ruled mover reads no statistics)."""
     players = len(masks0)
     log, sqrt = math.log, math.sqrt
     if tree is None:
         tree = {}
     own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
     root_key = (card0, pot0, seat0, tuple(masks0), tuple(chips0))
+    for i, p in enumerate(odds[:players]):
+        if p >= 1.0:
+            ruled |= 1 << i
+    ruled &= ~(1 << seat0)  # (the root mover always searches)
+    drawn = [(i, p) for i, p in enumerate(odds[:players]) if i != seat0 and 0.0 < p < 1.0 and not (ruled >> i) & 1]
     for _ in range(iterations):
+        ruled_now = ruled
+        for i, p in drawn:
+            if rand() < p:
+                ruled_now |= 1 << i
         pool = list(unseen)
         left = len(pool)
         masks = list(masks0)
@@ -118,7 +130,8 @@ def _python_search(
             mine = chips[seat]
             if mine <= 0:
                 take = True
-            elif (ruled >> seat) & 1:  # a rival read as a threshold player (``threshold_rivals``)
+                path.append((node, take, seat))
+            elif (ruled_now >> seat) & 1:  # a rival read as a threshold player (``opponents``)
                 take = mask_take_cost(masks[seat], card) <= pot
             else:
                 tv, pv = node[0], node[1]
@@ -127,7 +140,7 @@ def _python_search(
                 else:
                     log_n = log(tv + pv + 1)
                     take = node[2] / tv - c * sqrt(log_n / tv) <= node[3] / pv - c * sqrt(log_n / pv)
-            path.append((node, take, seat))
+                path.append((node, take, seat))
             if take:
                 chips[seat] = mine + pot
                 masks[seat] |= 1 << card
@@ -161,22 +174,30 @@ def _python_search(
 
 
 def search(
-    info: InfoSet, iterations: int, seed: int, c: float = EXPLORATION, bonus: float = 0.0, ruled: int = 0
+    info: InfoSet,
+    iterations: int,
+    seed: int,
+    c: float = EXPLORATION,
+    bonus: float = 0.0,
+    ruled: int = 0,
+    odds: tuple[float, ...] = (),
 ) -> SearchResult:
     """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
     the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
     published bot's rule is 0); the result's scores are the root mover's own either way. The seats in the bit set
-    ``ruled`` play the threshold rule in the tree (``opponents.threshold_rivals``; the published bot: none)."""
+    ``ruled`` play the threshold rule in the tree, and each seat s in an iteration with probability ``odds[s]``
+    (``opponents.threshold_odds``; the published bot: none)."""
     rng = random.Random(decision_seed(info, 33, seed))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
+    odds = tuple(float(p) for p in odds)
     if ACCELERATED and search_in_c is not None:
         tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(
-            args, iterations, float(c), float(bonus), ruled, rng.random
+            args, iterations, float(c), float(bonus), ruled, rng.random, odds
         )
     else:
         tv, pv, _, _, take_own, pass_own = _python_search(
-            *args, iterations, float(c), rng.random, bonus=float(bonus), ruled=ruled
+            *args, iterations, float(c), rng.random, bonus=float(bonus), ruled=ruled, odds=odds
         )
     take, pass_ = take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0
     return SearchResult(-take, -pass_, take, pass_, iterations, tv, pv)  # (values: the mean scores negated)
@@ -185,7 +206,9 @@ def search(
 class PubMctsBot(SearchingBot):
     """Plays like the published IS-MCTS bot (see the module docstring). ``python_iterations``, if given, replaces
     ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend).
-    ``read_rivals``: rivals whose every choice so far followed the threshold rule are searched as playing it."""
+    ``rival_prior``: above 0, each rival is searched as a threshold player in a share of the iterations, the
+    probability that it is one given its public choices and this prior (``opponents.threshold_odds``); at 1, every
+    rival is one until it departs from the rule."""
 
     def __init__(
         self,
@@ -194,19 +217,19 @@ class PubMctsBot(SearchingBot):
         name: str = "pubmcts",
         bonus: float = 0.0,
         python_iterations: int | None = None,
-        read_rivals: bool = False,
+        rival_prior: float = 0.0,
     ) -> None:
         super().__init__(seed, name)
         self.iterations = iterations
         self.bonus = bonus
         self.python_iterations = python_iterations
-        self.read_rivals = read_rivals
+        self.rival_prior = rival_prior
 
-    def evaluate(self, info: InfoSet, ruled: int = 0) -> SearchResult:
+    def evaluate(self, info: InfoSet, odds: tuple[float, ...] = ()) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
-        return search(info, iterations, self.seed, bonus=self.bonus, ruled=ruled)
+        return search(info, iterations, self.seed, bonus=self.bonus, odds=odds)
 
     def evaluate_view(self, view: PlayerView) -> SearchResult:
-        ruled = threshold_rivals(view) if self.read_rivals else 0
-        return self.evaluate(info_from_view(view, self.prior), ruled)
+        odds = threshold_odds(view, self.rival_prior) if self.rival_prior > 0 else ()
+        return self.evaluate(info_from_view(view, self.prior), odds)
