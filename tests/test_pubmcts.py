@@ -152,7 +152,7 @@ def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
 def test_hard_sees_the_same_position_with_open_and_hidden_chips():
     """So the hidden-chip lines of docs/bots.md play the open-chip games for ``hard`` (win bonus included): at every
     turn of a game its search starts from the same InfoSet, and ``hard``'s search is a function of it and the seed."""
-    from nothanks_tui.bots.opponents import threshold_rivals
+    from nothanks_tui.bots.opponents import threshold_odds, threshold_rivals
 
     for players in (3, 4, 5):
         open_game, hidden_game = _midgame(players, players, 0, True), _midgame(players, players, 0, False)
@@ -165,6 +165,7 @@ def test_hard_sees_the_same_position_with_open_and_hidden_chips():
             seen, unseen = view_for(open_game, seat), view_for(hidden_game, seat)
             assert any(c is None for c in unseen.chips) and info_from_view(seen) == info_from_view(unseen)
             assert threshold_rivals(seen) == threshold_rivals(unseen)  # (the rivals it reads as threshold players)
+            assert threshold_odds(seen, 0.2) == threshold_odds(unseen, 0.2)  # (and how likely each is one)
             action = bot.choose(seen)
             open_game, hidden_game = apply(open_game, action, seat), apply(hidden_game, action, seat)
 
