@@ -252,3 +252,18 @@ def test_threshold_odds_rise_with_choices_by_the_rule_and_fall_to_zero_on_a_depa
     assert 0.0 < strong_departure(0) < 1.0 and strong_departure(40) < strong_departure(0)
     pubmcts_views = [view for _, view, _ in _watched("pubmcts:40", 5)]
     assert threshold_odds(pubmcts_views[-1], 0.3) == (0.0, 0.0, 0.0)  # (both departed: ruled out)
+
+
+def test_hard_reads_rivals_by_likelihood_and_expert_does_not():
+    """``hard`` searches each rival as a threshold player in the share of iterations its public choices make likely
+    (issue 33, round 4); ``expert`` plays as it was measured against ``pubmcts:4000``, reading nobody."""
+    from nothanks_tui.bots.levels import RIVAL_PRIOR
+    from nothanks_tui.bots.opponents import threshold_odds
+
+    hard, expert = make_bot("hard", 1), make_bot("expert", 1)
+    assert 0.0 < hard.rival_prior == RIVAL_PRIOR < 1.0 and expert.rival_prior == 0.0
+    *_, (_, view, _) = _watched("threshold", 4)
+    odds = threshold_odds(view, RIVAL_PRIOR)
+    assert odds[0] == 0.0 and all(0.9 < p < 1.0 for p in odds[1:])
+    info = info_from_view(view)
+    assert hard.evaluate_view(view) == hard.evaluate(info, odds) != hard.evaluate(info)
