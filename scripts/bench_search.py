@@ -10,7 +10,10 @@ the same script with that version first on the path: ``PYTHONPATH=/path/to/old/c
 Where the C search loop is built (setup.py), that is what runs; ``--python`` measures the pure-Python loop instead
 (the two give exactly the same results: tests/test_search_c.py, tests/test_pubmcts.py).
 
-Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert] [--python]
+``--odds P`` searches every rival as a threshold player with probability P an iteration, as ``hard`` does with the
+rivals it reads (issue 33, round 4): the cost of that reading at its worst, every rival drawn every iteration.
+
+Usage: scripts/bench_search.py [--positions 48] [--repeats 5] [--levels hard,expert] [--python] [--odds P]
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--levels", default="hard,expert")
     parser.add_argument("--python", action="store_true", help="the pure-Python loop, even where the C one is built")
+    parser.add_argument("--odds", type=float, default=0.0, help="each rival searched by the threshold rule so often")
     args = parser.parse_args()
     if args.python:
         ismcts.ACCELERATED = False
@@ -62,7 +66,7 @@ def main() -> None:
         for _ in range(args.repeats):
             start = time.process_time()
             for info in infos[:count]:
-                bot.evaluate(info)
+                bot.evaluate(info, tuple(0.0 if seat == info.seat else args.odds for seat in range(info.players)))
             rounds.append(time.process_time() - start)
         print(
             f"{level:7s} {count} decisions: best round {1000 * min(rounds) / count:.1f} ms CPU a decision"
