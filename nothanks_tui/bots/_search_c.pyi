@@ -15,5 +15,11 @@ def run(
     fill: Callable[[], list[int]] | None,
 ) -> tuple[int, int, float, float, int, int]: ...
 def pub_run(
-    position: Position, iterations: int, exploration: float, bonus: float, ruled: int, rand: Callable[[], float]
+    position: Position,
+    iterations: int,
+    exploration: float,
+    bonus: float,
+    ruled: int,
+    rand: Callable[[], float],
+    odds: tuple[float, ...] | None = None,
 ) -> tuple[int, int, float, float, float, float]: ...
