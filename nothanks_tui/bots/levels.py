@@ -11,7 +11,7 @@
   a prior of 20% (``opponents.threshold_odds``): against two ``threshold`` it wins about 94% instead of 87%, at no
   cost measured against ``pubmcts:400`` (docs/bots.md, "Issue 33, round 4").
 - ``expert``: the same search ten times deeper, for analysis and ``nothanks advise`` (not reading rivals: its line
-  against ``pubmcts:4000`` was measured so, 2,004 games that take this machine about 14 hours to play again).
+  against ``pubmcts:4000`` was measured so, 2,004 games, about 6.5 hours of one core to play again).
 """
 
 from __future__ import annotations
