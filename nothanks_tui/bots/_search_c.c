@@ -444,8 +444,8 @@ static int threshold_takes(int card, long pot, uint64_t mask) {
    after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. The
    seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players); so does a
    seat s in an iteration with probability odds[s] (always at 1), drawn at the iteration's start for each seat
-   whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step played by the rule is not recorded: only the mover reads
-   its node's statistics, and a ruled mover reads none. */
+   whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step played
+   by the rule is not recorded: only the mover reads its node's statistics, and a ruled mover reads none. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *position, *rand, *odds_obj = NULL;
     long iterations;

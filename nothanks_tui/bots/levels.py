@@ -8,7 +8,7 @@
   400, playing to win (its own score counts 40 points more in a playout it loses): against the published bot it
   beat every change to our own IS-MCTS (issue 33, docs/bots.md). It reads its rivals: each is searched as a
   threshold player in the share of the iterations that is the probability it is one, given its public choices and
-  a prior of 20% (``opponents.threshold_odds``): against two ``threshold`` it wins about 94% instead of 87%, at no
+  a prior of 20% (``opponents.threshold_odds``): against two ``threshold`` it wins about 93% instead of 87%, at no
   cost measured against ``pubmcts:400`` (docs/bots.md, "Issue 33, round 4").
 - ``expert``: the same search ten times deeper, for analysis and ``nothanks advise`` (not reading rivals: its line
   against ``pubmcts:4000`` was measured so, 2,004 games, about 6.5 hours of one core to play again).
