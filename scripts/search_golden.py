@@ -22,6 +22,7 @@ from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.ismcts import IsmctsSettings, search
 from nothanks_tui.bots.knowledge import info_from_view
 from nothanks_tui.bots.levels import WIN_BONUS
+from nothanks_tui.bots.rollout import GREEDY, THRESHOLD
 from nothanks_tui.engine import GameConfig, PlayerView, apply, new_game, view_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ is not installed
@@ -33,8 +34,12 @@ SETTINGS = {  # small budgets: the same code paths as the levels, in a fraction 
     "expert-kind-noread": replace(ISMCTS_EXPERT, read_rivals=False, work=20_000),
     "ismcts": IsmctsSettings(iterations=150),
 }
-# pubmcts.search on a small budget: the published rule, and hard and expert's (their win bonus)
-PUB_KINDS = {"pubmcts-kind": 0.0, "pubmcts-bonus-kind": WIN_BONUS}
+# pubmcts.search on a small budget: the published rule, hard and expert's (their win bonus), and greedy playouts
+PUB_KINDS = {
+    "pubmcts-kind": (0.0, THRESHOLD),
+    "pubmcts-bonus-kind": (WIN_BONUS, THRESHOLD),
+    "pubmcts-greedy-kind": (WIN_BONUS, GREEDY),  # (a playout model of round 5's design runs)
+}
 
 
 def positions() -> list[PlayerView]:
@@ -68,9 +73,9 @@ def results() -> list[list]:
                 result.take_score, result.pass_score, result.worlds,
             ])  # fmt: skip
         info = info_from_view(view)
-        for name, bonus in PUB_KINDS.items():
+        for name, (bonus, model) in PUB_KINDS.items():
             if (info.chips[info.seat] or 0) > 0:
-                got = pubmcts.search(info, 300, 7 + index, bonus=bonus)
+                got = pubmcts.search(info, 300, 7 + index, bonus=bonus, playout_model=model)
                 rows.append([
                     name, index, got.take_visits, got.pass_visits, got.take, got.pass_,
                     got.take_score, got.pass_score, got.worlds,

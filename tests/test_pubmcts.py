@@ -12,6 +12,7 @@ import pytest
 from nothanks_tui.bots import make_bot, pubmcts
 from nothanks_tui.bots.knowledge import info_from_view, make_info
 from nothanks_tui.bots.pubmcts import PubMctsBot, _heuristic_playout, _python_search, search
+from nothanks_tui.bots.rollout import GREEDY, MODELS, THRESHOLD
 from nothanks_tui.engine import Action, GameConfig, apply, view_for
 from nothanks_tui.engine.config import ALL_CARDS
 from nothanks_tui.engine.fast import mask_take_cost
@@ -96,6 +97,22 @@ def test_the_playout_is_the_published_heuristic():
     assert _heuristic_playout(20, 5, 0, masks, chips, [], 0, 0, random.random) == [30 + 20 - 5, 10 - 3]
 
 
+def test_a_playout_model_other_than_the_threshold_rule_plays_every_seat_by_it():
+    """``greedy`` (a playout model of issue 33's round 5) takes a dear card when short of chips: seat 0, with 2
+    chips, takes the 20 with 10 chips on it (20 - 10 is within 14 - 2 x 2, plus 4 on the last card); by the
+    threshold rule both pass until seat 0 has no chip left and must take it with 14 on it."""
+    info = make_info(2, 0, 20, 10, 0, [[30], [10]], [2, 3], 11)
+    masks, chips = list(info.masks), [2, 3]
+    assert _heuristic_playout(20, 10, 0, masks, chips, [], 0, 0, random.random) == [30 + 20 - 14, 10 - 1]
+    masks, chips = list(info.masks), [2, 3]
+    greedy = [GREEDY, GREEDY]
+    assert _heuristic_playout(20, 10, 0, masks, chips, [], 0, 0, random.random, greedy) == [30 + 20 - 12, 10 - 3]
+    state = _midgame(5)
+    info = info_from_view(view_for(state, state.to_move))
+    assert search(info, 300, 3, playout_model=THRESHOLD) == search(info, 300, 3)
+    assert search(info, 300, 3, playout_model=GREEDY) != search(info, 300, 3)
+
+
 def test_a_win_bonus_changes_what_the_root_mover_minimises_but_not_the_scores_reported():
     """With a bonus the search weighs losing to the best rival (different visits), and still reports the root
     mover's own mean final score after each action."""
@@ -131,10 +148,12 @@ def test_c_and_python_loops_give_the_same_statistics(monkeypatch):
         bonus = rng.choice([0.0, 0.0, 10.0, 40.0])  # 0: the published rule; else the root mover's loss costs more
         ruled = rng.randrange(1 << players) & ~(1 << state.to_move)  # rivals searched as threshold players
         odds = tuple(rng.choice([0.0, 0.25, 0.9, 1.0]) for _ in range(players))  # ... in a share of the iterations
+        model = rng.choice(list(MODELS.values()))  # what every seat plays in the playouts (hard: greedy)
+        kwargs = {"bonus": bonus, "ruled": ruled, "odds": odds, "playout_model": model}
         monkeypatch.setattr(pubmcts, "ACCELERATED", True)
-        fast = search(info, iterations, case, bonus=bonus, ruled=ruled, odds=odds)
+        fast = search(info, iterations, case, **kwargs)
         monkeypatch.setattr(pubmcts, "ACCELERATED", False)
-        assert search(info, iterations, case, bonus=bonus, ruled=ruled, odds=odds) == fast
+        assert search(info, iterations, case, **kwargs) == fast
 
 
 def test_open_chips_change_nothing_since_every_count_is_read_from_the_history():
@@ -262,6 +281,8 @@ def test_hard_reads_rivals_by_likelihood_and_expert_does_not():
 
     hard, expert = make_bot("hard", 1), make_bot("expert", 1)
     assert 0.0 < hard.rival_prior == RIVAL_PRIOR < 1.0 and expert.rival_prior == 0.0
+    # every level's playouts are the published threshold rule (greedy ones cost against pubmcts: round 5)
+    assert hard.playout_model == expert.playout_model == THRESHOLD == make_bot("pubmcts:9").playout_model
     *_, (_, view, _) = _watched("threshold", 4)
     odds = threshold_odds(view, RIVAL_PRIOR)
     assert odds[0] == 0.0 and all(0.9 < p < 1.0 for p in odds[1:])

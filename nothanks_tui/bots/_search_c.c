@@ -422,14 +422,15 @@ static int pub_same(const PubKey *a, const PubKey *k, int players) {
     return 1;
 }
 
-/* pubmcts._heuristic_playout: ``playout`` by the threshold rule through the cards still face down, each turned up
-   from pool[:left] as a take would, all drawn first (no other draw comes between them). */
-static int pub_playout(int players, int card, long pot, int seat, uint64_t *masks, long *chips, int *pool, int left,
-                       int deck_left, PyObject *rand, long *scores) {
+/* pubmcts._heuristic_playout: ``playout`` by the tables (the threshold rule's, or hard's model) through the cards
+   still face down, each turned up from pool[:left] as a take would, all drawn first (a light playout draws
+   nothing else). */
+static int pub_playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
+                       int *pool, int left, int deck_left, PyObject *rand, long *scores) {
     int deck[MAX_CARDS];
     for (int i = 0; i < deck_left; i++)
         if ((deck[i] = turn_up(pool, &left, rand)) < 0) return -1;
-    return playout(&THRESHOLD, players, card, pot, seat, masks, chips, deck, 0, deck_left, rand, scores);
+    return playout(t, players, card, pot, seat, masks, chips, deck, 0, deck_left, rand, scores);
 }
 
 /* The threshold rule: take when the score the card adds is at most the chips on it (chips to pay assumed). */
@@ -439,23 +440,30 @@ static int threshold_takes(int card, long pot, uint64_t mask) {
     return cost <= pot;
 }
 
-/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand[, odds])
-   -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
+/* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand[, odds[,
+   tables]]) -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
    after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. The
    seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players); so does a
    seat s in an iteration with probability odds[s] (always at 1), drawn at the iteration's start for each seat
    whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step played
-   by the rule is not recorded: only the mover reads its node's statistics, and a ruled mover reads none. */
+   by the rule is not recorded: only the mover reads its node's statistics, and a ruled mover reads none. Playouts
+   play rollout.limit_tables' ``tables`` (every seat's model), or the threshold rule without them (or None). */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
-    PyObject *position, *rand, *odds_obj = NULL;
+    PyObject *position, *rand, *odds_obj = NULL, *tables_obj = NULL;
     long iterations;
     long ruled;
     double c, bonus;
     Position at;
-    if (!PyArg_ParseTuple(args, "O!lddlO|O", &PyTuple_Type, &position, &iterations, &c, &bonus, &ruled, &rand,
-                          &odds_obj) ||
+    if (!PyArg_ParseTuple(args, "O!lddlO|OO", &PyTuple_Type, &position, &iterations, &c, &bonus, &ruled, &rand,
+                          &odds_obj, &tables_obj) ||
         read_position(position, PUB_SEATS, &at) < 0)
         return NULL;
+    Tables model_tables;
+    const Tables *tables = &THRESHOLD;
+    if (tables_obj != NULL && tables_obj != Py_None) {
+        if (read_tables(tables_obj, at.players, &model_tables) < 0) return NULL;
+        tables = &model_tables;
+    }
     double odds[PUB_SEATS] = {0};
     if (odds_obj != NULL && odds_obj != Py_None) {
         PyObject *seq = PySequence_Fast(odds_obj, "odds must be a sequence of floats");
@@ -515,7 +523,7 @@ static PyObject *pub_run(PyObject *self, PyObject *args) {
             if (table[slot] < 0) {
                 nodes[node_count] = (PubNode){.key = k};
                 table[slot] = node_count++;
-                if (pub_playout(players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
+                if (pub_playout(tables, players, k.card, k.pot, k.seat, k.masks, k.chips, pool, left, deck_left, rand,
                                 scores) < 0)
                     goto done;
                 break;

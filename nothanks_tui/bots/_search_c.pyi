@@ -22,4 +22,5 @@ def pub_run(
     ruled: int,
     rand: Callable[[], float],
     odds: tuple[float, ...] | None = None,
+    tables: tuple[object, ...] | None = None,
 ) -> tuple[int, int, float, float, float, float]: ...

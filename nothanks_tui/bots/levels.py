@@ -9,7 +9,9 @@
   beat every change to our own IS-MCTS (issue 33, docs/bots.md). It reads its rivals: each is searched as a
   threshold player in the share of the iterations that is the probability it is one, given its public choices and
   a prior of 20% (``opponents.threshold_odds``): against two ``threshold`` it wins about 93% instead of 87%, at no
-  cost measured against ``pubmcts:400`` (docs/bots.md, "Issue 33, round 4").
+  cost measured against ``pubmcts:400`` (docs/bots.md, "Issue 33, round 4"). Its playouts play the threshold rule,
+  as the published bot's do: ``greedy`` playouts win back at 4 and 5 players against ``ismcts:400`` what this
+  search lost there, but cost 11 to 13 points against ``pubmcts:400`` (round 5).
 - ``expert``: the same search ten times deeper, for analysis and ``nothanks advise`` (not reading rivals: its line
   against ``pubmcts:4000`` was measured so, 2,004 games, about 6.5 hours of one core to play again).
 """
@@ -21,6 +23,7 @@ from functools import partial
 
 from ..engine.fast import mask_take_cost
 from .pubmcts import PubMctsBot
+from .rollout import THRESHOLD
 from .search import SearchBot, SearchSettings
 from .simple import FastPolicyBot
 
@@ -32,6 +35,7 @@ HARD_ITERATIONS, HARD_PYTHON_ITERATIONS = 20_000, 3_000
 EXPERT_ITERATIONS, EXPERT_PYTHON_ITERATIONS = 200_000, 15_000
 WIN_BONUS = 40.0  # points added to hard's and expert's own final score in a playout it loses (issue 33)
 RIVAL_PRIOR = 0.2  # hard's prior that a rival plays the threshold rule, before its first choice (issue 33, round 4)
+HARD_PLAYOUT = THRESHOLD  # what every seat plays in hard's playouts (issue 33, round 5: greedy costs against pubmcts)
 
 
 class EasyBot(FastPolicyBot):
@@ -57,6 +61,7 @@ hard_bot = partial(
     bonus=WIN_BONUS,
     python_iterations=HARD_PYTHON_ITERATIONS,
     rival_prior=RIVAL_PRIOR,
+    playout_model=HARD_PLAYOUT,
 )
 expert_bot = partial(
     PubMctsBot,

@@ -27,7 +27,7 @@ from .base import SearchingBot, SearchResult, decision_seed
 from .ismcts import search_in_c
 from .knowledge import InfoSet, fill_chips, info_from_view
 from .opponents import threshold_odds
-from .rollout import scores_of
+from .rollout import THRESHOLD, Model, Tables, limit_tables, playout, scores_of
 
 # Whether ``search`` runs in C (when built); tests turn it off to compare the two.
 ACCELERATED = search_in_c is not None and hasattr(search_in_c, "pub_run")
@@ -45,35 +45,24 @@ def _heuristic_playout(
     left: int,
     deck_left: int,
     rand: Callable[[], float],
+    models: list[Model] | None = None,
+    tables: Tables | None = None,
 ) -> list[int]:
-    """Play the belief game to the end with the threshold rule, ``deck_left`` cards still face down; a take turns
-    up one of ``pool[:left]`` (the unseen cards) uniformly, moved to ``pool[left - 1]``. Changes its lists in
-    place."""
-    players = len(masks)
-    while True:
-        mine = chips[seat]
-        mask = masks[seat]
-        if mine > 0:
-            if (mask >> (card - 1)) & 1:
-                cost = -(card + 1) if (mask >> (card + 1)) & 1 else 0
-            else:
-                cost = -1 if (mask >> (card + 1)) & 1 else card
-            if cost - pot > 0:
-                chips[seat] = mine - 1
-                pot += 1
-                seat = (seat + 1) % players
-                continue
-        chips[seat] = mine + pot
-        masks[seat] = mask | (1 << card)
-        if deck_left == 0:
-            return scores_of(masks, chips)
-        deck_left -= 1
+    """Play the belief game to the end, every seat by the threshold rule (the published heuristic) or by its
+    ``models`` (``tables`` is their ``limit_tables``); the ``deck_left`` cards still face down are turned up first,
+    each one of ``pool[:left]`` (the unseen cards) uniformly, moved to ``pool[left - 1]`` (as a take in the tree
+    turns one up; a light playout draws nothing else). Changes its lists in place."""
+    deck = []
+    for _ in range(deck_left):
         j = int(rand() * left)
         left -= 1
-        card = pool[j]
+        turned = pool[j]
         pool[j] = pool[left]
-        pool[left] = card
-        pot = 0
+        pool[left] = turned
+        deck.append(turned)
+    if models is None:
+        models = [THRESHOLD] * len(masks)
+    return playout(card, pot, seat, masks, chips, deck, 0, models, tables)
 
 
 def _python_search(
@@ -91,17 +80,19 @@ def _python_search(
     bonus: float = 0.0,
     ruled: int = 0,
     odds: tuple[float, ...] = (),
+    models: list[Model] | None = None,
 ) -> tuple[int, int, float, float, float, float]:
     """The search loop (see the module docstring). Returns take visits, pass visits and the root mover's summed
     own final score after each. ``tree`` (a fresh dict by default; tests pass one to look at it) maps each node's
     key, (card, pot, seat to move, hands, chips), to [take visits, pass visits, the mover's score sums after taking,
     after passing]: the only part of the backed-up score vector a node's mover reads. The seats in ``ruled``, and
     each seat s in an iteration with probability ``odds[s]``, play the threshold rule; such steps are not recorded
-    (a ruled mover reads no statistics)."""
+    (a ruled mover reads no statistics). Playouts play every seat by its ``models`` (default: the threshold rule)."""
     players = len(masks0)
     log, sqrt = math.log, math.sqrt
     if tree is None:
         tree = {}
+    tables = limit_tables(models) if models is not None else None
     own = [0, 0]  # the root mover's own final score summed over the iterations that passed, that took at the root
     root_key = (card0, pot0, seat0, tuple(masks0), tuple(chips0))
     for i, p in enumerate(odds[:players]):
@@ -125,7 +116,7 @@ def _python_search(
             node = tree.get(key)
             if node is None:
                 tree[key] = [0, 0, 0.0, 0.0]
-                value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand)
+                value = _heuristic_playout(card, pot, seat, masks, chips, pool, left, deck_left, rand, models, tables)
                 break
             mine = chips[seat]
             if mine <= 0:
@@ -181,23 +172,31 @@ def search(
     bonus: float = 0.0,
     ruled: int = 0,
     odds: tuple[float, ...] = (),
+    playout_model: Model = THRESHOLD,
+    own_playout_model: Model | None = None,
 ) -> SearchResult:
     """``iterations`` iterations from the seat to move in ``info`` (which must be allowed to pass). With ``bonus``
     the root mover (only) minimises its score plus ``bonus`` points on a loss to its best rival, half on a tie (the
     published bot's rule is 0); the result's scores are the root mover's own either way. The seats in the bit set
     ``ruled`` play the threshold rule in the tree, and each seat s in an iteration with probability ``odds[s]``
-    (``opponents.threshold_odds``; the published bot: none)."""
+    (``opponents.threshold_odds``; the published bot: none). Playouts play ``playout_model`` at every seat (the
+    published bot: the threshold rule), the root mover ``own_playout_model`` if given (issue 33, round 5)."""
     rng = random.Random(decision_seed(info, 33, seed))
     chips = fill_chips(info, rng)
     args = (list(info.masks), chips, info.card, info.pot, info.seat, list(info.unseen), info.deck_left)
     odds = tuple(float(p) for p in odds)
+    seats = [playout_model] * info.players
+    if own_playout_model is not None:
+        seats[info.seat] = own_playout_model
+    models = None if all(model == THRESHOLD for model in seats) else seats  # (None: the threshold rule's own loop)
     if ACCELERATED and search_in_c is not None:
+        tables = limit_tables(models) if models is not None else None
         tv, pv, _, _, take_own, pass_own = search_in_c.pub_run(
-            args, iterations, float(c), float(bonus), ruled, rng.random, odds
+            args, iterations, float(c), float(bonus), ruled, rng.random, odds, tables
         )
     else:
         tv, pv, _, _, take_own, pass_own = _python_search(
-            *args, iterations, float(c), rng.random, bonus=float(bonus), ruled=ruled, odds=odds
+            *args, iterations, float(c), rng.random, bonus=float(bonus), ruled=ruled, odds=odds, models=models
         )
     take, pass_ = take_own / tv if tv else 0.0, pass_own / pv if pv else 0.0
     return SearchResult(-take, -pass_, take, pass_, iterations, tv, pv)  # (values: the mean scores negated)
@@ -208,7 +207,7 @@ class PubMctsBot(SearchingBot):
     ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend).
     ``rival_prior``: above 0, each rival is searched as a threshold player in a share of the iterations, the
     probability that it is one given its public choices and this prior (``opponents.threshold_odds``); at 1, every
-    rival is one until it departs from the rule."""
+    rival is one until it departs from the rule. ``playout_model``: what every seat plays in the playouts."""
 
     def __init__(
         self,
@@ -218,17 +217,19 @@ class PubMctsBot(SearchingBot):
         bonus: float = 0.0,
         python_iterations: int | None = None,
         rival_prior: float = 0.0,
+        playout_model: Model = THRESHOLD,
     ) -> None:
         super().__init__(seed, name)
         self.iterations = iterations
         self.bonus = bonus
         self.python_iterations = python_iterations
         self.rival_prior = rival_prior
+        self.playout_model = playout_model
 
     def evaluate(self, info: InfoSet, odds: tuple[float, ...] = ()) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
-        return search(info, iterations, self.seed, bonus=self.bonus, odds=odds)
+        return search(info, iterations, self.seed, bonus=self.bonus, odds=odds, playout_model=self.playout_model)
 
     def evaluate_view(self, view: PlayerView) -> SearchResult:
         odds = threshold_odds(view, self.rival_prior) if self.rival_prior > 0 else ()
