@@ -422,8 +422,8 @@ static int pub_same(const PubKey *a, const PubKey *k, int players) {
     return 1;
 }
 
-/* pubmcts._heuristic_playout: ``playout`` by the tables (the threshold rule's, or hard's model) through the cards
-   still face down, each turned up from pool[:left] as a take would, all drawn first (a light playout draws
+/* pubmcts._heuristic_playout: ``playout`` by the tables (the threshold rule's, or another model's) through the
+   cards still face down, each turned up from pool[:left] as a take would, all drawn first (a light playout draws
    nothing else). */
 static int pub_playout(const Tables *t, int players, int card, long pot, int seat, uint64_t *masks, long *chips,
                        int *pool, int left, int deck_left, PyObject *rand, long *scores) {
@@ -441,13 +441,13 @@ static int threshold_takes(int card, long pot, uint64_t mask) {
 }
 
 /* pub_run((masks, chips, card, pot, seat, unseen, deck_left), iterations, exploration, bonus, ruled, rand[, odds[,
-   tables]]) -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score summed
-   after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a loss. The
-   seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players); so does a
-   seat s in an iteration with probability odds[s] (always at 1), drawn at the iteration's start for each seat
-   whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step played
-   by the rule is not recorded: only the mover reads its node's statistics, and a ruled mover reads none. Playouts
-   play rollout.limit_tables' ``tables`` (every seat's model), or the threshold rule without them (or None). */
+   tables]]) -> (take visits, pass visits, the root mover's value summed after taking, after passing, its own score
+   summed after taking, after passing). A mover's value is its score; the root mover's has ``bonus`` added on a
+   loss. The seats in the bit set ``ruled`` play the threshold rule in the tree (rivals read as threshold players);
+   so does a seat s in an iteration with probability odds[s] (always at 1), drawn at the iteration's start for each
+   seat whose odds are strictly between 0 and 1 (none drawn otherwise). The root mover always searches. A step
+   played by the rule is not recorded: only the mover reads its node's statistics, and a ruled mover reads none.
+   Playouts play rollout.limit_tables' ``tables`` (every seat's model), or the threshold rule without them. */
 static PyObject *pub_run(PyObject *self, PyObject *args) {
     PyObject *position, *rand, *odds_obj = NULL, *tables_obj = NULL;
     long iterations;
