@@ -11,7 +11,7 @@
   a prior of 20% (``opponents.threshold_odds``): against two ``threshold`` it wins about 93% instead of 87%, at no
   cost measured against ``pubmcts:400`` (docs/bots.md, "Issue 33, round 4"). Its playouts play the threshold rule,
   as the published bot's do: ``greedy`` playouts win back at 4 and 5 players against ``ismcts:400`` what this
-  search lost there, but cost 11 to 13 points against ``pubmcts:400`` (round 5).
+  search lost there, but cost 11 to 12 points against ``pubmcts:400`` (round 5).
 - ``expert``: the same search ten times deeper, for analysis and ``nothanks advise`` (not reading rivals: its line
   against ``pubmcts:4000`` was measured so, 2,004 games, about 6.5 hours of one core to play again).
 """
