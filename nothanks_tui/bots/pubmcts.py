@@ -230,7 +230,8 @@ class PubMctsBot(SearchingBot):
     ``iterations`` where the C loop is not built (a pure function of (seed, view) on either backend).
     ``rival_prior``: above 0, each rival is searched as a threshold player in a share of the iterations, the
     probability that it is one given its public choices and this prior (``opponents.threshold_odds``); at 1, every
-    rival is one until it departs from the rule. ``playout_model``: what every seat plays in the playouts."""
+    rival is one until it departs from the rule. ``playout_model``: what every seat plays in the playouts
+    (``own_playout_model``, if given, its own seat)."""
 
     def __init__(
         self,
@@ -241,6 +242,7 @@ class PubMctsBot(SearchingBot):
         python_iterations: int | None = None,
         rival_prior: float = 0.0,
         playout_model: Model = THRESHOLD,
+        own_playout_model: Model | None = None,
     ) -> None:
         super().__init__(seed, name)
         self.iterations = iterations
@@ -248,11 +250,20 @@ class PubMctsBot(SearchingBot):
         self.python_iterations = python_iterations
         self.rival_prior = rival_prior
         self.playout_model = playout_model
+        self.own_playout_model = own_playout_model
 
     def evaluate(self, info: InfoSet, odds: tuple[float, ...] = ()) -> SearchResult:
         """The search from an advise position or a view's InfoSet (``nothanks advise`` and the coach call this)."""
         iterations = self.iterations if ACCELERATED else self.python_iterations or self.iterations
-        return search(info, iterations, self.seed, bonus=self.bonus, odds=odds, playout_model=self.playout_model)
+        return search(
+            info,
+            iterations,
+            self.seed,
+            bonus=self.bonus,
+            odds=odds,
+            playout_model=self.playout_model,
+            own_playout_model=self.own_playout_model,
+        )
 
     def evaluate_view(self, view: PlayerView) -> SearchResult:
         odds = threshold_odds(view, self.rival_prior) if self.rival_prior > 0 else ()
