@@ -273,14 +273,14 @@ def test_threshold_odds_rise_with_choices_by_the_rule_and_fall_to_zero_on_a_depa
     assert threshold_odds(pubmcts_views[-1], 0.3) == (0.0, 0.0, 0.0)  # (both departed: ruled out)
 
 
-def test_hard_reads_rivals_by_likelihood_and_expert_does_not():
+def test_hard_and_expert_read_rivals_by_likelihood():
     """``hard`` searches each rival as a threshold player in the share of iterations its public choices make likely
-    (issue 33, round 4); ``expert`` plays as it was measured against ``pubmcts:4000``, reading nobody."""
+    (issue 33, round 4); ``expert`` too since round 7 (its ``pubmcts:4000`` line played again so)."""
     from nothanks_tui.bots.levels import RIVAL_PRIOR
     from nothanks_tui.bots.opponents import threshold_odds
 
     hard, expert = make_bot("hard", 1), make_bot("expert", 1)
-    assert 0.0 < hard.rival_prior == RIVAL_PRIOR < 1.0 and expert.rival_prior == 0.0
+    assert 0.0 < hard.rival_prior == expert.rival_prior == RIVAL_PRIOR < 1.0
     # every level's playouts are the published threshold rule (greedy ones cost against pubmcts: round 5)
     assert hard.playout_model == expert.playout_model == THRESHOLD == make_bot("pubmcts:9").playout_model
     *_, (_, view, _) = _watched("threshold", 4)
